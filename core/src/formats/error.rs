@@ -1,0 +1,180 @@
+//! Errors and reports shared by the format readers and writers.
+
+use std::fmt;
+
+/// Where in a file something was found: section, element, sub-element, field and byte offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The section (`header`, `vertices`, `bones`, ...).
+    pub section: &'static str,
+    /// The element index inside the section.
+    pub element: Option<usize>,
+    /// A list inside the element and the index in it (`ik_links`, 3).
+    pub sub: Option<(&'static str, usize)>,
+    /// The field being read (`weight.bones[1]`, `name_ja`, `count`).
+    pub field: &'static str,
+    /// Byte offset from the start of the file.
+    pub offset: usize,
+}
+
+impl Location {
+    /// The element path, e.g. `bones[12].ik_links[3].bone`.
+    #[must_use]
+    pub fn path(&self) -> String {
+        let mut path = self.section.to_owned();
+        if let Some(element) = self.element {
+            path.push_str(&format!("[{element}]"));
+        }
+        if let Some((list, index)) = self.sub {
+            path.push_str(&format!(".{list}[{index}]"));
+        }
+        if !self.field.is_empty() {
+            path.push('.');
+            path.push_str(self.field);
+        }
+        path
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} at byte {} (0x{:x})",
+            self.path(),
+            self.offset,
+            self.offset
+        )
+    }
+}
+
+/// Why a file could not be read. Malformed, unsupported and limit-exceeded are kept apart.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// The bytes do not follow the format (truncation, impossible counts, bad structure bytes).
+    #[error("malformed file: {location}: {message}")]
+    Malformed { location: Location, message: String },
+    /// A valid file of a version or variant this editor does not read.
+    #[error("unsupported file: {location}: {message}")]
+    Unsupported { location: Location, message: String },
+    /// The file asks for more than `LoadLimits` allows.
+    #[error("limit exceeded: {location}: {message}")]
+    LimitExceeded { location: Location, message: String },
+    /// Text formats (JSON) that failed to parse.
+    #[error("{format} parse error at line {line}, column {column}: {message}")]
+    Parse {
+        format: &'static str,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}
+
+impl ReadError {
+    /// The location in the file, when the format has byte offsets.
+    #[must_use]
+    pub fn location(&self) -> Option<&Location> {
+        match self {
+            ReadError::Malformed { location, .. }
+            | ReadError::Unsupported { location, .. }
+            | ReadError::LimitExceeded { location, .. } => Some(location),
+            ReadError::Parse { .. } => None,
+        }
+    }
+}
+
+/// Limits a reader enforces before allocating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadLimits {
+    /// Most elements in one section or list.
+    pub max_elements: usize,
+    /// Longest text field, bytes.
+    pub max_text_bytes: usize,
+}
+
+impl Default for LoadLimits {
+    fn default() -> Self {
+        Self {
+            max_elements: i32::MAX as usize,
+            max_text_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// How to read a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LoadOptions {
+    /// Read as much of a broken file as possible: keep every complete element before the
+    /// first error and report what was lost, instead of failing.
+    pub recover: bool,
+    pub limits: LoadLimits,
+}
+
+/// Something a reader noticed but read past.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadNote {
+    pub location: Location,
+    pub message: String,
+    /// Whether data was lost (recovery mode), as opposed to normalised or merely noted.
+    pub lost: bool,
+}
+
+impl fmt::Display for LoadNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+/// What a reader reports besides the model.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LoadReport {
+    /// The error that ended a recovery read early, if any.
+    pub recovered_from: Option<ReadError>,
+    pub notes: Vec<LoadNote>,
+    /// The file's size in bytes.
+    pub file_size: usize,
+    /// The raw face index count as the file declares it (PMX counts indices, not triangles).
+    pub face_index_count: Option<usize>,
+}
+
+impl LoadReport {
+    /// Whether anything was lost while reading.
+    #[must_use]
+    pub fn lost_data(&self) -> bool {
+        self.recovered_from.is_some() || self.notes.iter().any(|note| note.lost)
+    }
+}
+
+/// Why a model could not be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WriteError {
+    /// A PMX 2.0 target for a model that uses PMX 2.1 features.
+    #[error("the model uses PMX 2.1 features but the target version is 2.0 ({} found): {}", .violations.len(), summarize(.violations))]
+    VersionViolations { violations: Vec<String> },
+    /// A value that cannot be stored with the chosen settings.
+    #[error("{path}: {message}")]
+    Unrepresentable { path: String, message: String },
+    #[error("cannot serialize: {0}")]
+    Serialize(String),
+}
+
+fn summarize(items: &[String]) -> String {
+    const SHOWN: usize = 20;
+    let mut text = items
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if items.len() > SHOWN {
+        text.push_str(&format!("; and {} more", items.len() - SHOWN));
+    }
+    text
+}
+
+/// What a writer reports besides the bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SaveReport {
+    /// Everything the target could not hold exactly, element by element.
+    pub warnings: Vec<String>,
+}

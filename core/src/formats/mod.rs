@@ -1,0 +1,198 @@
+//! File formats. Every format has `read(bytes, &LoadOptions)` and `write(&Model, ...)`.
+
+pub mod error;
+pub mod json;
+pub mod pmx;
+
+pub use error::{
+    LoadLimits, LoadNote, LoadOptions, LoadReport, Location, ReadError, SaveReport, WriteError,
+};
+
+use crate::model::Model;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The formats a model can be read from or written to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileFormat {
+    Pmx,
+    Json,
+}
+
+impl FileFormat {
+    /// The lowercase name used in `info --json` (`"pmx"`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            FileFormat::Pmx => "pmx",
+            FileFormat::Json => "json",
+        }
+    }
+
+    /// The format a path's extension names, if any.
+    #[must_use]
+    pub fn from_extension(path: &Path) -> Option<Self> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        match extension.as_str() {
+            "pmx" => Some(FileFormat::Pmx),
+            "json" => Some(FileFormat::Json),
+            _ => None,
+        }
+    }
+
+    /// The format of `bytes`, by their content first and the path's extension second.
+    #[must_use]
+    pub fn detect(path: &Path, bytes: &[u8]) -> Option<Self> {
+        if bytes.starts_with(pmx::MAGIC) || bytes.starts_with(b"Pmx ") {
+            return Some(FileFormat::Pmx);
+        }
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if first == Some(&b'{') {
+            return Some(FileFormat::Json);
+        }
+        Self::from_extension(path)
+    }
+}
+
+/// Why a file could not be opened or saved.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Read { path: PathBuf, source: ReadError },
+    #[error("{path}: {source}")]
+    Write { path: PathBuf, source: WriteError },
+    #[error("{path}: unknown file format (expected .pmx or .json)")]
+    UnknownFormat { path: PathBuf },
+}
+
+/// A model read from disk, with what the reader noticed.
+#[derive(Debug)]
+pub struct Loaded {
+    pub model: Model,
+    pub report: LoadReport,
+    pub format: FileFormat,
+}
+
+/// Reads `bytes` in `format`.
+pub fn read_bytes(
+    bytes: &[u8],
+    format: FileFormat,
+    options: &LoadOptions,
+) -> Result<(Model, LoadReport), ReadError> {
+    match format {
+        FileFormat::Pmx => pmx::read(bytes, options),
+        FileFormat::Json => json::read(bytes),
+    }
+}
+
+/// Opens a model file of any supported format.
+pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError> {
+    let bytes = std::fs::read(path).map_err(|source| FileError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let format = FileFormat::detect(path, &bytes).ok_or_else(|| FileError::UnknownFormat {
+        path: path.to_owned(),
+    })?;
+    let (model, report) =
+        read_bytes(&bytes, format, options).map_err(|source| FileError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+    Ok(Loaded {
+        model,
+        report,
+        format,
+    })
+}
+
+/// Settings for writing a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SaveOptions {
+    pub pmx: pmx::PmxSaveOptions,
+}
+
+/// Writes `model` in `format`.
+pub fn write_bytes(
+    model: &Model,
+    format: FileFormat,
+    options: &SaveOptions,
+) -> Result<(Vec<u8>, SaveReport), WriteError> {
+    match format {
+        FileFormat::Pmx => pmx::write(model, &options.pmx),
+        FileFormat::Json => json::write(model).map(|bytes| (bytes, SaveReport::default())),
+    }
+}
+
+/// Writes `model` to `path` in the format its extension names, atomically.
+pub fn save_path(
+    model: &Model,
+    path: &Path,
+    options: &SaveOptions,
+) -> Result<SaveReport, FileError> {
+    let format = FileFormat::from_extension(path).ok_or_else(|| FileError::UnknownFormat {
+        path: path.to_owned(),
+    })?;
+    let (bytes, report) =
+        write_bytes(model, format, options).map_err(|source| FileError::Write {
+            path: path.to_owned(),
+            source,
+        })?;
+    write_atomic(path, &bytes).map_err(|source| FileError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(report)
+}
+
+/// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over
+/// `path`: a failed save never truncates or damages the file that was there.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".into());
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_save_keeps_the_original() {
+        let dir = tempfile::tempdir().unwrap_or_else(|_| std::process::abort());
+        let path = dir.path().join("model.pmx");
+        std::fs::write(&path, b"original").unwrap_or_default();
+        // A model a 2.0 target refuses: the write fails before the file is touched.
+        let mut model = Model::new_empty();
+        model.soft_bodies.push(crate::model::SoftBody::default());
+        let result = save_path(&model, &path, &SaveOptions::default());
+        assert!(result.is_err());
+        assert_eq!(std::fs::read(&path).unwrap_or_default(), b"original");
+        let leftovers = std::fs::read_dir(dir.path())
+            .map(|d| d.count())
+            .unwrap_or(0);
+        assert_eq!(leftovers, 1, "no temporary file is left behind");
+    }
+}

@@ -1,0 +1,7 @@
+//! PMX 2.0 / 2.1 (`specs/pmx-2.1.ja.txt`).
+
+mod read;
+mod write;
+
+pub use read::{MAGIC, read};
+pub use write::{IndexSizeMode, PmxSaveOptions, choose_index_sizes, pmx21_features, write};

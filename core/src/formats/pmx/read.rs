@@ -1,0 +1,1070 @@
+//! PMX 2.0/2.1 reader: bounded, allocation-checked, and exact.
+
+use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
+use crate::model::*;
+
+/// The magic of PMX 2.x files.
+pub const MAGIC: &[u8; 4] = b"PMX ";
+/// The magic of the unpublished PMX 1.0.
+const MAGIC_PMX1: &[u8; 4] = b"Pmx ";
+
+/// Reads a PMX file.
+pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadReport), ReadError> {
+    let mut reader = Reader::new(bytes, options);
+    let mut model = Model::default();
+    reader.header(&mut model)?;
+    let result = reader.body(&mut model);
+    let mut report = std::mem::take(&mut reader.report);
+    report.file_size = bytes.len();
+    match result {
+        Ok(()) => Ok((model, report)),
+        Err(error) if options.recover => {
+            report.notes.push(LoadNote {
+                location: error
+                    .location()
+                    .cloned()
+                    .unwrap_or_else(|| reader.location("")),
+                message: format!(
+                    "reading stopped here; this element and everything after it is lost: {error}"
+                ),
+                lost: true,
+            });
+            report.recovered_from = Some(error);
+            Ok((model, report))
+        }
+        Err(error) => Err(error),
+    }
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    section: &'static str,
+    element: Option<usize>,
+    sub: Option<(&'static str, usize)>,
+    encoding: TextEncoding,
+    sizes: IndexSizes,
+    options: LoadOptions,
+    report: LoadReport,
+}
+
+type Res<T> = Result<T, ReadError>;
+
+impl<'a> Reader<'a> {
+    fn new(data: &'a [u8], options: &LoadOptions) -> Self {
+        Self {
+            data,
+            pos: 0,
+            section: "header",
+            element: None,
+            sub: None,
+            encoding: TextEncoding::Utf16,
+            sizes: IndexSizes {
+                vertex: 1,
+                texture: 1,
+                material: 1,
+                bone: 1,
+                morph: 1,
+                rigid_body: 1,
+            },
+            options: *options,
+            report: LoadReport::default(),
+        }
+    }
+
+    fn location(&self, field: &'static str) -> Location {
+        Location {
+            section: self.section,
+            element: self.element,
+            sub: self.sub,
+            field,
+            offset: self.pos,
+        }
+    }
+
+    fn malformed(&self, field: &'static str, message: impl Into<String>) -> ReadError {
+        ReadError::Malformed {
+            location: self.location(field),
+            message: message.into(),
+        }
+    }
+
+    fn remaining(&self) -> usize {
+        self.data.len().saturating_sub(self.pos)
+    }
+
+    fn take(&mut self, len: usize, field: &'static str) -> Res<&'a [u8]> {
+        match self.data.get(self.pos..self.pos.saturating_add(len)) {
+            Some(bytes) if self.pos.checked_add(len).is_some() => {
+                self.pos += len;
+                Ok(bytes)
+            }
+            _ => Err(self.malformed(
+                field,
+                format!(
+                    "unexpected end of file: needs {len} bytes, {} left",
+                    self.remaining()
+                ),
+            )),
+        }
+    }
+
+    fn array<const N: usize>(&mut self, field: &'static str) -> Res<[u8; N]> {
+        let bytes = self.take(N, field)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(bytes);
+        Ok(out)
+    }
+
+    fn u8(&mut self, field: &'static str) -> Res<u8> {
+        Ok(self.array::<1>(field)?[0])
+    }
+
+    fn u16(&mut self, field: &'static str) -> Res<u16> {
+        Ok(u16::from_le_bytes(self.array(field)?))
+    }
+
+    fn i32(&mut self, field: &'static str) -> Res<i32> {
+        Ok(i32::from_le_bytes(self.array(field)?))
+    }
+
+    fn f32(&mut self, field: &'static str) -> Res<f32> {
+        Ok(f32::from_le_bytes(self.array(field)?))
+    }
+
+    fn vec2(&mut self, field: &'static str) -> Res<Vec2> {
+        let b: [u8; 8] = self.array(field)?;
+        Ok(Vec2::new(f(&b, 0), f(&b, 4)))
+    }
+
+    fn vec3(&mut self, field: &'static str) -> Res<Vec3> {
+        let b: [u8; 12] = self.array(field)?;
+        Ok(Vec3::new(f(&b, 0), f(&b, 4), f(&b, 8)))
+    }
+
+    fn vec4(&mut self, field: &'static str) -> Res<Vec4> {
+        let b: [u8; 16] = self.array(field)?;
+        Ok(Vec4::new(f(&b, 0), f(&b, 4), f(&b, 8), f(&b, 12)))
+    }
+
+    /// A 0/1 flag byte; other values read as `true` and are noted.
+    fn flag(&mut self, field: &'static str) -> Res<bool> {
+        let at = self.location(field);
+        let value = self.u8(field)?;
+        if value > 1 {
+            self.report.notes.push(LoadNote {
+                location: at,
+                message: format!("flag byte {value} is neither 0 nor 1; read as 1"),
+                lost: false,
+            });
+        }
+        Ok(value != 0)
+    }
+
+    fn text(&mut self, field: &'static str) -> Res<Text> {
+        let len = self.i32(field)?;
+        if len < 0 {
+            self.pos -= 4;
+            return Err(self.malformed(field, format!("negative text length {len}")));
+        }
+        let len = len as usize;
+        if len > self.options.limits.max_text_bytes {
+            self.pos -= 4;
+            return Err(ReadError::LimitExceeded {
+                location: self.location(field),
+                message: format!(
+                    "text of {len} bytes is over the limit of {}",
+                    self.options.limits.max_text_bytes
+                ),
+            });
+        }
+        if len > self.remaining() {
+            self.pos -= 4;
+            return Err(self.malformed(
+                field,
+                format!(
+                    "text length {len} runs past the end of the file ({} bytes left)",
+                    self.remaining() - 4
+                ),
+            ));
+        }
+        let at = self.location(field);
+        let bytes = self.take(len, field)?;
+        let text = Text::decode(bytes, self.encoding);
+        if !text.is_decodable() {
+            self.report.notes.push(LoadNote {
+                location: at,
+                message: format!(
+                    "text is not valid {}; its raw bytes are kept",
+                    self.encoding.name()
+                ),
+                lost: false,
+            });
+        }
+        Ok(text)
+    }
+
+    /// Reads an element count and checks that `min_size` bytes per element are left, so that
+    /// a count far larger than the file fails before anything is allocated.
+    fn count(&mut self, field: &'static str, min_size: usize) -> Res<usize> {
+        let count = self.i32(field)?;
+        if count < 0 {
+            self.pos -= 4;
+            return Err(self.malformed(field, format!("negative count {count}")));
+        }
+        let count = count as usize;
+        if count > self.options.limits.max_elements {
+            self.pos -= 4;
+            return Err(ReadError::LimitExceeded {
+                location: self.location(field),
+                message: format!(
+                    "{count} elements is over the limit of {}",
+                    self.options.limits.max_elements
+                ),
+            });
+        }
+        let needed = count.saturating_mul(min_size.max(1));
+        // In recovery mode the elements that are there are read one by one until the cut.
+        if needed > self.remaining() && !self.options.recover {
+            self.pos -= 4;
+            return Err(self.malformed(
+                field,
+                format!(
+                    "count {count} needs at least {needed} bytes but only {} are left in the file",
+                    self.remaining().saturating_sub(4)
+                ),
+            ));
+        }
+        Ok(count)
+    }
+
+    /// Capacity to reserve for `count` elements of at least `min_size` bytes: never more than
+    /// the bytes left can hold (matters in recovery mode, where counts are not trusted).
+    fn capacity(&self, count: usize, min_size: usize) -> usize {
+        count.min(self.remaining() / min_size.max(1))
+    }
+
+    fn signed_index(&mut self, size: u8, field: &'static str) -> Res<i32> {
+        Ok(match size {
+            1 => self.u8(field)? as i8 as i32,
+            2 => self.u16(field)? as i16 as i32,
+            _ => self.i32(field)?,
+        })
+    }
+
+    fn vertex(&mut self, field: &'static str) -> Res<VertexIdx> {
+        Ok(VertexIdx(match self.sizes.vertex {
+            1 => self.u8(field)? as u32,
+            2 => self.u16(field)? as u32,
+            _ => self.i32(field)? as u32,
+        }))
+    }
+
+    fn bone(&mut self, field: &'static str) -> Res<Option<BoneIdx>> {
+        self.signed_index(self.sizes.bone, field)
+            .map(BoneIdx::from_raw)
+    }
+
+    fn texture(&mut self, field: &'static str) -> Res<Option<TextureIdx>> {
+        self.signed_index(self.sizes.texture, field)
+            .map(TextureIdx::from_raw)
+    }
+
+    fn material(&mut self, field: &'static str) -> Res<Option<MaterialIdx>> {
+        self.signed_index(self.sizes.material, field)
+            .map(MaterialIdx::from_raw)
+    }
+
+    fn morph(&mut self, field: &'static str) -> Res<Option<MorphIdx>> {
+        self.signed_index(self.sizes.morph, field)
+            .map(MorphIdx::from_raw)
+    }
+
+    fn rigid_body(&mut self, field: &'static str) -> Res<Option<RigidBodyIdx>> {
+        self.signed_index(self.sizes.rigid_body, field)
+            .map(RigidBodyIdx::from_raw)
+    }
+
+    fn enter(&mut self, section: &'static str) {
+        self.section = section;
+        self.element = None;
+        self.sub = None;
+    }
+
+    fn header(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("header");
+        let magic: [u8; 4] = self.array("magic")?;
+        if &magic == MAGIC_PMX1 {
+            self.pos = 0;
+            return Err(ReadError::Unsupported {
+                location: self.location("magic"),
+                message:
+                    "this is a PMX 1.0 file (magic \"Pmx \"); only PMX 2.0 and 2.1 can be read"
+                        .into(),
+            });
+        }
+        if &magic != MAGIC {
+            self.pos = 0;
+            return Err(self.malformed(
+                "magic",
+                format!("not a PMX file: magic is {magic:02x?}, expected \"PMX \""),
+            ));
+        }
+        let version = self.f32("version")?;
+        model.header.version = if version == 2.0 {
+            PmxVersion::V2_0
+        } else if version == 2.1 {
+            PmxVersion::V2_1
+        } else {
+            self.pos -= 4;
+            return Err(ReadError::Unsupported {
+                location: self.location("version"),
+                message: format!("PMX version {version} is not supported (2.0 and 2.1 are)"),
+            });
+        };
+        let globals_len = self.u8("globals_count")?;
+        if globals_len != 8 {
+            self.pos -= 1;
+            return Err(self.malformed(
+                "globals_count",
+                format!("header byte count is {globals_len}; PMX 2.0/2.1 headers have exactly 8"),
+            ));
+        }
+        let globals: [u8; 8] = self.array("globals")?;
+        let globals_at = self.pos - 8;
+        self.encoding = match globals[0] {
+            0 => TextEncoding::Utf16,
+            1 => TextEncoding::Utf8,
+            other => {
+                self.pos = globals_at;
+                return Err(self.malformed(
+                    "encoding",
+                    format!("text encoding byte is {other}; must be 0 (UTF-16) or 1 (UTF-8)"),
+                ));
+            }
+        };
+        let additional_uv = globals[1];
+        if additional_uv > 4 {
+            self.pos = globals_at + 1;
+            return Err(self.malformed(
+                "additional_uv_count",
+                format!("additional UV count is {additional_uv}; must be 0 to 4"),
+            ));
+        }
+        const SIZE_FIELDS: [&str; 6] = [
+            "vertex_index_size",
+            "texture_index_size",
+            "material_index_size",
+            "bone_index_size",
+            "morph_index_size",
+            "rigid_body_index_size",
+        ];
+        for (i, field) in SIZE_FIELDS.iter().enumerate() {
+            let size = globals[2 + i];
+            if !matches!(size, 1 | 2 | 4) {
+                self.pos = globals_at + 2 + i;
+                return Err(
+                    self.malformed(field, format!("index size is {size}; must be 1, 2 or 4"))
+                );
+            }
+        }
+        self.sizes = IndexSizes {
+            vertex: globals[2],
+            texture: globals[3],
+            material: globals[4],
+            bone: globals[5],
+            morph: globals[6],
+            rigid_body: globals[7],
+        };
+        model.header.encoding = self.encoding;
+        model.header.index_sizes = Some(self.sizes);
+        model.additional_uvs = vec![Vec::new(); additional_uv as usize];
+
+        self.enter("model_info");
+        model.info.name_ja = self.text("name_ja")?;
+        model.info.name_en = self.text("name_en")?;
+        model.info.comment_ja = self.text("comment_ja")?;
+        model.info.comment_en = self.text("comment_en")?;
+        Ok(())
+    }
+
+    fn body(&mut self, model: &mut Model) -> Res<()> {
+        self.vertices(model)?;
+        self.faces(model)?;
+        self.textures(model)?;
+        self.materials(model)?;
+        self.bones(model)?;
+        self.morphs(model)?;
+        self.display_frames(model)?;
+        self.rigid_bodies(model)?;
+        self.joints(model)?;
+        if model.header.version == PmxVersion::V2_1 {
+            self.soft_bodies(model)?;
+        }
+        if self.remaining() > 0 {
+            self.enter("end");
+            let message = format!(
+                "{} bytes after the last section are ignored",
+                self.remaining()
+            );
+            self.report.notes.push(LoadNote {
+                location: self.location(""),
+                message,
+                lost: true,
+            });
+        }
+        Ok(())
+    }
+
+    fn vertices(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("vertices");
+        let channels = model.additional_uvs.len();
+        // position + normal + uv + additional UVs + weight type + BDEF1 bone + edge scale
+        let min_size = 32 + 16 * channels + 1 + self.sizes.bone as usize + 4;
+        let count = self.count("count", min_size)?;
+        let capacity = self.capacity(count, min_size);
+        model.vertices.reserve_exact(capacity);
+        for channel in &mut model.additional_uvs {
+            channel.reserve_exact(capacity);
+        }
+        for i in 0..count {
+            self.element = Some(i);
+            let position = self.vec3("position")?;
+            let normal = self.vec3("normal")?;
+            let uv = self.vec2("uv")?;
+            let mut additional = [Vec4::ZERO; 4];
+            for slot in additional.iter_mut().take(channels) {
+                *slot = self.vec4("additional_uv")?;
+            }
+            let weight = self.weight()?;
+            let edge_scale = self.f32("edge_scale")?;
+            for (channel, value) in model.additional_uvs.iter_mut().zip(additional) {
+                channel.push(value);
+            }
+            model.vertices.push(Vertex {
+                position,
+                normal,
+                uv,
+                weight,
+                edge_scale,
+            });
+        }
+        Ok(())
+    }
+
+    fn weight(&mut self) -> Res<Weight> {
+        let kind = self.u8("weight.type")?;
+        Ok(match kind {
+            0 => Weight::Bdef1 {
+                bone: self.bone("weight.bones[0]")?,
+            },
+            1 => Weight::Bdef2 {
+                bones: [self.bone("weight.bones[0]")?, self.bone("weight.bones[1]")?],
+                weight: self.f32("weight.weight")?,
+            },
+            2 | 4 => {
+                let bones = [
+                    self.bone("weight.bones[0]")?,
+                    self.bone("weight.bones[1]")?,
+                    self.bone("weight.bones[2]")?,
+                    self.bone("weight.bones[3]")?,
+                ];
+                let weights = [
+                    self.f32("weight.weights[0]")?,
+                    self.f32("weight.weights[1]")?,
+                    self.f32("weight.weights[2]")?,
+                    self.f32("weight.weights[3]")?,
+                ];
+                if kind == 2 {
+                    Weight::Bdef4 { bones, weights }
+                } else {
+                    Weight::Qdef { bones, weights }
+                }
+            }
+            3 => Weight::Sdef {
+                bones: [self.bone("weight.bones[0]")?, self.bone("weight.bones[1]")?],
+                weight: self.f32("weight.weight")?,
+                c: self.vec3("weight.sdef_c")?,
+                r0: self.vec3("weight.sdef_r0")?,
+                r1: self.vec3("weight.sdef_r1")?,
+            },
+            other => {
+                self.pos -= 1;
+                return Err(self.malformed(
+                    "weight.type",
+                    format!("weight type {other} is not one of 0-4 (BDEF1/BDEF2/BDEF4/SDEF/QDEF)"),
+                ));
+            }
+        })
+    }
+
+    fn faces(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("faces");
+        let size = self.sizes.vertex as usize;
+        let index_count = self.count("count", size)?;
+        self.report.face_index_count = Some(index_count);
+        // In recovery mode a cut inside the faces keeps the complete triangles before it.
+        let readable = index_count.min(self.remaining() / size);
+        let triangles = readable / 3;
+        model.faces.reserve_exact(triangles);
+        let start = self.pos;
+        let bytes = self.take(triangles * 3 * size, "indices")?;
+        let read_one = |chunk: &[u8]| -> VertexIdx {
+            VertexIdx(match *chunk {
+                [a] => a as u32,
+                [a, b] => u16::from_le_bytes([a, b]) as u32,
+                [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+                _ => 0,
+            })
+        };
+        for triangle in bytes.chunks_exact(size * 3) {
+            let (a, rest) = triangle.split_at(size);
+            let (b, c) = rest.split_at(size);
+            model.faces.push([read_one(a), read_one(b), read_one(c)]);
+        }
+        if readable < index_count {
+            self.element = Some(triangles);
+            return Err(self.malformed(
+                "indices",
+                format!("unexpected end of file: {index_count} face indices declared, {readable} present"),
+            ));
+        }
+        let leftover = index_count % 3;
+        if leftover != 0 {
+            let location = Location {
+                section: "faces",
+                element: Some(triangles),
+                sub: None,
+                field: "indices",
+                offset: start + triangles * 3 * size,
+            };
+            let message = format!("face index count {index_count} is not a multiple of 3");
+            if !self.options.recover {
+                return Err(ReadError::Malformed { location, message });
+            }
+            self.take(leftover * size, "indices")?;
+            self.report.notes.push(LoadNote {
+                location,
+                message: format!("{message}; the last {leftover} index(es) are dropped"),
+                lost: true,
+            });
+        }
+        Ok(())
+    }
+
+    fn textures(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("textures");
+        let count = self.count("count", 4)?;
+        model.textures.reserve_exact(self.capacity(count, 4));
+        for i in 0..count {
+            self.element = Some(i);
+            model.textures.push(self.text("path")?);
+        }
+        Ok(())
+    }
+
+    fn materials(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("materials");
+        let min_size = 4
+            + 4
+            + 16
+            + 12
+            + 4
+            + 12
+            + 1
+            + 16
+            + 4
+            + 2 * self.sizes.texture as usize
+            + 1
+            + 1
+            + 1
+            + 4
+            + 4;
+        let count = self.count("count", min_size)?;
+        model
+            .materials
+            .reserve_exact(self.capacity(count, min_size));
+        for i in 0..count {
+            self.element = Some(i);
+            let name_ja = self.text("name_ja")?;
+            let name_en = self.text("name_en")?;
+            let diffuse = self.vec4("diffuse")?;
+            let specular = self.vec3("specular")?;
+            let specular_power = self.f32("specular_power")?;
+            let ambient = self.vec3("ambient")?;
+            let draw_flags = DrawFlags::from_bits_retain(self.u8("draw_flags")?);
+            let edge_color = self.vec4("edge_color")?;
+            let edge_size = self.f32("edge_size")?;
+            let texture = self.texture("texture")?;
+            let sphere_texture = self.texture("sphere_texture")?;
+            let sphere_mode = SphereMode::from_raw(self.u8("sphere_mode")?);
+            let toon = match self.u8("shared_toon_flag")? {
+                0 => Toon::Texture(self.texture("toon_texture")?),
+                1 => Toon::Shared(self.u8("shared_toon")?),
+                other => {
+                    self.pos -= 1;
+                    return Err(self.malformed(
+                        "shared_toon_flag",
+                        format!("shared toon flag is {other}; must be 0 or 1"),
+                    ));
+                }
+            };
+            let memo = self.text("memo")?;
+            let face_index_count = self.i32("face_index_count")?;
+            if face_index_count < 0 {
+                self.pos -= 4;
+                return Err(self.malformed(
+                    "face_index_count",
+                    format!("negative face count {face_index_count}"),
+                ));
+            }
+            model.materials.push(Material {
+                name_ja,
+                name_en,
+                diffuse,
+                specular,
+                specular_power,
+                ambient,
+                draw_flags,
+                edge_color,
+                edge_size,
+                texture,
+                sphere_texture,
+                sphere_mode,
+                toon,
+                memo,
+                face_index_count: face_index_count as u32,
+            });
+        }
+        Ok(())
+    }
+
+    fn bones(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("bones");
+        let bone_size = self.sizes.bone as usize;
+        let min_size = 4 + 4 + 12 + bone_size + 4 + 2 + bone_size;
+        let count = self.count("count", min_size)?;
+        model.bones.reserve_exact(self.capacity(count, min_size));
+        for i in 0..count {
+            self.element = Some(i);
+            self.sub = None;
+            let mut bone = Bone {
+                name_ja: self.text("name_ja")?,
+                name_en: self.text("name_en")?,
+                position: self.vec3("position")?,
+                parent: self.bone("parent")?,
+                layer: self.i32("layer")?,
+                flags: BoneFlags::from_bits_retain(self.u16("flags")?),
+                tail_offset: Vec3::ZERO,
+                tail_bone: None,
+                append_parent: None,
+                append_ratio: 1.0,
+                fixed_axis: Vec3::ZERO,
+                local_axis_x: Vec3::ZERO,
+                local_axis_z: Vec3::ZERO,
+                external_parent_key: 0,
+                ik: Ik {
+                    target: None,
+                    loop_count: 0,
+                    limit_angle: 0.0,
+                    links: Vec::new(),
+                },
+            };
+            let flags = bone.flags;
+            if flags.contains(BoneFlags::TAIL_IS_BONE) {
+                bone.tail_bone = self.bone("tail_bone")?;
+            } else {
+                bone.tail_offset = self.vec3("tail_offset")?;
+            }
+            if flags.intersects(BoneFlags::APPEND_ROTATE | BoneFlags::APPEND_MOVE) {
+                bone.append_parent = self.bone("append_parent")?;
+                bone.append_ratio = self.f32("append_ratio")?;
+            }
+            if flags.contains(BoneFlags::FIXED_AXIS) {
+                bone.fixed_axis = self.vec3("fixed_axis")?;
+            }
+            if flags.contains(BoneFlags::LOCAL_AXES) {
+                bone.local_axis_x = self.vec3("local_axis_x")?;
+                bone.local_axis_z = self.vec3("local_axis_z")?;
+            }
+            if flags.contains(BoneFlags::EXTERNAL_PARENT) {
+                bone.external_parent_key = self.i32("external_parent_key")?;
+            }
+            if flags.contains(BoneFlags::IK) {
+                bone.ik.target = self.bone("ik.target")?;
+                bone.ik.loop_count = self.i32("ik.loop_count")?;
+                bone.ik.limit_angle = self.f32("ik.limit_angle")?;
+                let links = self.count("ik.link_count", bone_size + 1)?;
+                bone.ik
+                    .links
+                    .reserve_exact(self.capacity(links, bone_size + 1));
+                for j in 0..links {
+                    self.sub = Some(("ik_links", j));
+                    let link_bone = self.bone("bone")?;
+                    let limits = if self.flag("has_limits")? {
+                        Some(AngleLimits {
+                            lower: self.vec3("lower")?,
+                            upper: self.vec3("upper")?,
+                        })
+                    } else {
+                        None
+                    };
+                    bone.ik.links.push(IkLink {
+                        bone: link_bone,
+                        limits,
+                    });
+                }
+                self.sub = None;
+            }
+            model.bones.push(bone);
+        }
+        Ok(())
+    }
+
+    fn morphs(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("morphs");
+        let count = self.count("count", 4 + 4 + 1 + 1 + 4)?;
+        model.morphs.reserve_exact(self.capacity(count, 14));
+        for i in 0..count {
+            self.element = Some(i);
+            self.sub = None;
+            let name_ja = self.text("name_ja")?;
+            let name_en = self.text("name_en")?;
+            let panel = MorphPanel::from_raw(self.u8("panel")?);
+            let kind_byte = self.u8("kind")?;
+            let Some(kind) = MorphKind::from_raw(kind_byte) else {
+                self.pos -= 1;
+                return Err(
+                    self.malformed("kind", format!("morph kind {kind_byte} is not one of 0-10"))
+                );
+            };
+            let offsets = self.morph_offsets(kind)?;
+            self.sub = None;
+            model.morphs.push(Morph {
+                name_ja,
+                name_en,
+                panel,
+                offsets,
+            });
+        }
+        Ok(())
+    }
+
+    fn morph_offsets(&mut self, kind: MorphKind) -> Res<MorphOffsets> {
+        let s = self.sizes;
+        let offset_size = match kind {
+            MorphKind::Group | MorphKind::Flip => s.morph as usize + 4,
+            MorphKind::Vertex => s.vertex as usize + 12,
+            MorphKind::Bone => s.bone as usize + 28,
+            MorphKind::Uv
+            | MorphKind::AdditionalUv1
+            | MorphKind::AdditionalUv2
+            | MorphKind::AdditionalUv3
+            | MorphKind::AdditionalUv4 => s.vertex as usize + 16,
+            MorphKind::Material => s.material as usize + 1 + 16 + 12 + 4 + 12 + 16 + 4 + 16 * 3,
+            MorphKind::Impulse => s.rigid_body as usize + 1 + 24,
+        };
+        let count = self.count("offset_count", offset_size)?;
+        macro_rules! collect {
+            ($read:expr) => {{
+                let mut offsets = Vec::with_capacity(self.capacity(count, offset_size));
+                for j in 0..count {
+                    self.sub = Some(("offsets", j));
+                    offsets.push($read);
+                }
+                offsets
+            }};
+        }
+        Ok(match kind {
+            MorphKind::Group => MorphOffsets::Group(collect!(self.group_offset()?)),
+            MorphKind::Flip => MorphOffsets::Flip(collect!(self.group_offset()?)),
+            MorphKind::Vertex => MorphOffsets::Vertex(collect!(VertexMorphOffset {
+                vertex: self.vertex("vertex")?,
+                offset: self.vec3("offset")?,
+            })),
+            MorphKind::Bone => MorphOffsets::Bone(collect!(BoneMorphOffset {
+                bone: self.bone("bone")?,
+                translation: self.vec3("translation")?,
+                rotation: self.vec4("rotation")?,
+            })),
+            MorphKind::Uv => MorphOffsets::Uv(collect!(self.uv_offset()?)),
+            MorphKind::AdditionalUv1 => MorphOffsets::AdditionalUv1(collect!(self.uv_offset()?)),
+            MorphKind::AdditionalUv2 => MorphOffsets::AdditionalUv2(collect!(self.uv_offset()?)),
+            MorphKind::AdditionalUv3 => MorphOffsets::AdditionalUv3(collect!(self.uv_offset()?)),
+            MorphKind::AdditionalUv4 => MorphOffsets::AdditionalUv4(collect!(self.uv_offset()?)),
+            MorphKind::Material => MorphOffsets::Material(collect!(MaterialMorphOffset {
+                material: self.material("material")?,
+                op: MaterialMorphOp::from_raw(self.u8("op")?),
+                diffuse: self.vec4("diffuse")?,
+                specular: self.vec3("specular")?,
+                specular_power: self.f32("specular_power")?,
+                ambient: self.vec3("ambient")?,
+                edge_color: self.vec4("edge_color")?,
+                edge_size: self.f32("edge_size")?,
+                texture_tint: self.vec4("texture_tint")?,
+                sphere_tint: self.vec4("sphere_tint")?,
+                toon_tint: self.vec4("toon_tint")?,
+            })),
+            MorphKind::Impulse => MorphOffsets::Impulse(collect!(ImpulseMorphOffset {
+                rigid_body: self.rigid_body("rigid_body")?,
+                local: self.flag("local")?,
+                velocity: self.vec3("velocity")?,
+                torque: self.vec3("torque")?,
+            })),
+        })
+    }
+
+    fn group_offset(&mut self) -> Res<GroupMorphOffset> {
+        Ok(GroupMorphOffset {
+            morph: self.morph("morph")?,
+            ratio: self.f32("ratio")?,
+        })
+    }
+
+    fn uv_offset(&mut self) -> Res<UvMorphOffset> {
+        Ok(UvMorphOffset {
+            vertex: self.vertex("vertex")?,
+            offset: self.vec4("offset")?,
+        })
+    }
+
+    fn display_frames(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("display_frames");
+        let count = self.count("count", 4 + 4 + 1 + 4)?;
+        model.display_frames.reserve_exact(self.capacity(count, 13));
+        for i in 0..count {
+            self.element = Some(i);
+            self.sub = None;
+            let name_ja = self.text("name_ja")?;
+            let name_en = self.text("name_en")?;
+            let special = self.flag("special")?;
+            let min_item = 1 + s_min(self.sizes.bone, self.sizes.morph);
+            let items_count = self.count("item_count", min_item)?;
+            let mut items = Vec::with_capacity(self.capacity(items_count, min_item));
+            for j in 0..items_count {
+                self.sub = Some(("items", j));
+                let item = match self.u8("target")? {
+                    0 => DisplayItem::Bone(self.bone("bone")?),
+                    1 => DisplayItem::Morph(self.morph("morph")?),
+                    other => {
+                        self.pos -= 1;
+                        return Err(self.malformed(
+                            "target",
+                            format!(
+                                "display item target is {other}; must be 0 (bone) or 1 (morph)"
+                            ),
+                        ));
+                    }
+                };
+                items.push(item);
+            }
+            self.sub = None;
+            model.display_frames.push(DisplayFrame {
+                name_ja,
+                name_en,
+                special,
+                items,
+            });
+        }
+        Ok(())
+    }
+
+    fn rigid_bodies(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("rigid_bodies");
+        let min_size = 4 + 4 + self.sizes.bone as usize + 1 + 2 + 1 + 36 + 20 + 1;
+        let count = self.count("count", min_size)?;
+        model
+            .rigid_bodies
+            .reserve_exact(self.capacity(count, min_size));
+        for i in 0..count {
+            self.element = Some(i);
+            model.rigid_bodies.push(RigidBody {
+                name_ja: self.text("name_ja")?,
+                name_en: self.text("name_en")?,
+                bone: self.bone("bone")?,
+                group: self.u8("group")?,
+                non_collision_mask: self.u16("non_collision_mask")?,
+                shape: RigidShape::from_raw(self.u8("shape")?),
+                size: self.vec3("size")?,
+                position: self.vec3("position")?,
+                rotation: self.vec3("rotation")?,
+                mass: self.f32("mass")?,
+                linear_damping: self.f32("linear_damping")?,
+                angular_damping: self.f32("angular_damping")?,
+                restitution: self.f32("restitution")?,
+                friction: self.f32("friction")?,
+                mode: RigidMode::from_raw(self.u8("mode")?),
+            });
+        }
+        Ok(())
+    }
+
+    fn joints(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("joints");
+        let min_size = 4 + 4 + 1 + 2 * self.sizes.rigid_body as usize + 12 * 8;
+        let count = self.count("count", min_size)?;
+        model.joints.reserve_exact(self.capacity(count, min_size));
+        for i in 0..count {
+            self.element = Some(i);
+            model.joints.push(Joint {
+                name_ja: self.text("name_ja")?,
+                name_en: self.text("name_en")?,
+                kind: JointKind::from_raw(self.u8("kind")?),
+                body_a: self.rigid_body("body_a")?,
+                body_b: self.rigid_body("body_b")?,
+                position: self.vec3("position")?,
+                rotation: self.vec3("rotation")?,
+                move_lower: self.vec3("move_lower")?,
+                move_upper: self.vec3("move_upper")?,
+                rotate_lower: self.vec3("rotate_lower")?,
+                rotate_upper: self.vec3("rotate_upper")?,
+                spring_move: self.vec3("spring_move")?,
+                spring_rotate: self.vec3("spring_rotate")?,
+            });
+        }
+        Ok(())
+    }
+
+    fn soft_bodies(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("soft_bodies");
+        // Spec files of 2.1 always have the section; a 2.1 file that ends after the joints is
+        // common enough from converters that it is read as having no soft bodies.
+        if self.remaining() == 0 {
+            let message =
+                "the file ends after the joints, with no soft body section; read as 0 soft bodies"
+                    .to_owned();
+            self.report.notes.push(LoadNote {
+                location: self.location("count"),
+                message,
+                lost: false,
+            });
+            return Ok(());
+        }
+        let s = self.sizes;
+        let min_size = 4
+            + 4
+            + 1
+            + s.material as usize
+            + 1
+            + 2
+            + 1
+            + 4 * 2
+            + 4 * 2
+            + 4
+            + 4 * 12
+            + 4 * 6
+            + 4 * 4
+            + 4 * 3
+            + 4
+            + 4;
+        let count = self.count("count", min_size)?;
+        model
+            .soft_bodies
+            .reserve_exact(self.capacity(count, min_size));
+        for i in 0..count {
+            self.element = Some(i);
+            self.sub = None;
+            let name_ja = self.text("name_ja")?;
+            let name_en = self.text("name_en")?;
+            let shape = SoftBodyShape::from_raw(self.u8("shape")?);
+            let material = self.material("material")?;
+            let group = self.u8("group")?;
+            let non_collision_mask = self.u16("non_collision_mask")?;
+            let flags = SoftBodyFlags::from_bits_retain(self.u8("flags")?);
+            let b_link_distance = self.i32("b_link_distance")?;
+            let cluster_count = self.i32("cluster_count")?;
+            let total_mass = self.f32("total_mass")?;
+            let margin = self.f32("margin")?;
+            let aero_model = AeroModel::from_raw(self.i32("aero_model")?);
+            let config = SoftBodyConfig {
+                vcf: self.f32("config.vcf")?,
+                dp: self.f32("config.dp")?,
+                dg: self.f32("config.dg")?,
+                lf: self.f32("config.lf")?,
+                pr: self.f32("config.pr")?,
+                vc: self.f32("config.vc")?,
+                df: self.f32("config.df")?,
+                mt: self.f32("config.mt")?,
+                chr: self.f32("config.chr")?,
+                khr: self.f32("config.khr")?,
+                shr: self.f32("config.shr")?,
+                ahr: self.f32("config.ahr")?,
+            };
+            let cluster = SoftBodyCluster {
+                srhr_cl: self.f32("cluster.srhr_cl")?,
+                skhr_cl: self.f32("cluster.skhr_cl")?,
+                sshr_cl: self.f32("cluster.sshr_cl")?,
+                sr_splt_cl: self.f32("cluster.sr_splt_cl")?,
+                sk_splt_cl: self.f32("cluster.sk_splt_cl")?,
+                ss_splt_cl: self.f32("cluster.ss_splt_cl")?,
+            };
+            let iterations = SoftBodyIterations {
+                v_it: self.i32("iterations.v_it")?,
+                p_it: self.i32("iterations.p_it")?,
+                d_it: self.i32("iterations.d_it")?,
+                c_it: self.i32("iterations.c_it")?,
+            };
+            let stiffness = SoftBodyStiffness {
+                lst: self.f32("stiffness.lst")?,
+                ast: self.f32("stiffness.ast")?,
+                vst: self.f32("stiffness.vst")?,
+            };
+            let anchor_count = self.count(
+                "anchor_count",
+                s.rigid_body as usize + s.vertex as usize + 1,
+            )?;
+            let anchor_size = s.rigid_body as usize + s.vertex as usize + 1;
+            let mut anchors = Vec::with_capacity(self.capacity(anchor_count, anchor_size));
+            for j in 0..anchor_count {
+                self.sub = Some(("anchors", j));
+                anchors.push(SoftBodyAnchor {
+                    rigid_body: self.rigid_body("rigid_body")?,
+                    vertex: self.vertex("vertex")?,
+                    near_mode: self.flag("near_mode")?,
+                });
+            }
+            self.sub = None;
+            let pin_count = self.count("pin_count", s.vertex as usize)?;
+            let mut pinned_vertices =
+                Vec::with_capacity(self.capacity(pin_count, s.vertex as usize));
+            for j in 0..pin_count {
+                self.sub = Some(("pinned_vertices", j));
+                pinned_vertices.push(self.vertex("vertex")?);
+            }
+            self.sub = None;
+            model.soft_bodies.push(SoftBody {
+                name_ja,
+                name_en,
+                shape,
+                material,
+                group,
+                non_collision_mask,
+                flags,
+                b_link_distance,
+                cluster_count,
+                total_mass,
+                margin,
+                aero_model,
+                config,
+                cluster,
+                iterations,
+                stiffness,
+                anchors,
+                pinned_vertices,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn s_min(a: u8, b: u8) -> usize {
+    a.min(b) as usize
+}
+
+#[inline]
+fn f(bytes: &[u8], at: usize) -> f32 {
+    match bytes.get(at..at + 4) {
+        Some(&[a, b, c, d]) => f32::from_le_bytes([a, b, c, d]),
+        _ => 0.0,
+    }
+}

@@ -1,0 +1,658 @@
+//! PMX 2.0/2.1 writer.
+
+use crate::formats::error::{SaveReport, WriteError};
+use crate::model::*;
+
+/// How index sizes are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IndexSizeMode {
+    /// The smallest sizes that fit the element counts.
+    #[default]
+    Minimal,
+    /// The sizes the file was read with, where they still fit (minimal otherwise).
+    Keep,
+}
+
+/// How to write a PMX file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PmxSaveOptions {
+    /// Target version; `None` keeps the model's.
+    pub version: Option<PmxVersion>,
+    /// Target encoding; `None` keeps the model's.
+    pub encoding: Option<TextEncoding>,
+    pub index_sizes: IndexSizeMode,
+    /// Write a PMX 2.0 file even though the model uses PMX 2.1 features.
+    pub allow_version_violations: bool,
+}
+
+/// Every use of a PMX 2.1-only feature, as element paths (for a 2.0 target).
+#[must_use]
+pub fn pmx21_features(model: &Model) -> Vec<String> {
+    let mut found = Vec::new();
+    for (i, vertex) in model.vertices.iter().enumerate() {
+        if let Weight::Qdef { .. } = vertex.weight {
+            found.push(format!("vertices[{i}].weight: QDEF"));
+        }
+    }
+    for (i, material) in model.materials.iter().enumerate() {
+        let only21 = material.draw_flags & DrawFlags::PMX21_ONLY;
+        if !only21.is_empty() {
+            found.push(format!(
+                "materials[{i}].draw_flags: 0x{:02x} (vertex colour/point/line)",
+                only21.bits()
+            ));
+        }
+    }
+    for (i, morph) in model.morphs.iter().enumerate() {
+        let kind = morph.offsets.kind();
+        if kind.is_pmx21_only() {
+            found.push(format!(
+                "morphs[{i}]: {} morph",
+                if kind == MorphKind::Flip {
+                    "flip"
+                } else {
+                    "impulse"
+                }
+            ));
+        }
+    }
+    for (i, joint) in model.joints.iter().enumerate() {
+        if joint.kind != JointKind::Spring6Dof {
+            found.push(format!(
+                "joints[{i}].kind: {:?} (only the spring 6DOF exists in 2.0)",
+                joint.kind
+            ));
+        }
+    }
+    for i in 0..model.soft_bodies.len() {
+        found.push(format!("soft_bodies[{i}]: soft body"));
+    }
+    found
+}
+
+/// The index sizes a write with `mode` uses.
+#[must_use]
+pub fn choose_index_sizes(model: &Model, mode: IndexSizeMode) -> IndexSizes {
+    let minimal = IndexSizes::minimal_for(model);
+    let (IndexSizeMode::Keep, Some(kept)) = (mode, model.header.index_sizes) else {
+        return minimal;
+    };
+    let pick = |kept: u8, minimal: u8, count: usize, unsigned: bool| {
+        if index_size_fits(kept, count, unsigned) {
+            kept
+        } else {
+            minimal
+        }
+    };
+    IndexSizes {
+        vertex: pick(kept.vertex, minimal.vertex, model.vertices.len(), true),
+        texture: pick(kept.texture, minimal.texture, model.textures.len(), false),
+        material: pick(
+            kept.material,
+            minimal.material,
+            model.materials.len(),
+            false,
+        ),
+        bone: pick(kept.bone, minimal.bone, model.bones.len(), false),
+        morph: pick(kept.morph, minimal.morph, model.morphs.len(), false),
+        rigid_body: pick(
+            kept.rigid_body,
+            minimal.rigid_body,
+            model.rigid_bodies.len(),
+            false,
+        ),
+    }
+}
+
+/// Writes `model` as PMX.
+pub fn write(model: &Model, options: &PmxSaveOptions) -> Result<(Vec<u8>, SaveReport), WriteError> {
+    let version = options.version.unwrap_or(model.header.version);
+    let encoding = options.encoding.unwrap_or(model.header.encoding);
+    let mut report = SaveReport::default();
+    if version == PmxVersion::V2_0 {
+        let violations = pmx21_features(model);
+        if !violations.is_empty() {
+            if !options.allow_version_violations {
+                return Err(WriteError::VersionViolations { violations });
+            }
+            if !model.soft_bodies.is_empty() {
+                report.warnings.push(format!(
+                    "{} soft bodies are not written: PMX 2.0 has no soft body section",
+                    model.soft_bodies.len()
+                ));
+            }
+        }
+    }
+    let channels = model.additional_uvs.len();
+    if channels > 4 {
+        return Err(WriteError::Unrepresentable {
+            path: "additional_uvs".into(),
+            message: format!("{channels} additional UV channels; PMX holds at most 4"),
+        });
+    }
+    for (channel, values) in model.additional_uvs.iter().enumerate() {
+        if values.len() != model.vertices.len() {
+            return Err(WriteError::Unrepresentable {
+                path: format!("additional_uvs[{channel}]"),
+                message: format!(
+                    "{} values for {} vertices",
+                    values.len(),
+                    model.vertices.len()
+                ),
+            });
+        }
+    }
+    let sizes = choose_index_sizes(model, options.index_sizes);
+    let mut w = Writer {
+        out: Vec::with_capacity(estimate_size(model, sizes)),
+        encoding,
+        sizes,
+        report,
+    };
+
+    w.out.extend_from_slice(super::read::MAGIC);
+    w.f32(version.as_f32());
+    w.u8(8);
+    w.u8(match encoding {
+        TextEncoding::Utf16 => 0,
+        TextEncoding::Utf8 => 1,
+    });
+    w.u8(channels as u8);
+    w.out.extend_from_slice(&sizes.to_array());
+
+    w.text(&model.info.name_ja, "model_info.name_ja");
+    w.text(&model.info.name_en, "model_info.name_en");
+    w.text(&model.info.comment_ja, "model_info.comment_ja");
+    w.text(&model.info.comment_en, "model_info.comment_en");
+
+    w.count(model.vertices.len(), "vertices")?;
+    for (i, vertex) in model.vertices.iter().enumerate() {
+        w.vec3(vertex.position);
+        w.vec3(vertex.normal);
+        w.vec2(vertex.uv);
+        for channel in &model.additional_uvs {
+            w.vec4(channel.get(i).copied().unwrap_or_default());
+        }
+        w.weight(&vertex.weight, i)?;
+        w.f32(vertex.edge_scale);
+    }
+
+    w.count(model.faces.len().saturating_mul(3), "faces")?;
+    for (i, face) in model.faces.iter().enumerate() {
+        for &vertex in face {
+            w.vertex(vertex, || format!("faces[{i}]"))?;
+        }
+    }
+
+    w.count(model.textures.len(), "textures")?;
+    for (i, path) in model.textures.iter().enumerate() {
+        w.text(path, &format!("textures[{i}]"));
+    }
+
+    w.count(model.materials.len(), "materials")?;
+    for (i, m) in model.materials.iter().enumerate() {
+        let at = || format!("materials[{i}]");
+        w.text(&m.name_ja, &format!("materials[{i}].name_ja"));
+        w.text(&m.name_en, &format!("materials[{i}].name_en"));
+        w.vec4(m.diffuse);
+        w.vec3(m.specular);
+        w.f32(m.specular_power);
+        w.vec3(m.ambient);
+        w.u8(m.draw_flags.bits());
+        w.vec4(m.edge_color);
+        w.f32(m.edge_size);
+        w.signed(TextureIdx::to_raw(m.texture), sizes.texture, || {
+            format!("{}.texture", at())
+        })?;
+        w.signed(TextureIdx::to_raw(m.sphere_texture), sizes.texture, || {
+            format!("{}.sphere_texture", at())
+        })?;
+        w.u8(m.sphere_mode.to_raw());
+        match m.toon {
+            Toon::Texture(texture) => {
+                w.u8(0);
+                w.signed(TextureIdx::to_raw(texture), sizes.texture, || {
+                    format!("{}.toon", at())
+                })?;
+            }
+            Toon::Shared(number) => {
+                w.u8(1);
+                w.u8(number);
+            }
+        }
+        w.text(&m.memo, &format!("materials[{i}].memo"));
+        w.i32(
+            i32::try_from(m.face_index_count).map_err(|_| WriteError::Unrepresentable {
+                path: format!("{}.face_index_count", at()),
+                message: format!("{} does not fit an int", m.face_index_count),
+            })?,
+        );
+    }
+
+    w.count(model.bones.len(), "bones")?;
+    for (i, bone) in model.bones.iter().enumerate() {
+        w.bone_record(bone, i)?;
+    }
+
+    w.count(model.morphs.len(), "morphs")?;
+    for (i, morph) in model.morphs.iter().enumerate() {
+        w.morph(morph, i)?;
+    }
+
+    w.count(model.display_frames.len(), "display_frames")?;
+    for (i, frame) in model.display_frames.iter().enumerate() {
+        w.text(&frame.name_ja, &format!("display_frames[{i}].name_ja"));
+        w.text(&frame.name_en, &format!("display_frames[{i}].name_en"));
+        w.u8(u8::from(frame.special));
+        w.count(frame.items.len(), "display frame items")?;
+        for (j, item) in frame.items.iter().enumerate() {
+            let at = || format!("display_frames[{i}].items[{j}]");
+            match *item {
+                DisplayItem::Bone(bone) => {
+                    w.u8(0);
+                    w.signed(BoneIdx::to_raw(bone), sizes.bone, at)?;
+                }
+                DisplayItem::Morph(morph) => {
+                    w.u8(1);
+                    w.signed(MorphIdx::to_raw(morph), sizes.morph, at)?;
+                }
+            }
+        }
+    }
+
+    w.count(model.rigid_bodies.len(), "rigid_bodies")?;
+    for (i, body) in model.rigid_bodies.iter().enumerate() {
+        w.text(&body.name_ja, &format!("rigid_bodies[{i}].name_ja"));
+        w.text(&body.name_en, &format!("rigid_bodies[{i}].name_en"));
+        w.signed(BoneIdx::to_raw(body.bone), sizes.bone, || {
+            format!("rigid_bodies[{i}].bone")
+        })?;
+        w.u8(body.group);
+        w.out
+            .extend_from_slice(&body.non_collision_mask.to_le_bytes());
+        w.u8(body.shape.to_raw());
+        w.vec3(body.size);
+        w.vec3(body.position);
+        w.vec3(body.rotation);
+        w.f32(body.mass);
+        w.f32(body.linear_damping);
+        w.f32(body.angular_damping);
+        w.f32(body.restitution);
+        w.f32(body.friction);
+        w.u8(body.mode.to_raw());
+    }
+
+    w.count(model.joints.len(), "joints")?;
+    for (i, joint) in model.joints.iter().enumerate() {
+        w.text(&joint.name_ja, &format!("joints[{i}].name_ja"));
+        w.text(&joint.name_en, &format!("joints[{i}].name_en"));
+        w.u8(joint.kind.to_raw());
+        w.signed(RigidBodyIdx::to_raw(joint.body_a), sizes.rigid_body, || {
+            format!("joints[{i}].body_a")
+        })?;
+        w.signed(RigidBodyIdx::to_raw(joint.body_b), sizes.rigid_body, || {
+            format!("joints[{i}].body_b")
+        })?;
+        for v in [
+            joint.position,
+            joint.rotation,
+            joint.move_lower,
+            joint.move_upper,
+            joint.rotate_lower,
+            joint.rotate_upper,
+            joint.spring_move,
+            joint.spring_rotate,
+        ] {
+            w.vec3(v);
+        }
+    }
+
+    if version == PmxVersion::V2_1 {
+        w.count(model.soft_bodies.len(), "soft_bodies")?;
+        for (i, body) in model.soft_bodies.iter().enumerate() {
+            w.soft_body(body, i)?;
+        }
+    }
+
+    Ok((w.out, w.report))
+}
+
+/// A close upper estimate of the file size, so the output buffer is allocated once.
+fn estimate_size(model: &Model, sizes: IndexSizes) -> usize {
+    let vertex = 32 + 16 * model.additional_uvs.len() + 1 + 4 * sizes.bone as usize + 16 + 4;
+    let names = 200;
+    1024 + model.vertices.len() * vertex
+        + model.faces.len() * 3 * sizes.vertex as usize
+        + (model.textures.len() + model.materials.len() + model.bones.len() + model.morphs.len())
+            * names
+        + model.materials.len() * 120
+        + model.bones.len() * 120
+        + model.rigid_bodies.len() * 150
+        + model.joints.len() * 160
+}
+
+struct Writer {
+    out: Vec<u8>,
+    encoding: TextEncoding,
+    sizes: IndexSizes,
+    report: SaveReport,
+}
+
+impl Writer {
+    fn u8(&mut self, value: u8) {
+        self.out.push(value);
+    }
+
+    fn i32(&mut self, value: i32) {
+        self.out.extend_from_slice(&value.to_le_bytes());
+    }
+
+    fn f32(&mut self, value: f32) {
+        self.out.extend_from_slice(&value.to_le_bytes());
+    }
+
+    fn vec2(&mut self, v: Vec2) {
+        self.f32(v.x);
+        self.f32(v.y);
+    }
+
+    fn vec3(&mut self, v: Vec3) {
+        self.f32(v.x);
+        self.f32(v.y);
+        self.f32(v.z);
+    }
+
+    fn vec4(&mut self, v: Vec4) {
+        self.f32(v.x);
+        self.f32(v.y);
+        self.f32(v.z);
+        self.f32(v.w);
+    }
+
+    fn count(&mut self, count: usize, what: &str) -> Result<(), WriteError> {
+        let count = i32::try_from(count).map_err(|_| WriteError::Unrepresentable {
+            path: what.to_owned(),
+            message: format!("{count} elements do not fit PMX's int count"),
+        })?;
+        self.i32(count);
+        Ok(())
+    }
+
+    fn text(&mut self, text: &Text, path: &str) {
+        let len_at = self.out.len();
+        self.out.extend_from_slice(&[0; 4]);
+        if text.encode_into(self.encoding, &mut self.out) {
+            self.report.warnings.push(format!(
+                "{path}: undecodable text converted to {} with replacement characters",
+                self.encoding.name()
+            ));
+        }
+        let len = (self.out.len() - len_at - 4) as u32;
+        self.out[len_at..len_at + 4].copy_from_slice(&len.to_le_bytes());
+    }
+
+    /// Writes a signed index of `size` bytes; values that do not fit are an error.
+    fn signed(
+        &mut self,
+        raw: i32,
+        size: u8,
+        path: impl FnOnce() -> String,
+    ) -> Result<(), WriteError> {
+        match size {
+            1 => match i8::try_from(raw) {
+                Ok(v) => self.out.push(v as u8),
+                Err(_) => return Err(does_not_fit(path(), raw as i64, size)),
+            },
+            2 => match i16::try_from(raw) {
+                Ok(v) => self.out.extend_from_slice(&v.to_le_bytes()),
+                Err(_) => return Err(does_not_fit(path(), raw as i64, size)),
+            },
+            _ => self.i32(raw),
+        }
+        Ok(())
+    }
+
+    fn vertex(
+        &mut self,
+        vertex: VertexIdx,
+        path: impl FnOnce() -> String,
+    ) -> Result<(), WriteError> {
+        let raw = vertex.0;
+        match self.sizes.vertex {
+            1 => match u8::try_from(raw) {
+                Ok(v) => self.out.push(v),
+                Err(_) => return Err(does_not_fit(path(), raw as i64, 1)),
+            },
+            2 => match u16::try_from(raw) {
+                Ok(v) => self.out.extend_from_slice(&v.to_le_bytes()),
+                Err(_) => return Err(does_not_fit(path(), raw as i64, 2)),
+            },
+            _ => self.out.extend_from_slice(&raw.to_le_bytes()),
+        }
+        Ok(())
+    }
+
+    fn bone(
+        &mut self,
+        bone: Option<BoneIdx>,
+        path: impl FnOnce() -> String,
+    ) -> Result<(), WriteError> {
+        self.signed(BoneIdx::to_raw(bone), self.sizes.bone, path)
+    }
+
+    fn weight(&mut self, weight: &Weight, i: usize) -> Result<(), WriteError> {
+        let at = || format!("vertices[{i}].weight");
+        self.u8(weight.kind() as u8);
+        match weight {
+            Weight::Bdef1 { bone } => self.bone(*bone, at)?,
+            Weight::Bdef2 { bones, weight } => {
+                self.bone(bones[0], at)?;
+                self.bone(bones[1], at)?;
+                self.f32(*weight);
+            }
+            Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
+                for bone in bones {
+                    self.bone(*bone, at)?;
+                }
+                for weight in weights {
+                    self.f32(*weight);
+                }
+            }
+            Weight::Sdef {
+                bones,
+                weight,
+                c,
+                r0,
+                r1,
+            } => {
+                self.bone(bones[0], at)?;
+                self.bone(bones[1], at)?;
+                self.f32(*weight);
+                self.vec3(*c);
+                self.vec3(*r0);
+                self.vec3(*r1);
+            }
+        }
+        Ok(())
+    }
+
+    fn bone_record(&mut self, bone: &Bone, i: usize) -> Result<(), WriteError> {
+        let at = |field: &str| format!("bones[{i}].{field}");
+        self.text(&bone.name_ja, &at("name_ja"));
+        self.text(&bone.name_en, &at("name_en"));
+        self.vec3(bone.position);
+        self.bone(bone.parent, || at("parent"))?;
+        self.i32(bone.layer);
+        let flags = bone.flags;
+        self.out.extend_from_slice(&flags.bits().to_le_bytes());
+        if flags.contains(BoneFlags::TAIL_IS_BONE) {
+            self.bone(bone.tail_bone, || at("tail_bone"))?;
+        } else {
+            self.vec3(bone.tail_offset);
+        }
+        if flags.intersects(BoneFlags::APPEND_ROTATE | BoneFlags::APPEND_MOVE) {
+            self.bone(bone.append_parent, || at("append_parent"))?;
+            self.f32(bone.append_ratio);
+        }
+        if flags.contains(BoneFlags::FIXED_AXIS) {
+            self.vec3(bone.fixed_axis);
+        }
+        if flags.contains(BoneFlags::LOCAL_AXES) {
+            self.vec3(bone.local_axis_x);
+            self.vec3(bone.local_axis_z);
+        }
+        if flags.contains(BoneFlags::EXTERNAL_PARENT) {
+            self.i32(bone.external_parent_key);
+        }
+        if flags.contains(BoneFlags::IK) {
+            self.bone(bone.ik.target, || at("ik.target"))?;
+            self.i32(bone.ik.loop_count);
+            self.f32(bone.ik.limit_angle);
+            self.count(bone.ik.links.len(), &at("ik.links"))?;
+            for (j, link) in bone.ik.links.iter().enumerate() {
+                self.bone(link.bone, || at(&format!("ik.links[{j}].bone")))?;
+                match &link.limits {
+                    Some(limits) => {
+                        self.u8(1);
+                        self.vec3(limits.lower);
+                        self.vec3(limits.upper);
+                    }
+                    None => self.u8(0),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn morph(&mut self, morph: &Morph, i: usize) -> Result<(), WriteError> {
+        let sizes = self.sizes;
+        self.text(&morph.name_ja, &format!("morphs[{i}].name_ja"));
+        self.text(&morph.name_en, &format!("morphs[{i}].name_en"));
+        self.u8(morph.panel.to_raw());
+        self.u8(morph.offsets.kind() as u8);
+        self.count(morph.offsets.len(), &format!("morphs[{i}].offsets"))?;
+        let at = |j: usize| move || format!("morphs[{i}].offsets[{j}]");
+        match &morph.offsets {
+            MorphOffsets::Group(offsets) | MorphOffsets::Flip(offsets) => {
+                for (j, o) in offsets.iter().enumerate() {
+                    self.signed(MorphIdx::to_raw(o.morph), sizes.morph, at(j))?;
+                    self.f32(o.ratio);
+                }
+            }
+            MorphOffsets::Vertex(offsets) => {
+                for (j, o) in offsets.iter().enumerate() {
+                    self.vertex(o.vertex, at(j))?;
+                    self.vec3(o.offset);
+                }
+            }
+            MorphOffsets::Bone(offsets) => {
+                for (j, o) in offsets.iter().enumerate() {
+                    self.bone(o.bone, at(j))?;
+                    self.vec3(o.translation);
+                    self.vec4(o.rotation);
+                }
+            }
+            MorphOffsets::Uv(offsets)
+            | MorphOffsets::AdditionalUv1(offsets)
+            | MorphOffsets::AdditionalUv2(offsets)
+            | MorphOffsets::AdditionalUv3(offsets)
+            | MorphOffsets::AdditionalUv4(offsets) => {
+                for (j, o) in offsets.iter().enumerate() {
+                    self.vertex(o.vertex, at(j))?;
+                    self.vec4(o.offset);
+                }
+            }
+            MorphOffsets::Material(offsets) => {
+                for (j, o) in offsets.iter().enumerate() {
+                    self.signed(MaterialIdx::to_raw(o.material), sizes.material, at(j))?;
+                    self.u8(o.op.to_raw());
+                    self.vec4(o.diffuse);
+                    self.vec3(o.specular);
+                    self.f32(o.specular_power);
+                    self.vec3(o.ambient);
+                    self.vec4(o.edge_color);
+                    self.f32(o.edge_size);
+                    self.vec4(o.texture_tint);
+                    self.vec4(o.sphere_tint);
+                    self.vec4(o.toon_tint);
+                }
+            }
+            MorphOffsets::Impulse(offsets) => {
+                for (j, o) in offsets.iter().enumerate() {
+                    self.signed(RigidBodyIdx::to_raw(o.rigid_body), sizes.rigid_body, at(j))?;
+                    self.u8(u8::from(o.local));
+                    self.vec3(o.velocity);
+                    self.vec3(o.torque);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn soft_body(&mut self, body: &SoftBody, i: usize) -> Result<(), WriteError> {
+        let sizes = self.sizes;
+        let at = |field: &str| format!("soft_bodies[{i}].{field}");
+        self.text(&body.name_ja, &at("name_ja"));
+        self.text(&body.name_en, &at("name_en"));
+        self.u8(body.shape.to_raw());
+        self.signed(MaterialIdx::to_raw(body.material), sizes.material, || {
+            at("material")
+        })?;
+        self.u8(body.group);
+        self.out
+            .extend_from_slice(&body.non_collision_mask.to_le_bytes());
+        self.u8(body.flags.bits());
+        self.i32(body.b_link_distance);
+        self.i32(body.cluster_count);
+        self.f32(body.total_mass);
+        self.f32(body.margin);
+        self.i32(body.aero_model.to_raw());
+        let c = &body.config;
+        for v in [
+            c.vcf, c.dp, c.dg, c.lf, c.pr, c.vc, c.df, c.mt, c.chr, c.khr, c.shr, c.ahr,
+        ] {
+            self.f32(v);
+        }
+        let k = &body.cluster;
+        for v in [
+            k.srhr_cl,
+            k.skhr_cl,
+            k.sshr_cl,
+            k.sr_splt_cl,
+            k.sk_splt_cl,
+            k.ss_splt_cl,
+        ] {
+            self.f32(v);
+        }
+        let it = &body.iterations;
+        for v in [it.v_it, it.p_it, it.d_it, it.c_it] {
+            self.i32(v);
+        }
+        let st = &body.stiffness;
+        for v in [st.lst, st.ast, st.vst] {
+            self.f32(v);
+        }
+        self.count(body.anchors.len(), &at("anchors"))?;
+        for (j, anchor) in body.anchors.iter().enumerate() {
+            self.signed(
+                RigidBodyIdx::to_raw(anchor.rigid_body),
+                sizes.rigid_body,
+                || at(&format!("anchors[{j}].rigid_body")),
+            )?;
+            self.vertex(anchor.vertex, || at(&format!("anchors[{j}].vertex")))?;
+            self.u8(u8::from(anchor.near_mode));
+        }
+        self.count(body.pinned_vertices.len(), &at("pinned_vertices"))?;
+        for (j, &vertex) in body.pinned_vertices.iter().enumerate() {
+            self.vertex(vertex, || at(&format!("pinned_vertices[{j}]")))?;
+        }
+        Ok(())
+    }
+}
+
+fn does_not_fit(path: String, raw: i64, size: u8) -> WriteError {
+    WriteError::Unrepresentable {
+        path,
+        message: format!("index {raw} does not fit a {size}-byte index"),
+    }
+}

@@ -1,0 +1,1 @@
+//! Plugin API, built-in plugins and user scripts.

@@ -1,0 +1,1 @@
+//! PMX Studio editors (egui). Filled in by the editor-window issues.
