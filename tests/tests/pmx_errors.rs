@@ -232,11 +232,16 @@ fn every_truncation_fails_cleanly_in_file_order() {
     // section are caught by the count check, so these are the cuts near each section's end).
     for section in ["vertices", "bones", "morphs", "soft_bodies"] {
         assert!(
-            fields.iter().any(|f| f.starts_with(&format!("{section}.")) && !f.ends_with(".count")),
+            fields
+                .iter()
+                .any(|f| f.starts_with(&format!("{section}.")) && !f.ends_with(".count")),
             "no truncation inside an element of {section}; saw {fields:?}"
         );
     }
-    assert!(fields.contains("model_info.name_ja") && fields.contains("bones.name_ja"), "{fields:?}");
+    assert!(
+        fields.contains("model_info.name_ja") && fields.contains("bones.name_ja"),
+        "{fields:?}"
+    );
 }
 
 #[test]

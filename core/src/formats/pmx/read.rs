@@ -930,8 +930,14 @@ impl<'a> Reader<'a> {
         // A 2.1 file always has the soft body count; one that ends after the joints is cut off
         // (recovery mode reads it as having no soft bodies, and says so).
         if self.remaining() == 0 && self.options.recover {
-            let message = "the file ends after the joints, before the soft body count; read as 0 soft bodies".to_owned();
-            self.report.notes.push(LoadNote { location: self.location("count"), message, lost: true });
+            let message =
+                "the file ends after the joints, before the soft body count; read as 0 soft bodies"
+                    .to_owned();
+            self.report.notes.push(LoadNote {
+                location: self.location("count"),
+                message,
+                lost: true,
+            });
             return Ok(());
         }
         let s = self.sizes;
