@@ -70,9 +70,15 @@ pub enum FileError {
         source: std::io::Error,
     },
     #[error("{path}: {source}")]
-    Read { path: PathBuf, source: ReadError },
+    Read {
+        path: PathBuf,
+        source: Box<ReadError>,
+    },
     #[error("{path}: {source}")]
-    Write { path: PathBuf, source: WriteError },
+    Write {
+        path: PathBuf,
+        source: Box<WriteError>,
+    },
     #[error("{path}: unknown file format (expected .pmx, .pmd or .json)")]
     UnknownFormat { path: PathBuf },
 }
@@ -110,7 +116,7 @@ pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError
     let (model, report) =
         read_bytes(&bytes, format, options).map_err(|source| FileError::Read {
             path: path.to_owned(),
-            source,
+            source: Box::new(source),
         })?;
     Ok(Loaded {
         model,
@@ -153,7 +159,7 @@ pub fn save_path(
     let (bytes, report) =
         write_bytes(model, format, options).map_err(|source| FileError::Write {
             path: path.to_owned(),
-            source,
+            source: Box::new(source),
         })?;
     write_atomic(path, &bytes).map_err(|source| FileError::Io {
         path: path.to_owned(),
