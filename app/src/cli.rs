@@ -38,7 +38,7 @@ pub struct WindowArgs {
 pub enum Command {
     /// Print a model's format, version, encoding, index sizes and element counts.
     Info(info::InfoArgs),
-    /// Convert a model; the output format follows OUT's extension (.pmx, .json).
+    /// Convert a model; the output format follows OUT's extension (.pmx, .pmd, .json).
     Convert(convert::ConvertArgs),
 }
 
