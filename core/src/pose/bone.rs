@@ -558,8 +558,9 @@ impl Skeleton {
                 if to_target.length_squared() > 1e-12 && to_goal.length_squared() > 1e-12 {
                     let a = to_target.normalize();
                     let b = to_goal.normalize();
-                    let angle = a.dot(b).clamp(-1.0, 1.0).acos().min(solver.limit_angle);
                     let axis = a.cross(b);
+                    // atan2 keeps small angles exact where acos of a dot near 1 rounds to 0.
+                    let angle = axis.length().atan2(a.dot(b)).min(solver.limit_angle);
                     if angle > 0.0 && axis.length_squared() > 1e-12 {
                         full = current * Quat::from_axis_angle(axis.normalize().into(), angle);
                     }
