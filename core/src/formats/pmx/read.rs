@@ -927,16 +927,16 @@ impl<'a> Reader<'a> {
 
     fn soft_bodies(&mut self, model: &mut Model) -> Res<()> {
         self.enter("soft_bodies");
-        // Spec files of 2.1 always have the section; a 2.1 file that ends after the joints is
-        // common enough from converters that it is read as having no soft bodies.
-        if self.remaining() == 0 {
+        // A 2.1 file always has the soft body count; one that ends after the joints is cut off
+        // (recovery mode reads it as having no soft bodies, and says so).
+        if self.remaining() == 0 && self.options.recover {
             let message =
-                "the file ends after the joints, with no soft body section; read as 0 soft bodies"
+                "the file ends after the joints, before the soft body count; read as 0 soft bodies"
                     .to_owned();
             self.report.notes.push(LoadNote {
                 location: self.location("count"),
                 message,
-                lost: false,
+                lost: true,
             });
             return Ok(());
         }

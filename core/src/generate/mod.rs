@@ -1,6 +1,10 @@
 //! Models built in code: the sample model `resources/` ships, a model using every feature of
 //! the format (for round-trip tests), and large models for benchmarks.
 
+mod sample;
+
+pub use sample::sample_model;
+
 use crate::model::*;
 
 /// A small deterministic random source (xorshift), so generated models are the same every run.

@@ -1,0 +1,58 @@
+//! The command line: `pmx-studio [FILE]` opens the editor; subcommands work on files.
+
+mod convert;
+mod info;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// PMX Studio: an editor for MikuMikuDance models (PMX 2.0/2.1).
+#[derive(Debug, Parser)]
+#[command(name = "pmx-studio", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// A model to open in the editor window.
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub window: WindowArgs,
+}
+
+/// Options of the editor window.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WindowArgs {
+    /// Render the window once, save a PNG of it to this path and exit.
+    #[arg(long, value_name = "OUT.png")]
+    pub screenshot: Option<PathBuf>,
+    /// The tab to show (info, vertices, faces, textures, materials, bones, morphs,
+    /// display_frames, rigid_bodies, joints, soft_bodies, view).
+    #[arg(long, value_name = "NAME")]
+    pub tab: Option<String>,
+    /// Window size for --screenshot, as WIDTHxHEIGHT.
+    #[arg(long, value_name = "WxH")]
+    pub size: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print a model's format, version, encoding, index sizes and element counts.
+    Info(info::InfoArgs),
+    /// Convert a model; the output format follows OUT's extension (.pmx, .json).
+    Convert(convert::ConvertArgs),
+}
+
+/// Runs a subcommand and turns its outcome into the process exit code.
+pub fn run(command: Command) -> ExitCode {
+    let result = match command {
+        Command::Info(args) => info::run(&args),
+        Command::Convert(args) => convert::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(1)
+        }
+    }
+}

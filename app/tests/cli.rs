@@ -1,0 +1,298 @@
+//! The command line as scripts use it: `info --json` shapes and counts, `convert` bytes and exit codes.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn pmx_studio() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_pmx-studio"))
+}
+
+fn corpus(sub: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus")
+        .join(sub);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: corpus folder {} is absent", dir.display());
+        None
+    }
+}
+
+fn info_json(path: &Path) -> Value {
+    let output = pmx_studio()
+        .arg("info")
+        .arg(path)
+        .arg("--json")
+        .output()
+        .expect("pmx-studio runs");
+    assert!(
+        output.status.success(),
+        "{}: {}",
+        path.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("info --json prints one JSON object")
+}
+
+/// The stats MANIFEST.md gives a corpus PMX file: version, encoding, addUV, index sizes, counts.
+struct ManifestStats {
+    version: f64,
+    encoding: &'static str,
+    additional_uv: u64,
+    index_sizes: [u64; 6],
+    counts: Vec<(&'static str, u64)>,
+}
+
+fn manifest_stats(manifest: &str, file: &str) -> Option<ManifestStats> {
+    let row = manifest
+        .lines()
+        .find(|line| line.starts_with(&format!("| `pmx/{file}`")))?;
+    let stats = row.split(" | ").nth(6)?;
+    let number_before = |label: &str| -> Option<u64> {
+        let at = stats.find(label)?;
+        stats[..at]
+            .trim_end()
+            .rsplit(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    };
+    let idx = stats.split("idx v/t/m/b/mo/r=").nth(1)?.split(';').next()?;
+    let sizes: Vec<u64> = idx
+        .split('/')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    Some(ManifestStats {
+        version: if stats.starts_with("PMX 2.1") {
+            2.1
+        } else {
+            2.0
+        },
+        encoding: if stats.contains(", UTF-8,") {
+            "utf8"
+        } else {
+            "utf16"
+        },
+        additional_uv: stats
+            .split("addUV ")
+            .nth(1)?
+            .split(',')
+            .next()?
+            .trim()
+            .parse()
+            .ok()?,
+        index_sizes: sizes.try_into().ok()?,
+        counts: vec![
+            ("vertices", number_before(" vertices")?),
+            ("faces", number_before(" tris")?),
+            ("textures", number_before(" textures")?),
+            ("materials", number_before(" materials")?),
+            ("bones", number_before(" bones")?),
+            ("morphs", number_before(" morphs")?),
+            ("rigid_bodies", number_before(" rigid bodies")?),
+            ("joints", number_before(" joints")?),
+        ],
+    })
+}
+
+#[test]
+fn info_json_matches_the_corpus_manifest() {
+    let Some(dir) = corpus("pmx") else { return };
+    let manifest = std::fs::read_to_string(dir.join("../MANIFEST.md")).expect("MANIFEST.md reads");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir)
+        .expect("corpus dir reads")
+        .filter_map(Result::ok)
+    {
+        let path = entry.path();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let stats = manifest_stats(&manifest, &name)
+            .unwrap_or_else(|| panic!("{name} is not in MANIFEST.md"));
+        let info = info_json(&path);
+        assert_eq!(info["format"], "pmx", "{name}");
+        assert_eq!(info["version"].as_f64(), Some(stats.version), "{name}");
+        assert_eq!(info["encoding"], stats.encoding, "{name}");
+        assert_eq!(
+            info["additional_uv"].as_u64(),
+            Some(stats.additional_uv),
+            "{name}"
+        );
+        let sizes = &info["index_sizes"];
+        let got: Vec<u64> = [
+            "vertex",
+            "texture",
+            "material",
+            "bone",
+            "morph",
+            "rigid_body",
+        ]
+        .iter()
+        .map(|k| sizes[*k].as_u64().unwrap_or(0))
+        .collect();
+        assert_eq!(got, stats.index_sizes, "{name}: index sizes");
+        for (key, expected) in &stats.counts {
+            assert_eq!(
+                info["counts"][*key].as_u64(),
+                Some(*expected),
+                "{name}: {key}"
+            );
+        }
+        for key in ["display_frames", "soft_bodies"] {
+            assert!(info["counts"][key].is_u64(), "{name}: counts.{key}");
+        }
+        checked += 1;
+    }
+    assert_eq!(
+        checked, 14,
+        "every corpus PMX file is in the manifest and checked"
+    );
+}
+
+#[test]
+fn convert_keeps_bytes_and_round_trips_through_json() {
+    let Some(dir) = corpus("pmx") else { return };
+    let out = tempfile::tempdir().expect("temp dir");
+    for entry in std::fs::read_dir(&dir)
+        .expect("corpus dir reads")
+        .filter_map(Result::ok)
+    {
+        let path = entry.path();
+        let original = std::fs::read(&path).expect("reads");
+        let info = info_json(&path);
+        let encoding = info["encoding"].as_str().unwrap_or("utf16").to_owned();
+        let json = out.path().join("model.json");
+        let pmx = out.path().join("model.pmx");
+        // The QDEF-in-2.0 file needs the explicit allowance; without it convert must refuse.
+        let needs_allowance = path.to_string_lossy().contains("qdef_in_v20");
+        let mut convert = |input: &Path, output: &Path, allow: bool| {
+            let mut command = pmx_studio();
+            command.arg("convert").arg(input).arg(output).args([
+                "--index-sizes",
+                "keep",
+                "--encoding",
+                &encoding,
+            ]);
+            if allow {
+                command.arg("--allow-version-violations");
+            }
+            command.output().expect("pmx-studio runs")
+        };
+        if needs_allowance {
+            let refused = convert(&path, &pmx, false);
+            assert_eq!(refused.status.code(), Some(1));
+            let message = String::from_utf8_lossy(&refused.stderr);
+            assert!(
+                message.contains("QDEF") && message.contains("vertices["),
+                "{message}"
+            );
+        }
+        let done = convert(&path, &pmx, needs_allowance);
+        assert!(
+            done.status.success(),
+            "{}: {}",
+            path.display(),
+            String::from_utf8_lossy(&done.stderr)
+        );
+        assert!(
+            std::fs::read(&pmx).expect("output") == original,
+            "{}: convert changed bytes",
+            path.display()
+        );
+        assert!(convert(&path, &json, false).status.success());
+        let back = convert(&json, &pmx, needs_allowance);
+        assert!(
+            back.status.success(),
+            "{}",
+            String::from_utf8_lossy(&back.stderr)
+        );
+        assert!(
+            std::fs::read(&pmx).expect("output") == original,
+            "{}: JSON round trip changed bytes",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn convert_reports_errors_with_a_non_zero_exit() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let bad = out.path().join("bad.pmx");
+    std::fs::write(&bad, b"PMX \x00\x00\x00\x40\x07").expect("writes");
+    let target = out.path().join("out.pmx");
+    std::fs::write(&target, b"keep me").expect("writes");
+    let output = pmx_studio()
+        .arg("convert")
+        .arg(&bad)
+        .arg(&target)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains("header.globals_count at byte 8"),
+        "{message}"
+    );
+    assert_eq!(
+        std::fs::read(&target).expect("reads"),
+        b"keep me",
+        "a failed convert leaves the target alone"
+    );
+    let output = pmx_studio()
+        .arg("convert")
+        .arg(&bad)
+        .arg(out.path().join("out.xyz"))
+        .output()
+        .expect("runs");
+    assert_ne!(output.status.code(), Some(0));
+    let output = pmx_studio()
+        .arg("info")
+        .arg(out.path().join("missing.pmx"))
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn version_and_encoding_flags_convert() {
+    let out = tempfile::tempdir().expect("temp dir");
+    let json = out.path().join("m.json");
+    let model = pmx_core_model_json();
+    std::fs::write(&json, model).expect("writes");
+    let pmx = out.path().join("m.pmx");
+    let output = pmx_studio()
+        .arg("convert")
+        .arg(&json)
+        .arg(&pmx)
+        .args(["--version", "2.1", "--encoding", "utf8"])
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let info = info_json(&pmx);
+    assert_eq!(info["version"].as_f64(), Some(2.1));
+    assert_eq!(info["encoding"], "utf8");
+    assert_eq!(info["counts"]["display_frames"].as_u64(), Some(2));
+    assert_eq!(info["name_ja"], "テスト");
+}
+
+/// A minimal model in the JSON form, as a person might write it by hand.
+fn pmx_core_model_json() -> &'static str {
+    r#"{
+  "header": {"version": "2.0", "encoding": "utf16"},
+  "info": {"name_ja": "テスト", "name_en": "test", "comment_ja": "", "comment_en": ""},
+  "vertices": [], "faces": [], "textures": [], "materials": [], "bones": [], "morphs": [],
+  "display_frames": [
+    {"name_ja": "Root", "name_en": "Root", "special": true, "items": []},
+    {"name_ja": "表情", "name_en": "Exp", "special": true, "items": []}
+  ],
+  "rigid_bodies": [], "joints": []
+}"#
+}
