@@ -35,7 +35,8 @@ unsafe impl GlobalAlloc for PeakTracking {
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size > layout.size() {
-            let live = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
+            let live = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
+                - layout.size();
             PEAK.fetch_max(live, Ordering::Relaxed);
         } else {
             LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
@@ -73,9 +74,11 @@ fn pmx_io(c: &mut Criterion) {
         model.joints.len(),
         mib(bytes.len())
     );
-    let (read_back, read_peak) = peak_of(|| pmx::read(&bytes, &LoadOptions::default()).expect("reads"));
+    let (read_back, read_peak) =
+        peak_of(|| pmx::read(&bytes, &LoadOptions::default()).expect("reads"));
     drop(read_back);
-    let (written, write_peak) = peak_of(|| pmx::write(&model, &Default::default()).expect("writes"));
+    let (written, write_peak) =
+        peak_of(|| pmx::write(&model, &Default::default()).expect("writes"));
     drop(written);
     println!(
         "peak heap: read {:.1} MiB ({:.2}× the file), write {:.1} MiB ({:.2}× the file)",
@@ -86,13 +89,21 @@ fn pmx_io(c: &mut Criterion) {
     );
     let started = Instant::now();
     let text = json::write(&model).expect("json writes");
-    println!("JSON: {:.1} MiB written in {:.2?}", mib(text.len()), started.elapsed());
+    println!(
+        "JSON: {:.1} MiB written in {:.2?}",
+        mib(text.len()),
+        started.elapsed()
+    );
     drop(text);
 
     let mut group = c.benchmark_group("pmx_1m_vertices");
     group.sample_size(10);
-    group.bench_function("read", |b| b.iter(|| black_box(pmx::read(black_box(&bytes), &LoadOptions::default()))));
-    group.bench_function("write", |b| b.iter(|| black_box(pmx::write(black_box(&model), &Default::default()))));
+    group.bench_function("read", |b| {
+        b.iter(|| black_box(pmx::read(black_box(&bytes), &LoadOptions::default())))
+    });
+    group.bench_function("write", |b| {
+        b.iter(|| black_box(pmx::write(black_box(&model), &Default::default())))
+    });
     group.finish();
 }
 

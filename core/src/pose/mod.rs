@@ -7,8 +7,11 @@
 //! per-frame work allocates nothing.
 //!
 //! Frame order (spec: □変形パラメータの適用順序 and ■グループモーフや他のフリップモーフとの共存):
-//! 1. every bone back to rest; 2. morphs (flips first, then the others; bone morphs set the
-//! bones' morph amounts); 3. bones in deform order, IK at each IK bone's place; 4. skinning.
+//!
+//! 1. every bone back to rest;
+//! 2. morphs (flips first, then the others; bone morphs set the bones' morph amounts);
+//! 3. bones in deform order, IK at each IK bone's place;
+//! 4. skinning.
 
 pub mod bone;
 pub mod morph;

@@ -405,8 +405,8 @@ impl Context<'_> {
                     } else {
                         weights[k]
                     };
-                    real = real + r * w;
-                    dual = dual + d * w;
+                    real += r * w;
+                    dual += d * w;
                 }
                 let length = real.length();
                 if length <= f32::EPSILON {
