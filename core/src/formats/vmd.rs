@@ -134,7 +134,7 @@ pub struct MorphKey {
     pub weight: f32,
 }
 
-/// All keys of one bone name, sorted by frame (one key per frame: the last one read wins).
+/// All keys of one bone name, sorted by frame.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoneTrack {
     pub name: SjisName,
@@ -292,21 +292,19 @@ pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<Motion, ReadError> {
     }
 
     for track in &mut motion.bone_tracks {
-        sort_dedup(&mut track.keys, |k| k.frame);
+        sort_by_frame(&mut track.keys, |k| k.frame);
     }
     for track in &mut motion.morph_tracks {
-        sort_dedup(&mut track.keys, |k| k.frame);
+        sort_by_frame(&mut track.keys, |k| k.frame);
     }
-    sort_dedup(&mut motion.ik_keys, |k| k.frame);
+    sort_by_frame(&mut motion.ik_keys, |k| k.frame);
     Ok(motion)
 }
 
-/// Sorts keys by frame, keeping only the last key read for each frame.
-fn sort_dedup<T>(keys: &mut Vec<T>, frame: impl Fn(&T) -> u32) {
-    keys.reverse();
-    // Stable: among equal frames the last read comes first, and dedup keeps the first.
+/// Sorts keys by frame, stably: keys on the same frame keep their file order (names cut to the
+/// same 15 bytes share a track, as they do in MMD) and sampling uses the last of them.
+fn sort_by_frame<T>(keys: &mut [T], frame: impl Fn(&T) -> u32) {
     keys.sort_by_key(|k| frame(k));
-    keys.dedup_by_key(|k| frame(k));
 }
 
 struct Reader<'a> {
@@ -563,6 +561,11 @@ mod tests {
 
     /// A VMD built in code: one bone track of two keys, one morph track of two keys.
     fn sample_file(interpolation: [u8; 4]) -> Vec<u8> {
+        let name = super::super::cp932::encode("センター").unwrap_or_default();
+        sample_file_named(&name, interpolation)
+    }
+
+    fn sample_file_named(name: &[u8], interpolation: [u8; 4]) -> Vec<u8> {
         let mut out = Vec::new();
         let field = |bytes: &[u8], len: usize, out: &mut Vec<u8>| {
             let mut f = vec![0u8; len];
@@ -572,9 +575,8 @@ mod tests {
         field(SIGNATURE, 30, &mut out);
         field(b"model", 20, &mut out);
         out.extend_from_slice(&2u32.to_le_bytes());
-        let name = super::super::cp932::encode("センター").unwrap_or_default();
         for (frame, x, angle) in [(0u32, 0.0f32, 0.0f32), (10, 10.0, 90.0)] {
-            field(&name, NAME_LEN, &mut out);
+            field(&name[..name.len().min(NAME_LEN)], NAME_LEN, &mut out);
             out.extend_from_slice(&frame.to_le_bytes());
             for v in [x, 0.0, 0.0] {
                 out.extend_from_slice(&v.to_le_bytes());
@@ -731,5 +733,44 @@ mod tests {
             ("ik_keys", Some(0), "count")
         );
         assert_eq!(location.offset, bytes.len() + 16 + 5);
+    }
+
+    #[test]
+    fn a_bone_name_cut_mid_character_binds() {
+        // 9 full-width characters are 18 bytes; MMD keeps 15: 7 characters and a lead byte.
+        let full = super::super::cp932::encode("左腕捩れ補助ボーン").unwrap_or_default();
+        let bytes = sample_file_named(&full, [20, 20, 107, 107]);
+        let Ok(motion) = read(&bytes, &LoadOptions::default()) else {
+            panic!("read failed");
+        };
+        let name = &motion.bone_tracks[0].name;
+        assert!(name.cut);
+        assert_eq!(name.text, "左腕捩れ補助ボ");
+        let mut model = model();
+        model.bones.insert(
+            0,
+            crate::model::Bone {
+                name_ja: "左腕捩れ補助".into(),
+                ..crate::model::Bone::default()
+            },
+        );
+        model.bones.push(crate::model::Bone {
+            name_ja: "左腕捩れ補助ボーン".into(),
+            ..crate::model::Bone::default()
+        });
+        let binding = motion.bind(&model);
+        assert_eq!(binding.bones, [(BoneIdx::new(2), 0)]);
+        // Without the bytes (a model name Shift-JIS cannot hold), the decoded prefix still finds
+        // it.
+        let matcher = NameMatcher::new(
+            ["左腕捩れ補助ボーン🦴", "左腕捩れ補助ボーン"].map(std::borrow::Cow::Borrowed),
+            NAME_LEN,
+        );
+        assert_eq!(matcher.find(name), Some(1), "raw bytes first");
+        let matcher = NameMatcher::new(
+            ["左腕捩れ補助ボーン🦴"].map(std::borrow::Cow::Borrowed),
+            NAME_LEN,
+        );
+        assert_eq!(matcher.find(name), Some(0), "then the decoded prefix");
     }
 }
