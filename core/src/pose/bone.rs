@@ -85,6 +85,9 @@ pub fn scale_rotation(rotation: Quat, ratio: f32) -> Quat {
     Quat::from_axis_angle(axis / sin_half, 2.0 * half_angle * ratio)
 }
 
+/// The IK target is on its goal when nearer than this (model units; a model is about 20 tall).
+const REACHED: f32 = 1e-5;
+
 #[derive(Debug, Clone, Copy)]
 struct Append {
     parent: usize,
@@ -466,10 +469,15 @@ impl Skeleton {
                 _ => 0.0,
             };
         }
-        for iteration in 0..solver.loop_count {
+        'iterations: for iteration in 0..solver.loop_count {
             for (k, link) in solver.links.iter().enumerate() {
                 if link.bone == solver.target {
                     continue;
+                }
+                // Already there (a model at rest): stop, so limits do not bend what needs no
+                // bending.
+                if self.global[solver.target].translation.distance(goal) < REACHED {
+                    break 'iterations;
                 }
                 self.rotate_link(&solver, k, link, goal, iteration == 0);
                 self.update_chain(&solver.chain);
