@@ -2,6 +2,7 @@
 
 mod convert;
 mod info;
+mod pose;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -40,6 +41,8 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Convert a model; the output format follows OUT's extension (.pmx, .pmd, .json).
     Convert(convert::ConvertArgs),
+    /// Write a model with a pose (VPD, a VMD frame) and morphs applied as its new rest shape.
+    Pose(pose::PoseArgs),
 }
 
 /// Runs a subcommand and turns its outcome into the process exit code.
@@ -47,6 +50,7 @@ pub fn run(command: Command) -> ExitCode {
     let result = match command {
         Command::Info(args) => info::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Pose(args) => pose::run(&args),
     };
     match result {
         Ok(code) => code,

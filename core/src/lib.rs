@@ -4,6 +4,7 @@
 pub mod formats;
 pub mod generate;
 pub mod model;
+pub mod pose;
 pub(crate) mod serde_f32;
 
 pub use formats::{FileFormat, LoadOptions, SaveOptions};
