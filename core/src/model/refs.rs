@@ -1274,7 +1274,10 @@ fn run_finder<const KIND: u8>(
     model: &Model,
     removed: &[bool],
     max_sites: usize,
-) -> (std::collections::BTreeMap<&'static str, usize>, Vec<ClearedRef>) {
+) -> (
+    std::collections::BTreeMap<&'static str, usize>,
+    Vec<ClearedRef>,
+) {
     let mut finder = Finder::<KIND> {
         removed,
         max_sites,
@@ -1294,7 +1297,10 @@ pub(crate) fn refs_into(
     kind: RefKind,
     removed: &[bool],
     max_sites: usize,
-) -> (std::collections::BTreeMap<&'static str, usize>, Vec<ClearedRef>) {
+) -> (
+    std::collections::BTreeMap<&'static str, usize>,
+    Vec<ClearedRef>,
+) {
     match kind {
         RefKind::Vertex => run_finder::<{ code::VERTEX }>(model, removed, max_sites),
         RefKind::Texture => run_finder::<{ code::TEXTURE }>(model, removed, max_sites),
