@@ -325,7 +325,7 @@ pub struct EditReport {
     /// References set to `None` because the element they pointed at was deleted, by field
     /// ("vertex weights": 120).
     pub cleared: BTreeMap<String, usize>,
-    /// Where the first cleared references were, with the index they held.
+    /// Where cleared references were (the first few of each field), with the index they held.
     pub cleared_examples: Vec<String>,
     /// Elements removed along with the deleted ones ("faces": 12, "morph offsets": 3).
     pub removed_with: BTreeMap<String, usize>,

@@ -1213,12 +1213,16 @@ impl<const KIND: u8> Finder<'_, KIND> {
         {
             return;
         }
-        *self.counts.entry(site.field_name()).or_default() += 1;
-        if self.sites.len() < self.max_sites {
+        let count = self.counts.entry(site.field_name()).or_default();
+        *count += 1;
+        // A few places of each field, so that rare fields show next to common ones.
+        if *count <= SITES_PER_FIELD && self.sites.len() < self.max_sites {
             self.sites.push(ClearedRef { site, index });
         }
     }
 }
+
+const SITES_PER_FIELD: usize = 3;
 
 fn kind_code(kind: RefKind) -> u8 {
     match kind {
@@ -1289,7 +1293,7 @@ fn run_finder<const KIND: u8>(
 }
 
 /// The references of one kind that point at elements `removed` marks, by field, with the
-/// places of the first `max_sites` (read-only), so that a deletion can state what it will clear
+/// places of the first few of each field, `max_sites` at most (read-only), so that a deletion can state what it will clear
 /// before it runs. References held by removed elements of the same kind are not counted: they
 /// go away with their element.
 pub(crate) fn refs_into(
