@@ -1,7 +1,7 @@
 //! The undo history of a document: an `undo::Record` of edits, with labels, the saved point and
 //! a step limit.
 
-use super::{Edit, Touched};
+use super::{Edit, EditError, EditOp, Touched, ops_to_edit};
 use crate::model::Model;
 
 /// Identifies one gesture (a drag, a slider move): field edits of the same gesture merge.
@@ -45,6 +45,13 @@ impl History {
     /// field edits of the same gesture). Returns what changed.
     pub fn apply(&mut self, model: &mut Model, edit: Edit) -> Touched {
         self.record.edit(model, edit)
+    }
+
+    /// Builds `ops` into one step (see [`ops_to_edit`]) and applies it: how validators' repairs
+    /// and plugins' changes are committed. On error nothing changes.
+    pub fn apply_ops(&mut self, model: &mut Model, ops: &[EditOp]) -> Result<Touched, EditError> {
+        let edit = ops_to_edit(model, ops)?;
+        Ok(self.apply(model, edit))
     }
 
     /// Undoes the last step, if any.

@@ -470,6 +470,18 @@ fn ops_build_one_step() {
     assert_eq!(edited.faces.len(), original.faces.len() + 1);
     assert_eq!(edited.info.comment_en.as_str(), "x");
 
+    let mut history = History::new();
+    let fix = ops(
+        json!([{"op": "set", "kind": "bone", "indices": [0], "field": "ik.links.0.bone", "value": 1}]),
+    );
+    let touched = history.apply_ops(&mut model, &fix).unwrap();
+    assert_eq!(
+        touched.ranges(EditTarget::Bone).collect::<Vec<_>>(),
+        vec![0..1]
+    );
+    assert_eq!(history.undo_label(), Some("Set ik.links.0.bone of bone 0"));
+    history.undo(&mut model);
+
     // A failing step names itself and leaves the model unchanged.
     let bad = ops(json!([
         {"op": "delete", "kind": "bone", "indices": [1]},
