@@ -7,6 +7,9 @@
 //! Goals (issue 3): set one field on 1,000 vertices < 1 ms apply and undo; delete 10 bones with
 //! remapping < 50 ms; delete 10% of the vertices < 300 ms; undo each.
 
+// Test and benchmark code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use pmx_core::edit::{Edit, EditTarget, History};
 use pmx_core::generate::{LargeModelSpec, Rng, large_model};
@@ -117,12 +120,24 @@ fn edit_benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("edit_1m_vertices");
     group.bench_function("set_1000_vertices/build", |b| {
         b.iter(|| {
-            Edit::set_each(&model, EditTarget::Vertex, &indices, "position", moved.clone())
-                .expect("set builds")
+            Edit::set_each(
+                &model,
+                EditTarget::Vertex,
+                &indices,
+                "position",
+                moved.clone(),
+            )
+            .expect("set builds")
         })
     });
-    let mut edit = Edit::set_each(&model, EditTarget::Vertex, &indices, "position", moved.clone())
-        .expect("set builds");
+    let mut edit = Edit::set_each(
+        &model,
+        EditTarget::Vertex,
+        &indices,
+        "position",
+        moved.clone(),
+    )
+    .expect("set builds");
     group.bench_function("set_1000_vertices/apply", |b| {
         b.iter_custom(|n| time_apply(&mut model, &mut edit, n))
     });
