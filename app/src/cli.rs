@@ -1,6 +1,7 @@
 //! The command line: `pmx-studio [FILE]` opens the editor; subcommands work on files.
 
 mod convert;
+mod edit;
 mod info;
 
 use clap::{Parser, Subcommand};
@@ -40,6 +41,8 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Convert a model; the output format follows OUT's extension (.pmx, .json).
     Convert(convert::ConvertArgs),
+    /// Apply an edit script (JSON) as one undo step and write the result.
+    Edit(edit::EditArgs),
 }
 
 /// Runs a subcommand and turns its outcome into the process exit code.
@@ -47,6 +50,7 @@ pub fn run(command: Command) -> ExitCode {
     let result = match command {
         Command::Info(args) => info::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Edit(args) => edit::run(&args),
     };
     match result {
         Ok(code) => code,
