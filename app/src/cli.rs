@@ -39,7 +39,7 @@ pub struct WindowArgs {
 pub enum Command {
     /// Print a model's format, version, encoding, index sizes and element counts.
     Info(info::InfoArgs),
-    /// Convert a model; the output format follows OUT's extension (.pmx, .json).
+    /// Convert a model; the output format follows OUT's extension (.pmx, .pmd, .json).
     Convert(convert::ConvertArgs),
     /// Apply an edit script (JSON) as one undo step and write the result.
     Edit(edit::EditArgs),
