@@ -1,8 +1,10 @@
 //! The command line: `pmx-studio [FILE]` opens the editor; subcommands work on files.
 
+mod check;
 mod convert;
 mod edit;
 mod info;
+mod repair;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -43,6 +45,10 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// Apply an edit script (JSON) as one undo step and write the result.
     Edit(edit::EditArgs),
+    /// Check a model: errors, warnings and info with paths (exit 1 on errors, 2 if unreadable).
+    Check(check::CheckArgs),
+    /// Apply every automatic fix and write the result (exit 1 if errors remain).
+    Repair(repair::RepairArgs),
 }
 
 /// Runs a subcommand and turns its outcome into the process exit code.
@@ -51,6 +57,8 @@ pub fn run(command: Command) -> ExitCode {
         Command::Info(args) => info::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Edit(args) => edit::run(&args),
+        Command::Check(args) => check::run(&args),
+        Command::Repair(args) => repair::run(&args),
     };
     match result {
         Ok(code) => code,

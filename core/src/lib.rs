@@ -6,6 +6,7 @@ pub mod formats;
 pub mod generate;
 pub mod model;
 pub(crate) mod serde_f32;
+pub mod validate;
 
 pub use formats::{FileFormat, LoadOptions, SaveOptions};
 pub use model::Model;
