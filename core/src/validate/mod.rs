@@ -23,6 +23,9 @@ mod target;
 mod util;
 mod version;
 
+#[cfg(test)]
+mod tests;
+
 pub use repair::{AppliedFix, RepairOptions, RepairReport, repair};
 pub use target::{VMD_NAME_BYTES, mmd_name_bytes, shift_jis_bytes};
 

@@ -10,6 +10,9 @@ use crate::edit::EditTarget;
 use crate::model::*;
 use std::collections::{HashMap, HashSet};
 
+/// The Japanese and English names of the elements of one kind.
+type Names<'a> = Vec<(&'a Text, &'a Text)>;
+
 #[derive(Debug)]
 pub(crate) struct NameRule;
 
@@ -31,7 +34,7 @@ impl Rule for NameRule {
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Issue>) {
         let model = cx.model;
-        let kinds: [(ElementKind, Vec<(&Text, &Text)>, bool); 7] = [
+        let kinds: [(ElementKind, Names<'_>, bool); 7] = [
             (
                 ElementKind::Bone,
                 model
