@@ -7,7 +7,8 @@
 //! Goals (issue 3): set one field on 1,000 vertices < 1 ms apply and undo; delete 10 bones with
 //! remapping < 50 ms; delete 10% of the vertices < 300 ms; undo each.
 
-#![allow(clippy::expect_used)]
+// Test and benchmark code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pmx_core::edit::{Edit, EditTarget, History};
