@@ -217,7 +217,7 @@ impl PoseEvaluator {
         self.skinner.positions()
     }
 
-    /// Deformed vertex normals.
+    /// Deformed vertex normals (not renormalised: see [`Skinner::normals`]).
     #[must_use]
     pub fn normals(&self) -> &[Vec3] {
         self.skinner.normals()

@@ -568,9 +568,13 @@ fn every_morph_kind_at_exact_values() {
     assert_vec3(positions[0], [1.6, 0.0, 2.0], EPS, "vertex 0");
     assert_vec3(positions[1], [1.0, 3.2, 0.0], EPS, "vertex 1");
     assert_vec3(positions[2], [2.0, 0.0, 0.0], EPS, "vertex 2");
-    let mut moved = evaluator.morphs.moved_vertices().to_vec();
-    moved.sort_unstable();
+    let mut moved = Vec::new();
+    evaluator.morphs.moved_vertices(&model, &mut moved);
     assert_eq!(moved, [0, 1]);
+    assert_eq!(
+        evaluator.morphs.positions().get(0),
+        Some(Vec3::new(1.6, 0.0, 2.0))
+    );
     // UV: only x, y of the offset, × 0.5.
     assert!(evaluator.uvs()[0].abs_diff_eq(Vec2::new(0.6, 0.7), EPS));
     assert!(evaluator.uvs()[1].abs_diff_eq(Vec2::new(0.5, 0.5), EPS));
@@ -805,7 +809,15 @@ fn sdef_and_bdef2_at_0_and_90_degrees() {
     );
     let n = std::f32::consts::FRAC_1_SQRT_2;
     assert_vec3(evaluator.normals()[0], [-n, n, 0.0], EPS, "SDEF normal");
-    assert_vec3(evaluator.normals()[1], [-n, n, 0.0], EPS, "BDEF2 normal");
+    // The blend of (0,1,0) and (-1,0,0) is (-0.5, 0.5, 0), unit on request.
+    assert_vec3(
+        evaluator.normals()[1],
+        [-0.5, 0.5, 0.0],
+        EPS,
+        "BDEF2 normal",
+    );
+    let unit = evaluator.skinner.unit_normal(1).unwrap_or_default();
+    assert_vec3(unit, [-n, n, 0.0], EPS, "BDEF2 unit normal");
 }
 
 /// A ring of 8 vertices of radius 1 at x = 1, half on bone 0 and half on bone 1 (at x = 1),
