@@ -369,6 +369,53 @@ fn leg_ik_stretches_towards_an_unreachable_target() {
 }
 
 #[test]
+fn a_hinge_about_y_bends_past_90_degrees() {
+    // Shoulder (0,0,0) → elbow (1,0,0) → wrist (2,0,0), the elbow turns about y only. A goal
+    // 1 from the shoulder needs the elbow bent 120° (two unit bones, inner angle 60°).
+    let mut ik = bone("arm IK", [2.0, 0.0, 0.0], None);
+    ik.flags |= BoneFlags::IK;
+    ik.ik = Ik {
+        target: Some(BoneIdx::new(2)),
+        loop_count: 255,
+        limit_angle: 1.0,
+        links: vec![
+            IkLink {
+                bone: Some(BoneIdx::new(1)),
+                limits: Some(AngleLimits {
+                    lower: [0.0, 0.01, 0.0].into(),
+                    upper: [0.0, PI, 0.0].into(),
+                }),
+            },
+            IkLink {
+                bone: Some(BoneIdx::new(0)),
+                limits: None,
+            },
+        ],
+    };
+    let model = model_with_bones(vec![
+        bone("shoulder", [0.0; 3], None),
+        bone("elbow", [1.0, 0.0, 0.0], Some(0)),
+        bone("wrist", [2.0, 0.0, 0.0], Some(1)),
+        ik,
+    ]);
+    let mut pose = Pose::new(&model);
+    pose.set_bone(BoneIdx::new(3), Quat::IDENTITY, Vec3::new(-2.0, 0.0, 1.0));
+    let evaluator = evaluate_bones(&model, &pose);
+    assert_vec3(position_of(&evaluator, 2), [0.0, 0.0, 1.0], 1e-4, "wrist");
+    let elbow = evaluator
+        .skeleton
+        .local(BoneIdx::new(1))
+        .map(|l| l.rotation)
+        .unwrap_or_default();
+    assert_quat(
+        elbow,
+        Quat::from_rotation_y(120f32.to_radians()),
+        1e-4,
+        "elbow",
+    );
+}
+
+#[test]
 fn ik_off_leaves_the_leg_straight() {
     let model = leg_model();
     let mut pose = Pose::new(&model);
