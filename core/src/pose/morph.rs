@@ -470,7 +470,14 @@ impl MorphEvaluator {
 
     /// Evaluates every morph at `input` values (one per morph, as the user or a motion set
     /// them). Bone morph amounts go to `skeleton`, which must have been reset.
+    /// Does nothing for a model other than the one it was built for (a different morph or
+    /// vertex count).
     pub fn evaluate(&mut self, model: &Model, input: &[f32], skeleton: &mut Skeleton) {
+        if model.morphs.len() != self.values.len()
+            || model.vertices.len() != self.rest_positions.len()
+        {
+            return;
+        }
         for (value, &given) in self.values.iter_mut().zip(input) {
             *value = given;
         }
