@@ -1,8 +1,11 @@
 //! The command line: `pmx-studio [FILE]` opens the editor; subcommands work on files.
 
+mod check;
 mod convert;
+mod edit;
 mod info;
 mod pose;
+mod repair;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -39,10 +42,16 @@ pub struct WindowArgs {
 pub enum Command {
     /// Print a model's format, version, encoding, index sizes and element counts.
     Info(info::InfoArgs),
-    /// Convert a model; the output format follows OUT's extension (.pmx, .json).
+    /// Convert a model; the output format follows OUT's extension (.pmx, .pmd, .json).
     Convert(convert::ConvertArgs),
+    /// Apply an edit script (JSON) as one undo step and write the result.
+    Edit(edit::EditArgs),
     /// Write a model with a pose (VPD, a VMD frame) and morphs applied as its new rest shape.
     Pose(pose::PoseArgs),
+    /// Check a model: errors, warnings and info with paths (exit 1 on errors, 2 if unreadable).
+    Check(check::CheckArgs),
+    /// Apply every automatic fix and write the result (exit 1 if errors remain).
+    Repair(repair::RepairArgs),
 }
 
 /// Runs a subcommand and turns its outcome into the process exit code.
@@ -50,7 +59,10 @@ pub fn run(command: Command) -> ExitCode {
     let result = match command {
         Command::Info(args) => info::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Edit(args) => edit::run(&args),
         Command::Pose(args) => pose::run(&args),
+        Command::Check(args) => check::run(&args),
+        Command::Repair(args) => repair::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -120,14 +120,14 @@ impl EditorApp {
     }
 
     fn poll_loading(&mut self) {
-        if let Document::Loading { path, result } = &self.document {
-            if let Ok(result) = result.try_recv() {
-                let path = path.clone();
-                self.document = match result {
-                    Ok(loaded) => Document::Open { path, loaded },
-                    Err(message) => Document::Failed { path, message },
-                };
-            }
+        if let Document::Loading { path, result } = &self.document
+            && let Ok(result) = result.try_recv()
+        {
+            let path = path.clone();
+            self.document = match result {
+                Ok(loaded) => Document::Open { path, loaded },
+                Err(message) => Document::Failed { path, message },
+            };
         }
     }
 
@@ -148,10 +148,10 @@ impl EditorApp {
             return;
         };
         if let Some(result) = state.done.lock().ok().and_then(|mut done| done.take()) {
-            if let Err(message) = result {
-                if let Ok(mut failure) = self.failure.lock() {
-                    *failure = Some(message);
-                }
+            if let Err(message) = result
+                && let Ok(mut failure) = self.failure.lock()
+            {
+                *failure = Some(message);
             }
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             return;

@@ -1,5 +1,8 @@
 //! The command line as scripts use it: `info --json` shapes and counts, `convert` bytes and exit codes.
 
+// Test code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -169,7 +172,7 @@ fn convert_keeps_bytes_and_round_trips_through_json() {
         let pmx = out.path().join("model.pmx");
         // The QDEF-in-2.0 file needs the explicit allowance; without it convert must refuse.
         let needs_allowance = path.to_string_lossy().contains("qdef_in_v20");
-        let mut convert = |input: &Path, output: &Path, allow: bool| {
+        let convert = |input: &Path, output: &Path, allow: bool| {
             let mut command = pmx_studio();
             command.arg("convert").arg(input).arg(output).args([
                 "--index-sizes",

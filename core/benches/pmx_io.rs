@@ -3,6 +3,9 @@
 //!
 //! `cargo bench -p pmx_core --bench pmx_io`
 
+// A benchmark on generated data: a failure here is a bug to see at once, not input to handle.
+#![allow(clippy::expect_used)]
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use pmx_core::LoadOptions;
 use pmx_core::formats::{json, pmx};

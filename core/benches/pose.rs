@@ -1,3 +1,5 @@
+// Test and benchmark code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
 //! One frame of the pose engine on the generated 1,000,000-vertex model (800 bones with IK and
 //! append, 300 morphs of every kind): morphs, bones, skinning, and the parts apart. Also counts
 //! the heap allocations of a frame (the goal is none).

@@ -1,5 +1,8 @@
 //! Dependency rules from ARCHITECTURE.md: `core` never depends on GUI crates.
 
+// Test code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use std::process::Command;
 
 const GUI_CRATES: [&str; 7] = [

@@ -1,5 +1,8 @@
 //! Every PMX file of the shared corpus reads, writes back byte for byte, and survives JSON.
 
+// Test code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use pmx_core::LoadOptions;
 use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
 use pmx_core::formats::{json, pmx};

@@ -1,6 +1,9 @@
 //! Bad input: every error names section, element, field and byte offset; nothing panics; a
 //! huge declared count fails before any large allocation.
 
+// Test code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use pmx_core::LoadOptions;
 use pmx_core::formats::ReadError;
 use pmx_core::formats::pmx::{self, PmxSaveOptions};

@@ -1,5 +1,8 @@
 //! Round trips built in code over version × encoding × index sizes at every boundary.
 
+// Test code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use pmx_core::LoadOptions;
 use pmx_core::formats::pmx::{self, IndexSizeMode, PmxSaveOptions};
 use pmx_core::generate::feature_model;

@@ -1,6 +1,9 @@
 //! `resources/sample/sample.pmx` (what the README opens) is exactly what the generator makes.
 //! Run with `PMX_STUDIO_BLESS=1` to write it again after changing the generator.
 
+// Test code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use pmx_core::LoadOptions;
 use pmx_core::formats::pmx::{self, PmxSaveOptions};
 use pmx_core::generate::sample_model;

@@ -3,6 +3,7 @@
 pub mod cp932;
 pub mod error;
 pub mod json;
+pub mod pmd;
 pub mod pmx;
 pub mod vmd;
 pub mod vpd;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 pub enum FileFormat {
     Pmx,
     Json,
+    Pmd,
 }
 
 impl FileFormat {
@@ -29,6 +31,7 @@ impl FileFormat {
         match self {
             FileFormat::Pmx => "pmx",
             FileFormat::Json => "json",
+            FileFormat::Pmd => "pmd",
         }
     }
 
@@ -39,6 +42,7 @@ impl FileFormat {
         match extension.as_str() {
             "pmx" => Some(FileFormat::Pmx),
             "json" => Some(FileFormat::Json),
+            "pmd" => Some(FileFormat::Pmd),
             _ => None,
         }
     }
@@ -48,6 +52,9 @@ impl FileFormat {
     pub fn detect(path: &Path, bytes: &[u8]) -> Option<Self> {
         if bytes.starts_with(pmx::MAGIC) || bytes.starts_with(b"Pmx ") {
             return Some(FileFormat::Pmx);
+        }
+        if bytes.starts_with(pmd::MAGIC) {
+            return Some(FileFormat::Pmd);
         }
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first == Some(&b'{') {
@@ -66,10 +73,16 @@ pub enum FileError {
         source: std::io::Error,
     },
     #[error("{path}: {source}")]
-    Read { path: PathBuf, source: ReadError },
+    Read {
+        path: PathBuf,
+        source: Box<ReadError>,
+    },
     #[error("{path}: {source}")]
-    Write { path: PathBuf, source: WriteError },
-    #[error("{path}: unknown file format (expected .pmx or .json)")]
+    Write {
+        path: PathBuf,
+        source: Box<WriteError>,
+    },
+    #[error("{path}: unknown file format (expected .pmx, .pmd or .json)")]
     UnknownFormat { path: PathBuf },
 }
 
@@ -90,6 +103,7 @@ pub fn read_bytes(
     match format {
         FileFormat::Pmx => pmx::read(bytes, options),
         FileFormat::Json => json::read(bytes),
+        FileFormat::Pmd => pmd::read(bytes, options),
     }
 }
 
@@ -105,7 +119,7 @@ pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError
     let (model, report) =
         read_bytes(&bytes, format, options).map_err(|source| FileError::Read {
             path: path.to_owned(),
-            source,
+            source: Box::new(source),
         })?;
     Ok(Loaded {
         model,
@@ -129,6 +143,10 @@ pub fn write_bytes(
     match format {
         FileFormat::Pmx => pmx::write(model, &options.pmx),
         FileFormat::Json => json::write(model).map(|bytes| (bytes, SaveReport::default())),
+        FileFormat::Pmd => pmd::write(model).map(|(bytes, report)| {
+            let warnings = report.losses.iter().map(ToString::to_string).collect();
+            (bytes, SaveReport { warnings })
+        }),
     }
 }
 
@@ -144,7 +162,7 @@ pub fn save_path(
     let (bytes, report) =
         write_bytes(model, format, options).map_err(|source| FileError::Write {
             path: path.to_owned(),
-            source,
+            source: Box::new(source),
         })?;
     write_atomic(path, &bytes).map_err(|source| FileError::Io {
         path: path.to_owned(),

@@ -149,7 +149,7 @@ pub fn large_model(spec: &LargeModelSpec) -> Model {
                         IkLink {
                             bone: Some(BoneIdx::new(i - 2)),
                             limits: Some(AngleLimits {
-                                lower: Vec3::new(-3.14, 0.0, 0.0),
+                                lower: Vec3::new(-std::f32::consts::PI, 0.0, 0.0),
                                 upper: Vec3::new(-0.01, 0.0, 0.0),
                             }),
                         },
@@ -641,10 +641,10 @@ fn fix_dangling(model: &mut Model) {
     let bodies = model.rigid_bodies.len();
     let vertices = model.vertices.len();
     let clamp_bone = |b: &mut Option<BoneIdx>| {
-        if let Some(i) = b {
-            if i.get() >= bones {
-                *b = Some(BoneIdx::new(i.get() % bones));
-            }
+        if let Some(i) = b
+            && i.get() >= bones
+        {
+            *b = Some(BoneIdx::new(i.get() % bones));
         }
     };
     for vertex in &mut model.vertices {

@@ -60,7 +60,7 @@ impl Text {
                 },
             },
             TextEncoding::Utf16 => {
-                if bytes.len() % 2 != 0 {
+                if !bytes.len().is_multiple_of(2) {
                     return Text::Undecodable {
                         encoding,
                         raw: bytes.to_vec(),
