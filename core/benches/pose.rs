@@ -1,3 +1,134 @@
 // Test and benchmark code: a failed expectation is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
-fn main() {}
+//! One frame of the pose engine on the generated 1,000,000-vertex model (800 bones with IK and
+//! append, 300 morphs of every kind): morphs, bones, skinning, and the parts apart. Also counts
+//! the heap allocations of a frame (the goal is none).
+//!
+//! `cargo bench -p pmx_core --bench pose`
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use glam::{Quat, Vec3};
+use pmx_core::generate::{LargeModelSpec, large_model};
+use pmx_core::model::Model;
+use pmx_core::pose::{Pose, PoseEvaluator};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Counts allocations, so the benchmark can show that a frame makes none.
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwards the caller's layout to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as `GlobalAlloc::realloc`, forwarded.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// A pose that moves every bone (IK bones by translation, so every IK solves) and sets every
+/// morph, different for each `frame` so nothing is the same as the frame before.
+fn animate(model: &Model, pose: &mut Pose, frame: u32) {
+    let t = frame as f32 * 0.01;
+    for (i, (bone, slot)) in model.bones.iter().zip(&mut pose.bones).enumerate() {
+        let phase = t + i as f32 * 0.1;
+        slot.rotation = Quat::from_euler(
+            glam::EulerRot::YXZ,
+            phase.sin() * 0.3,
+            phase.cos() * 0.2,
+            0.1,
+        );
+        slot.translation = if bone.is_ik() {
+            Vec3::new(phase.sin(), 0.5 + phase.cos(), 0.3)
+        } else {
+            Vec3::ZERO
+        };
+    }
+    for (i, value) in pose.morphs.iter_mut().enumerate() {
+        *value = 0.5 + 0.5 * (t + i as f32).sin();
+    }
+}
+
+fn pose_frame(c: &mut Criterion) {
+    let model = large_model(&LargeModelSpec::million());
+    let num_ik = model.bones.iter().filter(|b| b.is_ik()).count();
+    let num_append = model.bones.iter().filter(|b| b.has_append()).count();
+    println!(
+        "model: {} vertices, {} bones ({num_ik} IK, {num_append} append), {} morphs",
+        model.vertices.len(),
+        model.bones.len(),
+        model.morphs.len()
+    );
+    let mut pose = Pose::new(&model);
+    let mut evaluator = PoseEvaluator::new(&model);
+    animate(&model, &mut pose, 0);
+    if let Err(error) = evaluator.evaluate(&model, &pose) {
+        panic!("{error}");
+    }
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for frame in 1..=10 {
+        animate(&model, &mut pose, frame);
+        let _ = evaluator.evaluate(&model, &pose);
+    }
+    println!(
+        "heap allocations in 10 frames after the first: {}",
+        ALLOCATIONS.load(Ordering::Relaxed) - before
+    );
+
+    let mut group = c.benchmark_group("pose");
+    group.sample_size(30);
+    let mut frame = 0;
+    group.bench_function(
+        "full frame: morphs + bones (IK, append) + skinning 1M",
+        |b| {
+            b.iter(|| {
+                frame += 1;
+                animate(&model, &mut pose, frame);
+                black_box(evaluator.evaluate(&model, &pose))
+            })
+        },
+    );
+    group.bench_function("morphs + bones, no skinning", |b| {
+        b.iter(|| {
+            frame += 1;
+            animate(&model, &mut pose, frame);
+            black_box(evaluator.evaluate_bones(&model, &pose))
+        })
+    });
+    group.bench_function("skinning 1M only", |b| {
+        b.iter(|| {
+            let positions = evaluator.morphs.positions();
+            evaluator.skinner.skin_all(positions);
+            black_box(evaluator.skinner.positions().first().copied())
+        })
+    });
+    let subset: Vec<u32> = (0..model.vertices.len() as u32).step_by(100).collect();
+    group.bench_function("skinning 10,000 chosen vertices", |b| {
+        b.iter(|| {
+            let positions = evaluator.morphs.positions();
+            evaluator.skinner.update_vertices(&subset, positions);
+            black_box(evaluator.skinner.positions().first().copied())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, pose_frame);
+criterion_main!(benches);

@@ -464,7 +464,7 @@ impl Skeleton {
         for (k, link) in solver.links.iter().enumerate() {
             self.hinge_angle[k] = match link.limits {
                 Some(LinkLimits::Hinge { axis, .. }) => {
-                    euler_component(self.local[link.bone].rotation, axis)
+                    hinge_angle_of(self.local[link.bone].rotation, axis)
                 }
                 _ => 0.0,
             };
@@ -672,10 +672,18 @@ fn link_limits(lower: Vec3, upper: Vec3) -> LinkLimits {
     }
 }
 
-/// The rotation about one axis of a rotation assumed to be (mostly) about that axis.
-fn euler_component(rotation: Quat, axis: usize) -> f32 {
-    let (x, y, z) = rotation.to_euler(EulerRot::XYZ);
-    [x, y, z][axis]
+/// The angle a rotation turns about one axis (its twist about that axis): exact for a rotation
+/// about the axis, the nearest such angle otherwise. In (−π, π].
+fn hinge_angle_of(rotation: Quat, axis: usize) -> f32 {
+    let along = [rotation.x, rotation.y, rotation.z][axis];
+    let angle = 2.0 * along.atan2(rotation.w);
+    if angle > std::f32::consts::PI {
+        angle - std::f32::consts::TAU
+    } else if angle <= -std::f32::consts::PI {
+        angle + std::f32::consts::TAU
+    } else {
+        angle
+    }
 }
 
 fn children_of(parent: &[Option<usize>]) -> Vec<Vec<usize>> {

@@ -12,6 +12,13 @@
 //! 2. morphs (flips first, then the others; bone morphs set the bones' morph amounts);
 //! 3. bones in deform order, IK at each IK bone's place;
 //! 4. skinning.
+//!
+//! For big models: vertex and UV morphs only sum a weight per morph; their offsets, grouped by
+//! vertex when the evaluator is built, are added while streaming through the vertices (UVs in
+//! a parallel pass, positions inside skinning), so nothing is scattered over a million vertices
+//! and nothing needs undoing the next frame. Skinning runs in parallel chunks, each skinned
+//! weight kind by weight kind. Blended normals are not renormalised (see
+//! [`Skinner::normals`]).
 
 pub mod bone;
 pub mod morph;
@@ -217,7 +224,7 @@ impl PoseEvaluator {
         self.skinner.positions()
     }
 
-    /// Deformed vertex normals.
+    /// Deformed vertex normals (not renormalised: see [`Skinner::normals`]).
     #[must_use]
     pub fn normals(&self) -> &[Vec3] {
         self.skinner.normals()

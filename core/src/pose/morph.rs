@@ -4,57 +4,193 @@
 use super::bone::Skeleton;
 use crate::model::{
     GroupMorphOffset, ImpulseMorphOffset, Material, MaterialMorphOffset, MaterialMorphOp, Model,
-    MorphOffsets, UvMorphOffset,
+    MorphOffsets,
 };
 use glam::{Vec2, Vec3, Vec3A, Vec4};
+use rayon::prelude::*;
 
-/// A per-vertex buffer that starts as the rest values and takes morph offsets, remembering
-/// which vertices it changed so the next frame restores only those.
+/// Vertices per parallel task when UV morphs are applied.
+const UV_CHUNK: usize = 64 * 1024;
+
+/// A UV channel (the UV or an additional UV) with the UV morph offsets grouped by vertex: each
+/// frame the vertices some UV morph can change are recomputed as rest + Σ offset × weight, in
+/// vertex order and in parallel, so there is nothing to undo from the frame before and no
+/// scattered writes over a big model.
 #[derive(Debug, Clone)]
-pub(crate) struct Tracked<T> {
+pub(crate) struct UvChannel<T> {
     rest: Vec<T>,
     current: Vec<T>,
-    touched: Vec<u32>,
-    is_touched: Vec<bool>,
+    /// The vertices with offsets, ascending.
+    vertices: Vec<u32>,
+    /// Offsets of `vertices[i]` are `rows[i]..rows[i + 1]`.
+    rows: Vec<u32>,
+    morph: Vec<u32>,
+    offset: Vec<T>,
 }
 
-impl<T: Copy + std::ops::AddAssign> Tracked<T> {
-    fn new(rest: Vec<T>, max_touched: usize) -> Self {
-        let count = rest.len();
+impl<T> UvChannel<T>
+where
+    T: Copy + Send + Sync + std::ops::Add<Output = T> + std::ops::Mul<f32, Output = T>,
+{
+    /// `entries`: (vertex, morph, offset) in morph order; vertices past the end are dropped.
+    fn new(rest: Vec<T>, entries: impl Iterator<Item = (usize, usize, T)>) -> Self {
+        let mut entries: Vec<(u32, u32, T)> = entries
+            .filter(|(v, _, _)| *v < rest.len())
+            .map(|(v, m, o)| (v as u32, m as u32, o))
+            .collect();
+        // Stable: a vertex's offsets stay in morph order, so sums are the same every frame.
+        entries.sort_by_key(|&(v, _, _)| v);
+        let mut vertices = Vec::new();
+        let mut rows = Vec::new();
+        for (i, &(v, _, _)) in entries.iter().enumerate() {
+            if vertices.last() != Some(&v) {
+                vertices.push(v);
+                rows.push(i as u32);
+            }
+        }
+        rows.push(entries.len() as u32);
         Self {
             current: rest.clone(),
             rest,
-            touched: Vec::with_capacity(max_touched.min(count)),
-            is_touched: vec![false; count],
+            vertices,
+            rows,
+            morph: entries.iter().map(|e| e.1).collect(),
+            offset: entries.iter().map(|e| e.2).collect(),
         }
     }
 
-    fn restore(&mut self) {
-        for &v in &self.touched {
-            let v = v as usize;
-            self.current[v] = self.rest[v];
-            self.is_touched[v] = false;
-        }
-        self.touched.clear();
-    }
-
-    fn add(&mut self, vertex: usize, delta: T) {
-        let Some(value) = self.current.get_mut(vertex) else {
+    fn update(&mut self, weights: &[f32]) {
+        let (rest, vertices, rows, morph, offset) = (
+            &self.rest,
+            &self.vertices,
+            &self.rows,
+            &self.morph,
+            &self.offset,
+        );
+        if vertices.is_empty() {
             return;
+        }
+        self.current
+            .par_chunks_mut(UV_CHUNK)
+            .enumerate()
+            .for_each(|(chunk, out)| {
+                let base = chunk * UV_CHUNK;
+                let first = vertices.partition_point(|&v| (v as usize) < base);
+                let last = vertices.partition_point(|&v| (v as usize) < base + out.len());
+                for i in first..last {
+                    let v = vertices[i] as usize;
+                    let mut value = rest[v];
+                    for entry in rows[i] as usize..rows[i + 1] as usize {
+                        let weight = weights.get(morph[entry] as usize).copied().unwrap_or(0.0);
+                        value = value + offset[entry] * weight;
+                    }
+                    out[v - base] = value;
+                }
+            });
+    }
+}
+
+/// Vertex morph offsets grouped by vertex (compressed rows), so that skinning adds them while
+/// it streams through the vertices instead of morphs scattering writes over a big model.
+#[derive(Debug, Clone, Default)]
+pub struct VertexMorphTable {
+    /// Entries of vertex `v` are `start[v]..start[v + 1]`; empty when no morph moves vertices.
+    start: Vec<u32>,
+    morph: Vec<u32>,
+    offset: Vec<Vec3>,
+}
+
+impl VertexMorphTable {
+    fn new(model: &Model) -> Self {
+        let num_vertices = model.vertices.len();
+        let vertex_offsets = || {
+            model
+                .morphs
+                .iter()
+                .enumerate()
+                .filter_map(|(m, morph)| match &morph.offsets {
+                    MorphOffsets::Vertex(list) => Some((m, list)),
+                    _ => None,
+                })
+                .flat_map(|(m, list)| list.iter().map(move |o| (m, o)))
+                .filter(|(_, o)| o.vertex.get() < num_vertices)
         };
-        *value += delta;
-        if !self.is_touched[vertex] {
-            self.is_touched[vertex] = true;
-            self.touched.push(vertex as u32);
+        let mut counts = vec![0u32; num_vertices + 1];
+        let mut total = 0usize;
+        for (_, o) in vertex_offsets() {
+            counts[o.vertex.get() + 1] += 1;
+            total += 1;
+        }
+        if total == 0 {
+            return Self::default();
+        }
+        for v in 0..num_vertices {
+            counts[v + 1] += counts[v];
+        }
+        let start = counts;
+        let mut cursor = start.clone();
+        let mut morph = vec![0u32; total];
+        let mut offset = vec![Vec3::ZERO; total];
+        // In morph order, so every frame sums a vertex's offsets in the same order.
+        for (m, o) in vertex_offsets() {
+            let slot = &mut cursor[o.vertex.get()];
+            morph[*slot as usize] = m as u32;
+            offset[*slot as usize] = Vec3::from(o.offset);
+            *slot += 1;
+        }
+        Self {
+            start,
+            morph,
+            offset,
+        }
+    }
+}
+
+/// Rest positions with this frame's vertex morphs: what skinning deforms.
+#[derive(Debug, Clone, Copy)]
+pub struct MorphedPositions<'a> {
+    rest: &'a [Vec3],
+    table: &'a VertexMorphTable,
+    /// Total weight of each morph this frame (its value plus what groups add).
+    weights: &'a [f32],
+}
+
+impl<'a> MorphedPositions<'a> {
+    pub(crate) fn new(rest: &'a [Vec3], table: &'a VertexMorphTable, weights: &'a [f32]) -> Self {
+        Self {
+            rest,
+            table,
+            weights,
         }
     }
 
-    pub(crate) fn current(&self) -> &[T] {
-        &self.current
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.rest.len()
     }
 
-    pub(crate) fn touched(&self) -> &[u32] {
-        &self.touched
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.rest.is_empty()
+    }
+
+    /// The morphed position of vertex `v`.
+    #[must_use]
+    pub fn get(&self, v: usize) -> Option<Vec3> {
+        (v < self.rest.len()).then(|| self.at(v))
+    }
+
+    /// `v` must be below `len()`.
+    #[inline(always)]
+    pub(crate) fn at(&self, v: usize) -> Vec3 {
+        let mut position = self.rest[v];
+        if let Some(bounds) = self.table.start.get(v..v + 2) {
+            for entry in bounds[0] as usize..bounds[1] as usize {
+                let weight = self.weights[self.table.morph[entry] as usize];
+                position += self.table.offset[entry] * weight;
+            }
+        }
+        position
     }
 }
 
@@ -263,9 +399,12 @@ pub fn flip_index(count: usize, value: f32) -> Option<usize> {
 #[derive(Debug, Clone)]
 pub struct MorphEvaluator {
     values: Vec<f32>,
-    positions: Tracked<Vec3>,
-    uvs: Tracked<Vec2>,
-    additional_uvs: [Option<Tracked<Vec4>>; 4],
+    rest_positions: Vec<Vec3>,
+    vertex_table: VertexMorphTable,
+    /// Total weight each vertex and UV morph gets this frame (its value plus what groups add).
+    weights: Vec<f32>,
+    uvs: UvChannel<Vec2>,
+    additional_uvs: [Option<UvChannel<Vec4>>; 4],
     materials: Vec<MaterialMorphState>,
     impulses: Vec<RigidBodyImpulse>,
 }
@@ -273,34 +412,37 @@ pub struct MorphEvaluator {
 impl MorphEvaluator {
     #[must_use]
     pub fn new(model: &Model) -> Self {
-        let mut offsets_per_kind = [0usize; 6];
-        for morph in &model.morphs {
-            let slot = match &morph.offsets {
-                MorphOffsets::Vertex(o) => Some((0, o.len())),
-                MorphOffsets::Uv(o) => Some((1, o.len())),
-                MorphOffsets::AdditionalUv1(o) => Some((2, o.len())),
-                MorphOffsets::AdditionalUv2(o) => Some((3, o.len())),
-                MorphOffsets::AdditionalUv3(o) => Some((4, o.len())),
-                MorphOffsets::AdditionalUv4(o) => Some((5, o.len())),
-                _ => None,
-            };
-            if let Some((slot, len)) = slot {
-                offsets_per_kind[slot] += len;
-            }
-        }
         let positions = model
             .vertices
             .iter()
             .map(|v| Vec3::from(v.position))
             .collect();
-        let uvs = model.vertices.iter().map(|v| Vec2::from(v.uv)).collect();
         let num_vertices = model.vertices.len();
+        let uv_entries = |channel: usize| {
+            model
+                .morphs
+                .iter()
+                .enumerate()
+                .filter_map(move |(m, morph)| match (&morph.offsets, channel) {
+                    (MorphOffsets::Uv(list), 0)
+                    | (MorphOffsets::AdditionalUv1(list), 1)
+                    | (MorphOffsets::AdditionalUv2(list), 2)
+                    | (MorphOffsets::AdditionalUv3(list), 3)
+                    | (MorphOffsets::AdditionalUv4(list), 4) => Some((m, list)),
+                    _ => None,
+                })
+                .flat_map(|(m, list)| list.iter().map(move |o| (o.vertex.get(), m, o.offset)))
+        };
+        let uvs = UvChannel::new(
+            model.vertices.iter().map(|v| Vec2::from(v.uv)).collect(),
+            uv_entries(0).map(|(v, m, o)| (v, m, Vec2::new(o.x, o.y))),
+        );
         // The spec recommends holding all four additional UVs with (0,0,0,0) by default, so that
         // a UV morph on a channel the file does not have still does something; a channel is
         // held when the model has it or a morph changes it.
         let additional_uvs = std::array::from_fn(|channel| {
             let has_channel = channel < model.additional_uvs.len();
-            let morphed = offsets_per_kind[2 + channel] > 0;
+            let morphed = uv_entries(channel + 1).next().is_some();
             (has_channel || morphed).then(|| {
                 let rest = match model.additional_uvs.get(channel) {
                     Some(values) => (0..num_vertices)
@@ -308,13 +450,18 @@ impl MorphEvaluator {
                         .collect(),
                     None => vec![Vec4::ZERO; num_vertices],
                 };
-                Tracked::new(rest, offsets_per_kind[2 + channel])
+                UvChannel::new(
+                    rest,
+                    uv_entries(channel + 1).map(|(v, m, o)| (v, m, Vec4::from(o))),
+                )
             })
         });
         Self {
             values: vec![0.0; model.morphs.len()],
-            positions: Tracked::new(positions, offsets_per_kind[0]),
-            uvs: Tracked::new(uvs, offsets_per_kind[1]),
+            rest_positions: positions,
+            vertex_table: VertexMorphTable::new(model),
+            weights: vec![0.0; model.morphs.len()],
+            uvs,
             additional_uvs,
             materials: vec![MaterialMorphState::default(); model.materials.len()],
             impulses: vec![RigidBodyImpulse::default(); model.rigid_bodies.len()],
@@ -323,15 +470,18 @@ impl MorphEvaluator {
 
     /// Evaluates every morph at `input` values (one per morph, as the user or a motion set
     /// them). Bone morph amounts go to `skeleton`, which must have been reset.
+    /// Does nothing for a model other than the one it was built for (a different morph or
+    /// vertex count).
     pub fn evaluate(&mut self, model: &Model, input: &[f32], skeleton: &mut Skeleton) {
+        if model.morphs.len() != self.values.len()
+            || model.vertices.len() != self.rest_positions.len()
+        {
+            return;
+        }
         for (value, &given) in self.values.iter_mut().zip(input) {
             *value = given;
         }
-        self.positions.restore();
-        self.uvs.restore();
-        for channel in self.additional_uvs.iter_mut().flatten() {
-            channel.restore();
-        }
+        self.weights.fill(0.0);
         self.materials.fill(MaterialMorphState::default());
         self.impulses.fill(RigidBodyImpulse::default());
 
@@ -359,13 +509,19 @@ impl MorphEvaluator {
                 MorphOffsets::Flip(_) => {}
                 MorphOffsets::Group(members) => {
                     for member in members {
-                        if let Some(offsets) = morph_offsets(model, member) {
-                            self.apply(offsets, value * member.ratio, skeleton);
+                        if let (Some(offsets), Some(target)) =
+                            (morph_offsets(model, member), member.morph)
+                        {
+                            self.apply(target.get(), offsets, value * member.ratio, skeleton);
                         }
                     }
                 }
-                offsets => self.apply(offsets, value, skeleton),
+                offsets => self.apply(index, offsets, value, skeleton),
             }
+        }
+        self.uvs.update(&self.weights);
+        for channel in self.additional_uvs.iter_mut().flatten() {
+            channel.update(&self.weights);
         }
     }
 
@@ -380,27 +536,29 @@ impl MorphEvaluator {
         }
     }
 
-    fn apply(&mut self, offsets: &MorphOffsets, weight: f32, skeleton: &mut Skeleton) {
+    fn apply(
+        &mut self,
+        index: usize,
+        offsets: &MorphOffsets,
+        weight: f32,
+        skeleton: &mut Skeleton,
+    ) {
         if weight == 0.0 || !weight.is_finite() {
             return;
         }
         match offsets {
-            MorphOffsets::Vertex(list) => {
-                for o in list {
-                    self.positions
-                        .add(o.vertex.get(), Vec3::from(o.offset) * weight);
+            // Summed per morph here; the offsets are added vertex by vertex afterwards (UVs) or
+            // while skinning (positions).
+            MorphOffsets::Vertex(_)
+            | MorphOffsets::Uv(_)
+            | MorphOffsets::AdditionalUv1(_)
+            | MorphOffsets::AdditionalUv2(_)
+            | MorphOffsets::AdditionalUv3(_)
+            | MorphOffsets::AdditionalUv4(_) => {
+                if let Some(total) = self.weights.get_mut(index) {
+                    *total += weight;
                 }
             }
-            MorphOffsets::Uv(list) => {
-                for o in list {
-                    let offset = Vec2::new(o.offset.x, o.offset.y);
-                    self.uvs.add(o.vertex.get(), offset * weight);
-                }
-            }
-            MorphOffsets::AdditionalUv1(list) => self.add_additional_uv(0, list, weight),
-            MorphOffsets::AdditionalUv2(list) => self.add_additional_uv(1, list, weight),
-            MorphOffsets::AdditionalUv3(list) => self.add_additional_uv(2, list, weight),
-            MorphOffsets::AdditionalUv4(list) => self.add_additional_uv(3, list, weight),
             MorphOffsets::Bone(list) => {
                 for o in list {
                     if let Some(bone) = o.bone {
@@ -424,14 +582,6 @@ impl MorphEvaluator {
                 }
             }
             MorphOffsets::Group(_) | MorphOffsets::Flip(_) => {}
-        }
-    }
-
-    fn add_additional_uv(&mut self, channel: usize, list: &[UvMorphOffset], weight: f32) {
-        if let Some(Some(buffer)) = self.additional_uvs.get_mut(channel) {
-            for o in list {
-                buffer.add(o.vertex.get(), Vec4::from(o.offset) * weight);
-            }
         }
     }
 
@@ -480,25 +630,47 @@ impl MorphEvaluator {
 
     /// Vertex positions with the vertex morphs applied (before skinning).
     #[must_use]
-    pub fn positions(&self) -> &[Vec3] {
-        self.positions.current()
+    pub fn positions(&self) -> MorphedPositions<'_> {
+        MorphedPositions {
+            rest: &self.rest_positions,
+            table: &self.vertex_table,
+            weights: &self.weights,
+        }
     }
 
-    /// Vertices the vertex morphs moved this frame.
+    /// The total weight each vertex and UV morph has this frame (its value after flips plus
+    /// what groups add; 0 for other kinds).
     #[must_use]
-    pub fn moved_vertices(&self) -> &[u32] {
-        self.positions.touched()
+    pub fn offset_morph_weights(&self) -> &[f32] {
+        &self.weights
+    }
+
+    /// Collects the vertices the vertex morphs move this frame (sorted, once each).
+    pub fn moved_vertices(&self, model: &Model, out: &mut Vec<u32>) {
+        out.clear();
+        for (morph, &weight) in model.morphs.iter().zip(&self.weights) {
+            if let (MorphOffsets::Vertex(list), true) = (&morph.offsets, weight != 0.0) {
+                out.extend(
+                    list.iter()
+                        .filter(|o| o.vertex.get() < self.rest_positions.len())
+                        .map(|o| o.vertex.0),
+                );
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
     }
 
     #[must_use]
     pub fn uvs(&self) -> &[Vec2] {
-        self.uvs.current()
+        &self.uvs.current
     }
 
-    /// Vertices whose UV a morph changed this frame.
+    /// The vertices whose UV some UV morph can change (ascending): the only UVs that can
+    /// differ from the model's.
     #[must_use]
-    pub fn uv_changed_vertices(&self) -> &[u32] {
-        self.uvs.touched()
+    pub fn uv_morphed_vertices(&self) -> &[u32] {
+        &self.uvs.vertices
     }
 
     /// Additional UV `channel` (0-3) with morphs applied; `None` when the model neither has the
@@ -508,7 +680,7 @@ impl MorphEvaluator {
         self.additional_uvs
             .get(channel)?
             .as_ref()
-            .map(Tracked::current)
+            .map(|channel| channel.current.as_slice())
     }
 
     /// The multiply and add sets of every material.

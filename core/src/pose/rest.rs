@@ -70,7 +70,13 @@ pub fn pose_as_rest(model: &Model, pose: &Pose) -> Result<PoseAsRest, PoseError>
         .iter()
         .map(|&p| Vec3::from(p))
         .collect();
-    let normals = evaluator.normals().iter().map(|&n| Vec3::from(n)).collect();
+    let normals = (0..model.vertices.len())
+        .map(|v| {
+            skinner
+                .unit_normal(v)
+                .map_or(model.vertices[v].normal, Vec3::from)
+        })
+        .collect();
     let uvs = evaluator.uvs().iter().map(|&uv| Vec2::from(uv)).collect();
     let additional_uvs = (0..model.additional_uvs.len())
         .map(|channel| {
@@ -155,7 +161,7 @@ pub fn pose_as_rest(model: &Model, pose: &Pose) -> Result<PoseAsRest, PoseError>
                     .iter()
                     .map(|o| {
                         let v = o.vertex.get();
-                        let Some(&base) = rest_positions.get(v) else {
+                        let Some(base) = rest_positions.get(v) else {
                             return o.offset;
                         };
                         let deform = |p: glam::Vec3| {

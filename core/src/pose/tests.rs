@@ -369,6 +369,53 @@ fn leg_ik_stretches_towards_an_unreachable_target() {
 }
 
 #[test]
+fn a_hinge_about_y_bends_past_90_degrees() {
+    // Shoulder (0,0,0) → elbow (1,0,0) → wrist (2,0,0), the elbow turns about y only. A goal
+    // 1 from the shoulder needs the elbow bent 120° (two unit bones, inner angle 60°).
+    let mut ik = bone("arm IK", [2.0, 0.0, 0.0], None);
+    ik.flags |= BoneFlags::IK;
+    ik.ik = Ik {
+        target: Some(BoneIdx::new(2)),
+        loop_count: 255,
+        limit_angle: 1.0,
+        links: vec![
+            IkLink {
+                bone: Some(BoneIdx::new(1)),
+                limits: Some(AngleLimits {
+                    lower: [0.0, 0.01, 0.0].into(),
+                    upper: [0.0, PI, 0.0].into(),
+                }),
+            },
+            IkLink {
+                bone: Some(BoneIdx::new(0)),
+                limits: None,
+            },
+        ],
+    };
+    let model = model_with_bones(vec![
+        bone("shoulder", [0.0; 3], None),
+        bone("elbow", [1.0, 0.0, 0.0], Some(0)),
+        bone("wrist", [2.0, 0.0, 0.0], Some(1)),
+        ik,
+    ]);
+    let mut pose = Pose::new(&model);
+    pose.set_bone(BoneIdx::new(3), Quat::IDENTITY, Vec3::new(-2.0, 0.0, 1.0));
+    let evaluator = evaluate_bones(&model, &pose);
+    assert_vec3(position_of(&evaluator, 2), [0.0, 0.0, 1.0], 1e-4, "wrist");
+    let elbow = evaluator
+        .skeleton
+        .local(BoneIdx::new(1))
+        .map(|l| l.rotation)
+        .unwrap_or_default();
+    assert_quat(
+        elbow,
+        Quat::from_rotation_y(120f32.to_radians()),
+        1e-4,
+        "elbow",
+    );
+}
+
+#[test]
 fn ik_off_leaves_the_leg_straight() {
     let model = leg_model();
     let mut pose = Pose::new(&model);
@@ -568,9 +615,13 @@ fn every_morph_kind_at_exact_values() {
     assert_vec3(positions[0], [1.6, 0.0, 2.0], EPS, "vertex 0");
     assert_vec3(positions[1], [1.0, 3.2, 0.0], EPS, "vertex 1");
     assert_vec3(positions[2], [2.0, 0.0, 0.0], EPS, "vertex 2");
-    let mut moved = evaluator.morphs.moved_vertices().to_vec();
-    moved.sort_unstable();
+    let mut moved = Vec::new();
+    evaluator.morphs.moved_vertices(&model, &mut moved);
     assert_eq!(moved, [0, 1]);
+    assert_eq!(
+        evaluator.morphs.positions().get(0),
+        Some(Vec3::new(1.6, 0.0, 2.0))
+    );
     // UV: only x, y of the offset, × 0.5.
     assert!(evaluator.uvs()[0].abs_diff_eq(Vec2::new(0.6, 0.7), EPS));
     assert!(evaluator.uvs()[1].abs_diff_eq(Vec2::new(0.5, 0.5), EPS));
@@ -805,7 +856,15 @@ fn sdef_and_bdef2_at_0_and_90_degrees() {
     );
     let n = std::f32::consts::FRAC_1_SQRT_2;
     assert_vec3(evaluator.normals()[0], [-n, n, 0.0], EPS, "SDEF normal");
-    assert_vec3(evaluator.normals()[1], [-n, n, 0.0], EPS, "BDEF2 normal");
+    // The blend of (0,1,0) and (-1,0,0) is (-0.5, 0.5, 0), unit on request.
+    assert_vec3(
+        evaluator.normals()[1],
+        [-0.5, 0.5, 0.0],
+        EPS,
+        "BDEF2 normal",
+    );
+    let unit = evaluator.skinner.unit_normal(1).unwrap_or_default();
+    assert_vec3(unit, [-n, n, 0.0], EPS, "BDEF2 unit normal");
 }
 
 /// A ring of 8 vertices of radius 1 at x = 1, half on bone 0 and half on bone 1 (at x = 1),
