@@ -11,7 +11,7 @@ use std::process::ExitCode;
 pub struct ConvertArgs {
     /// The model to read.
     pub input: PathBuf,
-    /// The file to write; its extension chooses the format (.pmx, .json).
+    /// The file to write; its extension chooses the format (.pmx, .pmd, .json).
     pub output: PathBuf,
     /// PMX version to write (default: the model's).
     #[arg(long, value_parser = ["2.0", "2.1"])]
@@ -60,12 +60,20 @@ impl ConvertArgs {
 pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     if FileFormat::from_extension(&args.output).is_none() {
         bail!(
-            "{}: unknown output format (use .pmx or .json)",
+            "{}: unknown output format (use .pmx, .pmd or .json)",
             args.output.display()
         );
     }
     let loaded = formats::load_path(&args.input, &LoadOptions::default())?;
     let report = formats::save_path(&loaded.model, &args.output, &args.save_options())?;
+    if FileFormat::from_extension(&args.output) == Some(FileFormat::Pmd)
+        && !report.warnings.is_empty()
+    {
+        eprintln!(
+            "{} things the PMD file cannot hold (written as described):",
+            report.warnings.len()
+        );
+    }
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }

@@ -297,19 +297,27 @@ pub(crate) fn put_positions<T>(list: &mut Vec<T>, positions: &[u32], items: Vec<
         list[first..=last].rotate_right(1);
         return;
     }
-    let tail = list.split_off(first);
-    list.reserve(tail.len() + items.len());
-    let mut tail = tail.into_iter();
+    // Elements before `first` stay where they are. Splitting there moves the rest twice (out and
+    // back); building a new list moves everything once: take the cheaper.
+    let moved_by_split = 2 * (list.len() - first);
+    let (mut merged, rest) = if moved_by_split < list.len() {
+        let rest = list.split_off(first);
+        (std::mem::take(list), rest)
+    } else {
+        let rest = std::mem::take(list);
+        (Vec::new(), rest)
+    };
+    merged.reserve(rest.len() + items.len());
+    let mut rest = rest.into_iter();
     for (&position, item) in positions.iter().zip(items) {
-        while list.len() < position as usize {
-            match tail.next() {
-                Some(old) => list.push(old),
-                None => break,
-            }
+        let position = position as usize;
+        if position > merged.len() {
+            merged.extend(rest.by_ref().take(position - merged.len()));
         }
-        list.push(item);
+        merged.push(item);
     }
-    list.extend(tail);
+    merged.extend(rest);
+    *list = merged;
 }
 
 /// Reorders `list`: the element at `order[i]` moves to `i`. `order` must be a permutation of

@@ -178,13 +178,19 @@ pub enum EditError {
     #[error("{0}")]
     Remap(#[from] RemapError),
     #[error("{0}")]
-    File(#[from] FileError),
+    File(Box<FileError>),
     #[error("step {step} ({op}): {source}")]
     Step {
         step: usize,
         op: &'static str,
         source: Box<EditError>,
     },
+}
+
+impl From<FileError> for EditError {
+    fn from(error: FileError) -> Self {
+        EditError::File(Box::new(error))
+    }
 }
 
 /// An index range of elements whose values an edit changed.
@@ -319,7 +325,7 @@ pub struct EditReport {
     /// References set to `None` because the element they pointed at was deleted, by field
     /// ("vertex weights": 120).
     pub cleared: BTreeMap<String, usize>,
-    /// Where the first cleared references were, with the index they held.
+    /// Where cleared references were (the first few of each field), with the index they held.
     pub cleared_examples: Vec<String>,
     /// Elements removed along with the deleted ones ("faces": 12, "morph offsets": 3).
     pub removed_with: BTreeMap<String, usize>,
@@ -396,7 +402,7 @@ pub(crate) fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -12,7 +12,7 @@ use super::elements::{
 };
 use super::reflect::{FieldType, HeapSize};
 use super::{Change, Edit, EditError, EditReport, EditTarget, Touched, count_label};
-use crate::model::refs::{IndexRemap, LostRef, RefKind, RemapWalker, refs_into, visit_refs_mut};
+use crate::model::refs::{IndexRemap, LostRef, RefKind, refs_into, remap_refs};
 use crate::model::*;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -246,12 +246,11 @@ fn renumber(
     restore: &[LostRef],
     touched: &mut Touched,
 ) -> Vec<LostRef> {
-    let mut walker = RemapWalker::new(kind, remap, restore);
-    visit_refs_mut(model, &mut walker);
-    for (owner, range) in walker.changed {
+    let outcome = remap_refs(model, kind, remap, restore, 0);
+    for (owner, range) in outcome.changed {
         touched.add_range(owner.into(), range);
     }
-    walker.lost
+    outcome.lost
 }
 
 /// A deletion of elements of one kind.
@@ -786,7 +785,9 @@ impl Edit {
         let dependents = dependents_of(model, kind, &positions);
         let mut report = EditReport::default();
         dependents.report(&mut report);
-        if let Some(ref_kind) = RefKind::of_element(kind) {
+        // Every holder of a vertex reference (face, morph offset, anchor, pin) goes with a
+        // deleted vertex, so a vertex deletion clears nothing.
+        if let Some(ref_kind) = RefKind::of_element(kind).filter(|k| *k != RefKind::Vertex) {
             let mut removed = vec![false; model.count(kind)];
             for &p in &positions {
                 removed[p as usize] = true;

@@ -1,8 +1,12 @@
 //! File formats. Every format has `read(bytes, &LoadOptions)` and `write(&Model, ...)`.
 
+pub mod cp932;
 pub mod error;
 pub mod json;
+pub mod pmd;
 pub mod pmx;
+pub mod vmd;
+pub mod vpd;
 
 pub use error::{
     LoadLimits, LoadNote, LoadOptions, LoadReport, Location, ReadError, SaveReport, WriteError,
@@ -17,6 +21,7 @@ use std::path::{Path, PathBuf};
 pub enum FileFormat {
     Pmx,
     Json,
+    Pmd,
 }
 
 impl FileFormat {
@@ -26,6 +31,7 @@ impl FileFormat {
         match self {
             FileFormat::Pmx => "pmx",
             FileFormat::Json => "json",
+            FileFormat::Pmd => "pmd",
         }
     }
 
@@ -36,6 +42,7 @@ impl FileFormat {
         match extension.as_str() {
             "pmx" => Some(FileFormat::Pmx),
             "json" => Some(FileFormat::Json),
+            "pmd" => Some(FileFormat::Pmd),
             _ => None,
         }
     }
@@ -45,6 +52,9 @@ impl FileFormat {
     pub fn detect(path: &Path, bytes: &[u8]) -> Option<Self> {
         if bytes.starts_with(pmx::MAGIC) || bytes.starts_with(b"Pmx ") {
             return Some(FileFormat::Pmx);
+        }
+        if bytes.starts_with(pmd::MAGIC) {
+            return Some(FileFormat::Pmd);
         }
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first == Some(&b'{') {
@@ -72,7 +82,7 @@ pub enum FileError {
         path: PathBuf,
         source: Box<WriteError>,
     },
-    #[error("{path}: unknown file format (expected .pmx or .json)")]
+    #[error("{path}: unknown file format (expected .pmx, .pmd or .json)")]
     UnknownFormat { path: PathBuf },
 }
 
@@ -93,6 +103,7 @@ pub fn read_bytes(
     match format {
         FileFormat::Pmx => pmx::read(bytes, options),
         FileFormat::Json => json::read(bytes),
+        FileFormat::Pmd => pmd::read(bytes, options),
     }
 }
 
@@ -132,6 +143,10 @@ pub fn write_bytes(
     match format {
         FileFormat::Pmx => pmx::write(model, &options.pmx),
         FileFormat::Json => json::write(model).map(|bytes| (bytes, SaveReport::default())),
+        FileFormat::Pmd => pmd::write(model).map(|(bytes, report)| {
+            let warnings = report.losses.iter().map(ToString::to_string).collect();
+            (bytes, SaveReport { warnings })
+        }),
     }
 }
 

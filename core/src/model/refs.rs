@@ -940,10 +940,7 @@ impl IndexRemap {
     /// Renumbers every reference of `kind` in `model`. References to removed elements are set to
     /// `None` (vertex references, which cannot be `None`, are left as they are) and returned.
     pub fn apply(&self, model: &mut Model, kind: RefKind) -> Vec<ClearedRef> {
-        let mut walker = RemapWalker::new(kind, self, &[]);
-        walker.collect_sites = usize::MAX;
-        visit_refs_mut(model, &mut walker);
-        walker.cleared
+        remap_refs(model, kind, self, &[], usize::MAX).cleared
     }
 }
 
@@ -1018,49 +1015,52 @@ impl IndexSlot for VertexIdx {
     }
 }
 
-/// Applies a remap to every reference of one kind, counting references in walk order so that
-/// the ones it cannot map are recorded by position, and restoring the ones a previous opposite
-/// walk recorded. Together the two walks make a renumbering exactly reversible.
-pub(crate) struct RemapWalker<'a> {
-    kind: RefKind,
-    remap: &'a IndexRemap,
-    restore: &'a [LostRef],
-    next_restore: usize,
-    ordinal: u64,
+/// Reference kinds as constants, so that a walker for one kind is compiled for that kind alone
+/// (the loops over fields of other kinds optimise away).
+mod code {
+    pub const VERTEX: u8 = 0;
+    pub const TEXTURE: u8 = 1;
+    pub const MATERIAL: u8 = 2;
+    pub const BONE: u8 = 3;
+    pub const MORPH: u8 = 4;
+    pub const RIGID_BODY: u8 = 5;
+}
+
+/// What a renumbering walk did.
+#[derive(Debug, Default)]
+pub(crate) struct RemapOutcome {
+    /// References it could not map, for the opposite walk to restore.
     pub lost: Vec<LostRef>,
-    /// Up to this many cleared references are reported with their place.
-    pub collect_sites: usize,
+    /// The first cleared references, with their place.
     pub cleared: Vec<ClearedRef>,
     /// Kinds whose elements had a reference changed, with the range of their indices.
     pub changed: Vec<(ElementKind, std::ops::Range<usize>)>,
 }
 
-impl<'a> RemapWalker<'a> {
-    pub fn new(kind: RefKind, remap: &'a IndexRemap, restore: &'a [LostRef]) -> Self {
-        Self {
-            kind,
-            remap,
-            restore,
-            next_restore: 0,
-            ordinal: 0,
-            lost: Vec::new(),
-            collect_sites: 0,
-            cleared: Vec::new(),
-            changed: Vec::new(),
-        }
-    }
+/// Applies a remap to every reference of one kind, counting references in walk order so that
+/// the ones it cannot map are recorded by position, and restoring the ones a previous opposite
+/// walk recorded. Together the two walks make a renumbering exactly reversible.
+struct RemapWalker<'a, const KIND: u8> {
+    remap: &'a IndexRemap,
+    restore: &'a [LostRef],
+    next_restore: usize,
+    ordinal: u64,
+    lost: Vec<LostRef>,
+    collect_sites: usize,
+    cleared: Vec<ClearedRef>,
+    /// Per element kind (by discriminant): lowest and one past the highest changed owner.
+    changed: [(usize, usize); ElementKind::ALL.len()],
+}
 
+impl<const KIND: u8> RemapWalker<'_, KIND> {
     fn note_change(&mut self, site: RefSite) {
         let (kind, index) = site.owner();
-        match self.changed.iter_mut().find(|(k, _)| *k == kind) {
-            Some((_, range)) => {
-                range.start = range.start.min(index);
-                range.end = range.end.max(index + 1);
-            }
-            None => self.changed.push((kind, index..index + 1)),
-        }
+        let slot = &mut self.changed[kind as usize];
+        slot.0 = slot.0.min(index);
+        slot.1 = slot.1.max(index + 1);
     }
 
+    #[inline]
     fn visit(&mut self, site: RefSite, slot: &mut impl IndexSlot) {
         let ordinal = self.ordinal;
         self.ordinal += 1;
@@ -1099,41 +1099,201 @@ impl<'a> RemapWalker<'a> {
     }
 }
 
-impl RefVisitorMut for RemapWalker<'_> {
+impl<const KIND: u8> RefVisitorMut for RemapWalker<'_, KIND> {
+    #[inline]
     fn vertex(&mut self, site: RefSite, index: &mut VertexIdx) {
-        if self.kind == RefKind::Vertex {
+        if KIND == code::VERTEX {
             self.visit(site, index);
         }
     }
+    #[inline]
     fn texture(&mut self, site: RefSite, index: &mut Option<TextureIdx>) {
-        if self.kind == RefKind::Texture {
+        if KIND == code::TEXTURE {
             self.visit(site, index);
         }
     }
+    #[inline]
     fn material(&mut self, site: RefSite, index: &mut Option<MaterialIdx>) {
-        if self.kind == RefKind::Material {
+        if KIND == code::MATERIAL {
             self.visit(site, index);
         }
     }
+    #[inline]
     fn bone(&mut self, site: RefSite, index: &mut Option<BoneIdx>) {
-        if self.kind == RefKind::Bone {
+        if KIND == code::BONE {
             self.visit(site, index);
         }
     }
+    #[inline]
     fn morph(&mut self, site: RefSite, index: &mut Option<MorphIdx>) {
-        if self.kind == RefKind::Morph {
+        if KIND == code::MORPH {
             self.visit(site, index);
         }
     }
+    #[inline]
     fn rigid_body(&mut self, site: RefSite, index: &mut Option<RigidBodyIdx>) {
-        if self.kind == RefKind::RigidBody {
+        if KIND == code::RIGID_BODY {
             self.visit(site, index);
         }
     }
 }
 
+fn run_remap<const KIND: u8>(
+    model: &mut Model,
+    remap: &IndexRemap,
+    restore: &[LostRef],
+    collect_sites: usize,
+) -> RemapOutcome {
+    let mut walker = RemapWalker::<KIND> {
+        remap,
+        restore,
+        next_restore: 0,
+        ordinal: 0,
+        lost: Vec::new(),
+        collect_sites,
+        cleared: Vec::new(),
+        changed: [(usize::MAX, 0); ElementKind::ALL.len()],
+    };
+    visit_refs_mut(model, &mut walker);
+    walker.lost.shrink_to_fit();
+    let changed = ElementKind::ALL
+        .into_iter()
+        .zip(walker.changed)
+        .filter(|(_, (start, end))| start < end)
+        .map(|(kind, (start, end))| (kind, start..end))
+        .collect();
+    RemapOutcome {
+        lost: walker.lost,
+        cleared: walker.cleared,
+        changed,
+    }
+}
+
+/// Renumbers every reference of `kind` with `remap`, restoring the references `restore` lists
+/// (by their position in the walk) instead of mapping them; reports the first `collect_sites`
+/// cleared references with their place.
+pub(crate) fn remap_refs(
+    model: &mut Model,
+    kind: RefKind,
+    remap: &IndexRemap,
+    restore: &[LostRef],
+    collect_sites: usize,
+) -> RemapOutcome {
+    match kind {
+        RefKind::Vertex => run_remap::<{ code::VERTEX }>(model, remap, restore, collect_sites),
+        RefKind::Texture => run_remap::<{ code::TEXTURE }>(model, remap, restore, collect_sites),
+        RefKind::Material => run_remap::<{ code::MATERIAL }>(model, remap, restore, collect_sites),
+        RefKind::Bone => run_remap::<{ code::BONE }>(model, remap, restore, collect_sites),
+        RefKind::Morph => run_remap::<{ code::MORPH }>(model, remap, restore, collect_sites),
+        RefKind::RigidBody => {
+            run_remap::<{ code::RIGID_BODY }>(model, remap, restore, collect_sites)
+        }
+    }
+}
+
+/// Finds the references of one kind that point at removed elements (read-only).
+struct Finder<'a, const KIND: u8> {
+    removed: &'a [bool],
+    max_sites: usize,
+    counts: std::collections::BTreeMap<&'static str, usize>,
+    sites: Vec<ClearedRef>,
+}
+
+impl<const KIND: u8> Finder<'_, KIND> {
+    #[inline]
+    fn check(&mut self, site: RefSite, index: Option<usize>) {
+        let Some(index) = index else { return };
+        if !self.removed.get(index).copied().unwrap_or(false) {
+            return;
+        }
+        // References held by removed elements of the same kind go away with their element.
+        let (owner_kind, owner) = site.owner();
+        if RefKind::of_element(owner_kind).map(kind_code) == Some(KIND)
+            && self.removed.get(owner).copied().unwrap_or(false)
+        {
+            return;
+        }
+        let count = self.counts.entry(site.field_name()).or_default();
+        *count += 1;
+        // A few places of each field, so that rare fields show next to common ones.
+        if *count <= SITES_PER_FIELD && self.sites.len() < self.max_sites {
+            self.sites.push(ClearedRef { site, index });
+        }
+    }
+}
+
+const SITES_PER_FIELD: usize = 3;
+
+fn kind_code(kind: RefKind) -> u8 {
+    match kind {
+        RefKind::Vertex => code::VERTEX,
+        RefKind::Texture => code::TEXTURE,
+        RefKind::Material => code::MATERIAL,
+        RefKind::Bone => code::BONE,
+        RefKind::Morph => code::MORPH,
+        RefKind::RigidBody => code::RIGID_BODY,
+    }
+}
+
+impl<const KIND: u8> RefVisitor for Finder<'_, KIND> {
+    #[inline]
+    fn vertex(&mut self, site: RefSite, index: &VertexIdx) {
+        if KIND == code::VERTEX {
+            self.check(site, Some(index.get()));
+        }
+    }
+    #[inline]
+    fn texture(&mut self, site: RefSite, index: &Option<TextureIdx>) {
+        if KIND == code::TEXTURE {
+            self.check(site, index.map(TextureIdx::get));
+        }
+    }
+    #[inline]
+    fn material(&mut self, site: RefSite, index: &Option<MaterialIdx>) {
+        if KIND == code::MATERIAL {
+            self.check(site, index.map(MaterialIdx::get));
+        }
+    }
+    #[inline]
+    fn bone(&mut self, site: RefSite, index: &Option<BoneIdx>) {
+        if KIND == code::BONE {
+            self.check(site, index.map(BoneIdx::get));
+        }
+    }
+    #[inline]
+    fn morph(&mut self, site: RefSite, index: &Option<MorphIdx>) {
+        if KIND == code::MORPH {
+            self.check(site, index.map(MorphIdx::get));
+        }
+    }
+    #[inline]
+    fn rigid_body(&mut self, site: RefSite, index: &Option<RigidBodyIdx>) {
+        if KIND == code::RIGID_BODY {
+            self.check(site, index.map(RigidBodyIdx::get));
+        }
+    }
+}
+
+fn run_finder<const KIND: u8>(
+    model: &Model,
+    removed: &[bool],
+    max_sites: usize,
+) -> (
+    std::collections::BTreeMap<&'static str, usize>,
+    Vec<ClearedRef>,
+) {
+    let mut finder = Finder::<KIND> {
+        removed,
+        max_sites,
+        counts: std::collections::BTreeMap::new(),
+        sites: Vec::new(),
+    };
+    visit_refs(model, &mut finder);
+    (finder.counts, finder.sites)
+}
+
 /// The references of one kind that point at elements `removed` marks, by field, with the
-/// places of the first `max_sites` (read-only), so that a deletion can state what it will clear
+/// places of the first few of each field, `max_sites` at most (read-only), so that a deletion can state what it will clear
 /// before it runs. References held by removed elements of the same kind are not counted: they
 /// go away with their element.
 pub(crate) fn refs_into(
@@ -1145,68 +1305,14 @@ pub(crate) fn refs_into(
     std::collections::BTreeMap<&'static str, usize>,
     Vec<ClearedRef>,
 ) {
-    struct Finder<'a> {
-        kind: RefKind,
-        removed: &'a [bool],
-        max_sites: usize,
-        counts: std::collections::BTreeMap<&'static str, usize>,
-        sites: Vec<ClearedRef>,
+    match kind {
+        RefKind::Vertex => run_finder::<{ code::VERTEX }>(model, removed, max_sites),
+        RefKind::Texture => run_finder::<{ code::TEXTURE }>(model, removed, max_sites),
+        RefKind::Material => run_finder::<{ code::MATERIAL }>(model, removed, max_sites),
+        RefKind::Bone => run_finder::<{ code::BONE }>(model, removed, max_sites),
+        RefKind::Morph => run_finder::<{ code::MORPH }>(model, removed, max_sites),
+        RefKind::RigidBody => run_finder::<{ code::RIGID_BODY }>(model, removed, max_sites),
     }
-    impl Finder<'_> {
-        fn check(&mut self, site: RefSite, index: Option<usize>) {
-            let is_removed = |i: usize| self.removed.get(i).copied().unwrap_or(false);
-            let Some(index) = index else { return };
-            let (owner_kind, owner) = site.owner();
-            if !is_removed(index) || (owner_kind == self.kind.element_kind() && is_removed(owner)) {
-                return;
-            }
-            *self.counts.entry(site.field_name()).or_default() += 1;
-            if self.sites.len() < self.max_sites {
-                self.sites.push(ClearedRef { site, index });
-            }
-        }
-    }
-    impl RefVisitor for Finder<'_> {
-        fn vertex(&mut self, site: RefSite, index: &VertexIdx) {
-            if self.kind == RefKind::Vertex {
-                self.check(site, Some(index.get()));
-            }
-        }
-        fn texture(&mut self, site: RefSite, index: &Option<TextureIdx>) {
-            if self.kind == RefKind::Texture {
-                self.check(site, index.map(TextureIdx::get));
-            }
-        }
-        fn material(&mut self, site: RefSite, index: &Option<MaterialIdx>) {
-            if self.kind == RefKind::Material {
-                self.check(site, index.map(MaterialIdx::get));
-            }
-        }
-        fn bone(&mut self, site: RefSite, index: &Option<BoneIdx>) {
-            if self.kind == RefKind::Bone {
-                self.check(site, index.map(BoneIdx::get));
-            }
-        }
-        fn morph(&mut self, site: RefSite, index: &Option<MorphIdx>) {
-            if self.kind == RefKind::Morph {
-                self.check(site, index.map(MorphIdx::get));
-            }
-        }
-        fn rigid_body(&mut self, site: RefSite, index: &Option<RigidBodyIdx>) {
-            if self.kind == RefKind::RigidBody {
-                self.check(site, index.map(RigidBodyIdx::get));
-            }
-        }
-    }
-    let mut finder = Finder {
-        kind,
-        removed,
-        max_sites,
-        counts: std::collections::BTreeMap::new(),
-        sites: Vec::new(),
-    };
-    visit_refs(model, &mut finder);
-    (finder.counts, finder.sites)
 }
 
 #[cfg(test)]

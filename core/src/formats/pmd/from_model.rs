@@ -1,0 +1,1285 @@
+//! The document model → PMD: the inverse of `to_model.rs`, listing what PMD cannot hold.
+//!
+//! The conversion never fails: what does not fit is cut, reduced or dropped, and each such
+//! change is a [`PmdLoss`] with the element's path. The few things that make a PMD file
+//! impossible (more than 65,535 vertices or bones, face indices past 16 bits) are also losses,
+//! and [`refusal`] turns them into the error `write` returns.
+//!
+//! What PMD stores less precisely by design is not listed per element: weights are whole
+//! percentages, and a rotation-motion bone's append ratio is a whole percentage.
+
+use super::raw::*;
+use super::text;
+use super::to_model::{
+    IK_LIMIT_FACTOR, add, generated_material_name, implied_bone_flags, implied_draw_flags, is_knee,
+    is_sphere_name, knee_limits, layer_base, propagate_layers, rigid_body_anchor, sphere_mode_of,
+    standard_toon_number, twist_axis,
+};
+use crate::formats::error::WriteError;
+use crate::model::*;
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+
+/// Something of the model that a PMD file cannot hold as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PmdLoss {
+    /// The element path, e.g. `vertices[3].weight` or `bones[12].flags`.
+    pub path: String,
+    /// What happens to it, in English.
+    pub message: String,
+}
+
+impl fmt::Display for PmdLoss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// The most vertices a PMD file holds: face indices are 16-bit.
+pub const MAX_VERTICES: usize = u16::MAX as usize;
+/// The most bones: bone indices are 16-bit and 0xFFFF means "none".
+pub const MAX_BONES: usize = u16::MAX as usize;
+
+/// Why `model` cannot be written as PMD at all, if it cannot.
+#[must_use]
+pub fn refusal(model: &Model) -> Option<WriteError> {
+    if model.vertices.len() > MAX_VERTICES {
+        return Some(WriteError::Unrepresentable {
+            path: "vertices".into(),
+            message: format!(
+                "{} vertices; a PMD file holds at most 65,535 (its face indices are 16-bit)",
+                model.vertices.len()
+            ),
+        });
+    }
+    if model.bones.len() > MAX_BONES {
+        return Some(WriteError::Unrepresentable {
+            path: "bones".into(),
+            message: format!(
+                "{} bones; a PMD file holds at most 65,535 (its bone indices are 16-bit)",
+                model.bones.len()
+            ),
+        });
+    }
+    for (i, face) in model.faces.iter().enumerate() {
+        if let Some(index) = face.iter().find(|v| v.0 > u32::from(u16::MAX)) {
+            return Some(WriteError::Unrepresentable {
+                path: format!("faces[{i}]"),
+                message: format!("vertex index {index} does not fit PMD's 16-bit face indices"),
+            });
+        }
+    }
+    None
+}
+
+/// Converts `model` to a raw PMD file and lists what PMD cannot hold.
+#[must_use]
+pub fn from_model(model: &Model) -> (PmdFile, Vec<PmdLoss>) {
+    let mut conv = Converter {
+        model,
+        losses: Vec::new(),
+        file: PmdFile {
+            english_flag: Some(1),
+            english: Some(PmdEnglish::default()),
+            toon_names: Some(default_toon_names()),
+            rigid_bodies: Some(Vec::new()),
+            joints: Some(Vec::new()),
+            ..PmdFile::default()
+        },
+    };
+    if let Some(WriteError::Unrepresentable { path, message }) = refusal(model) {
+        conv.loss(path, format!("{message}; the model cannot be saved as PMD"));
+    }
+    conv.info();
+    conv.vertices();
+    conv.faces();
+    conv.materials();
+    conv.bones();
+    let morph_to_skin = conv.skins();
+    conv.display_frames(&morph_to_skin);
+    conv.physics();
+    for i in 0..model.soft_bodies.len() {
+        conv.loss(
+            format!("soft_bodies[{i}]"),
+            "soft bodies (PMX 2.1) are dropped: PMD has none".into(),
+        );
+    }
+    (conv.file, conv.losses)
+}
+
+struct Converter<'a> {
+    model: &'a Model,
+    losses: Vec<PmdLoss>,
+    file: PmdFile,
+}
+
+fn english(file: &mut PmdFile) -> &mut PmdEnglish {
+    file.english.get_or_insert_with(PmdEnglish::default)
+}
+
+impl Converter<'_> {
+    fn loss(&mut self, path: String, message: String) {
+        self.losses.push(PmdLoss { path, message });
+    }
+
+    /// Encodes a name for a field of `field_len` bytes, keeping room for the terminator the
+    /// spec requires ("終端の0x00は省略不可"; PmxEditor cuts the same way), and listing cuts
+    /// and unmappable characters.
+    fn text(&mut self, value: &Text, field_len: usize, path: impl Fn() -> String) -> FixedText {
+        self.encode(value, field_len.saturating_sub(1), path)
+    }
+
+    /// Encodes text in at most `limit` bytes.
+    fn encode(&mut self, value: &Text, limit: usize, path: impl Fn() -> String) -> FixedText {
+        let shown = value.as_str();
+        let encoded = text::encode(&shown, limit);
+        if !value.is_decodable() {
+            self.loss(
+                path(),
+                format!("the text is not valid in the model's encoding; written as \"{shown}\""),
+            );
+        }
+        if !encoded.unmappable.is_empty() {
+            let characters: String = encoded.unmappable.iter().collect();
+            self.loss(
+                path(),
+                format!("characters \"{characters}\" have no Shift-JIS code; written as '?'"),
+            );
+        }
+        if encoded.cut {
+            let full = text::encode_lossy(&shown).len();
+            let kept = text::decode(&encoded.bytes).into_text();
+            self.loss(
+                path(),
+                format!(
+                    "\"{shown}\" is {full} bytes in Shift-JIS; cut to {} bytes (the field \
+                     holds {limit}): \"{kept}\"",
+                    encoded.bytes.len()
+                ),
+            );
+        }
+        FixedText(encoded.bytes)
+    }
+
+    /// A bone reference as PMD's 16-bit index (0xFFFF for none).
+    fn bone(&mut self, bone: Option<BoneIdx>, path: impl Fn() -> String) -> u16 {
+        match bone {
+            None => u16::MAX,
+            Some(index) if index.get() < MAX_BONES => index.get() as u16,
+            Some(index) => {
+                self.loss(
+                    path(),
+                    format!(
+                        "bone index {index} does not fit PMD's 16-bit bone indices; written as none"
+                    ),
+                );
+                u16::MAX
+            }
+        }
+    }
+
+    fn info(&mut self) {
+        let info = &self.model.info;
+        self.file.name = self.text(&info.name_ja, field::MODEL_NAME, || "info.name_ja".into());
+        self.file.comment = self.text(&info.comment_ja, field::COMMENT, || {
+            "info.comment_ja".into()
+        });
+        let name = self.text(&info.name_en, field::MODEL_NAME, || "info.name_en".into());
+        let comment = self.text(&info.comment_en, field::COMMENT, || {
+            "info.comment_en".into()
+        });
+        let english = english(&mut self.file);
+        english.name = name;
+        english.comment = comment;
+    }
+
+    fn vertices(&mut self) {
+        let model = self.model;
+        for (channel, _) in model.additional_uvs.iter().enumerate() {
+            self.loss(
+                format!("additional_uvs[{channel}]"),
+                format!("additional UV {} is dropped: PMD has none", channel + 1),
+            );
+        }
+        self.file.vertices.reserve_exact(model.vertices.len());
+        for (i, v) in model.vertices.iter().enumerate() {
+            let path = || format!("vertices[{i}].weight");
+            let (bones, weight) = match &v.weight {
+                Weight::Bdef1 { bone } => ([*bone, Some(BoneIdx::new(0))], 100),
+                Weight::Bdef2 { bones, weight } => (*bones, self.percent(*weight, &path)),
+                Weight::Sdef { bones, weight, .. } => {
+                    self.loss(
+                        path(),
+                        "SDEF is written as BDEF2 (same bones and weight; the C, R0 and R1 \
+                         points are dropped)"
+                            .into(),
+                    );
+                    (*bones, self.percent(*weight, &path))
+                }
+                Weight::Bdef4 { bones, weights } => self.reduce("BDEF4", bones, weights, &path),
+                Weight::Qdef { bones, weights } => self.reduce("QDEF", bones, weights, &path),
+            };
+            let bones = [
+                self.bone(bones[0], || format!("vertices[{i}].weight.bones[0]")),
+                self.bone(bones[1], || format!("vertices[{i}].weight.bones[1]")),
+            ];
+            let edge_flag = if v.edge_scale == 1.0 {
+                0
+            } else if v.edge_scale == 0.0 {
+                1
+            } else {
+                let drawn = v.edge_scale > 0.0;
+                self.loss(
+                    format!("vertices[{i}].edge_scale"),
+                    format!(
+                        "edge scale {} is not 0 or 1: PMD only turns a vertex's edge on or off; \
+                         written as {}",
+                        v.edge_scale,
+                        if drawn { "on" } else { "off" }
+                    ),
+                );
+                u8::from(!drawn)
+            };
+            self.file.vertices.push(PmdVertex {
+                position: v.position,
+                normal: v.normal,
+                uv: v.uv,
+                bones,
+                weight,
+                edge_flag,
+            });
+        }
+    }
+
+    /// A weight as PMD's whole percentage (0..=100).
+    fn percent(&mut self, weight: f32, path: &dyn Fn() -> String) -> u8 {
+        let scaled = (weight * 100.0).round();
+        if (0.0..=100.0).contains(&scaled) {
+            return scaled as u8;
+        }
+        let clamped = if scaled > 100.0 { 100 } else { 0 };
+        self.loss(
+            path(),
+            format!("weight {weight} is outside 0..1; written as {clamped}%"),
+        );
+        clamped
+    }
+
+    /// BDEF4/QDEF to BDEF2 on the two largest weights, renormalised.
+    fn reduce(
+        &mut self,
+        kind: &str,
+        bones: &[Option<BoneIdx>; 4],
+        weights: &[f32; 4],
+        path: &dyn Fn() -> String,
+    ) -> ([Option<BoneIdx>; 2], u8) {
+        let mut order = [0usize, 1, 2, 3];
+        // Stable: equal weights keep their order. NaN sorts last.
+        order.sort_by(|&a, &b| {
+            weights[b]
+                .partial_cmp(&weights[a])
+                .unwrap_or_else(|| weights[a].is_nan().cmp(&weights[b].is_nan()))
+        });
+        let (first, second) = (order[0], order[1]);
+        let total = weights[first] + weights[second];
+        let share = if total > 0.0 {
+            weights[first] / total
+        } else {
+            1.0
+        };
+        let percent = self.percent(share, path);
+        let describe = |k: usize| match bones[k] {
+            Some(bone) => format!("bone {bone} ({})", weights[k]),
+            None => format!("no bone ({})", weights[k]),
+        };
+        let dropped: Vec<String> = order[2..]
+            .iter()
+            .filter(|&&k| weights[k] != 0.0)
+            .map(|&k| describe(k))
+            .collect();
+        let dropped = if dropped.is_empty() {
+            "no other weight was set".to_owned()
+        } else {
+            format!("dropped {}", dropped.join(", "))
+        };
+        self.loss(
+            path(),
+            format!(
+                "{kind} reduced to BDEF2 on the two largest weights: {} and {} as {percent}/{}; \
+                 {dropped}",
+                describe(first),
+                describe(second),
+                100 - percent
+            ),
+        );
+        ([bones[first], bones[second]], percent)
+    }
+
+    fn faces(&mut self) {
+        let model = self.model;
+        self.file.face_indices.reserve_exact(model.faces.len() * 3);
+        for face in &model.faces {
+            for vertex in face {
+                // Indices past 16 bits are refused before writing (see `refusal`).
+                self.file
+                    .face_indices
+                    .push(u16::try_from(vertex.0).unwrap_or(u16::MAX));
+            }
+        }
+    }
+
+    fn texture_name(
+        &mut self,
+        texture: Option<TextureIdx>,
+        path: impl Fn() -> String,
+    ) -> Option<String> {
+        let index = texture?;
+        match self.model.textures.get(index.get()) {
+            Some(name) => Some(name.as_str().into_owned()),
+            None => {
+                self.loss(
+                    path(),
+                    format!("texture {index} does not exist; written as none"),
+                );
+                None
+            }
+        }
+    }
+
+    fn materials(&mut self) {
+        let model = self.model;
+        let toon_slots = self.toon_slots();
+        for (i, m) in model.materials.iter().enumerate() {
+            let at = |field: &str| format!("materials[{i}].{field}");
+            let (generated_ja, generated_en) = generated_material_name(i);
+            if !m.name_ja.is_empty() && m.name_ja.as_str() != generated_ja {
+                self.loss(
+                    at("name_ja"),
+                    format!(
+                        "material name \"{}\" is dropped: PMD materials have no names",
+                        m.name_ja
+                    ),
+                );
+            }
+            if !m.name_en.is_empty() && m.name_en.as_str() != generated_en {
+                self.loss(
+                    at("name_en"),
+                    format!(
+                        "material name \"{}\" is dropped: PMD materials have no names",
+                        m.name_en
+                    ),
+                );
+            }
+            if !m.memo.is_empty() {
+                self.loss(at("memo"), "the memo is dropped: PMD has none".into());
+            }
+            if m.edge_color != Vec4::new(0.0, 0.0, 0.0, 1.0) || m.edge_size != 1.0 {
+                self.loss(
+                    at("edge_color"),
+                    format!(
+                        "edge colour {:?} and size {} are dropped: MMD draws PMD edges black at \
+                         size 1",
+                        m.edge_color.to_array(),
+                        m.edge_size
+                    ),
+                );
+            }
+            let edge = m.draw_flags.contains(DrawFlags::EDGE);
+            // Alpha is written as it is, even where 0.98 would turn self shadow off in MMD:
+            // the loss report says so, and the user decides.
+            let alpha = m.diffuse.w;
+            let implied = implied_draw_flags(alpha, edge);
+            let differing = m.draw_flags ^ implied;
+            if !differing.is_empty() {
+                self.loss(at("draw_flags"), draw_flags_message(m, alpha, differing));
+            }
+            let texture_field = self.texture_field(i, m);
+            let toon_index = match m.toon {
+                Toon::Texture(None) => u8::MAX,
+                Toon::Shared(number) => {
+                    if usize::from(number) >= TOON_COUNT {
+                        self.loss(
+                            at("toon"),
+                            format!("shared toon {number} does not exist; written as it is"),
+                        );
+                    }
+                    number
+                }
+                Toon::Texture(Some(texture)) => match toon_slots.get(&texture) {
+                    Some(&slot) => slot,
+                    None => {
+                        let name = self
+                            .model
+                            .textures
+                            .get(texture.get())
+                            .map_or_else(|| format!("texture {texture}"), |n| format!("\"{n}\""));
+                        self.loss(
+                            at("toon"),
+                            format!(
+                                "toon {name} is dropped: it does not exist, or the PMD toon \
+                                 list's 10 entries are taken"
+                            ),
+                        );
+                        u8::MAX
+                    }
+                },
+            };
+            self.file.materials.push(PmdMaterial {
+                diffuse: Vec3::new(m.diffuse.x, m.diffuse.y, m.diffuse.z),
+                alpha,
+                specular_power: m.specular_power,
+                specular: m.specular,
+                ambient: m.ambient,
+                toon_index,
+                edge_flag: u8::from(edge),
+                face_index_count: m.face_index_count,
+                texture: texture_field,
+            });
+        }
+    }
+
+    /// Places the toon textures in the toon list. Slots named by shared toons (and by textures
+    /// that are standard toon names) keep their standard name; other toon textures take the
+    /// free slots in order of first use.
+    fn toon_slots(&mut self) -> HashMap<TextureIdx, u8> {
+        let model = self.model;
+        let mut reserved = [false; TOON_COUNT];
+        let mut slots = HashMap::new();
+        let mut custom = Vec::new();
+        for m in &model.materials {
+            match m.toon {
+                Toon::Shared(number) if usize::from(number) < TOON_COUNT => {
+                    reserved[usize::from(number)] = true;
+                }
+                Toon::Texture(Some(texture)) => {
+                    let Some(name) = model.textures.get(texture.get()) else {
+                        continue;
+                    };
+                    if let Some(number) = standard_toon_number(&name.as_str()) {
+                        reserved[usize::from(number)] = true;
+                        slots.insert(texture, number);
+                    } else if !custom.contains(&texture) {
+                        custom.push(texture);
+                    }
+                }
+                Toon::Shared(_) | Toon::Texture(None) => {}
+            }
+        }
+        let mut free = (0..TOON_COUNT).filter(|&slot| !reserved[slot]);
+        for texture in custom {
+            let Some(slot) = free.next() else { break };
+            let name = model
+                .textures
+                .get(texture.get())
+                .cloned()
+                .unwrap_or_default();
+            let path = || format!("textures[{texture}]");
+            let encoded = self.text(&name, field::TOON_NAME, path);
+            if let Some(names) = &mut self.file.toon_names {
+                names[slot] = encoded;
+            }
+            slots.insert(texture, slot as u8);
+        }
+        slots
+    }
+
+    /// `texture*sphere`, `texture` or `sphere`, as MMD reads it back.
+    fn texture_field(&mut self, i: usize, m: &Material) -> FixedText {
+        let at = |field: &str| format!("materials[{i}].{field}");
+        let texture = self.texture_name(m.texture, || at("texture"));
+        let sphere = self.texture_name(m.sphere_texture, || at("sphere_texture"));
+        let sphere =
+            match (sphere, m.sphere_mode) {
+                (None, _) => None,
+                (Some(sphere), SphereMode::Multiply | SphereMode::Add) => {
+                    let stored = sphere_mode_of(&sphere);
+                    if stored != m.sphere_mode {
+                        self.loss(
+                        at("sphere_mode"),
+                        format!(
+                            "MMD picks the sphere mode from the file extension (.spa adds, others \
+                             multiply): \"{sphere}\" will be used as {}",
+                            if stored == SphereMode::Add { "add" } else { "multiply" }
+                        ),
+                    );
+                    }
+                    Some(sphere)
+                }
+                (Some(sphere), SphereMode::Disabled) => {
+                    self.loss(
+                        at("sphere_texture"),
+                        format!("sphere map \"{sphere}\" is dropped: the sphere mode is off"),
+                    );
+                    None
+                }
+                (Some(sphere), mode) => {
+                    self.loss(
+                        at("sphere_mode"),
+                        format!(
+                            "sphere mode {mode:?} (PMX 2.1 sub-texture or unknown) is not stored: \
+                         \"{sphere}\" is dropped"
+                        ),
+                    );
+                    None
+                }
+            };
+        let field_text = match (texture, sphere) {
+            (Some(texture), Some(sphere)) => format!("{texture}*{sphere}"),
+            (Some(texture), None) => {
+                if is_sphere_name(&texture) {
+                    self.loss(
+                        at("texture"),
+                        format!("texture \"{texture}\" will read back as a sphere map (MMD decides by the .sph/.spa extension)"),
+                    );
+                }
+                texture
+            }
+            (None, Some(sphere)) => {
+                if !is_sphere_name(&sphere) {
+                    self.loss(
+                        at("sphere_texture"),
+                        format!("sphere map \"{sphere}\" without a texture will read back as a texture (MMD decides by the .sph/.spa extension)"),
+                    );
+                }
+                sphere
+            }
+            (None, None) => String::new(),
+        };
+        // The texture field may be used to its last byte ("20バイトぎりぎりまで使える").
+        self.encode(&Text::from(field_text), field::TEXTURE, || at("texture"))
+    }
+
+    fn bones(&mut self) {
+        let model = self.model;
+        let count = model.bones.len();
+        // The first IK bone (in bone order) each link belongs to, and the IK targets.
+        let mut link_of = vec![None; count];
+        let mut is_target = vec![false; count];
+        for (i, bone) in model.bones.iter().enumerate() {
+            if !bone.is_ik() {
+                continue;
+            }
+            if let Some(target) = bone.ik.target.filter(|t| t.get() < count) {
+                is_target[target.get()] = true;
+            }
+            for link in &bone.ik.links {
+                if let Some(slot) = link.bone.and_then(|b| link_of.get_mut(b.get()))
+                    && slot.is_none()
+                {
+                    *slot = Some(i);
+                }
+            }
+        }
+        let kinds: Vec<BoneKind> = (0..count)
+            .map(|i| classify(&model.bones[i], link_of[i].is_some(), is_target[i]))
+            .collect();
+        self.file.bones.reserve_exact(count);
+        let mut english_names = Vec::with_capacity(count);
+        for (i, bone) in model.bones.iter().enumerate() {
+            let kind = kinds[i];
+            let at = |field: &str| format!("bones[{i}].{field}");
+            let name = self.text(&bone.name_ja, field::BONE_NAME, || at("name_ja"));
+            english_names.push(self.text(&bone.name_en, field::BONE_NAME, || at("name_en")));
+            let parent = self.bone(bone.parent, || at("parent"));
+            let (tail, ik_parent) = match kind {
+                BoneKind::RotationMotion => {
+                    if self.has_tail(bone) {
+                        self.loss(
+                            at("tail"),
+                            "the tail is dropped: a PMD rotation-motion bone stores its source \
+                             bone in the tail field"
+                                .into(),
+                        );
+                    }
+                    let scaled = (bone.append_ratio * 100.0).round();
+                    let percent = scaled.clamp(f32::from(i16::MIN), f32::from(i16::MAX));
+                    let whole = (bone.append_ratio * 100.0 - percent).abs() <= 1e-3;
+                    if !whole {
+                        self.loss(
+                            at("append_ratio"),
+                            format!(
+                                "append ratio {} is stored as a whole percentage: {}%",
+                                bone.append_ratio, percent
+                            ),
+                        );
+                    }
+                    (
+                        self.bone(bone.append_parent, || at("append_parent")),
+                        percent as i16 as u16,
+                    )
+                }
+                BoneKind::RotationInfluenced => (
+                    self.tail(i, bone),
+                    self.bone(bone.append_parent, || at("append_parent")),
+                ),
+                _ => (self.tail(i, bone), 0),
+            };
+            self.bone_flag_losses(i, bone, kind, link_of[i].is_some());
+            self.file.bones.push(PmdBone {
+                name,
+                parent,
+                tail,
+                kind: kind.to_raw(),
+                ik_parent,
+                position: bone.position,
+            });
+        }
+        english(&mut self.file).bone_names = english_names;
+        self.twist_losses(&kinds);
+        self.layer_losses(&kinds);
+        self.iks();
+    }
+
+    fn has_tail(&self, bone: &Bone) -> bool {
+        if bone.flags.contains(BoneFlags::TAIL_IS_BONE) {
+            bone.tail_bone.is_some()
+        } else {
+            bone.tail_offset != Vec3::ZERO
+        }
+    }
+
+    /// The tail field: a tail bone, 0 for "none", 0xFFFF for a zero offset.
+    fn tail(&mut self, i: usize, bone: &Bone) -> u16 {
+        let path = || format!("bones[{i}].tail");
+        if !bone.flags.contains(BoneFlags::TAIL_IS_BONE) {
+            if bone.tail_offset == Vec3::ZERO {
+                return u16::MAX;
+            }
+            self.loss(
+                path(),
+                format!(
+                    "tail offset {:?} is dropped: PMD tails are bones",
+                    bone.tail_offset.to_array()
+                ),
+            );
+            return 0;
+        }
+        match bone.tail_bone {
+            None => 0,
+            Some(tail) if tail.get() == 0 => {
+                self.loss(
+                    path(),
+                    "tail bone 0 cannot be stored: PMD reads a tail of 0 as none".into(),
+                );
+                0
+            }
+            Some(tail) => self.bone(Some(tail), path),
+        }
+    }
+
+    fn bone_flag_losses(&mut self, i: usize, bone: &Bone, kind: BoneKind, is_link: bool) {
+        let at = |field: &str| format!("bones[{i}].{field}");
+        let flags = bone.flags;
+        let shown =
+            BoneFlags::ROTATABLE | BoneFlags::MOVABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE;
+        let differing = (flags ^ implied_bone_flags(kind)) & shown;
+        if !differing.is_empty() {
+            let lost: Vec<String> = [
+                (BoneFlags::ROTATABLE, "rotatable"),
+                (BoneFlags::MOVABLE, "movable"),
+                (BoneFlags::VISIBLE, "visible"),
+                (BoneFlags::OPERABLE, "operable"),
+            ]
+            .iter()
+            .filter(|(flag, _)| differing.contains(*flag))
+            .map(|(flag, name)| {
+                format!(
+                    "{name} {}",
+                    if flags.contains(*flag) { "on" } else { "off" }
+                )
+            })
+            .collect();
+            self.loss(
+                at("flags"),
+                format!(
+                    "stored as PMD bone kind {} ({}), which fixes the display flags: lost {}",
+                    kind.to_raw(),
+                    kind_name(kind),
+                    lost.join(", ")
+                ),
+            );
+        }
+        let dropped = [
+            (BoneFlags::LOCAL_APPEND, "local append"),
+            (BoneFlags::LOCAL_AXES, "local axes"),
+            (BoneFlags::AFTER_PHYSICS, "deform after physics"),
+            (BoneFlags::EXTERNAL_PARENT, "external parent"),
+        ];
+        for (flag, name) in dropped {
+            if flags.contains(flag) {
+                self.loss(
+                    at("flags"),
+                    format!("{name} is dropped: PMD has no such bone setting"),
+                );
+            }
+        }
+        if flags.contains(BoneFlags::APPEND_MOVE) {
+            self.loss(
+                at("flags"),
+                "append move (移動付与) is dropped: PMD bones append rotation only".into(),
+            );
+        }
+        let appends = flags.contains(BoneFlags::APPEND_ROTATE);
+        if appends
+            && !matches!(
+                kind,
+                BoneKind::RotationInfluenced | BoneKind::RotationMotion
+            )
+        {
+            let reason = if bone.append_parent.is_none() {
+                "it has no append parent".to_owned()
+            } else {
+                format!(
+                    "PMD stores the bone as kind {} ({})",
+                    kind.to_raw(),
+                    kind_name(kind)
+                )
+            };
+            self.loss(
+                at("append_parent"),
+                format!("append rotation is dropped: {reason}"),
+            );
+        }
+        if flags.contains(BoneFlags::FIXED_AXIS) && kind != BoneKind::Twist {
+            self.loss(
+                at("fixed_axis"),
+                format!(
+                    "the fixed axis is dropped: PMD stores the bone as kind {} ({})",
+                    kind.to_raw(),
+                    kind_name(kind)
+                ),
+            );
+        }
+        if is_link && kind != BoneKind::IkLink {
+            self.loss(
+                at("flags"),
+                format!(
+                    "an IK link stored as kind {} ({}) instead of IK-affected (4)",
+                    kind.to_raw(),
+                    kind_name(kind)
+                ),
+            );
+        }
+    }
+
+    /// PMD twists about the direction to the tail bone; other fixed axes are lost.
+    fn twist_losses(&mut self, kinds: &[BoneKind]) {
+        for (i, bone) in self.model.bones.iter().enumerate() {
+            if kinds[i] != BoneKind::Twist {
+                continue;
+            }
+            let stored = twist_axis(&self.file.bones, i);
+            let wanted = glam::Vec3::from(bone.fixed_axis).try_normalize();
+            let same = match (stored, wanted) {
+                (Some(stored), Some(wanted)) => glam::Vec3::from(stored).dot(wanted) > 0.99999,
+                (None, None) => true,
+                _ => false,
+            };
+            if !same {
+                let message = match stored {
+                    Some(axis) => format!(
+                        "fixed axis {:?} is not stored: PMD twists about the direction to the \
+                         tail bone, {:?}",
+                        bone.fixed_axis.to_array(),
+                        axis.to_array()
+                    ),
+                    None => format!(
+                        "fixed axis {:?} is not stored: PMD twists about the direction to the \
+                         tail bone, and this bone has no tail bone at another position",
+                        bone.fixed_axis.to_array()
+                    ),
+                };
+                self.losses.push(PmdLoss {
+                    path: format!("bones[{i}].fixed_axis"),
+                    message,
+                });
+            }
+        }
+    }
+
+    /// PMD has no deform layers; PMD → PMX derives them (IK chains 1, rotation-influenced
+    /// chains 2). Other layers are lost.
+    fn layer_losses(&mut self, kinds: &[BoneKind]) {
+        let model = self.model;
+        let base: Vec<i32> = kinds
+            .iter()
+            .map(|&kind| layer_base(kind == BoneKind::Ik, kind))
+            .collect();
+        let parents: Vec<Option<BoneIdx>> = model.bones.iter().map(|b| b.parent).collect();
+        let derived = propagate_layers(&parents, &base);
+        for (i, (bone, derived)) in model.bones.iter().zip(derived).enumerate() {
+            if bone.layer != derived {
+                self.loss(
+                    format!("bones[{i}].layer"),
+                    format!(
+                        "deform layer {} is not stored: PMD has no layers, and reading the file \
+                         back gives {derived}",
+                        bone.layer
+                    ),
+                );
+            }
+        }
+    }
+
+    fn iks(&mut self) {
+        let model = self.model;
+        for (i, bone) in model.bones.iter().enumerate() {
+            if !bone.is_ik() || (bone.ik.target.is_none() && bone.ik.links.is_empty()) {
+                continue;
+            }
+            let at = |field: &str| format!("bones[{i}].ik.{field}");
+            let ik = &bone.ik;
+            let target = self.bone(ik.target, || at("target"));
+            let iterations = u16::try_from(ik.loop_count.max(0)).unwrap_or(u16::MAX);
+            if i64::from(iterations) != i64::from(ik.loop_count) {
+                self.loss(
+                    at("loop_count"),
+                    format!(
+                        "loop count {} is written as {iterations} (PMD: 0..65535)",
+                        ik.loop_count
+                    ),
+                );
+            }
+            if ik.links.len() > usize::from(u8::MAX) {
+                self.loss(
+                    at("links"),
+                    format!(
+                        "{} links; PMD holds 255, the rest are dropped",
+                        ik.links.len()
+                    ),
+                );
+            }
+            let mut links = Vec::with_capacity(ik.links.len().min(255));
+            for (k, link) in ik.links.iter().take(255).enumerate() {
+                let link_path = || format!("bones[{i}].ik.links[{k}]");
+                links.push(self.bone(link.bone, || format!("{}.bone", link_path())));
+                let knee = link
+                    .bone
+                    .and_then(|b| model.bones.get(b.get()))
+                    .is_some_and(|b| is_knee(&b.name_ja.as_str()));
+                let read_back = knee.then(knee_limits);
+                if link.limits != read_back {
+                    let message = match (link.limits, read_back) {
+                        (Some(limits), None) => format!(
+                            "angle limits {:?}..{:?} are dropped: PMD stores none (only knees \
+                             get their X limit back on reading)",
+                            limits.lower.to_array(),
+                            limits.upper.to_array()
+                        ),
+                        (Some(limits), Some(_)) => format!(
+                            "angle limits {:?}..{:?} are dropped: reading PMD gives a knee the \
+                             standard X limit -180°..-0.5°",
+                            limits.lower.to_array(),
+                            limits.upper.to_array()
+                        ),
+                        (None, _) => "the link has no angle limit, but reading PMD gives a knee \
+                                      (ひざ) the standard X limit -180°..-0.5°"
+                            .into(),
+                    };
+                    self.loss(format!("{}.limits", link_path()), message);
+                }
+            }
+            let bone_index = self.bone(Some(BoneIdx::new(i)), || format!("bones[{i}]"));
+            self.file.iks.push(PmdIk {
+                bone: bone_index,
+                target,
+                iterations,
+                limit: ik.limit_angle / IK_LIMIT_FACTOR,
+                links,
+            });
+        }
+    }
+
+    /// Vertex morphs to skins (with the base skin first); returns each morph's skin index.
+    fn skins(&mut self) -> Vec<Option<u16>> {
+        let model = self.model;
+        let mut morph_to_skin = vec![None; model.morphs.len()];
+        let mut vertex_morphs = Vec::new();
+        for (i, morph) in model.morphs.iter().enumerate() {
+            match &morph.offsets {
+                MorphOffsets::Vertex(offsets) => vertex_morphs.push((i, morph, offsets)),
+                other => self.loss(
+                    format!("morphs[{i}]"),
+                    format!(
+                        "{} morph \"{}\" is dropped: PMD has only vertex morphs",
+                        morph_kind_name(other.kind()),
+                        morph.name_ja
+                    ),
+                ),
+            }
+        }
+        // The base skin is the skin count's first entry; skins are counted in 16 bits.
+        let room = usize::from(u16::MAX) - 1;
+        if vertex_morphs.len() > room {
+            for &(i, morph, _) in &vertex_morphs[room..] {
+                self.loss(
+                    format!("morphs[{i}]"),
+                    format!(
+                        "morph \"{}\" is dropped: PMD holds 65,534 skins",
+                        morph.name_ja
+                    ),
+                );
+            }
+            vertex_morphs.truncate(room);
+        }
+        if vertex_morphs.is_empty() {
+            return morph_to_skin;
+        }
+        // The base skin lists every morphed vertex once, in vertex order (as every known file).
+        let base: BTreeSet<u32> = vertex_morphs
+            .iter()
+            .flat_map(|(_, _, offsets)| offsets.iter().map(|o| o.vertex.0))
+            .collect();
+        let base: Vec<u32> = base.into_iter().collect();
+        let base_slot: HashMap<u32, u32> = base
+            .iter()
+            .enumerate()
+            .map(|(slot, &vertex)| (vertex, slot as u32))
+            .collect();
+        let mut base_vertices = Vec::with_capacity(base.len());
+        for &vertex in &base {
+            let position = match model.vertices.get(vertex as usize) {
+                Some(v) => v.position,
+                None => {
+                    self.loss(
+                        "morphs".into(),
+                        format!("vertex {vertex} of a vertex morph does not exist; its base position is written as 0"),
+                    );
+                    Vec3::ZERO
+                }
+            };
+            base_vertices.push(PmdSkinVertex {
+                index: vertex,
+                position,
+            });
+        }
+        self.file.skins.reserve_exact(vertex_morphs.len() + 1);
+        self.file.skins.push(PmdSkin {
+            name: FixedText(b"base".to_vec()),
+            kind: 0,
+            vertices: base_vertices,
+        });
+        let mut english_names = Vec::with_capacity(vertex_morphs.len());
+        for (i, morph, offsets) in vertex_morphs {
+            let at = |field: &str| format!("morphs[{i}].{field}");
+            let name = self.text(&morph.name_ja, field::SKIN_NAME, || at("name_ja"));
+            english_names.push(self.text(&morph.name_en, field::SKIN_NAME, || at("name_en")));
+            // The system panel (0) is written as kind 0, as PmxEditor does: only the first
+            // skin is the base.
+            let kind = morph.panel.to_raw();
+            let vertices = offsets
+                .iter()
+                .map(|o| PmdSkinVertex {
+                    index: base_slot.get(&o.vertex.0).copied().unwrap_or(0),
+                    position: o.offset,
+                })
+                .collect();
+            morph_to_skin[i] = u16::try_from(self.file.skins.len()).ok();
+            self.file.skins.push(PmdSkin {
+                name,
+                kind,
+                vertices,
+            });
+        }
+        english(&mut self.file).skin_names = english_names;
+        morph_to_skin
+    }
+
+    fn display_frames(&mut self, morph_to_skin: &[Option<u16>]) {
+        let model = self.model;
+        let mut root_done = false;
+        let mut expressions_done = false;
+        let mut english_names = Vec::new();
+        for (f, frame) in model.display_frames.iter().enumerate() {
+            let at = |field: &str| format!("display_frames[{f}].{field}");
+            if !root_done && is_root_frame(f, frame) {
+                root_done = true;
+                // PMD's centre frame holds bone 0 implicitly; nothing else can go there.
+                for (k, item) in frame.items.iter().enumerate() {
+                    if k == 0 && *item == DisplayItem::Bone(Some(BoneIdx::new(0))) {
+                        continue;
+                    }
+                    self.loss(
+                        format!("display_frames[{f}].items[{k}]"),
+                        "only bone 0 can be in PMD's root frame; the item is dropped".into(),
+                    );
+                }
+                continue;
+            }
+            if !expressions_done && is_expression_frame(frame) {
+                expressions_done = true;
+                for (k, item) in frame.items.iter().enumerate() {
+                    self.expression_item(f, k, item, morph_to_skin, false);
+                }
+                continue;
+            }
+            if self.file.bone_frame_names.len() == usize::from(u8::MAX) {
+                self.loss(
+                    at("name_ja"),
+                    "frame dropped: PMD holds 255 bone frames".into(),
+                );
+                continue;
+            }
+            // PMDEditor needs bone frame names to end with "\n".
+            let mut name = self.text(&frame.name_ja, field::FRAME_NAME - 1, || at("name_ja"));
+            // (48 bytes of name, "\n" and the terminator fill the 50-byte field.)
+            name.0.push(b'\n');
+            self.file.bone_frame_names.push(name);
+            english_names.push(self.text(&frame.name_en, field::FRAME_NAME, || at("name_en")));
+            let number = self.file.bone_frame_names.len() as u8;
+            for (k, item) in frame.items.iter().enumerate() {
+                match *item {
+                    DisplayItem::Bone(bone) => {
+                        let bone = self.bone(bone, || format!("display_frames[{f}].items[{k}]"));
+                        self.file.bone_frame_items.push(PmdBoneFrameItem {
+                            bone,
+                            frame: number,
+                        });
+                    }
+                    DisplayItem::Morph(_) => {
+                        self.expression_item(f, k, item, morph_to_skin, true);
+                    }
+                }
+            }
+        }
+        english(&mut self.file).bone_frame_names = english_names;
+    }
+
+    /// A morph item goes to the skin display list (PMD's only morph frame).
+    fn expression_item(
+        &mut self,
+        f: usize,
+        k: usize,
+        item: &DisplayItem,
+        morph_to_skin: &[Option<u16>],
+        moved: bool,
+    ) {
+        let path = format!("display_frames[{f}].items[{k}]");
+        let morph = match *item {
+            DisplayItem::Morph(morph) => morph,
+            DisplayItem::Bone(_) => {
+                self.loss(
+                    path,
+                    "bones cannot be in PMD's 表情 frame; the item is dropped".into(),
+                );
+                return;
+            }
+        };
+        let Some(skin) = morph.and_then(|m| morph_to_skin.get(m.get()).copied().flatten()) else {
+            self.loss(
+                path,
+                "the morph is not written as a PMD skin; the item is dropped".into(),
+            );
+            return;
+        };
+        if moved {
+            self.loss(
+                path.clone(),
+                "PMD shows morphs only in the 表情 frame; the morph moves there".into(),
+            );
+            if self.file.skin_display.contains(&skin) {
+                return;
+            }
+        }
+        if self.file.skin_display.len() == usize::from(u8::MAX) {
+            self.loss(
+                path,
+                "the 表情 frame holds at most 255 morphs in PMD; dropped".into(),
+            );
+            return;
+        }
+        self.file.skin_display.push(skin);
+    }
+
+    fn physics(&mut self) {
+        let model = self.model;
+        let names: Vec<String> = model
+            .bones
+            .iter()
+            .map(|b| b.name_ja.as_str().into_owned())
+            .collect();
+        let anchor = rigid_body_anchor(&names);
+        let mut bodies = Vec::with_capacity(model.rigid_bodies.len());
+        for (i, r) in model.rigid_bodies.iter().enumerate() {
+            let at = |field: &str| format!("rigid_bodies[{i}].{field}");
+            let name = self.text(&r.name_ja, field::RIGID_BODY_NAME, || at("name_ja"));
+            self.english_dropped(&r.name_en, at("name_en"));
+            let bone = self.bone(r.bone, || at("bone"));
+            let anchor_bone = if bone == u16::MAX {
+                anchor
+            } else {
+                Some(usize::from(bone))
+            };
+            let origin = anchor_bone
+                .and_then(|b| model.bones.get(b))
+                .map_or(Vec3::ZERO, |b| b.position);
+            bodies.push(PmdRigidBody {
+                name,
+                bone,
+                group: r.group,
+                collision_mask: r.non_collision_mask,
+                shape: r.shape.to_raw(),
+                size: r.size,
+                position: add(r.position, Vec3::new(-origin.x, -origin.y, -origin.z)),
+                rotation: r.rotation,
+                mass: r.mass,
+                linear_damping: r.linear_damping,
+                angular_damping: r.angular_damping,
+                restitution: r.restitution,
+                friction: r.friction,
+                mode: r.mode.to_raw(),
+            });
+        }
+        self.file.rigid_bodies = Some(bodies);
+        let mut joints = Vec::with_capacity(model.joints.len());
+        for (i, j) in model.joints.iter().enumerate() {
+            let at = |field: &str| format!("joints[{i}].{field}");
+            let name = self.text(&j.name_ja, field::JOINT_NAME, || at("name_ja"));
+            self.english_dropped(&j.name_en, at("name_en"));
+            if j.kind != JointKind::Spring6Dof {
+                self.loss(
+                    at("kind"),
+                    format!(
+                        "joint kind {:?} (PMX 2.1) is written as a spring 6DOF",
+                        j.kind
+                    ),
+                );
+            }
+            joints.push(PmdJoint {
+                name,
+                body_a: RigidBodyIdx::to_raw(j.body_a) as u32,
+                body_b: RigidBodyIdx::to_raw(j.body_b) as u32,
+                position: j.position,
+                rotation: j.rotation,
+                move_lower: j.move_lower,
+                move_upper: j.move_upper,
+                rotate_lower: j.rotate_lower,
+                rotate_upper: j.rotate_upper,
+                spring_move: j.spring_move,
+                spring_rotate: j.spring_rotate,
+            });
+        }
+        self.file.joints = Some(joints);
+    }
+
+    fn english_dropped(&mut self, name: &Text, path: String) {
+        if !name.is_empty() {
+            self.loss(
+                path,
+                format!("English name \"{name}\" is dropped: PMD has none for this element"),
+            );
+        }
+    }
+}
+
+/// The PMD kind a bone is stored as. IK first, then appends, twists, IK links, hidden bones
+/// (IK targets apart) and movable bones; everything else rotates.
+fn classify(bone: &Bone, is_link: bool, is_target: bool) -> BoneKind {
+    let flags = bone.flags;
+    if flags.contains(BoneFlags::IK) {
+        BoneKind::Ik
+    } else if flags.contains(BoneFlags::APPEND_ROTATE) && bone.append_parent.is_some() {
+        // PMD → PMX makes rotation-influenced bones visible with ratio 1 and rotation-motion
+        // bones hidden: this is the inverse.
+        if flags.contains(BoneFlags::VISIBLE) && bone.append_ratio == 1.0 {
+            BoneKind::RotationInfluenced
+        } else {
+            BoneKind::RotationMotion
+        }
+    } else if flags.contains(BoneFlags::FIXED_AXIS) {
+        BoneKind::Twist
+    } else if is_link {
+        BoneKind::IkLink
+    } else if !flags.contains(BoneFlags::VISIBLE) {
+        if is_target {
+            BoneKind::IkTarget
+        } else {
+            BoneKind::Hidden
+        }
+    } else if flags.contains(BoneFlags::MOVABLE) {
+        BoneKind::RotateMove
+    } else {
+        BoneKind::Rotate
+    }
+}
+
+/// PMX's special Root frame (by flag and name, as the spec says; nanoem writes it without the
+/// flag, so the first frame named "Root" counts too).
+fn is_root_frame(index: usize, frame: &DisplayFrame) -> bool {
+    frame.name_ja.as_str() == "Root" && (frame.special || index == 0)
+}
+
+/// PMX's special 表情 frame (nanoem names it only in English, "Exp").
+fn is_expression_frame(frame: &DisplayFrame) -> bool {
+    frame.special && (frame.name_ja.as_str() == "表情" || frame.name_en.as_str() == "Exp")
+}
+
+fn kind_name(kind: BoneKind) -> &'static str {
+    match kind {
+        BoneKind::Rotate => "rotate",
+        BoneKind::RotateMove => "rotate and move",
+        BoneKind::Ik => "IK",
+        BoneKind::Unknown => "unknown",
+        BoneKind::IkLink => "IK-affected",
+        BoneKind::RotationInfluenced => "rotation-influenced",
+        BoneKind::IkTarget => "IK target",
+        BoneKind::Hidden => "hidden",
+        BoneKind::Twist => "twist",
+        BoneKind::RotationMotion => "rotation motion",
+        BoneKind::Other(_) => "unknown",
+    }
+}
+
+fn morph_kind_name(kind: MorphKind) -> &'static str {
+    match kind {
+        MorphKind::Group => "group",
+        MorphKind::Vertex => "vertex",
+        MorphKind::Bone => "bone",
+        MorphKind::Uv => "UV",
+        MorphKind::AdditionalUv1 => "additional UV 1",
+        MorphKind::AdditionalUv2 => "additional UV 2",
+        MorphKind::AdditionalUv3 => "additional UV 3",
+        MorphKind::AdditionalUv4 => "additional UV 4",
+        MorphKind::Material => "material",
+        MorphKind::Flip => "flip (PMX 2.1)",
+        MorphKind::Impulse => "impulse (PMX 2.1)",
+    }
+}
+
+fn draw_flags_message(m: &Material, alpha: f32, differing: DrawFlags) -> String {
+    let on = |flag: DrawFlags| {
+        if m.draw_flags.contains(flag) {
+            "on"
+        } else {
+            "off"
+        }
+    };
+    let mut parts = Vec::new();
+    if differing.contains(DrawFlags::DOUBLE_SIDED) {
+        parts.push(format!(
+            "double-sided {} (MMD draws a PMD material double-sided exactly when its alpha, \
+             here {}, is below 1)",
+            on(DrawFlags::DOUBLE_SIDED),
+            alpha
+        ));
+    }
+    if differing.intersects(DrawFlags::DRAW_TO_SHADOW_MAP | DrawFlags::DRAW_SELF_SHADOW) {
+        parts.push(format!(
+            "self shadow {}/{} (MMD turns it off exactly when alpha is 0.98; set alpha to 0.98 \
+             to get that)",
+            on(DrawFlags::DRAW_TO_SHADOW_MAP),
+            on(DrawFlags::DRAW_SELF_SHADOW)
+        ));
+    }
+    if differing.contains(DrawFlags::GROUND_SHADOW) {
+        parts.push(format!(
+            "ground shadow {} (one flag with the edge in PMD, which is {})",
+            on(DrawFlags::GROUND_SHADOW),
+            on(DrawFlags::EDGE)
+        ));
+    }
+    if differing.intersects(DrawFlags::PMX21_ONLY) {
+        parts.push("vertex colour/point/line drawing (PMX 2.1)".into());
+    }
+    format!("not stored: {}", parts.join("; "))
+}
