@@ -1,9 +1,11 @@
 //! The command line: `pmx-studio [FILE]` opens the editor; subcommands work on files.
 
+mod check;
 mod convert;
 mod edit;
 mod info;
 mod pose;
+mod repair;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -46,6 +48,10 @@ pub enum Command {
     Edit(edit::EditArgs),
     /// Write a model with a pose (VPD, a VMD frame) and morphs applied as its new rest shape.
     Pose(pose::PoseArgs),
+    /// Check a model: errors, warnings and info with paths (exit 1 on errors, 2 if unreadable).
+    Check(check::CheckArgs),
+    /// Apply every automatic fix and write the result (exit 1 if errors remain).
+    Repair(repair::RepairArgs),
 }
 
 /// Runs a subcommand and turns its outcome into the process exit code.
@@ -55,6 +61,8 @@ pub fn run(command: Command) -> ExitCode {
         Command::Convert(args) => convert::run(&args),
         Command::Edit(args) => edit::run(&args),
         Command::Pose(args) => pose::run(&args),
+        Command::Check(args) => check::run(&args),
+        Command::Repair(args) => repair::run(&args),
     };
     match result {
         Ok(code) => code,

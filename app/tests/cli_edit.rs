@@ -1,7 +1,8 @@
 //! `pmx-studio edit`: scripts apply as one step, `--undo-all` gives the input's bytes back,
 //! errors name the failing step and leave no output.
 
-#![allow(clippy::expect_used)]
+// Test and benchmark code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use pmx_core::formats::pmx::{self, PmxSaveOptions};
 use pmx_core::generate::feature_model;

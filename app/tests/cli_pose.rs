@@ -1,5 +1,8 @@
 //! `pmx-studio pose`: a pose file, a motion frame and morphs applied as the new rest shape.
 
+// Test and benchmark code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use pmx_core::formats::{self, LoadOptions, SaveOptions};
 use pmx_core::model::{
     Bone, BoneIdx, Model, Morph, MorphOffsets, MorphPanel, Vertex, VertexIdx, VertexMorphOffset,

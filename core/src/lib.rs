@@ -7,6 +7,7 @@ pub mod generate;
 pub mod model;
 pub mod pose;
 pub(crate) mod serde_f32;
+pub mod validate;
 
 pub use formats::{FileFormat, LoadOptions, SaveOptions};
 pub use model::Model;

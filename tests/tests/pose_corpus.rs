@@ -1,5 +1,8 @@
 //! The pose engine and the motion formats on the real files of the corpus.
 
+// Test and benchmark code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use glam::{Quat, Vec3};
 use pmx_core::formats::{self, LoadOptions, vmd};
 use pmx_core::model::{BoneIdx, Model};

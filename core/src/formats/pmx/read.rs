@@ -334,11 +334,29 @@ impl<'a> Reader<'a> {
                 format!("not a PMX file: magic is {magic:02x?}, expected \"PMX \""),
             ));
         }
+        let version_at = self.location("version");
         let version = self.f32("version")?;
         model.header.version = if version == 2.0 {
             PmxVersion::V2_0
         } else if version == 2.1 {
             PmxVersion::V2_1
+        } else if self.options.recover {
+            // A version this editor does not know: read it as the nearest layout it knows
+            // (2.1 adds the soft body section) and say so; the validators report it.
+            let read_as = if version > 2.0 {
+                PmxVersion::V2_1
+            } else {
+                PmxVersion::V2_0
+            };
+            self.report.notes.push(LoadNote {
+                location: version_at,
+                message: format!(
+                    "PMX version {version} is not 2.0 or 2.1; read as {}",
+                    read_as.name()
+                ),
+                lost: false,
+            });
+            read_as
         } else {
             self.pos -= 4;
             return Err(ReadError::Unsupported {
@@ -346,15 +364,33 @@ impl<'a> Reader<'a> {
                 message: format!("PMX version {version} is not supported (2.0 and 2.1 are)"),
             });
         };
+        let globals_at_count = self.location("globals_count");
         let globals_len = self.u8("globals_count")?;
         if globals_len != 8 {
-            self.pos -= 1;
-            return Err(self.malformed(
-                "globals_count",
-                format!("header byte count is {globals_len}; PMX 2.0/2.1 headers have exactly 8"),
-            ));
+            // More than 8 bytes: the 8 PMX defines come first, so recovery reads them and
+            // skips the rest. Fewer cannot be read: which byte means what is unknown.
+            if !(self.options.recover && globals_len > 8) {
+                self.pos -= 1;
+                return Err(self.malformed(
+                    "globals_count",
+                    format!(
+                        "header byte count is {globals_len}; PMX 2.0/2.1 headers have exactly 8"
+                    ),
+                ));
+            }
+            self.report.notes.push(LoadNote {
+                location: globals_at_count,
+                message: format!(
+                    "header byte count is {globals_len}; PMX 2.0/2.1 headers have exactly 8, the {} extra bytes are skipped",
+                    globals_len - 8
+                ),
+                lost: false,
+            });
         }
         let globals: [u8; 8] = self.array("globals")?;
+        if globals_len > 8 {
+            self.take(usize::from(globals_len - 8), "globals")?;
+        }
         let globals_at = self.pos - 8;
         self.encoding = match globals[0] {
             0 => TextEncoding::Utf16,
@@ -403,16 +439,16 @@ impl<'a> Reader<'a> {
         model.header.encoding = self.encoding;
         model.header.index_sizes = Some(self.sizes);
         model.additional_uvs = vec![Vec::new(); additional_uv as usize];
+        Ok(())
+    }
 
+    fn body(&mut self, model: &mut Model) -> Res<()> {
+        // The model info belongs to the body: a file cut inside it still recovers (empty names).
         self.enter("model_info");
         model.info.name_ja = self.text("name_ja")?;
         model.info.name_en = self.text("name_en")?;
         model.info.comment_ja = self.text("comment_ja")?;
         model.info.comment_en = self.text("comment_en")?;
-        Ok(())
-    }
-
-    fn body(&mut self, model: &mut Model) -> Res<()> {
         self.vertices(model)?;
         self.faces(model)?;
         self.textures(model)?;

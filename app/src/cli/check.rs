@@ -1,0 +1,122 @@
+//! `pmx-studio check FILE [--json] [--target pmx2.0|pmx2.1|pmd] [--recover] [--lang en|ja]`:
+//! prints what is wrong with a model. Exit code 0: no error; 1: errors; 2: the file cannot be
+//! read at all.
+
+use anyhow::Result;
+use pmx_core::formats::{self, LoadOptions};
+use pmx_core::validate::{self, CheckOptions, Issue, Severity, Summary, Target};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The model file.
+    pub file: PathBuf,
+    /// Print a JSON list of {severity, code, path, message, message_ja, fixable}.
+    #[arg(long)]
+    pub json: bool,
+    /// Check for saving as this target (default: PMX in the model's own version).
+    #[arg(long, value_parser = ["pmx2.0", "pmx2.1", "pmd"])]
+    pub target: Option<String>,
+    /// Read a damaged file as far as possible (what was lost is reported as errors).
+    #[arg(long)]
+    pub recover: bool,
+    /// Language of the text report.
+    #[arg(long, value_parser = ["en", "ja"], default_value = "en")]
+    pub lang: String,
+}
+
+/// One issue in `check --json` (a contract: extend it compatibly).
+#[derive(Debug, Serialize)]
+pub struct IssueJson<'a> {
+    pub severity: Severity,
+    pub code: &'a str,
+    pub path: &'a str,
+    pub message: &'a str,
+    pub message_ja: &'a str,
+    pub fixable: bool,
+}
+
+impl<'a> From<&'a Issue> for IssueJson<'a> {
+    fn from(issue: &'a Issue) -> Self {
+        Self {
+            severity: issue.severity,
+            code: issue.code,
+            path: &issue.path,
+            message: &issue.message_en,
+            message_ja: &issue.message_ja,
+            fixable: issue.fix.is_some(),
+        }
+    }
+}
+
+/// Exit code of a file that cannot be read at all.
+pub const UNREADABLE: u8 = 2;
+
+pub fn run(args: &CheckArgs) -> Result<ExitCode> {
+    let options = LoadOptions {
+        recover: args.recover,
+        ..LoadOptions::default()
+    };
+    let loaded = match formats::load_path(&args.file, &options) {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            eprintln!("error: cannot read the model: {error}");
+            if !args.recover {
+                eprintln!("hint: --recover reads as much of a damaged file as it can");
+            }
+            return Ok(ExitCode::from(UNREADABLE));
+        }
+    };
+    let check_options = CheckOptions {
+        target: args.target.as_deref().and_then(Target::parse),
+        ..CheckOptions::default()
+    };
+    let issues = validate::check(&loaded.model, Some(&loaded.report), &check_options);
+    let summary = Summary::of(&issues);
+    if args.json {
+        let list: Vec<IssueJson<'_>> = issues.iter().map(IssueJson::from).collect();
+        println!("{}", serde_json::to_string_pretty(&list)?);
+    } else {
+        let japanese = args.lang == "ja";
+        for issue in &issues {
+            let message = if japanese {
+                &issue.message_ja
+            } else {
+                &issue.message_en
+            };
+            let fixable = if issue.fix.is_some() {
+                " [fixable]"
+            } else {
+                ""
+            };
+            println!(
+                "{:<7} {:<24} {}: {message}{fixable}",
+                issue.severity.name(),
+                issue.code,
+                issue.path
+            );
+        }
+        println!("{}", summary_line(&summary, japanese));
+    }
+    Ok(if summary.errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub fn summary_line(summary: &Summary, japanese: bool) -> String {
+    if japanese {
+        format!(
+            "エラー{}件、警告{}件、情報{}件（{}件は `pmx-studio repair` で自動修正できます）",
+            summary.errors, summary.warnings, summary.infos, summary.fixable
+        )
+    } else {
+        format!(
+            "{} error(s), {} warning(s), {} info ({} fixable with `pmx-studio repair`)",
+            summary.errors, summary.warnings, summary.infos, summary.fixable
+        )
+    }
+}

@@ -1,0 +1,146 @@
+//! `pmx-studio repair IN OUT [--recover] [--json]`: applies every automatic fix, reports what it
+//! changed and writes the result (atomically). Exit code 0: the result has no error; 1: errors
+//! remain (the file is written anyway); 2: IN cannot be read at all.
+
+use super::check::{IssueJson, UNREADABLE, summary_line};
+use anyhow::{Result, bail};
+use pmx_core::edit::History;
+use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions};
+use pmx_core::validate::{self, AppliedFix, RepairOptions, Severity, Summary};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct RepairArgs {
+    /// The model to read.
+    pub input: PathBuf,
+    /// The file to write; its extension chooses the format (.pmx, .json).
+    pub output: PathBuf,
+    /// Read a damaged file as far as possible, then repair what was read.
+    #[arg(long)]
+    pub recover: bool,
+    /// Print {applied, failed, remaining} as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct FixJson<'a> {
+    code: &'a str,
+    path: &'a str,
+    severity: Severity,
+    label: &'a str,
+    label_ja: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+}
+
+impl<'a> From<&'a AppliedFix> for FixJson<'a> {
+    fn from(fix: &'a AppliedFix) -> Self {
+        Self {
+            code: fix.code,
+            path: &fix.path,
+            severity: fix.severity,
+            label: &fix.label_en,
+            label_ja: &fix.label_ja,
+            error: fix.error.as_deref(),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct RepairJson<'a> {
+    applied: Vec<FixJson<'a>>,
+    failed: Vec<FixJson<'a>>,
+    rounds: usize,
+    remaining: Vec<IssueJson<'a>>,
+    lost_while_reading: bool,
+}
+
+pub fn run(args: &RepairArgs) -> Result<ExitCode> {
+    if FileFormat::from_extension(&args.output).is_none() {
+        bail!(
+            "{}: unknown output format (use .pmx or .json)",
+            args.output.display()
+        );
+    }
+    let options = LoadOptions {
+        recover: args.recover,
+        ..LoadOptions::default()
+    };
+    let mut loaded = match formats::load_path(&args.input, &options) {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            eprintln!("error: cannot read the model: {error}");
+            if !args.recover {
+                eprintln!("hint: --recover reads as much of a damaged file as it can");
+            }
+            return Ok(ExitCode::from(UNREADABLE));
+        }
+    };
+    let mut history = History::new();
+    let report = validate::repair(
+        &mut loaded.model,
+        Some(&loaded.report),
+        &mut history,
+        &RepairOptions::default(),
+    );
+    let saved = formats::save_path(&loaded.model, &args.output, &SaveOptions::default())?;
+    for warning in &saved.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let summary = Summary::of(&report.remaining);
+    if args.json {
+        let json = RepairJson {
+            applied: report.applied.iter().map(FixJson::from).collect(),
+            failed: report.failed.iter().map(FixJson::from).collect(),
+            rounds: report.rounds,
+            remaining: report.remaining.iter().map(IssueJson::from).collect(),
+            lost_while_reading: loaded.report.lost_data(),
+        };
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        if loaded.report.lost_data() {
+            println!(
+                "note: the input is damaged; what was lost while reading cannot be restored (see `pmx-studio check --recover`)"
+            );
+        }
+        for fix in &report.applied {
+            println!("fixed   {:<24} {}: {}", fix.code, fix.path, fix.label_en);
+        }
+        for fix in &report.failed {
+            println!(
+                "failed  {:<24} {}: {}: {}",
+                fix.code,
+                fix.path,
+                fix.label_en,
+                fix.error.as_deref().unwrap_or_default()
+            );
+        }
+        if report.applied.is_empty() {
+            println!("nothing to fix");
+        }
+        for issue in report
+            .remaining
+            .iter()
+            .filter(|i| i.severity == Severity::Error)
+        {
+            println!(
+                "left    {:<24} {}: {}",
+                issue.code, issue.path, issue.message_en
+            );
+        }
+        println!(
+            "{} fix(es) in {} round(s); remaining: {}",
+            report.applied.len(),
+            report.rounds,
+            summary_line(&summary, false)
+        );
+    }
+    Ok(if summary.errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

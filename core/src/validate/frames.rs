@@ -1,0 +1,367 @@
+//! Display frame rules: the special Root and 表情 frames present and first (MikuMikuDance shows
+//! frames 0 and 1 as Root and 表情), and bones and morphs that are in no frame (they cannot be
+//! keyed from the frame list). Items pointing at nothing are reference errors (see
+//! `references`).
+
+use super::util::{json, quoted, set_op};
+use super::{Context, Fix, Issue, Rule, Severity};
+use crate::edit::{EditOp, EditTarget};
+use crate::model::*;
+
+#[derive(Debug)]
+pub(crate) struct DisplayFrameRule;
+
+const ROOT: &str = "Root";
+const EXPRESSIONS: &str = "表情";
+
+impl Rule for DisplayFrameRule {
+    fn name(&self) -> &'static str {
+        "display frames"
+    }
+
+    fn codes(&self) -> &'static [&'static str] {
+        &[
+            "W-FRAME-ROOT",
+            "W-FRAME-EXP",
+            "I-FRAME-BONE-MISSING",
+            "I-FRAME-MORPH-MISSING",
+        ]
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Issue>) {
+        let model = cx.model;
+        let frames = &model.display_frames;
+        let root = special_frame(frames, ROOT, 0);
+        let expressions = special_frame(frames, EXPRESSIONS, 1);
+        if let Some(issue) = special_issue(model, root, 0) {
+            out.push(issue);
+        }
+        // The 表情 frame's fix assumes Root is in place: one structural fix per round.
+        if root == Some(0)
+            && frames.first().is_some_and(|f| f.special)
+            && let Some(issue) = special_issue(model, expressions, 1)
+        {
+            out.push(issue);
+        }
+        missing_items(cx, out);
+    }
+}
+
+/// The index of the frame named `name` (the special one first).
+fn special_frame(frames: &[DisplayFrame], name: &str, _place: usize) -> Option<usize> {
+    frames
+        .iter()
+        .position(|f| f.special && f.name_ja.as_str() == name)
+        .or_else(|| frames.iter().position(|f| f.name_ja.as_str() == name))
+}
+
+fn special_issue(model: &Model, found: Option<usize>, place: usize) -> Option<Issue> {
+    let (code, name, name_en) = if place == 0 {
+        ("W-FRAME-ROOT", ROOT, "Root")
+    } else {
+        ("W-FRAME-EXP", EXPRESSIONS, "Exp")
+    };
+    let frames = &model.display_frames;
+    let (en, ja, fix) = match found {
+        Some(index) if index == place => {
+            if frames.get(index).is_some_and(|f| f.special) {
+                return None;
+            }
+            (
+                format!("the {name} frame is not marked special"),
+                format!("{name}枠が特殊枠になっていません"),
+                Fix::new(
+                    format!("Mark the {name} frame special"),
+                    format!("{name}枠を特殊枠にする"),
+                    vec![set_op(
+                        EditTarget::DisplayFrame,
+                        vec![index],
+                        "special",
+                        json(&true),
+                    )],
+                ),
+            )
+        }
+        Some(index) => {
+            let mut ops = vec![EditOp::Move {
+                kind: ElementKind::DisplayFrame,
+                indices: vec![index],
+                to: Some(place),
+                by: None,
+            }];
+            if !frames.get(index).is_some_and(|f| f.special) {
+                ops.push(set_op(
+                    EditTarget::DisplayFrame,
+                    vec![place],
+                    "special",
+                    json(&true),
+                ));
+            }
+            (
+                format!("the {name} frame is frame {index}; it must be frame {place}"),
+                format!("{name}枠が{index}番目にあります（{place}番目である必要があります）"),
+                Fix::new(
+                    format!("Move the {name} frame to position {place}"),
+                    format!("{name}枠を{place}番目に移動する"),
+                    ops,
+                ),
+            )
+        }
+        None => {
+            // Root holds the root bone (bone 0) when no other frame has it; 表情 starts empty
+            // (the morph rule then offers to add the morphs).
+            let mut items = Vec::new();
+            if place == 0
+                && !model.bones.is_empty()
+                && !frames
+                    .iter()
+                    .any(|f| f.items.contains(&DisplayItem::Bone(Some(BoneIdx::new(0)))))
+            {
+                items.push(DisplayItem::Bone(Some(BoneIdx::new(0))));
+            }
+            let frame = DisplayFrame {
+                name_ja: name.into(),
+                name_en: name_en.into(),
+                special: true,
+                items,
+            };
+            (
+                format!("the special {name} frame is missing"),
+                format!("特殊枠「{name}」がありません"),
+                Fix::new(
+                    format!("Add the {name} frame"),
+                    format!("{name}枠を追加する"),
+                    vec![EditOp::Insert {
+                        kind: ElementKind::DisplayFrame,
+                        at: Some(place.min(frames.len())),
+                        items: vec![json(&frame)],
+                        material: None,
+                        faces: None,
+                    }],
+                ),
+            )
+        }
+    };
+    Some(
+        Issue::new(
+            Severity::Warning,
+            code,
+            found.map_or_else(
+                || "display_frames".to_owned(),
+                |i| format!("display_frames[{i}]"),
+            ),
+            en,
+            ja,
+        )
+        .with_fix(Some(fix)),
+    )
+}
+
+/// Bones (visible and operable ones: the others are not meant to be keyed) and morphs that no
+/// frame lists. The fix appends bones to the last ordinary frame (a new one when there is
+/// none) and morphs to the 表情 frame.
+fn missing_items(cx: &Context<'_>, out: &mut Vec<Issue>) {
+    let model = cx.model;
+    let frames = &model.display_frames;
+    let mut bone_listed = vec![false; model.bones.len()];
+    let mut morph_listed = vec![false; model.morphs.len()];
+    for frame in frames {
+        for item in &frame.items {
+            match item {
+                DisplayItem::Bone(Some(b)) => {
+                    if let Some(slot) = bone_listed.get_mut(b.get()) {
+                        *slot = true;
+                    }
+                }
+                DisplayItem::Morph(Some(m)) => {
+                    if let Some(slot) = morph_listed.get_mut(m.get()) {
+                        *slot = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let bones: Vec<usize> = model
+        .bones
+        .iter()
+        .enumerate()
+        .filter(|(b, bone)| {
+            !bone_listed[*b]
+                && bone
+                    .flags
+                    .contains(BoneFlags::VISIBLE | BoneFlags::OPERABLE)
+        })
+        .map(|(b, _)| b)
+        .collect();
+    let morphs: Vec<usize> = (0..model.morphs.len())
+        .filter(|&m| !morph_listed[m])
+        .collect();
+    let cap = cx.options.max_issues_per_code.max(1);
+
+    if !bones.is_empty() {
+        let items: Vec<DisplayItem> = bones
+            .iter()
+            .map(|&b| DisplayItem::Bone(Some(BoneIdx::new(b))))
+            .collect();
+        let ordinary = frames.iter().rposition(|f| !f.special);
+        let fix = match ordinary {
+            Some(frame) => {
+                let mut all = frames[frame].items.clone();
+                all.extend(items);
+                Fix::new(
+                    format!(
+                        "Add {} bone(s) to frame {}",
+                        bones.len(),
+                        quoted(&frames[frame].name_ja)
+                    ),
+                    format!(
+                        "{}個のボーンを表示枠{}に追加する",
+                        bones.len(),
+                        quoted(&frames[frame].name_ja)
+                    ),
+                    vec![set_op(
+                        EditTarget::DisplayFrame,
+                        vec![frame],
+                        "items",
+                        json(&all),
+                    )],
+                )
+            }
+            None => Fix::new(
+                format!("Add {} bone(s) to a new frame", bones.len()),
+                format!("{}個のボーンを新しい表示枠に追加する", bones.len()),
+                vec![EditOp::Insert {
+                    kind: ElementKind::DisplayFrame,
+                    at: None,
+                    items: vec![json(&DisplayFrame {
+                        name_ja: "その他".into(),
+                        name_en: "Others".into(),
+                        special: false,
+                        items,
+                    })],
+                    material: None,
+                    faces: None,
+                }],
+            ),
+        };
+        push_missing(
+            out,
+            "I-FRAME-BONE-MISSING",
+            &bones,
+            cap,
+            |b| {
+                let name = model
+                    .bones
+                    .get(b)
+                    .map_or_else(String::new, |bone| quoted(&bone.name_ja).into_owned());
+                (
+                    format!("bones[{b}]"),
+                    format!(
+                        "bone {name} is in no display frame; it cannot be keyed from the frame list"
+                    ),
+                    format!("ボーン{name}はどの表示枠にも入っていません"),
+                )
+            },
+            (
+                "bones are in no display frame",
+                "表示枠に入っていないボーン",
+            ),
+            &fix,
+        );
+    }
+    if !morphs.is_empty() {
+        let expressions = frames
+            .get(1)
+            .filter(|f| f.special && f.name_ja.as_str() == EXPRESSIONS);
+        // Without the 表情 frame in place, its own rule comes first.
+        let fix = expressions.map(|frame| {
+            let mut all = frame.items.clone();
+            all.extend(
+                morphs
+                    .iter()
+                    .map(|&m| DisplayItem::Morph(Some(MorphIdx::new(m)))),
+            );
+            Fix::new(
+                format!("Add {} morph(s) to the 表情 frame", morphs.len()),
+                format!("{}個のモーフを表情枠に追加する", morphs.len()),
+                vec![set_op(
+                    EditTarget::DisplayFrame,
+                    vec![1],
+                    "items",
+                    json(&all),
+                )],
+            )
+        });
+        let fix_ref = fix.as_ref();
+        let describe = |m: usize| {
+            let name = model
+                .morphs
+                .get(m)
+                .map_or_else(String::new, |morph| quoted(&morph.name_ja).into_owned());
+            (
+                format!("morphs[{m}]"),
+                format!(
+                    "morph {name} is in no display frame; it cannot be keyed from the frame list"
+                ),
+                format!("モーフ{name}はどの表示枠にも入っていません"),
+            )
+        };
+        match fix_ref {
+            Some(fix) => push_missing(
+                out,
+                "I-FRAME-MORPH-MISSING",
+                &morphs,
+                cap,
+                describe,
+                (
+                    "morphs are in no display frame",
+                    "表示枠に入っていないモーフ",
+                ),
+                fix,
+            ),
+            None => {
+                for &m in morphs.iter().take(cap) {
+                    let (path, en, ja) = describe(m);
+                    out.push(Issue::new(
+                        Severity::Info,
+                        "I-FRAME-MORPH-MISSING",
+                        path,
+                        en,
+                        ja,
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// One issue per element (up to `cap`, then a summary), all with the same fix (which adds all
+/// of them at once; `repair` applies it once).
+fn push_missing(
+    out: &mut Vec<Issue>,
+    code: &'static str,
+    elements: &[usize],
+    cap: usize,
+    describe: impl Fn(usize) -> (String, String, String),
+    summary: (&str, &str),
+    fix: &Fix,
+) {
+    for &e in elements.iter().take(cap) {
+        let (path, en, ja) = describe(e);
+        out.push(Issue::new(Severity::Info, code, path, en, ja).with_fix(Some(fix.clone())));
+    }
+    if elements.len() > cap {
+        let rest = elements.len() - cap;
+        out.push(
+            Issue::new(
+                Severity::Info,
+                code,
+                "display_frames",
+                format!("and {rest} more: {}", summary.0),
+                format!("他に{rest}件: {}", summary.1),
+            )
+            .with_fix(Some(fix.clone())),
+        );
+    }
+}

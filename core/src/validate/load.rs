@@ -1,0 +1,141 @@
+//! Rules about the file as read: damage recovered from, what the reader noticed, the raw face
+//! index count, versions and header sizes the recovery reader tolerated. None has a fix in the
+//! model: saving writes a correct file.
+
+use super::{Context, Issue, Rule, Severity};
+use crate::formats::LoadNote;
+
+#[derive(Debug)]
+pub(crate) struct LoadRule;
+
+impl Rule for LoadRule {
+    fn name(&self) -> &'static str {
+        "file"
+    }
+
+    fn codes(&self) -> &'static [&'static str] {
+        &[
+            "E-FILE-DAMAGED",
+            "E-FILE-LOST",
+            "W-FILE-TRAILING",
+            "I-FILE-NOTE",
+            "E-VERSION",
+            "E-HEADER-SIZE",
+            "E-FACE-INDEX-COUNT",
+        ]
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Issue>) {
+        let Some(report) = cx.report else {
+            return;
+        };
+        if let Some(error) = &report.recovered_from {
+            let path = error
+                .location()
+                .map_or_else(|| "file".to_owned(), |location| location.path());
+            let offset = error
+                .location()
+                .map_or(String::new(), |l| format!(" at byte {}", l.offset));
+            out.push(Issue::new(
+                Severity::Error,
+                "E-FILE-DAMAGED",
+                path,
+                format!(
+                    "the file is damaged{offset}: {error}; everything from there on was lost \
+                     (saving writes what was recovered as a correct file)"
+                ),
+                format!(
+                    "ファイルが破損しています{}: {error}。以降のデータは失われました（保存すると読み込めた部分が正しいファイルとして書き出されます）",
+                    error
+                        .location()
+                        .map_or(String::new(), |l| format!("（{}バイト目）", l.offset))
+                ),
+            ));
+        }
+        for note in &report.notes {
+            if let Some(issue) = note_issue(note, report.recovered_from.is_some()) {
+                out.push(issue);
+            }
+        }
+        if let Some(count) = report.face_index_count
+            && count % 3 != 0
+        {
+            out.push(Issue::new(
+                Severity::Error,
+                "E-FACE-INDEX-COUNT",
+                "faces",
+                format!(
+                    "the file declares {count} face indices, not a multiple of 3; the last {} \
+                     were dropped (saving writes whole triangles)",
+                    count % 3
+                ),
+                format!(
+                    "面の頂点インデックス数 {count} が3の倍数ではありません。末尾の{}個は破棄されました（保存すると三角形単位で書き出されます）",
+                    count % 3
+                ),
+            ));
+        }
+    }
+}
+
+fn note_issue(note: &LoadNote, recovered: bool) -> Option<Issue> {
+    let location = &note.location;
+    let path = location.path();
+    let at = location.offset;
+    if location.section == "header" && location.field == "version" {
+        return Some(Issue::new(
+            Severity::Error,
+            "E-VERSION",
+            "header.version",
+            format!("{} (byte {at})", note.message),
+            format!(
+                "PMXのバージョンが2.0でも2.1でもありません: {}（{at}バイト目）",
+                note.message
+            ),
+        ));
+    }
+    if location.section == "header" && location.field == "globals_count" {
+        return Some(Issue::new(
+            Severity::Error,
+            "E-HEADER-SIZE",
+            "header.globals_count",
+            format!("{} (byte {at})", note.message),
+            format!(
+                "ヘッダのバイト数が8ではありません: {}（{at}バイト目）",
+                note.message
+            ),
+        ));
+    }
+    if location.section == "end" {
+        return Some(Issue::new(
+            Severity::Warning,
+            "W-FILE-TRAILING",
+            "file",
+            format!("{} (from byte {at})", note.message),
+            format!("最後のセクションの後に余分なデータがあり、無視されました（{at}バイト目から）"),
+        ));
+    }
+    if note.lost {
+        // The note of the error recovery stopped at repeats `recovered_from` (reported above).
+        if recovered && note.message.starts_with("reading stopped here") {
+            return None;
+        }
+        return Some(Issue::new(
+            Severity::Error,
+            "E-FILE-LOST",
+            path,
+            format!("{} (byte {at})", note.message),
+            format!(
+                "読み込み時にデータが失われました: {}（{at}バイト目）",
+                note.message
+            ),
+        ));
+    }
+    Some(Issue::new(
+        Severity::Info,
+        "I-FILE-NOTE",
+        path,
+        format!("{} (byte {at})", note.message),
+        format!("読み込み時の注記: {}（{at}バイト目）", note.message),
+    ))
+}

@@ -1,0 +1,350 @@
+//! Validators: find everything wrong with a model, say where and why, and offer fixes.
+//!
+//! A [`Registry`] holds [`Rule`]s; [`Registry::check`] runs them all over a model (and, for a
+//! model as read from a file, the reader's [`LoadReport`]) and returns [`Issue`]s. Each issue has
+//! a [`Severity`], a stable code (`E-INDEX-SIZE`), the element path (`bones[12].ik_links[3].bone`),
+//! a message in English and Japanese and, where the problem can be fixed automatically, a
+//! [`Fix`]: a list of [`EditOp`]s that [`Fix::to_edit`] turns into one undoable batch edit.
+//! [`repair`] applies every fix, round after round, until nothing fixable is left.
+//!
+//! Severities: an error is something MikuMikuDance or the format itself fails on (a reference
+//! past the end, an index size too small, NaN); a warning loads but misbehaves; info is worth
+//! knowing. Rules never panic on broken data: every index is checked before use.
+
+mod bones;
+mod frames;
+mod geometry;
+mod index_size;
+mod load;
+mod names;
+mod references;
+mod repair;
+mod target;
+mod util;
+mod version;
+
+#[cfg(test)]
+mod tests;
+
+pub use repair::{AppliedFix, RepairOptions, RepairReport, repair};
+pub use target::{VMD_NAME_BYTES, mmd_name_bytes, shift_jis_bytes};
+
+use crate::edit::{Edit, EditError, EditOp, ops_to_edit_in};
+use crate::formats::LoadReport;
+use crate::model::{Model, PmxVersion};
+use serde::Serialize;
+use std::fmt;
+
+/// How bad an issue is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; nothing misbehaves.
+    Info,
+    /// Loads, but misbehaves (or loses something).
+    Warning,
+    /// MikuMikuDance or the format itself fails on it.
+    Error,
+}
+
+impl Severity {
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An automatic fix: edit ops that become one undoable batch edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fix {
+    /// What the fix does, for the Edit menu and the repair report ("Normalize 3 normals").
+    pub label_en: String,
+    pub label_ja: String,
+    pub ops: Vec<EditOp>,
+}
+
+impl Fix {
+    #[must_use]
+    pub fn new(label_en: impl Into<String>, label_ja: impl Into<String>, ops: Vec<EditOp>) -> Self {
+        Self {
+            label_en: label_en.into(),
+            label_ja: label_ja.into(),
+            ops,
+        }
+    }
+
+    /// Whether every op only sets fields (no element is inserted, removed or moved), so the
+    /// fix leaves every index as it is.
+    #[must_use]
+    pub fn only_sets_fields(&self) -> bool {
+        self.ops.iter().all(|op| matches!(op, EditOp::Set { .. }))
+    }
+
+    /// Builds the edit of this fix on `model` (unchanged on return); apply it through a
+    /// [`crate::edit::History`] to make the change undoable.
+    pub fn to_edit(&self, model: &mut Model) -> Result<Edit, EditError> {
+        ops_to_edit_in(model, &self.ops, Some(&self.label_en), None)
+    }
+}
+
+/// One thing wrong with a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Issue {
+    pub severity: Severity,
+    /// Stable code: `E-` errors, `W-` warnings, `I-` info (`E-REF-RANGE`).
+    pub code: &'static str,
+    /// Where: `bones[12].ik_links[3].bone`, `header.index_sizes.vertex`, `faces`.
+    pub path: String,
+    pub message_en: String,
+    pub message_ja: String,
+    /// The automatic fix, if there is one (what `repair` applies).
+    pub fix: Option<Fix>,
+    /// Other ways to fix it the user may prefer (e.g. raise the version instead of converting
+    /// a PMX 2.1 feature down).
+    pub alternatives: Vec<Fix>,
+}
+
+impl Issue {
+    #[must_use]
+    pub fn new(
+        severity: Severity,
+        code: &'static str,
+        path: impl Into<String>,
+        message_en: impl Into<String>,
+        message_ja: impl Into<String>,
+    ) -> Self {
+        Self {
+            severity,
+            code,
+            path: path.into(),
+            message_en: message_en.into(),
+            message_ja: message_ja.into(),
+            fix: None,
+            alternatives: Vec::new(),
+        }
+    }
+
+    #[must_use]
+    pub fn with_fix(mut self, fix: Option<Fix>) -> Self {
+        self.fix = fix;
+        self
+    }
+
+    #[must_use]
+    pub fn with_alternative(mut self, fix: Fix) -> Self {
+        self.alternatives.push(fix);
+        self
+    }
+
+    #[must_use]
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Issue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} {}: {}",
+            self.severity, self.code, self.path, self.message_en
+        )
+    }
+}
+
+/// What a model is checked for: the file it will be saved as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Target {
+    Pmx(PmxVersion),
+    /// PMD: everything PMD cannot hold is listed.
+    Pmd,
+}
+
+impl Target {
+    /// Parses `pmx2.0`, `pmx2.1` or `pmd` (the CLI's `--target`).
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.to_ascii_lowercase().as_str() {
+            "pmx2.0" | "pmx20" | "2.0" => Some(Target::Pmx(PmxVersion::V2_0)),
+            "pmx2.1" | "pmx21" | "2.1" => Some(Target::Pmx(PmxVersion::V2_1)),
+            "pmd" => Some(Target::Pmd),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Pmx(PmxVersion::V2_0) => "pmx2.0",
+            Target::Pmx(PmxVersion::V2_1) => "pmx2.1",
+            Target::Pmd => "pmd",
+        }
+    }
+}
+
+/// How to check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// The file the model is meant for; `None`: PMX in the model's own version.
+    pub target: Option<Target>,
+    /// At most this many issues of one code are listed one by one; the rest are summed up in
+    /// one more issue (whose fix covers them all), so a broken 1,000,000-vertex model gives a
+    /// readable report.
+    pub max_issues_per_code: usize,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        Self {
+            target: None,
+            max_issues_per_code: 100,
+        }
+    }
+}
+
+/// What rules see.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    pub model: &'a Model,
+    /// The reader's report, when checking a model as read from a file (enables the rules about
+    /// the file itself: index sizes in the header, recovered damage, face index count).
+    pub report: Option<&'a LoadReport>,
+    /// The target: the given one, or PMX in the model's version.
+    pub target: Target,
+    pub options: CheckOptions,
+}
+
+impl<'a> Context<'a> {
+    #[must_use]
+    pub fn new(model: &'a Model, report: Option<&'a LoadReport>, options: CheckOptions) -> Self {
+        Self {
+            model,
+            report,
+            target: options.target.unwrap_or(Target::Pmx(model.header.version)),
+            options,
+        }
+    }
+}
+
+/// A group of checks. Rules are independent and may run in any order.
+pub trait Rule: Send + Sync + fmt::Debug {
+    /// A short name (`references`).
+    fn name(&self) -> &'static str;
+    /// The codes this rule may report.
+    fn codes(&self) -> &'static [&'static str];
+    /// Appends what it finds to `out`.
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Issue>);
+}
+
+/// The set of rules a check runs.
+#[derive(Debug)]
+pub struct Registry {
+    rules: Vec<Box<dyn Rule>>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Self::standard()
+    }
+}
+
+impl Registry {
+    /// Every rule of this module.
+    #[must_use]
+    pub fn standard() -> Self {
+        Self {
+            rules: vec![
+                Box::new(load::LoadRule),
+                Box::new(index_size::IndexSizeRule),
+                Box::new(version::VersionRule),
+                Box::new(references::ReferenceRule),
+                Box::new(geometry::ValueRule),
+                Box::new(geometry::VertexRule),
+                Box::new(geometry::FaceRule),
+                Box::new(geometry::MaterialRule),
+                Box::new(bones::BoneRule),
+                Box::new(bones::PhysicsRule),
+                Box::new(names::NameRule),
+                Box::new(frames::DisplayFrameRule),
+                Box::new(target::PmdTargetRule),
+                Box::new(target::MmdCompatibilityRule),
+            ],
+        }
+    }
+
+    /// An empty registry, to add chosen rules to.
+    #[must_use]
+    pub fn empty() -> Self {
+        Self { rules: Vec::new() }
+    }
+
+    pub fn add(&mut self, rule: Box<dyn Rule>) -> &mut Self {
+        self.rules.push(rule);
+        self
+    }
+
+    pub fn rules(&self) -> impl Iterator<Item = &dyn Rule> {
+        self.rules.iter().map(|rule| rule.as_ref() as &dyn Rule)
+    }
+
+    /// Runs every rule. Issues come errors first, then warnings, then info; within a severity
+    /// in rule order and element order.
+    #[must_use]
+    pub fn check(
+        &self,
+        model: &Model,
+        report: Option<&LoadReport>,
+        options: &CheckOptions,
+    ) -> Vec<Issue> {
+        let cx = Context::new(model, report, *options);
+        let mut issues = Vec::new();
+        for rule in &self.rules {
+            rule.check(&cx, &mut issues);
+        }
+        issues.sort_by_key(|issue| std::cmp::Reverse(issue.severity));
+        issues
+    }
+}
+
+/// Checks `model` with every rule (see [`Registry::check`]).
+#[must_use]
+pub fn check(model: &Model, report: Option<&LoadReport>, options: &CheckOptions) -> Vec<Issue> {
+    Registry::standard().check(model, report, options)
+}
+
+/// Counts of issues by severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Summary {
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    pub fixable: usize,
+}
+
+impl Summary {
+    #[must_use]
+    pub fn of(issues: &[Issue]) -> Self {
+        let mut summary = Self::default();
+        for issue in issues {
+            match issue.severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+                Severity::Info => summary.infos += 1,
+            }
+            if issue.fix.is_some() {
+                summary.fixable += 1;
+            }
+        }
+        summary
+    }
+}

@@ -1,0 +1,217 @@
+//! Repair: apply every automatic fix, round after round, as one undoable step.
+//!
+//! Fixes are computed on the model as it is; a fix that inserts, removes or moves elements
+//! changes the indices the other fixes name. So each round applies every fix that only sets
+//! fields (indices stay), then one structural change (all deletions of one kind merged into
+//! one, or one other structural fix), and checks again. Rounds stop when no fix is left, or
+//! nothing could be applied, or after `max_rounds`.
+
+use super::{CheckOptions, Fix, Issue, Registry, Severity};
+use crate::edit::{Edit, EditOp, History};
+use crate::formats::LoadReport;
+use crate::model::{ElementKind, Model};
+use std::collections::HashSet;
+
+/// How to repair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RepairOptions {
+    pub check: CheckOptions,
+    /// Most check-and-fix rounds (each structural change needs one).
+    pub max_rounds: usize,
+}
+
+impl Default for RepairOptions {
+    fn default() -> Self {
+        Self {
+            check: CheckOptions::default(),
+            max_rounds: 24,
+        }
+    }
+}
+
+/// A fix that was applied (or could not be).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedFix {
+    /// The code and path of the issue the fix came from (the first, when several issues
+    /// share one fix).
+    pub code: &'static str,
+    pub path: String,
+    pub severity: Severity,
+    pub label_en: String,
+    pub label_ja: String,
+    /// Why it could not be applied; `None` when it was.
+    pub error: Option<String>,
+}
+
+/// What [`repair`] did.
+#[derive(Debug, Clone, Default)]
+pub struct RepairReport {
+    /// Fixes in the order they were applied, then those that failed.
+    pub applied: Vec<AppliedFix>,
+    pub failed: Vec<AppliedFix>,
+    pub rounds: usize,
+    /// Issues of the repaired model (as it will be saved: issues about the damaged file
+    /// itself go away with saving).
+    pub remaining: Vec<Issue>,
+    /// The label of the undo step, if anything changed.
+    pub undo_label: Option<String>,
+}
+
+impl RepairReport {
+    #[must_use]
+    pub fn changed(&self) -> bool {
+        !self.applied.is_empty()
+    }
+}
+
+/// Applies every automatic fix to `model` and records the whole repair as one step of
+/// `history` (one undo reverts it). `report` is the reader's report for a model as read.
+pub fn repair(
+    model: &mut Model,
+    report: Option<&LoadReport>,
+    history: &mut History,
+    options: &RepairOptions,
+) -> RepairReport {
+    let registry = Registry::standard();
+    let mut result = RepairReport::default();
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut failed_keys: HashSet<String> = HashSet::new();
+    for round in 0..options.max_rounds {
+        let issues = registry.check(model, report, &options.check);
+        let mut seen = HashSet::new();
+        let mut candidates: Vec<(&Issue, Fix)> = Vec::new();
+        for issue in &issues {
+            let Some(fix) = &issue.fix else {
+                continue;
+            };
+            let key = fix_key(fix);
+            if failed_keys.contains(&key) || !seen.insert(key) {
+                continue;
+            }
+            candidates.push((issue, fix.clone()));
+        }
+        if candidates.is_empty() {
+            break;
+        }
+        result.rounds = round + 1;
+        let (sets, structural): (Vec<_>, Vec<_>) = candidates
+            .into_iter()
+            .partition(|(_, fix)| fix.only_sets_fields());
+        let mut chosen = sets;
+        if let Some(merged) = structural_step(structural) {
+            chosen.push(merged);
+        }
+        let mut progress = false;
+        for (issue, fix) in chosen {
+            let record = |error: Option<String>| AppliedFix {
+                code: issue.code,
+                path: issue.path.clone(),
+                severity: issue.severity,
+                label_en: fix.label_en.clone(),
+                label_ja: fix.label_ja.clone(),
+                error,
+            };
+            match fix.to_edit(model) {
+                Ok(mut edit) => {
+                    edit.apply(model);
+                    edits.push(edit);
+                    result.applied.push(record(None));
+                    progress = true;
+                }
+                Err(error) => {
+                    // Not offered again: the next round may still make progress without it.
+                    failed_keys.insert(fix_key(&fix));
+                    result.failed.push(record(Some(error.to_string())));
+                    progress = true;
+                }
+            }
+        }
+        if !progress {
+            break;
+        }
+    }
+    if !edits.is_empty() {
+        // The edits were applied as they were built (each on the model the previous left);
+        // the history applies them again as one step.
+        for edit in edits.iter_mut().rev() {
+            edit.revert(model);
+        }
+        let label = format!("Repair ({} fixes)", result.applied.len());
+        result.undo_label = Some(label.clone());
+        history.apply(model, Edit::batch(label, edits));
+    }
+    result.remaining = registry.check(model, None, &options.check);
+    result
+}
+
+/// Equal fixes have equal keys (several issues often share one fix).
+fn fix_key(fix: &Fix) -> String {
+    serde_json::to_string(&fix.ops).unwrap_or_else(|_| fix.label_en.clone())
+}
+
+/// The structural change of a round: every fix that only deletes elements of the first such
+/// fix's kind, merged into one deletion; or else the first structural fix alone.
+fn structural_step(structural: Vec<(&Issue, Fix)>) -> Option<(&Issue, Fix)> {
+    let deleted_kind = |fix: &Fix| -> Option<ElementKind> {
+        let mut kind = None;
+        for op in &fix.ops {
+            match op {
+                EditOp::Delete {
+                    kind: k,
+                    remove_unused_vertices: false,
+                    ..
+                } if kind.is_none_or(|kind| kind == *k) => kind = Some(*k),
+                _ => return None,
+            }
+        }
+        kind
+    };
+    let mut iter = structural.into_iter();
+    let (first_issue, first_fix) = iter.next()?;
+    let Some(kind) = deleted_kind(&first_fix) else {
+        return Some((first_issue, first_fix));
+    };
+    let mut indices: Vec<usize> = Vec::new();
+    let mut labels = vec![first_fix.label_en.clone()];
+    let mut labels_ja = vec![first_fix.label_ja.clone()];
+    let mut collect = |fix: &Fix| {
+        for op in &fix.ops {
+            if let EditOp::Delete { indices: i, .. } = op {
+                indices.extend_from_slice(i);
+            }
+        }
+    };
+    collect(&first_fix);
+    let mut merged = 1;
+    for (_, fix) in iter {
+        if deleted_kind(&fix) == Some(kind) {
+            collect(&fix);
+            merged += 1;
+            if labels.len() < 3 && !labels.contains(&fix.label_en) {
+                labels.push(fix.label_en.clone());
+                labels_ja.push(fix.label_ja.clone());
+            }
+        }
+    }
+    indices.sort_unstable();
+    indices.dedup();
+    let count = indices.len();
+    let fix = if merged == 1 {
+        first_fix
+    } else {
+        Fix::new(
+            format!(
+                "Delete {count} {}: {}",
+                kind.list_name().replace('_', " "),
+                labels.join("; ")
+            ),
+            format!(
+                "{count}個の{}を削除する: {}",
+                super::util::kind_ja(kind),
+                labels_ja.join("、")
+            ),
+            vec![super::util::delete_op(kind, indices)],
+        )
+    };
+    Some((first_issue, fix))
+}

@@ -1,0 +1,381 @@
+//! Helpers the rules share: edit ops, issue lists with a cap per code, names of kinds.
+
+use super::{Fix, Issue, Severity};
+use crate::edit::{EditOp, EditTarget};
+use crate::model::{ElementKind, Text};
+use serde::Serialize;
+use serde_json::Value;
+use std::borrow::Cow;
+
+/// A value in the JSON form edits take (model types serialize without failing; `Null` if one
+/// ever did, which the edit then rejects instead of applying something wrong).
+pub(crate) fn json<T: Serialize + ?Sized>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Sets `field` of the elements at `indices` to one value.
+pub(crate) fn set_op(
+    target: impl Into<EditTarget>,
+    indices: Vec<usize>,
+    field: &str,
+    value: Value,
+) -> EditOp {
+    EditOp::Set {
+        kind: target.into(),
+        indices,
+        field: field.to_owned(),
+        value: Some(value),
+        values: None,
+    }
+}
+
+/// Sets `field` of each element at `indices` to its own value.
+pub(crate) fn set_each_op(
+    target: impl Into<EditTarget>,
+    indices: Vec<usize>,
+    field: &str,
+    values: Vec<Value>,
+) -> EditOp {
+    if values.len() == 1 {
+        let mut values = values;
+        let value = values.pop().unwrap_or(Value::Null);
+        return set_op(target, indices, field, value);
+    }
+    EditOp::Set {
+        kind: target.into(),
+        indices,
+        field: field.to_owned(),
+        value: None,
+        values: Some(values),
+    }
+}
+
+/// Deletes the elements at `indices`.
+pub(crate) fn delete_op(kind: ElementKind, indices: Vec<usize>) -> EditOp {
+    EditOp::Delete {
+        kind,
+        indices,
+        remove_unused_vertices: false,
+    }
+}
+
+/// The header as a set target (`{"op": "set", "kind": "header", ...}`).
+pub(crate) fn set_header_op(field: &str, value: Value) -> EditOp {
+    set_op(EditTarget::Header, Vec::new(), field, value)
+}
+
+/// Japanese name of an element kind (頂点, ボーン, ...).
+pub(crate) fn kind_ja(kind: ElementKind) -> &'static str {
+    match kind {
+        ElementKind::Vertex => "頂点",
+        ElementKind::Face => "面",
+        ElementKind::Texture => "テクスチャ",
+        ElementKind::Material => "材質",
+        ElementKind::Bone => "ボーン",
+        ElementKind::Morph => "モーフ",
+        ElementKind::DisplayFrame => "表示枠",
+        ElementKind::RigidBody => "剛体",
+        ElementKind::Joint => "ジョイント",
+        ElementKind::SoftBody => "ソフトボディ",
+    }
+}
+
+/// `1234567` as `1,234,567`.
+pub(crate) fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `bones[12]`.
+pub(crate) fn element_path(kind: ElementKind, index: usize) -> String {
+    format!("{}[{index}]", kind.list_name())
+}
+
+/// A name for messages: `"センター"`, or `(no name)`.
+pub(crate) fn quoted(text: &Text) -> Cow<'static, str> {
+    if text.is_empty() {
+        Cow::Borrowed("(no name)")
+    } else {
+        Cow::Owned(format!("\"{}\"", text.as_str()))
+    }
+}
+
+/// Floats and vectors of floats: finite checks and replacement of non-finite components.
+pub(crate) trait Floats: Copy {
+    fn all_finite(self) -> bool;
+    /// Each non-finite component replaced by the same component of `default`.
+    fn finite_or(self, default: Self) -> Self;
+}
+
+impl Floats for f32 {
+    fn all_finite(self) -> bool {
+        self.is_finite()
+    }
+    fn finite_or(self, default: Self) -> Self {
+        if self.is_finite() { self } else { default }
+    }
+}
+
+macro_rules! floats_vector {
+    ($ty:ty, $($field:ident),+) => {
+        impl Floats for $ty {
+            fn all_finite(self) -> bool {
+                self.is_finite()
+            }
+            fn finite_or(self, default: Self) -> Self {
+                Self { $($field: self.$field.finite_or(default.$field)),+ }
+            }
+        }
+    };
+}
+
+floats_vector!(crate::model::Vec2, x, y);
+floats_vector!(crate::model::Vec3, x, y, z);
+floats_vector!(crate::model::Vec4, x, y, z, w);
+
+/// One part of a fix, kept light until issues are emitted (a broken model may have a million).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FixPart {
+    /// Set `field` of one element.
+    Set {
+        target: EditTarget,
+        index: usize,
+        field: String,
+        value: Value,
+    },
+    /// Set a vertex's weight.
+    Weight {
+        vertex: usize,
+        weight: crate::model::Weight,
+    },
+    Delete {
+        kind: ElementKind,
+        index: usize,
+    },
+}
+
+impl FixPart {
+    pub fn set(target: impl Into<EditTarget>, index: usize, field: &str, value: Value) -> Self {
+        FixPart::Set {
+            target: target.into(),
+            index,
+            field: field.to_owned(),
+            value,
+        }
+    }
+}
+
+/// The ops of `parts`, merged: the weights in one op, the other sets of one field in one op
+/// each, the deletions of one kind in one op.
+pub(crate) fn parts_to_ops(parts: &[FixPart]) -> Vec<EditOp> {
+    let mut weight_indices = Vec::new();
+    let mut weight_values = Vec::new();
+    // (target, field) -> (indices, values), in first-seen order.
+    let mut sets: Vec<(EditTarget, String, Vec<usize>, Vec<Value>)> = Vec::new();
+    let mut deletes: Vec<(ElementKind, Vec<usize>)> = Vec::new();
+    for part in parts {
+        match part {
+            FixPart::Weight { vertex, weight } => {
+                weight_indices.push(*vertex);
+                weight_values.push(json(weight));
+            }
+            FixPart::Set {
+                target,
+                index,
+                field,
+                value,
+            } => {
+                let slot = sets.iter_mut().find(|(t, f, indices, _)| {
+                    t == target && f == field && !indices.contains(index)
+                });
+                match slot {
+                    Some((_, _, indices, values)) => {
+                        indices.push(*index);
+                        values.push(value.clone());
+                    }
+                    None => sets.push((*target, field.clone(), vec![*index], vec![value.clone()])),
+                }
+            }
+            FixPart::Delete { kind, index } => match deletes.iter_mut().find(|(k, _)| k == kind) {
+                Some((_, indices)) => indices.push(*index),
+                None => deletes.push((*kind, vec![*index])),
+            },
+        }
+    }
+    let mut ops = Vec::new();
+    if !weight_indices.is_empty() {
+        ops.push(set_each_op(
+            EditTarget::Vertex,
+            weight_indices,
+            "weight",
+            weight_values,
+        ));
+    }
+    for (target, field, indices, values) in sets {
+        let same = values.windows(2).all(|pair| pair[0] == pair[1]);
+        let mut values = values;
+        if same && !values.is_empty() {
+            values.truncate(1);
+        }
+        ops.push(set_each_op(target, indices, &field, values));
+    }
+    for (kind, mut indices) in deletes {
+        indices.sort_unstable();
+        indices.dedup();
+        ops.push(delete_op(kind, indices));
+    }
+    ops
+}
+
+/// A finding of a rule: the issue text and the parts of its fix.
+pub(crate) struct Finding {
+    pub path: String,
+    pub message_en: String,
+    pub message_ja: String,
+    pub parts: Vec<FixPart>,
+}
+
+/// Emits findings of one code, the first `cap` one by one and the rest summed up in one issue
+/// whose fix covers all of them. `label` gives the fix's label for a number of findings.
+pub(crate) fn emit_findings(
+    out: &mut Vec<Issue>,
+    severity: Severity,
+    code: &'static str,
+    findings: Vec<Finding>,
+    cap: usize,
+    summary_path: &str,
+    summary: (&str, &str),
+    label: impl Fn(usize) -> (String, String),
+) {
+    let fix_of = |parts: Vec<FixPart>, count: usize| -> Option<Fix> {
+        if parts.is_empty() {
+            return None;
+        }
+        let (en, ja) = label(count);
+        Some(Fix::new(en, ja, parts_to_ops(&parts)))
+    };
+    let cap = cap.max(1);
+    let total = findings.len();
+    let mut rest_parts = Vec::new();
+    for (i, finding) in findings.into_iter().enumerate() {
+        if i < cap {
+            out.push(
+                Issue::new(
+                    severity,
+                    code,
+                    finding.path,
+                    finding.message_en,
+                    finding.message_ja,
+                )
+                .with_fix(fix_of(finding.parts, 1)),
+            );
+        } else {
+            rest_parts.extend(finding.parts);
+        }
+    }
+    if total > cap {
+        let rest = total - cap;
+        out.push(
+            Issue::new(
+                severity,
+                code,
+                summary_path,
+                format!("and {} more: {}", thousands(rest), summary.0),
+                format!("他に{}件: {}", thousands(rest), summary.1),
+            )
+            .with_fix(fix_of(rest_parts, rest)),
+        );
+    }
+}
+
+/// `weight` made valid for a model with `num_bones` bones, keeping its kind where it can:
+/// references past the end become none (weight 0), non-finite and negative weights 0, BDEF4 and
+/// QDEF weights normalized to sum 1 (equal when they summed to 0), a BDEF2/SDEF weight clamped
+/// to 0..1; BDEF2/SDEF with one usable bone or the same bone twice become BDEF1. A weight with no
+/// usable bone goes to bone 0 (none when the model has no bones).
+pub(crate) fn repaired_weight(
+    original: &crate::model::Weight,
+    num_bones: usize,
+) -> crate::model::Weight {
+    use crate::model::{BoneIdx, Weight};
+    let usable = |bone: Option<BoneIdx>| bone.filter(|b| b.get() < num_bones);
+    let fallback = Weight::Bdef1 {
+        bone: (num_bones > 0).then(|| BoneIdx::new(0)),
+    };
+    match original {
+        Weight::Bdef1 { bone } => match usable(*bone) {
+            Some(bone) => Weight::Bdef1 { bone: Some(bone) },
+            None => fallback,
+        },
+        Weight::Bdef2 { bones, weight } | Weight::Sdef { bones, weight, .. } => {
+            let w = if weight.is_finite() {
+                weight.clamp(0.0, 1.0)
+            } else {
+                0.5
+            };
+            match (usable(bones[0]), usable(bones[1])) {
+                (Some(a), Some(b)) if a != b => match original {
+                    Weight::Sdef { c, r0, r1, .. } => Weight::Sdef {
+                        bones: [Some(a), Some(b)],
+                        weight: w,
+                        c: *c,
+                        r0: *r0,
+                        r1: *r1,
+                    },
+                    _ => Weight::Bdef2 {
+                        bones: [Some(a), Some(b)],
+                        weight: w,
+                    },
+                },
+                (Some(a), _) | (None, Some(a)) => Weight::Bdef1 { bone: Some(a) },
+                (None, None) => fallback,
+            }
+        }
+        Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
+            let mut slots: [(Option<BoneIdx>, f32); 4] = [(None, 0.0); 4];
+            for (slot, (bone, w)) in slots.iter_mut().zip(bones.iter().zip(weights)) {
+                // An unusable slot becomes "none" with weight 0.
+                if let Some(bone) = usable(*bone) {
+                    *slot = (Some(bone), if w.is_finite() { w.max(0.0) } else { 0.0 });
+                }
+            }
+            // The same bone twice: one slot with the sum.
+            for i in 0..4 {
+                for j in i + 1..4 {
+                    if slots[i].0.is_some() && slots[i].0 == slots[j].0 {
+                        slots[i].1 += slots[j].1;
+                        slots[j] = (None, 0.0);
+                    }
+                }
+            }
+            let used = slots.iter().filter(|(bone, _)| bone.is_some()).count();
+            if used == 0 {
+                return fallback;
+            }
+            let sum: f32 = slots.iter().map(|(_, w)| w).sum();
+            for (bone, w) in &mut slots {
+                if bone.is_some() {
+                    *w = if sum > 0.0 {
+                        *w / sum
+                    } else {
+                        1.0 / used as f32
+                    };
+                }
+            }
+            let bones = slots.map(|(bone, _)| bone);
+            let weights = slots.map(|(_, w)| w);
+            if matches!(original, Weight::Qdef { .. }) {
+                Weight::Qdef { bones, weights }
+            } else {
+                Weight::Bdef4 { bones, weights }
+            }
+        }
+    }
+}

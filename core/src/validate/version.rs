@@ -1,0 +1,209 @@
+//! Version rules: PMX 2.1 features in a model saved as PMX 2.0.
+//!
+//! Which features are 2.1-only is decided in one place, [`pmx21_features`] (the writer refuses
+//! a 2.0 target with the same list). The fix converts the feature down, keeping the file 2.0
+//! (what MikuMikuDance reads): QDEF → BDEF4, other joint kinds → spring 6DOF, 2.1 material
+//! flags cleared, flip/impulse morphs and soft bodies deleted (each listed by the repair
+//! report). Raising the version to 2.1 is offered as the alternative.
+
+use super::util::{delete_op, json, set_header_op, set_op};
+use super::{Context, Fix, Issue, Rule, Severity, Target};
+use crate::edit::EditTarget;
+use crate::formats::pmx::pmx21_features;
+use crate::model::{DrawFlags, ElementKind, JointKind, PmxVersion, Weight};
+
+#[derive(Debug)]
+pub(crate) struct VersionRule;
+
+impl Rule for VersionRule {
+    fn name(&self) -> &'static str {
+        "version"
+    }
+
+    fn codes(&self) -> &'static [&'static str] {
+        &["E-VERSION-FEATURE"]
+    }
+
+    fn check(&self, cx: &Context<'_>, out: &mut Vec<Issue>) {
+        if cx.target != Target::Pmx(PmxVersion::V2_0) {
+            return;
+        }
+        let features = pmx21_features(cx.model);
+        let cap = cx.options.max_issues_per_code.max(1);
+        let mut found: Vec<Feature> = features.iter().filter_map(|f| parse(f)).collect();
+        // A 1,000,000-vertex model may have as many QDEF vertices: list the first ones, fix
+        // the rest in one summary issue.
+        let qdef: Vec<usize> = found
+            .iter()
+            .filter(|f| f.kind == ElementKind::Vertex)
+            .map(|f| f.index)
+            .collect();
+        found.retain(|f| f.kind != ElementKind::Vertex);
+        let raise = Fix::new(
+            "Raise the version to PMX 2.1",
+            "バージョンをPMX 2.1に上げる",
+            vec![set_header_op("version", json(&PmxVersion::V2_1))],
+        );
+        for &vertex in qdef.iter().take(cap) {
+            out.push(
+                Issue::new(
+                    Severity::Error,
+                    "E-VERSION-FEATURE",
+                    format!("vertices[{vertex}].weight"),
+                    "QDEF weights are PMX 2.1; this model is PMX 2.0",
+                    "QDEFウェイトはPMX 2.1の機能ですが、このモデルはPMX 2.0です",
+                )
+                .with_fix(qdef_fix(cx, &[vertex]))
+                .with_alternative(raise.clone()),
+            );
+        }
+        if qdef.len() > cap {
+            let rest = &qdef[cap..];
+            out.push(
+                Issue::new(
+                    Severity::Error,
+                    "E-VERSION-FEATURE",
+                    "vertices",
+                    format!("{} more vertices use QDEF weights (PMX 2.1)", rest.len()),
+                    format!("他に{}個の頂点がQDEF（PMX 2.1）を使っています", rest.len()),
+                )
+                .with_fix(qdef_fix(cx, rest))
+                .with_alternative(raise.clone()),
+            );
+        }
+        for feature in found {
+            let (message_en, message_ja, fix) = match feature.kind {
+                ElementKind::Material => {
+                    let flags = cx
+                        .model
+                        .materials
+                        .get(feature.index)
+                        .map_or(DrawFlags::empty(), |m| m.draw_flags);
+                    (
+                        format!(
+                            "draw flags 0x{:02x} (vertex colour / point / line) are PMX 2.1",
+                            (flags & DrawFlags::PMX21_ONLY).bits()
+                        ),
+                        "描画フラグ 頂点色/点描画/線描画 はPMX 2.1の機能です".to_owned(),
+                        Fix::new(
+                            "Clear the PMX 2.1 draw flags",
+                            "PMX 2.1の描画フラグを外す",
+                            vec![set_op(
+                                EditTarget::Material,
+                                vec![feature.index],
+                                "draw_flags",
+                                json(&(flags - DrawFlags::PMX21_ONLY)),
+                            )],
+                        ),
+                    )
+                }
+                ElementKind::Morph => (
+                    format!("{} morphs are PMX 2.1", feature.what),
+                    format!("{}モーフはPMX 2.1の機能です", feature.what),
+                    Fix::new(
+                        format!("Delete the {} morph", feature.what),
+                        format!("{}モーフを削除する", feature.what),
+                        vec![delete_op(ElementKind::Morph, vec![feature.index])],
+                    ),
+                ),
+                ElementKind::Joint => (
+                    format!(
+                        "joint kind {} is PMX 2.1; PMX 2.0 has only the spring 6DOF",
+                        feature.what
+                    ),
+                    "ジョイントの種類がPMX 2.1の機能です（PMX 2.0はバネ付6DOFのみ）".to_owned(),
+                    Fix::new(
+                        "Make the joint a spring 6DOF",
+                        "ジョイントをバネ付6DOFにする",
+                        vec![set_op(
+                            EditTarget::Joint,
+                            vec![feature.index],
+                            "kind",
+                            json(&JointKind::Spring6Dof),
+                        )],
+                    ),
+                ),
+                ElementKind::SoftBody => (
+                    "soft bodies are PMX 2.1".to_owned(),
+                    "ソフトボディはPMX 2.1の機能です".to_owned(),
+                    Fix::new(
+                        "Delete the soft body",
+                        "ソフトボディを削除する",
+                        vec![delete_op(ElementKind::SoftBody, vec![feature.index])],
+                    ),
+                ),
+                _ => continue,
+            };
+            out.push(
+                Issue::new(
+                    Severity::Error,
+                    "E-VERSION-FEATURE",
+                    feature.path,
+                    format!("{message_en}; this model is PMX 2.0"),
+                    format!("{message_ja}。このモデルはPMX 2.0です"),
+                )
+                .with_fix(Some(fix))
+                .with_alternative(raise.clone()),
+            );
+        }
+    }
+}
+
+/// A feature of [`pmx21_features`]'s list: `vertices[12].weight: QDEF`, `morphs[3]: flip morph`.
+struct Feature {
+    kind: ElementKind,
+    index: usize,
+    path: String,
+    what: &'static str,
+}
+
+fn parse(text: &str) -> Option<Feature> {
+    let (path, description) = text.split_once(": ")?;
+    let (list, rest) = path.split_once('[')?;
+    let (index, _) = rest.split_once(']')?;
+    let kind = ElementKind::ALL
+        .into_iter()
+        .find(|kind| kind.list_name() == list)?;
+    let what = if description.starts_with("flip") {
+        "flip"
+    } else if description.starts_with("impulse") {
+        "impulse"
+    } else {
+        ""
+    };
+    Some(Feature {
+        kind,
+        index: index.parse().ok()?,
+        path: path.to_owned(),
+        what,
+    })
+}
+
+/// QDEF → BDEF4 with the same bones and weights (dual-quaternion skinning becomes linear).
+fn qdef_fix(cx: &Context<'_>, vertices: &[usize]) -> Option<Fix> {
+    let mut indices = Vec::with_capacity(vertices.len());
+    let mut values = Vec::with_capacity(vertices.len());
+    for &i in vertices {
+        if let Some(Weight::Qdef { bones, weights }) = cx.model.vertices.get(i).map(|v| &v.weight) {
+            indices.push(i);
+            values.push(json(&Weight::Bdef4 {
+                bones: *bones,
+                weights: *weights,
+            }));
+        }
+    }
+    if indices.is_empty() {
+        return None;
+    }
+    let count = indices.len();
+    Some(Fix::new(
+        format!("Convert {count} QDEF weight(s) to BDEF4"),
+        format!("QDEFウェイト{count}個をBDEF4に変換する"),
+        vec![super::util::set_each_op(
+            EditTarget::Vertex,
+            indices,
+            "weight",
+            values,
+        )],
+    ))
+}
