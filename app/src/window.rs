@@ -140,7 +140,7 @@ impl EditorApp {
         let ctx = ctx.clone();
         std::thread::spawn(move || {
             let mut dialog = rfd::FileDialog::new()
-                .add_filter("PMX", &["pmx", "PMX"])
+                .add_filter("PMX / PMD", &["pmx", "PMX", "pmd", "PMD"])
                 .add_filter("JSON", &["json"]);
             if let Some(suggested) = &suggested {
                 if let Some(dir) = suggested.parent().filter(|d| d.is_dir()) {

@@ -44,6 +44,10 @@ pub enum Command {
     ShowSaveAsDialog,
     Close,
     Quit,
+    /// Applies every automatic fix of the validator (checking for `target`) as one undo step.
+    RepairAll {
+        target: Option<pmx_core::validate::Target>,
+    },
     /// Show `kind`'s tab and make `index` the selected element (e.g. from a link elsewhere).
     Reveal {
         kind: ElementKind,

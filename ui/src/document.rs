@@ -59,6 +59,8 @@ pub struct Document {
     pub selection: Selection,
     /// What the reader noticed (notes, recovery) when the file was opened.
     pub load_report: Option<LoadReport>,
+    /// The format of the file it came from (a PMD model is saved as PMX unless asked).
+    pub format: FileFormat,
     pub save_settings: SaveSettings,
     revision: u64,
     structure_revisions: [u64; ElementKind::ALL.len()],
@@ -73,7 +75,9 @@ impl Document {
 
     #[must_use]
     pub fn from_loaded(path: PathBuf, loaded: Loaded) -> Self {
-        Self::from_model(loaded.model, Some(path), Some(loaded.report))
+        let mut document = Self::from_model(loaded.model, Some(path), Some(loaded.report));
+        document.format = loaded.format;
+        document
     }
 
     #[must_use]
@@ -89,6 +93,7 @@ impl Document {
             history: History::new(),
             selection: Selection::default(),
             load_report,
+            format: FileFormat::Pmx,
             save_settings,
             revision: 0,
             structure_revisions: [0; ElementKind::ALL.len()],
@@ -162,14 +167,48 @@ impl Document {
         }
     }
 
+    /// Applies every automatic fix of the validator as one undo step (see
+    /// `pmx_core::validate::repair`).
+    pub fn repair(
+        &mut self,
+        target: Option<pmx_core::validate::Target>,
+    ) -> pmx_core::validate::RepairReport {
+        let options = pmx_core::validate::RepairOptions {
+            check: pmx_core::validate::CheckOptions {
+                target,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let report = pmx_core::validate::repair(
+            &mut self.model,
+            self.load_report.as_ref(),
+            &mut self.history,
+            &options,
+        );
+        if report.changed() {
+            // A repair may touch any kind of element: every view refreshes.
+            let touched = Touched {
+                values: Vec::new(),
+                structure: ElementKind::ALL.to_vec(),
+            };
+            self.note(&touched);
+        }
+        report
+    }
+
     /// Writes the model to `path` with `settings`, atomically; on success the document is
-    /// saved there.
-    pub fn save_to(&mut self, path: &Path, settings: SaveSettings) -> Result<(), String> {
-        formats::save_path(&self.model, path, &settings.to_options()).map_err(|e| e.to_string())?;
+    /// saved there. Returns the writer's warnings (what a PMD file could not hold).
+    pub fn save_to(&mut self, path: &Path, settings: SaveSettings) -> Result<Vec<String>, String> {
+        let report = formats::save_path(&self.model, path, &settings.to_options())
+            .map_err(|e| e.to_string())?;
+        self.format = FileFormat::from_extension(path).unwrap_or(FileFormat::Pmx);
         self.path = Some(path.to_owned());
         self.save_settings = settings;
         self.history.mark_saved();
-        Ok(())
+        // The file on disk is now a correct one: what the reader noticed no longer applies.
+        self.load_report = None;
+        Ok(report.warnings)
     }
 }
 
@@ -367,7 +406,7 @@ fn load_with_progress(
     };
     let read = match format {
         FileFormat::Pmx => pmx::read_with_progress(&bytes, &options, &on_progress),
-        FileFormat::Json => formats::read_bytes(&bytes, format, &options),
+        other => formats::read_bytes(&bytes, other, &options),
     };
     let (model, report) = read.map_err(|e| failure(format!("{}: {e}", path.display()), true))?;
     progress.set(LoadPhase::Parsing, bytes.len() as u64);

@@ -12,6 +12,7 @@ pub mod properties;
 pub mod selection;
 pub mod settings;
 pub mod table;
+pub mod validation;
 pub mod widgets;
 pub mod workspace;
 

@@ -65,7 +65,7 @@ impl IndexSet {
     pub fn truncate(&mut self, len: usize) {
         let full_words = len / 64;
         if self.words.len() > full_words {
-            if len % 64 != 0 {
+            if !len.is_multiple_of(64) {
                 let keep = (1u64 << (len % 64)) - 1;
                 self.words[full_words] &= keep;
                 self.words.truncate(full_words + 1);
@@ -241,9 +241,10 @@ mod tests {
 
     #[test]
     fn current_follows_truncation() {
-        let mut selection = KindSelection::default();
-        selection.indices = [1, 3, 9].into_iter().collect();
-        selection.current = Some(9);
+        let mut selection = KindSelection {
+            indices: [1, 3, 9].into_iter().collect(),
+            current: Some(9),
+        };
         selection.truncate(5);
         assert_eq!(selection.current, Some(3));
         assert_eq!(selection.targets(), vec![1, 3]);

@@ -15,16 +15,18 @@ pub enum Pane {
     Textures,
     Materials,
     History,
+    Validation,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 6] = [
+    pub const ALL: [Pane; 7] = [
         Pane::Info,
         Pane::Vertices,
         Pane::Faces,
         Pane::Textures,
         Pane::Materials,
         Pane::History,
+        Pane::Validation,
     ];
 
     /// The name `--tab` takes.
@@ -37,6 +39,7 @@ impl Pane {
             Pane::Textures => "textures",
             Pane::Materials => "materials",
             Pane::History => "history",
+            Pane::Validation => "validation",
         }
     }
 
@@ -55,6 +58,7 @@ impl Pane {
             Pane::Textures => "tab.textures",
             Pane::Materials => "tab.materials",
             Pane::History => "tab.history",
+            Pane::Validation => "tab.validation",
         }
     }
 
@@ -66,7 +70,7 @@ impl Pane {
             Pane::Faces => Some(ElementKind::Face),
             Pane::Textures => Some(ElementKind::Texture),
             Pane::Materials => Some(ElementKind::Material),
-            Pane::Info | Pane::History => None,
+            Pane::Info | Pane::History | Pane::Validation => None,
         }
     }
 
@@ -87,7 +91,8 @@ pub const LATER_TABS: [&str; 7] = [
     "view",
 ];
 
-/// The default layout: the element tabs on the left, the history beside them.
+/// The default layout: the element tabs, the history beside them, the validator's issues
+/// below (visible while the user jumps to the elements they name).
 #[must_use]
 pub fn default_tree() -> Tree<Pane> {
     let mut tiles = Tiles::default();
@@ -104,10 +109,16 @@ pub fn default_tree() -> Tree<Pane> {
     let main = tiles.insert_tab_tile(main);
     let history = tiles.insert_pane(Pane::History);
     let side = tiles.insert_tab_tile(vec![history]);
-    let mut linear = Linear::new(LinearDir::Horizontal, vec![main, side]);
-    linear.shares.set_share(main, 4.0);
-    linear.shares.set_share(side, 1.0);
-    let root = tiles.insert_container(Container::Linear(linear));
+    let mut top = Linear::new(LinearDir::Horizontal, vec![main, side]);
+    top.shares.set_share(main, 4.0);
+    top.shares.set_share(side, 1.0);
+    let top = tiles.insert_container(Container::Linear(top));
+    let validation = tiles.insert_pane(Pane::Validation);
+    let bottom = tiles.insert_tab_tile(vec![validation]);
+    let mut root = Linear::new(LinearDir::Vertical, vec![top, bottom]);
+    root.shares.set_share(top, 3.0);
+    root.shares.set_share(bottom, 1.0);
+    let root = tiles.insert_container(Container::Linear(root));
     Tree::new(egui::Id::unique("workspace"), root, tiles)
 }
 

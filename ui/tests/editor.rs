@@ -25,7 +25,7 @@ fn english_editor() -> EditorState {
 fn harness(editor: EditorState) -> Harness<'static, EditorState> {
     Harness::builder()
         .with_size(egui::Vec2::new(1500.0, 900.0))
-        .with_context_setup(|ctx| pmx_ui::fonts::install(ctx))
+        .with_context_setup(pmx_ui::fonts::install)
         .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor)
 }
 
@@ -432,7 +432,8 @@ fn save_as_writes_the_chosen_version_and_clears_the_star() {
     field(&harness, "Path").set_text_value_accesskit(&path.display().to_string());
     harness.run_ok();
     harness.get_by_label_contains("cannot be saved as PMX 2.0");
-    harness.get_by_label_contains("materials[0].draw_flags");
+    // The dialog lists the validator's errors for the target: path, then message.
+    harness.get_by_label_contains("materials[0].draw_flags  ");
     click(&mut harness, "PMX 2.1");
     click(&mut harness, "UTF-8");
     click(&mut harness, "Save");
@@ -524,4 +525,111 @@ fn editing_the_model_name_in_the_info_tab() {
         "テストモデル"
     );
     assert_eq!(document(&harness).history.len(), 1);
+}
+
+/// A small model the validator has nothing to say about: one bone, one triangle, one material.
+fn clean_model() -> Model {
+    use pmx_core::model::{Bone, Material, Vec3, Vertex, VertexIdx, Weight};
+    let mut model = Model::new_empty();
+    model.info.name_ja = "検証用".into();
+    model.bones.push(Bone {
+        name_ja: "センター".into(),
+        name_en: "center".into(),
+        ..Bone::default()
+    });
+    model.display_frames[0]
+        .items
+        .push(pmx_core::model::DisplayItem::Bone(Some(
+            pmx_core::model::BoneIdx::new(0),
+        )));
+    for position in [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
+        model.vertices.push(Vertex {
+            position: Vec3::from(position),
+            normal: Vec3::new(0.0, 0.0, -1.0),
+            weight: Weight::Bdef1 {
+                bone: Some(pmx_core::model::BoneIdx::new(0)),
+            },
+            ..Vertex::default()
+        });
+    }
+    model.faces.push([VertexIdx(0), VertexIdx(1), VertexIdx(2)]);
+    model.materials.push(Material {
+        name_ja: "材質".into(),
+        name_en: "material".into(),
+        face_index_count: 3,
+        ..Material::default()
+    });
+    model
+}
+
+#[test]
+fn validation_issues_select_their_element_and_fix_as_one_step() {
+    let mut broken = clean_model();
+    broken.vertices[2].normal = pmx_core::model::Vec3::new(0.0, 0.0, -2.0);
+    let mut editor = english_editor();
+    editor.open_document(Document::from_model(broken.clone(), None, None));
+    let mut harness = Harness::builder()
+        .with_size(egui::Vec2::new(1500.0, 1400.0))
+        .with_context_setup(pmx_ui::fonts::install)
+        .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
+    harness.run_ok();
+    tab(&mut harness, "Validation");
+    let codes: Vec<&str> = harness
+        .state()
+        .validation
+        .issues
+        .iter()
+        .map(|i| i.code)
+        .collect();
+    assert!(codes.contains(&"W-NORMAL-LENGTH"), "{codes:?}");
+
+    // The path is a link to the element.
+    click(&mut harness, "vertices[2].normal");
+    assert_eq!(
+        document(&harness)
+            .selection
+            .get(ElementKind::Vertex)
+            .targets(),
+        vec![2]
+    );
+    assert!(
+        pmx_ui::workspace::visible_panes(&harness.state().tree)
+            .contains(&pmx_ui::workspace::Pane::Vertices)
+    );
+
+    // Fix this one issue: one undo step; the list refreshes after the edit.
+    click(&mut harness, "Fix vertices[2].normal");
+    harness.run_ok();
+    assert_eq!(
+        document(&harness).model.vertices[2].normal,
+        pmx_core::model::Vec3::new(0.0, 0.0, -1.0)
+    );
+    assert_eq!(document(&harness).history.len(), 1);
+    let codes: Vec<&str> = harness
+        .state()
+        .validation
+        .issues
+        .iter()
+        .map(|i| i.code)
+        .collect();
+    assert!(!codes.contains(&"W-NORMAL-LENGTH"), "{codes:?}");
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run_ok();
+    assert!(document(&harness).model == broken);
+
+    // Fix all: the whole repair is one step too.
+    harness.get_by_label_contains("Fix all").click();
+    harness.run_ok();
+    assert_eq!(document(&harness).model.vertices[2].normal.z, -1.0);
+    assert_eq!(document(&harness).history.head(), 1);
+    assert!(
+        document(&harness)
+            .history
+            .undo_label()
+            .unwrap()
+            .starts_with("Repair")
+    );
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run_ok();
+    assert!(document(&harness).model == broken);
 }

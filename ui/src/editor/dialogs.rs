@@ -5,9 +5,11 @@
 use super::{EditorState, PendingAction, PlatformRequest};
 use crate::command::Command;
 use crate::document::{Document, LoadFailure, SaveSettings, file_name};
+use crate::i18n::Language;
 use pmx_core::formats::FileFormat;
 use pmx_core::formats::pmx::{IndexSizeMode, pmx21_features};
 use pmx_core::model::{PmxVersion, TextEncoding};
+use pmx_core::validate::{CheckOptions, Issue, Target, check};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug)]
@@ -38,8 +40,16 @@ pub(super) struct SaveAsDialog {
     settings: SaveSettings,
     /// What to do once saved (when Save as came from the unsaved-changes question).
     then: Option<PendingAction>,
-    /// What the target version cannot hold, for (document revision, version).
-    problems: Option<((u64, PmxVersion), Vec<String>)>,
+    /// The validator's errors for the target, for (document revision, version).
+    problems: Option<TargetProblems>,
+}
+
+#[derive(Debug)]
+struct TargetProblems {
+    key: (u64, Target),
+    errors: Vec<Issue>,
+    /// PMX 2.1 features a PMX 2.0 file cannot hold (the writer refuses them).
+    blocking: usize,
 }
 
 /// Problems listed at most (the count of the rest is shown).
@@ -59,11 +69,14 @@ impl Dialog {
     }
 
     pub(super) fn save_as(document: &Document, then: Option<PendingAction>) -> Self {
-        let path = document.path.clone().unwrap_or_else(|| {
+        let mut path = document.path.clone().unwrap_or_else(|| {
             std::env::current_dir()
                 .unwrap_or_default()
                 .join("untitled.pmx")
         });
+        if document.format == FileFormat::Pmd {
+            path.set_extension("pmx");
+        }
         Dialog::SaveAs(SaveAsDialog {
             path: path.display().to_string(),
             settings: document.save_settings,
@@ -264,35 +277,69 @@ impl EditorState {
         if format == Some(FileFormat::Json) {
             ui.weak(lang.tr("dialog.json_note"));
         }
-        // What the chosen target cannot hold: the writer refuses these, so they come first.
-        let key = (document.revision(), save.settings.version);
-        if save.problems.as_ref().is_none_or(|(k, _)| *k != key) {
-            let problems = match save.settings.version {
-                PmxVersion::V2_0 => pmx21_features(&document.model),
-                PmxVersion::V2_1 => Vec::new(),
+        // The validator's errors for the chosen target come first; the PMX 2.1 features a 2.0
+        // file cannot hold block saving (the writer refuses them).
+        let target = if format == Some(FileFormat::Pmd) {
+            Target::Pmd
+        } else {
+            Target::Pmx(save.settings.version)
+        };
+        let key = (document.revision(), target);
+        if save.problems.as_ref().is_none_or(|p| p.key != key) {
+            let blocking = match target {
+                Target::Pmx(PmxVersion::V2_0) => pmx21_features(&document.model).len(),
+                _ => 0,
             };
-            save.problems = Some((key, problems));
+            let options = CheckOptions {
+                target: Some(target),
+                ..CheckOptions::default()
+            };
+            let errors = check(&document.model, None, &options)
+                .into_iter()
+                .filter(Issue::is_error)
+                .collect();
+            save.problems = Some(TargetProblems {
+                key,
+                errors,
+                blocking,
+            });
         }
-        let problems = save
+        let (errors, blocking_count) = save
             .problems
             .as_ref()
-            .map_or(&[][..], |(_, p)| p.as_slice());
-        let blocking = !problems.is_empty() && format != Some(FileFormat::Json);
-        if blocking {
+            .map_or((&[][..], 0), |p| (p.errors.as_slice(), p.blocking));
+        let blocking = blocking_count > 0 && format != Some(FileFormat::Json);
+        if !errors.is_empty() {
             ui.add_space(6.0);
             ui.colored_label(
                 ui.visuals().error_fg_color,
-                lang.format("dialog.version_problems", &[("count", &problems.len())]),
+                lang.format("dialog.target_errors", &[("count", &errors.len())]),
             );
-            for problem in problems.iter().take(MAX_PROBLEMS_SHOWN) {
-                ui.monospace(problem);
-            }
-            if problems.len() > MAX_PROBLEMS_SHOWN {
-                ui.label(lang.format(
-                    "dialog.and_more",
-                    &[("count", &(problems.len() - MAX_PROBLEMS_SHOWN))],
-                ));
-            }
+            egui::ScrollArea::vertical()
+                .max_height(220.0)
+                .show(ui, |ui| {
+                    for issue in errors.iter().take(MAX_PROBLEMS_SHOWN) {
+                        let message = match lang {
+                            Language::Japanese => &issue.message_ja,
+                            Language::English => &issue.message_en,
+                        };
+                        ui.label(
+                            egui::RichText::new(format!("{}  {message}", issue.path)).monospace(),
+                        );
+                    }
+                    if errors.len() > MAX_PROBLEMS_SHOWN {
+                        ui.label(lang.format(
+                            "dialog.and_more",
+                            &[("count", &(errors.len() - MAX_PROBLEMS_SHOWN))],
+                        ));
+                    }
+                });
+        }
+        if blocking {
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                lang.format("dialog.version_problems", &[("count", &blocking_count)]),
+            );
         }
         if format.is_none() && !save.path.trim().is_empty() {
             ui.colored_label(

@@ -11,6 +11,7 @@ use crate::document::{Document, LoadJob, file_name};
 use crate::i18n::Language;
 use crate::settings::Settings;
 use crate::table::{TableState, select_all};
+use crate::validation::ValidationState;
 use crate::workspace::{self, LATER_TABS, Pane};
 use dialogs::Dialog;
 use pmx_core::edit::{Edit, EditOp, GestureId, ops_to_edit_in};
@@ -69,6 +70,7 @@ pub struct EditorState {
     pub tree: egui_tiles::Tree<Pane>,
     pub tables: HashMap<ElementKind, TableState>,
     pub message: Option<StatusMessage>,
+    pub validation: ValidationState,
     commands: Commands,
     dialog: Option<Dialog>,
     platform: Vec<PlatformRequest>,
@@ -120,6 +122,7 @@ impl EditorState {
             tree,
             tables,
             message: None,
+            validation: ValidationState::default(),
             commands: Commands::default(),
             dialog: None,
             platform: Vec::new(),
@@ -157,6 +160,7 @@ impl EditorState {
         for state in self.tables.values_mut() {
             *state = TableState::default();
         }
+        self.validation.reset();
         self.active_gesture = None;
     }
 
@@ -365,6 +369,12 @@ impl EditorState {
             self.dialog = Some(Dialog::save_as(document, None));
             return false;
         };
+        if document.format == pmx_core::formats::FileFormat::Pmd {
+            // PMD cannot hold what PMX can: as PmxEditor does, a PMD model is saved as PMX
+            // (Save as may still write PMD, listing what it loses).
+            self.dialog = Some(Dialog::save_as(document, None));
+            return false;
+        }
         // JSON keeps everything; a PMX file is written with the settings it was read with.
         let settings = document.save_settings;
         self.save_to(path, settings)
@@ -376,9 +386,9 @@ impl EditorState {
         };
         let started = std::time::Instant::now();
         match document.save_to(&path, settings) {
-            Ok(()) => {
+            Ok(warnings) => {
                 self.settings.add_recent(&path);
-                let text = self.lang().format(
+                let mut text = self.lang().format(
                     "status.saved",
                     &[
                         ("name", &file_name(&path)),
@@ -388,7 +398,18 @@ impl EditorState {
                         ),
                     ],
                 );
-                self.set_message(MessageLevel::Info, text);
+                let level = if warnings.is_empty() {
+                    MessageLevel::Info
+                } else {
+                    text.push_str(
+                        &self
+                            .lang()
+                            .format("status.save_warnings", &[("count", &warnings.len())]),
+                    );
+                    text.push_str(&warnings.join("; "));
+                    MessageLevel::Warning
+                };
+                self.set_message(level, text);
                 true
             }
             Err(message) => {
@@ -435,18 +456,52 @@ impl EditorState {
             }
             Command::Close => self.guard(PendingAction::Close),
             Command::Quit => self.request_quit(),
+            Command::RepairAll { target } => {
+                let Some(document) = &mut self.document else {
+                    return;
+                };
+                let report = document.repair(target);
+                let text = self.lang().format(
+                    "status.repaired",
+                    &[
+                        ("applied", &report.applied.len()),
+                        ("failed", &report.failed.len()),
+                        ("remaining", &report.remaining.len()),
+                    ],
+                );
+                let level = if report.failed.is_empty() {
+                    MessageLevel::Info
+                } else {
+                    MessageLevel::Warning
+                };
+                self.set_message(level, text);
+            }
             Command::Reveal { kind, index } => {
                 if let Some(document) = &mut self.document
                     && index < document.model.count(kind)
                 {
                     document.selection.get_mut(kind).select_only(index);
-                    if let Some(pane) = Pane::of_kind(kind) {
-                        workspace::show_pane(&mut self.tree, pane);
+                    match Pane::of_kind(kind) {
+                        Some(pane) => {
+                            workspace::show_pane(&mut self.tree, pane);
+                            if let Some(table) = self.tables.get_mut(&kind) {
+                                table.scroll_to_index(index);
+                            }
+                            self.focus_kind = Some(kind);
+                        }
+                        None => {
+                            // Bones, morphs, frames and physics get their tabs in a later issue;
+                            // the element is selected for them already.
+                            let text = self.lang().format(
+                                "status.no_tab_yet",
+                                &[
+                                    ("kind", &self.lang().tr(menu::kind_key(kind))),
+                                    ("index", &index),
+                                ],
+                            );
+                            self.set_message(MessageLevel::Info, text);
+                        }
                     }
-                    if let Some(table) = self.tables.get_mut(&kind) {
-                        table.scroll_to_index(index);
-                    }
-                    self.focus_kind = Some(kind);
                 }
             }
         }

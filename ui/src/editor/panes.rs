@@ -8,6 +8,7 @@ use crate::info::info_pane_ui;
 use crate::table::{
     FaceTable, MaterialTable, TableCx, TableState, TextureTable, VertexTable, table_pane_ui,
 };
+use crate::validation::{ValidationState, validation_pane_ui};
 use crate::widgets::EditCx;
 use crate::workspace::Pane;
 use pmx_core::model::ElementKind;
@@ -21,6 +22,7 @@ struct Behavior<'a> {
     tables: &'a mut HashMap<ElementKind, TableState>,
     commands: &'a mut Commands,
     focus_kind: &'a mut Option<ElementKind>,
+    validation: &'a mut ValidationState,
     loading: bool,
 }
 
@@ -59,6 +61,16 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
                 info_pane_ui(ui, &mut cx, document.load_report.as_ref());
             }
             Pane::History => history_ui(ui, lang, document, self.commands),
+            Pane::Validation => {
+                validation_pane_ui(
+                    ui,
+                    lang,
+                    self.validation,
+                    document,
+                    self.document_id,
+                    self.commands,
+                );
+            }
             table_pane => {
                 let Some(kind) = table_pane.kind() else {
                     return egui_tiles::UiResponse::None;
@@ -174,6 +186,7 @@ impl EditorState {
             tables: &mut self.tables,
             commands: &mut self.commands,
             focus_kind: &mut self.focus_kind,
+            validation: &mut self.validation,
             loading: self.loading.is_some(),
         };
         self.tree.ui(&mut behavior, ui);

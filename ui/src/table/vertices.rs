@@ -421,12 +421,16 @@ impl ElementTable for VertexTable {
             vec_field_ui(cx, ui, grid, "vertex.uv", "uv", 0.001, |i| {
                 vertex(i).map(|v| vec![v.uv.x, v.uv.y])
             });
-            for channel in 0..model.additional_uv_count() {
+            for (channel, title) in ADDITIONAL_UV_TITLES
+                .iter()
+                .enumerate()
+                .take(model.additional_uv_count())
+            {
                 vec_field_ui(
                     cx,
                     ui,
                     grid,
-                    ADDITIONAL_UV_TITLES[channel],
+                    title,
                     &format!("additional_uvs.{channel}"),
                     0.001,
                     |i| {
