@@ -1,14 +1,22 @@
-//! The editor window (eframe, glow backend so the 3D preview can join it).
-//!
-//! For now it opens a model off the UI thread and shows its info and counts; the editing issues
-//! grow it into the full editor.
+//! The editor window: eframe (glow backend, depth buffer for the coming 3D preview) around
+//! `pmx_ui::EditorState`. The window adds what needs the platform: native file dialogs (rfd,
+//! off the UI thread), the title, the close button, settings persistence and `--screenshot`.
 
 use crate::cli::WindowArgs;
 use anyhow::{Context as _, Result, anyhow};
-use pmx_core::formats::{self, LoadOptions, Loaded};
+use pmx_core::formats;
+use pmx_core::model::ElementKind;
+use pmx_ui::EditorState;
+use pmx_ui::command::Command;
+use pmx_ui::editor::{BrowsePurpose, PlatformRequest};
+use pmx_ui::settings::Settings;
+use pmx_ui::workspace::Pane;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
+
+/// Where the settings live in eframe's storage.
+const SETTINGS_KEY: &str = "pmx_studio_settings";
 
 /// Opens the window (optionally on `file`) and runs it until it is closed.
 pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
@@ -16,15 +24,33 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
         Some(text) => parse_size(text)?,
         None => [1280.0, 800.0],
     };
+    let tab = match &args.tab {
+        Some(name) => {
+            // Fail before opening a window when the tab does not exist.
+            EditorState::default()
+                .show_tab(name)
+                .map_err(|e| anyhow!(e))?;
+            Pane::from_name(name)
+        }
+        None => None,
+    };
+    let screenshot = args.screenshot.clone();
+    let screenshot_mode = screenshot.is_some();
     let options = eframe::NativeOptions {
         renderer: eframe::Renderer::Glow,
         depth_buffer: 24,
         viewport: egui::ViewportBuilder::default()
             .with_inner_size(size)
-            .with_title("PMX Studio"),
+            .with_min_inner_size([640.0, 400.0])
+            .with_title("PMX Studio")
+            .with_drag_and_drop(true),
+        // Screenshots must not depend on (or change) what earlier runs saved.
+        persist_window: !screenshot_mode,
+        persistence_path: screenshot_mode.then(|| {
+            std::env::temp_dir().join(format!("pmx-studio-screenshot-{}", std::process::id()))
+        }),
         ..Default::default()
     };
-    let screenshot = args.screenshot.clone();
     let failure: Arc<Mutex<Option<String>>> = Arc::default();
     let failure_in_app = Arc::clone(&failure);
     eframe::run_native(
@@ -32,11 +58,37 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
         options,
         Box::new(move |cc| {
             pmx_ui::fonts::install(&cc.egui_ctx);
-            let mut app = EditorApp::new(screenshot, failure_in_app);
-            if let Some(path) = file {
-                app.open(&cc.egui_ctx, path);
+            let settings: Settings = if screenshot_mode {
+                Settings::default()
+            } else {
+                cc.storage
+                    .and_then(|storage| eframe::get_value(storage, SETTINGS_KEY))
+                    .unwrap_or_default()
+            };
+            let mut editor = EditorState::new(settings);
+            editor.set_repaint(&cc.egui_ctx);
+            if let Some(pane) = tab {
+                let _ = editor.show_tab(pane.name());
             }
-            Ok(Box::new(app))
+            if let Some(path) = file {
+                editor.push(Command::Open(path));
+            }
+            let (sender, receiver) = channel();
+            Ok(Box::new(EditorApp {
+                editor,
+                title: String::new(),
+                browse_results: receiver,
+                browse_sender: sender,
+                browsing: false,
+                screenshot: screenshot.map(|path| ScreenshotState {
+                    path,
+                    tab,
+                    frames_after_ready: 0,
+                    requested: false,
+                    done: Arc::default(),
+                }),
+                failure: failure_in_app,
+            }))
         }),
     )
     .map_err(|e| anyhow!("cannot open the window: {e}"))?;
@@ -56,102 +108,102 @@ fn parse_size(text: &str) -> Result<[f32; 2]> {
     Ok([w, h])
 }
 
-enum Document {
-    Empty,
-    Loading {
-        path: PathBuf,
-        result: Receiver<Result<Loaded, String>>,
-    },
-    Open {
-        path: PathBuf,
-        loaded: Loaded,
-    },
-    Failed {
-        path: PathBuf,
-        message: String,
-    },
-}
-
 struct EditorApp {
-    document: Document,
-    open_path: String,
+    editor: EditorState,
+    /// The title last sent to the window.
+    title: String,
+    browse_results: Receiver<(BrowsePurpose, Option<PathBuf>)>,
+    browse_sender: Sender<(BrowsePurpose, Option<PathBuf>)>,
+    /// A native dialog is open (one at a time).
+    browsing: bool,
     screenshot: Option<ScreenshotState>,
     failure: Arc<Mutex<Option<String>>>,
 }
 
 struct ScreenshotState {
     path: PathBuf,
+    tab: Option<Pane>,
     frames_after_ready: u32,
     requested: bool,
     done: Arc<Mutex<Option<Result<(), String>>>>,
 }
 
 impl EditorApp {
-    fn new(screenshot: Option<PathBuf>, failure: Arc<Mutex<Option<String>>>) -> Self {
-        Self {
-            document: Document::Empty,
-            open_path: String::new(),
-            screenshot: screenshot.map(|path| ScreenshotState {
-                path,
-                frames_after_ready: 0,
-                requested: false,
-                done: Arc::default(),
-            }),
-            failure,
+    /// Shows a native file dialog on its own thread: with no desktop portal rfd answers `None`
+    /// (like Cancel), and the built-in path field stays usable meanwhile.
+    fn browse(&mut self, ctx: &egui::Context, purpose: BrowsePurpose, suggested: Option<PathBuf>) {
+        if self.browsing {
+            return;
         }
-    }
-
-    /// Starts reading `path` on a worker thread; the UI keeps running.
-    fn open(&mut self, ctx: &egui::Context, path: PathBuf) {
-        let (sender, receiver) = channel();
+        self.browsing = true;
+        let sender = self.browse_sender.clone();
         let ctx = ctx.clone();
-        let worker_path = path.clone();
         std::thread::spawn(move || {
-            let result = formats::load_path(&worker_path, &LoadOptions::default())
-                .map_err(|e| e.to_string());
-            let _ = sender.send(result);
+            let mut dialog = rfd::FileDialog::new()
+                .add_filter("PMX / PMD", &["pmx", "PMX", "pmd", "PMD"])
+                .add_filter("JSON", &["json"]);
+            if let Some(suggested) = &suggested {
+                if let Some(dir) = suggested.parent().filter(|d| d.is_dir()) {
+                    dialog = dialog.set_directory(dir);
+                }
+                if let Some(name) = suggested.file_name() {
+                    dialog = dialog.set_file_name(name.to_string_lossy());
+                }
+            }
+            let path = match purpose {
+                BrowsePurpose::Open => dialog.pick_file(),
+                BrowsePurpose::Save => dialog.save_file(),
+            };
+            let _ = sender.send((purpose, path));
             ctx.request_repaint();
         });
-        self.open_path = path.display().to_string();
-        self.document = Document::Loading {
-            path,
-            result: receiver,
-        };
     }
 
-    fn poll_loading(&mut self) {
-        if let Document::Loading { path, result } = &self.document
-            && let Ok(result) = result.try_recv()
-        {
-            let path = path.clone();
-            self.document = match result {
-                Ok(loaded) => Document::Open { path, loaded },
-                Err(message) => Document::Failed { path, message },
-            };
+    fn handle_platform_requests(&mut self, ctx: &egui::Context) {
+        while let Ok((purpose, path)) = self.browse_results.try_recv() {
+            self.browsing = false;
+            self.editor.browse_finished(purpose, path);
+        }
+        for request in self.editor.take_platform_requests() {
+            match request {
+                PlatformRequest::BrowseOpen => self.browse(ctx, BrowsePurpose::Open, None),
+                PlatformRequest::BrowseSave { suggested } => {
+                    self.browse(ctx, BrowsePurpose::Save, suggested);
+                }
+                PlatformRequest::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+            }
         }
     }
 
-    fn title(&self) -> String {
-        match &self.document {
-            Document::Open { path, .. }
-            | Document::Loading { path, .. }
-            | Document::Failed { path, .. } => {
-                format!("{} - PMX Studio", file_name(path))
-            }
-            Document::Empty => "PMX Studio".to_owned(),
+    fn update_title(&mut self, ctx: &egui::Context) {
+        let title = self.editor.title();
+        if title != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = title;
         }
     }
 
     fn handle_screenshot(&mut self, ctx: &egui::Context) {
-        let ready = !matches!(self.document, Document::Loading { .. });
+        let ready = self.editor.loading.is_none();
         let Some(state) = &mut self.screenshot else {
             return;
         };
         if let Some(result) = state.done.lock().ok().and_then(|mut done| done.take()) {
-            if let Err(message) = result
-                && let Ok(mut failure) = self.failure.lock()
+            let failure = match result {
+                Err(message) => Some(message),
+                // A model that did not open is a failure too (the PNG shows why).
+                Ok(()) if self.editor.document.is_none() => Some(
+                    self.editor
+                        .message
+                        .as_ref()
+                        .map_or_else(|| "no model was opened".to_owned(), |m| m.text.clone()),
+                ),
+                Ok(()) => None,
+            };
+            if let Some(message) = failure
+                && let Ok(mut slot) = self.failure.lock()
             {
-                *failure = Some(message);
+                *slot = Some(message);
             }
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             return;
@@ -160,9 +212,21 @@ impl EditorApp {
             ctx.request_repaint();
             return;
         }
-        // A few frames first, so that layout and fonts have settled.
+        if state.frames_after_ready == 0 {
+            // The document is open: show the tab with its first element selected, so the
+            // property panel is filled.
+            if let Some(pane) = state.tab {
+                let _ = self.editor.show_tab(pane.name());
+                if let Some(kind) = pane.kind() {
+                    self.editor.select_first(kind);
+                }
+            } else {
+                self.editor.select_first(ElementKind::Vertex);
+            }
+        }
+        // A few frames first, so that layout, column widths and fonts have settled.
         state.frames_after_ready += 1;
-        if state.frames_after_ready >= 3 {
+        if state.frames_after_ready >= 4 {
             state.requested = true;
             let path = state.path.clone();
             let done = Arc::clone(&state.done);
@@ -177,13 +241,6 @@ impl EditorApp {
         }
         ctx.request_repaint();
     }
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
 }
 
 fn save_png(path: &Path, image: &egui::ColorImage) -> Result<(), String> {
@@ -204,70 +261,28 @@ fn save_png(path: &Path, image: &egui::ColorImage) -> Result<(), String> {
 impl eframe::App for EditorApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let ctx = ui.ctx().clone();
-        self.poll_loading();
-        ctx.send_viewport_cmd(egui::ViewportCommand::Title(self.title()));
-
-        egui::Panel::top("menu_bar").show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.label("ファイル / File:");
-                let field = ui.add(
-                    egui::TextEdit::singleline(&mut self.open_path)
-                        .hint_text("path to a .pmx or .json model")
-                        .desired_width(420.0),
-                );
-                let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-                if (ui.button("開く / open").clicked() || enter)
-                    && !self.open_path.trim().is_empty()
-                {
-                    let path = PathBuf::from(self.open_path.trim());
-                    self.open(&ctx, path);
-                }
-            });
-        });
-        egui::Panel::bottom("status_bar").show(ui, |ui| {
-            ui.label(match &self.document {
-                Document::Empty => "モデルが開かれていません / no model open".to_owned(),
-                Document::Loading { path, .. } => {
-                    format!("読み込み中 / loading {}…", path.display())
-                }
-                Document::Open { loaded, .. } => format!(
-                    "頂点 {} / 面 {} / 材質 {} / ボーン {} / モーフ {}",
-                    loaded.model.vertices.len(),
-                    loaded.model.faces.len(),
-                    loaded.model.materials.len(),
-                    loaded.model.bones.len(),
-                    loaded.model.morphs.len()
-                ),
-                Document::Failed { .. } => "読み込みに失敗しました / loading failed".to_owned(),
-            });
-        });
-        egui::CentralPanel::default().show(ui, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| match &self.document {
-                Document::Empty => {
-                    ui.heading("PMX Studio");
-                    ui.label("ファイルのパスを入力して開いてください / enter a model path above and open it");
-                }
-                Document::Loading { .. } => {
-                    ui.spinner();
-                }
-                Document::Open { path, loaded } => {
-                    ui.heading(format!("情報 / Info — {}", file_name(path)));
-                    ui.add_space(8.0);
-                    pmx_ui::info::info_panel_ui(ui, &loaded.model);
-                    if !loaded.report.notes.is_empty() {
-                        ui.add_space(12.0);
-                        ui.heading("読み込み時の注意 / notes from reading");
-                        for note in &loaded.report.notes {
-                            ui.label(note.to_string());
-                        }
-                    }
-                }
-                Document::Failed { path, message } => {
-                    ui.heading(format!("{} を開けません / cannot open", file_name(path)));
-                    ui.colored_label(ui.visuals().error_fg_color, message);
-                }
-            });
-        });
+        // The close button asks first when there are unsaved changes.
+        if ctx.input(|i| i.viewport().close_requested())
+            && self.screenshot.is_none()
+            && !self.editor.quit_confirmed()
+        {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.editor.request_quit();
+        }
+        self.handle_platform_requests(&ctx);
+        self.editor.ui(ui);
+        self.handle_platform_requests(&ctx);
+        self.update_title(&ctx);
         self.handle_screenshot(&ctx);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        if self.screenshot.is_none() {
+            eframe::set_value(storage, SETTINGS_KEY, &self.editor.settings_to_save());
+        }
+    }
+
+    fn persist_egui_memory(&self) -> bool {
+        self.screenshot.is_none()
     }
 }

@@ -44,61 +44,22 @@ fn time_undo(model: &mut Model, edit: &mut Edit, iterations: u64) -> Duration {
     total
 }
 
-/// CPU time this thread has run, in nanoseconds (Linux `schedstat`; `None` elsewhere). The
-/// machine the figures come from is shared: CPU time is what an operation costs whatever the
-/// load, wall time what it takes there and then.
-fn thread_cpu_ns() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    text.split_whitespace().next()?.parse().ok()
-}
-
-/// Measures `operation`: (wall time, CPU time if known).
-fn measure<T>(operation: impl FnOnce() -> T) -> (T, Duration, Option<Duration>) {
-    let cpu_before = thread_cpu_ns();
+/// Builds, applies and undoes `edit` once, printing the times and the history growth.
+fn report_once(name: &str, model: &mut Model, build: impl FnOnce(&Model) -> Edit) {
     let started = Instant::now();
-    let result = operation();
-    let wall = started.elapsed();
-    let cpu = cpu_before
-        .zip(thread_cpu_ns())
-        .map(|(before, after)| Duration::from_nanos(after.saturating_sub(before)));
-    (result, wall, cpu)
-}
-
-/// Builds `edit`, then applies and undoes it `runs` times through a history, printing the mean
-/// wall and CPU times and what the step adds to the history.
-fn report(name: &str, model: &mut Model, runs: u32, build: impl Fn(&Model) -> Edit) {
-    let (edit, build_wall, build_cpu) = measure(|| build(model));
-    let label = edit.label().to_owned();
+    let edit = build(model);
+    let built = started.elapsed();
     let mut history = History::new();
-    let (mut apply_wall, mut apply_cpu, mut undo_wall, mut undo_cpu) = (
-        Duration::ZERO,
-        Duration::ZERO,
-        Duration::ZERO,
-        Duration::ZERO,
-    );
-    let mut stored = 0;
+    let label = edit.label().to_owned();
+    let started = Instant::now();
     history.apply(model, edit);
+    let applied = started.elapsed();
+    let stored = history.heap_size();
+    let started = Instant::now();
     history.undo(model);
-    for _ in 0..runs {
-        let ((), wall, cpu) = measure(|| {
-            history.redo(model);
-        });
-        apply_wall += wall;
-        apply_cpu += cpu.unwrap_or_default();
-        stored = history.heap_size();
-        let ((), wall, cpu) = measure(|| {
-            history.undo(model);
-        });
-        undo_wall += wall;
-        undo_cpu += cpu.unwrap_or_default();
-    }
+    let undone = started.elapsed();
     println!(
-        "{name}: \"{label}\"\n  build {build_wall:.2?} (cpu {:.2?}); apply {:.2?} (cpu {:.2?}); undo {:.2?} (cpu {:.2?}); history +{:.1} KiB",
-        build_cpu.unwrap_or_default(),
-        apply_wall / runs,
-        apply_cpu / runs,
-        undo_wall / runs,
-        undo_cpu / runs,
+        "{name}: \"{label}\": build {built:.2?}, apply {applied:.2?}, undo {undone:.2?}, history +{:.1} KiB",
         kib(stored)
     );
 }
@@ -141,20 +102,18 @@ fn edit_benches(c: &mut Criterion) {
         model.morphs.len()
     );
     let (indices, moved) = thousand_vertices(&model);
-    let uptime = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("load average: {}", uptime.trim());
-    report("move 1,000 vertices", &mut model, 50, |m| {
+    report_once("move 1,000 vertices", &mut model, |m| {
         Edit::set_each(m, EditTarget::Vertex, &indices, "position", moved.clone())
             .expect("set builds")
     });
-    report("delete 1 bone", &mut model, 10, |m| {
+    report_once("delete 1 bone", &mut model, |m| {
         Edit::delete(m, ElementKind::Bone, &[TEN_BONES[0]]).expect("delete builds")
     });
-    report("delete 10 bones", &mut model, 10, |m| {
+    report_once("delete 10 bones", &mut model, |m| {
         Edit::delete(m, ElementKind::Bone, &TEN_BONES).expect("delete builds")
     });
     let tenth = tenth_of_vertices(&model);
-    report("delete 10% of the vertices", &mut model, 5, |m| {
+    report_once("delete 10% of the vertices", &mut model, |m| {
         Edit::delete(m, ElementKind::Vertex, &tenth).expect("delete builds")
     });
 

@@ -1,92 +1,155 @@
-//! The 情報 (Info) panel: names, comments, format settings and element counts.
+//! The 情報 (Info) pane: names and comments (ja/en, multi-line), version, encoding, additional
+//! UV count, index sizes, element counts and what the reader noticed.
 
-use pmx_core::model::{ElementKind, IndexSizes, Model, PmxVersion};
+use crate::command::{Command, EditCommand, EditRequest};
+use crate::widgets::{EditCx, json_text, text_commit_ui};
+use pmx_core::edit::EditTarget;
+use pmx_core::formats::LoadReport;
+use pmx_core::model::{ElementKind, IndexSizes};
 
-/// Shows the model's info and counts (read-only until the editing issue adds commands).
-pub fn info_panel_ui(ui: &mut egui::Ui, model: &Model) {
-    egui::Grid::new("model_info")
-        .num_columns(2)
-        .striped(true)
-        .spacing([16.0, 6.0])
+/// The info pane of the open model.
+pub fn info_pane_ui(ui: &mut egui::Ui, cx: &mut EditCx<'_>, report: Option<&LoadReport>) {
+    let model = cx.model;
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, false])
         .show(ui, |ui| {
-            let row = |ui: &mut egui::Ui, label: &str, value: String| {
-                ui.label(label);
-                ui.label(value);
-                ui.end_row();
-            };
-            row(ui, "モデル名 / name", model.info.name_ja.to_string());
-            row(
-                ui,
-                "モデル名(英) / name (en)",
-                model.info.name_en.to_string(),
-            );
-            row(ui, "コメント / comment", model.info.comment_ja.to_string());
-            row(
-                ui,
-                "コメント(英) / comment (en)",
-                model.info.comment_en.to_string(),
-            );
-            let version = match model.header.version {
-                PmxVersion::V2_0 => "2.0",
-                PmxVersion::V2_1 => "2.1",
-            };
-            row(ui, "バージョン / version", format!("PMX {version}"));
-            row(
-                ui,
-                "エンコード / encoding",
-                model.header.encoding.name().to_owned(),
-            );
-            row(
-                ui,
-                "追加UV数 / additional UVs",
-                model.additional_uv_count().to_string(),
-            );
-            let sizes = model
-                .header
-                .index_sizes
-                .unwrap_or_else(|| IndexSizes::minimal_for(model));
-            row(
-                ui,
-                "Indexサイズ / index sizes",
-                format!(
-                    "頂点 {} / テクスチャ {} / 材質 {} / ボーン {} / モーフ {} / 剛体 {}",
-                    sizes.vertex,
-                    sizes.texture,
-                    sizes.material,
-                    sizes.bone,
-                    sizes.morph,
-                    sizes.rigid_body
-                ),
-            );
-        });
-    ui.add_space(12.0);
-    ui.heading("要素数 / counts");
-    egui::Grid::new("model_counts")
-        .num_columns(2)
-        .striped(true)
-        .spacing([16.0, 4.0])
-        .show(ui, |ui| {
-            for kind in ElementKind::ALL {
-                ui.label(kind_label(kind));
-                ui.monospace(format!("{:>10}", model.count(kind)));
-                ui.end_row();
+            egui::Grid::new("model_info")
+                .num_columns(2)
+                .striped(true)
+                .spacing([16.0, 6.0])
+                .show(ui, |ui| {
+                    let fields: [(&'static str, &str, String, bool); 4] = [
+                        (
+                            "info.name_ja",
+                            "name_ja",
+                            model.info.name_ja.as_str().into_owned(),
+                            false,
+                        ),
+                        (
+                            "info.name_en",
+                            "name_en",
+                            model.info.name_en.as_str().into_owned(),
+                            false,
+                        ),
+                        (
+                            "info.comment_ja",
+                            "comment_ja",
+                            model.info.comment_ja.as_str().into_owned(),
+                            true,
+                        ),
+                        (
+                            "info.comment_en",
+                            "comment_en",
+                            model.info.comment_en.as_str().into_owned(),
+                            true,
+                        ),
+                    ];
+                    for (title, field, value, multiline) in fields {
+                        ui.label(cx.tr(title));
+                        let id = ui.scope_id().with(("info", field));
+                        if let Some(new) =
+                            text_commit_ui(ui, id, &value, multiline, 520.0, cx.tr(title))
+                        {
+                            cx.commands.push(Command::set(
+                                EditTarget::Info,
+                                Vec::new(),
+                                field,
+                                json_text(&new),
+                            ));
+                        }
+                        ui.end_row();
+                    }
+                    ui.label(cx.tr("info.version"));
+                    ui.label(format!("PMX {}", model.header.version.name()))
+                        .on_hover_text(cx.tr("info.change_with_save_as"));
+                    ui.end_row();
+                    ui.label(cx.tr("info.encoding"));
+                    ui.label(match model.header.encoding {
+                        pmx_core::model::TextEncoding::Utf16 => "UTF-16LE",
+                        pmx_core::model::TextEncoding::Utf8 => "UTF-8",
+                    })
+                    .on_hover_text(cx.tr("info.change_with_save_as"));
+                    ui.end_row();
+                    ui.label(cx.tr("info.additional_uvs"));
+                    ui.horizontal(|ui| {
+                        ui.label(model.additional_uv_count().to_string());
+                        if model.additional_uv_count() < 4
+                            && ui.small_button(cx.tr("menu.add_uv_channel")).clicked()
+                        {
+                            cx.commands.push(Command::Edit(EditCommand {
+                                request: EditRequest::AddUvChannels(1),
+                                gesture: None,
+                            }));
+                        }
+                    });
+                    ui.end_row();
+                    let sizes = model
+                        .header
+                        .index_sizes
+                        .unwrap_or_else(|| IndexSizes::minimal_for(model));
+                    ui.label(cx.tr("info.index_sizes"));
+                    ui.label(cx.lang.format(
+                        "info.index_sizes_value",
+                        &[
+                            ("vertex", &sizes.vertex),
+                            ("texture", &sizes.texture),
+                            ("material", &sizes.material),
+                            ("bone", &sizes.bone),
+                            ("morph", &sizes.morph),
+                            ("rigid_body", &sizes.rigid_body),
+                        ],
+                    ));
+                    ui.end_row();
+                });
+            ui.add_space(12.0);
+            ui.heading(cx.tr("info.counts"));
+            egui::Grid::new("model_counts")
+                .num_columns(2)
+                .striped(true)
+                .spacing([16.0, 4.0])
+                .show(ui, |ui| {
+                    for kind in ElementKind::ALL {
+                        ui.label(cx.tr(kind_label(kind)));
+                        ui.monospace(format!("{:>10}", model.count(kind)));
+                        ui.end_row();
+                    }
+                });
+            if let Some(report) = report
+                && (!report.notes.is_empty() || report.recovered_from.is_some())
+            {
+                ui.add_space(12.0);
+                ui.heading(cx.tr("info.notes"));
+                if let Some(error) = &report.recovered_from {
+                    ui.colored_label(
+                        ui.visuals().warn_fg_color,
+                        cx.lang.format("info.recovered", &[("error", error)]),
+                    );
+                }
+                for note in &report.notes {
+                    let color = if note.lost {
+                        ui.visuals().warn_fg_color
+                    } else {
+                        ui.visuals().text_color()
+                    };
+                    ui.colored_label(color, note.to_string());
+                }
             }
         });
 }
 
-/// PmxEditor's names for the element kinds (ja / en).
+/// i18n key of an element kind's tab-style name (PmxEditor's names).
 #[must_use]
 pub fn kind_label(kind: ElementKind) -> &'static str {
     match kind {
-        ElementKind::Vertex => "頂点 / vertices",
-        ElementKind::Face => "面 / faces",
-        ElementKind::Texture => "テクスチャ / textures",
-        ElementKind::Material => "材質 / materials",
-        ElementKind::Bone => "ボーン / bones",
-        ElementKind::Morph => "モーフ / morphs",
-        ElementKind::DisplayFrame => "表示枠 / display frames",
-        ElementKind::RigidBody => "剛体 / rigid bodies",
-        ElementKind::Joint => "Joint / joints",
-        ElementKind::SoftBody => "SoftBody / soft bodies",
+        ElementKind::Vertex => "tab.vertices",
+        ElementKind::Face => "tab.faces",
+        ElementKind::Texture => "tab.textures",
+        ElementKind::Material => "tab.materials",
+        ElementKind::Bone => "tab.bones",
+        ElementKind::Morph => "tab.morphs",
+        ElementKind::DisplayFrame => "tab.display_frames",
+        ElementKind::RigidBody => "tab.rigid_bodies",
+        ElementKind::Joint => "tab.joints",
+        ElementKind::SoftBody => "tab.soft_bodies",
     }
 }

@@ -3,5 +3,5 @@
 mod read;
 mod write;
 
-pub use read::{MAGIC, read};
+pub use read::{MAGIC, read, read_with_progress};
 pub use write::{IndexSizeMode, PmxSaveOptions, choose_index_sizes, pmx21_features, write};

@@ -10,7 +10,19 @@ const MAGIC_PMX1: &[u8; 4] = b"Pmx ";
 
 /// Reads a PMX file.
 pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadReport), ReadError> {
+    read_with_progress(bytes, options, &|_| {})
+}
+
+/// Reads a PMX file, calling `progress` with the number of bytes read so far at the start of
+/// each section and every few thousand vertices, faces and morph offsets (cheap enough for a
+/// progress bar, never per field).
+pub fn read_with_progress(
+    bytes: &[u8],
+    options: &LoadOptions,
+    progress: &dyn Fn(usize),
+) -> Result<(Model, LoadReport), ReadError> {
     let mut reader = Reader::new(bytes, options);
+    reader.progress = Some(progress);
     let mut model = Model::default();
     reader.header(&mut model)?;
     let result = reader.body(&mut model);
@@ -46,7 +58,11 @@ struct Reader<'a> {
     sizes: IndexSizes,
     options: LoadOptions,
     report: LoadReport,
+    progress: Option<&'a dyn Fn(usize)>,
 }
+
+/// Elements between two progress reports inside a section.
+const PROGRESS_EVERY: usize = 1 << 14;
 
 type Res<T> = Result<T, ReadError>;
 
@@ -69,6 +85,13 @@ impl<'a> Reader<'a> {
             },
             options: *options,
             report: LoadReport::default(),
+            progress: None,
+        }
+    }
+
+    fn report_progress(&self) {
+        if let Some(progress) = self.progress {
+            progress(self.pos);
         }
     }
 
@@ -286,6 +309,7 @@ impl<'a> Reader<'a> {
     }
 
     fn enter(&mut self, section: &'static str) {
+        self.report_progress();
         self.section = section;
         self.element = None;
         self.sub = None;
@@ -464,6 +488,9 @@ impl<'a> Reader<'a> {
             channel.reserve_exact(capacity);
         }
         for i in 0..count {
+            if i % PROGRESS_EVERY == 0 {
+                self.report_progress();
+            }
             self.element = Some(i);
             let position = self.vec3("position")?;
             let normal = self.vec3("normal")?;
@@ -762,6 +789,8 @@ impl<'a> Reader<'a> {
         let count = self.count("count", 4 + 4 + 1 + 1 + 4)?;
         model.morphs.reserve_exact(self.capacity(count, 14));
         for i in 0..count {
+            // Morphs can hold hundreds of thousands of offsets each: report every one.
+            self.report_progress();
             self.element = Some(i);
             self.sub = None;
             let name_ja = self.text("name_ja")?;

@@ -1,0 +1,489 @@
+//! The open document: the model, where it came from, its undo history and selection, and the
+//! background loading that produces it.
+
+use crate::selection::{Selection, kind_slot};
+use pmx_core::edit::{Edit, History, Touched};
+use pmx_core::formats::pmx::{self, IndexSizeMode};
+use pmx_core::formats::{self, FileFormat, LoadOptions, LoadReport, Loaded};
+use pmx_core::model::{ElementKind, Model, PmxVersion, TextEncoding};
+use std::cell::Cell;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use std::time::Instant;
+
+/// How Save writes the file (Save as chooses; Save keeps what the file had).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SaveSettings {
+    pub version: PmxVersion,
+    pub encoding: TextEncoding,
+    pub index_sizes: IndexSizeMode,
+}
+
+impl SaveSettings {
+    #[must_use]
+    pub fn of(model: &Model) -> Self {
+        Self {
+            version: model.header.version,
+            encoding: model.header.encoding,
+            index_sizes: if model.header.index_sizes.is_some() {
+                IndexSizeMode::Keep
+            } else {
+                IndexSizeMode::Minimal
+            },
+        }
+    }
+
+    #[must_use]
+    pub fn to_options(self) -> formats::SaveOptions {
+        formats::SaveOptions {
+            pmx: pmx::PmxSaveOptions {
+                version: Some(self.version),
+                encoding: Some(self.encoding),
+                index_sizes: self.index_sizes,
+                allow_version_violations: false,
+            },
+        }
+    }
+}
+
+/// A model being edited.
+#[derive(Debug)]
+pub struct Document {
+    pub model: Model,
+    /// The file it was opened from or last saved to; `None` for a new model.
+    pub path: Option<PathBuf>,
+    pub history: History,
+    pub selection: Selection,
+    /// What the reader noticed (notes, recovery) when the file was opened.
+    pub load_report: Option<LoadReport>,
+    /// The format of the file it came from (a PMD model is saved as PMX unless asked).
+    pub format: FileFormat,
+    pub save_settings: SaveSettings,
+    revision: u64,
+    structure_revisions: [u64; ElementKind::ALL.len()],
+}
+
+impl Document {
+    /// A new model with the Root and 表情 display frames, as PmxEditor makes one.
+    #[must_use]
+    pub fn new_empty() -> Self {
+        Self::from_model(Model::new_empty(), None, None)
+    }
+
+    #[must_use]
+    pub fn from_loaded(path: PathBuf, loaded: Loaded) -> Self {
+        let mut document = Self::from_model(loaded.model, Some(path), Some(loaded.report));
+        document.format = loaded.format;
+        document
+    }
+
+    #[must_use]
+    pub fn from_model(
+        model: Model,
+        path: Option<PathBuf>,
+        load_report: Option<LoadReport>,
+    ) -> Self {
+        let save_settings = SaveSettings::of(&model);
+        Self {
+            model,
+            path,
+            history: History::new(),
+            selection: Selection::default(),
+            load_report,
+            format: FileFormat::Pmx,
+            save_settings,
+            revision: 0,
+            structure_revisions: [0; ElementKind::ALL.len()],
+        }
+    }
+
+    /// The file name for the title bar ("無題" is the caller's business when `None`).
+    #[must_use]
+    pub fn file_name(&self) -> Option<String> {
+        self.path.as_deref().map(file_name)
+    }
+
+    /// Whether the model differs from the file (through undo and redo).
+    #[must_use]
+    pub fn is_dirty(&self) -> bool {
+        self.history.is_dirty()
+    }
+
+    /// Increases with every change of the model.
+    #[must_use]
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Increases whenever elements of `kind` are inserted, removed or reordered.
+    #[must_use]
+    pub fn structure_revision(&self, kind: ElementKind) -> u64 {
+        self.structure_revisions[kind_slot(kind)]
+    }
+
+    /// Applies `edit` and records it as one undo step.
+    pub fn apply(&mut self, edit: Edit) -> Touched {
+        let touched = self.history.apply(&mut self.model, edit);
+        self.note(&touched);
+        touched
+    }
+
+    pub fn undo(&mut self) -> Option<Touched> {
+        let touched = self.history.undo(&mut self.model)?;
+        self.note(&touched);
+        Some(touched)
+    }
+
+    pub fn redo(&mut self) -> Option<Touched> {
+        let touched = self.history.redo(&mut self.model)?;
+        self.note(&touched);
+        Some(touched)
+    }
+
+    /// Undoes or redoes until `head` steps are applied.
+    pub fn jump_to(&mut self, head: usize) -> Touched {
+        let mut all = Touched::default();
+        while self.history.head() > head {
+            let Some(touched) = self.undo() else { break };
+            merge_touched(&mut all, touched);
+        }
+        while self.history.head() < head {
+            let Some(touched) = self.redo() else { break };
+            merge_touched(&mut all, touched);
+        }
+        all
+    }
+
+    /// Bookkeeping after any change: revisions, and selections kept inside their lists.
+    fn note(&mut self, touched: &Touched) {
+        self.revision += 1;
+        for &kind in &touched.structure {
+            self.structure_revisions[kind_slot(kind)] += 1;
+            let len = self.model.count(kind);
+            self.selection.get_mut(kind).truncate(len);
+        }
+    }
+
+    /// Applies every automatic fix of the validator as one undo step (see
+    /// `pmx_core::validate::repair`).
+    pub fn repair(
+        &mut self,
+        target: Option<pmx_core::validate::Target>,
+    ) -> pmx_core::validate::RepairReport {
+        let options = pmx_core::validate::RepairOptions {
+            check: pmx_core::validate::CheckOptions {
+                target,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let report = pmx_core::validate::repair(
+            &mut self.model,
+            self.load_report.as_ref(),
+            &mut self.history,
+            &options,
+        );
+        if report.changed() {
+            // A repair may touch any kind of element: every view refreshes.
+            let touched = Touched {
+                values: Vec::new(),
+                structure: ElementKind::ALL.to_vec(),
+            };
+            self.note(&touched);
+        }
+        report
+    }
+
+    /// Writes the model to `path` with `settings`, atomically; on success the document is
+    /// saved there. Returns the writer's warnings (what a PMD file could not hold).
+    pub fn save_to(&mut self, path: &Path, settings: SaveSettings) -> Result<Vec<String>, String> {
+        let report = formats::save_path(&self.model, path, &settings.to_options())
+            .map_err(|e| e.to_string())?;
+        self.format = FileFormat::from_extension(path).unwrap_or(FileFormat::Pmx);
+        self.path = Some(path.to_owned());
+        self.save_settings = settings;
+        self.history.mark_saved();
+        // The file on disk is now a correct one: what the reader noticed no longer applies.
+        self.load_report = None;
+        Ok(report.warnings)
+    }
+}
+
+fn merge_touched(all: &mut Touched, more: Touched) {
+    all.values.extend(more.values);
+    for kind in more.structure {
+        if !all.structure.contains(&kind) {
+            all.structure.push(kind);
+        }
+    }
+}
+
+/// The last component of a path, for titles and lists.
+#[must_use]
+pub fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// What a load is doing, for the progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadPhase {
+    /// Reading the file's bytes from disk.
+    Reading,
+    /// Parsing them into a model.
+    Parsing,
+}
+
+/// Progress shared between the loading thread and the UI.
+#[derive(Debug, Default)]
+pub struct LoadProgress {
+    phase: AtomicU8,
+    done: AtomicU64,
+    total: AtomicU64,
+    cancelled: AtomicBool,
+}
+
+impl LoadProgress {
+    #[must_use]
+    pub fn phase(&self) -> LoadPhase {
+        if self.phase.load(Ordering::Relaxed) == 0 {
+            LoadPhase::Reading
+        } else {
+            LoadPhase::Parsing
+        }
+    }
+
+    /// Fraction done over both phases: reading is the first 30 %, parsing the rest (what a
+    /// 100 MB PMX file takes on a laptop SSD with a warm page cache).
+    #[must_use]
+    pub fn fraction(&self) -> f32 {
+        let total = self.total.load(Ordering::Relaxed).max(1) as f32;
+        let done = (self.done.load(Ordering::Relaxed) as f32 / total).clamp(0.0, 1.0);
+        match self.phase() {
+            LoadPhase::Reading => 0.3 * done,
+            LoadPhase::Parsing => 0.3 + 0.7 * done,
+        }
+    }
+
+    /// Bytes of the file.
+    #[must_use]
+    pub fn total_bytes(&self) -> u64 {
+        self.total.load(Ordering::Relaxed)
+    }
+
+    fn set(&self, phase: LoadPhase, done: u64) {
+        self.phase
+            .store(u8::from(phase == LoadPhase::Parsing), Ordering::Relaxed);
+        self.done.store(done, Ordering::Relaxed);
+    }
+}
+
+/// Why a load failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadFailure {
+    pub path: PathBuf,
+    /// The reader's message: section, element, field and byte offset.
+    pub message: String,
+    /// Whether loading in recovery mode may get part of the model (the bytes were read but did
+    /// not parse).
+    pub recoverable: bool,
+}
+
+/// A model being loaded on a worker thread.
+#[derive(Debug)]
+pub struct LoadJob {
+    pub path: PathBuf,
+    pub progress: Arc<LoadProgress>,
+    pub recover: bool,
+    pub started: Instant,
+    result: Receiver<Result<Loaded, LoadFailure>>,
+}
+
+impl LoadJob {
+    /// Starts loading `path`; `wake` is called when there is progress or a result, so the UI
+    /// repaints (egui's `request_repaint`).
+    pub fn start(path: PathBuf, recover: bool, wake: Arc<dyn Fn() + Send + Sync>) -> Self {
+        let (sender, receiver) = channel();
+        let progress = Arc::new(LoadProgress::default());
+        let worker_progress = Arc::clone(&progress);
+        let worker_path = path.clone();
+        std::thread::spawn(move || {
+            let result = load_with_progress(&worker_path, recover, &worker_progress, &*wake);
+            // The receiver is gone when the load was cancelled: nothing to do then.
+            let _ = sender.send(result);
+            wake();
+        });
+        Self {
+            path,
+            progress,
+            recover,
+            started: Instant::now(),
+            result: receiver,
+        }
+    }
+
+    /// The result, once the worker has one.
+    pub fn poll(&mut self) -> Option<Result<Loaded, LoadFailure>> {
+        match self.result.try_recv() {
+            Ok(result) => Some(result),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => Some(Err(LoadFailure {
+                path: self.path.clone(),
+                message: "the loading thread stopped without a result".to_owned(),
+                recoverable: false,
+            })),
+        }
+    }
+
+    /// Stops reading the file (the worker checks between chunks; a parse already under way
+    /// runs to its end and its result is dropped).
+    pub fn cancel(&self) {
+        self.progress.cancelled.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Chunk size for reading: progress updates every 4 MB.
+const READ_CHUNK: usize = 4 << 20;
+
+fn load_with_progress(
+    path: &Path,
+    recover: bool,
+    progress: &LoadProgress,
+    wake: &(dyn Fn() + Send + Sync),
+) -> Result<Loaded, LoadFailure> {
+    let failure = |message: String, recoverable: bool| LoadFailure {
+        path: path.to_owned(),
+        message,
+        recoverable,
+    };
+    let io_failure = |e: std::io::Error| failure(format!("{}: {e}", path.display()), false);
+    let mut file = std::fs::File::open(path).map_err(io_failure)?;
+    let size = file.metadata().map_err(io_failure)?.len();
+    progress.total.store(size, Ordering::Relaxed);
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    let mut chunk = vec![0u8; READ_CHUNK];
+    loop {
+        if progress.cancelled.load(Ordering::Relaxed) {
+            return Err(failure("cancelled".to_owned(), false));
+        }
+        let read = file.read(&mut chunk).map_err(io_failure)?;
+        if read == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&chunk[..read]);
+        progress.set(LoadPhase::Reading, bytes.len() as u64);
+        wake();
+    }
+    progress.total.store(bytes.len() as u64, Ordering::Relaxed);
+    progress.set(LoadPhase::Parsing, 0);
+    let format = FileFormat::detect(path, &bytes).ok_or_else(|| {
+        failure(
+            format!(
+                "{}: unknown file format (expected .pmx or .json)",
+                path.display()
+            ),
+            false,
+        )
+    })?;
+    let options = LoadOptions {
+        recover,
+        ..LoadOptions::default()
+    };
+    // Wake the UI at most every 1 % of the file, not on every report.
+    let step = (bytes.len() / 100).max(1);
+    let last_woken = Cell::new(0usize);
+    let on_progress = |position: usize| {
+        progress.set(LoadPhase::Parsing, position as u64);
+        if position >= last_woken.get() + step {
+            last_woken.set(position);
+            wake();
+        }
+    };
+    let read = match format {
+        FileFormat::Pmx => pmx::read_with_progress(&bytes, &options, &on_progress),
+        other => formats::read_bytes(&bytes, other, &options),
+    };
+    let (model, report) = read.map_err(|e| failure(format!("{}: {e}", path.display()), true))?;
+    progress.set(LoadPhase::Parsing, bytes.len() as u64);
+    Ok(Loaded {
+        model,
+        report,
+        format,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wait(mut job: LoadJob) -> Result<Loaded, LoadFailure> {
+        let started = Instant::now();
+        loop {
+            if let Some(result) = job.poll() {
+                return result;
+            }
+            assert!(started.elapsed().as_secs() < 60, "load did not finish");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn loads_a_file_and_reports_full_progress() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("m.pmx");
+        let model = pmx_core::generate::large_model(&pmx_core::generate::LargeModelSpec::small());
+        formats::save_path(&model, &path, &formats::SaveOptions::default()).expect("saved");
+        let job = LoadJob::start(path.clone(), false, Arc::new(|| {}));
+        let progress = Arc::clone(&job.progress);
+        let loaded = wait(job).expect("loads");
+        assert_eq!(loaded.model.vertices.len(), model.vertices.len());
+        assert_eq!(progress.phase(), LoadPhase::Parsing);
+        assert!((progress.fraction() - 1.0).abs() < 1e-6);
+        assert_eq!(
+            progress.total_bytes(),
+            std::fs::metadata(&path).expect("exists").len()
+        );
+    }
+
+    #[test]
+    fn a_broken_file_fails_with_the_readers_location_and_recovers() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("cut.pmx");
+        let model = pmx_core::generate::large_model(&pmx_core::generate::LargeModelSpec::small());
+        let (bytes, _) = pmx::write(&model, &pmx::PmxSaveOptions::default()).expect("written");
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).expect("written");
+        let failure = wait(LoadJob::start(path.clone(), false, Arc::new(|| {})))
+            .expect_err("a cut file fails");
+        assert!(failure.recoverable);
+        assert!(failure.message.contains("at byte"), "{}", failure.message);
+        let recovered = wait(LoadJob::start(path, true, Arc::new(|| {}))).expect("recovers");
+        assert!(recovered.report.recovered_from.is_some());
+    }
+
+    #[test]
+    fn undo_restores_dirty_state_and_revisions_move() {
+        let mut document = Document::new_empty();
+        assert!(!document.is_dirty());
+        let edit = Edit::set_json(
+            &document.model,
+            pmx_core::edit::EditTarget::Info,
+            &[],
+            "name_ja",
+            &[serde_json::json!("テスト")],
+        )
+        .expect("edit builds");
+        document.apply(edit);
+        assert!(document.is_dirty());
+        assert_eq!(document.model.info.name_ja.as_str(), "テスト");
+        assert_eq!(document.revision(), 1);
+        document.undo();
+        assert!(!document.is_dirty());
+        assert_eq!(document.model.info.name_ja.as_str(), "");
+        assert_eq!(document.revision(), 2);
+    }
+}

@@ -1,0 +1,466 @@
+//! Modal dialogs: unsaved changes, open (built-in path field beside the native dialog), save
+//! as (version, encoding, index sizes, and what the chosen target cannot hold), load errors
+//! with recovery, about, keyboard shortcuts.
+
+use super::{EditorState, PendingAction, PlatformRequest};
+use crate::command::Command;
+use crate::document::{Document, LoadFailure, SaveSettings, file_name};
+use crate::i18n::Language;
+use pmx_core::formats::FileFormat;
+use pmx_core::formats::pmx::{IndexSizeMode, pmx21_features};
+use pmx_core::model::{PmxVersion, TextEncoding};
+use pmx_core::validate::{CheckOptions, Issue, Target, check};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug)]
+pub(super) enum Dialog {
+    Unsaved {
+        action: PendingAction,
+    },
+    Open(OpenDialog),
+    SaveAs(SaveAsDialog),
+    LoadError(LoadFailure),
+    Error {
+        title: &'static str,
+        message: String,
+    },
+    About,
+    Shortcuts,
+}
+
+#[derive(Debug)]
+pub(super) struct OpenDialog {
+    path: String,
+    focus_requested: bool,
+}
+
+#[derive(Debug)]
+pub(super) struct SaveAsDialog {
+    pub path: String,
+    settings: SaveSettings,
+    /// What to do once saved (when Save as came from the unsaved-changes question).
+    then: Option<PendingAction>,
+    /// The validator's errors for the target, for (document revision, version).
+    problems: Option<TargetProblems>,
+}
+
+#[derive(Debug)]
+struct TargetProblems {
+    key: (u64, Target),
+    errors: Vec<Issue>,
+    /// PMX 2.1 features a PMX 2.0 file cannot hold (the writer refuses them).
+    blocking: usize,
+}
+
+/// Problems listed at most (the count of the rest is shown).
+const MAX_PROBLEMS_SHOWN: usize = 12;
+
+impl Dialog {
+    pub(super) fn open(document: Option<&Document>) -> Self {
+        let folder = document
+            .and_then(|d| d.path.as_deref())
+            .and_then(Path::parent)
+            .map(|dir| format!("{}{}", dir.display(), std::path::MAIN_SEPARATOR))
+            .unwrap_or_default();
+        Dialog::Open(OpenDialog {
+            path: folder,
+            focus_requested: false,
+        })
+    }
+
+    pub(super) fn save_as(document: &Document, then: Option<PendingAction>) -> Self {
+        let mut path = document.path.clone().unwrap_or_else(|| {
+            std::env::current_dir()
+                .unwrap_or_default()
+                .join("untitled.pmx")
+        });
+        if document.format == FileFormat::Pmd {
+            path.set_extension("pmx");
+        }
+        Dialog::SaveAs(SaveAsDialog {
+            path: path.display().to_string(),
+            settings: document.save_settings,
+            then,
+            problems: None,
+        })
+    }
+}
+
+/// What a dialog's frame decided.
+enum Outcome {
+    Keep(Dialog),
+    Close,
+}
+
+impl EditorState {
+    pub(super) fn dialogs_ui(&mut self, ctx: &egui::Context) {
+        let Some(dialog) = self.dialog.take() else {
+            return;
+        };
+        let modal = egui::Modal::new(egui::Id::unique("editor_dialog"));
+        let mut outcome = Outcome::Close;
+        let response = modal.show(ctx, |ui| {
+            ui.set_max_width(620.0);
+            outcome = match dialog {
+                Dialog::Unsaved { action } => self.unsaved_ui(ui, action),
+                Dialog::Open(open) => self.open_ui(ui, open),
+                Dialog::SaveAs(save) => self.save_as_ui(ui, save),
+                Dialog::LoadError(failure) => self.load_error_ui(ui, failure),
+                Dialog::Error { title, message } => self.error_ui(ui, title, message),
+                Dialog::About => self.about_ui(ui),
+                Dialog::Shortcuts => self.shortcuts_ui(ui),
+            };
+        });
+        // Escape or a click beside the dialog cancels it, as Cancel does.
+        if response.should_close() {
+            outcome = Outcome::Close;
+        }
+        if let Outcome::Keep(dialog) = outcome
+            && self.dialog.is_none()
+        {
+            self.dialog = Some(dialog);
+        }
+    }
+
+    fn unsaved_ui(&mut self, ui: &mut egui::Ui, action: PendingAction) -> Outcome {
+        let lang = self.lang();
+        let name = self
+            .document
+            .as_ref()
+            .and_then(Document::file_name)
+            .unwrap_or_else(|| lang.tr("title.untitled").to_owned());
+        ui.heading(lang.tr("dialog.unsaved_title"));
+        ui.label(lang.format("dialog.unsaved_text", &[("name", &name)]));
+        ui.add_space(8.0);
+        let mut outcome = None;
+        ui.horizontal(|ui| {
+            if ui.button(lang.tr("dialog.save")).clicked() {
+                let has_path = self.document.as_ref().is_some_and(|d| d.path.is_some());
+                if has_path {
+                    if self.save() {
+                        self.perform(action.clone());
+                    }
+                    outcome = Some(Outcome::Close);
+                } else if let Some(document) = &self.document {
+                    outcome = Some(Outcome::Keep(Dialog::save_as(
+                        document,
+                        Some(action.clone()),
+                    )));
+                }
+            }
+            if ui.button(lang.tr("dialog.dont_save")).clicked() {
+                self.perform(action.clone());
+                outcome = Some(Outcome::Close);
+            }
+            if ui.button(lang.tr("dialog.cancel")).clicked() {
+                outcome = Some(Outcome::Close);
+            }
+        });
+        outcome.unwrap_or(Outcome::Keep(Dialog::Unsaved { action }))
+    }
+
+    fn open_ui(&mut self, ui: &mut egui::Ui, mut open: OpenDialog) -> Outcome {
+        let lang = self.lang();
+        ui.heading(lang.tr("dialog.open_title"));
+        ui.label(lang.tr("dialog.open_hint"));
+        let mut chosen: Option<PathBuf> = None;
+        ui.horizontal(|ui| {
+            let field = ui
+                .add(
+                    egui::TextEdit::singleline(&mut open.path)
+                        .hint_text("/path/to/model.pmx")
+                        .desired_width(440.0),
+                )
+                .accessible_name(lang.tr("dialog.path"));
+            if !open.focus_requested {
+                field.request_focus();
+                open.focus_requested = true;
+            }
+            if field.lost_focus()
+                && ui.input(|i| i.key_pressed(egui::Key::Enter))
+                && !open.path.trim().is_empty()
+            {
+                chosen = Some(PathBuf::from(open.path.trim()));
+            }
+            if ui.button(lang.tr("dialog.browse")).clicked() {
+                self.platform.push(PlatformRequest::BrowseOpen);
+            }
+        });
+        if !self.settings.recent_files.is_empty() {
+            ui.add_space(6.0);
+            ui.label(lang.tr("menu.recent"));
+            for path in &self.settings.recent_files {
+                if ui
+                    .button(file_name(path))
+                    .on_hover_text(path.display().to_string())
+                    .clicked()
+                {
+                    chosen = Some(path.clone());
+                }
+            }
+        }
+        ui.add_space(8.0);
+        let mut cancelled = false;
+        ui.horizontal(|ui| {
+            let can_open = !open.path.trim().is_empty();
+            if ui
+                .add_enabled(can_open, egui::Button::new(lang.tr("dialog.open")))
+                .clicked()
+            {
+                chosen = Some(PathBuf::from(open.path.trim()));
+            }
+            if ui.button(lang.tr("dialog.cancel")).clicked() {
+                cancelled = true;
+            }
+        });
+        if let Some(path) = chosen {
+            self.commands.push(Command::Open(path));
+            return Outcome::Close;
+        }
+        if cancelled {
+            Outcome::Close
+        } else {
+            Outcome::Keep(Dialog::Open(open))
+        }
+    }
+
+    fn save_as_ui(&mut self, ui: &mut egui::Ui, mut save: SaveAsDialog) -> Outcome {
+        let lang = self.lang();
+        let Some(document) = &self.document else {
+            return Outcome::Close;
+        };
+        ui.heading(lang.tr("dialog.save_as_title"));
+        ui.horizontal(|ui| {
+            ui.add(egui::TextEdit::singleline(&mut save.path).desired_width(440.0))
+                .accessible_name(lang.tr("dialog.path"));
+            if ui.button(lang.tr("dialog.browse")).clicked() {
+                self.platform.push(PlatformRequest::BrowseSave {
+                    suggested: Some(PathBuf::from(&save.path)),
+                });
+            }
+        });
+        let path = PathBuf::from(save.path.trim());
+        let format = FileFormat::from_extension(&path);
+        egui::Grid::new("save_as_options")
+            .num_columns(2)
+            .spacing([12.0, 6.0])
+            .show(ui, |ui| {
+                ui.label(lang.tr("info.version"));
+                ui.horizontal(|ui| {
+                    ui.radio_value(&mut save.settings.version, PmxVersion::V2_0, "PMX 2.0");
+                    ui.radio_value(&mut save.settings.version, PmxVersion::V2_1, "PMX 2.1");
+                });
+                ui.end_row();
+                ui.label(lang.tr("info.encoding"));
+                ui.horizontal(|ui| {
+                    ui.radio_value(&mut save.settings.encoding, TextEncoding::Utf16, "UTF-16LE");
+                    ui.radio_value(&mut save.settings.encoding, TextEncoding::Utf8, "UTF-8");
+                });
+                ui.end_row();
+                ui.label(lang.tr("info.index_sizes"));
+                ui.horizontal(|ui| {
+                    ui.radio_value(
+                        &mut save.settings.index_sizes,
+                        IndexSizeMode::Minimal,
+                        lang.tr("dialog.index_minimal"),
+                    );
+                    ui.add_enabled_ui(document.model.header.index_sizes.is_some(), |ui| {
+                        ui.radio_value(
+                            &mut save.settings.index_sizes,
+                            IndexSizeMode::Keep,
+                            lang.tr("dialog.index_keep"),
+                        );
+                    });
+                });
+                ui.end_row();
+            });
+        if format == Some(FileFormat::Json) {
+            ui.weak(lang.tr("dialog.json_note"));
+        }
+        // The validator's errors for the chosen target come first; the PMX 2.1 features a 2.0
+        // file cannot hold block saving (the writer refuses them).
+        let target = if format == Some(FileFormat::Pmd) {
+            Target::Pmd
+        } else {
+            Target::Pmx(save.settings.version)
+        };
+        let key = (document.revision(), target);
+        if save.problems.as_ref().is_none_or(|p| p.key != key) {
+            let blocking = match target {
+                Target::Pmx(PmxVersion::V2_0) => pmx21_features(&document.model).len(),
+                _ => 0,
+            };
+            let options = CheckOptions {
+                target: Some(target),
+                ..CheckOptions::default()
+            };
+            let errors = check(&document.model, None, &options)
+                .into_iter()
+                .filter(Issue::is_error)
+                .collect();
+            save.problems = Some(TargetProblems {
+                key,
+                errors,
+                blocking,
+            });
+        }
+        let (errors, blocking_count) = save
+            .problems
+            .as_ref()
+            .map_or((&[][..], 0), |p| (p.errors.as_slice(), p.blocking));
+        let blocking = blocking_count > 0 && format != Some(FileFormat::Json);
+        if !errors.is_empty() {
+            ui.add_space(6.0);
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                lang.format("dialog.target_errors", &[("count", &errors.len())]),
+            );
+            egui::ScrollArea::vertical()
+                .max_height(220.0)
+                .show(ui, |ui| {
+                    for issue in errors.iter().take(MAX_PROBLEMS_SHOWN) {
+                        let message = match lang {
+                            Language::Japanese => &issue.message_ja,
+                            Language::English => &issue.message_en,
+                        };
+                        ui.label(
+                            egui::RichText::new(format!("{}  {message}", issue.path)).monospace(),
+                        );
+                    }
+                    if errors.len() > MAX_PROBLEMS_SHOWN {
+                        ui.label(lang.format(
+                            "dialog.and_more",
+                            &[("count", &(errors.len() - MAX_PROBLEMS_SHOWN))],
+                        ));
+                    }
+                });
+        }
+        if blocking {
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                lang.format("dialog.version_problems", &[("count", &blocking_count)]),
+            );
+        }
+        if format.is_none() && !save.path.trim().is_empty() {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                lang.tr("dialog.unknown_extension"),
+            );
+        }
+        ui.add_space(8.0);
+        let mut outcome = None;
+        ui.horizontal(|ui| {
+            let can_save = format.is_some() && !blocking;
+            if ui
+                .add_enabled(can_save, egui::Button::new(lang.tr("dialog.save")))
+                .clicked()
+            {
+                if self.save_to(path.clone(), save.settings) {
+                    if let Some(action) = save.then.take() {
+                        self.perform(action);
+                    }
+                    outcome = Some(Outcome::Close);
+                } else {
+                    // save_to opened the error dialog.
+                    outcome = Some(Outcome::Close);
+                }
+            }
+            if ui.button(lang.tr("dialog.cancel")).clicked() {
+                outcome = Some(Outcome::Close);
+            }
+        });
+        outcome.unwrap_or(Outcome::Keep(Dialog::SaveAs(save)))
+    }
+
+    fn load_error_ui(&mut self, ui: &mut egui::Ui, failure: LoadFailure) -> Outcome {
+        let lang = self.lang();
+        ui.heading(lang.format("dialog.cannot_open", &[("name", &file_name(&failure.path))]));
+        ui.add(egui::Label::new(
+            egui::RichText::new(&failure.message)
+                .monospace()
+                .color(ui.visuals().error_fg_color),
+        ));
+        if failure.recoverable {
+            ui.add_space(4.0);
+            ui.label(lang.tr("dialog.recover_hint"));
+        }
+        ui.add_space(8.0);
+        let mut outcome = None;
+        ui.horizontal(|ui| {
+            if failure.recoverable && ui.button(lang.tr("dialog.open_recovered")).clicked() {
+                self.guard(PendingAction::Open {
+                    path: failure.path.clone(),
+                    recover: true,
+                });
+                outcome = Some(Outcome::Close);
+            }
+            if ui.button(lang.tr("dialog.close")).clicked() {
+                outcome = Some(Outcome::Close);
+            }
+        });
+        outcome.unwrap_or(Outcome::Keep(Dialog::LoadError(failure)))
+    }
+
+    fn error_ui(&mut self, ui: &mut egui::Ui, title: &'static str, message: String) -> Outcome {
+        let lang = self.lang();
+        ui.heading(lang.tr(title));
+        ui.colored_label(ui.visuals().error_fg_color, &message);
+        if ui.button(lang.tr("dialog.close")).clicked() {
+            return Outcome::Close;
+        }
+        Outcome::Keep(Dialog::Error { title, message })
+    }
+
+    fn about_ui(&mut self, ui: &mut egui::Ui) -> Outcome {
+        let lang = self.lang();
+        ui.heading(format!("PMX Studio {}", env!("CARGO_PKG_VERSION")));
+        ui.label(lang.tr("dialog.about_text"));
+        ui.label(lang.tr("dialog.about_font"));
+        if ui.button(lang.tr("dialog.close")).clicked() {
+            return Outcome::Close;
+        }
+        Outcome::Keep(Dialog::About)
+    }
+
+    fn shortcuts_ui(&mut self, ui: &mut egui::Ui) -> Outcome {
+        let lang = self.lang();
+        ui.heading(lang.tr("menu.shortcuts"));
+        let rows: [(&str, &'static str); 12] = [
+            ("Ctrl+N", "menu.new"),
+            ("Ctrl+O", "menu.open"),
+            ("Ctrl+S", "menu.save"),
+            ("Ctrl+Shift+S", "menu.save_as"),
+            ("Ctrl+W", "menu.close"),
+            ("Ctrl+Q", "menu.quit"),
+            ("Ctrl+Z", "menu.undo"),
+            ("Ctrl+Y, Ctrl+Shift+Z", "menu.redo"),
+            ("Ctrl+A", "menu.select_all"),
+            ("Ctrl+D", "menu.duplicate"),
+            ("Delete", "menu.delete"),
+            ("Shift / Ctrl + click", "dialog.shortcut_multi_select"),
+        ];
+        egui::Grid::new("shortcuts")
+            .num_columns(2)
+            .striped(true)
+            .show(ui, |ui| {
+                for (keys, action) in rows {
+                    ui.monospace(keys);
+                    ui.label(lang.tr(action).trim_end_matches('…'));
+                    ui.end_row();
+                }
+            });
+        if ui.button(lang.tr("dialog.close")).clicked() {
+            return Outcome::Close;
+        }
+        Outcome::Keep(Dialog::Shortcuts)
+    }
+
+    /// Shows the about dialog.
+    pub(super) fn show_about(&mut self) {
+        self.dialog = Some(Dialog::About);
+    }
+
+    pub(super) fn show_shortcuts(&mut self) {
+        self.dialog = Some(Dialog::Shortcuts);
+    }
+}

@@ -1,0 +1,320 @@
+//! The menu bar (File, Edit, View, Tools, Help) and the status bar.
+
+use super::{EditorState, MessageLevel};
+use crate::command::{Command, EditCommand, EditRequest};
+use crate::document::{LoadPhase, file_name};
+use crate::i18n::{Language, NameLanguage};
+use crate::workspace::{self, Pane};
+use pmx_core::edit::{EditOp, SortKey};
+use pmx_core::model::ElementKind;
+
+impl EditorState {
+    pub(super) fn menu_bar_ui(&mut self, ui: &mut egui::Ui) {
+        let lang = self.lang();
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button(lang.tr("menu.file"), |ui| self.file_menu_ui(ui));
+            ui.menu_button(lang.tr("menu.edit"), |ui| self.edit_menu_ui(ui));
+            ui.menu_button(lang.tr("menu.view"), |ui| self.view_menu_ui(ui));
+            ui.menu_button(lang.tr("menu.tools"), |ui| self.tools_menu_ui(ui));
+            ui.menu_button(lang.tr("menu.help"), |ui| {
+                if ui.button(lang.tr("menu.shortcuts")).clicked() {
+                    self.show_shortcuts();
+                }
+                if ui.button(lang.tr("menu.about")).clicked() {
+                    self.show_about();
+                }
+            });
+        });
+    }
+
+    fn item(
+        &mut self,
+        ui: &mut egui::Ui,
+        key: &'static str,
+        shortcut: &str,
+        enabled: bool,
+        command: Command,
+    ) {
+        let button = egui::Button::new(self.lang().tr(key)).shortcut_text(shortcut);
+        if ui.add_enabled(enabled, button).clicked() {
+            self.commands.push(command);
+        }
+    }
+
+    fn file_menu_ui(&mut self, ui: &mut egui::Ui) {
+        let lang = self.lang();
+        let open = self.document.is_some();
+        self.item(ui, "menu.new", "Ctrl+N", true, Command::New);
+        self.item(ui, "menu.open", "Ctrl+O", true, Command::ShowOpenDialog);
+        ui.menu_button(lang.tr("menu.recent"), |ui| {
+            if self.settings.recent_files.is_empty() {
+                ui.weak(lang.tr("menu.no_recent"));
+            }
+            let mut chosen = None;
+            for path in &self.settings.recent_files {
+                if ui
+                    .button(file_name(path))
+                    .on_hover_text(path.display().to_string())
+                    .clicked()
+                {
+                    chosen = Some(path.clone());
+                }
+            }
+            if let Some(path) = chosen {
+                self.commands.push(Command::Open(path));
+            }
+            if !self.settings.recent_files.is_empty() {
+                ui.separator();
+                if ui.button(lang.tr("menu.clear_recent")).clicked() {
+                    self.settings.recent_files.clear();
+                }
+            }
+        });
+        ui.separator();
+        self.item(ui, "menu.save", "Ctrl+S", open, Command::Save);
+        self.item(
+            ui,
+            "menu.save_as",
+            "Ctrl+Shift+S",
+            open,
+            Command::ShowSaveAsDialog,
+        );
+        ui.separator();
+        self.item(ui, "menu.close", "Ctrl+W", open, Command::Close);
+        self.item(ui, "menu.quit", "Ctrl+Q", true, Command::Quit);
+    }
+
+    fn edit_menu_ui(&mut self, ui: &mut egui::Ui) {
+        let lang = self.lang();
+        let (undo, redo) = match &self.document {
+            Some(document) => (
+                document.history.undo_label().map(str::to_owned),
+                document.history.redo_label().map(str::to_owned),
+            ),
+            None => (None, None),
+        };
+        let undo_text = match &undo {
+            Some(label) => lang.format("menu.undo_label", &[("label", label)]),
+            None => lang.tr("menu.undo").to_owned(),
+        };
+        if ui
+            .add_enabled(
+                undo.is_some(),
+                egui::Button::new(undo_text).shortcut_text("Ctrl+Z"),
+            )
+            .clicked()
+        {
+            self.commands.push(Command::Undo);
+        }
+        let redo_text = match &redo {
+            Some(label) => lang.format("menu.redo_label", &[("label", label)]),
+            None => lang.tr("menu.redo").to_owned(),
+        };
+        if ui
+            .add_enabled(
+                redo.is_some(),
+                egui::Button::new(redo_text).shortcut_text("Ctrl+Y"),
+            )
+            .clicked()
+        {
+            self.commands.push(Command::Redo);
+        }
+        ui.separator();
+        let table = self.focus_kind.is_some() && self.document.is_some();
+        if ui
+            .add_enabled(
+                table,
+                egui::Button::new(lang.tr("menu.select_all")).shortcut_text("Ctrl+A"),
+            )
+            .clicked()
+        {
+            self.select_all_in_focus();
+        }
+        if ui
+            .add_enabled(table, egui::Button::new(lang.tr("menu.select_none")))
+            .clicked()
+            && let (Some(kind), Some(document)) = (self.focus_kind, &mut self.document)
+        {
+            document.selection.get_mut(kind).clear();
+        }
+        if ui
+            .add_enabled(
+                table,
+                egui::Button::new(lang.tr("menu.duplicate")).shortcut_text("Ctrl+D"),
+            )
+            .clicked()
+        {
+            self.duplicate_in_focus();
+        }
+        if ui
+            .add_enabled(
+                table,
+                egui::Button::new(lang.tr("menu.delete")).shortcut_text("Delete"),
+            )
+            .clicked()
+        {
+            self.delete_in_focus();
+        }
+    }
+
+    fn view_menu_ui(&mut self, ui: &mut egui::Ui) {
+        let lang = self.lang();
+        for pane in Pane::ALL {
+            if ui.button(lang.tr(pane.title_key())).clicked() {
+                workspace::show_pane(&mut self.tree, pane);
+                if let Some(kind) = pane.kind() {
+                    self.focus_kind = Some(kind);
+                }
+            }
+        }
+        ui.separator();
+        ui.menu_button(lang.tr("menu.language"), |ui| {
+            for language in Language::ALL {
+                ui.radio_value(
+                    &mut self.settings.language,
+                    language,
+                    language.native_name(),
+                );
+            }
+        });
+        ui.menu_button(lang.tr("menu.names"), |ui| {
+            ui.radio_value(
+                &mut self.settings.names,
+                NameLanguage::Japanese,
+                lang.tr("menu.names_ja"),
+            );
+            ui.radio_value(
+                &mut self.settings.names,
+                NameLanguage::English,
+                lang.tr("menu.names_en"),
+            );
+        });
+        ui.separator();
+        if ui.button(lang.tr("menu.reset_layout")).clicked() {
+            self.tree = workspace::default_tree();
+        }
+    }
+
+    fn tools_menu_ui(&mut self, ui: &mut egui::Ui) {
+        let lang = self.lang();
+        let Some(document) = &self.document else {
+            ui.weak(lang.tr("status.no_model"));
+            return;
+        };
+        let can_add_uv = document.model.additional_uv_count() < 4;
+        if ui
+            .add_enabled(
+                can_add_uv,
+                egui::Button::new(lang.tr("menu.add_uv_channel")),
+            )
+            .clicked()
+        {
+            self.commands.push(Command::Edit(EditCommand {
+                request: EditRequest::AddUvChannels(1),
+                gesture: None,
+            }));
+        }
+        ui.separator();
+        let sorts: [(&'static str, ElementKind, SortKey); 3] = [
+            ("menu.sort_textures", ElementKind::Texture, SortKey::Name),
+            (
+                "menu.sort_materials_name",
+                ElementKind::Material,
+                SortKey::Name,
+            ),
+            (
+                "menu.sort_materials_transparency",
+                ElementKind::Material,
+                SortKey::Transparency,
+            ),
+        ];
+        for (key, kind, by) in sorts {
+            if ui.button(lang.tr(key)).clicked() {
+                self.commands
+                    .push(Command::ops(vec![EditOp::Sort { kind, by }]));
+            }
+        }
+    }
+
+    pub(super) fn status_bar_ui(&mut self, ui: &mut egui::Ui) {
+        let lang = self.lang();
+        ui.horizontal(|ui| {
+            if let Some(job) = &self.loading {
+                let progress = &job.progress;
+                let phase = match progress.phase() {
+                    LoadPhase::Reading => lang.tr("status.reading"),
+                    LoadPhase::Parsing => lang.tr("status.parsing"),
+                };
+                let megabytes = progress.total_bytes() as f64 / 1_048_576.0;
+                ui.label(format!(
+                    "{} {} ({megabytes:.1} MB)",
+                    phase,
+                    file_name(&job.path)
+                ));
+                ui.add(
+                    egui::ProgressBar::new(progress.fraction())
+                        .desired_width(220.0)
+                        .show_percentage(),
+                );
+                if ui.button(lang.tr("dialog.cancel")).clicked() {
+                    self.cancel_loading();
+                }
+                ui.separator();
+            }
+            if let Some(message) = &self.message {
+                let color = match message.level {
+                    MessageLevel::Info => ui.visuals().text_color(),
+                    MessageLevel::Warning => ui.visuals().warn_fg_color,
+                    MessageLevel::Error => ui.visuals().error_fg_color,
+                };
+                ui.add(
+                    egui::Label::new(egui::RichText::new(&message.text).color(color)).truncate(),
+                );
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let Some(document) = &self.document else {
+                    ui.label(lang.tr("status.no_model"));
+                    return;
+                };
+                let model = &document.model;
+                if let Some(kind) = self.focus_kind {
+                    let selected = document.selection.get(kind).targets().len();
+                    if selected > 0 {
+                        ui.label(lang.format(
+                            "status.selected",
+                            &[("count", &selected), ("kind", &lang.tr(kind_key(kind)))],
+                        ));
+                        ui.separator();
+                    }
+                }
+                ui.label(lang.format(
+                    "status.counts",
+                    &[
+                        ("vertices", &model.vertices.len()),
+                        ("faces", &model.faces.len()),
+                        ("materials", &model.materials.len()),
+                        ("bones", &model.bones.len()),
+                        ("morphs", &model.morphs.len()),
+                    ],
+                ));
+            });
+        });
+    }
+}
+
+/// i18n key of a kind's plural name.
+#[must_use]
+pub fn kind_key(kind: ElementKind) -> &'static str {
+    match kind {
+        ElementKind::Vertex => "kind.vertices",
+        ElementKind::Face => "kind.faces",
+        ElementKind::Texture => "kind.textures",
+        ElementKind::Material => "kind.materials",
+        ElementKind::Bone => "kind.bones",
+        ElementKind::Morph => "kind.morphs",
+        ElementKind::DisplayFrame => "kind.display_frames",
+        ElementKind::RigidBody => "kind.rigid_bodies",
+        ElementKind::Joint => "kind.joints",
+        ElementKind::SoftBody => "kind.soft_bodies",
+    }
+}

@@ -1,0 +1,844 @@
+//! The whole editor as testable UI state: the document, the tab layout, table states, dialogs
+//! and the command queue. The app wraps it in an eframe window (native file dialogs, window
+//! title, closing); tests drive it with egui_kittest, without eframe.
+
+mod dialogs;
+mod menu;
+mod panes;
+
+use crate::command::{Command, Commands, EditCommand, EditRequest};
+use crate::document::{Document, LoadJob, file_name};
+use crate::i18n::Language;
+use crate::settings::Settings;
+use crate::table::{TableState, select_all};
+use crate::validation::ValidationState;
+use crate::workspace::{self, LATER_TABS, Pane};
+use dialogs::Dialog;
+use pmx_core::edit::{Edit, EditOp, GestureId, ops_to_edit_in};
+use pmx_core::model::ElementKind;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What the app has to do for the editor (things that need the platform).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlatformRequest {
+    /// Show a native open dialog; answer with [`EditorState::browse_finished`].
+    BrowseOpen,
+    /// Show a native save dialog; answer with [`EditorState::browse_finished`].
+    BrowseSave { suggested: Option<PathBuf> },
+    /// Close the window: the user confirmed quitting.
+    Quit,
+}
+
+/// What a native dialog was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BrowsePurpose {
+    Open,
+    Save,
+}
+
+/// An action that would replace or drop the document, waiting for the unsaved-changes answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PendingAction {
+    New,
+    Open { path: PathBuf, recover: bool },
+    Close,
+    Quit,
+}
+
+/// How a status message looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+/// The last message, shown in the status bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusMessage {
+    pub level: MessageLevel,
+    pub text: String,
+}
+
+/// The editor.
+pub struct EditorState {
+    pub document: Option<Document>,
+    pub loading: Option<LoadJob>,
+    pub settings: Settings,
+    pub tree: egui_tiles::Tree<Pane>,
+    pub tables: HashMap<ElementKind, TableState>,
+    pub message: Option<StatusMessage>,
+    pub validation: ValidationState,
+    commands: Commands,
+    dialog: Option<Dialog>,
+    platform: Vec<PlatformRequest>,
+    active_gesture: Option<(egui::Id, GestureId)>,
+    /// The table the user worked in last (Ctrl+A and Delete act on it).
+    focus_kind: Option<ElementKind>,
+    quit_confirmed: bool,
+    wake: Arc<dyn Fn() + Send + Sync>,
+    document_id: u64,
+}
+
+impl std::fmt::Debug for EditorState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EditorState")
+            .field("document", &self.document.as_ref().map(|d| &d.path))
+            .field("loading", &self.loading.as_ref().map(|l| &l.path))
+            .field("dialog", &self.dialog)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for EditorState {
+    fn default() -> Self {
+        Self::new(Settings::default())
+    }
+}
+
+impl EditorState {
+    /// An editor with no document, with `settings` restored from the last run.
+    #[must_use]
+    pub fn new(mut settings: Settings) -> Self {
+        let tree = match settings.layout.take() {
+            Some(tree) if workspace::is_complete(&tree) => tree,
+            _ => workspace::default_tree(),
+        };
+        let tables = [
+            ElementKind::Vertex,
+            ElementKind::Face,
+            ElementKind::Texture,
+            ElementKind::Material,
+        ]
+        .into_iter()
+        .map(|kind| (kind, TableState::default()))
+        .collect();
+        Self {
+            document: None,
+            loading: None,
+            settings,
+            tree,
+            tables,
+            message: None,
+            validation: ValidationState::default(),
+            commands: Commands::default(),
+            dialog: None,
+            platform: Vec::new(),
+            active_gesture: None,
+            focus_kind: None,
+            quit_confirmed: false,
+            wake: Arc::new(|| {}),
+            document_id: 0,
+        }
+    }
+
+    /// The settings to persist (with the current layout).
+    #[must_use]
+    pub fn settings_to_save(&self) -> Settings {
+        let mut settings = self.settings.clone();
+        settings.layout = Some(self.tree.clone());
+        settings
+    }
+
+    #[must_use]
+    pub fn lang(&self) -> Language {
+        self.settings.language
+    }
+
+    /// Makes loading threads repaint the window when they progress.
+    pub fn set_repaint(&mut self, ctx: &egui::Context) {
+        let ctx = ctx.clone();
+        self.wake = Arc::new(move || ctx.request_repaint());
+    }
+
+    /// Opens a model that is already in memory (tests, generated models).
+    pub fn open_document(&mut self, document: Document) {
+        self.document = Some(document);
+        self.document_id += 1;
+        for state in self.tables.values_mut() {
+            *state = TableState::default();
+        }
+        self.validation.reset();
+        self.active_gesture = None;
+    }
+
+    /// An id that changes with every opened document (table caches key on it).
+    #[must_use]
+    pub fn document_id(&self) -> u64 {
+        self.document_id
+    }
+
+    /// Queues a command (as a menu item or a panel would).
+    pub fn push(&mut self, command: Command) {
+        self.commands.push(command);
+    }
+
+    /// Requests for the platform since the last call.
+    pub fn take_platform_requests(&mut self) -> Vec<PlatformRequest> {
+        std::mem::take(&mut self.platform)
+    }
+
+    /// Whether the user confirmed quitting (the app may close the window).
+    #[must_use]
+    pub fn quit_confirmed(&self) -> bool {
+        self.quit_confirmed
+    }
+
+    /// The window title: file name, `*` when there are unsaved changes.
+    #[must_use]
+    pub fn title(&self) -> String {
+        match &self.document {
+            Some(document) => {
+                let name = document
+                    .file_name()
+                    .unwrap_or_else(|| self.lang().tr("title.untitled").to_owned());
+                let dirty = if document.is_dirty() { "*" } else { "" };
+                format!("{name}{dirty} - PMX Studio")
+            }
+            None => "PMX Studio".to_owned(),
+        }
+    }
+
+    /// Whether the unsaved-changes question is showing.
+    #[must_use]
+    pub fn is_asking_to_save(&self) -> bool {
+        matches!(self.dialog, Some(Dialog::Unsaved { .. }))
+    }
+
+    /// Shows the tab `--tab` names; tabs of later issues and unknown names are errors.
+    pub fn show_tab(&mut self, name: &str) -> Result<(), String> {
+        match Pane::from_name(name) {
+            Some(pane) => {
+                workspace::show_pane(&mut self.tree, pane);
+                if let Some(kind) = pane.kind() {
+                    self.focus_kind = Some(kind);
+                }
+                Ok(())
+            }
+            None => {
+                let known: Vec<&str> = Pane::ALL.iter().map(|p| p.name()).collect();
+                if LATER_TABS.contains(&name) {
+                    Err(format!(
+                        "the `{name}` tab is not built yet (it comes with a later issue); tabs: {}",
+                        known.join(", ")
+                    ))
+                } else {
+                    Err(format!("no tab named `{name}`; tabs: {}", known.join(", ")))
+                }
+            }
+        }
+    }
+
+    /// Selects the first element of `kind` (for screenshots, so the property panel shows).
+    pub fn select_first(&mut self, kind: ElementKind) {
+        if let Some(document) = &mut self.document
+            && document.model.count(kind) > 0
+        {
+            document.selection.get_mut(kind).select_only(0);
+        }
+    }
+
+    /// Starts loading `path` in the background (the document stays until it is replaced).
+    fn start_loading(&mut self, path: PathBuf, recover: bool) {
+        if let Some(job) = self.loading.take() {
+            job.cancel();
+        }
+        self.loading = Some(LoadJob::start(path, recover, Arc::clone(&self.wake)));
+    }
+
+    /// Cancels the load under way.
+    pub fn cancel_loading(&mut self) {
+        if let Some(job) = self.loading.take() {
+            job.cancel();
+            self.set_message(
+                MessageLevel::Info,
+                self.lang().tr("status.load_cancelled").to_owned(),
+            );
+        }
+    }
+
+    fn poll_loading(&mut self) {
+        let Some(job) = &mut self.loading else {
+            return;
+        };
+        let Some(result) = job.poll() else {
+            return;
+        };
+        let path = job.path.clone();
+        let elapsed = job.started.elapsed();
+        self.loading = None;
+        match result {
+            Ok(loaded) => {
+                let lang = self.lang();
+                let notes = loaded.report.notes.len();
+                let recovered = loaded.report.recovered_from.is_some();
+                self.settings.add_recent(&path);
+                self.open_document(Document::from_loaded(path.clone(), loaded));
+                let mut text = lang.format(
+                    "status.opened",
+                    &[
+                        ("name", &file_name(&path)),
+                        ("seconds", &format!("{:.2}", elapsed.as_secs_f64())),
+                    ],
+                );
+                if notes > 0 {
+                    text.push_str(&lang.format("status.notes", &[("count", &notes)]));
+                }
+                let level = if recovered {
+                    MessageLevel::Warning
+                } else {
+                    MessageLevel::Info
+                };
+                if recovered {
+                    workspace::show_pane(&mut self.tree, Pane::Info);
+                }
+                self.set_message(level, text);
+            }
+            Err(failure) if failure.message == "cancelled" => {}
+            Err(failure) => {
+                self.set_message(MessageLevel::Error, failure.message.clone());
+                self.dialog = Some(Dialog::LoadError(failure));
+            }
+        }
+    }
+
+    pub fn set_message(&mut self, level: MessageLevel, text: String) {
+        self.message = Some(StatusMessage { level, text });
+    }
+
+    /// Runs `action` now, or asks first when it would lose unsaved changes.
+    fn guard(&mut self, action: PendingAction) {
+        if self.document.as_ref().is_some_and(Document::is_dirty) {
+            self.dialog = Some(Dialog::Unsaved { action });
+        } else {
+            self.perform(action);
+        }
+    }
+
+    fn perform(&mut self, action: PendingAction) {
+        match action {
+            PendingAction::New => {
+                self.open_document(Document::new_empty());
+                workspace::show_pane(&mut self.tree, Pane::Info);
+            }
+            PendingAction::Open { path, recover } => self.start_loading(path, recover),
+            PendingAction::Close => {
+                self.document = None;
+            }
+            PendingAction::Quit => {
+                self.quit_confirmed = true;
+                self.platform.push(PlatformRequest::Quit);
+            }
+        }
+    }
+
+    /// The user asked to close the window (the app calls this on the window's close button).
+    pub fn request_quit(&mut self) {
+        if !self.quit_confirmed {
+            self.guard(PendingAction::Quit);
+        }
+    }
+
+    /// The answer of a native file dialog (`None`: cancelled, or no dialog available).
+    pub fn browse_finished(&mut self, purpose: BrowsePurpose, path: Option<PathBuf>) {
+        match (purpose, path) {
+            (BrowsePurpose::Open, Some(path)) => {
+                self.dialog = None;
+                self.commands.push(Command::Open(path));
+            }
+            (BrowsePurpose::Save, Some(path)) => {
+                if let Some(Dialog::SaveAs(dialog)) = &mut self.dialog {
+                    dialog.path = path.display().to_string();
+                }
+            }
+            (_, None) => {
+                let text = self.lang().tr("status.native_dialog_none").to_owned();
+                self.set_message(MessageLevel::Info, text);
+            }
+        }
+    }
+
+    /// Saves to the document's file, or asks where when it has none. Returns whether it saved.
+    fn save(&mut self) -> bool {
+        let Some(document) = &mut self.document else {
+            return false;
+        };
+        let Some(path) = document.path.clone() else {
+            self.dialog = Some(Dialog::save_as(document, None));
+            return false;
+        };
+        if document.format == pmx_core::formats::FileFormat::Pmd {
+            // PMD cannot hold what PMX can: as PmxEditor does, a PMD model is saved as PMX
+            // (Save as may still write PMD, listing what it loses).
+            self.dialog = Some(Dialog::save_as(document, None));
+            return false;
+        }
+        // JSON keeps everything; a PMX file is written with the settings it was read with.
+        let settings = document.save_settings;
+        self.save_to(path, settings)
+    }
+
+    fn save_to(&mut self, path: PathBuf, settings: crate::document::SaveSettings) -> bool {
+        let Some(document) = &mut self.document else {
+            return false;
+        };
+        let started = std::time::Instant::now();
+        match document.save_to(&path, settings) {
+            Ok(warnings) => {
+                self.settings.add_recent(&path);
+                let mut text = self.lang().format(
+                    "status.saved",
+                    &[
+                        ("name", &file_name(&path)),
+                        (
+                            "seconds",
+                            &format!("{:.2}", started.elapsed().as_secs_f64()),
+                        ),
+                    ],
+                );
+                let level = if warnings.is_empty() {
+                    MessageLevel::Info
+                } else {
+                    text.push_str(
+                        &self
+                            .lang()
+                            .format("status.save_warnings", &[("count", &warnings.len())]),
+                    );
+                    text.push_str(&warnings.join("; "));
+                    MessageLevel::Warning
+                };
+                self.set_message(level, text);
+                true
+            }
+            Err(message) => {
+                self.set_message(MessageLevel::Error, message.clone());
+                self.dialog = Some(Dialog::Error {
+                    title: "dialog.save_failed",
+                    message,
+                });
+                false
+            }
+        }
+    }
+
+    /// Runs the queued commands (after the frame that queued them).
+    pub fn run_commands(&mut self) {
+        for command in self.commands.take() {
+            self.run(command);
+        }
+    }
+
+    fn run(&mut self, command: Command) {
+        match command {
+            Command::Edit(edit) => self.run_edit(edit),
+            Command::Undo => self.step_history(true),
+            Command::Redo => self.step_history(false),
+            Command::JumpToHistory(head) => {
+                if let Some(document) = &mut self.document {
+                    document.jump_to(head);
+                }
+            }
+            Command::New => self.guard(PendingAction::New),
+            Command::ShowOpenDialog => self.dialog = Some(Dialog::open(self.document.as_ref())),
+            Command::Open(path) => self.guard(PendingAction::Open {
+                path,
+                recover: false,
+            }),
+            Command::Save => {
+                self.save();
+            }
+            Command::ShowSaveAsDialog => {
+                if let Some(document) = &self.document {
+                    self.dialog = Some(Dialog::save_as(document, None));
+                }
+            }
+            Command::Close => self.guard(PendingAction::Close),
+            Command::Quit => self.request_quit(),
+            Command::RepairAll { target } => {
+                let Some(document) = &mut self.document else {
+                    return;
+                };
+                let report = document.repair(target);
+                let text = self.lang().format(
+                    "status.repaired",
+                    &[
+                        ("applied", &report.applied.len()),
+                        ("failed", &report.failed.len()),
+                        ("remaining", &report.remaining.len()),
+                    ],
+                );
+                let level = if report.failed.is_empty() {
+                    MessageLevel::Info
+                } else {
+                    MessageLevel::Warning
+                };
+                self.set_message(level, text);
+            }
+            Command::Reveal { kind, index } => {
+                if let Some(document) = &mut self.document
+                    && index < document.model.count(kind)
+                {
+                    document.selection.get_mut(kind).select_only(index);
+                    match Pane::of_kind(kind) {
+                        Some(pane) => {
+                            workspace::show_pane(&mut self.tree, pane);
+                            if let Some(table) = self.tables.get_mut(&kind) {
+                                table.scroll_to_index(index);
+                            }
+                            self.focus_kind = Some(kind);
+                        }
+                        None => {
+                            // Bones, morphs, frames and physics get their tabs in a later issue;
+                            // the element is selected for them already.
+                            let text = self.lang().format(
+                                "status.no_tab_yet",
+                                &[
+                                    ("kind", &self.lang().tr(menu::kind_key(kind))),
+                                    ("index", &index),
+                                ],
+                            );
+                            self.set_message(MessageLevel::Info, text);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn step_history(&mut self, undo: bool) {
+        let Some(document) = &mut self.document else {
+            return;
+        };
+        let label = if undo {
+            document.history.undo_label()
+        } else {
+            document.history.redo_label()
+        }
+        .map(str::to_owned);
+        let done = if undo {
+            document.undo()
+        } else {
+            document.redo()
+        };
+        if let (Some(_), Some(label)) = (done, label) {
+            let key = if undo {
+                "status.undone"
+            } else {
+                "status.redone"
+            };
+            let text = self.lang().format(key, &[("label", &label)]);
+            self.set_message(MessageLevel::Info, text);
+        }
+        self.active_gesture = None;
+    }
+
+    fn run_edit(&mut self, command: EditCommand) {
+        let Some(document) = &mut self.document else {
+            return;
+        };
+        let gesture = match command.gesture {
+            Some(widget) => match self.active_gesture {
+                Some((id, gesture)) if id == widget => Some(gesture),
+                _ => {
+                    let gesture = document.history.new_gesture();
+                    self.active_gesture = Some((widget, gesture));
+                    Some(gesture)
+                }
+            },
+            None => {
+                self.active_gesture = None;
+                None
+            }
+        };
+        let base_dir = document
+            .path
+            .as_deref()
+            .and_then(|p| p.parent())
+            .map(ToOwned::to_owned);
+        let built = match &command.request {
+            EditRequest::Ops { ops, label } => ops_to_edit_in(
+                &mut document.model,
+                ops,
+                label.as_deref(),
+                base_dir.as_deref(),
+            ),
+            EditRequest::AddUvChannels(count) => Edit::add_uv_channels(&document.model, *count),
+        };
+        match built {
+            Ok(mut edit) => {
+                if let Some(gesture) = gesture {
+                    edit = edit.in_gesture(gesture);
+                }
+                let label = edit.label().to_owned();
+                let counts_before: Vec<usize> = ElementKind::ALL
+                    .iter()
+                    .map(|&k| document.model.count(k))
+                    .collect();
+                document.apply(edit);
+                if let EditRequest::Ops { ops, .. } = &command.request
+                    && let [op] = ops.as_slice()
+                {
+                    select_after(document, op, &counts_before);
+                }
+                self.set_message(MessageLevel::Info, label);
+            }
+            Err(error) => {
+                self.set_message(MessageLevel::Error, error.to_string());
+            }
+        }
+    }
+
+    /// Selects all rows of the focused table.
+    fn select_all_in_focus(&mut self) {
+        let (Some(kind), Some(document)) = (self.focus_kind, &mut self.document) else {
+            return;
+        };
+        if let Some(state) = self.tables.get(&kind) {
+            select_all(state, document.selection.get_mut(kind));
+        }
+    }
+
+    fn delete_in_focus(&mut self) {
+        let (Some(kind), Some(document)) = (self.focus_kind, &self.document) else {
+            return;
+        };
+        let indices = document.selection.get(kind).targets();
+        if !indices.is_empty() {
+            self.commands.push(Command::ops(vec![EditOp::Delete {
+                kind,
+                indices,
+                remove_unused_vertices: false,
+            }]));
+        }
+    }
+
+    fn duplicate_in_focus(&mut self) {
+        let (Some(kind), Some(document)) = (self.focus_kind, &self.document) else {
+            return;
+        };
+        let indices = document.selection.get(kind).targets();
+        if !indices.is_empty() {
+            self.commands
+                .push(Command::ops(vec![EditOp::Duplicate { kind, indices }]));
+        }
+    }
+
+    /// Keyboard shortcuts. Undo, redo, select all and delete leave a focused text field alone
+    /// (it has its own).
+    fn shortcuts(&mut self, ctx: &egui::Context) {
+        use egui::{Key, KeyboardShortcut, Modifiers};
+        let typing = ctx.egui_wants_keyboard_input();
+        let shortcut = |modifiers: Modifiers, key: Key| {
+            ctx.input_mut(|i| i.consume_shortcut(&KeyboardShortcut::new(modifiers, key)))
+        };
+        let ctrl = Modifiers::COMMAND;
+        let ctrl_shift = Modifiers::COMMAND | Modifiers::SHIFT;
+        // Shift variants first: consume_shortcut matches Ctrl+Z when Ctrl+Shift+Z is pressed.
+        if shortcut(ctrl_shift, Key::S) {
+            self.commands.push(Command::ShowSaveAsDialog);
+        }
+        if shortcut(ctrl, Key::S) {
+            self.commands.push(Command::Save);
+        }
+        if shortcut(ctrl, Key::O) {
+            self.commands.push(Command::ShowOpenDialog);
+        }
+        if shortcut(ctrl, Key::N) {
+            self.commands.push(Command::New);
+        }
+        if shortcut(ctrl, Key::W) {
+            self.commands.push(Command::Close);
+        }
+        if shortcut(ctrl, Key::Q) {
+            self.commands.push(Command::Quit);
+        }
+        if typing || self.dialog.is_some() {
+            return;
+        }
+        if shortcut(ctrl_shift, Key::Z) || shortcut(ctrl, Key::Y) {
+            self.commands.push(Command::Redo);
+        }
+        if shortcut(ctrl, Key::Z) {
+            self.commands.push(Command::Undo);
+        }
+        if shortcut(ctrl, Key::A) {
+            self.select_all_in_focus();
+        }
+        if shortcut(ctrl, Key::D) {
+            self.duplicate_in_focus();
+        }
+        if shortcut(Modifiers::NONE, Key::Delete) {
+            self.delete_in_focus();
+        }
+    }
+
+    fn dropped_files(&mut self, ctx: &egui::Context) {
+        let dropped = ctx.input(|i| i.raw.dropped_files.clone());
+        if let Some(path) = dropped
+            .into_iter()
+            .find_map(|f| (!f.path().as_os_str().is_empty()).then(|| f.path().to_owned()))
+        {
+            self.commands.push(Command::Open(path));
+        }
+    }
+
+    /// The whole editor: menu bar, tabs, status bar, dialogs. Runs the frame's commands at the
+    /// end.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        self.poll_loading();
+        self.dropped_files(&ctx);
+        self.shortcuts(&ctx);
+        // A drag ends when the pointer is released: the next drag is a new undo step.
+        if !ctx.input(|i| i.pointer.any_down()) {
+            self.active_gesture = None;
+        }
+        egui::Panel::top("menu_bar").show(ui, |ui| self.menu_bar_ui(ui));
+        egui::Panel::bottom("status_bar").show(ui, |ui| self.status_bar_ui(ui));
+        egui::CentralPanel::default().show(ui, |ui| self.workspace_ui(ui));
+        self.dialogs_ui(&ctx);
+        self.drop_hint_ui(&ctx);
+        self.run_commands();
+        if self.loading.is_some() {
+            // Keep the progress bar moving even between the worker's wake-ups.
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
+    }
+
+    fn drop_hint_ui(&self, ctx: &egui::Context) {
+        if ctx.input(|i| i.raw.hovered_files.is_empty()) {
+            return;
+        }
+        let rect = ctx.content_rect();
+        let painter = ctx.layer_painter(egui::LayerId::new(
+            egui::Order::Foreground,
+            egui::Id::unique("drop_hint"),
+        ));
+        painter.rect_filled(rect, 0.0, egui::Color32::from_black_alpha(160));
+        painter.text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            self.lang().tr("status.drop_to_open"),
+            egui::FontId::proportional(24.0),
+            egui::Color32::WHITE,
+        );
+    }
+}
+
+/// After a structural op of the user's, selects what it made: the inserted or duplicated
+/// elements, the moved ones where they went, the element after the deleted ones.
+fn select_after(document: &mut Document, op: &EditOp, counts_before: &[usize]) {
+    let slot = |kind: ElementKind| crate::selection::kind_slot(kind);
+    match op {
+        EditOp::Delete { kind, indices, .. } => {
+            let len = document.model.count(*kind);
+            let selection = document.selection.get_mut(*kind);
+            selection.clear();
+            if let Some(&first) = indices.iter().min()
+                && len > 0
+            {
+                selection.select_only(first.min(len - 1));
+            }
+        }
+        EditOp::Insert {
+            kind, at, items, ..
+        } => {
+            let before = counts_before.get(slot(*kind)).copied().unwrap_or(0);
+            let start = at.unwrap_or(before);
+            let selection = document.selection.get_mut(*kind);
+            selection.clear();
+            selection.indices.insert_range(start, start + items.len());
+            selection.current = Some(start);
+        }
+        EditOp::Duplicate { kind, indices } => {
+            let before = counts_before.get(slot(*kind)).copied().unwrap_or(0);
+            let mut sorted = indices.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            let copies: Vec<usize> = if *kind == ElementKind::Vertex {
+                (before..before + sorted.len()).collect()
+            } else {
+                sorted.iter().enumerate().map(|(j, &p)| p + j + 1).collect()
+            };
+            let selection = document.selection.get_mut(*kind);
+            selection.clear();
+            for &i in &copies {
+                selection.indices.insert(i);
+            }
+            selection.current = copies.first().copied();
+        }
+        EditOp::Move {
+            kind,
+            indices,
+            by: Some(by),
+            to: None,
+        } => {
+            let len = document.model.count(*kind);
+            let moved = positions_after_step(len, indices, *by);
+            let selection = document.selection.get_mut(*kind);
+            selection.clear();
+            for &i in &moved {
+                selection.indices.insert(i);
+            }
+            selection.current = moved.first().copied();
+        }
+        _ => {}
+    }
+}
+
+/// Where the elements at `indices` end up after moving `by` places one step at a time, as
+/// `Edit::move_by` moves them (a block stops at either end).
+#[must_use]
+pub fn positions_after_step(len: usize, indices: &[usize], by: i64) -> Vec<usize> {
+    let mut selected = vec![false; len];
+    for &i in indices {
+        if let Some(slot) = selected.get_mut(i) {
+            *slot = true;
+        }
+    }
+    let mut order: Vec<bool> = selected.clone();
+    for _ in 0..by.unsigned_abs().min(len as u64) {
+        if by < 0 {
+            for p in 1..len {
+                if order[p] && !order[p - 1] {
+                    order.swap(p, p - 1);
+                }
+            }
+        } else {
+            for p in (0..len.saturating_sub(1)).rev() {
+                if order[p] && !order[p + 1] {
+                    order.swap(p, p + 1);
+                }
+            }
+        }
+    }
+    order
+        .iter()
+        .enumerate()
+        .filter_map(|(p, &s)| s.then_some(p))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moved_blocks_stop_at_the_ends() {
+        assert_eq!(positions_after_step(5, &[1, 2], -1), vec![0, 1]);
+        assert_eq!(positions_after_step(5, &[0, 2], -1), vec![0, 1]);
+        assert_eq!(positions_after_step(5, &[4], 1), vec![4]);
+        assert_eq!(positions_after_step(5, &[1, 3], 1), vec![2, 4]);
+    }
+
+    #[test]
+    fn later_tabs_are_named_in_the_error() {
+        let mut editor = EditorState::default();
+        assert!(editor.show_tab("vertices").is_ok());
+        let error = editor.show_tab("bones").expect_err("not built yet");
+        assert!(error.contains("later issue"), "{error}");
+        assert!(editor.show_tab("nonsense").is_err());
+    }
+}

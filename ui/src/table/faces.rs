@@ -1,0 +1,154 @@
+//! 面 (faces): the material that draws each triangle and its three vertex indices.
+
+use super::{ColumnSpec, ElementTable, SortValue};
+use crate::properties::{PropertyGrid, i64_field_ui};
+use crate::widgets::{EditCx, i64_drag, trim_number};
+use pmx_core::edit::{EditOp, EditTarget};
+use pmx_core::model::{ElementKind, Model, VertexIdx};
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// The face table.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FaceTable;
+
+/// The material whose face range holds face `face` (materials draw consecutive ranges of
+/// `face_index_count / 3` faces, in order).
+#[must_use]
+pub fn material_of_face(model: &Model, face: usize) -> Option<usize> {
+    let mut end = 0usize;
+    for (m, material) in model.materials.iter().enumerate() {
+        end += material.face_index_count as usize / 3;
+        if face < end {
+            return Some(m);
+        }
+    }
+    None
+}
+
+const CORNER_TITLES: [&str; 3] = ["face.vertex_a", "face.vertex_b", "face.vertex_c"];
+
+impl ElementTable for FaceTable {
+    fn kind(&self) -> ElementKind {
+        ElementKind::Face
+    }
+
+    fn columns(&self, _model: &Model) -> Vec<ColumnSpec> {
+        vec![
+            ColumnSpec::new("face.material", 200.0),
+            ColumnSpec::new(CORNER_TITLES[0], 100.0),
+            ColumnSpec::new(CORNER_TITLES[1], 100.0),
+            ColumnSpec::new(CORNER_TITLES[2], 100.0),
+        ]
+    }
+
+    fn cell_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, column: usize) {
+        let Some(face) = cx.model.faces.get(index) else {
+            return;
+        };
+        match column {
+            0 => {
+                match material_of_face(cx.model, index) {
+                    Some(m) => ui.label(cx.material_label(m)),
+                    None => ui.weak(cx.tr("face.no_material")),
+                };
+            }
+            corner @ 1..=3 => {
+                let value = face[corner - 1].0;
+                let name = format!("face {index} {}", corner - 1);
+                let max = i64::from(u32::MAX);
+                let (response, new) = i64_drag(ui, i64::from(value), false, 0..=max, &name);
+                cx.set_on_change(
+                    &response,
+                    EditTarget::Face,
+                    &[index],
+                    &(corner - 1).to_string(),
+                    Value::from(new),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    fn sort_value(&self, model: &Model, index: usize, column: usize) -> SortValue {
+        let number = |v: usize| SortValue::Number(v as f64);
+        match column {
+            0 => number(material_of_face(model, index).unwrap_or(usize::MAX)),
+            corner @ 1..=3 => number(model.faces.get(index).map_or(0, |f| f[corner - 1].get())),
+            _ => SortValue::Number(0.0),
+        }
+    }
+
+    fn row_text(&self, model: &Model, index: usize, out: &mut String) {
+        if let Some(m) = material_of_face(model, index).and_then(|m| model.materials.get(m)) {
+            out.push_str(&m.name_ja.as_str());
+            out.push(' ');
+        }
+        if let Some(face) = model.faces.get(index) {
+            for corner in face {
+                let _ = write!(out, "{} ", corner.0);
+            }
+        }
+    }
+
+    fn new_element(&self, model: &Model, at: usize) -> Option<EditOp> {
+        // A face of the selected one's first vertex (a point until the user sets the others).
+        let corner = model
+            .faces
+            .get(at.saturating_sub(1))
+            .map_or(VertexIdx(0), |f| f[0]);
+        Some(EditOp::Insert {
+            kind: ElementKind::Face,
+            at: Some(at),
+            items: vec![serde_json::to_value([corner; 3]).ok()?],
+            material: None,
+            faces: None,
+        })
+    }
+
+    fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {
+        let model = cx.model;
+        let indices = grid.indices;
+        let last_vertex = model.vertices.len().saturating_sub(1) as i64;
+        grid.show(ui, "face_properties", |ui, grid| {
+            ui.label(cx.tr("face.material"));
+            match grid.summary("material", |i| Some(material_of_face(model, i))) {
+                Some((Some(m), false)) => ui.label(cx.material_label(m)),
+                Some((_, true)) => ui.label("—"),
+                _ => ui.weak(cx.tr("face.no_material")),
+            };
+            ui.end_row();
+            for (corner, title) in CORNER_TITLES.iter().enumerate() {
+                i64_field_ui(
+                    cx,
+                    ui,
+                    grid,
+                    title,
+                    &corner.to_string(),
+                    0..=last_vertex,
+                    |i| model.faces.get(i).map(|f| i64::from(f[corner].0)),
+                );
+            }
+        });
+        // Where the corners are, for orientation (single face only).
+        if let [only] = indices
+            && let Some(face) = model.faces.get(*only)
+        {
+            ui.separator();
+            ui.label(cx.tr("face.corner_positions"));
+            for corner in face {
+                let text = match model.vertices.get(corner.get()) {
+                    Some(v) => format!(
+                        "{}: {} {} {}",
+                        corner.0,
+                        trim_number(f64::from(v.position.x), 4),
+                        trim_number(f64::from(v.position.y), 4),
+                        trim_number(f64::from(v.position.z), 4)
+                    ),
+                    None => format!("{}: ({})", corner.0, cx.tr("common.missing")),
+                };
+                ui.monospace(text);
+            }
+        }
+    }
+}

@@ -1,0 +1,682 @@
+//! The element tables (vertices, faces, textures, materials): one generic table on
+//! `egui_extras::TableBuilder` with only the visible rows built, sorting by a column, filtering
+//! by text or index range, go to index, multi-selection (click, Shift, Ctrl, select all), editing
+//! in place and a context menu, plus a property panel beside it. Each kind supplies its columns
+//! and cells through [`ElementTable`].
+
+mod faces;
+mod materials;
+mod textures;
+mod vertices;
+
+pub use faces::FaceTable;
+pub use materials::MaterialTable;
+pub use textures::TextureTable;
+pub use vertices::VertexTable;
+
+use crate::command::{Command, Commands};
+use crate::i18n::{Language, NameLanguage};
+use crate::properties::{MixedCache, PropertyGrid};
+use crate::selection::KindSelection;
+use crate::widgets::EditCx;
+use egui_extras::{Column, TableBuilder};
+use pmx_core::edit::EditOp;
+use pmx_core::model::{ElementKind, Model};
+use std::cmp::Ordering;
+
+/// A column of a table.
+#[derive(Debug, Clone, Copy)]
+pub struct ColumnSpec {
+    /// i18n key of the header.
+    pub title: &'static str,
+    pub width: f32,
+    pub sortable: bool,
+}
+
+impl ColumnSpec {
+    #[must_use]
+    pub const fn new(title: &'static str, width: f32) -> Self {
+        Self {
+            title,
+            width,
+            sortable: true,
+        }
+    }
+
+    #[must_use]
+    pub const fn unsortable(mut self) -> Self {
+        self.sortable = false;
+        self
+    }
+}
+
+/// A value to sort rows by.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SortValue {
+    Number(f64),
+    Text(String),
+}
+
+/// What a kind of element contributes to the generic table.
+pub trait ElementTable {
+    fn kind(&self) -> ElementKind;
+    /// The columns after the index column.
+    fn columns(&self, model: &Model) -> Vec<ColumnSpec>;
+    /// One cell: shows the value and pushes edits.
+    fn cell_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, column: usize);
+    fn sort_value(&self, model: &Model, index: usize, column: usize) -> SortValue;
+    /// The row's text for the text filter (names, paths, numbers as the cells show them).
+    fn row_text(&self, model: &Model, index: usize, out: &mut String);
+    /// The op that inserts a new element at `at`, if this kind can be made from nothing.
+    fn new_element(&self, model: &Model, at: usize) -> Option<EditOp>;
+    /// The property panel rows for the selected elements (`grid.indices` ascending, at least one).
+    fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>);
+    /// Extra context menu entries.
+    fn extra_context_menu_ui(&self, _cx: &mut EditCx<'_>, _ui: &mut egui::Ui, _indices: &[usize]) {}
+}
+
+/// A table's UI state: sort, filters, the view they give, scrolling.
+#[derive(Debug, Default)]
+pub struct TableState {
+    pub filter_text: String,
+    pub range_text: String,
+    pub goto_text: String,
+    /// Column (0 is the index column) and whether ascending.
+    pub sort: Option<(usize, bool)>,
+    view: View,
+    scroll_to_row: Option<usize>,
+    mixed: MixedCache,
+}
+
+/// What the view was built from: it is rebuilt when any of this changes.
+#[derive(Debug, Clone, PartialEq)]
+struct ViewKey {
+    document: u64,
+    structure: u64,
+    filter_text: String,
+    range_text: String,
+    sort: Option<(usize, bool)>,
+}
+
+/// The rows shown, as data indices in view order (`None`: all, in index order, which needs no
+/// memory on a 1,000,000-vertex model). Edits of values do not rebuild it (rows do not jump
+/// while the user edits them); structural edits and changes of sort or filter do.
+#[derive(Debug, Default)]
+struct View {
+    key: Option<ViewKey>,
+    rows: Option<Vec<u32>>,
+    len: usize,
+}
+
+impl View {
+    fn index(&self, row: usize) -> usize {
+        match &self.rows {
+            Some(rows) => rows.get(row).map_or(usize::MAX, |&i| i as usize),
+            None => row,
+        }
+    }
+
+    fn row_of(&self, index: usize) -> Option<usize> {
+        match &self.rows {
+            Some(rows) => rows.iter().position(|&i| i as usize == index),
+            None => (index < self.len).then_some(index),
+        }
+    }
+}
+
+/// Parses "0-99, 120, 200-" into inclusive ranges (an open end runs to the last element).
+#[must_use]
+pub fn parse_ranges(text: &str, len: usize) -> Option<Vec<(usize, usize)>> {
+    let last = len.checked_sub(1)?;
+    let mut ranges = Vec::new();
+    for part in text.split([',', ' ']).filter(|p| !p.trim().is_empty()) {
+        let part = part.trim();
+        let range = match part.split_once('-') {
+            Some((a, b)) => {
+                let start = if a.trim().is_empty() {
+                    0
+                } else {
+                    a.trim().parse().ok()?
+                };
+                let end = if b.trim().is_empty() {
+                    last
+                } else {
+                    b.trim().parse().ok()?
+                };
+                (start, end)
+            }
+            None => {
+                let i = part.parse().ok()?;
+                (i, i)
+            }
+        };
+        ranges.push(range);
+    }
+    Some(ranges)
+}
+
+impl TableState {
+    /// The data indices the table shows, in view order (as of the last frame).
+    #[must_use]
+    pub fn shown_indices(&self) -> Vec<usize> {
+        (0..self.view.len).map(|row| self.view.index(row)).collect()
+    }
+
+    /// Shows row `index` on the next frame.
+    pub fn scroll_to_index(&mut self, index: usize) {
+        if let Some(row) = self.view.row_of(index) {
+            self.scroll_to_row = Some(row);
+        }
+    }
+
+    fn refresh_view(&mut self, table: &dyn ElementTable, model: &Model, key: ViewKey) {
+        if self.view.key.as_ref() == Some(&key) {
+            return;
+        }
+        let len = model.count(table.kind());
+        let ranges = if key.range_text.trim().is_empty() {
+            None
+        } else {
+            Some(parse_ranges(&key.range_text, len).unwrap_or_default())
+        };
+        let needle = key.filter_text.trim().to_lowercase();
+        let filtered = ranges.is_some() || !needle.is_empty();
+        let mut rows: Option<Vec<u32>> = None;
+        if filtered {
+            let mut kept = Vec::new();
+            let mut text = String::new();
+            for index in 0..len {
+                if let Some(ranges) = &ranges
+                    && !ranges.iter().any(|&(a, b)| (a..=b).contains(&index))
+                {
+                    continue;
+                }
+                if !needle.is_empty() {
+                    text.clear();
+                    table.row_text(model, index, &mut text);
+                    if !text.to_lowercase().contains(&needle) {
+                        continue;
+                    }
+                }
+                kept.push(index as u32);
+            }
+            rows = Some(kept);
+        }
+        if let Some((column, ascending)) = key.sort
+            && (column != 0 || !ascending)
+        {
+            let mut order = rows.unwrap_or_else(|| (0..len as u32).collect());
+            if column == 0 {
+                order.reverse();
+            } else {
+                let values: Vec<SortValue> = order
+                    .iter()
+                    .map(|&i| table.sort_value(model, i as usize, column - 1))
+                    .collect();
+                let mut pairs: Vec<(SortValue, u32)> = values.into_iter().zip(order).collect();
+                pairs.sort_by(|(a, ai), (b, bi)| {
+                    let ordering = compare(a, b).then(ai.cmp(bi));
+                    if ascending {
+                        ordering
+                    } else {
+                        ordering.reverse()
+                    }
+                });
+                order = pairs.into_iter().map(|(_, i)| i).collect();
+            }
+            rows = Some(order);
+        }
+        self.view.len = rows.as_ref().map_or(len, Vec::len);
+        self.view.rows = rows;
+        self.view.key = Some(key);
+    }
+}
+
+fn compare(a: &SortValue, b: &SortValue) -> Ordering {
+    match (a, b) {
+        (SortValue::Number(a), SortValue::Number(b)) => a.total_cmp(b),
+        (SortValue::Text(a), SortValue::Text(b)) => a.cmp(b),
+        (SortValue::Number(_), SortValue::Text(_)) => Ordering::Less,
+        (SortValue::Text(_), SortValue::Number(_)) => Ordering::Greater,
+    }
+}
+
+/// The parts of the editor a table pane works with.
+#[derive(Debug)]
+pub struct TableCx<'a> {
+    pub model: &'a Model,
+    pub document_id: u64,
+    pub revision: u64,
+    pub structure_revision: u64,
+    pub selection: &'a mut KindSelection,
+    pub commands: &'a mut Commands,
+    pub lang: Language,
+    pub names: NameLanguage,
+    pub base_dir: Option<&'a std::path::Path>,
+}
+
+/// A table pane: toolbar, table and property panel.
+pub fn table_pane_ui(
+    ui: &mut egui::Ui,
+    table: &dyn ElementTable,
+    state: &mut TableState,
+    cx: TableCx<'_>,
+) {
+    let TableCx {
+        model,
+        document_id,
+        revision,
+        structure_revision,
+        selection,
+        commands,
+        lang,
+        names,
+        base_dir,
+    } = cx;
+    let kind = table.kind();
+    state.refresh_view(
+        table,
+        model,
+        ViewKey {
+            document: document_id,
+            structure: structure_revision,
+            filter_text: state.filter_text.clone(),
+            range_text: state.range_text.clone(),
+            sort: state.sort,
+        },
+    );
+    let mut edit = EditCx {
+        model,
+        commands,
+        lang,
+        names,
+        base_dir,
+    };
+    toolbar_ui(ui, table, state, selection, &mut edit);
+    egui::Panel::right(("properties", kind.name()))
+        .resizable(true)
+        .default_size(330.0)
+        .size_range(220.0..=700.0)
+        .show(ui, |ui| {
+            let selection_key = if selection.indices.is_empty() {
+                selection.current.map_or(u64::MAX, |c| c as u64)
+            } else {
+                selection.indices.fingerprint()
+            };
+            state.mixed.validate((document_id, revision, selection_key));
+            properties_panel_ui(ui, table, selection, &mut state.mixed, &mut edit);
+        });
+    egui::CentralPanel::default().show(ui, |ui| {
+        table_ui(ui, table, state, selection, &mut edit);
+    });
+}
+
+fn toolbar_ui(
+    ui: &mut egui::Ui,
+    table: &dyn ElementTable,
+    state: &mut TableState,
+    selection: &mut KindSelection,
+    cx: &mut EditCx<'_>,
+) {
+    let kind = table.kind();
+    let len = cx.model.count(kind);
+    ui.horizontal_wrapped(|ui| {
+        ui.label(cx.tr("table.filter"));
+        ui.add(
+            egui::TextEdit::singleline(&mut state.filter_text)
+                .hint_text(cx.tr("table.filter_hint"))
+                .desired_width(140.0),
+        )
+        .accessible_name(cx.tr("table.filter"));
+        ui.label(cx.tr("table.range"));
+        let range = ui
+            .add(
+                egui::TextEdit::singleline(&mut state.range_text)
+                    .hint_text("0-99, 120")
+                    .desired_width(90.0),
+            )
+            .accessible_name(cx.tr("table.range"));
+        if !state.range_text.trim().is_empty() && parse_ranges(&state.range_text, len).is_none() {
+            range.on_hover_text(cx.tr("table.range_invalid"));
+        }
+        ui.separator();
+        ui.label(cx.tr("table.goto"));
+        let goto = ui
+            .add(
+                egui::TextEdit::singleline(&mut state.goto_text)
+                    .hint_text("#")
+                    .desired_width(70.0),
+            )
+            .accessible_name(cx.tr("table.goto"));
+        let entered = goto.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if (ui.button(cx.tr("table.go")).clicked() || entered)
+            && let Ok(index) = state.goto_text.trim().parse::<usize>()
+            && index < len
+        {
+            selection.select_only(index);
+            state.scroll_to_index(index);
+        }
+        ui.separator();
+        ui.label(
+            cx.lang
+                .format("table.rows", &[("shown", &state.view.len), ("total", &len)]),
+        );
+        if !selection.indices.is_empty() {
+            ui.label(
+                cx.lang
+                    .format("table.selected", &[("count", &selection.indices.len())]),
+            );
+        }
+    });
+    ui.separator();
+}
+
+fn properties_panel_ui(
+    ui: &mut egui::Ui,
+    table: &dyn ElementTable,
+    selection: &KindSelection,
+    cache: &mut MixedCache,
+    cx: &mut EditCx<'_>,
+) {
+    let len = cx.model.count(table.kind());
+    let mut targets = selection.targets();
+    targets.retain(|&i| i < len);
+    ui.add_space(4.0);
+    ui.heading(cx.tr("properties.title"));
+    match targets.as_slice() {
+        [] => {
+            ui.label(cx.tr("properties.nothing_selected"));
+        }
+        [only] => {
+            ui.label(format!("#{only}"));
+        }
+        many => {
+            ui.label(
+                cx.lang
+                    .format("properties.editing_many", &[("count", &many.len())]),
+            );
+        }
+    }
+    ui.separator();
+    if targets.is_empty() {
+        return;
+    }
+    let mut grid = PropertyGrid::new(table.kind().into(), &targets, cache);
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, false])
+        .show(ui, |ui| table.properties_ui(cx, ui, &mut grid));
+}
+
+fn table_ui(
+    ui: &mut egui::Ui,
+    table: &dyn ElementTable,
+    state: &mut TableState,
+    selection: &mut KindSelection,
+    cx: &mut EditCx<'_>,
+) {
+    let kind = table.kind();
+    let columns = table.columns(cx.model);
+    let row_height = ui.spacing().interact_size.y + 4.0;
+    let view_len = state.view.len;
+    let scroll_to = state.scroll_to_row.take();
+    let mut clicked: Option<(usize, egui::Modifiers)> = None;
+    let mut menu_action: Option<ContextAction> = None;
+    egui::ScrollArea::horizontal()
+        .id_salt(("table_h", kind.name()))
+        .show(ui, |ui| {
+            let mut builder = TableBuilder::new(ui)
+                .id_salt(("table", kind.name()))
+                .striped(true)
+                .resizable(true)
+                .sense(egui::Sense::click())
+                .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+                .column(Column::initial(64.0).at_least(40.0).clip(true));
+            for column in &columns {
+                builder = builder.column(Column::initial(column.width).at_least(30.0).clip(true));
+            }
+            if let Some(row) = scroll_to {
+                builder = builder.scroll_to_row(row, Some(egui::Align::Center));
+            }
+            let table_widget = builder.header(row_height, |mut header| {
+                let all: Vec<(usize, &'static str, bool)> =
+                    std::iter::once((0, "table.index", true))
+                        .chain(
+                            columns
+                                .iter()
+                                .enumerate()
+                                .map(|(i, c)| (i + 1, c.title, c.sortable)),
+                        )
+                        .collect();
+                for (column, title, sortable) in all {
+                    header.col(|ui| {
+                        let arrow = match state.sort {
+                            Some((c, true)) if c == column => " ▲",
+                            Some((c, false)) if c == column => " ▼",
+                            _ => "",
+                        };
+                        let text = format!("{}{arrow}", cx.tr(title));
+                        if sortable {
+                            let response = ui
+                                .add(
+                                    egui::Button::new(egui::RichText::new(text).strong())
+                                        .frame(false),
+                                )
+                                .on_hover_text(cx.tr("table.sort_hint"));
+                            if response.clicked() {
+                                state.sort = match state.sort {
+                                    Some((c, true)) if c == column => Some((column, false)),
+                                    Some((c, false)) if c == column => None,
+                                    _ => Some((column, true)),
+                                };
+                            }
+                        } else {
+                            ui.strong(text);
+                        }
+                    });
+                }
+            });
+            table_widget.body(|body| {
+                body.rows(row_height, view_len, |mut row| {
+                    let view_row = row.index();
+                    let index = state.view.index(view_row);
+                    let selected = selection.indices.contains(index);
+                    row.set_selected(selected);
+                    // The index cell is a button named "vertex 12": the handle to click,
+                    // Shift/Ctrl-click and right-click a row by (also for screen readers).
+                    let mut index_response = None;
+                    row.col(|ui| {
+                        index_response = Some(
+                            ui.add(
+                                egui::Button::selectable(
+                                    selected,
+                                    egui::RichText::new(index.to_string()).monospace(),
+                                )
+                                .frame_when_inactive(false),
+                            )
+                            .accessible_name(format!("{} {index}", kind.name())),
+                        );
+                    });
+                    for column in 0..columns.len() {
+                        row.col(|ui| table.cell_ui(cx, ui, index, column));
+                    }
+                    let mut response = row.response();
+                    if let Some(index_response) = index_response {
+                        response = response.union(index_response);
+                    }
+                    if response.clicked() {
+                        clicked = Some((index, ui_modifiers(&response)));
+                    }
+                    if response.secondary_clicked() && !selection.indices.contains(index) {
+                        selection.select_only(index);
+                    }
+                    response.context_menu(|ui| {
+                        if let Some(action) = context_menu_ui(ui, table, selection, cx) {
+                            menu_action = Some(action);
+                        }
+                    });
+                });
+            });
+        });
+    if let Some((index, modifiers)) = clicked {
+        click_row(state, selection, index, modifiers);
+    }
+    if let Some(action) = menu_action {
+        run_context_action(table, state, selection, cx, action);
+    }
+}
+
+fn ui_modifiers(response: &egui::Response) -> egui::Modifiers {
+    response.ctx.input(|i| i.modifiers)
+}
+
+/// Click: only this row. Ctrl/Cmd-click: toggle it. Shift-click: the rows from the current
+/// one to this one, in view order.
+fn click_row(
+    state: &TableState,
+    selection: &mut KindSelection,
+    index: usize,
+    modifiers: egui::Modifiers,
+) {
+    if modifiers.shift
+        && let Some(anchor) = selection.current
+        && let (Some(from), Some(to)) = (state.view.row_of(anchor), state.view.row_of(index))
+    {
+        if !modifiers.command {
+            selection.indices.clear();
+        }
+        let (a, b) = if from <= to { (from, to) } else { (to, from) };
+        for row in a..=b {
+            selection.indices.insert(state.view.index(row));
+        }
+        // The anchor stays, so that the next Shift-click extends from the same row.
+        return;
+    }
+    if modifiers.command {
+        selection.indices.toggle(index);
+        selection.current = Some(index);
+    } else {
+        selection.select_only(index);
+    }
+}
+
+/// Selects every row the view shows.
+pub fn select_all(state: &TableState, selection: &mut KindSelection) {
+    selection.indices.clear();
+    match &state.view.rows {
+        Some(rows) => {
+            for &i in rows {
+                selection.indices.insert(i as usize);
+            }
+        }
+        None => selection.indices.insert_range(0, state.view.len),
+    }
+    if selection.current.is_none() {
+        selection.current = selection.indices.first();
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ContextAction {
+    Insert,
+    Duplicate,
+    Delete,
+    MoveUp,
+    MoveDown,
+    SelectAll,
+}
+
+fn context_menu_ui(
+    ui: &mut egui::Ui,
+    table: &dyn ElementTable,
+    selection: &KindSelection,
+    cx: &mut EditCx<'_>,
+) -> Option<ContextAction> {
+    let mut action = None;
+    let count = selection.targets().len();
+    ui.label(egui::RichText::new(cx.lang.format("table.selected", &[("count", &count)])).weak());
+    ui.separator();
+    if ui.button(cx.tr("context.insert")).clicked() {
+        action = Some(ContextAction::Insert);
+    }
+    if ui.button(cx.tr("context.duplicate")).clicked() {
+        action = Some(ContextAction::Duplicate);
+    }
+    if ui.button(cx.tr("context.delete")).clicked() {
+        action = Some(ContextAction::Delete);
+    }
+    table.extra_context_menu_ui(cx, ui, &selection.targets());
+    ui.separator();
+    if ui.button(cx.tr("context.move_up")).clicked() {
+        action = Some(ContextAction::MoveUp);
+    }
+    if ui.button(cx.tr("context.move_down")).clicked() {
+        action = Some(ContextAction::MoveDown);
+    }
+    ui.separator();
+    if ui.button(cx.tr("context.select_all")).clicked() {
+        action = Some(ContextAction::SelectAll);
+    }
+    action
+}
+
+fn run_context_action(
+    table: &dyn ElementTable,
+    state: &TableState,
+    selection: &mut KindSelection,
+    cx: &mut EditCx<'_>,
+    action: ContextAction,
+) {
+    let kind = table.kind();
+    let targets = selection.targets();
+    let op = match action {
+        ContextAction::Insert => {
+            let at = targets
+                .last()
+                .map_or(cx.model.count(kind), |&last| last + 1);
+            table.new_element(cx.model, at)
+        }
+        ContextAction::Duplicate if !targets.is_empty() => Some(EditOp::Duplicate {
+            kind,
+            indices: targets,
+        }),
+        ContextAction::Delete if !targets.is_empty() => Some(EditOp::Delete {
+            kind,
+            indices: targets,
+            remove_unused_vertices: false,
+        }),
+        ContextAction::MoveUp | ContextAction::MoveDown if !targets.is_empty() => {
+            Some(EditOp::Move {
+                kind,
+                indices: targets,
+                to: None,
+                by: Some(if action == ContextAction::MoveUp {
+                    -1
+                } else {
+                    1
+                }),
+            })
+        }
+        ContextAction::SelectAll => {
+            select_all(state, selection);
+            None
+        }
+        _ => None,
+    };
+    if let Some(op) = op {
+        cx.commands.push(Command::ops(vec![op]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_parse_with_open_ends() {
+        assert_eq!(parse_ranges("0-9, 12", 100), Some(vec![(0, 9), (12, 12)]));
+        assert_eq!(parse_ranges("90-", 100), Some(vec![(90, 99)]));
+        assert_eq!(parse_ranges("-3", 100), Some(vec![(0, 3)]));
+        assert_eq!(parse_ranges("a-b", 100), None);
+        assert_eq!(parse_ranges("1", 0), None);
+    }
+}

@@ -1,0 +1,306 @@
+//! The 検証 (validation) pane: the issues `pmx_core::validate` finds in the open model,
+//! refreshed after each edit; a click selects the element in its tab; Fix applies one issue's
+//! repair, Fix all repairs everything, each as one undo step.
+
+use crate::command::{Command, Commands, EditCommand, EditRequest};
+use crate::document::Document;
+use crate::i18n::Language;
+use egui_extras::{Column, TableBuilder};
+use pmx_core::model::{ElementKind, PmxVersion};
+use pmx_core::validate::{CheckOptions, Issue, Severity, Summary, Target, check};
+use std::time::{Duration, Instant};
+
+/// A check slower than this turns automatic refreshing off (a button refreshes instead), so
+/// editing a huge model never waits for the validator after every change.
+const AUTO_REFRESH_BUDGET: Duration = Duration::from_millis(150);
+
+/// The validation pane's state: the issues of the last check and what they were checked for.
+#[derive(Debug)]
+pub struct ValidationState {
+    /// The file the model is checked for; `None`: PMX in the model's own version.
+    pub target: Option<Target>,
+    pub issues: Vec<Issue>,
+    /// Show errors, warnings, info.
+    pub show: [bool; 3],
+    pub auto_refresh: bool,
+    /// (document id, revision, target) the issues belong to.
+    checked: Option<(u64, u64, Option<Target>)>,
+    pub last_duration: Duration,
+}
+
+impl Default for ValidationState {
+    fn default() -> Self {
+        Self {
+            target: None,
+            issues: Vec::new(),
+            show: [true, true, true],
+            auto_refresh: true,
+            checked: None,
+            last_duration: Duration::ZERO,
+        }
+    }
+}
+
+impl ValidationState {
+    /// Checks the model again when it (or the target) changed since the last check.
+    pub fn refresh(&mut self, document: &Document, document_id: u64, force: bool) {
+        let key = (document_id, document.revision(), self.target);
+        if self.checked == Some(key) || !(force || self.auto_refresh || self.checked.is_none()) {
+            return;
+        }
+        let started = Instant::now();
+        let options = CheckOptions {
+            target: self.target,
+            ..CheckOptions::default()
+        };
+        self.issues = check(&document.model, document.load_report.as_ref(), &options);
+        self.last_duration = started.elapsed();
+        self.checked = Some(key);
+        if self.last_duration > AUTO_REFRESH_BUDGET {
+            self.auto_refresh = false;
+        }
+    }
+
+    /// Whether the issues are those of the model as it is now.
+    #[must_use]
+    pub fn is_current(&self, document: &Document, document_id: u64) -> bool {
+        self.checked == Some((document_id, document.revision(), self.target))
+    }
+
+    /// Forgets the last check (another document was opened).
+    pub fn reset(&mut self) {
+        self.issues.clear();
+        self.checked = None;
+        self.auto_refresh = true;
+    }
+}
+
+/// The element an issue path names: `bones[12].ik_links[3].bone` → (bone, 12).
+#[must_use]
+pub fn element_of_path(path: &str) -> Option<(ElementKind, usize)> {
+    let (list, rest) = path.split_once('[')?;
+    let (index, _) = rest.split_once(']')?;
+    let kind = ElementKind::ALL
+        .into_iter()
+        .find(|k| k.list_name() == list)?;
+    Some((kind, index.parse().ok()?))
+}
+
+fn severity_key(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "validation.error",
+        Severity::Warning => "validation.warning",
+        Severity::Info => "validation.info",
+    }
+}
+
+fn severity_slot(severity: Severity) -> usize {
+    match severity {
+        Severity::Error => 0,
+        Severity::Warning => 1,
+        Severity::Info => 2,
+    }
+}
+
+fn target_key(target: Option<Target>) -> &'static str {
+    match target {
+        None => "validation.target_model",
+        Some(Target::Pmx(PmxVersion::V2_0)) => "validation.target_pmx20",
+        Some(Target::Pmx(PmxVersion::V2_1)) => "validation.target_pmx21",
+        Some(Target::Pmd) => "validation.target_pmd",
+    }
+}
+
+/// The pane.
+pub fn validation_pane_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    state: &mut ValidationState,
+    document: &Document,
+    document_id: u64,
+    commands: &mut Commands,
+) {
+    let mut force = false;
+    ui.horizontal_wrapped(|ui| {
+        ui.label(lang.tr("validation.target"));
+        let combo = egui::ComboBox::from_id_salt("validation_target")
+            .selected_text(lang.tr(target_key(state.target)))
+            .show_ui(ui, |ui| {
+                for target in [
+                    None,
+                    Some(Target::Pmx(PmxVersion::V2_0)),
+                    Some(Target::Pmx(PmxVersion::V2_1)),
+                    Some(Target::Pmd),
+                ] {
+                    ui.selectable_value(&mut state.target, target, lang.tr(target_key(target)));
+                }
+            });
+        let _ = combo.response.accessible_name(lang.tr("validation.target"));
+        ui.checkbox(&mut state.auto_refresh, lang.tr("validation.auto_refresh"));
+        if ui.button(lang.tr("validation.refresh")).clicked() {
+            force = true;
+        }
+    });
+    state.refresh(document, document_id, force);
+    let summary = Summary::of(&state.issues);
+    ui.horizontal_wrapped(|ui| {
+        let counts = [summary.errors, summary.warnings, summary.infos];
+        for (slot, severity) in [Severity::Error, Severity::Warning, Severity::Info]
+            .into_iter()
+            .enumerate()
+        {
+            let text = lang.format(severity_key(severity), &[("count", &counts[slot])]);
+            ui.toggle_value(&mut state.show[slot], text);
+        }
+        ui.separator();
+        let fix_all =
+            egui::Button::new(lang.format("validation.fix_all", &[("count", &summary.fixable)]));
+        if ui.add_enabled(summary.fixable > 0, fix_all).clicked() {
+            commands.push(Command::RepairAll {
+                target: state.target,
+            });
+        }
+        if !state.is_current(document, document_id) {
+            ui.colored_label(ui.visuals().warn_fg_color, lang.tr("validation.outdated"));
+        } else {
+            ui.weak(lang.format(
+                "validation.checked_in",
+                &[(
+                    "ms",
+                    &format!("{:.0}", state.last_duration.as_secs_f64() * 1000.0),
+                )],
+            ));
+        }
+    });
+    ui.separator();
+    let shown: Vec<usize> = state
+        .issues
+        .iter()
+        .enumerate()
+        .filter(|(_, issue)| state.show[severity_slot(issue.severity)])
+        .map(|(i, _)| i)
+        .collect();
+    if shown.is_empty() {
+        ui.label(lang.tr("validation.no_issues"));
+        return;
+    }
+    let row_height = ui.spacing().interact_size.y + 4.0;
+    TableBuilder::new(ui)
+        .id_salt("validation_issues")
+        .striped(true)
+        .resizable(true)
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+        .column(Column::initial(70.0).at_least(50.0))
+        .column(Column::initial(130.0).at_least(60.0).clip(true))
+        .column(Column::initial(220.0).at_least(80.0).clip(true))
+        .column(Column::initial(110.0).at_least(60.0))
+        .column(Column::remainder().at_least(200.0).clip(true))
+        .header(row_height, |mut header| {
+            for key in [
+                "validation.severity",
+                "validation.code",
+                "validation.path",
+                "validation.fix",
+                "validation.message",
+            ] {
+                header.col(|ui| {
+                    ui.strong(lang.tr(key));
+                });
+            }
+        })
+        .body(|body| {
+            body.rows(row_height, shown.len(), |mut row| {
+                let Some(issue) = shown.get(row.index()).and_then(|&i| state.issues.get(i)) else {
+                    return;
+                };
+                row.col(|ui| {
+                    let color = match issue.severity {
+                        Severity::Error => ui.visuals().error_fg_color,
+                        Severity::Warning => ui.visuals().warn_fg_color,
+                        Severity::Info => ui.visuals().weak_text_color(),
+                    };
+                    ui.colored_label(
+                        color,
+                        lang.tr(match issue.severity {
+                            Severity::Error => "validation.severity_error",
+                            Severity::Warning => "validation.severity_warning",
+                            Severity::Info => "validation.severity_info",
+                        }),
+                    );
+                });
+                row.col(|ui| {
+                    ui.monospace(issue.code);
+                });
+                row.col(|ui| match element_of_path(&issue.path) {
+                    Some((kind, index)) if index < document.model.count(kind) => {
+                        if ui
+                            .link(&issue.path)
+                            .on_hover_text(lang.tr("validation.select_hint"))
+                            .clicked()
+                        {
+                            commands.push(Command::Reveal { kind, index });
+                        }
+                    }
+                    _ => {
+                        ui.monospace(&issue.path);
+                    }
+                });
+                row.col(|ui| {
+                    if let Some(fix) = &issue.fix {
+                        let label = match lang {
+                            Language::Japanese => &fix.label_ja,
+                            Language::English => &fix.label_en,
+                        };
+                        if ui
+                            .button(lang.tr("validation.fix_one"))
+                            .on_hover_text(label.as_str())
+                            .accessible_name(format!(
+                                "{} {}",
+                                lang.tr("validation.fix_one"),
+                                issue.path
+                            ))
+                            .clicked()
+                        {
+                            commands.push(Command::Edit(EditCommand {
+                                request: EditRequest::Ops {
+                                    ops: fix.ops.clone(),
+                                    label: Some(fix.label_en.clone()),
+                                },
+                                gesture: None,
+                            }));
+                        }
+                    }
+                });
+                row.col(|ui| {
+                    let message = match lang {
+                        Language::Japanese => &issue.message_ja,
+                        Language::English => &issue.message_en,
+                    };
+                    ui.label(message.as_str()).on_hover_text(message.as_str());
+                });
+            });
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_name_their_element() {
+        assert_eq!(
+            element_of_path("bones[12].ik_links[3].bone"),
+            Some((ElementKind::Bone, 12))
+        );
+        assert_eq!(
+            element_of_path("vertices[0].normal"),
+            Some((ElementKind::Vertex, 0))
+        );
+        assert_eq!(
+            element_of_path("rigid_bodies[7]"),
+            Some((ElementKind::RigidBody, 7))
+        );
+        assert_eq!(element_of_path("header.index_sizes.vertex"), None);
+        assert_eq!(element_of_path("faces"), None);
+    }
+}

@@ -1,0 +1,149 @@
+//! The tab area: dockable panes on `egui_tiles` (the docking crate that supports egui 0.37;
+//! egui_dock 0.21 still requires egui 0.36). Tabs can be dragged into splits and back; the
+//! layout is saved with the settings.
+
+use egui_tiles::{Container, Linear, LinearDir, Tile, TileId, Tiles, Tree};
+use pmx_core::model::ElementKind;
+use serde::{Deserialize, Serialize};
+
+/// A pane of the editor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Pane {
+    Info,
+    Vertices,
+    Faces,
+    Textures,
+    Materials,
+    History,
+    Validation,
+}
+
+impl Pane {
+    pub const ALL: [Pane; 7] = [
+        Pane::Info,
+        Pane::Vertices,
+        Pane::Faces,
+        Pane::Textures,
+        Pane::Materials,
+        Pane::History,
+        Pane::Validation,
+    ];
+
+    /// The name `--tab` takes.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Pane::Info => "info",
+            Pane::Vertices => "vertices",
+            Pane::Faces => "faces",
+            Pane::Textures => "textures",
+            Pane::Materials => "materials",
+            Pane::History => "history",
+            Pane::Validation => "validation",
+        }
+    }
+
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Pane> {
+        Pane::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// i18n key of the tab title (PmxEditor's names).
+    #[must_use]
+    pub fn title_key(self) -> &'static str {
+        match self {
+            Pane::Info => "tab.info",
+            Pane::Vertices => "tab.vertices",
+            Pane::Faces => "tab.faces",
+            Pane::Textures => "tab.textures",
+            Pane::Materials => "tab.materials",
+            Pane::History => "tab.history",
+            Pane::Validation => "tab.validation",
+        }
+    }
+
+    /// The element kind a table pane lists.
+    #[must_use]
+    pub fn kind(self) -> Option<ElementKind> {
+        match self {
+            Pane::Vertices => Some(ElementKind::Vertex),
+            Pane::Faces => Some(ElementKind::Face),
+            Pane::Textures => Some(ElementKind::Texture),
+            Pane::Materials => Some(ElementKind::Material),
+            Pane::Info | Pane::History | Pane::Validation => None,
+        }
+    }
+
+    #[must_use]
+    pub fn of_kind(kind: ElementKind) -> Option<Pane> {
+        Pane::ALL.into_iter().find(|p| p.kind() == Some(kind))
+    }
+}
+
+/// Tab names of later issues, for a helpful error from `--tab`.
+pub const LATER_TABS: [&str; 7] = [
+    "bones",
+    "morphs",
+    "display_frames",
+    "rigid_bodies",
+    "joints",
+    "soft_bodies",
+    "view",
+];
+
+/// The default layout: the element tabs, the history beside them, the validator's issues
+/// below (visible while the user jumps to the elements they name).
+#[must_use]
+pub fn default_tree() -> Tree<Pane> {
+    let mut tiles = Tiles::default();
+    let main: Vec<TileId> = [
+        Pane::Info,
+        Pane::Vertices,
+        Pane::Faces,
+        Pane::Textures,
+        Pane::Materials,
+    ]
+    .into_iter()
+    .map(|p| tiles.insert_pane(p))
+    .collect();
+    let main = tiles.insert_tab_tile(main);
+    let history = tiles.insert_pane(Pane::History);
+    let side = tiles.insert_tab_tile(vec![history]);
+    let mut top = Linear::new(LinearDir::Horizontal, vec![main, side]);
+    top.shares.set_share(main, 4.0);
+    top.shares.set_share(side, 1.0);
+    let top = tiles.insert_container(Container::Linear(top));
+    let validation = tiles.insert_pane(Pane::Validation);
+    let bottom = tiles.insert_tab_tile(vec![validation]);
+    let mut root = Linear::new(LinearDir::Vertical, vec![top, bottom]);
+    root.shares.set_share(top, 3.0);
+    root.shares.set_share(bottom, 1.0);
+    let root = tiles.insert_container(Container::Linear(root));
+    Tree::new(egui::Id::unique("workspace"), root, tiles)
+}
+
+/// Whether a (restored) layout still holds every pane exactly once.
+#[must_use]
+pub fn is_complete(tree: &Tree<Pane>) -> bool {
+    Pane::ALL.iter().all(|pane| {
+        tree.tiles
+            .tiles()
+            .filter(|t| matches!(t, Tile::Pane(p) if p == pane))
+            .count()
+            == 1
+    })
+}
+
+/// Makes `pane`'s tab the active one wherever it is.
+pub fn show_pane(tree: &mut Tree<Pane>, pane: Pane) {
+    tree.make_active(|_, tile| matches!(tile, Tile::Pane(p) if *p == pane));
+}
+
+/// The panes whose tabs are showing.
+#[must_use]
+pub fn visible_panes(tree: &Tree<Pane>) -> Vec<Pane> {
+    tree.active_tiles()
+        .into_iter()
+        .filter_map(|id| tree.tiles.get_pane(&id).copied())
+        .collect()
+}

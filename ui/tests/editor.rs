@@ -1,0 +1,635 @@
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+//! The editor driven through its UI with egui_kittest: widgets found by their labels, clicked
+//! and typed into, and the document checked afterwards.
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use pmx_core::formats::{self, SaveOptions};
+use pmx_core::generate::feature_model;
+use pmx_core::model::{ElementKind, Model, PmxVersion, TextEncoding};
+use pmx_ui::EditorState;
+use pmx_ui::command::Command;
+use pmx_ui::document::Document;
+use pmx_ui::i18n::Language;
+use pmx_ui::settings::Settings;
+use std::time::{Duration, Instant};
+
+fn english_editor() -> EditorState {
+    EditorState::new(Settings {
+        language: Language::English,
+        ..Settings::default()
+    })
+}
+
+fn harness(editor: EditorState) -> Harness<'static, EditorState> {
+    Harness::builder()
+        .with_size(egui::Vec2::new(1500.0, 900.0))
+        .with_context_setup(pmx_ui::fonts::install)
+        .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor)
+}
+
+/// A small PMX 2.1 model using every feature.
+fn model() -> Model {
+    feature_model(PmxVersion::V2_1, TextEncoding::Utf16, 24, 4)
+}
+
+fn with_document(model: Model) -> Harness<'static, EditorState> {
+    let mut editor = english_editor();
+    editor.open_document(Document::from_model(model, None, None));
+    let mut harness = harness(editor);
+    harness.run_ok();
+    harness
+}
+
+/// Steps frames until the background load is done.
+fn wait_for_load(harness: &mut Harness<'_, EditorState>) {
+    let started = Instant::now();
+    while harness.state().loading.is_some() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "load did not finish"
+        );
+        harness.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    harness.run_ok();
+}
+
+fn click(harness: &mut Harness<'_, EditorState>, label: &str) {
+    harness.get_by_label(label).click();
+    harness.run_ok();
+}
+
+/// Clicks menu `menu`, then its item labelled `item` (menu items carry their shortcut in the
+/// label: "Save Ctrl+S").
+fn menu(harness: &mut Harness<'_, EditorState>, menu: &str, item: &str) {
+    click(harness, menu);
+    click(harness, item);
+}
+
+/// Shows a tab (tabs are buttons; the Info tab's counts use the same words as labels).
+fn tab(harness: &mut Harness<'_, EditorState>, name: &str) {
+    harness.get_by_role_and_label(Role::Button, name).click();
+    harness.run_ok();
+}
+
+/// A text field by its name (a visible label beside it often has the same text).
+fn field<'h>(harness: &'h Harness<'_, EditorState>, name: &'h str) -> egui_kittest::Node<'h> {
+    harness
+        .query_by_role_and_label(Role::TextInput, name)
+        .or_else(|| harness.query_by_role_and_label(Role::MultilineTextInput, name))
+        .unwrap_or_else(|| panic!("no text field named {name}"))
+}
+
+fn document<'a>(harness: &'a Harness<'_, EditorState>) -> &'a Document {
+    harness
+        .state()
+        .document
+        .as_ref()
+        .expect("a document is open")
+}
+
+#[test]
+fn open_edit_a_vertex_in_the_table_and_undo() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("generated.pmx");
+    let original = model();
+    formats::save_path(&original, &path, &SaveOptions::default()).unwrap();
+
+    let mut harness = harness(english_editor());
+    harness.run_ok();
+    // Open through File → Open… and the built-in path field.
+    menu(&mut harness, "File", "Open… Ctrl+O");
+    field(&harness, "Path").set_text_value_accesskit(&path.display().to_string());
+    harness.run_ok();
+    click(&mut harness, "Open");
+    wait_for_load(&mut harness);
+    assert_eq!(
+        document(&harness).model.vertices.len(),
+        original.vertices.len()
+    );
+    assert_eq!(harness.state().title(), "generated.pmx - PMX Studio");
+
+    tab(&mut harness, "Vertices");
+    let before = document(&harness).model.vertices[0].position;
+    harness
+        .get_by_label("vertex 0 position.x")
+        .set_value_accesskit(1.25);
+    harness.run_ok();
+    let after = &document(&harness).model.vertices[0];
+    assert_eq!(after.position.x, 1.25);
+    assert_eq!(after.position.y, before.y);
+    assert!(document(&harness).is_dirty());
+    assert_eq!(harness.state().title(), "generated.pmx* - PMX Studio");
+
+    // Undo from the Edit menu, whose item names the step.
+    click(&mut harness, "Edit");
+    harness
+        .get_by_label_contains("Undo: Set position.x of vertex 0")
+        .click();
+    harness.run_ok();
+    assert_eq!(document(&harness).model.vertices[0].position, before);
+    assert!(!document(&harness).is_dirty());
+    let on_disk = formats::load_path(&path, &Default::default())
+        .unwrap()
+        .model;
+    assert!(
+        document(&harness).model == on_disk,
+        "undo restores the model as read"
+    );
+
+    // Redo with Ctrl+Y, undo again with Ctrl+Z.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Y);
+    harness.run_ok();
+    assert_eq!(document(&harness).model.vertices[0].position.x, 1.25);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run_ok();
+    assert_eq!(document(&harness).model.vertices[0].position, before);
+    // Ctrl+Shift+Z redoes too.
+    harness.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::Z,
+    );
+    harness.run_ok();
+    assert_eq!(document(&harness).model.vertices[0].position.x, 1.25);
+}
+
+#[test]
+fn deleting_a_material_from_its_context_menu_removes_its_faces() {
+    let original = model();
+    assert!(original.materials.len() >= 3);
+    let mut harness = with_document(original.clone());
+    tab(&mut harness, "Materials");
+    harness.get_by_label("material 1").click_secondary();
+    harness.run_ok();
+    click(&mut harness, "Delete");
+
+    let first = original.materials[0].face_index_count as usize / 3;
+    let second = original.materials[1].face_index_count as usize / 3;
+    assert!(second > 0);
+    let mut expected_faces = original.faces.clone();
+    expected_faces.drain(first..first + second);
+    let model = &document(&harness).model;
+    assert_eq!(model.materials.len(), original.materials.len() - 1);
+    assert_eq!(model.materials[1].name_ja, original.materials[2].name_ja);
+    assert_eq!(model.faces, expected_faces);
+    // The vertices stay (plain Delete); undo brings the material and its faces back.
+    assert_eq!(model.vertices.len(), original.vertices.len());
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run_ok();
+    assert!(
+        document(&harness).model == original,
+        "the model is back as it was"
+    );
+}
+
+#[test]
+fn closing_with_unsaved_changes_asks_first() {
+    let mut harness = with_document(model());
+    harness.state_mut().push(Command::set(
+        pmx_core::edit::EditTarget::Info,
+        Vec::new(),
+        "name_ja",
+        serde_json::json!("変更"),
+    ));
+    harness.run_ok();
+    assert!(document(&harness).is_dirty());
+
+    menu(&mut harness, "File", "Close Ctrl+W");
+    assert!(harness.state().is_asking_to_save());
+    harness.get_by_label("Unsaved changes");
+    click(&mut harness, "Cancel");
+    assert!(!harness.state().is_asking_to_save());
+    assert!(harness.state().document.is_some());
+
+    // The window's close button asks the same question.
+    harness.state_mut().request_quit();
+    harness.run_ok();
+    assert!(harness.state().is_asking_to_save());
+    assert!(!harness.state().quit_confirmed());
+    click(&mut harness, "Cancel");
+
+    menu(&mut harness, "File", "Close Ctrl+W");
+    click(&mut harness, "Don't save");
+    assert!(harness.state().document.is_none());
+    assert!(!harness.state().is_asking_to_save());
+}
+
+#[test]
+fn a_clean_document_closes_without_asking() {
+    let mut harness = with_document(model());
+    menu(&mut harness, "File", "Close Ctrl+W");
+    assert!(!harness.state().is_asking_to_save());
+    assert!(harness.state().document.is_none());
+    harness.state_mut().request_quit();
+    harness.run_ok();
+    assert!(harness.state().quit_confirmed());
+    assert_eq!(
+        harness.state_mut().take_platform_requests(),
+        vec![pmx_ui::editor::PlatformRequest::Quit]
+    );
+}
+
+#[test]
+fn shift_click_selects_a_range_and_the_property_panel_edits_all_of_it() {
+    let original = model();
+    let mut harness = with_document(original.clone());
+    tab(&mut harness, "Vertices");
+    harness.get_by_label("vertex 1").click();
+    harness.run_ok();
+    harness
+        .get_by_label("vertex 4")
+        .click_modifiers(egui::Modifiers::SHIFT);
+    harness.run_ok();
+    harness
+        .get_by_label("vertex 6")
+        .click_modifiers(egui::Modifiers::COMMAND);
+    harness.run_ok();
+    let selected = document(&harness)
+        .selection
+        .get(ElementKind::Vertex)
+        .targets();
+    assert_eq!(selected, vec![1, 2, 3, 4, 6]);
+    harness.get_by_label("Editing 5 at once");
+
+    // The property panel's field (named by its path) sets all five in one step.
+    harness.get_by_label("edge_scale").set_value_accesskit(2.5);
+    harness.run_ok();
+    let model = &document(&harness).model;
+    for (i, vertex) in model.vertices.iter().enumerate() {
+        let expected = if selected.contains(&i) {
+            2.5
+        } else {
+            original.vertices[i].edge_scale
+        };
+        assert_eq!(vertex.edge_scale, expected, "vertex {i}");
+    }
+    assert_eq!(document(&harness).history.len(), 1);
+    click(&mut harness, "Edit");
+    harness
+        .get_by_label_contains("Undo: Set edge_scale of 5 vertices")
+        .click();
+    harness.run_ok();
+    assert!(
+        document(&harness).model == original,
+        "the model is back as it was"
+    );
+
+    // Ctrl+A selects every row of the table worked in last.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.run_ok();
+    assert_eq!(
+        document(&harness)
+            .selection
+            .get(ElementKind::Vertex)
+            .indices
+            .len(),
+        original.vertices.len()
+    );
+}
+
+#[test]
+fn context_menu_duplicates_and_moves_rows_and_the_selection_follows() {
+    let original = model();
+    let mut harness = with_document(original.clone());
+    tab(&mut harness, "Textures");
+    harness.get_by_label("texture 0").click_secondary();
+    harness.run_ok();
+    click(&mut harness, "Duplicate");
+    let model = &document(&harness).model;
+    assert_eq!(model.textures.len(), original.textures.len() + 1);
+    assert_eq!(model.textures[1], original.textures[0]);
+    assert_eq!(
+        document(&harness)
+            .selection
+            .get(ElementKind::Texture)
+            .targets(),
+        vec![1]
+    );
+
+    harness.get_by_label("texture 1").click_secondary();
+    harness.run_ok();
+    click(&mut harness, "Move down");
+    let model = &document(&harness).model;
+    assert_eq!(model.textures[2], original.textures[0]);
+    assert_eq!(model.textures[1], original.textures[1]);
+    assert_eq!(
+        document(&harness)
+            .selection
+            .get(ElementKind::Texture)
+            .targets(),
+        vec![2]
+    );
+}
+
+#[test]
+fn sort_filter_and_go_to_index() {
+    let original = model();
+    let mut harness = with_document(original.clone());
+    tab(&mut harness, "Vertices");
+    // Sort by position (its x) ascending.
+    click(&mut harness, "Position");
+    let shown = harness.state().tables[&ElementKind::Vertex].shown_indices();
+    let xs: Vec<f32> = shown
+        .iter()
+        .map(|&i| original.vertices[i].position.x)
+        .collect();
+    assert!(xs.windows(2).all(|w| w[0] <= w[1]), "{xs:?}");
+    assert_eq!(shown.len(), original.vertices.len());
+    // Descending, then back to file order.
+    click(&mut harness, "Position ▲");
+    let shown = harness.state().tables[&ElementKind::Vertex].shown_indices();
+    assert!(
+        shown
+            .windows(2)
+            .all(|w| original.vertices[w[0]].position.x >= original.vertices[w[1]].position.x)
+    );
+    click(&mut harness, "Position ▼");
+    let shown = harness.state().tables[&ElementKind::Vertex].shown_indices();
+    assert_eq!(shown, (0..original.vertices.len()).collect::<Vec<_>>());
+
+    field(&harness, "Range").set_text_value_accesskit("2-4, 10");
+    harness.run_ok();
+    assert_eq!(
+        harness.state().tables[&ElementKind::Vertex].shown_indices(),
+        vec![2, 3, 4, 10]
+    );
+    field(&harness, "Range").set_text_value_accesskit("");
+    harness.run_ok();
+
+    field(&harness, "Go to").set_text_value_accesskit("17");
+    harness.run_ok();
+    click(&mut harness, "Go");
+    assert_eq!(
+        document(&harness)
+            .selection
+            .get(ElementKind::Vertex)
+            .targets(),
+        vec![17]
+    );
+}
+
+#[test]
+fn text_filter_matches_material_names() {
+    let original = model();
+    let name = original.materials[2].name_ja.as_str().into_owned();
+    let mut harness = with_document(original.clone());
+    tab(&mut harness, "Materials");
+    field(&harness, "Filter").set_text_value_accesskit(&name);
+    harness.run_ok();
+    let shown = harness.state().tables[&ElementKind::Material].shown_indices();
+    assert!(shown.contains(&2));
+    for i in shown {
+        assert!(original.materials[i].name_ja.as_str().contains(&name));
+    }
+}
+
+#[test]
+fn history_panel_jumps_to_a_step() {
+    let original = model();
+    let mut harness = with_document(original.clone());
+    for value in [1.0, 2.0, 3.0] {
+        harness.state_mut().push(Command::set(
+            pmx_core::edit::EditTarget::Vertex,
+            vec![0],
+            "edge_scale",
+            serde_json::json!(value),
+        ));
+        harness.run_ok();
+    }
+    assert_eq!(document(&harness).history.len(), 3);
+    tab(&mut harness, "History");
+    click(&mut harness, "1. Set edge_scale of vertex 0");
+    assert_eq!(document(&harness).model.vertices[0].edge_scale, 1.0);
+    assert_eq!(document(&harness).history.head(), 1);
+    click(&mut harness, "(as opened)");
+    assert!(
+        document(&harness).model == original,
+        "the model is back as it was"
+    );
+    click(&mut harness, "3. Set edge_scale of vertex 0");
+    assert_eq!(document(&harness).model.vertices[0].edge_scale, 3.0);
+}
+
+#[test]
+fn save_as_writes_the_chosen_version_and_clears_the_star() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("saved.pmx");
+    let mut original = model();
+    original.header.version = PmxVersion::V2_0;
+    // A PMX 2.1 feature: a 2.0 target must refuse it and say where.
+    original.materials[0].draw_flags |= pmx_core::model::DrawFlags::POINT;
+    let mut harness = with_document(original.clone());
+    harness.state_mut().push(Command::set(
+        pmx_core::edit::EditTarget::Info,
+        Vec::new(),
+        "comment_en",
+        serde_json::json!("saved by a test"),
+    ));
+    harness.run_ok();
+    menu(&mut harness, "File", "Save as… Ctrl+Shift+S");
+    field(&harness, "Path").set_text_value_accesskit(&path.display().to_string());
+    harness.run_ok();
+    harness.get_by_label_contains("cannot be saved as PMX 2.0");
+    // The dialog lists the validator's errors for the target: path, then message.
+    harness.get_by_label_contains("materials[0].draw_flags  ");
+    click(&mut harness, "PMX 2.1");
+    click(&mut harness, "UTF-8");
+    click(&mut harness, "Save");
+    assert!(!document(&harness).is_dirty());
+    assert_eq!(harness.state().title(), "saved.pmx - PMX Studio");
+    let saved = formats::load_path(&path, &Default::default())
+        .unwrap()
+        .model;
+    assert_eq!(saved.header.version, PmxVersion::V2_1);
+    assert_eq!(saved.header.encoding, TextEncoding::Utf8);
+    assert_eq!(saved.info.comment_en.as_str(), "saved by a test");
+    assert_eq!(saved.vertices, original.vertices);
+    assert_eq!(saved.materials, original.materials);
+    assert!(
+        harness
+            .state()
+            .settings
+            .recent_files
+            .iter()
+            .any(|p| p.ends_with("saved.pmx"))
+    );
+}
+
+#[test]
+fn a_broken_file_shows_the_readers_message_and_opens_in_recovery_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.pmx");
+    let (bytes, _) = pmx_core::formats::pmx::write(&model(), &Default::default()).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let mut harness = harness(english_editor());
+    harness.state_mut().push(Command::Open(path.clone()));
+    harness.run_ok();
+    wait_for_load(&mut harness);
+    harness.get_by_label("Cannot open cut.pmx");
+    assert!(harness.get_all_by_label_contains("at byte").count() >= 1);
+    click(&mut harness, "Open in recovery mode");
+    wait_for_load(&mut harness);
+    let document = document(&harness);
+    assert!(
+        document
+            .load_report
+            .as_ref()
+            .unwrap()
+            .recovered_from
+            .is_some()
+    );
+    harness.get_by_label("Notes from reading");
+}
+
+#[test]
+fn the_ui_language_and_the_names_switch() {
+    let mut harness = with_document(model());
+    click(&mut harness, "View");
+    click(&mut harness, "Language / 言語");
+    click(&mut harness, "日本語");
+    harness.run_ok();
+    assert_eq!(harness.state().lang(), Language::Japanese);
+    harness.get_by_role_and_label(Role::Button, "頂点");
+    harness.get_by_role_and_label(Role::Button, "材質");
+    harness.get_by_label("ファイル");
+}
+
+#[test]
+fn new_model_has_the_root_and_expression_frames() {
+    let mut harness = harness(english_editor());
+    harness.run_ok();
+    menu(&mut harness, "File", "New Ctrl+N");
+    let document = document(&harness);
+    assert_eq!(document.model.display_frames.len(), 2);
+    assert_eq!(document.model.display_frames[1].name_ja.as_str(), "表情");
+    assert!(!document.is_dirty());
+    assert_eq!(harness.state().title(), "untitled - PMX Studio");
+}
+
+#[test]
+fn editing_the_model_name_in_the_info_tab() {
+    let mut harness = harness(english_editor());
+    harness.run_ok();
+    menu(&mut harness, "File", "New Ctrl+N");
+    tab(&mut harness, "Info");
+    field(&harness, "Name").focus();
+    harness.run_ok();
+    field(&harness, "Name").type_text("テストモデル");
+    harness.run_ok();
+    harness.key_press(egui::Key::Enter);
+    harness.run_ok();
+    assert_eq!(
+        document(&harness).model.info.name_ja.as_str(),
+        "テストモデル"
+    );
+    assert_eq!(document(&harness).history.len(), 1);
+}
+
+/// A small model the validator has nothing to say about: one bone, one triangle, one material.
+fn clean_model() -> Model {
+    use pmx_core::model::{Bone, Material, Vec3, Vertex, VertexIdx, Weight};
+    let mut model = Model::new_empty();
+    model.info.name_ja = "検証用".into();
+    model.bones.push(Bone {
+        name_ja: "センター".into(),
+        name_en: "center".into(),
+        ..Bone::default()
+    });
+    model.display_frames[0]
+        .items
+        .push(pmx_core::model::DisplayItem::Bone(Some(
+            pmx_core::model::BoneIdx::new(0),
+        )));
+    for position in [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
+        model.vertices.push(Vertex {
+            position: Vec3::from(position),
+            normal: Vec3::new(0.0, 0.0, -1.0),
+            weight: Weight::Bdef1 {
+                bone: Some(pmx_core::model::BoneIdx::new(0)),
+            },
+            ..Vertex::default()
+        });
+    }
+    model.faces.push([VertexIdx(0), VertexIdx(1), VertexIdx(2)]);
+    model.materials.push(Material {
+        name_ja: "材質".into(),
+        name_en: "material".into(),
+        face_index_count: 3,
+        ..Material::default()
+    });
+    model
+}
+
+#[test]
+fn validation_issues_select_their_element_and_fix_as_one_step() {
+    let mut broken = clean_model();
+    broken.vertices[2].normal = pmx_core::model::Vec3::new(0.0, 0.0, -2.0);
+    let mut editor = english_editor();
+    editor.open_document(Document::from_model(broken.clone(), None, None));
+    let mut harness = Harness::builder()
+        .with_size(egui::Vec2::new(1500.0, 1400.0))
+        .with_context_setup(pmx_ui::fonts::install)
+        .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
+    harness.run_ok();
+    tab(&mut harness, "Validation");
+    let codes: Vec<&str> = harness
+        .state()
+        .validation
+        .issues
+        .iter()
+        .map(|i| i.code)
+        .collect();
+    assert!(codes.contains(&"W-NORMAL-LENGTH"), "{codes:?}");
+
+    // The path is a link to the element.
+    click(&mut harness, "vertices[2].normal");
+    assert_eq!(
+        document(&harness)
+            .selection
+            .get(ElementKind::Vertex)
+            .targets(),
+        vec![2]
+    );
+    assert!(
+        pmx_ui::workspace::visible_panes(&harness.state().tree)
+            .contains(&pmx_ui::workspace::Pane::Vertices)
+    );
+
+    // Fix this one issue: one undo step; the list refreshes after the edit.
+    click(&mut harness, "Fix vertices[2].normal");
+    harness.run_ok();
+    assert_eq!(
+        document(&harness).model.vertices[2].normal,
+        pmx_core::model::Vec3::new(0.0, 0.0, -1.0)
+    );
+    assert_eq!(document(&harness).history.len(), 1);
+    let codes: Vec<&str> = harness
+        .state()
+        .validation
+        .issues
+        .iter()
+        .map(|i| i.code)
+        .collect();
+    assert!(!codes.contains(&"W-NORMAL-LENGTH"), "{codes:?}");
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run_ok();
+    assert!(document(&harness).model == broken);
+
+    // Fix all: the whole repair is one step too.
+    harness.get_by_label_contains("Fix all").click();
+    harness.run_ok();
+    assert_eq!(document(&harness).model.vertices[2].normal.z, -1.0);
+    assert_eq!(document(&harness).history.head(), 1);
+    assert!(
+        document(&harness)
+            .history
+            .undo_label()
+            .unwrap()
+            .starts_with("Repair")
+    );
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run_ok();
+    assert!(document(&harness).model == broken);
+}
