@@ -1,7 +1,9 @@
 //! The command line: `pmx-studio [FILE]` opens the editor; subcommands work on files.
 
 mod convert;
+mod edit;
 mod info;
+mod pose;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -40,6 +42,10 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Convert a model; the output format follows OUT's extension (.pmx, .pmd, .json).
     Convert(convert::ConvertArgs),
+    /// Apply an edit script (JSON) as one undo step and write the result.
+    Edit(edit::EditArgs),
+    /// Write a model with a pose (VPD, a VMD frame) and morphs applied as its new rest shape.
+    Pose(pose::PoseArgs),
 }
 
 /// Runs a subcommand and turns its outcome into the process exit code.
@@ -47,6 +53,8 @@ pub fn run(command: Command) -> ExitCode {
     let result = match command {
         Command::Info(args) => info::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Edit(args) => edit::run(&args),
+        Command::Pose(args) => pose::run(&args),
     };
     match result {
         Ok(code) => code,

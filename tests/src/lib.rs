@@ -38,3 +38,56 @@ pub fn files_with_extension(dir: &std::path::Path, extension: &str) -> Vec<PathB
     files.sort();
     files
 }
+
+/// The first place where two JSON values differ, as a path with both values (for readable
+/// assertion messages on large models).
+#[must_use]
+pub fn first_difference(a: &serde_json::Value, b: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    fn walk(a: &Value, b: &Value, path: &mut String) -> Option<String> {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                for (key, value) in x {
+                    let Some(other) = y.get(key) else {
+                        return Some(format!("{path}.{key}: only on the left"));
+                    };
+                    let len = path.len();
+                    path.push('.');
+                    path.push_str(key);
+                    if let Some(found) = walk(value, other, path) {
+                        return Some(found);
+                    }
+                    path.truncate(len);
+                }
+                y.keys()
+                    .find(|key| !x.contains_key(*key))
+                    .map(|key| format!("{path}.{key}: only on the right"))
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                for (i, (value, other)) in x.iter().zip(y).enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    if let Some(found) = walk(value, other, path) {
+                        return Some(found);
+                    }
+                    path.truncate(len);
+                }
+                (x.len() != y.len()).then(|| format!("{path}: {} vs {} elements", x.len(), y.len()))
+            }
+            _ => (a != b).then(|| format!("{path}: {a} vs {b}")),
+        }
+    }
+    walk(a, b, &mut String::new())
+}
+
+/// Asserts two models are equal, naming the first difference instead of printing both.
+pub fn assert_same_model(a: &pmx_core::Model, b: &pmx_core::Model, context: &str) {
+    if a != b {
+        let a = serde_json::to_value(a).unwrap_or_default();
+        let b = serde_json::to_value(b).unwrap_or_default();
+        panic!(
+            "{context}: models differ at {}",
+            first_difference(&a, &b).unwrap_or_else(|| "(only in f32 bits)".into())
+        );
+    }
+}

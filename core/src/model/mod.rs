@@ -6,6 +6,7 @@
 
 mod index;
 mod math;
+pub mod refs;
 mod text;
 
 pub use index::{BoneIdx, ElementKind, MaterialIdx, MorphIdx, RigidBodyIdx, TextureIdx, VertexIdx};

@@ -1,0 +1,675 @@
+//! Edits: every change to a model, as a command that can be undone and redone exactly.
+//!
+//! An [`Edit`] is built by a fallible constructor that checks it against the model and captures
+//! what it needs ([`Edit::set_json`], [`Edit::delete`], [`Edit::insert`], [`Edit::merge_model`],
+//! [`ops_to_edit`], ...); applying, undoing and redoing it cannot fail. Edits store deltas, never
+//! model snapshots: a field edit keeps the old and new values of the field, a deletion keeps the
+//! removed elements and the references it cleared. They implement [`undo::Edit`] and live in a
+//! [`History`]. Every application reports what it [`Touched`], so views refresh only that.
+
+mod elements;
+mod field;
+mod history;
+mod merge;
+mod ops;
+mod reflect;
+mod structure;
+
+pub use elements::Elements;
+pub use field::{FieldPath, get_field};
+pub use history::{GestureId, History};
+pub use merge::MergeOptions;
+pub use ops::{EditOp, EditScript, ops_to_edit, ops_to_edit_in};
+pub use reflect::{FieldType, HeapSize, Reflect};
+pub use structure::SortKey;
+
+use crate::formats::FileError;
+use crate::model::refs::RemapError;
+use crate::model::{ElementKind, Model};
+use field::{FieldChange, FieldValues};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use structure::{InsertChange, RemoveChange, ReorderChange};
+
+/// What an edit targets: the header, the info block, or a kind of element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditTarget {
+    Header,
+    Info,
+    Vertex,
+    Face,
+    Texture,
+    Material,
+    Bone,
+    Morph,
+    DisplayFrame,
+    RigidBody,
+    Joint,
+    SoftBody,
+}
+
+impl EditTarget {
+    /// The snake_case name (`rigid_body`), as in JSON.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            EditTarget::Header => "header",
+            EditTarget::Info => "info",
+            EditTarget::Vertex => "vertex",
+            EditTarget::Face => "face",
+            EditTarget::Texture => "texture",
+            EditTarget::Material => "material",
+            EditTarget::Bone => "bone",
+            EditTarget::Morph => "morph",
+            EditTarget::DisplayFrame => "display_frame",
+            EditTarget::RigidBody => "rigid_body",
+            EditTarget::Joint => "joint",
+            EditTarget::SoftBody => "soft_body",
+        }
+    }
+
+    /// Header and info exist once; every other target is a list.
+    #[must_use]
+    pub fn is_single(self) -> bool {
+        matches!(self, EditTarget::Header | EditTarget::Info)
+    }
+
+    #[must_use]
+    pub fn element_kind(self) -> Option<ElementKind> {
+        match self {
+            EditTarget::Header | EditTarget::Info => None,
+            EditTarget::Vertex => Some(ElementKind::Vertex),
+            EditTarget::Face => Some(ElementKind::Face),
+            EditTarget::Texture => Some(ElementKind::Texture),
+            EditTarget::Material => Some(ElementKind::Material),
+            EditTarget::Bone => Some(ElementKind::Bone),
+            EditTarget::Morph => Some(ElementKind::Morph),
+            EditTarget::DisplayFrame => Some(ElementKind::DisplayFrame),
+            EditTarget::RigidBody => Some(ElementKind::RigidBody),
+            EditTarget::Joint => Some(ElementKind::Joint),
+            EditTarget::SoftBody => Some(ElementKind::SoftBody),
+        }
+    }
+
+    /// Number of elements (1 for header and info).
+    #[must_use]
+    pub fn count(self, model: &Model) -> usize {
+        self.element_kind().map_or(1, |kind| model.count(kind))
+    }
+}
+
+impl From<ElementKind> for EditTarget {
+    fn from(kind: ElementKind) -> Self {
+        match kind {
+            ElementKind::Vertex => EditTarget::Vertex,
+            ElementKind::Face => EditTarget::Face,
+            ElementKind::Texture => EditTarget::Texture,
+            ElementKind::Material => EditTarget::Material,
+            ElementKind::Bone => EditTarget::Bone,
+            ElementKind::Morph => EditTarget::Morph,
+            ElementKind::DisplayFrame => EditTarget::DisplayFrame,
+            ElementKind::RigidBody => EditTarget::RigidBody,
+            ElementKind::Joint => EditTarget::Joint,
+            ElementKind::SoftBody => EditTarget::SoftBody,
+        }
+    }
+}
+
+impl fmt::Display for EditTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why an edit could not be built. The model is unchanged when a constructor returns an error.
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    #[error("{kind} index {index} is out of range (the model has {len})")]
+    IndexOutOfRange {
+        kind: &'static str,
+        index: usize,
+        len: usize,
+    },
+    #[error("no {kind} given")]
+    NothingSelected { kind: &'static str },
+    #[error("{target} {index} has no field `{field}`")]
+    NoSuchField {
+        target: EditTarget,
+        index: usize,
+        field: String,
+    },
+    #[error("`{field}` of {target} {index} has another type than in the first element")]
+    FieldTypeMismatch {
+        target: EditTarget,
+        index: usize,
+        field: String,
+    },
+    #[error("invalid value for `{field}` of {target}: {message}")]
+    InvalidValue {
+        target: EditTarget,
+        field: String,
+        message: String,
+    },
+    #[error("{values} values given for {indices} elements (give one, or one per element)")]
+    ValueCount { values: usize, indices: usize },
+    #[error("invalid {kind} item {item}: {message}")]
+    InvalidItem {
+        kind: &'static str,
+        item: usize,
+        message: String,
+    },
+    #[error("`{op}` is not available for {target}")]
+    Unsupported {
+        op: &'static str,
+        target: EditTarget,
+    },
+    #[error("the special display frame {index} (Root/表情) cannot be deleted")]
+    SpecialFrame { index: usize },
+    #[error("{kind} cannot be sorted by {key}")]
+    SortKey {
+        kind: &'static str,
+        key: &'static str,
+    },
+    #[error("the model would exceed {max} {kind}")]
+    TooMany { kind: &'static str, max: usize },
+    #[error("{0}")]
+    Remap(#[from] RemapError),
+    #[error("{0}")]
+    File(Box<FileError>),
+    #[error("step {step} ({op}): {source}")]
+    Step {
+        step: usize,
+        op: &'static str,
+        source: Box<EditError>,
+    },
+}
+
+impl From<FileError> for EditError {
+    fn from(error: FileError) -> Self {
+        EditError::File(Box::new(error))
+    }
+}
+
+/// An index range of elements whose values an edit changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TouchedRange {
+    pub target: EditTarget,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// What an application (or undo, or redo) of an edit changed, for views and the 3D preview to
+/// refresh only that.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Touched {
+    /// Elements whose values changed, as index ranges of the model after the change (sorted and
+    /// coalesced; at most [`Touched::MAX_RANGES`] per target, beyond that one covering range).
+    pub values: Vec<TouchedRange>,
+    /// Kinds whose element lists changed shape (elements inserted, removed or reordered): their
+    /// indices before and after differ, so views of them refresh completely.
+    pub structure: Vec<ElementKind>,
+}
+
+impl Touched {
+    pub const MAX_RANGES: usize = 64;
+
+    #[must_use]
+    pub fn structure_changed(&self) -> bool {
+        !self.structure.is_empty()
+    }
+
+    /// Whether anything of `target` changed (values or structure).
+    #[must_use]
+    pub fn touches(&self, target: EditTarget) -> bool {
+        self.values.iter().any(|r| r.target == target)
+            || target
+                .element_kind()
+                .is_some_and(|kind| self.structure.contains(&kind))
+    }
+
+    /// The changed index ranges of `target`.
+    pub fn ranges(&self, target: EditTarget) -> impl Iterator<Item = Range<usize>> + '_ {
+        self.values
+            .iter()
+            .filter(move |r| r.target == target)
+            .map(|r| r.start..r.end)
+    }
+
+    pub(crate) fn add_range(&mut self, target: EditTarget, range: Range<usize>) {
+        if range.start < range.end {
+            self.values.push(TouchedRange {
+                target,
+                start: range.start,
+                end: range.end,
+            });
+            self.normalize();
+        }
+    }
+
+    pub(crate) fn add_indices(&mut self, target: EditTarget, indices: &[u32]) {
+        let mut sorted: Vec<u32> = indices.to_vec();
+        sorted.sort_unstable();
+        let mut runs = sorted.into_iter().peekable();
+        while let Some(start) = runs.next() {
+            let mut end = start as usize + 1;
+            while runs.peek().is_some_and(|&next| next as usize <= end) {
+                end = end.max(runs.next().map_or(end, |n| n as usize + 1));
+            }
+            self.values.push(TouchedRange {
+                target,
+                start: start as usize,
+                end,
+            });
+        }
+        self.normalize();
+    }
+
+    pub(crate) fn add_structure(&mut self, kind: ElementKind) {
+        if !self.structure.contains(&kind) {
+            self.structure.push(kind);
+            self.structure.sort();
+        }
+    }
+
+    pub(crate) fn extend(&mut self, other: Touched) {
+        self.values.extend(other.values);
+        for kind in other.structure {
+            self.add_structure(kind);
+        }
+        self.normalize();
+    }
+
+    fn normalize(&mut self) {
+        self.values.sort_by_key(|r| (r.target, r.start, r.end));
+        let mut merged: Vec<TouchedRange> = Vec::with_capacity(self.values.len());
+        for range in self.values.drain(..) {
+            match merged.last_mut() {
+                Some(last) if last.target == range.target && range.start <= last.end => {
+                    last.end = last.end.max(range.end);
+                }
+                _ => merged.push(range),
+            }
+        }
+        // Too many ranges of one target: one covering range is cheaper to refresh than a list.
+        let mut capped: Vec<TouchedRange> = Vec::with_capacity(merged.len());
+        let mut group_start = 0;
+        while group_start < merged.len() {
+            let target = merged[group_start].target;
+            let group_end = merged[group_start..]
+                .iter()
+                .position(|r| r.target != target)
+                .map_or(merged.len(), |p| group_start + p);
+            let group = &merged[group_start..group_end];
+            if group.len() > Self::MAX_RANGES {
+                capped.push(TouchedRange {
+                    target,
+                    start: group.first().map_or(0, |r| r.start),
+                    end: group.last().map_or(0, |r| r.end),
+                });
+            } else {
+                capped.extend_from_slice(group);
+            }
+            group_start = group_end;
+        }
+        self.values = capped;
+    }
+}
+
+/// What an edit did besides its main change: references it cleared, elements removed along with
+/// the deleted ones, notes. Stated so that nothing is lost silently; undo restores all of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct EditReport {
+    /// References set to `None` because the element they pointed at was deleted, by field
+    /// ("vertex weights": 120).
+    pub cleared: BTreeMap<String, usize>,
+    /// Where the first cleared references were, with the index they held.
+    pub cleared_examples: Vec<String>,
+    /// Elements removed along with the deleted ones ("faces": 12, "morph offsets": 3).
+    pub removed_with: BTreeMap<String, usize>,
+    pub notes: Vec<String>,
+}
+
+impl EditReport {
+    /// Cleared references listed with their place, at most.
+    pub const MAX_EXAMPLES: usize = 20;
+
+    #[must_use]
+    pub fn cleared_total(&self) -> usize {
+        self.cleared.values().sum()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.cleared.is_empty() && self.removed_with.is_empty() && self.notes.is_empty()
+    }
+
+    fn extend(&mut self, other: &EditReport) {
+        for (field, count) in &other.cleared {
+            *self.cleared.entry(field.clone()).or_default() += count;
+        }
+        for example in &other.cleared_examples {
+            if self.cleared_examples.len() < Self::MAX_EXAMPLES {
+                self.cleared_examples.push(example.clone());
+            }
+        }
+        for (what, count) in &other.removed_with {
+            *self.removed_with.entry(what.clone()).or_default() += count;
+        }
+        self.notes.extend(other.notes.iter().cloned());
+    }
+
+    /// The report in one line for a label suffix: "and 12 faces; cleared 3 references".
+    fn summary(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if !self.removed_with.is_empty() {
+            let removed: Vec<String> = self
+                .removed_with
+                .iter()
+                .map(|(what, count)| format!("{} {what}", thousands(*count)))
+                .collect();
+            parts.push(format!("and {}", removed.join(", ")));
+        }
+        let cleared = self.cleared_total();
+        if cleared > 0 {
+            let plural = if cleared == 1 { "" } else { "s" };
+            parts.push(format!("cleared {} reference{plural}", thousands(cleared)));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    fn heap_size(&self) -> usize {
+        // BTreeMap nodes are not exposed; count the entries' text and a node share each.
+        let entry = std::mem::size_of::<(String, usize)>() * 2;
+        self.cleared
+            .keys()
+            .chain(self.removed_with.keys())
+            .map(|k| k.capacity() + entry)
+            .sum::<usize>()
+            + self
+                .cleared_examples
+                .iter()
+                .chain(&self.notes)
+                .map(|s| s.capacity() + std::mem::size_of::<String>())
+                .sum::<usize>()
+    }
+}
+
+/// `1234567` as `1,234,567`.
+pub(crate) fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// "1 bone", "3 bones", "1,000 vertices", "2 rigid bodies".
+pub(crate) fn count_label(count: usize, kind_name: &str) -> String {
+    let name = kind_name.replace('_', " ");
+    let noun = if count == 1 {
+        name
+    } else if let Some(stem) = name.strip_suffix("ex") {
+        format!("{stem}ices")
+    } else if let Some(stem) = name.strip_suffix('y') {
+        format!("{stem}ies")
+    } else {
+        format!("{name}s")
+    };
+    format!("{} {noun}", thousands(count))
+}
+
+/// The change an edit makes.
+#[derive(Debug)]
+pub(crate) enum Change {
+    Field(FieldChange),
+    Remove(Box<RemoveChange>),
+    Insert(Box<InsertChange>),
+    Reorder(ReorderChange),
+    /// Additional UV channels appended (zero for every vertex).
+    AddUvChannels(usize),
+    Batch(Vec<Edit>),
+}
+
+/// One undoable step.
+#[derive(Debug)]
+pub struct Edit {
+    label: String,
+    gesture: Option<GestureId>,
+    report: EditReport,
+    change: Change,
+}
+
+impl Edit {
+    pub(crate) fn new(label: String, change: Change) -> Self {
+        Self {
+            label,
+            gesture: None,
+            report: EditReport::default(),
+            change,
+        }
+    }
+
+    pub(crate) fn with_report(mut self, report: EditReport) -> Self {
+        if let Some(summary) = report.summary() {
+            self.label = format!("{} ({summary})", self.label);
+        }
+        self.report = report;
+        self
+    }
+
+    /// Several edits as one step. The edits must have been built one after the other, each on
+    /// the model as the previous ones leave it ([`ops_to_edit`] does that).
+    #[must_use]
+    pub fn batch(label: impl Into<String>, edits: Vec<Edit>) -> Edit {
+        let mut report = EditReport::default();
+        for edit in &edits {
+            report.extend(&edit.report);
+        }
+        Edit {
+            label: label.into(),
+            gesture: None,
+            report,
+            change: Change::Batch(edits),
+        }
+    }
+
+    /// The text for the Edit menu ("Delete 3 bones").
+    #[must_use]
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    #[must_use]
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    /// What the edit cleared or removed besides its main change.
+    #[must_use]
+    pub fn report(&self) -> &EditReport {
+        &self.report
+    }
+
+    /// Marks the edit as a step of `gesture` (a drag, a slider): consecutive field edits of
+    /// the same field, elements and gesture merge into one undo step.
+    #[must_use]
+    pub fn in_gesture(mut self, gesture: GestureId) -> Self {
+        self.gesture = Some(gesture);
+        self
+    }
+
+    /// Whether the edit inserts, removes or reorders elements.
+    #[must_use]
+    pub fn is_structural(&self) -> bool {
+        match &self.change {
+            Change::Field(_) => false,
+            Change::Batch(edits) => edits.iter().any(Edit::is_structural),
+            Change::Remove(_)
+            | Change::Insert(_)
+            | Change::Reorder(_)
+            | Change::AddUvChannels(_) => true,
+        }
+    }
+
+    /// Heap memory the edit holds (old and new values, removed elements, cleared references),
+    /// not counting `size_of::<Edit>()` itself.
+    #[must_use]
+    pub fn heap_size(&self) -> usize {
+        self.label.capacity()
+            + self.report.heap_size()
+            + match &self.change {
+                Change::Field(change) => change.heap_size(),
+                Change::Remove(change) => std::mem::size_of::<RemoveChange>() + change.heap_size(),
+                Change::Insert(change) => std::mem::size_of::<InsertChange>() + change.heap_size(),
+                Change::Reorder(change) => change.heap_size(),
+                Change::AddUvChannels(_) => 0,
+                Change::Batch(edits) => edits
+                    .iter()
+                    .map(|e| std::mem::size_of::<Edit>() + e.heap_size())
+                    .sum(),
+            }
+    }
+
+    /// Applies (or reapplies) the edit.
+    pub fn apply(&mut self, model: &mut Model) -> Touched {
+        match &mut self.change {
+            Change::Field(change) => change.write(model, true),
+            Change::Remove(change) => change.apply(model),
+            Change::Insert(change) => change.apply(model),
+            Change::Reorder(change) => change.apply(model, true),
+            Change::AddUvChannels(count) => structure::add_uv_channels(model, *count),
+            Change::Batch(edits) => {
+                let mut touched = Touched::default();
+                for edit in edits.iter_mut() {
+                    touched.extend(edit.apply(model));
+                }
+                touched
+            }
+        }
+    }
+
+    /// Undoes the edit (which must be the last one applied to `model`).
+    pub fn revert(&mut self, model: &mut Model) -> Touched {
+        match &mut self.change {
+            Change::Field(change) => change.write(model, false),
+            Change::Remove(change) => change.revert(model),
+            Change::Insert(change) => change.revert(model),
+            Change::Reorder(change) => change.apply(model, false),
+            Change::AddUvChannels(count) => structure::remove_uv_channels(model, *count),
+            Change::Batch(edits) => {
+                let mut touched = Touched::default();
+                for edit in edits.iter_mut().rev() {
+                    touched.extend(edit.revert(model));
+                }
+                touched
+            }
+        }
+    }
+}
+
+impl fmt::Display for Edit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.label)
+    }
+}
+
+impl undo::Edit for Edit {
+    type Target = Model;
+    type Output = Touched;
+
+    fn edit(&mut self, model: &mut Model) -> Touched {
+        self.apply(model)
+    }
+
+    fn undo(&mut self, model: &mut Model) -> Touched {
+        self.revert(model)
+    }
+
+    fn merge(&mut self, other: Self) -> undo::Merged<Self> {
+        if self.gesture.is_some()
+            && self.gesture == other.gesture
+            && let (Change::Field(mine), Change::Field(theirs)) = (&mut self.change, &other.change)
+            && mine.merge(theirs)
+        {
+            return undo::Merged::Yes;
+        }
+        undo::Merged::No(other)
+    }
+}
+
+/// Builds edits that depend on each other: each is built on the model as the previous ones
+/// leave it, so they are applied as they are built, and undone again when the sequence finishes
+/// (or is dropped after an error): the model is unchanged afterwards.
+pub(crate) struct Sequence<'m> {
+    model: &'m mut Model,
+    edits: Vec<Edit>,
+}
+
+impl<'m> Sequence<'m> {
+    pub fn new(model: &'m mut Model) -> Self {
+        Self {
+            model,
+            edits: Vec::new(),
+        }
+    }
+
+    pub fn model(&self) -> &Model {
+        self.model
+    }
+
+    pub fn model_mut(&mut self) -> &mut Model {
+        self.model
+    }
+
+    pub fn push(&mut self, mut edit: Edit) {
+        edit.apply(self.model);
+        self.edits.push(edit);
+    }
+
+    pub fn len(&self) -> usize {
+        self.edits.len()
+    }
+
+    fn rewind(&mut self) {
+        for edit in self.edits.iter_mut().rev() {
+            edit.revert(self.model);
+        }
+    }
+
+    /// The edits as one step named `label`.
+    pub fn finish(mut self, label: impl Into<String>) -> Edit {
+        self.rewind();
+        Edit::batch(label, std::mem::take(&mut self.edits))
+    }
+
+    /// The edits as one step: the only edit itself, or a batch named `label`.
+    pub fn finish_flat(mut self, label: impl Into<String>) -> Edit {
+        self.rewind();
+        let mut edits = std::mem::take(&mut self.edits);
+        match (edits.pop(), edits.is_empty()) {
+            (Some(only), true) => only,
+            (Some(last), false) => {
+                edits.push(last);
+                Edit::batch(label, edits)
+            }
+            (None, _) => Edit::batch(label, edits),
+        }
+    }
+}
+
+impl Drop for Sequence<'_> {
+    fn drop(&mut self) {
+        self.rewind();
+    }
+}
+
+#[cfg(test)]
+mod tests;

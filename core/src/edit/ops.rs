@@ -1,0 +1,372 @@
+//! Edits as JSON: the contract of `pmx-studio edit --script`, and the way validators and plugins
+//! express fixes (`Vec<EditOp>`, committed as one undo step with [`ops_to_edit`]).
+
+use super::elements::Elements;
+use super::merge::MergeOptions;
+use super::structure::SortKey;
+use super::{Edit, EditError, EditTarget, Sequence, count_label};
+use crate::formats::{self, LoadOptions};
+use crate::model::*;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// One edit in JSON form: `{"op": "delete", "kind": "bone", "indices": [5, 6]}`.
+/// See README.md, "Edit scripts", for every op.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum EditOp {
+    /// Sets `field` (a dotted path into the element's JSON form; empty: the whole element) of
+    /// the elements at `indices` to `value`, or to `values` (one per index).
+    Set {
+        kind: EditTarget,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        indices: Vec<usize>,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        field: String,
+        #[serde(
+            default,
+            deserialize_with = "present_value",
+            skip_serializing_if = "Option::is_none"
+        )]
+        value: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        values: Option<Vec<Value>>,
+    },
+    /// Inserts `items` (elements in JSON form) at `at` (default: the end). Faces may name the
+    /// `material` whose range they join; materials may come with their `faces`.
+    Insert {
+        kind: ElementKind,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<usize>,
+        items: Vec<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        material: Option<usize>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        faces: Option<Vec<Vec<Face>>>,
+    },
+    Duplicate {
+        kind: ElementKind,
+        indices: Vec<usize>,
+    },
+    /// Deletes elements; for materials, `remove_unused_vertices` also deletes the vertices no
+    /// remaining face uses.
+    Delete {
+        kind: ElementKind,
+        indices: Vec<usize>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        remove_unused_vertices: bool,
+    },
+    /// Moves elements `to` an index, or `by` places (negative: up).
+    Move {
+        kind: ElementKind,
+        indices: Vec<usize>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<usize>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<i64>,
+    },
+    Sort {
+        kind: ElementKind,
+        by: SortKey,
+    },
+    /// Appends another model file.
+    Merge {
+        path: PathBuf,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        match_bones_by_name: bool,
+    },
+    /// Several ops as one named step.
+    Batch {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        label: Option<String>,
+        ops: Vec<EditOp>,
+    },
+}
+
+/// A present `"value": null` is `Some(Null)` (set to none), an absent one `None`.
+fn present_value<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
+impl EditOp {
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            EditOp::Set { .. } => "set",
+            EditOp::Insert { .. } => "insert",
+            EditOp::Duplicate { .. } => "duplicate",
+            EditOp::Delete { .. } => "delete",
+            EditOp::Move { .. } => "move",
+            EditOp::Sort { .. } => "sort",
+            EditOp::Merge { .. } => "merge",
+            EditOp::Batch { .. } => "batch",
+        }
+    }
+}
+
+/// An edit script file: a list of ops, or `{"label": "...", "ops": [...]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EditScript {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    pub ops: Vec<EditOp>,
+}
+
+impl EditScript {
+    /// Parses either form of a script.
+    pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
+        if text.trim_start().starts_with('[') {
+            Ok(Self {
+                label: None,
+                ops: serde_json::from_str(text)?,
+            })
+        } else {
+            serde_json::from_str(text)
+        }
+    }
+}
+
+fn parse_items<T: serde::de::DeserializeOwned>(
+    kind: ElementKind,
+    items: &[Value],
+) -> Result<Vec<T>, EditError> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(item, value)| {
+            T::deserialize(value).map_err(|e| EditError::InvalidItem {
+                kind: kind.name(),
+                item,
+                message: e.to_string(),
+            })
+        })
+        .collect()
+}
+
+fn insert_op(
+    model: &Model,
+    kind: ElementKind,
+    at: Option<usize>,
+    items: &[Value],
+    material: Option<usize>,
+    faces: Option<&Vec<Vec<Face>>>,
+) -> Result<Edit, EditError> {
+    let at = at.unwrap_or_else(|| model.count(kind));
+    let elements = match kind {
+        ElementKind::Vertex => Elements::Vertices {
+            vertices: parse_items(kind, items)?,
+            additional_uvs: Vec::new(),
+        },
+        ElementKind::Face => {
+            let faces: Vec<Face> = parse_items(kind, items)?;
+            return match material {
+                Some(material) => Edit::insert_faces(model, material, faces),
+                None => Edit::insert(model, at, Elements::Faces(faces)),
+            };
+        }
+        ElementKind::Texture => Elements::Textures(parse_items(kind, items)?),
+        ElementKind::Material => {
+            let materials: Vec<Material> = parse_items(kind, items)?;
+            return match faces {
+                Some(faces) => Edit::insert_materials(model, at, materials, faces.clone()),
+                None => Edit::insert(model, at, Elements::Materials(materials)),
+            };
+        }
+        ElementKind::Bone => Elements::Bones(parse_items(kind, items)?),
+        ElementKind::Morph => Elements::Morphs(parse_items(kind, items)?),
+        ElementKind::DisplayFrame => Elements::DisplayFrames(parse_items(kind, items)?),
+        ElementKind::RigidBody => Elements::RigidBodies(parse_items(kind, items)?),
+        ElementKind::Joint => Elements::Joints(parse_items(kind, items)?),
+        ElementKind::SoftBody => Elements::SoftBodies(parse_items(kind, items)?),
+    };
+    Edit::insert(model, at, elements)
+}
+
+impl Edit {
+    /// Deletes materials, their faces, and the vertices no remaining face uses (with what
+    /// depends on those vertices), as one step. `model` is unchanged on return.
+    pub fn delete_materials_and_vertices(
+        model: &mut Model,
+        indices: &[usize],
+    ) -> Result<Edit, EditError> {
+        let deleted_edit = Edit::delete(model, ElementKind::Material, indices)?;
+        let ranges = super::elements::material_face_ranges(model);
+        let mut deleted = vec![false; model.materials.len()];
+        for &i in indices {
+            if let Some(slot) = deleted.get_mut(i) {
+                *slot = true;
+            }
+        }
+        let mut in_deleted = vec![false; model.vertices.len()];
+        let mut in_kept = vec![false; model.vertices.len()];
+        let mut material = 0;
+        for (f, face) in model.faces.iter().enumerate() {
+            while material < ranges.len() && ranges[material].end <= f {
+                material += 1;
+            }
+            let gone =
+                material < ranges.len() && deleted[material] && ranges[material].contains(&f);
+            let marks = if gone { &mut in_deleted } else { &mut in_kept };
+            for v in face {
+                if let Some(slot) = marks.get_mut(v.get()) {
+                    *slot = true;
+                }
+            }
+        }
+        let unused: Vec<usize> = (0..model.vertices.len())
+            .filter(|&v| in_deleted[v] && !in_kept[v])
+            .collect();
+        let label = format!(
+            "{} and {}",
+            deleted_edit.label(),
+            count_label(unused.len(), "vertex")
+        );
+        let mut sequence = Sequence::new(model);
+        sequence.push(deleted_edit);
+        if !unused.is_empty() {
+            let edit = Edit::delete(sequence.model(), ElementKind::Vertex, &unused)?;
+            sequence.push(edit);
+        }
+        Ok(sequence.finish(label))
+    }
+}
+
+/// Builds the edit of one op on `model` (unchanged on return).
+fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result<Edit, EditError> {
+    match op {
+        EditOp::Set {
+            kind,
+            indices,
+            field,
+            value,
+            values,
+        } => {
+            let values: Vec<Value> = match (value, values) {
+                (Some(value), None) => vec![value.clone()],
+                (None, Some(values)) => values.clone(),
+                (given_value, given_values) => {
+                    return Err(EditError::ValueCount {
+                        values: usize::from(given_value.is_some())
+                            + given_values.as_ref().map_or(0, Vec::len),
+                        indices: indices.len(),
+                    });
+                }
+            };
+            Edit::set_json(model, *kind, indices, field, &values)
+        }
+        EditOp::Insert {
+            kind,
+            at,
+            items,
+            material,
+            faces,
+        } => insert_op(model, *kind, *at, items, *material, faces.as_ref()),
+        EditOp::Duplicate { kind, indices } => Edit::duplicate(model, *kind, indices),
+        EditOp::Delete {
+            kind,
+            indices,
+            remove_unused_vertices,
+        } => {
+            if *remove_unused_vertices {
+                if *kind != ElementKind::Material {
+                    return Err(EditError::Unsupported {
+                        op: "remove_unused_vertices",
+                        target: (*kind).into(),
+                    });
+                }
+                Edit::delete_materials_and_vertices(model, indices)
+            } else {
+                Edit::delete(model, *kind, indices)
+            }
+        }
+        EditOp::Move {
+            kind,
+            indices,
+            to,
+            by,
+        } => match (to, by) {
+            (Some(to), None) => Edit::move_to(model, *kind, indices, *to),
+            (None, Some(by)) => Edit::move_by(model, *kind, indices, *by),
+            _ => Err(EditError::InvalidItem {
+                kind: kind.name(),
+                item: 0,
+                message: "give either `to` or `by`".into(),
+            }),
+        },
+        EditOp::Sort { kind, by } => Edit::sort(model, *kind, *by),
+        EditOp::Merge {
+            path,
+            match_bones_by_name,
+        } => {
+            let path = match base_dir {
+                Some(dir) if path.is_relative() => dir.join(path),
+                _ => path.clone(),
+            };
+            let other = formats::load_path(&path, &LoadOptions::default())?.model;
+            Edit::merge_model(
+                model,
+                &other,
+                MergeOptions {
+                    match_bones_by_name: *match_bones_by_name,
+                },
+            )
+        }
+        EditOp::Batch { label, ops } => {
+            let label = label
+                .clone()
+                .unwrap_or_else(|| format!("{} steps", ops.len()));
+            build(model, ops, base_dir, label)
+        }
+    }
+}
+
+fn build(
+    model: &mut Model,
+    ops: &[EditOp],
+    base_dir: Option<&Path>,
+    label: String,
+) -> Result<Edit, EditError> {
+    let mut sequence = Sequence::new(model);
+    for (step, op) in ops.iter().enumerate() {
+        let edit =
+            op_to_edit(sequence.model_mut(), op, base_dir).map_err(|source| EditError::Step {
+                step,
+                op: op.name(),
+                source: Box::new(source),
+            })?;
+        sequence.push(edit);
+    }
+    if sequence.len() == 0 {
+        return Err(EditError::NothingSelected { kind: "op" });
+    }
+    Ok(sequence.finish_flat(label))
+}
+
+/// Builds the edits of `ops`, each on the model as the previous ones leave it, as one undo step
+/// (a single op gives its own edit and label). `model` is unchanged on return; apply the edit
+/// (through a [`super::History`]) to make the change. Relative merge paths are relative to the
+/// working directory.
+pub fn ops_to_edit(model: &mut Model, ops: &[EditOp]) -> Result<Edit, EditError> {
+    ops_to_edit_in(model, ops, None, None)
+}
+
+/// [`ops_to_edit`] with a label for the step and a folder relative merge paths start from.
+pub fn ops_to_edit_in(
+    model: &mut Model,
+    ops: &[EditOp],
+    label: Option<&str>,
+    base_dir: Option<&Path>,
+) -> Result<Edit, EditError> {
+    let default_label = format!("Edit script ({} steps)", ops.len());
+    let edit = build(
+        model,
+        ops,
+        base_dir,
+        label.map_or(default_label, str::to_owned),
+    )?;
+    Ok(match label {
+        Some(label) => edit.with_label(label),
+        None => edit,
+    })
+}

@@ -1,0 +1,516 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+use crate::generate::feature_model;
+use crate::model::refs::for_each_bone_ref;
+use crate::model::*;
+use serde_json::json;
+
+fn model() -> Model {
+    feature_model(PmxVersion::V2_1, TextEncoding::Utf8, 60, 12)
+}
+
+/// Applies `edit` through a history, checks undo restores the model and redo gives the edited
+/// model again, and returns the edited model.
+fn round_trip(original: &Model, edit: Edit) -> (Model, Touched) {
+    let mut model = original.clone();
+    let mut history = History::new();
+    let touched = history.apply(&mut model, edit);
+    let edited = model.clone();
+    assert!(history.is_dirty());
+    history.undo(&mut model).expect("one step to undo");
+    assert_eq!(&model, original, "undo restores the model");
+    assert!(!history.is_dirty());
+    history.redo(&mut model).expect("one step to redo");
+    assert_eq!(model, edited, "redo gives the edited model again");
+    (edited, touched)
+}
+
+fn ops(value: serde_json::Value) -> Vec<EditOp> {
+    serde_json::from_value(value).expect("valid ops")
+}
+
+#[test]
+fn set_vertex_position_and_component() {
+    let original = model();
+    let edit = Edit::set_json(
+        &original,
+        EditTarget::Vertex,
+        &[0, 2],
+        "position",
+        &[json!([0.0, 1.0, 0.0])],
+    )
+    .unwrap();
+    assert_eq!(edit.label(), "Set position of 2 vertices");
+    let (edited, touched) = round_trip(&original, edit);
+    assert_eq!(edited.vertices[0].position, Vec3::new(0.0, 1.0, 0.0));
+    assert_eq!(edited.vertices[2].position, Vec3::new(0.0, 1.0, 0.0));
+    assert_eq!(edited.vertices[1], original.vertices[1]);
+    assert_eq!(
+        touched.ranges(EditTarget::Vertex).collect::<Vec<_>>(),
+        vec![0..1, 2..3]
+    );
+    assert!(!touched.structure_changed());
+
+    let edit = Edit::set(&original, EditTarget::Vertex, &[5], "position.y", 7.5f32).unwrap();
+    let (edited, _) = round_trip(&original, edit);
+    assert_eq!(edited.vertices[5].position.y, 7.5);
+    assert_eq!(
+        edited.vertices[5].position.x,
+        original.vertices[5].position.x
+    );
+}
+
+#[test]
+fn set_paths_into_every_kind() {
+    let original = model();
+    let cases: Vec<(EditTarget, usize, &str, serde_json::Value)> = vec![
+        (EditTarget::Header, 0, "encoding", json!("utf16")),
+        (EditTarget::Info, 0, "name_en", json!("renamed")),
+        (
+            EditTarget::Vertex,
+            3,
+            "additional_uvs.1",
+            json!([1.0, 2.0, 3.0, 4.0]),
+        ),
+        (
+            EditTarget::Vertex,
+            0,
+            "weight",
+            json!({"type": "bdef1", "bone": 2}),
+        ),
+        (EditTarget::Vertex, 8, "weight.bones.1", json!(3)),
+        (EditTarget::Face, 1, "2", json!(7)),
+        (EditTarget::Texture, 0, "path", json!("tex/other.png")),
+        (EditTarget::Material, 0, "diffuse.w", json!(0.5)),
+        (EditTarget::Material, 0, "toon", json!({"shared": 3})),
+        (EditTarget::Bone, 0, "ik.links.0.bone", json!(4)),
+        (EditTarget::Bone, 3, "parent", json!(null)),
+        (EditTarget::Morph, 1, "offsets.0.offset.x", json!(0.25)),
+        (EditTarget::Morph, 1, "panel", json!("mouth")),
+        (EditTarget::DisplayFrame, 1, "items.0", json!({"morph": 2})),
+        (EditTarget::RigidBody, 0, "shape", json!("capsule")),
+        (EditTarget::Joint, 0, "body_b", json!(1)),
+        (EditTarget::SoftBody, 0, "anchors.1.near_mode", json!(false)),
+        (EditTarget::SoftBody, 0, "pinned_vertices.0", json!(9)),
+        (EditTarget::SoftBody, 0, "config.vcf", json!(2.5)),
+    ];
+    for (target, index, field, value) in cases {
+        let edit = Edit::set_json(
+            &original,
+            target,
+            &[index],
+            field,
+            std::slice::from_ref(&value),
+        )
+        .unwrap_or_else(|e| panic!("{target} {field}: {e}"));
+        let (edited, _) = round_trip(&original, edit);
+        assert_eq!(
+            get_field(&edited, target, index, field).unwrap(),
+            value,
+            "{target} {field}"
+        );
+    }
+}
+
+#[test]
+fn set_rejects_bad_paths_and_values() {
+    let model = model();
+    assert!(matches!(
+        Edit::set_json(&model, EditTarget::Bone, &[0], "no_such", &[json!(1)]),
+        Err(EditError::NoSuchField { .. })
+    ));
+    assert!(matches!(
+        Edit::set_json(&model, EditTarget::Bone, &[0], "parent", &[json!("x")]),
+        Err(EditError::InvalidValue { .. })
+    ));
+    assert!(matches!(
+        Edit::set_json(&model, EditTarget::Bone, &[999], "parent", &[json!(1)]),
+        Err(EditError::IndexOutOfRange { index: 999, .. })
+    ));
+    // BDEF1 (vertex 0) and BDEF2 (vertex 8) hold different `weight` shapes: `bones` is a path
+    // of one but not the other.
+    assert!(matches!(
+        Edit::set_json(
+            &model,
+            EditTarget::Vertex,
+            &[8, 0],
+            "weight.bones",
+            &[json!([1, 2])]
+        ),
+        Err(EditError::NoSuchField { index: 0, .. })
+    ));
+    assert!(matches!(
+        Edit::set_json(
+            &model,
+            EditTarget::Vertex,
+            &[0, 1, 2],
+            "edge_scale",
+            &[json!(1), json!(2)]
+        ),
+        Err(EditError::ValueCount {
+            values: 2,
+            indices: 3
+        })
+    ));
+    assert!(matches!(
+        Edit::set(&model, EditTarget::Vertex, &[0], "position", 1.0f32),
+        Err(EditError::FieldTypeMismatch { .. })
+    ));
+}
+
+#[test]
+fn a_gesture_is_one_step() {
+    let mut model = model();
+    let original = model.clone();
+    let mut history = History::new();
+    let gesture = history.new_gesture();
+    for step in 1..=5 {
+        let edit = Edit::set(&model, EditTarget::Bone, &[1, 2], "position.x", step as f32)
+            .unwrap()
+            .in_gesture(gesture);
+        history.apply(&mut model, edit);
+    }
+    assert_eq!(history.len(), 1, "five drag steps merge into one");
+    assert_eq!(model.bones[1].position.x, 5.0);
+    history.undo(&mut model);
+    assert_eq!(model, original);
+
+    // Another gesture is another step.
+    history.redo(&mut model);
+    let next = history.new_gesture();
+    let edit = Edit::set(&model, EditTarget::Bone, &[1, 2], "position.x", 9.0f32)
+        .unwrap()
+        .in_gesture(next);
+    history.apply(&mut model, edit);
+    assert_eq!(history.len(), 2);
+}
+
+#[test]
+fn saved_point_follows_undo_and_redo() {
+    let mut model = model();
+    let mut history = History::new();
+    assert!(!history.is_dirty());
+    let edit = Edit::set_json(&model, EditTarget::Info, &[], "name_ja", &[json!("a")]).unwrap();
+    history.apply(&mut model, edit);
+    assert!(history.is_dirty());
+    history.mark_saved();
+    assert!(!history.is_dirty());
+    history.undo(&mut model);
+    assert!(history.is_dirty());
+    history.redo(&mut model);
+    assert!(!history.is_dirty());
+    assert_eq!(history.undo_label(), Some("Set info name_ja"));
+    assert_eq!(history.redo_label(), None);
+}
+
+#[test]
+fn history_limit_drops_the_oldest_steps() {
+    let mut model = model();
+    let mut history = History::with_limit(3);
+    for i in 0..5 {
+        let edit = Edit::set(&model, EditTarget::Bone, &[0], "layer", i).unwrap();
+        history.apply(&mut model, edit);
+    }
+    assert_eq!(history.len(), 3);
+    history.undo_all(&mut model);
+    assert_eq!(model.bones[0].layer, 1, "the two oldest steps are gone");
+}
+
+#[test]
+fn deleting_a_bone_clears_and_renumbers_references() {
+    let mut original = model();
+    original.bones[5].parent = Some(BoneIdx::new(3));
+    original.bones[6].parent = Some(BoneIdx::new(4));
+    original.rigid_bodies[0].bone = Some(BoneIdx::new(3));
+    let mut referencing = 0;
+    for_each_bone_ref(&original, |site, bone| {
+        let (owner_kind, owner) = site.owner();
+        if bone == Some(BoneIdx::new(3)) && !(owner_kind == ElementKind::Bone && owner == 3) {
+            referencing += 1;
+        }
+    });
+    let edit = Edit::delete(&original, ElementKind::Bone, &[3]).unwrap();
+    assert_eq!(edit.report().cleared_total(), referencing);
+    assert!(
+        edit.label().starts_with("Delete 1 bone (cleared "),
+        "{}",
+        edit.label()
+    );
+    assert!(
+        edit.report()
+            .cleared_examples
+            .iter()
+            .any(|e| e == "bones[5].parent (was bone 3)"),
+        "{:?}",
+        edit.report().cleared_examples
+    );
+    let (edited, touched) = round_trip(&original, edit);
+    assert_eq!(edited.bones.len(), original.bones.len() - 1);
+    assert_eq!(edited.bones[4].parent, None, "old bone 5 lost its parent");
+    assert_eq!(
+        edited.bones[5].parent,
+        Some(BoneIdx::new(3)),
+        "old 6 → old 4, now 3"
+    );
+    assert_eq!(edited.rigid_bodies[0].bone, None);
+    assert_eq!(touched.structure, vec![ElementKind::Bone]);
+    assert!(touched.touches(EditTarget::Vertex));
+}
+
+#[test]
+fn deleting_a_vertex_removes_what_uses_it() {
+    let original = model();
+    let vertex = 1; // used by faces 0 and 1, and the soft body's first pin
+    let faces_using = original
+        .faces
+        .iter()
+        .filter(|f| f.contains(&VertexIdx::new(vertex)))
+        .count();
+    let edit = Edit::delete(&original, ElementKind::Vertex, &[vertex]).unwrap();
+    assert_eq!(edit.report().removed_with.get("faces"), Some(&faces_using));
+    assert_eq!(edit.report().removed_with.get("soft body pins"), Some(&1));
+    let (edited, touched) = round_trip(&original, edit);
+    assert_eq!(edited.vertices.len(), original.vertices.len() - 1);
+    assert_eq!(edited.faces.len(), original.faces.len() - faces_using);
+    for channel in &edited.additional_uvs {
+        assert_eq!(channel.len(), edited.vertices.len());
+    }
+    let counted: u32 = edited.materials.iter().map(|m| m.face_index_count).sum();
+    let original_counted: u32 = original.materials.iter().map(|m| m.face_index_count).sum();
+    assert_eq!(counted, original_counted - 3 * faces_using as u32);
+    assert_eq!(edited.soft_bodies[0].pinned_vertices.len(), 1);
+    assert!(
+        edited
+            .faces
+            .iter()
+            .flatten()
+            .all(|v| v.get() < edited.vertices.len())
+    );
+    assert!(touched.structure.contains(&ElementKind::Face));
+}
+
+#[test]
+fn deleting_a_material_removes_its_faces() {
+    let original = model();
+    let first = original.materials[0].face_index_count as usize / 3;
+    let edit = Edit::delete(&original, ElementKind::Material, &[0]).unwrap();
+    let (edited, _) = round_trip(&original, edit);
+    assert_eq!(edited.faces.len(), original.faces.len() - first);
+    assert_eq!(edited.faces[0], original.faces[first]);
+    // The soft body drew with the last material, which is now one lower.
+    assert_eq!(
+        edited.soft_bodies[0].material,
+        Some(MaterialIdx::new(original.materials.len() - 2))
+    );
+
+    let mut scratch = original.clone();
+    let edit = Edit::delete_materials_and_vertices(&mut scratch, &[0]).unwrap();
+    assert_eq!(
+        scratch, original,
+        "building the edit leaves the model alone"
+    );
+    let (edited, _) = round_trip(&original, edit);
+    let used: std::collections::HashSet<usize> =
+        edited.faces.iter().flatten().map(|v| v.get()).collect();
+    assert!(edited.vertices.len() < original.vertices.len());
+    assert!(used.iter().all(|&v| v < edited.vertices.len()));
+}
+
+#[test]
+fn special_frames_cannot_be_deleted() {
+    let model = model();
+    assert!(matches!(
+        Edit::delete(&model, ElementKind::DisplayFrame, &[0]),
+        Err(EditError::SpecialFrame { index: 0 })
+    ));
+}
+
+#[test]
+fn insert_and_duplicate_every_kind() {
+    let original = model();
+    for kind in ElementKind::ALL {
+        let edit =
+            Edit::duplicate(&original, kind, &[0]).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        assert!(edit.label().starts_with("Duplicate 1 "), "{}", edit.label());
+        let (edited, touched) = round_trip(&original, edit);
+        assert_eq!(edited.count(kind), original.count(kind) + 1, "{kind:?}");
+        assert!(touched.structure.contains(&kind));
+    }
+    // A duplicated material brings copies of its faces, right after the original's.
+    let edit = Edit::duplicate(&original, ElementKind::Material, &[0]).unwrap();
+    let (edited, _) = round_trip(&original, edit);
+    let block = original.materials[0].face_index_count as usize / 3;
+    assert_eq!(edited.faces.len(), original.faces.len() + block);
+    assert_eq!(edited.faces[block..2 * block], original.faces[..block]);
+    assert_eq!(
+        edited.materials[1].face_index_count,
+        original.materials[0].face_index_count
+    );
+
+    // Inserting a bone in the middle renumbers references past it.
+    let bone = Bone {
+        name_ja: "新".into(),
+        parent: Some(BoneIdx::new(0)),
+        ..Bone::default()
+    };
+    let edit = Edit::insert(&original, 1, Elements::Bones(vec![bone])).unwrap();
+    let (edited, _) = round_trip(&original, edit);
+    assert_eq!(edited.bones[1].name_ja.as_str(), "新");
+    assert_eq!(edited.bones[2].name_ja, original.bones[1].name_ja);
+    assert_eq!(
+        edited.bones[0].tail_bone,
+        Some(BoneIdx::new(2)),
+        "old bone 1 is now 2"
+    );
+}
+
+#[test]
+fn move_and_sort_keep_every_reference() {
+    let original = model();
+    let edit = Edit::move_to(&original, ElementKind::Bone, &[0, 1], 5).unwrap();
+    let (edited, _) = round_trip(&original, edit);
+    assert_eq!(edited.bones[5].name_ja, original.bones[0].name_ja);
+    assert_eq!(edited.bones[6].name_ja, original.bones[1].name_ja);
+    assert_eq!(edited.bones[5].tail_bone, Some(BoneIdx::new(6)));
+
+    let edit = Edit::move_by(&original, ElementKind::Morph, &[3], -2).unwrap();
+    let (edited, _) = round_trip(&original, edit);
+    assert_eq!(edited.morphs[1].name_ja, original.morphs[3].name_ja);
+
+    let edit = Edit::sort(&original, ElementKind::Bone, SortKey::Hierarchy).unwrap();
+    let (edited, _) = round_trip(&original, edit);
+    for (i, bone) in edited.bones.iter().enumerate() {
+        if let Some(parent) = bone.parent {
+            assert!(parent.get() < i, "bone {i}'s parent comes first");
+        }
+    }
+    let edit = Edit::sort(&original, ElementKind::Material, SortKey::Transparency).unwrap();
+    round_trip(&original, edit);
+    let edit = Edit::sort(&original, ElementKind::Morph, SortKey::Panel).unwrap();
+    let (edited, _) = round_trip(&original, edit);
+    assert!(
+        edited
+            .morphs
+            .windows(2)
+            .all(|w| w[0].panel.to_raw() <= w[1].panel.to_raw())
+    );
+    assert!(matches!(
+        Edit::sort(&original, ElementKind::Vertex, SortKey::Name),
+        Err(EditError::SortKey { .. })
+    ));
+}
+
+#[test]
+fn merging_a_model_appends_everything_as_one_step() {
+    let original = model();
+    let other = feature_model(PmxVersion::V2_1, TextEncoding::Utf16, 20, 9);
+    let mut scratch = original.clone();
+    let edit = Edit::merge_model(&mut scratch, &other, MergeOptions::default()).unwrap();
+    assert_eq!(scratch, original);
+    let (edited, _) = round_trip(&original, edit);
+    assert_eq!(
+        edited.vertices.len(),
+        original.vertices.len() + other.vertices.len()
+    );
+    assert_eq!(edited.bones.len(), original.bones.len() + other.bones.len());
+    assert_eq!(edited.faces.len(), original.faces.len() + other.faces.len());
+    let last_face = edited.faces.last().unwrap();
+    assert_eq!(
+        last_face[0].get(),
+        other.faces.last().unwrap()[0].get() + original.vertices.len()
+    );
+    let appended = &edited.vertices[original.vertices.len()];
+    assert_eq!(
+        appended.weight.bones()[0].map(BoneIdx::get),
+        other.vertices[0].weight.bones()[0].map(|b| b.get() + original.bones.len())
+    );
+
+    let mut scratch = original.clone();
+    let options = MergeOptions {
+        match_bones_by_name: true,
+    };
+    let edit = Edit::merge_model(&mut scratch, &original, options).unwrap();
+    let (edited, _) = round_trip(&original, edit);
+    assert_eq!(
+        edited.bones.len(),
+        original.bones.len(),
+        "every bone matched"
+    );
+    assert_eq!(
+        edited.vertices[original.vertices.len()].weight,
+        original.vertices[0].weight
+    );
+}
+
+#[test]
+fn ops_build_one_step() {
+    let mut model = model();
+    let original = model.clone();
+    let script = ops(json!([
+        {"op": "set", "kind": "vertex", "indices": [0], "field": "position", "value": [0, 1, 0]},
+        {"op": "set", "kind": "bone", "indices": [2], "field": "parent", "value": null},
+        {"op": "delete", "kind": "bone", "indices": [5, 6]},
+        {"op": "insert", "kind": "texture", "items": ["tex/new.png"]},
+        {"op": "insert", "kind": "face", "material": 0, "items": [[0, 1, 2]]},
+        {"op": "duplicate", "kind": "morph", "indices": [0]},
+        {"op": "move", "kind": "rigid_body", "indices": [1], "by": -1},
+        {"op": "sort", "kind": "material", "by": "name"},
+        {"op": "batch", "label": "inner", "ops": [
+            {"op": "set", "kind": "info", "field": "comment_en", "value": "x"}
+        ]}
+    ]));
+    let edit = ops_to_edit(&mut model, &script).unwrap();
+    assert_eq!(model, original, "building leaves the model unchanged");
+    assert_eq!(edit.label(), "Edit script (9 steps)");
+    let (edited, _) = round_trip(&original, edit);
+    assert_eq!(edited.bones.len(), original.bones.len() - 2);
+    assert_eq!(edited.bones[2].parent, None);
+    assert_eq!(edited.textures.len(), original.textures.len() + 1);
+    assert_eq!(edited.faces.len(), original.faces.len() + 1);
+    assert_eq!(edited.info.comment_en.as_str(), "x");
+
+    // A failing step names itself and leaves the model unchanged.
+    let bad = ops(json!([
+        {"op": "delete", "kind": "bone", "indices": [1]},
+        {"op": "set", "kind": "bone", "indices": [99], "field": "layer", "value": 1}
+    ]));
+    let error = ops_to_edit(&mut model, &bad).unwrap_err();
+    assert!(
+        error.to_string().starts_with("step 1 (set): bone index 99"),
+        "{error}"
+    );
+    assert_eq!(model, original);
+
+    // Unknown fields in an op are errors, not silently ignored.
+    assert!(
+        serde_json::from_value::<Vec<EditOp>>(
+            json!([{"op": "delete", "kind": "bone", "index": [1]}])
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn touched_ranges_coalesce_and_cap() {
+    let mut touched = Touched::default();
+    touched.add_indices(EditTarget::Vertex, &[5, 3, 4, 9]);
+    assert_eq!(
+        touched.ranges(EditTarget::Vertex).collect::<Vec<_>>(),
+        vec![3..6, 9..10]
+    );
+    let many: Vec<u32> = (0..200).map(|i| i * 2).collect();
+    touched.add_indices(EditTarget::Bone, &many);
+    assert_eq!(
+        touched.ranges(EditTarget::Bone).collect::<Vec<_>>(),
+        vec![0..399]
+    );
+}
+
+#[test]
+fn labels_count_nicely() {
+    assert_eq!(count_label(1, "vertex"), "1 vertex");
+    assert_eq!(count_label(1000, "vertex"), "1,000 vertices");
+    assert_eq!(count_label(2, "rigid_body"), "2 rigid bodies");
+    assert_eq!(count_label(3, "display_frame"), "3 display frames");
+}
