@@ -48,11 +48,20 @@ fn a_script_applies_and_undo_all_gives_the_same_bytes() {
     let flag = Path::new("--script");
     let json = Path::new("--json");
     let output = pmx_studio(&[&input, &output_path, flag, &script, json]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let printed: Value = serde_json::from_slice(&output.stdout).expect("--json prints JSON");
     assert_eq!(printed["label"], "Tidy up");
     assert_eq!(printed["steps"], 7);
-    assert!(printed["report"]["cleared"]["vertex weights"].as_u64().unwrap_or(0) > 0);
+    assert!(
+        printed["report"]["cleared"]["vertex weights"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0
+    );
     let edited = pmx_core::formats::load_path(&output_path, &Default::default())
         .expect("the output reads")
         .model;
@@ -66,7 +75,11 @@ fn a_script_applies_and_undo_all_gives_the_same_bytes() {
     let undone_path = dir.path().join("undone.pmx");
     let undo = Path::new("--undo-all");
     let output = pmx_studio(&[&input, &undone_path, flag, &script, undo]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(
         std::fs::read(&undone_path).expect("output"),
         std::fs::read(&input).expect("input"),
@@ -90,7 +103,10 @@ fn a_failing_step_is_named_and_nothing_is_written() {
     let output = pmx_studio(&[&input, &output_path, Path::new("--script"), &script]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("step 1 (set): bone index 500 is out of range"), "{stderr}");
+    assert!(
+        stderr.contains("step 1 (set): bone index 500 is out of range"),
+        "{stderr}"
+    );
     assert!(!output_path.exists());
 
     std::fs::write(&script, r#"[{"op": "explode", "kind": "bone"}]"#).expect("script written");

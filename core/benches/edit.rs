@@ -117,12 +117,24 @@ fn edit_benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("edit_1m_vertices");
     group.bench_function("set_1000_vertices/build", |b| {
         b.iter(|| {
-            Edit::set_each(&model, EditTarget::Vertex, &indices, "position", moved.clone())
-                .expect("set builds")
+            Edit::set_each(
+                &model,
+                EditTarget::Vertex,
+                &indices,
+                "position",
+                moved.clone(),
+            )
+            .expect("set builds")
         })
     });
-    let mut edit = Edit::set_each(&model, EditTarget::Vertex, &indices, "position", moved.clone())
-        .expect("set builds");
+    let mut edit = Edit::set_each(
+        &model,
+        EditTarget::Vertex,
+        &indices,
+        "position",
+        moved.clone(),
+    )
+    .expect("set builds");
     group.bench_function("set_1000_vertices/apply", |b| {
         b.iter_custom(|n| time_apply(&mut model, &mut edit, n))
     });
