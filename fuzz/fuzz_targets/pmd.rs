@@ -1,5 +1,9 @@
 //! The PMD reader on arbitrary bytes: it never panics; a file it reads writes back and reads
 //! again to the same bytes; its model converts back to PMD and reads again.
+//!
+//! Run from `fuzz/` (nightly): seed `corpus/pmd/` (git-ignored) with small PMD files, e.g. the
+//! shared corpus's `mmdagent_menu_accessory.pmd`, then
+//! `cargo +nightly fuzz run pmd corpus/pmd -- -max_total_time=300 -max_len=4096`.
 
 #![no_main]
 

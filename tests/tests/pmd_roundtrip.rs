@@ -367,6 +367,64 @@ fn deform_layers_follow_ik_and_rotation_influenced_chains() {
     assert_eq!(losses[0].path, "bones[6].layer");
 }
 
+/// Where the layers change the deformation: MMD deforms every PMD bone down the hierarchy, so
+/// a bone under an IK bone follows it. In PMX the IK bone deforms in layer 1; its child
+/// (左つま先ＩＫ under 左足ＩＫ) must be in layer 1 too, or it deforms in layer 0, before its
+/// parent, and stays behind. The same for the tip under a rotation-influenced eye (layer 2).
+#[test]
+fn the_layer_adjustment_keeps_children_following_their_parents() {
+    use glam::{Quat, Vec3 as V};
+    use pmx_core::pose::{Pose, PoseEvaluator};
+    let model = model_of(&sample_file());
+    assert_eq!(model.bones[bones::LEG_IK].layer, 1);
+    assert_eq!(model.bones[bones::TOE_IK].layer, 1);
+    assert_eq!(model.bones[bones::EYE].layer, 2);
+    assert_eq!(model.bones[bones::EYE_TIP].layer, 2);
+
+    let mut pose = Pose::new(&model);
+    pose.set_bone(
+        BoneIdx::new(bones::LEG_IK),
+        Quat::IDENTITY,
+        V::new(0.0, 0.0, 1.0),
+    );
+    let turn = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+    pose.set_bone(BoneIdx::new(bones::EYES), turn, V::ZERO);
+    let position = |model: &Model, bone: usize| -> V {
+        let mut evaluator = PoseEvaluator::new(model);
+        evaluator.evaluate_bones(model, &pose).expect("evaluates");
+        evaluator
+            .skeleton
+            .global(BoneIdx::new(bone))
+            .expect("bone")
+            .translation
+            .into()
+    };
+    let rest = |bone: usize| V::from(model.bones[bone].position);
+    let close = |a: V, b: V| (a - b).length() < 1e-5;
+
+    // The toe IK moves with the leg IK.
+    let toe_ik = position(&model, bones::TOE_IK);
+    assert!(
+        close(toe_ik, rest(bones::TOE_IK) + V::new(0.0, 0.0, 1.0)),
+        "{toe_ik}"
+    );
+    // The eye follows 両目 (append ×1), and the tip turns with the eye.
+    let tip = position(&model, bones::EYE_TIP);
+    let expected = rest(bones::EYE) + turn * (rest(bones::EYE_TIP) - rest(bones::EYE));
+    assert!(close(tip, expected), "{tip} != {expected}");
+
+    // Without the adjustment of the chains (only the IK and eye bones moved to their layers),
+    // the children deform first and are left behind.
+    let mut unadjusted = model.clone();
+    unadjusted.bones[bones::TOE_IK].layer = 0;
+    unadjusted.bones[bones::EYE_TIP].layer = 0;
+    assert!(close(
+        position(&unadjusted, bones::TOE_IK),
+        rest(bones::TOE_IK)
+    ));
+    assert!(!close(position(&unadjusted, bones::EYE_TIP), expected));
+}
+
 #[test]
 fn skins_become_vertex_morphs_with_panels() {
     let model = model_of(&sample_file());
