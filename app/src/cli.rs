@@ -4,6 +4,7 @@ mod check;
 mod convert;
 mod edit;
 mod info;
+mod pose;
 mod repair;
 
 use clap::{Parser, Subcommand};
@@ -45,6 +46,8 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// Apply an edit script (JSON) as one undo step and write the result.
     Edit(edit::EditArgs),
+    /// Write a model with a pose (VPD, a VMD frame) and morphs applied as its new rest shape.
+    Pose(pose::PoseArgs),
     /// Check a model: errors, warnings and info with paths (exit 1 on errors, 2 if unreadable).
     Check(check::CheckArgs),
     /// Apply every automatic fix and write the result (exit 1 if errors remain).
@@ -57,6 +60,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Info(args) => info::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Edit(args) => edit::run(&args),
+        Command::Pose(args) => pose::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Repair(args) => repair::run(&args),
     };

@@ -5,6 +5,7 @@ pub mod edit;
 pub mod formats;
 pub mod generate;
 pub mod model;
+pub mod pose;
 pub(crate) mod serde_f32;
 pub mod validate;
 

@@ -1,5 +1,7 @@
 //! Helpers shared by the cross-crate tests.
 
+pub mod pmd;
+
 use std::path::PathBuf;
 
 /// The shared corpus folder of real model files (`../shared/corpus/<sub>` beside the repo),

@@ -1,9 +1,12 @@
 //! File formats. Every format has `read(bytes, &LoadOptions)` and `write(&Model, ...)`.
 
+pub mod cp932;
 pub mod error;
 pub mod json;
 pub mod pmd;
 pub mod pmx;
+pub mod vmd;
+pub mod vpd;
 
 pub use error::{
     LoadLimits, LoadNote, LoadOptions, LoadReport, Location, ReadError, SaveReport, WriteError,

@@ -152,8 +152,8 @@ pub fn layer_base(is_ik: bool, kind: BoneKind) -> i32 {
 }
 
 /// Each bone's layer: the largest base among itself and its ancestors, so that the chains under
-/// an IK bone or a rotation-influenced bone deform after it. Parent cycles and dangling parents
-/// in broken files end the walk.
+/// an IK bone or a rotation-influenced bone deform after it. Dangling parents in broken files
+/// end the walk; the bones of a parent cycle share the cycle's largest base.
 #[must_use]
 pub fn propagate_layers(parents: &[Option<BoneIdx>], base: &[i32]) -> Vec<i32> {
     const UNVISITED: u8 = 0;
@@ -176,7 +176,13 @@ pub fn propagate_layers(parents: &[Option<BoneIdx>], base: &[i32]) -> Vec<i32> {
                     inherited = layers[bone];
                     break;
                 }
-                VISITING => break,
+                VISITING => {
+                    // A parent cycle (broken file): every bone on it is the others' ancestor,
+                    // so all of them get the cycle's largest base, whichever bone came first.
+                    let start = chain.iter().position(|&b| b == bone).unwrap_or(0);
+                    inherited = chain[start..].iter().map(|&b| base[b]).max().unwrap_or(0);
+                    break;
+                }
                 _ => {}
             }
             state[bone] = VISITING;

@@ -1,0 +1,112 @@
+//! `pmx-studio pose IN OUT [--vpd POSE.vpd] [--vmd MOTION.vmd --frame N] [--morph NAME=VALUE]...`:
+//! writes the model with the pose and morphs applied as its new rest shape.
+
+use anyhow::{Context, Result, bail};
+use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions, vmd, vpd};
+use pmx_core::model::{Model, MorphIdx};
+use pmx_core::pose::{Pose, apply_pose_as_rest};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct PoseArgs {
+    /// The model to pose.
+    pub input: PathBuf,
+    /// The file to write (.pmx or .json): the posed model as its new rest shape.
+    pub output: PathBuf,
+    /// A pose file (VPD) to apply.
+    #[arg(long, value_name = "POSE.vpd")]
+    pub vpd: Option<PathBuf>,
+    /// A motion (VMD) to sample at --frame.
+    #[arg(long, value_name = "MOTION.vmd", requires = "frame")]
+    pub vmd: Option<PathBuf>,
+    /// The motion frame to sample (fractional frames interpolate).
+    #[arg(long, value_name = "N", requires = "vmd")]
+    pub frame: Option<f32>,
+    /// A morph value, by Japanese or English name (applied last; repeatable).
+    #[arg(long = "morph", value_name = "NAME=VALUE")]
+    pub morphs: Vec<String>,
+}
+
+pub fn run(args: &PoseArgs) -> Result<ExitCode> {
+    if FileFormat::from_extension(&args.output).is_none() {
+        bail!(
+            "{}: unknown output format (use .pmx or .json)",
+            args.output.display()
+        );
+    }
+    let loaded = formats::load_path(&args.input, &LoadOptions::default())?;
+    let model = loaded.model;
+    let mut pose = Pose::new(&model);
+
+    if let Some(path) = &args.vpd {
+        let file = vpd::read(&read(path)?, &LoadOptions::default())
+            .with_context(|| path.display().to_string())?;
+        let unmatched = file.apply_to(&model, &mut pose);
+        warn_unmatched(path, "bones", &unmatched.bones);
+        warn_unmatched(path, "morphs", &unmatched.morphs);
+    }
+    if let (Some(path), Some(frame)) = (&args.vmd, args.frame) {
+        if !frame.is_finite() || frame < 0.0 {
+            bail!("--frame {frame}: expected a frame number of 0 or more");
+        }
+        let motion = vmd::read(&read(path)?, &LoadOptions::default())
+            .with_context(|| path.display().to_string())?;
+        let binding = motion.bind(&model);
+        warn_unmatched(path, "bones", &binding.unmatched_bones);
+        warn_unmatched(path, "morphs", &binding.unmatched_morphs);
+        motion.sample(&binding, frame, &mut pose);
+    }
+    for setting in &args.morphs {
+        let (morph, value) = parse_morph(&model, setting)?;
+        pose.set_morph(morph, value);
+    }
+
+    let (posed, notes) = apply_pose_as_rest(&model, &pose)?;
+    for note in &notes {
+        eprintln!("warning: {note}");
+    }
+    let report = formats::save_path(&posed, &args.output, &SaveOptions::default())?;
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| path.display().to_string())
+}
+
+fn warn_unmatched(path: &Path, kind: &str, names: &[String]) {
+    if !names.is_empty() {
+        eprintln!(
+            "warning: {}: {} {kind} not in the model: {}",
+            path.display(),
+            names.len(),
+            names.join(", ")
+        );
+    }
+}
+
+/// `NAME=VALUE`: the morph with that Japanese name, else that English name.
+fn parse_morph(model: &Model, setting: &str) -> Result<(MorphIdx, f32)> {
+    let Some((name, value)) = setting.rsplit_once('=') else {
+        bail!("--morph {setting:?}: expected NAME=VALUE");
+    };
+    let value: f32 = value
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v: &f32| v.is_finite())
+        .with_context(|| format!("--morph {setting:?}: {value:?} is not a number"))?;
+    let find = |english: bool| {
+        model.morphs.iter().position(|m| {
+            let text = if english { &m.name_en } else { &m.name_ja };
+            text.as_str() == name
+        })
+    };
+    match find(false).or_else(|| find(true)) {
+        Some(index) => Ok((MorphIdx::new(index), value)),
+        None => bail!("--morph {setting:?}: the model has no morph named {name:?}"),
+    }
+}

@@ -1,0 +1,119 @@
+//! `pmx-studio edit`: scripts apply as one step, `--undo-all` gives the input's bytes back,
+//! errors name the failing step and leave no output.
+
+// Test and benchmark code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use pmx_core::formats::pmx::{self, PmxSaveOptions};
+use pmx_core::generate::feature_model;
+use pmx_core::model::{PmxVersion, TextEncoding};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn pmx_studio(args: &[&Path]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pmx-studio"))
+        .arg("edit")
+        .args(args)
+        .output()
+        .expect("pmx-studio runs")
+}
+
+fn write_model(path: &Path, others: usize) {
+    let model = feature_model(PmxVersion::V2_1, TextEncoding::Utf16, 40, others);
+    let (bytes, _) = pmx::write(&model, &PmxSaveOptions::default()).expect("the model writes");
+    std::fs::write(path, bytes).expect("the model file is written");
+}
+
+#[test]
+fn a_script_applies_and_undo_all_gives_the_same_bytes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("in.pmx");
+    let other = dir.path().join("other.pmx");
+    write_model(&input, 12);
+    write_model(&other, 9);
+    let script = dir.path().join("steps.json");
+    std::fs::write(
+        &script,
+        r#"{"label": "Tidy up", "ops": [
+            {"op": "set", "kind": "vertex", "indices": [0], "field": "position", "value": [0, 1, 0]},
+            {"op": "set", "kind": "info", "field": "name_en", "value": "edited"},
+            {"op": "delete", "kind": "bone", "indices": [5, 6]},
+            {"op": "duplicate", "kind": "material", "indices": [0]},
+            {"op": "move", "kind": "morph", "indices": [3], "to": 0},
+            {"op": "sort", "kind": "bone", "by": "hierarchy"},
+            {"op": "merge", "path": "other.pmx", "match_bones_by_name": false}
+        ]}"#,
+    )
+    .expect("script written");
+
+    let output_path = dir.path().join("out.pmx");
+    let flag = Path::new("--script");
+    let json = Path::new("--json");
+    let output = pmx_studio(&[&input, &output_path, flag, &script, json]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&output.stdout).expect("--json prints JSON");
+    assert_eq!(printed["label"], "Tidy up");
+    assert_eq!(printed["steps"], 7);
+    assert!(
+        printed["report"]["cleared"]["vertex weights"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0
+    );
+    let edited = pmx_core::formats::load_path(&output_path, &Default::default())
+        .expect("the output reads")
+        .model;
+    let original = pmx_core::formats::load_path(&input, &Default::default())
+        .expect("the input reads")
+        .model;
+    assert_eq!(edited.info.name_en.as_str(), "edited");
+    assert_eq!(edited.bones.len(), original.bones.len() - 2 + 9);
+    assert_eq!(edited.vertices.len(), original.vertices.len() + 40);
+
+    let undone_path = dir.path().join("undone.pmx");
+    let undo = Path::new("--undo-all");
+    let output = pmx_studio(&[&input, &undone_path, flag, &script, undo]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&undone_path).expect("output"),
+        std::fs::read(&input).expect("input"),
+        "undoing the script gives the input's bytes"
+    );
+}
+
+#[test]
+fn a_failing_step_is_named_and_nothing_is_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("in.pmx");
+    write_model(&input, 12);
+    let script = dir.path().join("bad.json");
+    std::fs::write(
+        &script,
+        r#"[{"op": "delete", "kind": "bone", "indices": [1]},
+            {"op": "set", "kind": "bone", "indices": [500], "field": "layer", "value": 2}]"#,
+    )
+    .expect("script written");
+    let output_path = dir.path().join("out.pmx");
+    let output = pmx_studio(&[&input, &output_path, Path::new("--script"), &script]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("step 1 (set): bone index 500 is out of range"),
+        "{stderr}"
+    );
+    assert!(!output_path.exists());
+
+    std::fs::write(&script, r#"[{"op": "explode", "kind": "bone"}]"#).expect("script written");
+    let output = pmx_studio(&[&input, &output_path, Path::new("--script"), &script]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("invalid edit script"));
+}
