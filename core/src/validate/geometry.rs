@@ -974,55 +974,7 @@ impl Rule for FaceRule {
         let model = cx.model;
         let cap = cx.options.max_issues_per_code;
         face_counts(model, out);
-
-        let ranges = material_face_ranges(model);
-        let covered = ranges.last().map_or(0, |r| r.end);
-        let mut degenerate = Vec::new();
-        let mut duplicates = Vec::new();
-        let mut keys: Vec<(u32, u32, u32, u32)> = Vec::new();
-        // Faces past the materials' counts belong to no material: checked as triangles.
-        let groups = ranges
-            .iter()
-            .enumerate()
-            .map(|(m, r)| (Some(m), r.clone()))
-            .chain(std::iter::once((None, covered..model.faces.len())));
-        for (material, range) in groups {
-            let Some(faces) = model.faces.get(range.clone()) else {
-                continue;
-            };
-            // PMX 2.1 point and line materials draw A-A-A and A-B-A on purpose.
-            let points_or_lines = material
-                .and_then(|m| model.materials.get(m))
-                .is_some_and(|m| m.draw_flags.intersects(DrawFlags::POINT | DrawFlags::LINE));
-            keys.clear();
-            for (offset, face) in faces.iter().enumerate() {
-                let [a, b, c] = face.map(|v| v.0);
-                let f = range.start + offset;
-                if a == b || b == c || a == c {
-                    if !points_or_lines {
-                        degenerate.push(f);
-                    }
-                    continue;
-                }
-                // The same triangle with the same winding, whichever corner comes first (the
-                // reverse winding is a back face, a common way to make a surface two-sided).
-                let key = if a < b && a < c {
-                    (a, b, c)
-                } else if b < c {
-                    (b, c, a)
-                } else {
-                    (c, a, b)
-                };
-                keys.push((key.0, key.1, key.2, f as u32));
-            }
-            keys.sort_unstable();
-            for pair in keys.windows(2) {
-                if (pair[0].0, pair[0].1, pair[0].2) == (pair[1].0, pair[1].1, pair[1].2) {
-                    duplicates.push((pair[1].3 as usize, pair[0].3 as usize));
-                }
-            }
-        }
-        duplicates.sort_unstable();
+        let (degenerate, duplicates) = degenerate_and_duplicate_faces(model);
         let delete_faces = |faces: &[usize]| {
             faces
                 .iter()
@@ -1125,6 +1077,122 @@ impl Rule for FaceRule {
                 )
             },
         );
+    }
+}
+
+/// Faces that use a vertex twice (outside PMX 2.1 point and line materials, which draw A-A-A
+/// and A-B-A on purpose), and faces that repeat an earlier face of the same material: the same
+/// corners with the same winding, whichever corner comes first (the reverse winding is a back
+/// face, a common way to make a surface two-sided). Returns (degenerate faces, (duplicate,
+/// original) pairs), both sorted.
+///
+/// Duplicates: each material's faces become 64-bit keys (the three corners packed, the
+/// smallest first) sorted by a stable radix sort, O(n) whatever order the faces come in; equal
+/// neighbours are duplicates. Models with more than 2^21 vertices, whose corners do not pack
+/// into 64 bits, sort (corners, face) tuples instead: O(n log n).
+fn degenerate_and_duplicate_faces(model: &Model) -> (Vec<usize>, Vec<(usize, usize)>) {
+    const BITS: u32 = 21;
+    let num_vertices = model.vertices.len();
+    let packable = num_vertices <= 1 << BITS;
+    let ranges = material_face_ranges(model);
+    let covered = ranges.last().map_or(0, |r| r.end);
+    let groups = ranges
+        .iter()
+        .enumerate()
+        .map(|(m, r)| (Some(m), r.clone()))
+        .chain(std::iter::once((None, covered..model.faces.len())));
+    let mut degenerate = Vec::new();
+    let mut duplicates = Vec::new();
+    let mut keys: Vec<(u64, u32)> = Vec::new();
+    let mut scratch: Vec<(u64, u32)> = Vec::new();
+    let mut tuples: Vec<(u32, u32, u32, u32)> = Vec::new();
+    for (material, range) in groups {
+        let Some(faces) = model.faces.get(range.clone()) else {
+            continue;
+        };
+        let points_or_lines = material
+            .and_then(|m| model.materials.get(m))
+            .is_some_and(|m| m.draw_flags.intersects(DrawFlags::POINT | DrawFlags::LINE));
+        keys.clear();
+        tuples.clear();
+        for (offset, face) in faces.iter().enumerate() {
+            let f = range.start + offset;
+            let [a, b, c] = face.map(|v| v.0);
+            if a == b || b == c || a == c {
+                if !points_or_lines {
+                    degenerate.push(f);
+                }
+                continue;
+            }
+            let (a, b, c) = if a < b && a < c {
+                (a, b, c)
+            } else if b < c {
+                (b, c, a)
+            } else {
+                (c, a, b)
+            };
+            if packable {
+                // Corners past the end (reference errors) may not fit 21 bits: they are
+                // skipped here, the face is deleted by the reference fix.
+                if (c.max(b) as usize) < num_vertices {
+                    let key = (u64::from(a) << (2 * BITS)) | (u64::from(b) << BITS) | u64::from(c);
+                    keys.push((key, f as u32));
+                }
+            } else {
+                tuples.push((a, b, c, f as u32));
+            }
+        }
+        if packable {
+            radix_sort(&mut keys, &mut scratch);
+            for pair in keys.windows(2) {
+                if pair[0].0 == pair[1].0 {
+                    duplicates.push((pair[1].1 as usize, pair[0].1 as usize));
+                }
+            }
+        } else {
+            tuples.sort_unstable();
+            for pair in tuples.windows(2) {
+                if (pair[0].0, pair[0].1, pair[0].2) == (pair[1].0, pair[1].1, pair[1].2) {
+                    duplicates.push((pair[1].3 as usize, pair[0].3 as usize));
+                }
+            }
+        }
+    }
+    // A run of three equal faces gives (2nd, 1st), (3rd, 2nd): each names a face it repeats.
+    duplicates.sort_unstable();
+    (degenerate, duplicates)
+}
+
+/// Stable LSD radix sort by the 64-bit key, 11 bits at a time, over only the bits the largest
+/// key uses (60 bits, 6 passes, for a 1,000,000-vertex model).
+fn radix_sort(keys: &mut Vec<(u64, u32)>, scratch: &mut Vec<(u64, u32)>) {
+    const DIGIT: u32 = 11;
+    const BUCKETS: usize = 1 << DIGIT;
+    let max = keys.iter().map(|(key, _)| *key).max().unwrap_or(0);
+    let bits = u64::BITS - max.leading_zeros();
+    scratch.clear();
+    scratch.resize(keys.len(), (0, 0));
+    let mut counts = vec![0usize; BUCKETS];
+    for shift in (0..bits).step_by(DIGIT as usize) {
+        let digit = |key: u64| ((key >> shift) as usize) & (BUCKETS - 1);
+        counts.fill(0);
+        for &(key, _) in keys.iter() {
+            counts[digit(key)] += 1;
+        }
+        let mut sum = 0;
+        for count in counts.iter_mut() {
+            let c = *count;
+            *count = sum;
+            sum += c;
+        }
+        for &entry in keys.iter() {
+            let bucket = &mut counts[digit(entry.0)];
+            if let Some(slot) = scratch.get_mut(*bucket) {
+                *slot = entry;
+            }
+            *bucket += 1;
+        }
+        std::mem::swap(keys, scratch);
     }
 }
 

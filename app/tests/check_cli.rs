@@ -1,0 +1,196 @@
+//! `check` and `repair` as scripts use them: exit codes (0 clean, 1 errors, 2 unreadable), the
+//! JSON shape, targets, recovery, and a repaired file that checks clean.
+
+// Test code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use pmx_core::formats::pmx::{self, PmxSaveOptions};
+use pmx_core::generate::sample_model;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn pmx_studio(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pmx-studio"))
+        .args(args)
+        .output()
+        .expect("pmx-studio runs")
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn sample_bytes() -> Vec<u8> {
+    pmx::write(&sample_model(), &PmxSaveOptions::default())
+        .unwrap()
+        .0
+}
+
+fn check_json(args: &[&str]) -> (i32, Vec<Value>) {
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let output = pmx_studio(&all);
+    let code = output.status.code().unwrap();
+    let list = if code == 2 {
+        Vec::new()
+    } else {
+        serde_json::from_slice::<Vec<Value>>(&output.stdout).expect("check --json prints a list")
+    };
+    (code, list)
+}
+
+fn codes(list: &[Value]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|i| {
+            (
+                i["code"].as_str().unwrap().to_owned(),
+                i["path"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn corpus_file(name: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/pmx")
+        .join(name);
+    if path.is_file() {
+        Some(path)
+    } else {
+        println!("skipped: corpus file {} is absent", path.display());
+        None
+    }
+}
+
+#[test]
+fn clean_model_exits_0_and_prints_a_json_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sample.pmx");
+    std::fs::write(&file, sample_bytes()).unwrap();
+    let (code, list) = check_json(&[path_str(&file)]);
+    assert_eq!(code, 0, "{list:#?}");
+    for issue in &list {
+        let object = issue.as_object().unwrap();
+        for key in [
+            "severity",
+            "code",
+            "path",
+            "message",
+            "message_ja",
+            "fixable",
+        ] {
+            assert!(object.contains_key(key), "{key} in {issue}");
+        }
+        assert_ne!(issue["severity"], "error");
+    }
+    let text = pmx_studio(&["check", path_str(&file)]);
+    assert_eq!(text.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&text.stdout).contains("0 error(s)"));
+}
+
+#[test]
+fn errors_exit_1_and_the_target_decides() {
+    let Some(file) = corpus_file("generated_utf8_mixed_deform_qdef_in_v20.pmx") else {
+        return;
+    };
+    let (code, list) = check_json(&[path_str(&file)]);
+    assert_eq!(code, 1);
+    let found = codes(&list);
+    assert!(found.contains(&("E-VERSION-FEATURE".into(), "vertices[16].weight".into())));
+    let error = list.iter().find(|i| i["severity"] == "error").unwrap();
+    assert_eq!(error["fixable"], true);
+    assert!(!error["message_ja"].as_str().unwrap().is_empty());
+    let (code, _) = check_json(&[path_str(&file), "--target", "pmx2.1"]);
+    assert_eq!(code, 0);
+    let (code, list) = check_json(&[path_str(&file), "--target", "pmd"]);
+    assert_eq!(code, 0, "PMD losses are warnings");
+    assert!(list.iter().any(|i| i["code"] == "W-PMD-WEIGHT"));
+}
+
+#[test]
+fn unreadable_exits_2_and_recover_reads_a_cut_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.pmx");
+    std::fs::write(&garbage, b"this is not a model").unwrap();
+    let output = pmx_studio(&["check", path_str(&garbage)]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read"));
+    assert_eq!(
+        pmx_studio(&["check", path_str(&garbage), "--recover"])
+            .status
+            .code(),
+        Some(2),
+        "no header: nothing to recover"
+    );
+
+    let bytes = sample_bytes();
+    let cut = dir.path().join("cut.pmx");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    assert_eq!(
+        pmx_studio(&["check", path_str(&cut)]).status.code(),
+        Some(2)
+    );
+    let (code, list) = check_json(&[path_str(&cut), "--recover"]);
+    assert_eq!(code, 1);
+    assert!(list.iter().any(|i| i["code"] == "E-FILE-DAMAGED"));
+
+    // Repair without --recover cannot read it either; with it, the output checks clean.
+    let out = dir.path().join("repaired.pmx");
+    assert_eq!(
+        pmx_studio(&["repair", path_str(&cut), path_str(&out)])
+            .status
+            .code(),
+        Some(2)
+    );
+    let output = pmx_studio(&["repair", path_str(&cut), path_str(&out), "--recover"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("fixed"), "{stdout}");
+    let (code, list) = check_json(&[path_str(&out)]);
+    assert_eq!(code, 0, "{list:#?}");
+    // Written atomically: no temporary file is left beside it.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["cut.pmx", "garbage.pmx", "repaired.pmx"]);
+}
+
+#[test]
+fn repair_json_lists_what_it_changed() {
+    let Some(file) = corpus_file("generated_utf8_mixed_deform_qdef_in_v20.pmx") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fixed.pmx");
+    let output = pmx_studio(&["repair", path_str(&file), path_str(&out), "--json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let applied = json["applied"].as_array().unwrap();
+    assert!(
+        applied
+            .iter()
+            .filter(|f| f["code"] == "E-VERSION-FEATURE")
+            .count()
+            == 4,
+        "{applied:#?}"
+    );
+    assert_eq!(json["failed"].as_array().unwrap().len(), 0);
+    assert!(
+        json["remaining"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["severity"] != "error")
+    );
+    let (code, _) = check_json(&[path_str(&out)]);
+    assert_eq!(code, 0);
+}
