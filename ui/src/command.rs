@@ -42,6 +42,8 @@ pub enum Command {
     Open(PathBuf),
     Save,
     ShowSaveAsDialog,
+    /// The save-as dialog with the path's extension set to `.pmd` (File > Export PMD).
+    ShowExportPmdDialog,
     Close,
     Quit,
     /// Applies every automatic fix of the validator (checking for `target`) as one undo step.

@@ -48,6 +48,9 @@ pub(super) struct SaveAsDialog {
 struct TargetProblems {
     key: (u64, Target),
     errors: Vec<Issue>,
+    /// For a PMD target: everything the PMD file cannot hold (the validator's `W-PMD-*` warnings),
+    /// the same list `check --target pmd` prints, shown before saving.
+    losses: Vec<Issue>,
     /// PMX 2.1 features a PMX 2.0 file cannot hold (the writer refuses them).
     blocking: usize,
 }
@@ -84,6 +87,39 @@ impl Dialog {
             problems: None,
         })
     }
+
+    /// Save as with a `.pmd` path (File > Export PMD): the dialog then lists what PMD loses.
+    pub(super) fn export_pmd(document: &Document) -> Self {
+        let mut dialog = Self::save_as(document, None);
+        if let Dialog::SaveAs(save) = &mut dialog {
+            let mut path = PathBuf::from(&save.path);
+            path.set_extension("pmd");
+            save.path = path.display().to_string();
+        }
+        dialog
+    }
+}
+
+/// A scrolling list of issues, path then message, with the count of those not shown.
+fn issue_list_ui(ui: &mut egui::Ui, lang: Language, id: &str, issues: &[Issue]) {
+    egui::ScrollArea::vertical()
+        .id_salt(id)
+        .max_height(180.0)
+        .show(ui, |ui| {
+            for issue in issues.iter().take(MAX_PROBLEMS_SHOWN) {
+                let message = match lang {
+                    Language::Japanese => &issue.message_ja,
+                    Language::English => &issue.message_en,
+                };
+                ui.label(egui::RichText::new(format!("{}  {message}", issue.path)).monospace());
+            }
+            if issues.len() > MAX_PROBLEMS_SHOWN {
+                ui.label(lang.format(
+                    "dialog.and_more",
+                    &[("count", &(issues.len() - MAX_PROBLEMS_SHOWN))],
+                ));
+            }
+        });
 }
 
 /// What a dialog's frame decided.
@@ -294,20 +330,21 @@ impl EditorState {
                 target: Some(target),
                 ..CheckOptions::default()
             };
-            let errors = check(&document.model, None, &options)
+            let (errors, losses) = check(&document.model, None, &options)
                 .into_iter()
-                .filter(Issue::is_error)
-                .collect();
+                .filter(|issue| issue.is_error() || issue.code.starts_with("W-PMD"))
+                .partition(Issue::is_error);
             save.problems = Some(TargetProblems {
                 key,
                 errors,
+                losses,
                 blocking,
             });
         }
-        let (errors, blocking_count) = save
-            .problems
-            .as_ref()
-            .map_or((&[][..], 0), |p| (p.errors.as_slice(), p.blocking));
+        let (errors, losses, blocking_count) =
+            save.problems.as_ref().map_or((&[][..], &[][..], 0), |p| {
+                (p.errors.as_slice(), p.losses.as_slice(), p.blocking)
+            });
         let blocking = blocking_count > 0 && format != Some(FileFormat::Json);
         if !errors.is_empty() {
             ui.add_space(6.0);
@@ -315,25 +352,15 @@ impl EditorState {
                 ui.visuals().error_fg_color,
                 lang.format("dialog.target_errors", &[("count", &errors.len())]),
             );
-            egui::ScrollArea::vertical()
-                .max_height(220.0)
-                .show(ui, |ui| {
-                    for issue in errors.iter().take(MAX_PROBLEMS_SHOWN) {
-                        let message = match lang {
-                            Language::Japanese => &issue.message_ja,
-                            Language::English => &issue.message_en,
-                        };
-                        ui.label(
-                            egui::RichText::new(format!("{}  {message}", issue.path)).monospace(),
-                        );
-                    }
-                    if errors.len() > MAX_PROBLEMS_SHOWN {
-                        ui.label(lang.format(
-                            "dialog.and_more",
-                            &[("count", &(errors.len() - MAX_PROBLEMS_SHOWN))],
-                        ));
-                    }
-                });
+            issue_list_ui(ui, lang, "target_errors", errors);
+        }
+        if !losses.is_empty() {
+            ui.add_space(6.0);
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                lang.format("dialog.pmd_losses", &[("count", &losses.len())]),
+            );
+            issue_list_ui(ui, lang, "pmd_losses", losses);
         }
         if blocking {
             ui.colored_label(

@@ -79,6 +79,13 @@ impl EditorState {
             open,
             Command::ShowSaveAsDialog,
         );
+        self.item(
+            ui,
+            "menu.export_pmd",
+            "",
+            open,
+            Command::ShowExportPmdDialog,
+        );
         ui.separator();
         self.item(ui, "menu.close", "Ctrl+W", open, Command::Close);
         self.item(ui, "menu.quit", "Ctrl+Q", true, Command::Quit);

@@ -454,6 +454,11 @@ impl EditorState {
                     self.dialog = Some(Dialog::save_as(document, None));
                 }
             }
+            Command::ShowExportPmdDialog => {
+                if let Some(document) = &self.document {
+                    self.dialog = Some(Dialog::export_pmd(document));
+                }
+            }
             Command::Close => self.guard(PendingAction::Close),
             Command::Quit => self.request_quit(),
             Command::RepairAll { target } => {
