@@ -179,6 +179,8 @@ pub enum EditError {
     Remap(#[from] RemapError),
     #[error("{0}")]
     File(Box<FileError>),
+    #[error("{0}")]
+    Pose(#[from] crate::pose::PoseError),
     #[error("step {step} ({op}): {source}")]
     Step {
         step: usize,
@@ -434,6 +436,8 @@ pub(crate) enum Change {
     Reorder(ReorderChange),
     /// Additional UV channels appended (zero for every vertex).
     AddUvChannels(usize),
+    /// "Apply pose as rest": the posed values, swapped with the model's on apply and on undo.
+    Rest(Box<crate::pose::PoseAsRest>),
     Batch(Vec<Edit>),
 }
 
@@ -510,7 +514,7 @@ impl Edit {
     #[must_use]
     pub fn is_structural(&self) -> bool {
         match &self.change {
-            Change::Field(_) => false,
+            Change::Field(_) | Change::Rest(_) => false,
             Change::Batch(edits) => edits.iter().any(Edit::is_structural),
             Change::Remove(_)
             | Change::Insert(_)
@@ -531,6 +535,7 @@ impl Edit {
                 Change::Insert(change) => std::mem::size_of::<InsertChange>() + change.heap_size(),
                 Change::Reorder(change) => change.heap_size(),
                 Change::AddUvChannels(_) => 0,
+                Change::Rest(rest) => rest.heap_size(),
                 Change::Batch(edits) => edits
                     .iter()
                     .map(|e| std::mem::size_of::<Edit>() + e.heap_size())
@@ -546,6 +551,7 @@ impl Edit {
             Change::Insert(change) => change.apply(model),
             Change::Reorder(change) => change.apply(model, true),
             Change::AddUvChannels(count) => structure::add_uv_channels(model, *count),
+            Change::Rest(rest) => swap_rest(rest, model),
             Change::Batch(edits) => {
                 let mut touched = Touched::default();
                 for edit in edits.iter_mut() {
@@ -564,6 +570,7 @@ impl Edit {
             Change::Insert(change) => change.revert(model),
             Change::Reorder(change) => change.apply(model, false),
             Change::AddUvChannels(count) => structure::remove_uv_channels(model, *count),
+            Change::Rest(rest) => swap_rest(rest, model),
             Change::Batch(edits) => {
                 let mut touched = Touched::default();
                 for edit in edits.iter_mut().rev() {
@@ -573,6 +580,41 @@ impl Edit {
             }
         }
     }
+}
+
+impl Edit {
+    /// "Apply pose as rest" (PmxEditor's 現在のポーズを初期姿勢に): the model takes `pose`,
+    /// with its morphs, as its new rest shape: vertices skinned, bones, rigid bodies and joints
+    /// moved, vertex morphs turned with their vertices. One step; undo restores every value.
+    /// The report's notes say what the model cannot hold (see [`crate::pose::pose_as_rest`]).
+    pub fn pose_as_rest(model: &Model, pose: &crate::pose::Pose) -> Result<Edit, EditError> {
+        let rest = crate::pose::pose_as_rest(model, pose)?;
+        let report = EditReport {
+            notes: rest.notes.clone(),
+            ..EditReport::default()
+        };
+        let mut edit = Edit::new(
+            "Apply pose as rest".to_owned(),
+            Change::Rest(Box::new(rest)),
+        );
+        edit.report = report;
+        Ok(edit)
+    }
+}
+
+/// Swaps the posed values in and reports every element kind they cover.
+fn swap_rest(rest: &mut crate::pose::PoseAsRest, model: &mut Model) -> Touched {
+    rest.swap_with(model);
+    let mut touched = Touched::default();
+    touched.add_range(EditTarget::Vertex, 0..rest.positions.len());
+    touched.add_range(EditTarget::Bone, 0..rest.bones.len());
+    touched.add_range(EditTarget::Material, 0..rest.materials.len());
+    for (morph, _) in &rest.vertex_morphs {
+        touched.add_range(EditTarget::Morph, morph.get()..morph.get() + 1);
+    }
+    touched.add_range(EditTarget::RigidBody, 0..rest.rigid_bodies.len());
+    touched.add_range(EditTarget::Joint, 0..rest.joints.len());
+    touched
 }
 
 impl fmt::Display for Edit {

@@ -526,3 +526,46 @@ fn labels_count_nicely() {
     assert_eq!(count_label(2, "rigid_body"), "2 rigid bodies");
     assert_eq!(count_label(3, "display_frame"), "3 display frames");
 }
+
+#[test]
+fn pose_as_rest_is_one_undoable_step_equal_to_the_direct_result() {
+    let original = model();
+    let mut pose = crate::pose::Pose::new(&original);
+    let bone = BoneIdx::new(1);
+    pose.set_bone(
+        bone,
+        glam::Quat::from_rotation_z(0.7),
+        glam::Vec3::new(0.0, 0.5, 0.0),
+    );
+    pose.set_morph(MorphIdx::new(0), 1.0);
+    let (expected, notes) = crate::pose::apply_pose_as_rest(&original, &pose).unwrap();
+    assert_ne!(
+        expected.vertices, original.vertices,
+        "the pose moves vertices"
+    );
+    let edit = Edit::pose_as_rest(&original, &pose).unwrap();
+    assert_eq!(edit.label(), "Apply pose as rest");
+    assert_eq!(edit.report().notes, notes);
+    assert!(!edit.is_structural());
+    let (edited, touched) = round_trip(&original, edit);
+    assert_eq!(edited, expected);
+    assert_eq!(
+        touched.ranges(EditTarget::Vertex).collect::<Vec<_>>(),
+        vec![0..original.vertices.len()]
+    );
+    assert_eq!(
+        touched.ranges(EditTarget::Bone).collect::<Vec<_>>(),
+        vec![0..original.bones.len()]
+    );
+}
+
+#[test]
+fn pose_as_rest_refuses_a_pose_of_another_model() {
+    let original = model();
+    let mut pose = crate::pose::Pose::new(&original);
+    pose.bones.pop();
+    assert!(matches!(
+        Edit::pose_as_rest(&original, &pose),
+        Err(EditError::Pose(_))
+    ));
+}

@@ -293,6 +293,105 @@ impl PoseAsRest {
     }
 }
 
+impl PoseAsRest {
+    /// Exchanges the values it holds with the model's: the model gets the posed values and
+    /// `self` the ones they replaced, so calling it again restores the model exactly. This is
+    /// the undoable "apply pose as rest" edit: one swap to apply, the same swap to undo, and no
+    /// copy of the model beyond the fields the pose changes.
+    pub fn swap_with(&mut self, model: &mut Model) {
+        for (vertex, ((position, normal), uv)) in model.vertices.iter_mut().zip(
+            self.positions
+                .iter_mut()
+                .zip(self.normals.iter_mut())
+                .zip(self.uvs.iter_mut()),
+        ) {
+            std::mem::swap(&mut vertex.position, position);
+            std::mem::swap(&mut vertex.normal, normal);
+            std::mem::swap(&mut vertex.uv, uv);
+        }
+        for (channel, values) in model
+            .additional_uvs
+            .iter_mut()
+            .zip(self.additional_uvs.iter_mut())
+        {
+            if channel.len() == values.len() {
+                std::mem::swap(channel, values);
+            }
+        }
+        for (v, [new_c, new_r0, new_r1]) in &mut self.sdef {
+            if let Some(Weight::Sdef { c, r0, r1, .. }) =
+                model.vertices.get_mut(v.get()).map(|v| &mut v.weight)
+            {
+                std::mem::swap(c, new_c);
+                std::mem::swap(r0, new_r0);
+                std::mem::swap(r1, new_r1);
+            }
+        }
+        for (bone, rest) in model.bones.iter_mut().zip(self.bones.iter_mut()) {
+            std::mem::swap(&mut bone.position, &mut rest.position);
+            if !bone.flags.contains(BoneFlags::TAIL_IS_BONE) {
+                std::mem::swap(&mut bone.tail_offset, &mut rest.tail_offset);
+            }
+            std::mem::swap(&mut bone.fixed_axis, &mut rest.fixed_axis);
+            std::mem::swap(&mut bone.local_axis_x, &mut rest.local_axis_x);
+            std::mem::swap(&mut bone.local_axis_z, &mut rest.local_axis_z);
+        }
+        for (material, rest) in model.materials.iter_mut().zip(self.materials.iter_mut()) {
+            std::mem::swap(&mut material.diffuse, &mut rest.diffuse);
+            std::mem::swap(&mut material.specular, &mut rest.specular);
+            std::mem::swap(&mut material.specular_power, &mut rest.specular_power);
+            std::mem::swap(&mut material.ambient, &mut rest.ambient);
+            std::mem::swap(&mut material.edge_color, &mut rest.edge_color);
+            std::mem::swap(&mut material.edge_size, &mut rest.edge_size);
+        }
+        for (morph, offsets) in &mut self.vertex_morphs {
+            if let Some(MorphOffsets::Vertex(list)) =
+                model.morphs.get_mut(morph.get()).map(|m| &mut m.offsets)
+            {
+                for (offset, new) in list.iter_mut().zip(offsets.iter_mut()) {
+                    std::mem::swap(&mut offset.offset, new);
+                }
+            }
+        }
+        for (body, (position, rotation)) in model
+            .rigid_bodies
+            .iter_mut()
+            .zip(self.rigid_bodies.iter_mut())
+        {
+            std::mem::swap(&mut body.position, position);
+            std::mem::swap(&mut body.rotation, rotation);
+        }
+        for (joint, (position, rotation)) in model.joints.iter_mut().zip(self.joints.iter_mut()) {
+            std::mem::swap(&mut joint.position, position);
+            std::mem::swap(&mut joint.rotation, rotation);
+        }
+    }
+
+    /// Heap memory the values hold.
+    #[must_use]
+    pub fn heap_size(&self) -> usize {
+        use std::mem::size_of;
+        self.positions.capacity() * size_of::<Vec3>()
+            + self.normals.capacity() * size_of::<Vec3>()
+            + self.uvs.capacity() * size_of::<Vec2>()
+            + self
+                .additional_uvs
+                .iter()
+                .map(|c| c.capacity() * size_of::<Vec4>())
+                .sum::<usize>()
+            + self.sdef.capacity() * size_of::<(VertexIdx, [Vec3; 3])>()
+            + self.bones.capacity() * size_of::<RestBone>()
+            + self.materials.capacity() * size_of::<RestMaterial>()
+            + self
+                .vertex_morphs
+                .iter()
+                .map(|(_, o)| o.capacity() * size_of::<Vec3>())
+                .sum::<usize>()
+            + (self.rigid_bodies.capacity() + self.joints.capacity()) * size_of::<(Vec3, Vec3)>()
+            + self.notes.iter().map(String::capacity).sum::<usize>()
+    }
+}
+
 /// `model` with `pose` applied as its new rest shape (see [`pose_as_rest`]), plus the notes on
 /// what could not be kept.
 pub fn apply_pose_as_rest(model: &Model, pose: &Pose) -> Result<(Model, Vec<String>), PoseError> {
