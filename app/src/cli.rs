@@ -29,7 +29,7 @@ pub struct WindowArgs {
     /// Render the window once, save a PNG of it to this path and exit.
     #[arg(long, value_name = "OUT.png")]
     pub screenshot: Option<PathBuf>,
-    /// The tab to show (info, vertices, faces, textures, materials, bones, morphs,
+    /// The tab to show (info, vertices, faces, textures, materials, pose, bones, morphs,
     /// display_frames, rigid_bodies, joints, soft_bodies, view).
     #[arg(long, value_name = "NAME")]
     pub tab: Option<String>,

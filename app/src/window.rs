@@ -219,6 +219,9 @@ impl EditorApp {
                 let _ = self.editor.show_tab(pane.name());
                 if let Some(kind) = pane.kind() {
                     self.editor.select_first(kind);
+                } else if pane == pmx_ui::workspace::Pane::Pose {
+                    // The pose pane shows the picked bone's fields.
+                    self.editor.select_first(ElementKind::Bone);
                 }
             } else {
                 self.editor.select_first(ElementKind::Vertex);

@@ -17,6 +17,14 @@ pub enum EditRequest {
     },
     /// Appends additional UV channels (zero for every vertex).
     AddUvChannels(usize),
+    /// The pose (with its morphs) becomes the model's rest shape (pose pane).
+    PoseAsRest(pmx_core::pose::Pose),
+    /// A bone morph named `name` holding the pose's bone rotations and moves, added at the end
+    /// of the morphs (pose pane).
+    PoseAsBoneMorph {
+        pose: pmx_core::pose::Pose,
+        name: String,
+    },
 }
 
 /// One edit request with what the editor needs around it.

@@ -8,6 +8,7 @@ pub mod editor;
 pub mod fonts;
 pub mod i18n;
 pub mod info;
+pub mod pose;
 pub mod properties;
 pub mod selection;
 pub mod settings;

@@ -16,10 +16,11 @@ pub enum Pane {
     Materials,
     History,
     Validation,
+    Pose,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 7] = [
+    pub const ALL: [Pane; 8] = [
         Pane::Info,
         Pane::Vertices,
         Pane::Faces,
@@ -27,6 +28,7 @@ impl Pane {
         Pane::Materials,
         Pane::History,
         Pane::Validation,
+        Pane::Pose,
     ];
 
     /// The name `--tab` takes.
@@ -40,6 +42,7 @@ impl Pane {
             Pane::Materials => "materials",
             Pane::History => "history",
             Pane::Validation => "validation",
+            Pane::Pose => "pose",
         }
     }
 
@@ -59,6 +62,7 @@ impl Pane {
             Pane::Materials => "tab.materials",
             Pane::History => "tab.history",
             Pane::Validation => "tab.validation",
+            Pane::Pose => "tab.pose",
         }
     }
 
@@ -70,7 +74,7 @@ impl Pane {
             Pane::Faces => Some(ElementKind::Face),
             Pane::Textures => Some(ElementKind::Texture),
             Pane::Materials => Some(ElementKind::Material),
-            Pane::Info | Pane::History | Pane::Validation => None,
+            Pane::Info | Pane::History | Pane::Validation | Pane::Pose => None,
         }
     }
 
@@ -102,6 +106,7 @@ pub fn default_tree() -> Tree<Pane> {
         Pane::Faces,
         Pane::Textures,
         Pane::Materials,
+        Pane::Pose,
     ]
     .into_iter()
     .map(|p| tiles.insert_pane(p))

@@ -662,3 +662,75 @@ fn export_pmd_lists_what_pmd_loses_then_writes_a_pmd_file() {
     );
     assert!(!document(&harness).is_dirty());
 }
+
+#[test]
+fn posing_changes_nothing_until_applied_as_rest_or_saved_as_a_bone_morph() {
+    let original = model();
+    let mut harness = with_document(original.clone());
+    tab(&mut harness, "Pose");
+    // A bone picked in the list becomes the bone selection the other tabs share.
+    let bone = 1;
+    let name = original.bones[bone].name_ja.as_str().into_owned();
+    harness
+        .get_by_label_contains(&format!("   {bone}  {name}"))
+        .click();
+    harness.run_ok();
+    assert_eq!(
+        document(&harness).selection.get(ElementKind::Bone).current,
+        Some(bone)
+    );
+    {
+        let editor = harness.state_mut();
+        let model = editor.document.as_ref().unwrap().model.clone();
+        editor
+            .pose
+            .set_bone_rotation(&model, bone, glam::Vec3::new(0.0, 0.0, 40.0));
+        editor.pose.set_morph(0, 1.0);
+    }
+    harness.run_ok();
+    // Posed and evaluated, but the document is untouched.
+    let posed = harness.state().pose.deformed_positions().unwrap().to_vec();
+    assert_eq!(posed.len(), original.vertices.len());
+    assert!(
+        posed
+            .iter()
+            .zip(&original.vertices)
+            .any(|(p, v)| (*p - glam::Vec3::from(v.position)).length() > 1e-3)
+    );
+    assert!(!document(&harness).is_dirty());
+    assert!(document(&harness).model == original);
+    harness.get_by_label_contains("1 bones posed");
+
+    // Save as bone morph: one more morph holding the bone's rotation.
+    field(&harness, "Morph name").set_text_value_accesskit("ポーズ1");
+    harness.run_ok();
+    click(&mut harness, "Save pose as bone morph");
+    let saved = document(&harness).model.morphs.last().unwrap().clone();
+    assert_eq!(
+        document(&harness).model.morphs.len(),
+        original.morphs.len() + 1
+    );
+    assert_eq!(saved.name_ja.as_str(), "ポーズ1");
+    match &saved.offsets {
+        pmx_core::model::MorphOffsets::Bone(offsets) => {
+            assert_eq!(offsets.len(), 1);
+            assert_eq!(offsets[0].bone.map(|b| b.get()), Some(bone));
+        }
+        other => panic!("not a bone morph: {other:?}"),
+    }
+
+    // Apply as rest: one undoable step that moves the vertices where the pose put them.
+    let pose = harness.state().pose.pose.clone();
+    let morphs_before = document(&harness).model.clone();
+    let (expected, _) = pmx_core::pose::apply_pose_as_rest(&morphs_before, &pose).unwrap();
+    assert!(!pose.is_rest(), "saving a bone morph keeps the pose");
+    click(&mut harness, "Apply pose as rest");
+    assert!(document(&harness).model == expected);
+    assert!(harness.state().pose.pose.is_rest(), "the pose resets");
+    assert_eq!(
+        document(&harness).history.undo_label(),
+        Some("Apply pose as rest")
+    );
+    menu(&mut harness, "Edit", "Undo: Apply pose as rest Ctrl+Z");
+    assert!(document(&harness).model == morphs_before);
+}

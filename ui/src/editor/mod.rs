@@ -71,6 +71,8 @@ pub struct EditorState {
     pub tables: HashMap<ElementKind, TableState>,
     pub message: Option<StatusMessage>,
     pub validation: ValidationState,
+    /// The pose pane's pose (never part of the document until applied).
+    pub pose: crate::pose::PoseState,
     commands: Commands,
     dialog: Option<Dialog>,
     platform: Vec<PlatformRequest>,
@@ -123,6 +125,7 @@ impl EditorState {
             tables,
             message: None,
             validation: ValidationState::default(),
+            pose: crate::pose::PoseState::default(),
             commands: Commands::default(),
             dialog: None,
             platform: Vec::new(),
@@ -570,6 +573,16 @@ impl EditorState {
                 base_dir.as_deref(),
             ),
             EditRequest::AddUvChannels(count) => Edit::add_uv_channels(&document.model, *count),
+            EditRequest::PoseAsRest(pose) => Edit::pose_as_rest(&document.model, pose),
+            EditRequest::PoseAsBoneMorph { pose, name } => {
+                let morph = pmx_core::pose::pose_as_bone_morph(pose, name, "");
+                Edit::insert(
+                    &document.model,
+                    document.model.morphs.len(),
+                    pmx_core::edit::Elements::Morphs(vec![morph]),
+                )
+                .map(|edit| edit.with_label(format!("Save pose as bone morph \"{name}\"")))
+            }
         };
         match built {
             Ok(mut edit) => {

@@ -1,0 +1,483 @@
+//! The ポーズ (Pose) pane: pose mode. The user picks a bone and turns or moves it with numeric
+//! fields (degrees), sets morphs with sliders grouped by panel, and resets the pose. The pose
+//! lives here, never in the document: only "apply pose as rest" and "save pose as bone morph"
+//! change the model, as undoable edits. The evaluated pose (skinned vertices, bone transforms)
+//! is kept for the 3D preview to draw.
+
+use crate::command::{Command, Commands, EditCommand, EditRequest};
+use crate::document::Document;
+use crate::i18n::{Language, NameLanguage};
+use glam::{EulerRot, Quat, Vec3};
+use pmx_core::model::{BoneFlags, BoneIdx, ElementKind, Model, MorphIdx, MorphPanel};
+use pmx_core::pose::{ManipulationFrame, Pose, PoseEvaluator};
+use std::time::{Duration, Instant};
+
+/// Rows of the bone list (virtualised: a model may have thousands of bones).
+const BONE_ROW_HEIGHT: f32 = 20.0;
+
+/// The pose being built in the pane, for one document.
+#[derive(Default)]
+pub struct PoseState {
+    /// (document id, revision) the evaluator was built for; an edit of the model rebuilds it.
+    built_for: Option<(u64, u64)>,
+    /// The bone and morph structure revisions the pose's lists line up with.
+    structure: (u64, u64),
+    pub pose: Pose,
+    /// What the numeric fields show per bone: Euler angles in degrees (Y, then X, then Z, as
+    /// MikuMikuDance's bone panel turns them). Kept so a field does not jump when the
+    /// quaternion's Euler decomposition differs from what the user typed.
+    euler_degrees: Vec<Vec3>,
+    evaluator: Option<PoseEvaluator>,
+    /// The pose changed since the last evaluation.
+    stale: bool,
+    pub last_evaluation: Duration,
+    bone_filter: String,
+    morph_filter: String,
+    /// Name of the bone morph "save pose as bone morph" creates.
+    pub morph_name: String,
+}
+
+impl std::fmt::Debug for PoseState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PoseState")
+            .field("built_for", &self.built_for)
+            .field("posed_bones", &self.posed_bones())
+            .field("stale", &self.stale)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PoseState {
+    /// Keeps the state in step with the document: a new document or an edit rebuilds the
+    /// evaluator; the pose survives edits that keep the bone and morph counts.
+    pub fn sync(&mut self, document: &Document, document_id: u64) {
+        let key = (document_id, document.revision());
+        if self.built_for == Some(key) {
+            return;
+        }
+        let model = &document.model;
+        let structure = (
+            document.structure_revision(ElementKind::Bone),
+            document.structure_revision(ElementKind::Morph),
+        );
+        let same_document = self.built_for.is_some_and(|(id, _)| id == document_id);
+        // Bones or morphs inserted, removed or reordered: their poses no longer line up.
+        if !same_document
+            || self.structure.0 != structure.0
+            || self.pose.bones.len() != model.bones.len()
+        {
+            self.pose.bones = Pose::new(model).bones;
+            self.euler_degrees = vec![Vec3::ZERO; model.bones.len()];
+        }
+        if !same_document
+            || self.structure.1 != structure.1
+            || self.pose.morphs.len() != model.morphs.len()
+        {
+            self.pose.morphs = vec![0.0; model.morphs.len()];
+        }
+        // Built lazily when the pose is first evaluated: a model nobody poses costs nothing.
+        self.evaluator = None;
+        self.built_for = Some(key);
+        self.structure = structure;
+        self.stale = true;
+    }
+
+    /// Evaluates the pose if it changed (morphs, bones, skinning).
+    pub fn evaluate(&mut self, model: &Model) {
+        if !self.stale {
+            return;
+        }
+        if self.pose.is_rest() && self.evaluator.is_none() {
+            // Nothing to deform: a model nobody poses never pays for an evaluator.
+            self.stale = false;
+            return;
+        }
+        let started = Instant::now();
+        let evaluator = self
+            .evaluator
+            .get_or_insert_with(|| PoseEvaluator::new(model));
+        if evaluator.evaluate(model, &self.pose).is_err() {
+            // The model changed under the evaluator: build it again.
+            *evaluator = PoseEvaluator::new(model);
+            // A pose made for this model always fits a new evaluator of it.
+            let _ = evaluator.evaluate(model, &self.pose);
+        }
+        self.last_evaluation = started.elapsed();
+        self.stale = false;
+    }
+
+    /// The posed vertex positions, once evaluated (for the 3D preview).
+    #[must_use]
+    pub fn deformed_positions(&self) -> Option<&[Vec3]> {
+        self.evaluator
+            .as_ref()
+            .filter(|_| !self.stale && !self.pose.is_rest())
+            .map(PoseEvaluator::positions)
+    }
+
+    /// The evaluator of the current pose (bone transforms, skinned vertices), once evaluated.
+    #[must_use]
+    pub fn evaluated(&self) -> Option<&PoseEvaluator> {
+        self.evaluator.as_ref().filter(|_| !self.stale)
+    }
+
+    /// How many bones are turned or moved.
+    #[must_use]
+    pub fn posed_bones(&self) -> usize {
+        self.pose.bones.iter().filter(|b| !b.is_rest()).count()
+    }
+
+    /// Sets a bone's rotation from Euler angles in degrees, within what the bone allows (a
+    /// fixed axis keeps the turn about that axis).
+    pub fn set_bone_rotation(&mut self, model: &Model, bone: usize, degrees: Vec3) {
+        let (Some(slot), Some(data)) = (self.pose.bones.get_mut(bone), model.bones.get(bone))
+        else {
+            return;
+        };
+        let rotation = Quat::from_euler(
+            EulerRot::YXZ,
+            degrees.y.to_radians(),
+            degrees.x.to_radians(),
+            degrees.z.to_radians(),
+        );
+        slot.rotation = ManipulationFrame::of(data).constrain_rotation(rotation);
+        if let Some(shown) = self.euler_degrees.get_mut(bone) {
+            *shown = degrees;
+        }
+        self.stale = true;
+    }
+
+    /// Sets a bone's translation (model units, in the parent's frame).
+    pub fn set_bone_translation(&mut self, bone: usize, translation: Vec3) {
+        if let Some(slot) = self.pose.bones.get_mut(bone) {
+            slot.translation = translation;
+            self.stale = true;
+        }
+    }
+
+    pub fn set_morph(&mut self, morph: usize, value: f32) {
+        self.pose.set_morph(MorphIdx::new(morph), value);
+        self.stale = true;
+    }
+
+    /// Back to the rest pose (every bone and morph).
+    pub fn reset(&mut self) {
+        self.pose.reset();
+        self.euler_degrees.iter_mut().for_each(|d| *d = Vec3::ZERO);
+        self.stale = true;
+    }
+
+    fn reset_bone(&mut self, bone: usize) {
+        if let Some(slot) = self.pose.bones.get_mut(bone) {
+            *slot = pmx_core::pose::BonePose::default();
+        }
+        if let Some(shown) = self.euler_degrees.get_mut(bone) {
+            *shown = Vec3::ZERO;
+        }
+        self.stale = true;
+    }
+}
+
+/// The pane: tools on top, the bone list and the selected bone's fields on the left, the morph
+/// sliders by panel on the right.
+pub fn pose_pane_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    names: NameLanguage,
+    state: &mut PoseState,
+    document: &mut Document,
+    document_id: u64,
+    commands: &mut Commands,
+) {
+    state.sync(document, document_id);
+    tools_ui(ui, lang, state, commands);
+    ui.separator();
+    let height = ui.available_height();
+    ui.columns(2, |columns| {
+        columns[0].set_min_height(height);
+        bones_ui(&mut columns[0], lang, names, state, document);
+        morphs_ui(&mut columns[1], lang, names, state, &document.model);
+    });
+    state.evaluate(&document.model);
+}
+
+fn tools_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, commands: &mut Commands) {
+    ui.horizontal_wrapped(|ui| {
+        if ui.button(lang.tr("pose.reset")).clicked() {
+            state.reset();
+        }
+        let posed = !state.pose.is_rest();
+        if ui
+            .add_enabled(posed, egui::Button::new(lang.tr("pose.apply_as_rest")))
+            .on_hover_text(lang.tr("pose.apply_as_rest_hint"))
+            .clicked()
+        {
+            commands.push(Command::Edit(EditCommand {
+                request: EditRequest::PoseAsRest(state.pose.clone()),
+                gesture: None,
+            }));
+            state.reset();
+        }
+        ui.separator();
+        ui.label(lang.tr("pose.morph_name"));
+        ui.add(egui::TextEdit::singleline(&mut state.morph_name).desired_width(120.0))
+            .accessible_name(lang.tr("pose.morph_name"));
+        let any_bone = state.posed_bones() > 0;
+        if ui
+            .add_enabled(
+                any_bone && !state.morph_name.trim().is_empty(),
+                egui::Button::new(lang.tr("pose.save_as_bone_morph")),
+            )
+            .clicked()
+        {
+            commands.push(Command::Edit(EditCommand {
+                request: EditRequest::PoseAsBoneMorph {
+                    pose: state.pose.clone(),
+                    name: state.morph_name.trim().to_owned(),
+                },
+                gesture: None,
+            }));
+        }
+        ui.separator();
+        ui.weak(lang.format(
+            "pose.status",
+            &[
+                ("bones", &state.posed_bones()),
+                (
+                    "ms",
+                    &format!("{:.1}", state.last_evaluation.as_secs_f64() * 1e3),
+                ),
+            ],
+        ));
+    });
+}
+
+fn bones_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    names: NameLanguage,
+    state: &mut PoseState,
+    document: &mut Document,
+) {
+    let model = &document.model;
+    ui.horizontal(|ui| {
+        ui.label(lang.tr("pose.bones"));
+        ui.add(
+            egui::TextEdit::singleline(&mut state.bone_filter)
+                .hint_text(lang.tr("pose.find"))
+                .desired_width(140.0),
+        )
+        .accessible_name(lang.tr("pose.find_bone"));
+    });
+    let filter = state.bone_filter.trim().to_lowercase();
+    let rows: Vec<usize> = (0..model.bones.len())
+        .filter(|&b| {
+            let bone = &model.bones[b];
+            filter.is_empty()
+                || bone.name_ja.as_str().to_lowercase().contains(&filter)
+                || bone.name_en.as_str().to_lowercase().contains(&filter)
+        })
+        .collect();
+    let current = document.selection.get(ElementKind::Bone).current;
+    let mut clicked = None;
+    let list_height = (ui.available_height() * 0.45).max(120.0);
+    egui::ScrollArea::vertical()
+        .id_salt("pose_bones")
+        .max_height(list_height)
+        .auto_shrink([false, false])
+        .show_rows(ui, BONE_ROW_HEIGHT, rows.len(), |ui, range| {
+            for &b in &rows[range] {
+                let bone = &model.bones[b];
+                let posed = state.pose.bones.get(b).is_some_and(|p| !p.is_rest());
+                let name = display_name(names, &bone.name_ja, &bone.name_en);
+                let text = format!("{b:>4}  {}{name}", if posed { "● " } else { "" });
+                if ui
+                    .selectable_label(current == Some(b), egui::RichText::new(text))
+                    .clicked()
+                {
+                    clicked = Some(b);
+                }
+            }
+        });
+    if let Some(b) = clicked {
+        document.selection.get_mut(ElementKind::Bone).select_only(b);
+    }
+    ui.separator();
+    let Some(b) = document
+        .selection
+        .get(ElementKind::Bone)
+        .current
+        .filter(|&b| b < document.model.bones.len())
+    else {
+        ui.weak(lang.tr("pose.pick_a_bone"));
+        return;
+    };
+    bone_fields_ui(ui, lang, names, state, &document.model, b);
+}
+
+fn bone_fields_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    names: NameLanguage,
+    state: &mut PoseState,
+    model: &Model,
+    b: usize,
+) {
+    let bone = &model.bones[b];
+    ui.strong(format!(
+        "{b}: {}",
+        display_name(names, &bone.name_ja, &bone.name_en)
+    ));
+    let mut degrees = state.euler_degrees.get(b).copied().unwrap_or_default();
+    let mut translation = state
+        .pose
+        .bones
+        .get(b)
+        .map(|p| p.translation)
+        .unwrap_or_default();
+    let rotatable = bone.flags.contains(BoneFlags::ROTATABLE);
+    let movable = bone.flags.contains(BoneFlags::MOVABLE);
+    egui::Grid::new("pose_bone_fields")
+        .num_columns(4)
+        .spacing([8.0, 4.0])
+        .show(ui, |ui| {
+            ui.label(lang.tr("pose.rotation"));
+            let mut changed = false;
+            for (axis, value) in [
+                ("X", &mut degrees.x),
+                ("Y", &mut degrees.y),
+                ("Z", &mut degrees.z),
+            ] {
+                changed |= ui
+                    .add_enabled(
+                        rotatable,
+                        egui::DragValue::new(value)
+                            .speed(0.5)
+                            .range(-180.0..=180.0)
+                            .suffix("°")
+                            .max_decimals(2),
+                    )
+                    .on_hover_text(axis)
+                    .accessible_name(format!("{} {axis}", lang.tr("pose.rotation")))
+                    .changed();
+            }
+            if changed {
+                state.set_bone_rotation(model, b, degrees);
+            }
+            ui.end_row();
+            ui.label(lang.tr("pose.translation"));
+            let mut changed = false;
+            for (axis, value) in [
+                ("X", &mut translation.x),
+                ("Y", &mut translation.y),
+                ("Z", &mut translation.z),
+            ] {
+                changed |= ui
+                    .add_enabled(
+                        movable,
+                        egui::DragValue::new(value).speed(0.01).max_decimals(3),
+                    )
+                    .accessible_name(format!("{} {axis}", lang.tr("pose.translation")))
+                    .changed();
+            }
+            if changed {
+                state.set_bone_translation(b, translation);
+            }
+            ui.end_row();
+        });
+    if bone.flags.contains(BoneFlags::IK)
+        && let Some(slot) = state.pose.bones.get_mut(b)
+        && ui
+            .checkbox(&mut slot.ik_enabled, lang.tr("pose.ik_enabled"))
+            .changed()
+    {
+        state.stale = true;
+    }
+    if ui.button(lang.tr("pose.reset_bone")).clicked() {
+        state.reset_bone(b);
+    }
+    if let Some(global) = state
+        .evaluated()
+        .and_then(|e| e.skeleton.global(BoneIdx::new(b)))
+    {
+        let position = global.transform_point(glam::Vec3A::ZERO);
+        ui.weak(lang.format(
+            "pose.posed_position",
+            &[(
+                "position",
+                &format!("{:.3}, {:.3}, {:.3}", position.x, position.y, position.z),
+            )],
+        ));
+    }
+}
+
+fn morphs_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    names: NameLanguage,
+    state: &mut PoseState,
+    model: &Model,
+) {
+    ui.horizontal(|ui| {
+        ui.label(lang.tr("pose.morphs"));
+        ui.add(
+            egui::TextEdit::singleline(&mut state.morph_filter)
+                .hint_text(lang.tr("pose.find"))
+                .desired_width(140.0),
+        )
+        .accessible_name(lang.tr("pose.find_morph"));
+    });
+    let filter = state.morph_filter.trim().to_lowercase();
+    egui::ScrollArea::vertical()
+        .id_salt("pose_morphs")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            for (panel, key) in [
+                (MorphPanel::Eyebrow, "pose.panel_eyebrow"),
+                (MorphPanel::Eye, "pose.panel_eye"),
+                (MorphPanel::Mouth, "pose.panel_mouth"),
+                (MorphPanel::Other, "pose.panel_other"),
+            ] {
+                let members: Vec<usize> = (0..model.morphs.len())
+                    .filter(|&m| {
+                        let morph = &model.morphs[m];
+                        let in_panel = morph.panel == panel
+                            || (panel == MorphPanel::Other
+                                && !matches!(
+                                    morph.panel,
+                                    MorphPanel::Eyebrow | MorphPanel::Eye | MorphPanel::Mouth
+                                ));
+                        in_panel
+                            && (filter.is_empty()
+                                || morph.name_ja.as_str().to_lowercase().contains(&filter)
+                                || morph.name_en.as_str().to_lowercase().contains(&filter))
+                    })
+                    .collect();
+                egui::CollapsingHeader::new(format!("{} ({})", lang.tr(key), members.len()))
+                    .id_salt(key)
+                    .default_open(true)
+                    .show(ui, |ui| {
+                        for m in members {
+                            let morph = &model.morphs[m];
+                            let mut value = state.pose.morphs.get(m).copied().unwrap_or(0.0);
+                            let name = display_name(names, &morph.name_ja, &morph.name_en);
+                            if ui
+                                .add(egui::Slider::new(&mut value, 0.0..=1.0).text(name))
+                                .changed()
+                            {
+                                state.set_morph(m, value);
+                            }
+                        }
+                    });
+            }
+        });
+}
+
+/// An element's name in the chosen language (the other one when it is empty).
+fn display_name(
+    names: NameLanguage,
+    ja: &pmx_core::model::Text,
+    en: &pmx_core::model::Text,
+) -> String {
+    names.pick(&ja.as_str(), &en.as_str()).to_owned()
+}
