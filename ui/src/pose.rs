@@ -8,8 +8,10 @@ use crate::command::{Command, Commands, EditCommand, EditRequest};
 use crate::document::Document;
 use crate::i18n::{Language, NameLanguage};
 use glam::{EulerRot, Quat, Vec3};
+use pmx_core::formats::{LoadOptions, vmd, vpd};
 use pmx_core::model::{BoneFlags, BoneIdx, ElementKind, Model, MorphIdx, MorphPanel};
 use pmx_core::pose::{ManipulationFrame, Pose, PoseEvaluator};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Rows of the bone list (virtualised: a model may have thousands of bones).
@@ -35,6 +37,20 @@ pub struct PoseState {
     morph_filter: String,
     /// Name of the bone morph "save pose as bone morph" creates.
     pub morph_name: String,
+    /// The path field of the pose/motion row (VPD to load or save, VMD to load).
+    pub file_path: String,
+    /// A loaded VMD motion, bound to the model, and the frame shown.
+    motion: Option<LoadedMotion>,
+    /// The last file action's outcome (names the model lacks, errors).
+    pub file_message: Option<String>,
+}
+
+/// A motion bound to the model's bones and morphs by name.
+struct LoadedMotion {
+    motion: vmd::Motion,
+    binding: vmd::Binding,
+    name: String,
+    pub frame: f32,
 }
 
 impl std::fmt::Debug for PoseState {
@@ -68,6 +84,14 @@ impl PoseState {
         {
             self.pose.bones = Pose::new(model).bones;
             self.euler_degrees = vec![Vec3::ZERO; model.bones.len()];
+            // A motion is bound to bone and morph indices: bind it again.
+            if let Some(loaded) = &mut self.motion {
+                loaded.binding = loaded.motion.bind(model);
+            }
+        }
+        if !same_document {
+            self.motion = None;
+            self.file_message = None;
         }
         if !same_document
             || self.structure.1 != structure.1
@@ -167,6 +191,85 @@ impl PoseState {
         self.stale = true;
     }
 
+    /// The numeric fields follow rotations set from a file or a motion.
+    fn refresh_euler(&mut self) {
+        for (shown, bone) in self.euler_degrees.iter_mut().zip(&self.pose.bones) {
+            let (y, x, z) = bone.rotation.to_euler(EulerRot::YXZ);
+            *shown = Vec3::new(x.to_degrees(), y.to_degrees(), z.to_degrees());
+        }
+    }
+
+    /// Loads a VPD pose file onto the pose (bones and morphs it names; others keep theirs).
+    pub fn load_vpd(&mut self, model: &Model, path: &Path) -> Result<String, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file = vpd::read(&bytes, &LoadOptions::default())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let unmatched = file.apply_to(model, &mut self.pose);
+        self.refresh_euler();
+        self.stale = true;
+        Ok(unmatched_text(
+            &unmatched.bones,
+            &unmatched.morphs,
+            file.bones.len(),
+            file.morphs.len(),
+        ))
+    }
+
+    /// Writes the pose as a VPD file (bones not at rest, morphs not 0).
+    pub fn save_vpd(&self, model: &Model, path: &Path) -> Result<String, String> {
+        let model_file = model.info.name_ja.as_str().into_owned();
+        let file = vpd::PoseFile::from_pose(model, &self.pose, &format!("{model_file}.osm"));
+        let bytes = vpd::write(&file).map_err(|e| e.to_string())?;
+        pmx_core::formats::write_atomic(path, &bytes)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(format!(
+            "{} bones, {} morphs → {}",
+            file.bones.len(),
+            file.morphs.len(),
+            path.display()
+        ))
+    }
+
+    /// Loads a VMD motion and shows its frame 0.
+    pub fn load_vmd(&mut self, model: &Model, path: &Path) -> Result<String, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let motion = vmd::read(&bytes, &LoadOptions::default())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let binding = motion.bind(model);
+        let text = unmatched_text(
+            &binding.unmatched_bones,
+            &binding.unmatched_morphs,
+            motion.bone_tracks.len(),
+            motion.morph_tracks.len(),
+        );
+        self.motion = Some(LoadedMotion {
+            motion,
+            binding,
+            name: crate::document::file_name(path),
+            frame: 0.0,
+        });
+        self.set_frame(0.0);
+        Ok(text)
+    }
+
+    /// Shows the loaded motion at `frame` (fractional frames interpolate).
+    pub fn set_frame(&mut self, frame: f32) {
+        if let Some(loaded) = &mut self.motion {
+            loaded.frame = frame.max(0.0);
+            loaded
+                .motion
+                .sample(&loaded.binding, loaded.frame, &mut self.pose);
+            self.refresh_euler();
+            self.stale = true;
+        }
+    }
+
+    /// The loaded motion's last frame, if a motion is loaded.
+    #[must_use]
+    pub fn motion_last_frame(&self) -> Option<u32> {
+        self.motion.as_ref().map(|m| m.motion.last_frame())
+    }
+
     fn reset_bone(&mut self, bone: usize) {
         if let Some(slot) = self.pose.bones.get_mut(bone) {
             *slot = pmx_core::pose::BonePose::default();
@@ -191,6 +294,7 @@ pub fn pose_pane_ui(
 ) {
     state.sync(document, document_id);
     tools_ui(ui, lang, state, commands);
+    files_ui(ui, lang, state, &document.model);
     ui.separator();
     let height = ui.available_height();
     ui.columns(2, |columns| {
@@ -250,6 +354,97 @@ fn tools_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, commands: 
             ],
         ));
     });
+}
+
+/// VPD load/save, VMD load and the motion's frame slider.
+fn files_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, model: &Model) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label(lang.tr("pose.file"));
+        ui.add(
+            egui::TextEdit::singleline(&mut state.file_path)
+                .hint_text("pose.vpd / motion.vmd")
+                .desired_width(260.0),
+        )
+        .accessible_name(lang.tr("pose.file"));
+        let path = std::path::PathBuf::from(state.file_path.trim());
+        let has_path = !state.file_path.trim().is_empty();
+        let mut outcome = None;
+        if ui
+            .add_enabled(has_path, egui::Button::new(lang.tr("pose.load_vpd")))
+            .clicked()
+        {
+            outcome = Some(state.load_vpd(model, &path));
+        }
+        if ui
+            .add_enabled(has_path, egui::Button::new(lang.tr("pose.save_vpd")))
+            .clicked()
+        {
+            outcome = Some(state.save_vpd(model, &path));
+        }
+        if ui
+            .add_enabled(has_path, egui::Button::new(lang.tr("pose.load_vmd")))
+            .clicked()
+        {
+            outcome = Some(state.load_vmd(model, &path));
+        }
+        if let Some(outcome) = outcome {
+            state.file_message = Some(match outcome {
+                Ok(text) => text,
+                Err(error) => format!("{}: {error}", lang.tr("pose.file_error")),
+            });
+        }
+        if let Some(message) = &state.file_message {
+            ui.weak(message);
+        }
+    });
+    let Some((name, last, mut frame)) = state
+        .motion
+        .as_ref()
+        .map(|m| (m.name.clone(), m.motion.last_frame(), m.frame))
+    else {
+        return;
+    };
+    ui.horizontal(|ui| {
+        ui.label(lang.format("pose.motion", &[("name", &name)]));
+        let slider = egui::Slider::new(&mut frame, 0.0..=last.max(1) as f32)
+            .step_by(1.0)
+            .text(lang.tr("pose.frame"));
+        if ui
+            .add(slider)
+            .accessible_name(lang.tr("pose.frame"))
+            .changed()
+        {
+            state.set_frame(frame);
+        }
+        if ui.button(lang.tr("pose.close_motion")).clicked() {
+            state.motion = None;
+        }
+    });
+}
+
+/// "12 bones, 3 morphs matched; not in the model: 左足IK, まばたき".
+fn unmatched_text(
+    bones: &[String],
+    morphs: &[String],
+    bone_count: usize,
+    morph_count: usize,
+) -> String {
+    let matched = format!(
+        "{} / {bone_count} bones, {} / {morph_count} morphs matched",
+        bone_count - bones.len().min(bone_count),
+        morph_count - morphs.len().min(morph_count)
+    );
+    let missing: Vec<&str> = bones
+        .iter()
+        .chain(morphs)
+        .map(String::as_str)
+        .take(8)
+        .collect();
+    if missing.is_empty() {
+        matched
+    } else {
+        format!("{matched}; not in the model: {}", missing.join(", "))
+    }
 }
 
 fn bones_ui(
