@@ -301,7 +301,16 @@ pub struct LoadJob {
     pub progress: Arc<LoadProgress>,
     pub recover: bool,
     pub started: Instant,
-    result: Receiver<Result<Loaded, LoadFailure>>,
+    result: Receiver<Result<(Loaded, FirstCheck), LoadFailure>>,
+    first_check: Option<FirstCheck>,
+}
+
+/// The validator's issues of a model as loaded, worked out on the loading thread so that the
+/// frame that shows a big model does not also wait for its check.
+#[derive(Debug)]
+pub struct FirstCheck {
+    pub issues: Vec<pmx_core::validate::Issue>,
+    pub duration: std::time::Duration,
 }
 
 impl LoadJob {
@@ -313,7 +322,17 @@ impl LoadJob {
         let worker_progress = Arc::clone(&progress);
         let worker_path = path.clone();
         std::thread::spawn(move || {
-            let result = load_with_progress(&worker_path, recover, &worker_progress, &*wake);
+            let result =
+                load_with_progress(&worker_path, recover, &worker_progress, &*wake).map(|loaded| {
+                    let started = Instant::now();
+                    let issues = pmx_core::validate::check(
+                        &loaded.model,
+                        Some(&loaded.report),
+                        &pmx_core::validate::CheckOptions::default(),
+                    );
+                    let duration = started.elapsed();
+                    (loaded, FirstCheck { issues, duration })
+                });
             // The receiver is gone when the load was cancelled: nothing to do then.
             let _ = sender.send(result);
             wake();
@@ -324,13 +343,18 @@ impl LoadJob {
             recover,
             started: Instant::now(),
             result: receiver,
+            first_check: None,
         }
     }
 
     /// The result, once the worker has one.
     pub fn poll(&mut self) -> Option<Result<Loaded, LoadFailure>> {
         match self.result.try_recv() {
-            Ok(result) => Some(result),
+            Ok(Ok((loaded, first_check))) => {
+                self.first_check = Some(first_check);
+                Some(Ok(loaded))
+            }
+            Ok(Err(failure)) => Some(Err(failure)),
             Err(TryRecvError::Empty) => None,
             Err(TryRecvError::Disconnected) => Some(Err(LoadFailure {
                 path: self.path.clone(),
@@ -338,6 +362,11 @@ impl LoadJob {
                 recoverable: false,
             })),
         }
+    }
+
+    /// The check of the model as loaded (once [`LoadJob::poll`] returned it).
+    pub fn take_first_check(&mut self) -> Option<FirstCheck> {
+        self.first_check.take()
     }
 
     /// Stops reading the file (the worker checks between chunks; a parse already under way

@@ -61,6 +61,25 @@ impl ValidationState {
         }
     }
 
+    /// Takes the check the loading thread made of a newly opened model (for the model's own
+    /// version, the default target), instead of checking it again on the UI thread.
+    pub fn adopt(
+        &mut self,
+        check: crate::document::FirstCheck,
+        document: &Document,
+        document_id: u64,
+    ) {
+        if self.target.is_some() {
+            return;
+        }
+        self.issues = check.issues;
+        self.last_duration = check.duration;
+        self.checked = Some((document_id, document.revision(), None));
+        if self.last_duration > AUTO_REFRESH_BUDGET {
+            self.auto_refresh = false;
+        }
+    }
+
     /// Whether the issues are those of the model as it is now.
     #[must_use]
     pub fn is_current(&self, document: &Document, document_id: u64) -> bool {

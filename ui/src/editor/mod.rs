@@ -271,6 +271,7 @@ impl EditorState {
         };
         let path = job.path.clone();
         let elapsed = job.started.elapsed();
+        let first_check = job.take_first_check();
         self.loading = None;
         match result {
             Ok(loaded) => {
@@ -279,6 +280,9 @@ impl EditorState {
                 let recovered = loaded.report.recovered_from.is_some();
                 self.settings.add_recent(&path);
                 self.open_document(Document::from_loaded(path.clone(), loaded));
+                if let (Some(check), Some(document)) = (first_check, &self.document) {
+                    self.validation.adopt(check, document, self.document_id);
+                }
                 let mut text = lang.format(
                     "status.opened",
                     &[
