@@ -13,6 +13,7 @@ pub mod selection;
 pub mod settings;
 pub mod table;
 pub mod validation;
+pub mod view;
 pub mod widgets;
 pub mod workspace;
 

@@ -16,10 +16,13 @@ pub enum Pane {
     Materials,
     History,
     Validation,
+    /// The 3D view.
+    View,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 7] = [
+    pub const ALL: [Pane; 8] = [
+        Pane::View,
         Pane::Info,
         Pane::Vertices,
         Pane::Faces,
@@ -40,6 +43,7 @@ impl Pane {
             Pane::Materials => "materials",
             Pane::History => "history",
             Pane::Validation => "validation",
+            Pane::View => "view",
         }
     }
 
@@ -59,6 +63,7 @@ impl Pane {
             Pane::Materials => "tab.materials",
             Pane::History => "tab.history",
             Pane::Validation => "tab.validation",
+            Pane::View => "tab.view",
         }
     }
 
@@ -70,7 +75,7 @@ impl Pane {
             Pane::Faces => Some(ElementKind::Face),
             Pane::Textures => Some(ElementKind::Texture),
             Pane::Materials => Some(ElementKind::Material),
-            Pane::Info | Pane::History | Pane::Validation => None,
+            Pane::Info | Pane::History | Pane::Validation | Pane::View => None,
         }
     }
 
@@ -81,14 +86,13 @@ impl Pane {
 }
 
 /// Tab names of later issues, for a helpful error from `--tab`.
-pub const LATER_TABS: [&str; 7] = [
+pub const LATER_TABS: [&str; 6] = [
     "bones",
     "morphs",
     "display_frames",
     "rigid_bodies",
     "joints",
     "soft_bodies",
-    "view",
 ];
 
 /// The default layout: the element tabs, the history beside them, the validator's issues
@@ -97,6 +101,7 @@ pub const LATER_TABS: [&str; 7] = [
 pub fn default_tree() -> Tree<Pane> {
     let mut tiles = Tiles::default();
     let main: Vec<TileId> = [
+        Pane::View,
         Pane::Info,
         Pane::Vertices,
         Pane::Faces,

@@ -71,6 +71,8 @@ pub struct EditorState {
     pub tables: HashMap<ElementKind, TableState>,
     pub message: Option<StatusMessage>,
     pub validation: ValidationState,
+    /// The 3D view (camera, layers, the GPU copy of the model).
+    pub view: crate::view::ViewState,
     commands: Commands,
     dialog: Option<Dialog>,
     platform: Vec<PlatformRequest>,
@@ -123,6 +125,7 @@ impl EditorState {
             tables,
             message: None,
             validation: ValidationState::default(),
+            view: crate::view::ViewState::default(),
             commands: Commands::default(),
             dialog: None,
             platform: Vec::new(),

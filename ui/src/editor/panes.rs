@@ -23,6 +23,7 @@ struct Behavior<'a> {
     commands: &'a mut Commands,
     focus_kind: &'a mut Option<ElementKind>,
     validation: &'a mut ValidationState,
+    view: &'a mut crate::view::ViewState,
     loading: bool,
 }
 
@@ -61,6 +62,9 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
                 info_pane_ui(ui, &mut cx, document.load_report.as_ref());
             }
             Pane::History => history_ui(ui, lang, document, self.commands),
+            Pane::View => {
+                crate::view::view_pane_ui(ui, lang, self.view, document, self.document_id);
+            }
             Pane::Validation => {
                 validation_pane_ui(
                     ui,
@@ -187,6 +191,7 @@ impl EditorState {
             commands: &mut self.commands,
             focus_kind: &mut self.focus_kind,
             validation: &mut self.validation,
+            view: &mut self.view,
             loading: self.loading.is_some(),
         };
         self.tree.ui(&mut behavior, ui);
