@@ -504,6 +504,24 @@ pub fn view_menu_ui(ui: &mut egui::Ui, lang: Language, state: &mut ViewState) {
     });
 }
 
+/// The part of `viewport` inside `clip`, as GL's scissor box (from the bottom left).
+fn intersect_scissor(
+    viewport: &egui::epaint::ViewportInPixels,
+    clip: &egui::epaint::ViewportInPixels,
+) -> three_d::ScissorBox {
+    let left = viewport.left_px.max(clip.left_px);
+    let bottom = viewport.from_bottom_px.max(clip.from_bottom_px);
+    let right = (viewport.left_px + viewport.width_px).min(clip.left_px + clip.width_px);
+    let top =
+        (viewport.from_bottom_px + viewport.height_px).min(clip.from_bottom_px + clip.height_px);
+    three_d::ScissorBox {
+        x: left,
+        y: bottom,
+        width: (right - left).max(0) as u32,
+        height: (top - bottom).max(0) as u32,
+    }
+}
+
 /// The 表示 pane.
 pub fn view_pane_ui(
     ui: &mut egui::Ui,
@@ -621,12 +639,9 @@ pub fn view_pane_ui(
                     width: viewport.width_px.max(1) as u32,
                     height: viewport.height_px.max(1) as u32,
                 },
-                three_d::ScissorBox {
-                    x: clip.left_px,
-                    y: clip.from_bottom_px,
-                    width: clip.width_px.max(0) as u32,
-                    height: clip.height_px.max(0) as u32,
-                },
+                // The callback's clip rectangle is the whole pane's (toolbar included): clear and
+                // draw only where it overlaps the view.
+                intersect_scissor(&viewport, &clip),
                 true,
             );
         }
