@@ -261,7 +261,7 @@ impl Projector {
     #[must_use]
     pub fn project(&self, point: Vec3) -> Option<(Vec2, f32)> {
         let clip = self.view_projection * point.extend(1.0);
-        if !(clip.w > 1.0e-6) {
+        if clip.w.is_nan() || clip.w <= 1.0e-6 {
             return None;
         }
         let ndc = clip.xyz() / clip.w;

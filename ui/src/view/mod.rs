@@ -243,7 +243,7 @@ impl ViewState {
             self.camera.reset();
             // MMD's default view suits a character; anything else is framed.
             if let Some((center, radius)) = self.scene.bounds.sphere()
-                && (radius > 40.0 || radius < 4.0)
+                && !(4.0..=40.0).contains(&radius)
             {
                 self.camera.frame(center, radius);
             }

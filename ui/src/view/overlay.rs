@@ -498,9 +498,11 @@ mod tests {
     #[test]
     fn bone_kinds_tails_and_colours() {
         let mut model = Model::new_empty();
-        let mut root = Bone::default();
-        root.position = pmx_core::model::Vec3::new(0.0, 1.0, 2.0);
-        root.tail_offset = pmx_core::model::Vec3::new(0.0, 1.0, 0.0);
+        let root = Bone {
+            position: pmx_core::model::Vec3::new(0.0, 1.0, 2.0),
+            tail_offset: pmx_core::model::Vec3::new(0.0, 1.0, 0.0),
+            ..Bone::default()
+        };
         let mut ik = Bone::default();
         ik.flags |= BoneFlags::IK | BoneFlags::TAIL_IS_BONE;
         ik.tail_bone = Some(BoneIdx::new(0));
@@ -566,11 +568,13 @@ mod tests {
 
     #[test]
     fn rigid_body_solids_and_rotation() {
-        let mut body = RigidBody::default();
-        body.shape = RigidShape::Capsule;
-        body.size = pmx_core::model::Vec3::new(1.0, 4.0, 0.0);
-        body.position = pmx_core::model::Vec3::new(0.0, 5.0, 1.0);
-        body.rotation = pmx_core::model::Vec3::new(0.0, 0.0, std::f32::consts::FRAC_PI_2);
+        let body = RigidBody {
+            shape: RigidShape::Capsule,
+            size: pmx_core::model::Vec3::new(1.0, 4.0, 0.0),
+            position: pmx_core::model::Vec3::new(0.0, 5.0, 1.0),
+            rotation: pmx_core::model::Vec3::new(0.0, 0.0, std::f32::consts::FRAC_PI_2),
+            ..RigidBody::default()
+        };
         let s = solid(&body);
         assert_eq!(s.center, Vec3::new(0.0, 5.0, -1.0));
         assert_eq!(
