@@ -36,6 +36,10 @@ pub struct WindowArgs {
     /// Window size for --screenshot, as WIDTHxHEIGHT.
     #[arg(long, value_name = "WxH")]
     pub size: Option<String>,
+    /// 3D view layers to switch on, comma-separated (model, edges, bones, rigid_bodies,
+    /// joints, vertices, wireframe, normals, weights, grid; `-name` switches one off).
+    #[arg(long, value_name = "LIST")]
+    pub view_layers: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -20,6 +20,11 @@ const SETTINGS_KEY: &str = "pmx_studio_settings";
 
 /// Opens the window (optionally on `file`) and runs it until it is closed.
 pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
+    let started = std::time::Instant::now();
+    let mut view_layers = pmx_ui::view::ViewLayers::default();
+    if let Some(list) = &args.view_layers {
+        view_layers.set_from_list(list).map_err(|e| anyhow!(e))?;
+    }
     let size = match &args.size {
         Some(text) => parse_size(text)?,
         None => [1280.0, 800.0],
@@ -66,6 +71,7 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
                     .unwrap_or_default()
             };
             let mut editor = EditorState::new(settings);
+            editor.view.layers = view_layers;
             editor.set_repaint(&cc.egui_ctx);
             if let Some(pane) = tab {
                 let _ = editor.show_tab(pane.name());
@@ -86,6 +92,7 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
                     frames_after_ready: 0,
                     requested: false,
                     done: Arc::default(),
+                    started,
                 }),
                 failure: failure_in_app,
             }))
@@ -126,6 +133,8 @@ struct ScreenshotState {
     frames_after_ready: u32,
     requested: bool,
     done: Arc<Mutex<Option<Result<(), String>>>>,
+    /// When the program started (the 3D view's first frame is reported against it).
+    started: std::time::Instant,
 }
 
 impl EditorApp {
@@ -189,6 +198,16 @@ impl EditorApp {
             return;
         };
         if let Some(result) = state.done.lock().ok().and_then(|mut done| done.take()) {
+            if state.tab == Some(Pane::View)
+                && let Ok(shared) = self.editor.view.scene.shared.lock()
+                && let Some(first) = shared.first_model_frame
+            {
+                eprintln!(
+                    "3D view: first frame with the model {:.2} s after start, last paint {:.1} ms",
+                    first.duration_since(state.started).as_secs_f64(),
+                    shared.last_paint.as_secs_f64() * 1000.0
+                );
+            }
             let failure = match result {
                 Err(message) => Some(message),
                 // A model that did not open is a failure too (the PNG shows why).

@@ -64,6 +64,9 @@ pub struct Document {
     pub save_settings: SaveSettings,
     revision: u64,
     structure_revisions: [u64; ElementKind::ALL.len()],
+    /// What the last changes touched, with the revision each made (the 3D view refreshes only
+    /// that); the oldest are dropped past [`Document::CHANGE_LOG_LEN`].
+    changes: std::collections::VecDeque<(u64, Touched)>,
 }
 
 impl Document {
@@ -97,6 +100,7 @@ impl Document {
             save_settings,
             revision: 0,
             structure_revisions: [0; ElementKind::ALL.len()],
+            changes: std::collections::VecDeque::new(),
         }
     }
 
@@ -122,6 +126,25 @@ impl Document {
     #[must_use]
     pub fn structure_revision(&self, kind: ElementKind) -> u64 {
         self.structure_revisions[kind_slot(kind)]
+    }
+
+    pub const CHANGE_LOG_LEN: usize = 256;
+
+    /// What changed after `revision`, oldest first; `None` when the log no longer reaches back
+    /// that far (the caller refreshes everything).
+    #[must_use]
+    pub fn changes_since(&self, revision: u64) -> Option<Vec<&Touched>> {
+        if revision >= self.revision {
+            return Some(Vec::new());
+        }
+        let oldest = self.changes.front()?.0;
+        (oldest <= revision + 1).then(|| {
+            self.changes
+                .iter()
+                .filter(|(r, _)| *r > revision)
+                .map(|(_, t)| t)
+                .collect()
+        })
     }
 
     /// Applies `edit` and records it as one undo step.
@@ -160,6 +183,10 @@ impl Document {
     /// Bookkeeping after any change: revisions, and selections kept inside their lists.
     fn note(&mut self, touched: &Touched) {
         self.revision += 1;
+        if self.changes.len() >= Self::CHANGE_LOG_LEN {
+            self.changes.pop_front();
+        }
+        self.changes.push_back((self.revision, touched.clone()));
         for &kind in &touched.structure {
             self.structure_revisions[kind_slot(kind)] += 1;
             let len = self.model.count(kind);

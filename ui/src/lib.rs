@@ -14,6 +14,7 @@ pub mod selection;
 pub mod settings;
 pub mod table;
 pub mod validation;
+pub mod view;
 pub mod widgets;
 pub mod workspace;
 

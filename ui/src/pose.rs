@@ -32,6 +32,8 @@ pub struct PoseState {
     evaluator: Option<PoseEvaluator>,
     /// The pose changed since the last evaluation.
     stale: bool,
+    /// Counts evaluations (and returns to rest), for views that follow the pose.
+    generation: u64,
     pub last_evaluation: Duration,
     bone_filter: String,
     morph_filter: String,
@@ -111,6 +113,7 @@ impl PoseState {
         if !self.stale {
             return;
         }
+        self.generation += 1;
         if self.pose.is_rest() && self.evaluator.is_none() {
             // Nothing to deform: a model nobody poses never pays for an evaluator.
             self.stale = false;
@@ -128,6 +131,12 @@ impl PoseState {
         }
         self.last_evaluation = started.elapsed();
         self.stale = false;
+    }
+
+    /// Changes whenever the evaluated pose does.
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// The posed vertex positions, once evaluated (for the 3D preview).

@@ -17,10 +17,13 @@ pub enum Pane {
     History,
     Validation,
     Pose,
+    /// The 3D view.
+    View,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 8] = [
+    pub const ALL: [Pane; 9] = [
+        Pane::View,
         Pane::Info,
         Pane::Vertices,
         Pane::Faces,
@@ -43,6 +46,7 @@ impl Pane {
             Pane::History => "history",
             Pane::Validation => "validation",
             Pane::Pose => "pose",
+            Pane::View => "view",
         }
     }
 
@@ -63,6 +67,7 @@ impl Pane {
             Pane::History => "tab.history",
             Pane::Validation => "tab.validation",
             Pane::Pose => "tab.pose",
+            Pane::View => "tab.view",
         }
     }
 
@@ -74,7 +79,7 @@ impl Pane {
             Pane::Faces => Some(ElementKind::Face),
             Pane::Textures => Some(ElementKind::Texture),
             Pane::Materials => Some(ElementKind::Material),
-            Pane::Info | Pane::History | Pane::Validation | Pane::Pose => None,
+            Pane::Info | Pane::History | Pane::Validation | Pane::Pose | Pane::View => None,
         }
     }
 
@@ -85,14 +90,13 @@ impl Pane {
 }
 
 /// Tab names of later issues, for a helpful error from `--tab`.
-pub const LATER_TABS: [&str; 7] = [
+pub const LATER_TABS: [&str; 6] = [
     "bones",
     "morphs",
     "display_frames",
     "rigid_bodies",
     "joints",
     "soft_bodies",
-    "view",
 ];
 
 /// The default layout: the element tabs, the history beside them, the validator's issues
@@ -114,8 +118,13 @@ pub fn default_tree() -> Tree<Pane> {
     let main = tiles.insert_tab_tile(main);
     let history = tiles.insert_pane(Pane::History);
     let side = tiles.insert_tab_tile(vec![history]);
-    let mut top = Linear::new(LinearDir::Horizontal, vec![main, side]);
-    top.shares.set_share(main, 4.0);
+    // The 3D view beside the tabs, as PmxEditor keeps its view window beside the editor: edits
+    // and poses made in the tabs show at once.
+    let view = tiles.insert_pane(Pane::View);
+    let view = tiles.insert_tab_tile(vec![view]);
+    let mut top = Linear::new(LinearDir::Horizontal, vec![view, main, side]);
+    top.shares.set_share(view, 2.5);
+    top.shares.set_share(main, 3.5);
     top.shares.set_share(side, 1.0);
     let top = tiles.insert_container(Container::Linear(top));
     let validation = tiles.insert_pane(Pane::Validation);

@@ -175,6 +175,8 @@ impl EditorState {
             }
         }
         ui.separator();
+        crate::view::view_menu_ui(ui, lang, &mut self.view);
+        ui.separator();
         ui.menu_button(lang.tr("menu.language"), |ui| {
             for language in Language::ALL {
                 ui.radio_value(

@@ -73,6 +73,11 @@ pub struct EditorState {
     pub validation: ValidationState,
     /// The pose pane's pose (never part of the document until applied).
     pub pose: crate::pose::PoseState,
+    /// The pose generation last sent to the 3D view, and whether the view shows a pose.
+    fed_pose_generation: u64,
+    view_shows_pose: bool,
+    /// The 3D view (camera, layers, the GPU copy of the model).
+    pub view: crate::view::ViewState,
     commands: Commands,
     dialog: Option<Dialog>,
     platform: Vec<PlatformRequest>,
@@ -126,6 +131,9 @@ impl EditorState {
             message: None,
             validation: ValidationState::default(),
             pose: crate::pose::PoseState::default(),
+            fed_pose_generation: 0,
+            view_shows_pose: false,
+            view: crate::view::ViewState::default(),
             commands: Commands::default(),
             dialog: None,
             platform: Vec::new(),

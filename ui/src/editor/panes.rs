@@ -24,6 +24,7 @@ struct Behavior<'a> {
     focus_kind: &'a mut Option<ElementKind>,
     validation: &'a mut ValidationState,
     pose: &'a mut crate::pose::PoseState,
+    view: &'a mut crate::view::ViewState,
     loading: bool,
 }
 
@@ -71,6 +72,9 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
                 self.document_id,
                 self.commands,
             ),
+            Pane::View => {
+                crate::view::view_pane_ui(ui, lang, self.view, document, self.document_id);
+            }
             Pane::Validation => {
                 validation_pane_ui(
                     ui,
@@ -198,8 +202,45 @@ impl EditorState {
             focus_kind: &mut self.focus_kind,
             validation: &mut self.validation,
             pose: &mut self.pose,
+            view: &mut self.view,
             loading: self.loading.is_some(),
         };
         self.tree.ui(&mut behavior, ui);
+        self.feed_pose_to_view();
+    }
+
+    /// The 3D view draws the pose pane's pose: deformed positions and normals go to the GPU
+    /// when the pose changes, and the model's own values again when it is back at rest. The
+    /// document never changes.
+    fn feed_pose_to_view(&mut self) {
+        let Some(document) = &self.document else {
+            return;
+        };
+        let generation = self.pose.generation();
+        if generation == self.fed_pose_generation {
+            return;
+        }
+        self.fed_pose_generation = generation;
+        let to_model = |list: &[glam::Vec3]| -> Vec<pmx_core::model::Vec3> {
+            list.iter().map(|&v| v.into()).collect()
+        };
+        match self.pose.evaluated().filter(|_| !self.pose.pose.is_rest()) {
+            Some(evaluated) => {
+                self.view.scene.upload_deformed(
+                    0,
+                    &to_model(evaluated.positions()),
+                    &to_model(evaluated.normals()),
+                );
+                self.view_shows_pose = true;
+            }
+            None if self.view_shows_pose => {
+                let vertices = &document.model.vertices;
+                let positions: Vec<_> = vertices.iter().map(|v| v.position).collect();
+                let normals: Vec<_> = vertices.iter().map(|v| v.normal).collect();
+                self.view.scene.upload_deformed(0, &positions, &normals);
+                self.view_shows_pose = false;
+            }
+            None => {}
+        }
     }
 }

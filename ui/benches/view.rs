@@ -1,0 +1,158 @@
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+//! The 3D view on the generated 1,000,000-vertex model: CPU time per frame (sync check,
+//! overlay key, per-material parameters and matrices), an edit of 1,000 vertices (the edit
+//! plus building the upload of just those vertices), building the whole mesh, and — with an
+//! offscreen GL context (EGL, Mesa) — opening the saved file to the first rendered frame
+//! (read + parse + mesh + upload + draw + read back one pixel).
+//! Run: `cargo bench -p pmx_ui --bench view`.
+
+#[path = "../tests/view_offscreen/mod.rs"]
+mod view_offscreen;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use pmx_core::edit::{Edit, EditTarget};
+use pmx_core::generate::{LargeModelSpec, large_model};
+use pmx_core::model::ElementKind;
+use pmx_ui::document::Document;
+use pmx_ui::view::ViewState;
+use pmx_ui::view::mesh::MeshData;
+use pmx_ui::view::scene::SyncKind;
+use std::time::{Duration, Instant};
+
+fn views(c: &mut Criterion) {
+    let model = large_model(&LargeModelSpec::million());
+    assert_eq!(model.vertices.len(), 1_000_000);
+    let mut group = c.benchmark_group("view_1m");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(8));
+    group.bench_function("mesh_build", |b| b.iter(|| MeshData::build(&model)));
+    let mut document = Document::from_model(model, None, None);
+    let mut view = ViewState::default();
+    view.sync(&document, 1);
+    view.scene.clear_pending();
+    let size = glam::Vec2::new(1280.0, 760.0);
+    group.bench_function("frame_cpu", |b| {
+        b.iter(|| {
+            view.sync(&document, 1);
+            let highlight = document
+                .selection
+                .get(ElementKind::Material)
+                .indices
+                .clone();
+            let frame = view.frame(&document.model, &highlight, size);
+            view.scene.set_frame(frame);
+        });
+    });
+    let indices: Vec<usize> = (0..1000).map(|i| 400_000 + i * 7).collect();
+    let mut step = 0u32;
+    group.bench_function("edit_1000_vertices", |b| {
+        b.iter(|| {
+            step += 1;
+            let edit = Edit::set(
+                &document.model,
+                EditTarget::Vertex,
+                &indices,
+                "position.y",
+                step as f32 * 0.001,
+            )
+            .unwrap();
+            document.apply(edit);
+            view.sync(&document, 1);
+            assert!(
+                matches!(view.scene.last_sync, SyncKind::Partial { vertices } if vertices <= 7000)
+            );
+            view.scene.clear_pending();
+        });
+    });
+    group.finish();
+}
+
+/// Opening the saved 1,000,000-vertex file to the first frame drawn offscreen.
+fn open_to_first_frame(c: &mut Criterion) {
+    let offscreen = match view_offscreen::offscreen() {
+        Ok(offscreen) => offscreen,
+        Err(reason) => {
+            println!("open_to_first_frame skipped: no offscreen GL ({reason})");
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("million.pmx");
+    let model = large_model(&LargeModelSpec::million());
+    pmx_core::formats::save_path(&model, &path, &pmx_core::formats::SaveOptions::default())
+        .unwrap();
+    drop(model);
+    let mut group = c.benchmark_group("view_1m");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(30));
+    group.bench_function("open_to_first_frame", |b| {
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                let started = Instant::now();
+                let loaded = pmx_core::formats::load_path(&path, &Default::default()).unwrap();
+                let document = Document::from_loaded(path.clone(), loaded);
+                let mut view = ViewState::default();
+                view.sync(&document, 1);
+                let size = glam::Vec2::new(1280.0, 760.0);
+                let highlight = document
+                    .selection
+                    .get(ElementKind::Material)
+                    .indices
+                    .clone();
+                view.scene
+                    .set_frame(view.frame(&document.model, &highlight, size));
+                let context = offscreen.context.clone();
+                let color = three_d::Texture2D::new_empty::<[u8; 4]>(
+                    &context,
+                    1280,
+                    760,
+                    three_d::Interpolation::Nearest,
+                    three_d::Interpolation::Nearest,
+                    None,
+                    three_d::Wrapping::ClampToEdge,
+                    three_d::Wrapping::ClampToEdge,
+                );
+                let depth = three_d::DepthTexture2D::new::<f32>(
+                    &context,
+                    1280,
+                    760,
+                    three_d::Wrapping::ClampToEdge,
+                    three_d::Wrapping::ClampToEdge,
+                );
+                let target = three_d::RenderTarget::new(
+                    color.as_color_target(None),
+                    depth.as_depth_target(),
+                );
+                target.clear(three_d::ClearState::color_and_depth(
+                    1.0, 1.0, 1.0, 1.0, 1.0,
+                ));
+                target
+                    .write::<std::convert::Infallible>(|| {
+                        let mut shared = view.scene.shared.lock().unwrap();
+                        shared.paint(
+                            || Ok(context.clone()),
+                            three_d::Viewport::new_at_origo(1280, 760),
+                            three_d::ScissorBox::new_at_origo(1280, 760),
+                            false,
+                        );
+                        Ok(())
+                    })
+                    .unwrap();
+                let pixel: Vec<[u8; 4]> = target.read_color_partially(three_d::ScissorBox {
+                    x: 640,
+                    y: 380,
+                    width: 1,
+                    height: 1,
+                });
+                assert_eq!(pixel.len(), 1);
+                total += started.elapsed();
+            }
+            total
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, views, open_to_first_frame);
+criterion_main!(benches);

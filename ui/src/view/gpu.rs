@@ -1,0 +1,713 @@
+//! The GPU side of the view (three-d on the GL context egui_glow hands the paint callback, or
+//! an offscreen one in tests): buffers, textures and the draw passes. It only applies
+//! [`Upload`]s the CPU side queued and draws a [`Frame`]; deciding what to upload is
+//! [`super::scene`]'s business, so this module holds no model.
+
+use super::mesh::{MaterialRange, MeshData, Primitive, VertexArrays, VertexPatch, triangle_edges};
+use super::overlay::OverlayGeometry;
+use super::shaders;
+use super::textures::Image;
+use super::toon;
+use three_d::{
+    Blend, ClearState, Context, Cull, DepthTest, ElementBuffer, Interpolation, Mipmap, Program,
+    RenderStates, ScissorBox, Texture2D, VertexBuffer, Viewport, Wrapping, WriteMask,
+};
+
+/// What the GPU needs to change before drawing.
+#[derive(Debug, Clone)]
+pub enum Upload {
+    /// The whole mesh (a new model or a structural edit).
+    Mesh(MeshData),
+    Vertices(VertexPatch),
+    /// New indices for the faces from `first_face` on.
+    Faces {
+        first_face: usize,
+        indices: Vec<u32>,
+    },
+    /// The material index ranges (after a material's face count changed).
+    MaterialRanges(Vec<MaterialRange>),
+    /// The model's texture list (index = texture index; `None`: the placeholder).
+    Textures(Vec<Option<Image>>),
+    Texture {
+        index: usize,
+        image: Option<Image>,
+    },
+    Overlay(OverlayGeometry),
+    /// Per-vertex weights for the weight view (`None`: off).
+    Weights(Option<Vec<f32>>),
+}
+
+/// How one material is drawn this frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MaterialDraw {
+    pub diffuse: [f32; 4],
+    pub specular: [f32; 3],
+    pub specular_power: f32,
+    pub ambient: [f32; 3],
+    pub double_sided: bool,
+    pub primitive: Primitive,
+    pub vertex_color: bool,
+    pub edge: Option<([f32; 4], f32)>,
+    /// Point size in pixels (point mode).
+    pub point_size: f32,
+    pub texture: Option<usize>,
+    pub sphere: Option<(usize, u8)>,
+    pub toon: ToonRef,
+    pub visible: bool,
+    /// Mixed over the colour (selection highlight); alpha 0: none.
+    pub tint: [f32; 4],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToonRef {
+    None,
+    Shared(u8),
+    Texture(usize),
+}
+
+/// Which overlays to draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)]
+pub struct Layers {
+    pub model: bool,
+    pub edges: bool,
+    pub wireframe: bool,
+    pub vertices: bool,
+    pub weights: bool,
+}
+
+/// Everything one frame draws, besides what is uploaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub view: glam::Mat4,
+    pub view_projection: glam::Mat4,
+    pub eye: glam::Vec3,
+    /// World units per pixel per unit of distance from the eye (edge widths).
+    pub pixel_factor: f32,
+    pub light_direction: glam::Vec3,
+    pub light_color: glam::Vec3,
+    pub background: [f32; 4],
+    pub materials: Vec<MaterialDraw>,
+    pub layers: Layers,
+}
+
+fn mat4(m: glam::Mat4) -> three_d::Mat4 {
+    three_d::Mat4::from(m.to_cols_array_2d())
+}
+
+fn vec3(v: glam::Vec3) -> three_d::Vec3 {
+    three_d::vec3(v.x, v.y, v.z)
+}
+
+fn vec4(v: [f32; 4]) -> three_d::Vec4 {
+    three_d::vec4(v[0], v[1], v[2], v[3])
+}
+
+/// The raw GL calls three-d has no safe wrapper for: point and line primitives.
+#[allow(unsafe_code)]
+mod raw {
+    use three_d::context::{self, HasContext as _};
+
+    /// Draws `count` indices from `first` of the bound element buffer as `mode`.
+    pub fn draw_elements(gl: &three_d::Context, mode: u32, first: u32, count: u32) {
+        // SAFETY: called inside Program::draw_elements_with, which binds the program, the
+        // attributes and the element buffer; first + count lie inside that buffer.
+        unsafe {
+            gl.draw_elements(mode, count as i32, context::UNSIGNED_INT, first as i32 * 4);
+        }
+    }
+
+    pub fn draw_arrays(gl: &three_d::Context, mode: u32, count: u32) {
+        // SAFETY: called inside Program::draw_with with the attributes bound; count is their
+        // length.
+        unsafe {
+            gl.draw_arrays(mode, 0, count as i32);
+        }
+    }
+
+    /// Lets the vertex shader set the point size (core profile).
+    pub fn enable_point_size(gl: &three_d::Context) {
+        // SAFETY: a plain state change on the current context.
+        unsafe {
+            if !gl.version().is_embedded {
+                gl.enable(context::PROGRAM_POINT_SIZE);
+            }
+        }
+    }
+
+    pub const POINTS: u32 = context::POINTS;
+    pub const LINES: u32 = context::LINES;
+    pub const TRIANGLES: u32 = context::TRIANGLES;
+}
+
+struct GpuMesh {
+    positions: VertexBuffer<[f32; 3]>,
+    normals: VertexBuffer<[f32; 3]>,
+    uvs: VertexBuffer<[f32; 2]>,
+    edge_scales: VertexBuffer<f32>,
+    uv1: Option<VertexBuffer<[f32; 4]>>,
+    indices: ElementBuffer<u32>,
+    /// CPU copy of the indices, for the line-mode and wireframe index lists built on demand.
+    cpu_indices: Vec<u32>,
+    line_indices: Option<ElementBuffer<u32>>,
+    vertex_count: usize,
+    materials: Vec<MaterialRange>,
+    weights: Option<VertexBuffer<f32>>,
+}
+
+struct GpuOverlay {
+    line_positions: VertexBuffer<[f32; 3]>,
+    line_colors: VertexBuffer<[f32; 4]>,
+    line_count: u32,
+    depth_line_positions: VertexBuffer<[f32; 3]>,
+    depth_line_colors: VertexBuffer<[f32; 4]>,
+    depth_line_count: u32,
+    triangle_positions: VertexBuffer<[f32; 3]>,
+    triangle_colors: VertexBuffer<[f32; 4]>,
+    triangle_count: u32,
+    point_positions: VertexBuffer<[f32; 3]>,
+    point_colors: VertexBuffer<[f32; 4]>,
+    point_count: u32,
+}
+
+/// The view's GPU resources.
+pub struct GpuScene {
+    context: Context,
+    model_program: Program,
+    model_uv1_program: Program,
+    edge_program: Program,
+    color_program: Program,
+    flat_program: Program,
+    weight_program: Program,
+    mesh: Option<GpuMesh>,
+    textures: Vec<Texture2D>,
+    white: Texture2D,
+    placeholder: Texture2D,
+    toons: Vec<Texture2D>,
+    overlay: Option<GpuOverlay>,
+}
+
+impl std::fmt::Debug for GpuScene {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuScene")
+            .field("vertices", &self.mesh.as_ref().map(|m| m.vertex_count))
+            .field("textures", &self.textures.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn texture(context: &Context, image: &Image, clamp: bool) -> Texture2D {
+    let wrap = if clamp {
+        Wrapping::ClampToEdge
+    } else {
+        Wrapping::Repeat
+    };
+    let texture = Texture2D::new_empty::<[u8; 4]>(
+        context,
+        image.width.max(1),
+        image.height.max(1),
+        Interpolation::Linear,
+        Interpolation::Linear,
+        Some(Mipmap::default()),
+        wrap,
+        wrap,
+    );
+    let texels: Vec<[u8; 4]> = image
+        .pixels
+        .chunks_exact(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect();
+    let expected = (image.width.max(1) * image.height.max(1)) as usize;
+    if texels.len() == expected {
+        texture.fill(&texels);
+    } else {
+        texture.fill(&vec![[255u8, 0, 255, 255]; expected]);
+    }
+    texture
+}
+
+fn program(context: &Context, vs: &str, fs: &str) -> Result<Program, String> {
+    Program::from_source(context, vs, fs).map_err(|e| e.to_string())
+}
+
+impl GpuScene {
+    /// Compiles the shaders and makes the built-in textures.
+    pub fn new(context: Context) -> Result<Self, String> {
+        raw::enable_point_size(&context);
+        let uv1_vs = format!("#define HAS_UV1\n{}", shaders::MODEL_VS);
+        let toons = (0..10u8)
+            .filter_map(toon::shared_toon)
+            .map(|pixels| {
+                let image = Image {
+                    width: toon::TOON_SIZE,
+                    height: toon::TOON_SIZE,
+                    pixels,
+                };
+                texture(&context, &image, true)
+            })
+            .collect();
+        Ok(Self {
+            model_program: program(&context, shaders::MODEL_VS, shaders::MODEL_FS)?,
+            model_uv1_program: program(&context, &uv1_vs, shaders::MODEL_FS)?,
+            edge_program: program(&context, shaders::EDGE_VS, shaders::EDGE_FS)?,
+            color_program: program(&context, shaders::COLOR_VS, shaders::COLOR_FS)?,
+            flat_program: program(&context, shaders::FLAT_VS, shaders::FLAT_FS)?,
+            weight_program: program(&context, shaders::WEIGHT_VS, shaders::WEIGHT_FS)?,
+            white: texture(&context, &Image::solid([255; 4]), false),
+            placeholder: texture(&context, &Image::placeholder(), false),
+            toons,
+            textures: Vec::new(),
+            mesh: None,
+            overlay: None,
+            context,
+        })
+    }
+
+    /// Whether a model is uploaded.
+    #[must_use]
+    pub fn has_mesh(&self) -> bool {
+        self.mesh.as_ref().is_some_and(|m| m.vertex_count > 0)
+    }
+
+    #[must_use]
+    pub fn context(&self) -> &Context {
+        &self.context
+    }
+
+    pub fn apply(&mut self, upload: Upload) {
+        match upload {
+            Upload::Mesh(mesh) => self.mesh = Some(self.upload_mesh(mesh)),
+            Upload::Vertices(patch) => self.patch_vertices(patch),
+            Upload::Faces {
+                first_face,
+                indices,
+            } => {
+                if let Some(mesh) = &mut self.mesh {
+                    let first = first_face * 3;
+                    if first + indices.len() <= mesh.cpu_indices.len() {
+                        mesh.indices.fill_subset(first as u32, &indices);
+                        mesh.cpu_indices[first..first + indices.len()].copy_from_slice(&indices);
+                        mesh.line_indices = None;
+                    }
+                }
+            }
+            Upload::MaterialRanges(ranges) => {
+                if let Some(mesh) = &mut self.mesh {
+                    mesh.materials = ranges;
+                }
+            }
+            Upload::Textures(images) => {
+                self.textures = images
+                    .iter()
+                    .map(|image| match image {
+                        Some(image) => texture(&self.context, image, false),
+                        None => texture(&self.context, &Image::placeholder(), false),
+                    })
+                    .collect();
+            }
+            Upload::Texture { index, image } => {
+                let made = texture(
+                    &self.context,
+                    image.as_ref().unwrap_or(&Image::placeholder()),
+                    false,
+                );
+                if let Some(slot) = self.textures.get_mut(index) {
+                    *slot = made;
+                }
+            }
+            Upload::Overlay(geometry) => self.overlay = Some(self.upload_overlay(&geometry)),
+            Upload::Weights(weights) => {
+                if let Some(mesh) = &mut self.mesh {
+                    mesh.weights = weights
+                        .filter(|w| w.len() == mesh.vertex_count && !w.is_empty())
+                        .map(|w| VertexBuffer::new_with_data(&self.context, &w));
+                }
+            }
+        }
+    }
+
+    fn upload_mesh(&self, mesh: MeshData) -> GpuMesh {
+        let c = &self.context;
+        let MeshData {
+            vertices,
+            indices,
+            materials,
+            ..
+        } = mesh;
+        GpuMesh {
+            positions: VertexBuffer::new_with_data(c, &vertices.positions),
+            normals: VertexBuffer::new_with_data(c, &vertices.normals),
+            uvs: VertexBuffer::new_with_data(c, &vertices.uvs),
+            edge_scales: VertexBuffer::new_with_data(c, &vertices.edge_scales),
+            uv1: (!vertices.uv1.is_empty()).then(|| VertexBuffer::new_with_data(c, &vertices.uv1)),
+            indices: ElementBuffer::new_with_data(c, &indices),
+            cpu_indices: indices,
+            line_indices: None,
+            vertex_count: vertices.len(),
+            materials,
+            weights: None,
+        }
+    }
+
+    fn patch_vertices(&mut self, patch: VertexPatch) {
+        let Some(mesh) = &mut self.mesh else {
+            return;
+        };
+        match patch {
+            VertexPatch::All { first, arrays } => {
+                let VertexArrays {
+                    positions,
+                    normals,
+                    uvs,
+                    edge_scales,
+                    uv1,
+                } = arrays;
+                if first + positions.len() > mesh.vertex_count {
+                    return;
+                }
+                let offset = first as u32;
+                mesh.positions.fill_subset(offset, &positions);
+                mesh.normals.fill_subset(offset, &normals);
+                mesh.uvs.fill_subset(offset, &uvs);
+                mesh.edge_scales.fill_subset(offset, &edge_scales);
+                if let Some(buffer) = &mut mesh.uv1
+                    && uv1.len() == positions.len()
+                {
+                    buffer.fill_subset(offset, &uv1);
+                }
+            }
+            VertexPatch::Deformed {
+                first,
+                positions,
+                normals,
+            } => {
+                if first + positions.len() > mesh.vertex_count || normals.len() != positions.len() {
+                    return;
+                }
+                mesh.positions.fill_subset(first as u32, &positions);
+                mesh.normals.fill_subset(first as u32, &normals);
+            }
+        }
+    }
+
+    fn upload_overlay(&self, geometry: &OverlayGeometry) -> GpuOverlay {
+        let c = &self.context;
+        let split = |list: &[super::overlay::ColoredVertex]| {
+            let positions: Vec<[f32; 3]> = list.iter().map(|v| v.position).collect();
+            let colors: Vec<[f32; 4]> = list.iter().map(|v| v.color).collect();
+            (
+                VertexBuffer::new_with_data(c, &positions),
+                VertexBuffer::new_with_data(c, &colors),
+                list.len() as u32,
+            )
+        };
+        let (line_positions, line_colors, line_count) = split(&geometry.lines);
+        let (depth_line_positions, depth_line_colors, depth_line_count) =
+            split(&geometry.depth_lines);
+        let (triangle_positions, triangle_colors, triangle_count) = split(&geometry.triangles);
+        let (point_positions, point_colors, point_count) = split(&geometry.points);
+        GpuOverlay {
+            line_positions,
+            line_colors,
+            line_count,
+            depth_line_positions,
+            depth_line_colors,
+            depth_line_count,
+            triangle_positions,
+            triangle_colors,
+            triangle_count,
+            point_positions,
+            point_colors,
+            point_count,
+        }
+    }
+
+    /// Clears `scissor` of the current framebuffer and draws `frame` into `viewport`.
+    pub fn render(&mut self, frame: &Frame, viewport: Viewport, scissor: ScissorBox) {
+        let [r, g, b, a] = frame.background;
+        // Only the depth and colour inside the view's rectangle: egui drew the rest.
+        self.context.set_scissor(scissor);
+        three_d::RenderTarget::screen(&self.context, viewport.width, viewport.height)
+            .clear_partially(scissor, ClearState::color_and_depth(r, g, b, a, 1.0));
+        self.context.set_scissor(scissor);
+        self.draw(frame, viewport);
+    }
+
+    /// Draws `frame` into the bound framebuffer (which the caller cleared).
+    pub fn draw(&mut self, frame: &Frame, viewport: Viewport) {
+        if let Some(mesh) = &mut self.mesh
+            && mesh.vertex_count > 0
+            && (frame.layers.wireframe
+                || frame
+                    .materials
+                    .iter()
+                    .any(|m| m.primitive == Primitive::Lines))
+            && mesh.line_indices.is_none()
+        {
+            mesh.line_indices = Some(ElementBuffer::new_with_data(
+                &self.context,
+                &triangle_edges(&mesh.cpu_indices),
+            ));
+        }
+        if let Some(mesh) = &self.mesh
+            && mesh.vertex_count > 0
+        {
+            if frame.layers.weights && mesh.weights.is_some() {
+                self.draw_weights(mesh, frame, viewport);
+            } else if frame.layers.model {
+                self.draw_model(mesh, frame, viewport);
+            }
+            if frame.layers.wireframe {
+                self.draw_flat(mesh, frame, viewport, raw::LINES, [0.1, 0.1, 0.1, 0.6]);
+            }
+            if frame.layers.vertices {
+                self.draw_flat(mesh, frame, viewport, raw::POINTS, [0.15, 0.2, 0.9, 1.0]);
+            }
+        }
+        self.draw_overlay(frame, viewport);
+    }
+
+    fn draw_model(&self, mesh: &GpuMesh, frame: &Frame, viewport: Viewport) {
+        let program = if mesh.uv1.is_some() {
+            &self.model_uv1_program
+        } else {
+            &self.model_program
+        };
+        let view_projection = mat4(frame.view_projection);
+        program.use_uniform_if_required("u_view_projection", view_projection);
+        program.use_uniform_if_required("u_view", mat4(frame.view));
+        program.use_uniform_if_required("u_light_color", vec3(frame.light_color));
+        program.use_uniform_if_required("u_light_direction", vec3(frame.light_direction));
+        program.use_uniform_if_required("u_eye", vec3(frame.eye));
+        // Programs share three-d's one vertex array object: attributes are bound right before
+        // each draw (another program's binding would otherwise be used).
+        let bind_model = || {
+            for (name, buffer) in [("a_position", &mesh.positions), ("a_normal", &mesh.normals)] {
+                if program.requires_attribute(name) {
+                    program.use_vertex_attribute(name, buffer);
+                }
+            }
+            if program.requires_attribute("a_uv") {
+                program.use_vertex_attribute("a_uv", &mesh.uvs);
+            }
+            if let Some(uv1) = &mesh.uv1
+                && program.requires_attribute("a_uv1")
+            {
+                program.use_vertex_attribute("a_uv1", uv1);
+            }
+        };
+        let edge = &self.edge_program;
+        edge.use_uniform_if_required("u_view_projection", view_projection);
+        edge.use_uniform_if_required("u_eye", vec3(frame.eye));
+        edge.use_uniform_if_required("u_pixel_factor", frame.pixel_factor);
+        let bind_edge = || {
+            for (name, buffer) in [("a_position", &mesh.positions), ("a_normal", &mesh.normals)] {
+                if edge.requires_attribute(name) {
+                    edge.use_vertex_attribute(name, buffer);
+                }
+            }
+            if edge.requires_attribute("a_edge_scale") {
+                edge.use_vertex_attribute("a_edge_scale", &mesh.edge_scales);
+            }
+        };
+        let max_index = mesh.cpu_indices.len() as u32;
+        for (material, range) in frame.materials.iter().zip(&mesh.materials) {
+            if !material.visible || range.count == 0 || range.first + range.count > max_index {
+                continue;
+            }
+            let texture = material.texture.map_or(&self.white, |i| {
+                self.textures.get(i).unwrap_or(&self.placeholder)
+            });
+            let (sphere, sphere_mode) = match material.sphere {
+                Some((i, mode)) => (self.textures.get(i).unwrap_or(&self.placeholder), mode),
+                None => (&self.white, 0),
+            };
+            let toon = match material.toon {
+                ToonRef::None => &self.white,
+                ToonRef::Shared(n) => self.toons.get(usize::from(n)).unwrap_or(&self.white),
+                ToonRef::Texture(i) => self.textures.get(i).unwrap_or(&self.placeholder),
+            };
+            program.use_texture("u_texture", texture);
+            program.use_texture("u_sphere", sphere);
+            program.use_texture("u_toon", toon);
+            program.use_uniform_if_required("u_diffuse", vec4(material.diffuse));
+            program.use_uniform_if_required("u_ambient", vec3(material.ambient.into()));
+            program.use_uniform_if_required("u_specular", vec3(material.specular.into()));
+            program.use_uniform_if_required("u_specular_power", material.specular_power);
+            program.use_uniform_if_required("u_sphere_mode", i32::from(sphere_mode));
+            program.use_uniform_if_required("u_vertex_color", i32::from(material.vertex_color));
+            program.use_uniform_if_required("u_point_size", material.point_size.max(1.0));
+            program.use_uniform_if_required("u_tint", vec4(material.tint));
+            let states = RenderStates {
+                cull: if material.double_sided || material.primitive != Primitive::Triangles {
+                    Cull::None
+                } else {
+                    Cull::Back
+                },
+                blend: Blend::TRANSPARENCY,
+                depth_test: DepthTest::LessOrEqual,
+                write_mask: WriteMask::default(),
+            };
+            bind_model();
+            match material.primitive {
+                Primitive::Triangles => {
+                    // Not three-d's draw_subset_of_elements: it passes `first` as a byte offset.
+                    program.draw_elements_with(states, viewport, &mesh.indices, || {
+                        raw::draw_elements(&self.context, raw::TRIANGLES, range.first, range.count);
+                    });
+                }
+                Primitive::Points => {
+                    program.draw_elements_with(states, viewport, &mesh.indices, || {
+                        raw::draw_elements(&self.context, raw::POINTS, range.first, range.count);
+                    });
+                }
+                Primitive::Lines => {
+                    if let Some(lines) = &mesh.line_indices {
+                        program.draw_elements_with(states, viewport, lines, || {
+                            raw::draw_elements(
+                                &self.context,
+                                raw::LINES,
+                                range.first * 2,
+                                range.count * 2,
+                            );
+                        });
+                    }
+                }
+            }
+            if let (true, Some((color, size)), Primitive::Triangles) =
+                (frame.layers.edges, material.edge, material.primitive)
+                && size > 0.0
+                && color[3] > 0.0
+            {
+                edge.use_uniform_if_required("u_edge_color", vec4(color));
+                edge.use_uniform_if_required("u_edge_size", size);
+                bind_edge();
+                let states = RenderStates {
+                    cull: Cull::Front,
+                    blend: Blend::TRANSPARENCY,
+                    depth_test: DepthTest::LessOrEqual,
+                    write_mask: WriteMask::default(),
+                };
+                edge.draw_elements_with(states, viewport, &mesh.indices, || {
+                    raw::draw_elements(&self.context, raw::TRIANGLES, range.first, range.count);
+                });
+            }
+        }
+    }
+
+    fn draw_weights(&self, mesh: &GpuMesh, frame: &Frame, viewport: Viewport) {
+        let Some(weights) = &mesh.weights else {
+            return;
+        };
+        let program = &self.weight_program;
+        program.use_uniform_if_required("u_view_projection", mat4(frame.view_projection));
+        program.use_uniform_if_required("u_light_direction", vec3(frame.light_direction));
+        program.use_vertex_attribute("a_position", &mesh.positions);
+        if program.requires_attribute("a_normal") {
+            program.use_vertex_attribute("a_normal", &mesh.normals);
+        }
+        program.use_vertex_attribute("a_weight", weights);
+        let states = RenderStates {
+            cull: Cull::None,
+            depth_test: DepthTest::LessOrEqual,
+            ..Default::default()
+        };
+        program.draw_elements(states, viewport, &mesh.indices);
+    }
+
+    fn draw_flat(
+        &self,
+        mesh: &GpuMesh,
+        frame: &Frame,
+        viewport: Viewport,
+        mode: u32,
+        color: [f32; 4],
+    ) {
+        let program = &self.flat_program;
+        program.use_uniform_if_required("u_view_projection", mat4(frame.view_projection));
+        program.use_uniform_if_required("u_color", vec4(color));
+        program.use_uniform_if_required("u_point_size", 3.0f32);
+        program.use_uniform_if_required("u_depth_bias", 0.0005f32);
+        program.use_vertex_attribute("a_position", &mesh.positions);
+        let states = RenderStates {
+            blend: Blend::TRANSPARENCY,
+            depth_test: DepthTest::LessOrEqual,
+            write_mask: WriteMask::COLOR,
+            ..Default::default()
+        };
+        if mode == raw::LINES {
+            if let Some(lines) = &mesh.line_indices {
+                program.draw_elements_with(states, viewport, lines, || {
+                    raw::draw_elements(&self.context, raw::LINES, 0, lines.count());
+                });
+            }
+        } else {
+            program.draw_with(states, viewport, || {
+                raw::draw_arrays(&self.context, raw::POINTS, mesh.vertex_count as u32);
+            });
+        }
+    }
+
+    fn draw_overlay(&self, frame: &Frame, viewport: Viewport) {
+        let Some(overlay) = &self.overlay else {
+            return;
+        };
+        let program = &self.color_program;
+        program.use_uniform_if_required("u_view_projection", mat4(frame.view_projection));
+        if overlay.depth_line_count > 0 {
+            program.use_uniform_if_required("u_depth_bias", 0.0f32);
+            program.use_uniform_if_required("u_round", 0i32);
+            program.use_vertex_attribute("a_position", &overlay.depth_line_positions);
+            program.use_vertex_attribute("a_color", &overlay.depth_line_colors);
+            let states = RenderStates {
+                cull: Cull::None,
+                blend: Blend::TRANSPARENCY,
+                depth_test: DepthTest::LessOrEqual,
+                write_mask: WriteMask::COLOR,
+            };
+            program.draw_with(states, viewport, || {
+                raw::draw_arrays(&self.context, raw::LINES, overlay.depth_line_count);
+            });
+        }
+        // Translucent shapes: depth-tested against the model, writing no depth.
+        if overlay.triangle_count > 0 {
+            program.use_uniform_if_required("u_depth_bias", 0.0f32);
+            program.use_uniform_if_required("u_round", 0i32);
+            program.use_vertex_attribute("a_position", &overlay.triangle_positions);
+            program.use_vertex_attribute("a_color", &overlay.triangle_colors);
+            let states = RenderStates {
+                cull: Cull::None,
+                blend: Blend::TRANSPARENCY,
+                depth_test: DepthTest::LessOrEqual,
+                write_mask: WriteMask::COLOR,
+            };
+            program.draw_with(states, viewport, || {
+                raw::draw_arrays(&self.context, raw::TRIANGLES, overlay.triangle_count);
+            });
+        }
+        // Lines and points show through the model (bones inside a body must stay visible).
+        let on_top = RenderStates {
+            cull: Cull::None,
+            blend: Blend::TRANSPARENCY,
+            depth_test: DepthTest::Always,
+            write_mask: WriteMask::COLOR,
+        };
+        if overlay.line_count > 0 {
+            program.use_uniform_if_required("u_round", 0i32);
+            program.use_vertex_attribute("a_position", &overlay.line_positions);
+            program.use_vertex_attribute("a_color", &overlay.line_colors);
+            program.draw_with(on_top, viewport, || {
+                raw::draw_arrays(&self.context, raw::LINES, overlay.line_count);
+            });
+        }
+        if overlay.point_count > 0 {
+            program.use_uniform_if_required("u_round", 1i32);
+            program.use_uniform_if_required("u_point_size", 7.0f32);
+            program.use_vertex_attribute("a_position", &overlay.point_positions);
+            program.use_vertex_attribute("a_color", &overlay.point_colors);
+            program.draw_with(on_top, viewport, || {
+                raw::draw_arrays(&self.context, raw::POINTS, overlay.point_count);
+            });
+        }
+    }
+}

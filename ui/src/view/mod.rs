@@ -1,0 +1,665 @@
+//! The 表示 (View) pane: the model drawn as MikuMikuDance draws it (three-d inside egui through
+//! egui_glow's paint callback), overlays, an MMD-like camera, and picking into the shared
+//! selection.
+//!
+//! - `camera`, `pick`, `mesh`, `overlay`, `textures`, `dds`, `toon`: GPU-free (unit-tested);
+//! - `gpu`, `shaders`: the GL side (tested offscreen in `ui/tests/view_render.rs`);
+//! - `scene`: what to upload after an edit (only the touched ranges).
+
+pub mod camera;
+pub mod dds;
+pub mod gpu;
+pub mod mesh;
+pub mod overlay;
+pub mod pick;
+pub mod scene;
+pub mod shaders;
+pub mod textures;
+pub mod toon;
+
+use crate::document::Document;
+use crate::i18n::Language;
+use camera::{CameraPreset, OrbitCamera, Projector};
+use glam::{Vec2, Vec3};
+use gpu::{Frame, Layers, MaterialDraw, ToonRef};
+use pmx_core::model::{DrawFlags, ElementKind, Model, SphereMode, Toon};
+use std::sync::Arc;
+
+/// What the user picks with a click in the view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PickMode {
+    #[default]
+    Vertex,
+    Material,
+    Bone,
+    RigidBody,
+    Joint,
+}
+
+impl PickMode {
+    pub const ALL: [PickMode; 5] = [
+        PickMode::Vertex,
+        PickMode::Material,
+        PickMode::Bone,
+        PickMode::RigidBody,
+        PickMode::Joint,
+    ];
+
+    #[must_use]
+    pub fn kind(self) -> ElementKind {
+        match self {
+            PickMode::Vertex => ElementKind::Vertex,
+            PickMode::Material => ElementKind::Material,
+            PickMode::Bone => ElementKind::Bone,
+            PickMode::RigidBody => ElementKind::RigidBody,
+            PickMode::Joint => ElementKind::Joint,
+        }
+    }
+
+    #[must_use]
+    pub fn key(self) -> &'static str {
+        match self {
+            PickMode::Vertex => "view.pick_vertex",
+            PickMode::Material => "view.pick_material",
+            PickMode::Bone => "view.pick_bone",
+            PickMode::RigidBody => "view.pick_rigid_body",
+            PickMode::Joint => "view.pick_joint",
+        }
+    }
+}
+
+/// The View menu's switches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(clippy::struct_excessive_bools)]
+pub struct ViewLayers {
+    pub model: bool,
+    pub edges: bool,
+    pub bones: bool,
+    pub rigid_bodies: bool,
+    pub joints: bool,
+    pub vertices: bool,
+    pub wireframe: bool,
+    pub normals: bool,
+    pub weights: bool,
+    pub grid: bool,
+}
+
+impl Default for ViewLayers {
+    fn default() -> Self {
+        Self {
+            model: true,
+            edges: true,
+            bones: false,
+            rigid_bodies: false,
+            joints: false,
+            vertices: false,
+            wireframe: false,
+            normals: false,
+            weights: false,
+            grid: true,
+        }
+    }
+}
+
+impl ViewLayers {
+    /// Switches layers by name (`bones`, `rigid_bodies`, ...; `-bones` switches one off).
+    pub fn set_from_list(&mut self, list: &str) -> Result<(), String> {
+        for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (on, name) = match item.strip_prefix('-') {
+                Some(name) => (false, name),
+                None => (true, item),
+            };
+            let key = format!("view.layer_{name}");
+            let switch = self
+                .entries()
+                .into_iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, switch)| switch)
+                .ok_or_else(|| format!("no 3D view layer named `{name}`"))?;
+            *switch = on;
+        }
+        Ok(())
+    }
+
+    /// (i18n key, switch) for the menu.
+    pub fn entries(&mut self) -> [(&'static str, &mut bool); 10] {
+        [
+            ("view.layer_model", &mut self.model),
+            ("view.layer_edges", &mut self.edges),
+            ("view.layer_bones", &mut self.bones),
+            ("view.layer_rigid_bodies", &mut self.rigid_bodies),
+            ("view.layer_joints", &mut self.joints),
+            ("view.layer_vertices", &mut self.vertices),
+            ("view.layer_wireframe", &mut self.wireframe),
+            ("view.layer_normals", &mut self.normals),
+            ("view.layer_weights", &mut self.weights),
+            ("view.layer_grid", &mut self.grid),
+        ]
+    }
+}
+
+/// MikuMikuDance's default light: direction (-0.5, -1, 0.5) (world Z negated), colour 154/255.
+pub const LIGHT_DIRECTION: Vec3 = Vec3::new(-0.5, -1.0, -0.5);
+pub const LIGHT_COLOR: Vec3 = Vec3::splat(154.0 / 255.0);
+pub const BACKGROUND: [f32; 4] = [0.92, 0.92, 0.94, 1.0];
+
+/// The view's state (one per editor; the scene follows the open document).
+#[derive(Debug, Default)]
+pub struct ViewState {
+    pub camera: OrbitCamera,
+    pub layers: ViewLayers,
+    pub pick_mode: PickMode,
+    pub scene: scene::ViewScene,
+    overlay_key: Option<u64>,
+    weights_key: Option<(u64, u64, Option<usize>)>,
+    rect_start: Option<egui::Pos2>,
+    framed_document: Option<u64>,
+}
+
+/// Per-frame material parameters, from the model (cheap: one entry per material).
+#[must_use]
+pub fn material_draws(model: &Model, highlight: &crate::selection::IndexSet) -> Vec<MaterialDraw> {
+    model
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(index, m)| {
+            let texture_index = |t: Option<pmx_core::model::TextureIdx>| t.map(|t| t.get());
+            let sphere_mode = match m.sphere_mode {
+                SphereMode::Multiply => 1,
+                SphereMode::Add => 2,
+                SphereMode::SubTexture => 3,
+                SphereMode::Disabled | SphereMode::Unknown(_) => 0,
+            };
+            let sphere = texture_index(m.sphere_texture)
+                .filter(|_| sphere_mode != 0)
+                .map(|i| (i, sphere_mode));
+            let toon = match m.toon {
+                Toon::Shared(n) if n < 10 => ToonRef::Shared(n),
+                Toon::Shared(_) | Toon::Texture(None) => ToonRef::None,
+                Toon::Texture(Some(t)) => ToonRef::Texture(t.get()),
+            };
+            let finite = |v: f32, or: f32| if v.is_finite() { v } else { or };
+            MaterialDraw {
+                diffuse: m.diffuse.to_array().map(|v| finite(v, 1.0)),
+                specular: m.specular.to_array().map(|v| finite(v, 0.0)),
+                specular_power: finite(m.specular_power, 0.0),
+                ambient: m.ambient.to_array().map(|v| finite(v, 0.0)),
+                double_sided: m.draw_flags.contains(DrawFlags::DOUBLE_SIDED),
+                primitive: mesh::primitive(m.draw_flags),
+                vertex_color: m.draw_flags.contains(DrawFlags::VERTEX_COLOR),
+                edge: m
+                    .draw_flags
+                    .contains(DrawFlags::EDGE)
+                    .then(|| (m.edge_color.to_array(), finite(m.edge_size, 0.0))),
+                point_size: finite(m.edge_size, 1.0).clamp(1.0, 64.0),
+                texture: texture_index(m.texture),
+                sphere,
+                toon,
+                visible: true,
+                tint: if highlight.contains(index) {
+                    [1.0, 0.55, 0.1, 0.35]
+                } else {
+                    [0.0; 4]
+                },
+            }
+        })
+        .collect()
+}
+
+impl ViewState {
+    /// The frame to draw for a viewport of `size` pixels.
+    #[must_use]
+    pub fn frame(
+        &self,
+        model: &Model,
+        highlight: &crate::selection::IndexSet,
+        size: Vec2,
+    ) -> Frame {
+        Frame {
+            view: self.camera.view_matrix(),
+            view_projection: self.camera.view_projection(size),
+            eye: self.camera.eye(),
+            pixel_factor: 2.0 * (self.camera.fov_y * 0.5).tan() / size.y.max(1.0),
+            light_direction: LIGHT_DIRECTION,
+            light_color: LIGHT_COLOR,
+            background: BACKGROUND,
+            materials: material_draws(model, highlight),
+            layers: Layers {
+                model: self.layers.model,
+                edges: self.layers.edges,
+                wireframe: self.layers.wireframe,
+                vertices: self.layers.vertices,
+                weights: self.layers.weights,
+            },
+        }
+    }
+
+    /// Brings the GPU copy, the overlays and the weights up to date with `document`.
+    pub fn sync(&mut self, document: &Document, document_id: u64) {
+        self.scene.sync(document, document_id);
+        if self.framed_document != Some(document_id) {
+            self.framed_document = Some(document_id);
+            self.camera.reset();
+            // MMD's default view suits a character; anything else is framed.
+            if let Some((center, radius)) = self.scene.bounds.sphere()
+                && !(4.0..=40.0).contains(&radius)
+            {
+                self.camera.frame(center, radius);
+            }
+        }
+        let selection = &document.selection;
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            (document_id, document.revision(), self.layers).hash(&mut hasher);
+            for kind in [
+                ElementKind::Vertex,
+                ElementKind::Bone,
+                ElementKind::RigidBody,
+                ElementKind::Joint,
+            ] {
+                selection.get(kind).indices.fingerprint().hash(&mut hasher);
+            }
+            hasher.finish()
+        };
+        if self.overlay_key != Some(key) {
+            self.overlay_key = Some(key);
+            self.scene.set_overlay(self.overlay(document));
+        }
+        let bone = selection
+            .get(ElementKind::Bone)
+            .current
+            .or_else(|| selection.get(ElementKind::Bone).indices.first());
+        let weights_key = (
+            document_id,
+            document.revision(),
+            bone.filter(|_| self.layers.weights),
+        );
+        if self.layers.weights && self.weights_key != Some(weights_key) {
+            self.weights_key = Some(weights_key);
+            self.scene
+                .set_weights(bone.map(|b| overlay::weights_for(&document.model, b)));
+        }
+        if !self.layers.weights {
+            self.weights_key = None;
+        }
+    }
+
+    fn overlay(&self, document: &Document) -> overlay::OverlayGeometry {
+        let model = &document.model;
+        let selection = &document.selection;
+        let mut geometry = overlay::OverlayGeometry::default();
+        if self.layers.grid {
+            geometry.extend(overlay::grid_and_axes(5.0, 10));
+        }
+        if self.layers.rigid_bodies {
+            geometry.extend(overlay::rigid_bodies(
+                model,
+                &selection.get(ElementKind::RigidBody).indices,
+            ));
+        }
+        if self.layers.joints {
+            let size = self
+                .scene
+                .bounds
+                .sphere()
+                .map_or(0.2, |(_, r)| (r * 0.006).max(0.05));
+            geometry.extend(overlay::joints(
+                model,
+                &selection.get(ElementKind::Joint).indices,
+                size,
+            ));
+        }
+        if self.layers.bones {
+            geometry.extend(overlay::bones(
+                model,
+                &selection.get(ElementKind::Bone).indices,
+            ));
+        }
+        if self.layers.normals {
+            let length = self.scene.bounds.sphere().map_or(0.3, |(_, r)| r * 0.02);
+            geometry.extend(overlay::normals(model, length));
+        }
+        geometry.extend(overlay::selected_vertices(
+            model,
+            &selection.get(ElementKind::Vertex).indices,
+        ));
+        geometry
+    }
+
+    /// Points the camera at what is selected in the pick mode's kind (the whole model when
+    /// nothing is).
+    pub fn frame_selection(&mut self, document: &Document) {
+        let model = &document.model;
+        let selected = &document.selection.get(self.pick_mode.kind()).indices;
+        let mut bounds = mesh::Bounds::default();
+        match self.pick_mode {
+            PickMode::Vertex => {
+                for i in selected.iter() {
+                    if let Some(v) = model.vertices.get(i) {
+                        bounds.add(camera::to_world(v.position));
+                    }
+                }
+            }
+            PickMode::Material => {
+                let ranges = mesh::material_ranges(model);
+                for i in selected.iter() {
+                    if let Some(range) = ranges.get(i) {
+                        let faces =
+                            (range.first / 3) as usize..((range.first + range.count) / 3) as usize;
+                        for face in model.faces.get(faces).unwrap_or_default() {
+                            for v in face {
+                                if let Some(v) = model.vertices.get(v.0 as usize) {
+                                    bounds.add(camera::to_world(v.position));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            PickMode::Bone => {
+                for i in selected.iter() {
+                    if let Some(b) = model.bones.get(i) {
+                        bounds.add(camera::to_world(b.position));
+                    }
+                }
+            }
+            PickMode::RigidBody => {
+                for i in selected.iter() {
+                    if let Some(b) = model.rigid_bodies.get(i) {
+                        let c = camera::to_world(b.position);
+                        let r = b.size.x.abs().max(b.size.y.abs()).max(b.size.z.abs());
+                        bounds.add(c - Vec3::splat(r));
+                        bounds.add(c + Vec3::splat(r));
+                    }
+                }
+            }
+            PickMode::Joint => {
+                for i in selected.iter() {
+                    if let Some(j) = model.joints.get(i) {
+                        bounds.add(camera::to_world(j.position));
+                    }
+                }
+            }
+        }
+        let sphere = bounds.sphere().or_else(|| self.scene.bounds.sphere());
+        if let Some((center, radius)) = sphere {
+            self.camera.frame(center, radius.max(0.5));
+        }
+    }
+
+    /// A click at `pixel` in a viewport of `size`: the element of the pick mode's kind there.
+    #[must_use]
+    pub fn pick(&self, model: &Model, pixel: Vec2, size: Vec2) -> Option<usize> {
+        let projector = Projector::new(&self.camera, size);
+        let ray = self.camera.ray(pixel, size);
+        match self.pick_mode {
+            PickMode::Vertex => pick::pick_point(
+                &projector,
+                model.vertices.iter().map(|v| camera::to_world(v.position)),
+                pixel,
+                8.0,
+            ),
+            PickMode::Bone => pick::pick_point(
+                &projector,
+                model.bones.iter().map(|b| camera::to_world(b.position)),
+                pixel,
+                10.0,
+            ),
+            PickMode::Joint => pick::pick_point(
+                &projector,
+                model.joints.iter().map(|j| camera::to_world(j.position)),
+                pixel,
+                10.0,
+            ),
+            PickMode::RigidBody => {
+                pick::pick_solid(&ray, model.rigid_bodies.iter().map(overlay::solid))
+            }
+            PickMode::Material => {
+                let positions: Vec<Vec3> = model
+                    .vertices
+                    .iter()
+                    .map(|v| camera::to_world(v.position))
+                    .collect();
+                let faces: Vec<[u32; 3]> = model
+                    .faces
+                    .iter()
+                    .map(|f| [f[0].0, f[1].0, f[2].0])
+                    .collect();
+                let (face, _) = pick::pick_face(&ray, &positions, &faces)?;
+                let counts: Vec<u32> = model
+                    .materials
+                    .iter()
+                    .map(|m| m.face_index_count / 3)
+                    .collect();
+                pick::material_of_face(&counts, face)
+            }
+        }
+    }
+
+    /// Vertices inside the screen rectangle `a..b`.
+    #[must_use]
+    pub fn vertices_in_rect(&self, model: &Model, a: Vec2, b: Vec2, size: Vec2) -> Vec<usize> {
+        let projector = Projector::new(&self.camera, size);
+        pick::points_in_rect(
+            &projector,
+            model.vertices.iter().map(|v| camera::to_world(v.position)),
+            a,
+            b,
+        )
+    }
+}
+
+/// How a pick changes the selection: replace, add (Shift), remove (Ctrl).
+fn apply_pick(
+    selection: &mut crate::selection::KindSelection,
+    picked: &[usize],
+    modifiers: egui::Modifiers,
+) {
+    if modifiers.command {
+        for &i in picked {
+            selection.indices.remove(i);
+        }
+        if selection
+            .current
+            .is_some_and(|c| !selection.indices.contains(c))
+        {
+            selection.current = selection.indices.first();
+        }
+    } else {
+        if !modifiers.shift {
+            selection.clear();
+        }
+        for &i in picked {
+            selection.indices.insert(i);
+        }
+        if let Some(&first) = picked.first() {
+            selection.current = Some(first);
+        }
+    }
+}
+
+/// The View menu's part for the 3D view: layers, pick mode, camera.
+pub fn view_menu_ui(ui: &mut egui::Ui, lang: Language, state: &mut ViewState) {
+    ui.menu_button(lang.tr("view.menu_layers"), |ui| {
+        for (key, on) in state.layers.entries() {
+            ui.checkbox(on, lang.tr(key));
+        }
+    });
+    ui.menu_button(lang.tr("view.menu_pick"), |ui| {
+        for mode in PickMode::ALL {
+            ui.radio_value(&mut state.pick_mode, mode, lang.tr(mode.key()));
+        }
+    });
+    ui.menu_button(lang.tr("view.menu_camera"), |ui| {
+        for preset in CameraPreset::ALL {
+            if ui.button(lang.tr(preset.key())).clicked() {
+                state.camera.apply_preset(preset);
+            }
+        }
+        if ui.button(lang.tr("view.camera_reset")).clicked() {
+            state.camera.reset();
+        }
+    });
+}
+
+/// The part of `viewport` inside `clip`, as GL's scissor box (from the bottom left).
+fn intersect_scissor(
+    viewport: &egui::epaint::ViewportInPixels,
+    clip: &egui::epaint::ViewportInPixels,
+) -> three_d::ScissorBox {
+    let left = viewport.left_px.max(clip.left_px);
+    let bottom = viewport.from_bottom_px.max(clip.from_bottom_px);
+    let right = (viewport.left_px + viewport.width_px).min(clip.left_px + clip.width_px);
+    let top =
+        (viewport.from_bottom_px + viewport.height_px).min(clip.from_bottom_px + clip.height_px);
+    three_d::ScissorBox {
+        x: left,
+        y: bottom,
+        width: (right - left).max(0) as u32,
+        height: (top - bottom).max(0) as u32,
+    }
+}
+
+/// The 表示 pane.
+pub fn view_pane_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    state: &mut ViewState,
+    document: &mut Document,
+    document_id: u64,
+) {
+    state.sync(document, document_id);
+    ui.horizontal_wrapped(|ui| {
+        ui.label(lang.tr("view.pick"));
+        for mode in PickMode::ALL {
+            ui.selectable_value(&mut state.pick_mode, mode, lang.tr(mode.key()));
+        }
+        ui.separator();
+        for preset in CameraPreset::ALL {
+            if ui.small_button(lang.tr(preset.key())).clicked() {
+                state.camera.apply_preset(preset);
+            }
+        }
+        if ui.small_button(lang.tr("view.frame_selection")).clicked() {
+            state.frame_selection(document);
+        }
+        ui.separator();
+        for (key, on) in state.layers.entries().into_iter().skip(2).take(4) {
+            ui.checkbox(on, lang.tr(key));
+        }
+    });
+    let problems = &state.scene.texture_problems;
+    if !problems.is_empty() {
+        let text = lang.format("view.texture_problems", &[("count", &problems.len())]);
+        let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        ui.colored_label(egui::Color32::from_rgb(200, 120, 0), text)
+            .on_hover_text(list.join("\n"));
+    }
+    let (rect, response) =
+        ui.allocate_exact_size(ui.available_size(), egui::Sense::click_and_drag());
+    let size = Vec2::new(rect.width(), rect.height());
+    let pixels_per_point = ui.ctx().pixels_per_point();
+    let local = |p: egui::Pos2| Vec2::new(p.x - rect.left(), p.y - rect.top());
+    let modifiers = ui.input(|i| i.modifiers);
+    // Camera: right drag orbits, middle drag (or Shift + right) pans, the wheel zooms.
+    let delta = response.drag_delta();
+    let delta = Vec2::new(delta.x, delta.y);
+    if response.dragged_by(egui::PointerButton::Middle)
+        || (response.dragged_by(egui::PointerButton::Secondary) && modifiers.shift)
+    {
+        state.camera.pan(delta, size.y);
+    } else if response.dragged_by(egui::PointerButton::Secondary) {
+        state.camera.orbit(delta);
+    }
+    if response.hovered() {
+        let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+        if scroll != 0.0 {
+            state.camera.zoom(scroll);
+        }
+    }
+    if response.double_clicked() {
+        state.camera.reset();
+    } else if response.clicked()
+        && let Some(pointer) = response.interact_pointer_pos()
+    {
+        let picked = state.pick(&document.model, local(pointer), size);
+        let selection = document.selection.get_mut(state.pick_mode.kind());
+        match picked {
+            Some(index) => apply_pick(selection, &[index], modifiers),
+            None if !modifiers.shift && !modifiers.command => selection.clear(),
+            None => {}
+        }
+    }
+    // Left drag: rectangle selection of vertices.
+    if response.drag_started_by(egui::PointerButton::Primary) {
+        state.rect_start = response.interact_pointer_pos();
+    }
+    if let (Some(start), Some(now)) = (state.rect_start, ui.input(|i| i.pointer.latest_pos())) {
+        if response.dragged_by(egui::PointerButton::Primary) {
+            let marquee = egui::Rect::from_two_pos(start, now);
+            ui.painter().rect_stroke(
+                marquee,
+                0.0,
+                egui::Stroke::new(1.0, egui::Color32::from_rgb(255, 140, 0)),
+                egui::StrokeKind::Inside,
+            );
+        }
+        if response.drag_stopped() {
+            state.rect_start = None;
+            let picked = state.vertices_in_rect(&document.model, local(start), local(now), size);
+            apply_pick(
+                document.selection.get_mut(ElementKind::Vertex),
+                &picked,
+                modifiers,
+            );
+            state.pick_mode = PickMode::Vertex;
+        }
+    }
+    let highlight = document
+        .selection
+        .get(ElementKind::Material)
+        .indices
+        .clone();
+    state
+        .scene
+        .set_frame(state.frame(&document.model, &highlight, size));
+    let shared = Arc::clone(&state.scene.shared);
+    let callback = egui_glow::CallbackFn::new(move |info, painter| {
+        let viewport = info.viewport_in_pixels();
+        let clip = info.clip_rect_in_pixels();
+        let gl = Arc::clone(painter.gl());
+        if let Ok(mut shared) = shared.lock() {
+            shared.paint(
+                || three_d::Context::from_gl_context(gl).map_err(|e| e.to_string()),
+                three_d::Viewport {
+                    x: viewport.left_px,
+                    y: viewport.from_bottom_px,
+                    width: viewport.width_px.max(1) as u32,
+                    height: viewport.height_px.max(1) as u32,
+                },
+                // The callback's clip rectangle is the whole pane's (toolbar included): clear and
+                // draw only where it overlaps the view.
+                intersect_scissor(&viewport, &clip),
+                true,
+            );
+        }
+    });
+    ui.painter().add(egui::PaintCallback {
+        rect,
+        callback: Arc::new(callback),
+    });
+    let _ = pixels_per_point;
+    if let Ok(shared) = state.scene.shared.lock()
+        && let Some(failure) = &shared.failure
+    {
+        ui.painter().text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            lang.format("view.gl_failed", &[("message", failure)]),
+            egui::FontId::proportional(14.0),
+            egui::Color32::RED,
+        );
+    }
+}

@@ -1,0 +1,618 @@
+//! What the view draws over the model, built on the CPU as coloured lines, points and
+//! translucent triangles in world space: bones by kind with their tails, rigid bodies by mode,
+//! joints, the ground grid and axes, normals, the weight colours. GPU-free.
+
+use super::camera::to_world;
+use super::pick::{Shape, Solid};
+use crate::selection::IndexSet;
+use glam::{EulerRot, Quat, Vec3};
+use pmx_core::model::{Bone, BoneFlags, Model, RigidBody, RigidMode, RigidShape, Weight};
+
+/// A coloured vertex (world position, linear RGBA).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ColoredVertex {
+    pub position: [f32; 3],
+    pub color: [f32; 4],
+}
+
+fn cv(position: Vec3, color: [f32; 4]) -> ColoredVertex {
+    ColoredVertex {
+        position: position.to_array(),
+        color,
+    }
+}
+
+/// Overlay geometry: `lines` in pairs (drawn over the model), `depth_lines` in pairs (hidden
+/// behind it: grid, normals), `triangles` in threes, `points` one each.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OverlayGeometry {
+    pub lines: Vec<ColoredVertex>,
+    pub depth_lines: Vec<ColoredVertex>,
+    pub triangles: Vec<ColoredVertex>,
+    pub points: Vec<ColoredVertex>,
+}
+
+impl OverlayGeometry {
+    pub fn line(&mut self, a: Vec3, b: Vec3, color: [f32; 4]) {
+        if a.is_finite() && b.is_finite() {
+            self.lines.push(cv(a, color));
+            self.lines.push(cv(b, color));
+        }
+    }
+
+    pub fn depth_line(&mut self, a: Vec3, b: Vec3, color: [f32; 4]) {
+        if a.is_finite() && b.is_finite() {
+            self.depth_lines.push(cv(a, color));
+            self.depth_lines.push(cv(b, color));
+        }
+    }
+
+    pub fn point(&mut self, at: Vec3, color: [f32; 4]) {
+        if at.is_finite() {
+            self.points.push(cv(at, color));
+        }
+    }
+
+    pub fn triangle(&mut self, a: Vec3, b: Vec3, c: Vec3, color: [f32; 4]) {
+        if a.is_finite() && b.is_finite() && c.is_finite() {
+            self.triangles
+                .extend([cv(a, color), cv(b, color), cv(c, color)]);
+        }
+    }
+
+    pub fn extend(&mut self, other: OverlayGeometry) {
+        self.lines.extend(other.lines);
+        self.depth_lines.extend(other.depth_lines);
+        self.triangles.extend(other.triangles);
+        self.points.extend(other.points);
+    }
+}
+
+pub const SELECTED: [f32; 4] = [1.0, 0.9, 0.1, 1.0];
+
+/// What a bone looks like in the bone overlay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoneKind {
+    Ik,
+    Append,
+    AfterPhysics,
+    Invisible,
+    Normal,
+}
+
+impl BoneKind {
+    #[must_use]
+    pub fn of(bone: &Bone) -> Self {
+        if bone.flags.contains(BoneFlags::IK) {
+            BoneKind::Ik
+        } else if bone
+            .flags
+            .intersects(BoneFlags::APPEND_ROTATE | BoneFlags::APPEND_MOVE)
+        {
+            BoneKind::Append
+        } else if bone.flags.contains(BoneFlags::AFTER_PHYSICS) {
+            BoneKind::AfterPhysics
+        } else if !bone.flags.contains(BoneFlags::VISIBLE) {
+            BoneKind::Invisible
+        } else {
+            BoneKind::Normal
+        }
+    }
+
+    #[must_use]
+    pub fn color(self) -> [f32; 4] {
+        match self {
+            BoneKind::Ik => [1.0, 0.55, 0.1, 1.0],
+            BoneKind::Append => [0.2, 0.85, 0.4, 1.0],
+            BoneKind::AfterPhysics => [0.75, 0.4, 1.0, 1.0],
+            BoneKind::Invisible => [0.55, 0.55, 0.55, 0.7],
+            BoneKind::Normal => [0.3, 0.55, 1.0, 1.0],
+        }
+    }
+}
+
+/// A bone's tail in world space: the tail bone's position or the offset; `None` when it has
+/// no tail (offset zero, or no tail bone).
+#[must_use]
+pub fn bone_tail(model: &Model, bone: &Bone) -> Option<Vec3> {
+    if bone.flags.contains(BoneFlags::TAIL_IS_BONE) {
+        let tail = model.bones.get(bone.tail_bone?.get())?;
+        Some(to_world(tail.position))
+    } else {
+        let offset = to_world(bone.tail_offset);
+        (offset.length_squared() > 0.0).then(|| to_world(bone.position) + offset)
+    }
+}
+
+/// Bones: a line from each head to its tail and a point at the head.
+#[must_use]
+pub fn bones(model: &Model, selected: &IndexSet) -> OverlayGeometry {
+    let mut out = OverlayGeometry::default();
+    for (index, bone) in model.bones.iter().enumerate() {
+        let color = if selected.contains(index) {
+            SELECTED
+        } else {
+            BoneKind::of(bone).color()
+        };
+        let head = to_world(bone.position);
+        out.point(head, color);
+        if let Some(tail) = bone_tail(model, bone) {
+            out.line(head, tail, color);
+        }
+    }
+    out
+}
+
+/// A model-space Euler rotation (radians, applied Y, X, Z as MikuMikuDance does) in world space.
+#[must_use]
+pub fn world_rotation(rotation: pmx_core::model::Vec3) -> Quat {
+    let q = Quat::from_euler(EulerRot::YXZ, rotation.y, rotation.x, rotation.z);
+    // Mirroring Z turns a rotation (x, y, z, w) into (-x, -y, z, w).
+    Quat::from_xyzw(-q.x, -q.y, q.z, q.w)
+}
+
+/// A rigid body's shape, placed in world space (unknown shapes as spheres).
+#[must_use]
+pub fn solid(body: &RigidBody) -> Solid {
+    let size = body.size;
+    let shape = match body.shape {
+        RigidShape::Box => Shape::Box {
+            half: Vec3::new(size.x, size.y, size.z),
+        },
+        RigidShape::Capsule => Shape::Capsule {
+            radius: size.x,
+            half_height: size.y * 0.5,
+        },
+        RigidShape::Sphere | RigidShape::Unknown(_) => Shape::Sphere { radius: size.x },
+    };
+    Solid {
+        shape,
+        center: to_world(body.position),
+        rotation: world_rotation(body.rotation),
+    }
+}
+
+#[must_use]
+pub fn rigid_mode_color(mode: RigidMode) -> [f32; 4] {
+    match mode {
+        RigidMode::FollowBone => [0.25, 0.85, 0.35, 1.0],
+        RigidMode::Physics => [0.95, 0.3, 0.25, 1.0],
+        RigidMode::PhysicsWithBone => [0.95, 0.75, 0.2, 1.0],
+        RigidMode::Unknown(_) => [0.6, 0.6, 0.6, 1.0],
+    }
+}
+
+const RINGS: usize = 8;
+const SEGMENTS: usize = 16;
+
+/// A shape's surface as triangles (translucent) and its outline as lines.
+pub fn add_solid(out: &mut OverlayGeometry, solid: &Solid, color: [f32; 4], alpha: f32) {
+    let fill = [color[0], color[1], color[2], alpha];
+    let place = |p: Vec3| solid.center + solid.rotation * p;
+    match solid.shape {
+        Shape::Box { half } => {
+            let corner = |i: usize| {
+                Vec3::new(
+                    if i & 1 == 0 { -half.x } else { half.x },
+                    if i & 2 == 0 { -half.y } else { half.y },
+                    if i & 4 == 0 { -half.z } else { half.z },
+                )
+            };
+            let quads = [
+                [0, 1, 3, 2],
+                [4, 6, 7, 5],
+                [0, 4, 5, 1],
+                [2, 3, 7, 6],
+                [0, 2, 6, 4],
+                [1, 5, 7, 3],
+            ];
+            for quad in quads {
+                let [a, b, c, d] = quad.map(|i| place(corner(i)));
+                out.triangle(a, b, c, fill);
+                out.triangle(a, c, d, fill);
+            }
+            for (a, b) in [
+                (0, 1),
+                (1, 3),
+                (3, 2),
+                (2, 0),
+                (4, 5),
+                (5, 7),
+                (7, 6),
+                (6, 4),
+                (0, 4),
+                (1, 5),
+                (2, 6),
+                (3, 7),
+            ] {
+                out.line(place(corner(a)), place(corner(b)), color);
+            }
+        }
+        Shape::Sphere { radius } => {
+            add_rounded(out, &place, radius.abs(), 0.0, fill, color);
+        }
+        Shape::Capsule {
+            radius,
+            half_height,
+        } => {
+            add_rounded(out, &place, radius.abs(), half_height.abs(), fill, color);
+        }
+    }
+}
+
+/// A sphere (`half_height` 0) or a capsule along local Y.
+fn add_rounded(
+    out: &mut OverlayGeometry,
+    place: &dyn Fn(Vec3) -> Vec3,
+    radius: f32,
+    half_height: f32,
+    fill: [f32; 4],
+    color: [f32; 4],
+) {
+    use std::f32::consts::{PI, TAU};
+    // Rings from the north pole to the south; the upper half is lifted by half_height.
+    let point = |ring: usize, segment: usize| -> Vec3 {
+        let theta = PI * ring as f32 / RINGS as f32;
+        let phi = TAU * segment as f32 / SEGMENTS as f32;
+        let y = theta.cos() * radius;
+        let r = theta.sin() * radius;
+        let lift = if ring <= RINGS / 2 {
+            half_height
+        } else {
+            -half_height
+        };
+        Vec3::new(r * phi.cos(), y + lift, r * phi.sin())
+    };
+    // The equator ring twice (top and bottom of the cylinder) when it is a capsule.
+    for ring in 0..RINGS {
+        for segment in 0..SEGMENTS {
+            let next = (segment + 1) % SEGMENTS;
+            let (a, b) = (place(point(ring, segment)), place(point(ring, next)));
+            let (c, d) = (
+                place(point(ring + 1, next)),
+                place(point(ring + 1, segment)),
+            );
+            out.triangle(a, d, c, fill);
+            out.triangle(a, c, b, fill);
+        }
+    }
+    if half_height > 0.0 {
+        for segment in 0..SEGMENTS {
+            let next = (segment + 1) % SEGMENTS;
+            let top = |s: usize| {
+                let p = point(RINGS / 2, s);
+                place(p)
+            };
+            let bottom = |s: usize| place(point(RINGS / 2, s) - Vec3::Y * 2.0 * half_height);
+            out.triangle(top(segment), bottom(segment), bottom(next), fill);
+            out.triangle(top(segment), bottom(next), top(next), fill);
+            if segment % 4 == 0 {
+                out.line(top(segment), bottom(segment), color);
+            }
+        }
+    }
+    // Three outline circles.
+    for segment in 0..SEGMENTS {
+        let next = (segment + 1) % SEGMENTS;
+        let angle = |s: usize| TAU * s as f32 / SEGMENTS as f32;
+        let horizontal = |s: usize, y: f32| {
+            place(Vec3::new(
+                angle(s).cos() * radius,
+                y,
+                angle(s).sin() * radius,
+            ))
+        };
+        out.line(
+            horizontal(segment, half_height),
+            horizontal(next, half_height),
+            color,
+        );
+        if half_height > 0.0 {
+            out.line(
+                horizontal(segment, -half_height),
+                horizontal(next, -half_height),
+                color,
+            );
+        }
+        let vertical = |s: usize, along_x: bool| {
+            let (across, up) = (angle(s).cos() * radius, angle(s).sin() * radius);
+            let lift = if up >= 0.0 { half_height } else { -half_height };
+            if along_x {
+                place(Vec3::new(across, up + lift, 0.0))
+            } else {
+                place(Vec3::new(0.0, up + lift, across))
+            }
+        };
+        out.line(vertical(segment, true), vertical(next, true), color);
+        out.line(vertical(segment, false), vertical(next, false), color);
+    }
+}
+
+/// Rigid bodies, coloured by mode, translucent; the selected ones brighter.
+#[must_use]
+pub fn rigid_bodies(model: &Model, selected: &IndexSet) -> OverlayGeometry {
+    let mut out = OverlayGeometry::default();
+    for (index, body) in model.rigid_bodies.iter().enumerate() {
+        let (color, alpha) = if selected.contains(index) {
+            (SELECTED, 0.45)
+        } else {
+            (rigid_mode_color(body.mode), 0.22)
+        };
+        add_solid(&mut out, &solid(body), color, alpha);
+    }
+    out
+}
+
+pub const JOINT_COLOR: [f32; 4] = [0.2, 0.9, 0.95, 1.0];
+
+/// Joints: a small cube at each, lines to the two bodies it connects.
+#[must_use]
+pub fn joints(model: &Model, selected: &IndexSet, size: f32) -> OverlayGeometry {
+    let mut out = OverlayGeometry::default();
+    for (index, joint) in model.joints.iter().enumerate() {
+        let color = if selected.contains(index) {
+            SELECTED
+        } else {
+            JOINT_COLOR
+        };
+        let center = to_world(joint.position);
+        let cube = Solid {
+            shape: Shape::Box {
+                half: Vec3::splat(size),
+            },
+            center,
+            rotation: world_rotation(joint.rotation),
+        };
+        add_solid(&mut out, &cube, color, 0.5);
+        for body in [joint.body_a, joint.body_b].into_iter().flatten() {
+            if let Some(body) = model.rigid_bodies.get(body.get()) {
+                out.line(
+                    center,
+                    to_world(body.position),
+                    [color[0], color[1], color[2], 0.6],
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The ground grid (every `step` units, `count` lines each way) and the X/Y/Z axes (red,
+/// green, blue; Z towards the model's +Z, which is its back).
+#[must_use]
+pub fn grid_and_axes(step: f32, count: i32) -> OverlayGeometry {
+    let mut out = OverlayGeometry::default();
+    let extent = step * count as f32;
+    let grey = [0.5, 0.5, 0.5, 0.5];
+    for i in -count..=count {
+        let at = step * i as f32;
+        if i != 0 {
+            out.depth_line(
+                Vec3::new(at, 0.0, -extent),
+                Vec3::new(at, 0.0, extent),
+                grey,
+            );
+            out.depth_line(
+                Vec3::new(-extent, 0.0, at),
+                Vec3::new(extent, 0.0, at),
+                grey,
+            );
+        }
+    }
+    out.depth_line(Vec3::new(-extent, 0.0, 0.0), Vec3::ZERO, grey);
+    out.depth_line(Vec3::new(0.0, 0.0, extent), Vec3::ZERO, grey);
+    out.depth_line(
+        Vec3::ZERO,
+        Vec3::new(extent, 0.0, 0.0),
+        [1.0, 0.2, 0.2, 1.0],
+    );
+    out.depth_line(
+        Vec3::ZERO,
+        Vec3::new(0.0, extent, 0.0),
+        [0.2, 1.0, 0.2, 1.0],
+    );
+    out.depth_line(
+        Vec3::ZERO,
+        to_world(pmx_core::model::Vec3::new(0.0, 0.0, extent)),
+        [0.3, 0.4, 1.0, 1.0],
+    );
+    out
+}
+
+/// A line along each vertex normal, `length` long.
+#[must_use]
+pub fn normals(model: &Model, length: f32) -> OverlayGeometry {
+    let mut out = OverlayGeometry::default();
+    out.depth_lines.reserve(model.vertices.len() * 2);
+    for vertex in &model.vertices {
+        let at = to_world(vertex.position);
+        let normal = to_world(vertex.normal).normalize_or_zero();
+        out.depth_line(at, at + normal * length, [0.9, 0.9, 0.2, 1.0]);
+    }
+    out
+}
+
+/// Selected vertices as points.
+#[must_use]
+pub fn selected_vertices(model: &Model, selected: &IndexSet) -> OverlayGeometry {
+    let mut out = OverlayGeometry::default();
+    for index in selected.iter() {
+        if let Some(vertex) = model.vertices.get(index) {
+            out.point(to_world(vertex.position), [1.0, 0.15, 0.15, 1.0]);
+        }
+    }
+    out
+}
+
+/// How much `vertex` follows `bone` (0..1).
+#[must_use]
+pub fn weight_of(weight: &Weight, bone: usize) -> f32 {
+    let is = |b: &Option<pmx_core::model::BoneIdx>| b.is_some_and(|b| b.get() == bone);
+    let total = match weight {
+        Weight::Bdef1 { bone } => {
+            if is(bone) {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        Weight::Bdef2 { bones, weight } | Weight::Sdef { bones, weight, .. } => {
+            let mut total = 0.0;
+            if is(&bones[0]) {
+                total += weight;
+            }
+            if is(&bones[1]) {
+                total += 1.0 - weight;
+            }
+            total
+        }
+        Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => bones
+            .iter()
+            .zip(weights)
+            .filter(|(b, _)| is(b))
+            .map(|(_, w)| *w)
+            .sum(),
+    };
+    if total.is_finite() {
+        total.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// Every vertex's weight for `bone` (the weight view's per-vertex values).
+#[must_use]
+pub fn weights_for(model: &Model, bone: usize) -> Vec<f32> {
+    model
+        .vertices
+        .iter()
+        .map(|v| weight_of(&v.weight, bone))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmx_core::model::{BoneIdx, Vertex};
+
+    #[test]
+    fn bone_kinds_tails_and_colours() {
+        let mut model = Model::new_empty();
+        let root = Bone {
+            position: pmx_core::model::Vec3::new(0.0, 1.0, 2.0),
+            tail_offset: pmx_core::model::Vec3::new(0.0, 1.0, 0.0),
+            ..Bone::default()
+        };
+        let mut ik = Bone::default();
+        ik.flags |= BoneFlags::IK | BoneFlags::TAIL_IS_BONE;
+        ik.tail_bone = Some(BoneIdx::new(0));
+        let mut hidden = Bone::default();
+        hidden.flags.remove(BoneFlags::VISIBLE);
+        hidden.flags |= BoneFlags::TAIL_IS_BONE;
+        hidden.tail_bone = Some(BoneIdx::new(99));
+        model.bones = vec![root, ik, hidden];
+        assert_eq!(BoneKind::of(&model.bones[1]), BoneKind::Ik);
+        assert_eq!(BoneKind::of(&model.bones[2]), BoneKind::Invisible);
+        assert_eq!(
+            bone_tail(&model, &model.bones[0]),
+            Some(Vec3::new(0.0, 2.0, -2.0))
+        );
+        assert_eq!(
+            bone_tail(&model, &model.bones[1]),
+            Some(Vec3::new(0.0, 1.0, -2.0))
+        );
+        assert_eq!(bone_tail(&model, &model.bones[2]), None);
+        let mut selected = IndexSet::default();
+        selected.insert(0);
+        let geometry = bones(&model, &selected);
+        assert_eq!(geometry.points.len(), 3);
+        assert_eq!(geometry.lines.len(), 4);
+        assert_eq!(geometry.lines[0].color, SELECTED);
+        assert_eq!(geometry.lines[2].color, BoneKind::Ik.color());
+    }
+
+    #[test]
+    fn weights_for_a_bone() {
+        let bone = |i| Some(BoneIdx::new(i));
+        let weight = Weight::Bdef4 {
+            bones: [bone(1), bone(2), bone(1), None],
+            weights: [0.25, 0.5, 0.25, 0.0],
+        };
+        assert_eq!(weight_of(&weight, 1), 0.5);
+        assert_eq!(
+            weight_of(
+                &Weight::Bdef2 {
+                    bones: [bone(0), bone(3)],
+                    weight: 0.3
+                },
+                3
+            ),
+            0.7
+        );
+        assert_eq!(weight_of(&Weight::Bdef1 { bone: None }, 0), 0.0);
+        assert_eq!(
+            weight_of(
+                &Weight::Bdef2 {
+                    bones: [bone(0), None],
+                    weight: f32::NAN
+                },
+                0
+            ),
+            0.0
+        );
+        let mut model = Model::new_empty();
+        model.vertices = vec![Vertex::default(); 2];
+        model.vertices[1].weight = Weight::Bdef1 { bone: bone(0) };
+        assert_eq!(weights_for(&model, 0), vec![0.0, 1.0]);
+    }
+
+    #[test]
+    fn rigid_body_solids_and_rotation() {
+        let body = RigidBody {
+            shape: RigidShape::Capsule,
+            size: pmx_core::model::Vec3::new(1.0, 4.0, 0.0),
+            position: pmx_core::model::Vec3::new(0.0, 5.0, 1.0),
+            rotation: pmx_core::model::Vec3::new(0.0, 0.0, std::f32::consts::FRAC_PI_2),
+            ..RigidBody::default()
+        };
+        let s = solid(&body);
+        assert_eq!(s.center, Vec3::new(0.0, 5.0, -1.0));
+        assert_eq!(
+            s.shape,
+            Shape::Capsule {
+                radius: 1.0,
+                half_height: 2.0
+            }
+        );
+        // A rotation of 90° about Z lays the capsule along X (Z is unchanged by the mirror).
+        assert!((s.rotation * Vec3::Y - Vec3::new(-1.0, 0.0, 0.0)).length() < 1.0e-5);
+        // A rotation about X is mirrored: +Y goes towards model +Z, world -Z.
+        let q = world_rotation(pmx_core::model::Vec3::new(
+            std::f32::consts::FRAC_PI_2,
+            0.0,
+            0.0,
+        ));
+        let model_space = Quat::from_rotation_x(std::f32::consts::FRAC_PI_2) * Vec3::Y;
+        assert!(
+            (q * Vec3::Y - Vec3::new(model_space.x, model_space.y, -model_space.z)).length()
+                < 1.0e-5
+        );
+        let mut model = Model::new_empty();
+        model.rigid_bodies = vec![body];
+        let geometry = rigid_bodies(&model, &IndexSet::default());
+        assert!(geometry.triangles.len() > 100);
+        assert_eq!(geometry.triangles.len() % 3, 0);
+        assert_eq!(geometry.triangles[0].color[3], 0.22);
+    }
+
+    #[test]
+    fn grid_has_axes() {
+        let grid = grid_and_axes(5.0, 10);
+        // 20 lines each way off the axes, 2 grey half axes, 3 coloured axes.
+        assert_eq!(grid.depth_lines.len(), (40 + 2 + 3) * 2);
+        assert_eq!(
+            grid.depth_lines.last().map(|v| v.position),
+            Some([0.0, 0.0, -50.0])
+        );
+    }
+}

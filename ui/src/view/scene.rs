@@ -1,0 +1,317 @@
+//! Keeps the GPU's copy of the model in step with the document: a new document or a
+//! structural edit rebuilds the mesh; a value edit of vertices uploads only their ranges, of
+//! faces only their indices, of materials their ranges (colours are per-frame uniforms), of
+//! textures only those textures. A pose (later) uploads deformed positions and normals through
+//! [`ViewScene::upload_deformed`]. The GPU objects live behind a mutex the paint callback
+//! locks; this side only queues [`Upload`]s.
+
+use super::gpu::{Frame, GpuScene, Upload};
+use super::mesh::{Bounds, MeshData, VertexArrays, VertexPatch, face_indices, material_ranges};
+use super::textures::{self, Image, TextureProblem};
+use crate::document::Document;
+use pmx_core::edit::{EditTarget, Touched};
+use pmx_core::model::ElementKind;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What the paint callback shares with the UI thread.
+#[derive(Debug, Default)]
+pub struct GpuShared {
+    pub gpu: Option<GpuScene>,
+    /// Why the GPU side could not start (shown in the view instead of the model).
+    pub failure: Option<String>,
+    pub pending: Vec<Upload>,
+    pub frame: Option<Frame>,
+    /// CPU time of the last paint callback (uploads + draw calls).
+    pub last_paint: Duration,
+    /// Frames drawn so far.
+    pub frames: u64,
+    /// When the first frame with a model was drawn.
+    pub first_model_frame: Option<std::time::Instant>,
+}
+
+impl GpuShared {
+    /// Applies what is pending and draws (the paint callback's body; tests call it too).
+    pub fn paint(
+        &mut self,
+        make_context: impl FnOnce() -> Result<three_d::Context, String>,
+        viewport: three_d::Viewport,
+        scissor: three_d::ScissorBox,
+        clear: bool,
+    ) {
+        let started = std::time::Instant::now();
+        if self.gpu.is_none() && self.failure.is_none() {
+            match make_context().and_then(GpuScene::new) {
+                Ok(gpu) => self.gpu = Some(gpu),
+                Err(message) => self.failure = Some(message),
+            }
+        }
+        let Some(gpu) = &mut self.gpu else {
+            return;
+        };
+        for upload in self.pending.drain(..) {
+            gpu.apply(upload);
+        }
+        if let Some(frame) = &self.frame {
+            if clear {
+                gpu.render(frame, viewport, scissor);
+            } else {
+                gpu.draw(frame, viewport);
+            }
+            self.frames += 1;
+            if self.first_model_frame.is_none() && gpu.has_mesh() {
+                self.first_model_frame = Some(std::time::Instant::now());
+            }
+        }
+        self.last_paint = started.elapsed();
+    }
+}
+
+/// What the CPU side knows about the uploaded model.
+#[derive(Debug, Default)]
+pub struct ViewScene {
+    pub shared: Arc<Mutex<GpuShared>>,
+    /// (document id, revision) the GPU copy reflects.
+    synced: Option<(u64, u64)>,
+    pub bounds: Bounds,
+    pub texture_problems: Vec<TextureProblem>,
+    /// How the last sync went, for the status line and the figures.
+    pub last_sync: SyncKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SyncKind {
+    #[default]
+    None,
+    Full,
+    Partial {
+        vertices: usize,
+    },
+}
+
+impl ViewScene {
+    fn queue(&self, uploads: impl IntoIterator<Item = Upload>) {
+        if let Ok(mut shared) = self.shared.lock() {
+            shared.pending.extend(uploads);
+        }
+    }
+
+    /// Forgets the uploaded model (the next sync rebuilds it).
+    pub fn invalidate(&mut self) {
+        self.synced = None;
+    }
+
+    /// Brings the GPU copy up to `document`'s revision. Returns whether anything was queued.
+    pub fn sync(&mut self, document: &Document, document_id: u64) -> bool {
+        let revision = document.revision();
+        match self.synced {
+            Some((id, seen)) if id == document_id && seen == revision => false,
+            Some((id, seen)) if id == document_id => {
+                match document.changes_since(seen) {
+                    Some(changes) => self.apply_changes(document, &changes),
+                    None => self.rebuild(document, true),
+                }
+                self.synced = Some((document_id, revision));
+                true
+            }
+            _ => {
+                self.rebuild(document, true);
+                self.synced = Some((document_id, revision));
+                true
+            }
+        }
+    }
+
+    fn rebuild(&mut self, document: &Document, textures: bool) {
+        let mesh = MeshData::build(&document.model);
+        self.bounds = mesh.bounds;
+        let mut uploads = vec![Upload::Mesh(mesh)];
+        if textures {
+            uploads.push(Upload::Textures(
+                self.load_textures(document, 0..usize::MAX),
+            ));
+        }
+        self.queue(uploads);
+        self.last_sync = SyncKind::Full;
+    }
+
+    fn load_textures(&mut self, document: &Document, range: Range<usize>) -> Vec<Option<Image>> {
+        let base = document.path.as_deref().and_then(Path::parent);
+        let end = range.end.min(document.model.textures.len());
+        let start = range.start.min(end);
+        let names: Vec<String> = document.model.textures[start..end]
+            .iter()
+            .map(|t| t.as_str().into_owned())
+            .collect();
+        self.texture_problems
+            .retain(|p| !names.iter().any(|n| n == p.name()));
+        names
+            .iter()
+            .map(|name| match textures::load(base, name) {
+                Ok(image) => Some(image),
+                Err(problem) => {
+                    self.texture_problems.push(problem);
+                    None
+                }
+            })
+            .collect()
+    }
+
+    fn apply_changes(&mut self, document: &Document, changes: &[&Touched]) {
+        let model = &document.model;
+        let structural = |kind: ElementKind| changes.iter().any(|t| t.structure.contains(&kind));
+        let header = changes.iter().any(|t| t.touches(EditTarget::Header));
+        if structural(ElementKind::Texture) {
+            self.rebuild(document, true);
+            return;
+        }
+        if header
+            || structural(ElementKind::Vertex)
+            || structural(ElementKind::Face)
+            || structural(ElementKind::Material)
+        {
+            self.rebuild(document, false);
+            return;
+        }
+        let mut uploads = Vec::new();
+        let mut vertices = 0;
+        for touched in changes {
+            for range in touched.ranges(EditTarget::Vertex) {
+                let arrays = VertexArrays::of(model, range.clone());
+                vertices += arrays.len();
+                for &p in &arrays.positions {
+                    self.bounds.add(glam::Vec3::from(p));
+                }
+                uploads.push(Upload::Vertices(VertexPatch::All {
+                    first: range.start,
+                    arrays,
+                }));
+            }
+            for range in touched.ranges(EditTarget::Face) {
+                uploads.push(Upload::Faces {
+                    first_face: range.start,
+                    indices: face_indices(model, range),
+                });
+            }
+        }
+        if changes.iter().any(|t| t.touches(EditTarget::Material)) {
+            uploads.push(Upload::MaterialRanges(material_ranges(model)));
+        }
+        let texture_ranges: Vec<Range<usize>> = changes
+            .iter()
+            .flat_map(|t| t.ranges(EditTarget::Texture))
+            .collect();
+        for range in texture_ranges {
+            let images = self.load_textures(document, range.clone());
+            for (offset, image) in images.into_iter().enumerate() {
+                uploads.push(Upload::Texture {
+                    index: range.start + offset,
+                    image,
+                });
+            }
+        }
+        self.queue(uploads);
+        self.last_sync = SyncKind::Partial { vertices };
+    }
+
+    /// Uploads deformed positions and normals (model space) of the vertices from `first` on:
+    /// what a pose preview feeds each frame. The document is unchanged.
+    pub fn upload_deformed(
+        &self,
+        first: usize,
+        positions: &[pmx_core::model::Vec3],
+        normals: &[pmx_core::model::Vec3],
+    ) {
+        let world = |list: &[pmx_core::model::Vec3]| -> Vec<[f32; 3]> {
+            list.iter()
+                .map(|&v| super::camera::to_world(v).to_array())
+                .collect()
+        };
+        self.queue([Upload::Vertices(VertexPatch::Deformed {
+            first,
+            positions: world(positions),
+            normals: world(normals),
+        })]);
+    }
+
+    pub fn set_overlay(&self, geometry: super::overlay::OverlayGeometry) {
+        self.queue([Upload::Overlay(geometry)]);
+    }
+
+    pub fn set_weights(&self, weights: Option<Vec<f32>>) {
+        self.queue([Upload::Weights(weights)]);
+    }
+
+    pub fn set_frame(&self, frame: Frame) {
+        if let Ok(mut shared) = self.shared.lock() {
+            shared.frame = Some(frame);
+        }
+    }
+
+    /// Uploads queued and not yet applied by a paint (tests and the figures look at these).
+    #[must_use]
+    pub fn pending(&self) -> Vec<Upload> {
+        self.shared
+            .lock()
+            .map(|s| s.pending.clone())
+            .unwrap_or_default()
+    }
+
+    /// Drops what is queued (tests).
+    pub fn clear_pending(&self) {
+        if let Ok(mut shared) = self.shared.lock() {
+            shared.pending.clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmx_core::edit::EditOp;
+
+    fn document() -> Document {
+        let model = pmx_core::generate::feature_model(
+            pmx_core::model::PmxVersion::V2_0,
+            pmx_core::model::TextEncoding::Utf16,
+            200,
+            2,
+        );
+        Document::from_model(model, None, None)
+    }
+
+    #[test]
+    fn vertex_edits_upload_only_their_range() {
+        let mut document = document();
+        let mut scene = ViewScene::default();
+        assert!(scene.sync(&document, 1));
+        assert_eq!(scene.last_sync, SyncKind::Full);
+        assert!(matches!(scene.pending().first(), Some(Upload::Mesh(_))));
+        scene.clear_pending();
+        assert!(!scene.sync(&document, 1));
+        let ops: Vec<EditOp> = serde_json::from_value(serde_json::json!([
+            {"op": "set", "kind": "vertex", "indices": [10, 11, 12], "field": "position.y", "value": 5.0}
+        ]))
+        .expect("ops");
+        let edit = pmx_core::edit::ops_to_edit(&mut document.model, &ops).expect("edit");
+        document.apply(edit);
+        assert!(scene.sync(&document, 1));
+        assert_eq!(scene.last_sync, SyncKind::Partial { vertices: 3 });
+        let pending = scene.pending();
+        assert_eq!(pending.len(), 1);
+        match &pending[0] {
+            Upload::Vertices(VertexPatch::All { first, arrays }) => {
+                assert_eq!(*first, 10);
+                assert_eq!(arrays.len(), 3);
+                assert_eq!(arrays.positions[0][1], 5.0);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        // Another document id rebuilds.
+        scene.clear_pending();
+        assert!(scene.sync(&document, 2));
+        assert_eq!(scene.last_sync, SyncKind::Full);
+    }
+}

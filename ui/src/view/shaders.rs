@@ -1,0 +1,189 @@
+//! The view's GLSL (330 core / 300 es; three-d adds the `#version` line). MikuMikuDance's
+//! shading: colour = clamp(diffuse × light + ambient), × texture, sphere map (× or +, or a
+//! sub-texture on additional UV 1), × toon ramp at 0.5 − N·L/2, + specular; the edge pass
+//! pushes back faces out along the normal by edge size × vertex edge scale pixels.
+
+pub const MODEL_VS: &str = r"
+uniform mat4 u_view_projection;
+uniform mat4 u_view;
+uniform float u_point_size;
+in vec3 a_position;
+in vec3 a_normal;
+in vec2 a_uv;
+#ifdef HAS_UV1
+in vec4 a_uv1;
+#endif
+out vec3 v_normal;
+out vec2 v_uv;
+out vec4 v_uv1;
+out vec3 v_position;
+void main() {
+    v_normal = a_normal;
+    v_uv = a_uv;
+#ifdef HAS_UV1
+    v_uv1 = a_uv1;
+#else
+    v_uv1 = vec4(1.0);
+#endif
+    v_position = a_position;
+    gl_PointSize = u_point_size;
+    gl_Position = u_view_projection * vec4(a_position, 1.0);
+}
+";
+
+pub const MODEL_FS: &str = r"
+uniform mat4 u_view;
+uniform vec4 u_diffuse;
+uniform vec3 u_ambient;
+uniform vec3 u_specular;
+uniform float u_specular_power;
+uniform vec3 u_light_color;
+uniform vec3 u_light_direction;
+uniform vec3 u_eye;
+uniform sampler2D u_texture;
+uniform sampler2D u_sphere;
+uniform sampler2D u_toon;
+uniform int u_sphere_mode;
+uniform int u_vertex_color;
+uniform vec4 u_tint;
+in vec3 v_normal;
+in vec2 v_uv;
+in vec4 v_uv1;
+in vec3 v_position;
+out vec4 frag_color;
+// Image coordinates (v = 0 at the top row, as PMX stores UVs) to GL's: three-d uploads the top
+// row at t = 1.
+vec2 image_uv(vec2 uv) { return vec2(uv.x, 1.0 - uv.y); }
+void main() {
+    vec3 n = normalize(v_normal);
+    if (!gl_FrontFacing) { n = -n; }
+    vec3 l = normalize(u_light_direction);
+    vec4 color = vec4(clamp(u_diffuse.rgb * u_light_color + u_ambient, 0.0, 1.0), u_diffuse.a);
+    if (u_vertex_color == 1) { color *= v_uv1; }
+    color *= texture(u_texture, image_uv(v_uv));
+    if (u_sphere_mode == 3) {
+        color *= texture(u_sphere, image_uv(v_uv1.xy));
+    } else if (u_sphere_mode != 0) {
+        vec3 vn = normalize(mat3(u_view) * n);
+        vec3 s = texture(u_sphere, image_uv(vec2(vn.x * 0.5 + 0.5, 0.5 - vn.y * 0.5))).rgb;
+        if (u_sphere_mode == 1) { color.rgb *= s; } else { color.rgb += s; }
+    }
+    float light_normal = dot(n, -l);
+    vec2 toon_size = vec2(textureSize(u_toon, 0));
+    float v = clamp(0.5 - light_normal * 0.5, 0.5 / toon_size.y, 1.0 - 0.5 / toon_size.y);
+    color.rgb *= texture(u_toon, image_uv(vec2(0.5, v))).rgb;
+    if (u_specular_power > 0.0) {
+        vec3 h = normalize(normalize(u_eye - v_position) - l);
+        color.rgb += pow(max(dot(h, n), 0.0), u_specular_power) * u_specular * u_light_color;
+    }
+    color = clamp(color, 0.0, 1.0);
+    color.rgb = mix(color.rgb, u_tint.rgb, u_tint.a);
+    // Fully transparent texels write no depth (they would hide what is drawn after them).
+    if (color.a < 0.004) { discard; }
+    frag_color = color;
+}
+";
+
+pub const EDGE_VS: &str = r"
+uniform mat4 u_view_projection;
+uniform vec3 u_eye;
+uniform float u_edge_size;
+uniform float u_pixel_factor;
+in vec3 a_position;
+in vec3 a_normal;
+in float a_edge_scale;
+void main() {
+    float distance_to_eye = distance(u_eye, a_position);
+    vec3 n = normalize(a_normal);
+    vec3 p = a_position + n * u_edge_size * a_edge_scale * distance_to_eye * u_pixel_factor;
+    gl_Position = u_view_projection * vec4(p, 1.0);
+}
+";
+
+pub const EDGE_FS: &str = r"
+uniform vec4 u_edge_color;
+out vec4 frag_color;
+void main() {
+    frag_color = u_edge_color;
+}
+";
+
+/// Overlays: per-vertex colours; round points; an optional depth bias towards the camera.
+pub const COLOR_VS: &str = r"
+uniform mat4 u_view_projection;
+uniform float u_point_size;
+uniform float u_depth_bias;
+in vec3 a_position;
+in vec4 a_color;
+out vec4 v_color;
+void main() {
+    v_color = a_color;
+    gl_PointSize = u_point_size;
+    gl_Position = u_view_projection * vec4(a_position, 1.0);
+    gl_Position.z -= u_depth_bias * gl_Position.w;
+}
+";
+
+pub const COLOR_FS: &str = r"
+uniform int u_round;
+in vec4 v_color;
+out vec4 frag_color;
+void main() {
+    if (u_round == 1 && length(gl_PointCoord - vec2(0.5)) > 0.5) { discard; }
+    frag_color = v_color;
+}
+";
+
+/// The mesh in one colour (wireframe, vertices as points).
+pub const FLAT_VS: &str = r"
+uniform mat4 u_view_projection;
+uniform float u_point_size;
+uniform float u_depth_bias;
+in vec3 a_position;
+void main() {
+    gl_PointSize = u_point_size;
+    gl_Position = u_view_projection * vec4(a_position, 1.0);
+    gl_Position.z -= u_depth_bias * gl_Position.w;
+}
+";
+
+pub const FLAT_FS: &str = r"
+uniform vec4 u_color;
+out vec4 frag_color;
+void main() {
+    frag_color = u_color;
+}
+";
+
+/// The weight view: blue (0) → green → red (1), with simple diffuse light.
+pub const WEIGHT_VS: &str = r"
+uniform mat4 u_view_projection;
+in vec3 a_position;
+in vec3 a_normal;
+in float a_weight;
+out vec3 v_normal;
+out float v_weight;
+void main() {
+    v_normal = a_normal;
+    v_weight = a_weight;
+    gl_Position = u_view_projection * vec4(a_position, 1.0);
+}
+";
+
+pub const WEIGHT_FS: &str = r"
+uniform vec3 u_light_direction;
+in vec3 v_normal;
+in float v_weight;
+out vec4 frag_color;
+void main() {
+    vec3 n = normalize(v_normal);
+    if (!gl_FrontFacing) { n = -n; }
+    float light = 0.55 + 0.45 * max(dot(n, -normalize(u_light_direction)), 0.0);
+    float w = clamp(v_weight, 0.0, 1.0);
+    vec3 cold = vec3(0.1, 0.2, 0.9);
+    vec3 mid = vec3(0.1, 0.85, 0.2);
+    vec3 hot = vec3(0.95, 0.1, 0.1);
+    vec3 c = w < 0.5 ? mix(cold, mid, w * 2.0) : mix(mid, hot, w * 2.0 - 1.0);
+    frag_color = vec4(c * light, 1.0);
+}
+";
