@@ -16,10 +16,16 @@ pub enum Pane {
     Materials,
     History,
     Validation,
+    Bones,
+    Morphs,
+    DisplayFrames,
+    RigidBodies,
+    Joints,
+    SoftBodies,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 7] = [
+    pub const ALL: [Pane; 13] = [
         Pane::Info,
         Pane::Vertices,
         Pane::Faces,
@@ -27,6 +33,12 @@ impl Pane {
         Pane::Materials,
         Pane::History,
         Pane::Validation,
+        Pane::Bones,
+        Pane::Morphs,
+        Pane::DisplayFrames,
+        Pane::RigidBodies,
+        Pane::Joints,
+        Pane::SoftBodies,
     ];
 
     /// The name `--tab` takes.
@@ -40,6 +52,12 @@ impl Pane {
             Pane::Materials => "materials",
             Pane::History => "history",
             Pane::Validation => "validation",
+            Pane::Bones => "bones",
+            Pane::Morphs => "morphs",
+            Pane::DisplayFrames => "display_frames",
+            Pane::RigidBodies => "rigid_bodies",
+            Pane::Joints => "joints",
+            Pane::SoftBodies => "soft_bodies",
         }
     }
 
@@ -59,6 +77,12 @@ impl Pane {
             Pane::Materials => "tab.materials",
             Pane::History => "tab.history",
             Pane::Validation => "tab.validation",
+            Pane::Bones => "tab.bones",
+            Pane::Morphs => "tab.morphs",
+            Pane::DisplayFrames => "tab.display_frames",
+            Pane::RigidBodies => "tab.rigid_bodies",
+            Pane::Joints => "tab.joints",
+            Pane::SoftBodies => "tab.soft_bodies",
         }
     }
 
@@ -70,6 +94,12 @@ impl Pane {
             Pane::Faces => Some(ElementKind::Face),
             Pane::Textures => Some(ElementKind::Texture),
             Pane::Materials => Some(ElementKind::Material),
+            Pane::Bones => Some(ElementKind::Bone),
+            Pane::Morphs => Some(ElementKind::Morph),
+            Pane::DisplayFrames => Some(ElementKind::DisplayFrame),
+            Pane::RigidBodies => Some(ElementKind::RigidBody),
+            Pane::Joints => Some(ElementKind::Joint),
+            Pane::SoftBodies => Some(ElementKind::SoftBody),
             Pane::Info | Pane::History | Pane::Validation => None,
         }
     }
@@ -81,15 +111,7 @@ impl Pane {
 }
 
 /// Tab names of later issues, for a helpful error from `--tab`.
-pub const LATER_TABS: [&str; 7] = [
-    "bones",
-    "morphs",
-    "display_frames",
-    "rigid_bodies",
-    "joints",
-    "soft_bodies",
-    "view",
-];
+pub const LATER_TABS: [&str; 1] = ["view"];
 
 /// The default layout: the element tabs, the history beside them, the validator's issues
 /// below (visible while the user jumps to the elements they name).
@@ -102,6 +124,12 @@ pub fn default_tree() -> Tree<Pane> {
         Pane::Faces,
         Pane::Textures,
         Pane::Materials,
+        Pane::Bones,
+        Pane::Morphs,
+        Pane::DisplayFrames,
+        Pane::RigidBodies,
+        Pane::Joints,
+        Pane::SoftBodies,
     ]
     .into_iter()
     .map(|p| tiles.insert_pane(p))

@@ -71,6 +71,8 @@ pub struct EditorState {
     pub tables: HashMap<ElementKind, TableState>,
     pub message: Option<StatusMessage>,
     pub validation: ValidationState,
+    /// The bone tree, morph offsets and display frame tree (beside their tables).
+    pub editors: crate::editors::EditorsState,
     commands: Commands,
     dialog: Option<Dialog>,
     platform: Vec<PlatformRequest>,
@@ -106,15 +108,10 @@ impl EditorState {
             Some(tree) if workspace::is_complete(&tree) => tree,
             _ => workspace::default_tree(),
         };
-        let tables = [
-            ElementKind::Vertex,
-            ElementKind::Face,
-            ElementKind::Texture,
-            ElementKind::Material,
-        ]
-        .into_iter()
-        .map(|kind| (kind, TableState::default()))
-        .collect();
+        let tables = ElementKind::ALL
+            .into_iter()
+            .map(|kind| (kind, TableState::default()))
+            .collect();
         Self {
             document: None,
             loading: None,
@@ -123,6 +120,7 @@ impl EditorState {
             tables,
             message: None,
             validation: ValidationState::default(),
+            editors: crate::editors::EditorsState::default(),
             commands: Commands::default(),
             dialog: None,
             platform: Vec::new(),
@@ -161,6 +159,7 @@ impl EditorState {
             *state = TableState::default();
         }
         self.validation.reset();
+        self.editors = crate::editors::EditorsState::default();
         self.active_gesture = None;
     }
 
@@ -476,6 +475,7 @@ impl EditorState {
                 };
                 self.set_message(level, text);
             }
+            Command::Select { kind, indices } => self.select_and_show(kind, &indices),
             Command::Reveal { kind, index } => {
                 if let Some(document) = &mut self.document
                     && index < document.model.count(kind)
@@ -505,6 +505,36 @@ impl EditorState {
                 }
             }
         }
+    }
+
+    /// Selects `indices` of `kind` (those in range) and shows its tab at the first of them.
+    fn select_and_show(&mut self, kind: ElementKind, indices: &[usize]) {
+        let Some(document) = &mut self.document else {
+            return;
+        };
+        let len = document.model.count(kind);
+        let selection = document.selection.get_mut(kind);
+        selection.clear();
+        for &i in indices.iter().filter(|&&i| i < len) {
+            selection.indices.insert(i);
+        }
+        selection.current = selection.indices.first();
+        let first = selection.current;
+        if let Some(pane) = Pane::of_kind(kind) {
+            workspace::show_pane(&mut self.tree, pane);
+            self.focus_kind = Some(kind);
+            if let (Some(first), Some(table)) = (first, self.tables.get_mut(&kind)) {
+                table.scroll_to_index(first);
+            }
+        }
+        let text = self.lang().format(
+            "status.selected",
+            &[
+                ("count", &indices.iter().filter(|&&i| i < len).count()),
+                ("kind", &self.lang().tr(menu::kind_key(kind))),
+            ],
+        );
+        self.set_message(MessageLevel::Info, text);
     }
 
     fn step_history(&mut self, undo: bool) {
@@ -837,7 +867,8 @@ mod tests {
     fn later_tabs_are_named_in_the_error() {
         let mut editor = EditorState::default();
         assert!(editor.show_tab("vertices").is_ok());
-        let error = editor.show_tab("bones").expect_err("not built yet");
+        assert!(editor.show_tab("bones").is_ok());
+        let error = editor.show_tab("view").expect_err("not built yet");
         assert!(error.contains("later issue"), "{error}");
         assert!(editor.show_tab("nonsense").is_err());
     }

@@ -23,6 +23,7 @@ struct Behavior<'a> {
     commands: &'a mut Commands,
     focus_kind: &'a mut Option<ElementKind>,
     validation: &'a mut ValidationState,
+    editors: &'a mut crate::editors::EditorsState,
     loading: bool,
 }
 
@@ -78,6 +79,17 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
                 let Some(state) = self.tables.get_mut(&kind) else {
                     return egui_tiles::UiResponse::None;
                 };
+                if crate::editors::handles(kind) {
+                    let cx = crate::editors::PaneCx {
+                        document,
+                        document_id: self.document_id,
+                        commands: self.commands,
+                        lang,
+                        names: self.names,
+                    };
+                    crate::editors::editor_pane_ui(ui, kind, state, self.editors, cx);
+                    return egui_tiles::UiResponse::None;
+                }
                 let base_dir = document.path.as_deref().and_then(std::path::Path::parent);
                 let cx = TableCx {
                     model: &document.model,
@@ -187,6 +199,7 @@ impl EditorState {
             commands: &mut self.commands,
             focus_kind: &mut self.focus_kind,
             validation: &mut self.validation,
+            editors: &mut self.editors,
             loading: self.loading.is_some(),
         };
         self.tree.ui(&mut behavior, ui);
