@@ -130,8 +130,8 @@ fn morph_offsets(c: &mut Criterion) {
     let mut group = c.benchmark_group("ui_frame_100k_morph_offsets");
     group.sample_size(60);
     group.bench_function("idle", |b| b.iter(|| bench.frame(Vec::new())));
-    // The wheel over the offset table (lower half of the pane).
-    let over_offsets = Pos2::new(400.0, 620.0);
+    // The wheel over the offset table (the lower half of the tab, above the validation pane).
+    let over_offsets = Pos2::new(300.0, 440.0);
     group.bench_function("offset_wheel_scroll", |b| {
         b.iter(|| bench.scroll_frame(over_offsets, -240.0))
     });

@@ -358,9 +358,9 @@ pub fn bone_tree_ui(ui: &mut egui::Ui, state: &mut BoneTreeState, cx: BoneTreeCx
                     ui.add_space(f32::from(row.depth) * 14.0);
                     let has_children = !state.hierarchy.children[bone_index].is_empty();
                     if has_children {
-                        let open = state.search.trim().is_empty()
-                            && !state.collapsed.contains(&bone_index)
-                            || !state.search.trim().is_empty();
+                        // A search shows everything it keeps expanded.
+                        let open = !state.search.trim().is_empty()
+                            || !state.collapsed.contains(&bone_index);
                         if ui
                             .add(egui::Button::new(if open { "−" } else { "+" }).frame(false))
                             .accessible_name(format!("bone tree {bone_index} expand"))

@@ -490,8 +490,8 @@ impl EditorState {
                             self.focus_kind = Some(kind);
                         }
                         None => {
-                            // Bones, morphs, frames and physics get their tabs in a later issue;
-                            // the element is selected for them already.
+                            // A kind without a tab (none since the structure editors came):
+                            // the element is selected for it already.
                             let text = self.lang().format(
                                 "status.no_tab_yet",
                                 &[
