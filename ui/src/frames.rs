@@ -58,16 +58,14 @@ impl ElementTable for DisplayFrameTable {
             Some(Col::NameEn) => {
                 name_cell_ui(cx, ui, target, index, "name_en", &frame.name_en.as_str());
             }
-            Some(Col::Special) => {
-                if frame.special {
-                    ui.label(cx.tr("frame.special_mark"))
-                        .on_hover_text(cx.tr("frame.special_hint"));
-                }
+            Some(Col::Special) if frame.special => {
+                ui.label(cx.tr("frame.special_mark"))
+                    .on_hover_text(cx.tr("frame.special_hint"));
             }
             Some(Col::Items) => {
                 ui.label(frame.items.len().to_string());
             }
-            None => {}
+            Some(Col::Special) | None => {}
         }
     }
 
