@@ -63,6 +63,11 @@ pub enum Command {
         kind: ElementKind,
         index: usize,
     },
+    /// Selects `indices` of `kind` (e.g. the vertices a bone moves) and shows `kind`'s tab.
+    Select {
+        kind: ElementKind,
+        indices: Vec<usize>,
+    },
 }
 
 impl Command {

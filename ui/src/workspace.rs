@@ -19,10 +19,16 @@ pub enum Pane {
     Pose,
     /// The 3D view.
     View,
+    Bones,
+    Morphs,
+    DisplayFrames,
+    RigidBodies,
+    Joints,
+    SoftBodies,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 9] = [
+    pub const ALL: [Pane; 15] = [
         Pane::View,
         Pane::Info,
         Pane::Vertices,
@@ -32,6 +38,12 @@ impl Pane {
         Pane::History,
         Pane::Validation,
         Pane::Pose,
+        Pane::Bones,
+        Pane::Morphs,
+        Pane::DisplayFrames,
+        Pane::RigidBodies,
+        Pane::Joints,
+        Pane::SoftBodies,
     ];
 
     /// The name `--tab` takes.
@@ -47,6 +59,12 @@ impl Pane {
             Pane::Validation => "validation",
             Pane::Pose => "pose",
             Pane::View => "view",
+            Pane::Bones => "bones",
+            Pane::Morphs => "morphs",
+            Pane::DisplayFrames => "display_frames",
+            Pane::RigidBodies => "rigid_bodies",
+            Pane::Joints => "joints",
+            Pane::SoftBodies => "soft_bodies",
         }
     }
 
@@ -68,6 +86,12 @@ impl Pane {
             Pane::Validation => "tab.validation",
             Pane::Pose => "tab.pose",
             Pane::View => "tab.view",
+            Pane::Bones => "tab.bones",
+            Pane::Morphs => "tab.morphs",
+            Pane::DisplayFrames => "tab.display_frames",
+            Pane::RigidBodies => "tab.rigid_bodies",
+            Pane::Joints => "tab.joints",
+            Pane::SoftBodies => "tab.soft_bodies",
         }
     }
 
@@ -79,6 +103,12 @@ impl Pane {
             Pane::Faces => Some(ElementKind::Face),
             Pane::Textures => Some(ElementKind::Texture),
             Pane::Materials => Some(ElementKind::Material),
+            Pane::Bones => Some(ElementKind::Bone),
+            Pane::Morphs => Some(ElementKind::Morph),
+            Pane::DisplayFrames => Some(ElementKind::DisplayFrame),
+            Pane::RigidBodies => Some(ElementKind::RigidBody),
+            Pane::Joints => Some(ElementKind::Joint),
+            Pane::SoftBodies => Some(ElementKind::SoftBody),
             Pane::Info | Pane::History | Pane::Validation | Pane::Pose | Pane::View => None,
         }
     }
@@ -90,14 +120,7 @@ impl Pane {
 }
 
 /// Tab names of later issues, for a helpful error from `--tab`.
-pub const LATER_TABS: [&str; 6] = [
-    "bones",
-    "morphs",
-    "display_frames",
-    "rigid_bodies",
-    "joints",
-    "soft_bodies",
-];
+pub const LATER_TABS: [&str; 0] = [];
 
 /// The default layout: the element tabs, the history beside them, the validator's issues
 /// below (visible while the user jumps to the elements they name).
@@ -110,6 +133,12 @@ pub fn default_tree() -> Tree<Pane> {
         Pane::Faces,
         Pane::Textures,
         Pane::Materials,
+        Pane::Bones,
+        Pane::Morphs,
+        Pane::DisplayFrames,
+        Pane::RigidBodies,
+        Pane::Joints,
+        Pane::SoftBodies,
         Pane::Pose,
     ]
     .into_iter()

@@ -78,6 +78,8 @@ pub struct EditorState {
     view_shows_pose: bool,
     /// The 3D view (camera, layers, the GPU copy of the model).
     pub view: crate::view::ViewState,
+    /// The bone tree, morph offsets and display frame tree (beside their tables).
+    pub editors: crate::editors::EditorsState,
     commands: Commands,
     dialog: Option<Dialog>,
     platform: Vec<PlatformRequest>,
@@ -113,15 +115,10 @@ impl EditorState {
             Some(tree) if workspace::is_complete(&tree) => tree,
             _ => workspace::default_tree(),
         };
-        let tables = [
-            ElementKind::Vertex,
-            ElementKind::Face,
-            ElementKind::Texture,
-            ElementKind::Material,
-        ]
-        .into_iter()
-        .map(|kind| (kind, TableState::default()))
-        .collect();
+        let tables = ElementKind::ALL
+            .into_iter()
+            .map(|kind| (kind, TableState::default()))
+            .collect();
         Self {
             document: None,
             loading: None,
@@ -134,6 +131,7 @@ impl EditorState {
             fed_pose_generation: 0,
             view_shows_pose: false,
             view: crate::view::ViewState::default(),
+            editors: crate::editors::EditorsState::default(),
             commands: Commands::default(),
             dialog: None,
             platform: Vec::new(),
@@ -172,6 +170,7 @@ impl EditorState {
             *state = TableState::default();
         }
         self.validation.reset();
+        self.editors = crate::editors::EditorsState::default();
         self.active_gesture = None;
     }
 
@@ -496,6 +495,7 @@ impl EditorState {
                 };
                 self.set_message(level, text);
             }
+            Command::Select { kind, indices } => self.select_and_show(kind, &indices),
             Command::Reveal { kind, index } => {
                 if let Some(document) = &mut self.document
                     && index < document.model.count(kind)
@@ -510,8 +510,8 @@ impl EditorState {
                             self.focus_kind = Some(kind);
                         }
                         None => {
-                            // Bones, morphs, frames and physics get their tabs in a later issue;
-                            // the element is selected for them already.
+                            // A kind without a tab (none since the structure editors came):
+                            // the element is selected for it already.
                             let text = self.lang().format(
                                 "status.no_tab_yet",
                                 &[
@@ -525,6 +525,36 @@ impl EditorState {
                 }
             }
         }
+    }
+
+    /// Selects `indices` of `kind` (those in range) and shows its tab at the first of them.
+    fn select_and_show(&mut self, kind: ElementKind, indices: &[usize]) {
+        let Some(document) = &mut self.document else {
+            return;
+        };
+        let len = document.model.count(kind);
+        let selection = document.selection.get_mut(kind);
+        selection.clear();
+        for &i in indices.iter().filter(|&&i| i < len) {
+            selection.indices.insert(i);
+        }
+        selection.current = selection.indices.first();
+        let first = selection.current;
+        if let Some(pane) = Pane::of_kind(kind) {
+            workspace::show_pane(&mut self.tree, pane);
+            self.focus_kind = Some(kind);
+            if let (Some(first), Some(table)) = (first, self.tables.get_mut(&kind)) {
+                table.scroll_to_index(first);
+            }
+        }
+        let text = self.lang().format(
+            "status.selected",
+            &[
+                ("count", &indices.iter().filter(|&&i| i < len).count()),
+                ("kind", &self.lang().tr(menu::kind_key(kind))),
+            ],
+        );
+        self.set_message(MessageLevel::Info, text);
     }
 
     fn step_history(&mut self, undo: bool) {
@@ -867,7 +897,8 @@ mod tests {
     fn later_tabs_are_named_in_the_error() {
         let mut editor = EditorState::default();
         assert!(editor.show_tab("vertices").is_ok());
-        let error = editor.show_tab("bones").expect_err("not built yet");
+        assert!(editor.show_tab("bones").is_ok());
+        let error = editor.show_tab("view").expect_err("not built yet");
         assert!(error.contains("later issue"), "{error}");
         assert!(editor.show_tab("nonsense").is_err());
     }

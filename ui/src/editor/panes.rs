@@ -25,6 +25,7 @@ struct Behavior<'a> {
     validation: &'a mut ValidationState,
     pose: &'a mut crate::pose::PoseState,
     view: &'a mut crate::view::ViewState,
+    editors: &'a mut crate::editors::EditorsState,
     loading: bool,
 }
 
@@ -92,6 +93,17 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
                 let Some(state) = self.tables.get_mut(&kind) else {
                     return egui_tiles::UiResponse::None;
                 };
+                if crate::editors::handles(kind) {
+                    let cx = crate::editors::PaneCx {
+                        document,
+                        document_id: self.document_id,
+                        commands: self.commands,
+                        lang,
+                        names: self.names,
+                    };
+                    crate::editors::editor_pane_ui(ui, kind, state, self.editors, cx);
+                    return egui_tiles::UiResponse::None;
+                }
                 let base_dir = document.path.as_deref().and_then(std::path::Path::parent);
                 let cx = TableCx {
                     model: &document.model,
@@ -203,6 +215,7 @@ impl EditorState {
             validation: &mut self.validation,
             pose: &mut self.pose,
             view: &mut self.view,
+            editors: &mut self.editors,
             loading: self.loading.is_some(),
         };
         self.tree.ui(&mut behavior, ui);

@@ -4,13 +4,23 @@
 //! in place and a context menu, plus a property panel beside it. Each kind supplies its columns
 //! and cells through [`ElementTable`].
 
+pub mod bones;
 mod faces;
+pub mod fields;
+pub mod joints;
 mod materials;
+pub mod morphs;
+pub mod rigid_bodies;
+pub mod soft_bodies;
 mod textures;
 mod vertices;
 
+pub use bones::BoneTable;
 pub use faces::FaceTable;
+pub use joints::JointTable;
 pub use materials::MaterialTable;
+pub use rigid_bodies::RigidBodyTable;
+pub use soft_bodies::SoftBodyTable;
 pub use textures::TextureTable;
 pub use vertices::VertexTable;
 
