@@ -119,9 +119,6 @@ impl Pane {
     }
 }
 
-/// Tab names of later issues, for a helpful error from `--tab`.
-pub const LATER_TABS: [&str; 0] = [];
-
 /// The default layout: the element tabs, the history beside them, the validator's issues
 /// below (visible while the user jumps to the elements they name).
 #[must_use]

@@ -816,3 +816,32 @@ fn pose_pane_scrubs_a_vmd_motion() {
     assert!(harness.state().pose.deformed_positions().is_some());
     assert!(!document(&harness).is_dirty());
 }
+
+#[test]
+fn the_view_moves_the_selected_vertices_by_numbers_as_one_step() {
+    let original = model();
+    let mut harness = with_document(original.clone());
+    {
+        let editor = harness.state_mut();
+        let document = editor.document.as_mut().unwrap();
+        let selection = document.selection.get_mut(ElementKind::Vertex);
+        selection.indices.insert(0);
+        selection.indices.insert(5);
+        editor.view.transform.translate = glam::Vec3::new(0.0, 1.5, 0.0);
+    }
+    harness.run_ok();
+    click(&mut harness, "Apply move");
+    let moved = &document(&harness).model.vertices;
+    for v in [0, 5] {
+        assert_eq!(moved[v].position.y, original.vertices[v].position.y + 1.5);
+        assert_eq!(moved[v].position.x, original.vertices[v].position.x);
+    }
+    assert_eq!(moved[1], original.vertices[1]);
+    assert_eq!(
+        document(&harness).history.undo_label(),
+        Some("Set position of 2 vertices")
+    );
+    harness.state_mut().push(Command::Undo);
+    harness.run_ok();
+    assert!(document(&harness).model == original);
+}

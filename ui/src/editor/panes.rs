@@ -74,7 +74,14 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
                 self.commands,
             ),
             Pane::View => {
-                crate::view::view_pane_ui(ui, lang, self.view, document, self.document_id);
+                crate::view::view_pane_ui(
+                    ui,
+                    lang,
+                    self.view,
+                    document,
+                    self.document_id,
+                    self.commands,
+                );
             }
             Pane::Validation => {
                 validation_pane_ui(

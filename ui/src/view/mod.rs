@@ -16,6 +16,7 @@ pub mod scene;
 pub mod shaders;
 pub mod textures;
 pub mod toon;
+pub mod transform;
 
 use crate::document::Document;
 use crate::i18n::Language;
@@ -154,6 +155,8 @@ pub struct ViewState {
     weights_key: Option<(u64, u64, Option<usize>)>,
     rect_start: Option<egui::Pos2>,
     framed_document: Option<u64>,
+    /// The numeric move/rotate/scale row.
+    pub transform: transform::TransformTool,
 }
 
 /// Per-frame material parameters, from the model (cheap: one entry per material).
@@ -529,6 +532,7 @@ pub fn view_pane_ui(
     state: &mut ViewState,
     document: &mut Document,
     document_id: u64,
+    commands: &mut crate::command::Commands,
 ) {
     state.sync(document, document_id);
     ui.horizontal_wrapped(|ui| {
@@ -550,6 +554,14 @@ pub fn view_pane_ui(
             ui.checkbox(on, lang.tr(key));
         }
     });
+    transform::transform_ui(
+        ui,
+        lang,
+        &mut state.transform,
+        state.pick_mode.kind(),
+        document,
+        commands,
+    );
     let problems = &state.scene.texture_problems;
     if !problems.is_empty() {
         let text = lang.format("view.texture_problems", &[("count", &problems.len())]);

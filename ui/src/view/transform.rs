@@ -1,0 +1,356 @@
+//! Numeric move / rotate / scale of the selected vertices, bones, rigid bodies or joints, from
+//! the 3D view's toolbar (PmxEditor's 移動・回転・拡大 with numbers), optionally mirrored across
+//! the X axis: the counterpart of each element (the vertex at (-x, y, z), the bone or body
+//! named with 左 and 右 swapped) gets the mirrored change. One undoable edit per click.
+//! Material mode moves the vertices the selected materials draw.
+
+use crate::command::{Command, Commands};
+use crate::document::Document;
+use crate::i18n::Language;
+use glam::{EulerRot, Quat, Vec3};
+use pmx_core::edit::EditTarget;
+use pmx_core::model::{ElementKind, Model};
+use std::collections::{BTreeSet, HashMap};
+
+/// The numbers the toolbar holds between clicks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransformTool {
+    pub translate: Vec3,
+    /// Euler angles in degrees (Y, X, Z order), about the selection's centre.
+    pub rotate_degrees: Vec3,
+    /// Uniform scale about the selection's centre.
+    pub scale: f32,
+    pub mirror_x: bool,
+}
+
+impl Default for TransformTool {
+    fn default() -> Self {
+        Self {
+            translate: Vec3::ZERO,
+            rotate_degrees: Vec3::ZERO,
+            scale: 1.0,
+            mirror_x: false,
+        }
+    }
+}
+
+/// One of the three operations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Transform {
+    Move(Vec3),
+    Rotate(Quat),
+    Scale(f32),
+}
+
+impl Transform {
+    fn apply(self, point: Vec3, pivot: Vec3) -> Vec3 {
+        match self {
+            Transform::Move(by) => point + by,
+            Transform::Rotate(rotation) => pivot + rotation * (point - pivot),
+            Transform::Scale(factor) => pivot + (point - pivot) * factor,
+        }
+    }
+
+    /// The same change seen in the mirror x → -x.
+    fn mirrored(self) -> Self {
+        match self {
+            Transform::Move(by) => Transform::Move(Vec3::new(-by.x, by.y, by.z)),
+            // M R M with M = diag(-1, 1, 1): the quaternion's y and z parts change sign.
+            Transform::Rotate(q) => Transform::Rotate(Quat::from_xyzw(q.x, -q.y, -q.z, q.w)),
+            Transform::Scale(factor) => Transform::Scale(factor),
+        }
+    }
+}
+
+/// The element kind whose positions a pick mode's selection moves, and the elements.
+fn targets(kind: ElementKind, document: &Document) -> (EditTarget, Vec<usize>) {
+    let selected = document.selection.get(kind).targets();
+    if kind != ElementKind::Material {
+        return (EditTarget::from(kind), selected);
+    }
+    // Materials: the vertices their faces use.
+    let model = &document.model;
+    let mut vertices = BTreeSet::new();
+    let mut start = 0usize;
+    for (m, material) in model.materials.iter().enumerate() {
+        let count = material.face_index_count as usize / 3;
+        let end = (start + count).min(model.faces.len());
+        if selected.binary_search(&m).is_ok() {
+            for face in &model.faces[start.min(end)..end] {
+                vertices.extend(face.iter().map(|v| v.0 as usize));
+            }
+        }
+        start = end;
+    }
+    (
+        EditTarget::Vertex,
+        vertices
+            .into_iter()
+            .filter(|&v| v < model.vertices.len())
+            .collect(),
+    )
+}
+
+fn position(model: &Model, target: EditTarget, index: usize) -> Option<Vec3> {
+    let p = match target {
+        EditTarget::Vertex => model.vertices.get(index)?.position,
+        EditTarget::Bone => model.bones.get(index)?.position,
+        EditTarget::RigidBody => model.rigid_bodies.get(index)?.position,
+        EditTarget::Joint => model.joints.get(index)?.position,
+        _ => return None,
+    };
+    Some(Vec3::new(p.x, p.y, p.z))
+}
+
+/// 左 ↔ 右 (and their half-width/English forms are left alone: MMD models name sides so).
+fn mirrored_name(name: &str) -> Option<String> {
+    if !name.contains('左') && !name.contains('右') {
+        return None;
+    }
+    Some(
+        name.chars()
+            .map(|c| match c {
+                '左' => '右',
+                '右' => '左',
+                c => c,
+            })
+            .collect(),
+    )
+}
+
+/// The mirror counterpart of each element (those that have one and are not selected already).
+fn counterparts(model: &Model, target: EditTarget, indices: &[usize]) -> Vec<usize> {
+    let selected: BTreeSet<usize> = indices.iter().copied().collect();
+    let mut found = BTreeSet::new();
+    match target {
+        EditTarget::Vertex => {
+            // Positions on a 0.0001 grid: a mirrored vertex lands in the same cell.
+            let cell = |p: Vec3| {
+                (
+                    (p.x * 1e4).round() as i64,
+                    (p.y * 1e4).round() as i64,
+                    (p.z * 1e4).round() as i64,
+                )
+            };
+            let mut by_cell: HashMap<(i64, i64, i64), Vec<usize>> = HashMap::new();
+            for (v, vertex) in model.vertices.iter().enumerate() {
+                let p = Vec3::new(vertex.position.x, vertex.position.y, vertex.position.z);
+                if p.is_finite() {
+                    by_cell.entry(cell(p)).or_default().push(v);
+                }
+            }
+            for &v in indices {
+                let Some(p) = position(model, target, v).filter(|p| p.is_finite()) else {
+                    continue;
+                };
+                if p.x.abs() < 1e-4 {
+                    continue; // on the mirror plane: its own counterpart
+                }
+                if let Some(list) = by_cell.get(&cell(Vec3::new(-p.x, p.y, p.z))) {
+                    found.extend(list.iter().copied());
+                }
+            }
+        }
+        EditTarget::Bone | EditTarget::RigidBody | EditTarget::Joint => {
+            let names: Vec<String> = match target {
+                EditTarget::Bone => model
+                    .bones
+                    .iter()
+                    .map(|b| b.name_ja.as_str().into())
+                    .collect(),
+                EditTarget::RigidBody => model
+                    .rigid_bodies
+                    .iter()
+                    .map(|b| b.name_ja.as_str().into())
+                    .collect(),
+                _ => model
+                    .joints
+                    .iter()
+                    .map(|j| j.name_ja.as_str().into())
+                    .collect(),
+            };
+            let mut by_name: HashMap<&str, usize> = HashMap::new();
+            for (i, name) in names.iter().enumerate() {
+                by_name.entry(name.as_str()).or_insert(i);
+            }
+            for &i in indices {
+                if let Some(other) = names
+                    .get(i)
+                    .and_then(|n| mirrored_name(n))
+                    .and_then(|n| by_name.get(n.as_str()).copied())
+                {
+                    found.insert(other);
+                }
+            }
+        }
+        _ => {}
+    }
+    found.difference(&selected).copied().collect()
+}
+
+/// The edit that applies `transform` to the selection of `kind` (and, with `mirror_x`, the
+/// mirrored change to the counterparts); `None` when nothing is selected.
+#[must_use]
+pub fn transform_command(
+    document: &Document,
+    kind: ElementKind,
+    transform: Transform,
+    mirror_x: bool,
+) -> Option<Command> {
+    let model = &document.model;
+    let (target, indices) = targets(kind, document);
+    let points: Vec<(usize, Vec3)> = indices
+        .iter()
+        .filter_map(|&i| position(model, target, i).map(|p| (i, p)))
+        .collect();
+    if points.is_empty() {
+        return None;
+    }
+    let centre = points.iter().map(|(_, p)| *p).sum::<Vec3>() / points.len() as f32;
+    let mut changed: Vec<(usize, Vec3)> = points
+        .iter()
+        .map(|&(i, p)| (i, transform.apply(p, centre)))
+        .collect();
+    if mirror_x {
+        let mirrored_centre = Vec3::new(-centre.x, centre.y, centre.z);
+        let mirrored = transform.mirrored();
+        for i in counterparts(model, target, &indices) {
+            if let Some(p) = position(model, target, i) {
+                changed.push((i, mirrored.apply(p, mirrored_centre)));
+            }
+        }
+    }
+    changed.sort_by_key(|(i, _)| *i);
+    let (indices, values): (Vec<usize>, Vec<serde_json::Value>) = changed
+        .into_iter()
+        .map(|(i, p)| (i, serde_json::json!([p.x, p.y, p.z])))
+        .unzip();
+    Some(Command::set_each(target, indices, "position", values))
+}
+
+/// The toolbar row under the view's buttons.
+pub fn transform_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    tool: &mut TransformTool,
+    kind: ElementKind,
+    document: &Document,
+    commands: &mut Commands,
+) {
+    let mut requested = None;
+    ui.horizontal_wrapped(|ui| {
+        let axis_fields = |ui: &mut egui::Ui, values: &mut Vec3, name: &str, speed: f64| {
+            for (axis, value) in [
+                ("X", &mut values.x),
+                ("Y", &mut values.y),
+                ("Z", &mut values.z),
+            ] {
+                ui.add(egui::DragValue::new(value).speed(speed).max_decimals(3))
+                    .accessible_name(format!("{name} {axis}"));
+            }
+        };
+        ui.label(lang.tr("view.move"));
+        axis_fields(ui, &mut tool.translate, lang.tr("view.move"), 0.05);
+        if ui.button(lang.tr("view.apply_move")).clicked() {
+            requested = Some(Transform::Move(tool.translate));
+        }
+        ui.separator();
+        ui.label(lang.tr("view.rotate"));
+        axis_fields(ui, &mut tool.rotate_degrees, lang.tr("view.rotate"), 0.5);
+        if ui.button(lang.tr("view.apply_rotate")).clicked() {
+            let d = tool.rotate_degrees;
+            requested = Some(Transform::Rotate(Quat::from_euler(
+                EulerRot::YXZ,
+                d.y.to_radians(),
+                d.x.to_radians(),
+                d.z.to_radians(),
+            )));
+        }
+        ui.separator();
+        ui.label(lang.tr("view.scale"));
+        ui.add(
+            egui::DragValue::new(&mut tool.scale)
+                .speed(0.01)
+                .range(0.001..=1000.0)
+                .max_decimals(3),
+        )
+        .accessible_name(lang.tr("view.scale"));
+        if ui.button(lang.tr("view.apply_scale")).clicked() {
+            requested = Some(Transform::Scale(tool.scale));
+        }
+        ui.separator();
+        ui.checkbox(&mut tool.mirror_x, lang.tr("view.mirror_x"));
+    });
+    if let Some(transform) = requested
+        && let Some(command) = transform_command(document, kind, transform, tool.mirror_x)
+    {
+        commands.push(command);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmx_core::generate::feature_model;
+    use pmx_core::model::{PmxVersion, TextEncoding};
+
+    fn positions(command: &Command) -> (Vec<usize>, Vec<serde_json::Value>) {
+        match command {
+            Command::Edit(edit) => match &edit.request {
+                crate::command::EditRequest::Ops { ops, .. } => match &ops[0] {
+                    pmx_core::edit::EditOp::Set {
+                        indices, values, ..
+                    } => (indices.clone(), values.clone().unwrap_or_default()),
+                    other => panic!("unexpected op {other:?}"),
+                },
+                other => panic!("unexpected request {other:?}"),
+            },
+            other => panic!("unexpected command {other:?}"),
+        }
+    }
+
+    #[test]
+    fn rotation_turns_about_the_selection_centre_and_mirrors_to_the_counterpart() {
+        let mut model = feature_model(PmxVersion::V2_1, TextEncoding::Utf8, 8, 2);
+        model.vertices[0].position = pmx_core::model::Vec3::new(1.0, 0.0, 0.0);
+        model.vertices[1].position = pmx_core::model::Vec3::new(3.0, 0.0, 0.0);
+        model.vertices[2].position = pmx_core::model::Vec3::new(-1.0, 0.0, 0.0);
+        model.vertices[3].position = pmx_core::model::Vec3::new(-3.0, 0.0, 0.0);
+        let mut document = Document::from_model(model, None, None);
+        let selection = document.selection.get_mut(ElementKind::Vertex);
+        selection.indices.insert(0);
+        selection.indices.insert(1);
+        let turn = Transform::Rotate(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2));
+        let command = transform_command(&document, ElementKind::Vertex, turn, true).unwrap();
+        let (indices, values) = positions(&command);
+        assert_eq!(indices, vec![0, 1, 2, 3]);
+        let at = |k: usize| -> Vec3 {
+            let v: Vec<f32> = serde_json::from_value(values[k].clone()).unwrap();
+            Vec3::new(v[0], v[1], v[2])
+        };
+        // About (2, 0, 0) by +90° about Z: (1,0,0) → (2,-1,0), (3,0,0) → (2,1,0).
+        assert!((at(0) - Vec3::new(2.0, -1.0, 0.0)).length() < 1e-5);
+        assert!((at(1) - Vec3::new(2.0, 1.0, 0.0)).length() < 1e-5);
+        // The mirror image: about (-2, 0, 0) by -90°.
+        assert!((at(2) - Vec3::new(-2.0, -1.0, 0.0)).length() < 1e-5);
+        assert!((at(3) - Vec3::new(-2.0, 1.0, 0.0)).length() < 1e-5);
+    }
+
+    #[test]
+    fn mirrored_bone_names_swap_left_and_right() {
+        assert_eq!(mirrored_name("左足ＩＫ").as_deref(), Some("右足ＩＫ"));
+        assert_eq!(mirrored_name("センター"), None);
+    }
+
+    #[test]
+    fn nothing_selected_is_no_edit() {
+        let document = Document::from_model(
+            feature_model(PmxVersion::V2_1, TextEncoding::Utf8, 8, 2),
+            None,
+            None,
+        );
+        assert!(
+            transform_command(&document, ElementKind::Bone, Transform::Scale(2.0), false).is_none()
+        );
+    }
+}
