@@ -23,8 +23,13 @@ fn english_editor() -> EditorState {
 }
 
 fn harness(editor: EditorState) -> Harness<'static, EditorState> {
+    harness_sized(editor, egui::Vec2::new(1500.0, 900.0))
+}
+
+/// The pose pane sits among many tabs beside the 3D view: its tests use a bigger window.
+fn harness_sized(editor: EditorState, size: egui::Vec2) -> Harness<'static, EditorState> {
     Harness::builder()
-        .with_size(egui::Vec2::new(1500.0, 900.0))
+        .with_size(size)
         .with_context_setup(pmx_ui::fonts::install)
         .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor)
 }
@@ -38,6 +43,14 @@ fn with_document(model: Model) -> Harness<'static, EditorState> {
     let mut editor = english_editor();
     editor.open_document(Document::from_model(model, None, None));
     let mut harness = harness(editor);
+    harness.run_ok();
+    harness
+}
+
+fn with_document_wide(model: Model) -> Harness<'static, EditorState> {
+    let mut editor = english_editor();
+    editor.open_document(Document::from_model(model, None, None));
+    let mut harness = harness_sized(editor, egui::Vec2::new(2600.0, 1400.0));
     harness.run_ok();
     harness
 }
@@ -666,7 +679,7 @@ fn export_pmd_lists_what_pmd_loses_then_writes_a_pmd_file() {
 #[test]
 fn posing_changes_nothing_until_applied_as_rest_or_saved_as_a_bone_morph() {
     let original = model();
-    let mut harness = with_document(original.clone());
+    let mut harness = with_document_wide(original.clone());
     tab(&mut harness, "Pose");
     // A bone picked in the list becomes the bone selection the other tabs share.
     let bone = 1;
@@ -740,7 +753,7 @@ fn pose_pane_saves_and_loads_vpd_files() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pose.vpd");
     let original = model();
-    let mut harness = with_document(original.clone());
+    let mut harness = with_document_wide(original.clone());
     tab(&mut harness, "Pose");
     {
         let editor = harness.state_mut();
@@ -795,7 +808,7 @@ fn pose_pane_scrubs_a_vmd_motion() {
         return;
     }
     let loaded = formats::load_path(&model_path, &Default::default()).unwrap();
-    let mut harness = with_document(loaded.model);
+    let mut harness = with_document_wide(loaded.model);
     tab(&mut harness, "Pose");
     field(&harness, "Pose/motion file")
         .set_text_value_accesskit(&motion_path.display().to_string());
