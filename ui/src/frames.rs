@@ -97,13 +97,7 @@ impl ElementTable for DisplayFrameTable {
             special: false,
             items: Vec::new(),
         };
-        Some(EditOp::Insert {
-            kind: ElementKind::DisplayFrame,
-            at: Some(at),
-            items: vec![serde_json::to_value(frame).ok()?],
-            material: None,
-            faces: None,
-        })
+        crate::table::insert_one(ElementKind::DisplayFrame, at, &frame)
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {

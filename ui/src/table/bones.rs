@@ -318,13 +318,7 @@ impl ElementTable for BoneTable {
             name_en: "new bone".into(),
             ..Bone::default()
         };
-        Some(EditOp::Insert {
-            kind: ElementKind::Bone,
-            at: Some(at),
-            items: vec![serde_json::to_value(bone).ok()?],
-            material: None,
-            faces: None,
-        })
+        crate::table::insert_one(ElementKind::Bone, at, &bone)
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {

@@ -97,13 +97,7 @@ impl ElementTable for FaceTable {
             .faces
             .get(at.saturating_sub(1))
             .map_or(VertexIdx(0), |f| f[0]);
-        Some(EditOp::Insert {
-            kind: ElementKind::Face,
-            at: Some(at),
-            items: vec![serde_json::to_value([corner; 3]).ok()?],
-            material: None,
-            faces: None,
-        })
+        crate::table::insert_one(ElementKind::Face, at, &[corner; 3])
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {

@@ -192,13 +192,7 @@ impl ElementTable for JointTable {
             name_en: "new joint".into(),
             ..Joint::default()
         };
-        Some(EditOp::Insert {
-            kind: ElementKind::Joint,
-            at: Some(at),
-            items: vec![serde_json::to_value(joint).ok()?],
-            material: None,
-            faces: None,
-        })
+        crate::table::insert_one(ElementKind::Joint, at, &joint)
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {

@@ -447,13 +447,7 @@ impl ElementTable for MaterialTable {
             name_en: "new material".into(),
             ..Material::default()
         };
-        Some(EditOp::Insert {
-            kind: ElementKind::Material,
-            at: Some(at),
-            items: vec![serde_json::to_value(material).ok()?],
-            material: None,
-            faces: None,
-        })
+        crate::table::insert_one(ElementKind::Material, at, &material)
     }
 
     fn extra_context_menu_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, indices: &[usize]) {

@@ -677,6 +677,21 @@ fn run_context_action(
     }
 }
 
+/// An insert of one new element at `at`: what a table's Insert adds.
+pub(crate) fn insert_one(
+    kind: ElementKind,
+    at: usize,
+    element: &impl serde::Serialize,
+) -> Option<EditOp> {
+    Some(EditOp::Insert {
+        kind,
+        at: Some(at),
+        items: vec![serde_json::to_value(element).ok()?],
+        material: None,
+        faces: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

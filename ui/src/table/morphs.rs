@@ -205,13 +205,7 @@ impl ElementTable for MorphTable {
             panel: MorphPanel::Other,
             offsets: MorphOffsets::Vertex(Vec::new()),
         };
-        Some(EditOp::Insert {
-            kind: ElementKind::Morph,
-            at: Some(at),
-            items: vec![serde_json::to_value(morph).ok()?],
-            material: None,
-            faces: None,
-        })
+        crate::table::insert_one(ElementKind::Morph, at, &morph)
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {

@@ -240,13 +240,7 @@ impl ElementTable for RigidBodyTable {
             name_en: "new rigid body".into(),
             ..RigidBody::default()
         };
-        Some(EditOp::Insert {
-            kind: ElementKind::RigidBody,
-            at: Some(at),
-            items: vec![serde_json::to_value(body).ok()?],
-            material: None,
-            faces: None,
-        })
+        crate::table::insert_one(ElementKind::RigidBody, at, &body)
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {

@@ -203,13 +203,7 @@ impl ElementTable for SoftBodyTable {
             name_en: "new soft body".into(),
             ..SoftBody::default()
         };
-        Some(EditOp::Insert {
-            kind: ElementKind::SoftBody,
-            at: Some(at),
-            items: vec![serde_json::to_value(soft).ok()?],
-            material: None,
-            faces: None,
-        })
+        crate::table::insert_one(ElementKind::SoftBody, at, &soft)
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {

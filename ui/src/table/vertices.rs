@@ -398,13 +398,7 @@ impl ElementTable for VertexTable {
     }
 
     fn new_element(&self, _model: &Model, at: usize) -> Option<EditOp> {
-        Some(EditOp::Insert {
-            kind: ElementKind::Vertex,
-            at: Some(at),
-            items: vec![serde_json::to_value(Vertex::default()).ok()?],
-            material: None,
-            faces: None,
-        })
+        crate::table::insert_one(ElementKind::Vertex, at, &Vertex::default())
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {
