@@ -194,3 +194,52 @@ fn repair_json_lists_what_it_changed() {
     let (code, _) = check_json(&[path_str(&out)]);
     assert_eq!(code, 0);
 }
+
+#[test]
+fn texture_files_are_looked_up_next_to_the_model_and_case_is_repaired() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut model = sample_model();
+    model.textures = vec!["Tex\\skin.png".into(), "gone.bmp".into()];
+    for material in &mut model.materials {
+        material.texture = Some(pmx_core::model::TextureIdx::new(0));
+    }
+    model.materials[0].sphere_texture = Some(pmx_core::model::TextureIdx::new(1));
+    let bytes = pmx::write(&model, &PmxSaveOptions::default()).unwrap().0;
+    let path = dir.path().join("model.pmx");
+    std::fs::write(&path, bytes).unwrap();
+    std::fs::create_dir(dir.path().join("tex")).unwrap();
+    let png = image::RgbaImage::from_pixel(2, 2, image::Rgba([1, 2, 3, 255]));
+    png.save(dir.path().join("tex/Skin.PNG")).unwrap();
+
+    let (code, list) = check_json(&[path_str(&path)]);
+    assert_eq!(
+        code, 0,
+        "texture problems are warnings and info, not errors"
+    );
+    let mut found: Vec<(String, String)> = codes(&list)
+        .into_iter()
+        .filter(|(code, _)| code.contains("TEXTURE"))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        vec![
+            ("I-TEXTURE-CASE".to_owned(), "textures[0]".to_owned()),
+            ("W-TEXTURE-MISSING".to_owned(), "textures[1]".to_owned()),
+        ]
+    );
+    let (_, list) = check_json(&[path_str(&path), "--no-texture-files"]);
+    assert!(
+        codes(&list)
+            .iter()
+            .all(|(code, _)| !code.contains("TEXTURE-"))
+    );
+
+    // Repaired into the same folder: the path is written as the file is named.
+    let repaired = dir.path().join("repaired.pmx");
+    let output = pmx_studio(&["repair", path_str(&path), path_str(&repaired)]);
+    assert!(output.status.success(), "{output:?}");
+    let loaded = pmx_core::formats::load_path(&repaired, &Default::default()).unwrap();
+    assert_eq!(loaded.model.textures[0].as_str(), "tex\\Skin.PNG");
+    assert_eq!(loaded.model.textures[1].as_str(), "gone.bmp");
+}

@@ -18,7 +18,7 @@ fn cpu_time() -> Option<Duration> {
 
 fn profile(label: &str, model: &Model, options: CheckOptions) {
     let report = LoadReport::default();
-    let cx = Context::new(model, Some(&report), options);
+    let cx = Context::new(model, Some(&report), &options);
     let (mut wall_total, mut cpu_total) = (Duration::ZERO, Duration::ZERO);
     for rule in Registry::standard().rules() {
         let (wall, cpu) = (Instant::now(), cpu_time());

@@ -1,5 +1,5 @@
 //! PMX Studio's core: the document model, file formats, edits with undo, validators and the
-//! pose engine. No GUI dependency (checked by a test in `tests/`).
+//! pose engine, and texture files (found and decoded for the 3D view and the validator). No GUI dependency (checked by a test in `tests/`).
 
 pub mod edit;
 pub mod formats;
@@ -7,6 +7,7 @@ pub mod generate;
 pub mod model;
 pub mod pose;
 pub(crate) mod serde_f32;
+pub mod texture;
 pub mod validate;
 
 pub use formats::{FileFormat, LoadOptions, SaveOptions};

@@ -194,6 +194,21 @@ impl Document {
         }
     }
 
+    /// How the validator checks this document for `target`: texture files are looked up next
+    /// to the document's file (not at all for a model never saved).
+    #[must_use]
+    pub fn check_options(
+        &self,
+        target: Option<pmx_core::validate::Target>,
+    ) -> pmx_core::validate::CheckOptions {
+        let mut options = match &self.path {
+            Some(path) => pmx_core::validate::CheckOptions::for_file(path),
+            None => pmx_core::validate::CheckOptions::default(),
+        };
+        options.target = target;
+        options
+    }
+
     /// Applies every automatic fix of the validator as one undo step (see
     /// `pmx_core::validate::repair`).
     pub fn repair(
@@ -201,10 +216,7 @@ impl Document {
         target: Option<pmx_core::validate::Target>,
     ) -> pmx_core::validate::RepairReport {
         let options = pmx_core::validate::RepairOptions {
-            check: pmx_core::validate::CheckOptions {
-                target,
-                ..Default::default()
-            },
+            check: self.check_options(target),
             ..Default::default()
         };
         let report = pmx_core::validate::repair(
@@ -355,7 +367,7 @@ impl LoadJob {
                     let issues = pmx_core::validate::check(
                         &loaded.model,
                         Some(&loaded.report),
-                        &pmx_core::validate::CheckOptions::default(),
+                        &pmx_core::validate::CheckOptions::for_file(&worker_path),
                     );
                     let duration = started.elapsed();
                     (loaded, FirstCheck { issues, duration })

@@ -7,7 +7,7 @@ use crate::document::Document;
 use crate::i18n::Language;
 use egui_extras::{Column, TableBuilder};
 use pmx_core::model::{ElementKind, PmxVersion};
-use pmx_core::validate::{CheckOptions, Issue, Severity, Summary, Target, check};
+use pmx_core::validate::{Issue, Severity, Summary, Target, check};
 use std::time::{Duration, Instant};
 
 /// A check slower than this turns automatic refreshing off (a button refreshes instead), so
@@ -49,10 +49,7 @@ impl ValidationState {
             return;
         }
         let started = Instant::now();
-        let options = CheckOptions {
-            target: self.target,
-            ..CheckOptions::default()
-        };
+        let options = document.check_options(self.target);
         self.issues = check(&document.model, document.load_report.as_ref(), &options);
         self.last_duration = started.elapsed();
         self.checked = Some(key);

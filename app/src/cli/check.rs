@@ -1,5 +1,5 @@
-//! `pmx-studio check FILE [--json] [--target pmx2.0|pmx2.1|pmd] [--recover] [--lang en|ja]`:
-//! prints what is wrong with a model. Exit code 0: no error; 1: errors; 2: the file cannot be
+//! `pmx-studio check FILE [--json] [--target pmx2.0|pmx2.1|pmd] [--recover] [--lang en|ja]
+//! [--no-texture-files]`: prints what is wrong with a model, its texture files included. Exit code 0: no error; 1: errors; 2: the file cannot be
 //! read at all.
 
 use anyhow::Result;
@@ -25,6 +25,9 @@ pub struct CheckArgs {
     /// Language of the text report.
     #[arg(long, value_parser = ["en", "ja"], default_value = "en")]
     pub lang: String,
+    /// Do not look for the texture files next to the model (check the data alone).
+    #[arg(long)]
+    pub no_texture_files: bool,
 }
 
 /// One issue in `check --json` (a contract: extend it compatibly).
@@ -69,10 +72,12 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(UNREADABLE));
         }
     };
-    let check_options = CheckOptions {
-        target: args.target.as_deref().and_then(Target::parse),
-        ..CheckOptions::default()
+    let mut check_options = if args.no_texture_files {
+        CheckOptions::default()
+    } else {
+        CheckOptions::for_file(&args.file)
     };
+    check_options.target = args.target.as_deref().and_then(Target::parse);
     let issues = validate::check(&loaded.model, Some(&loaded.report), &check_options);
     let summary = Summary::of(&issues);
     if args.json {

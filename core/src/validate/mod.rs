@@ -20,6 +20,7 @@ mod names;
 mod references;
 mod repair;
 mod target;
+mod textures;
 mod util;
 mod version;
 
@@ -34,6 +35,7 @@ use crate::formats::LoadReport;
 use crate::model::{Model, PmxVersion};
 use serde::Serialize;
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// How bad an issue is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -193,7 +195,7 @@ impl Target {
 }
 
 /// How to check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckOptions {
     /// The file the model is meant for; `None`: PMX in the model's own version.
     pub target: Option<Target>,
@@ -201,6 +203,10 @@ pub struct CheckOptions {
     /// one more issue (whose fix covers them all), so a broken 1,000,000-vertex model gives a
     /// readable report.
     pub max_issues_per_code: usize,
+    /// The folder of the model's file: texture paths are looked up there (missing, unreadable
+    /// and wrongly cased texture files). `None`: texture files are not checked (a model not
+    /// saved yet, or a check of the data alone).
+    pub model_dir: Option<PathBuf>,
 }
 
 impl Default for CheckOptions {
@@ -208,6 +214,25 @@ impl Default for CheckOptions {
         Self {
             target: None,
             max_issues_per_code: 100,
+            model_dir: None,
+        }
+    }
+}
+
+impl CheckOptions {
+    /// The default options with the textures looked up next to the file at `model_path`.
+    #[must_use]
+    pub fn for_file(model_path: &Path) -> Self {
+        Self {
+            // `model.pmx` has the parent "", which is the working folder.
+            model_dir: Some(
+                model_path
+                    .parent()
+                    .filter(|dir| !dir.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."))
+                    .to_path_buf(),
+            ),
+            ..Self::default()
         }
     }
 }
@@ -221,12 +246,16 @@ pub struct Context<'a> {
     pub report: Option<&'a LoadReport>,
     /// The target: the given one, or PMX in the model's version.
     pub target: Target,
-    pub options: CheckOptions,
+    pub options: &'a CheckOptions,
 }
 
 impl<'a> Context<'a> {
     #[must_use]
-    pub fn new(model: &'a Model, report: Option<&'a LoadReport>, options: CheckOptions) -> Self {
+    pub fn new(
+        model: &'a Model,
+        report: Option<&'a LoadReport>,
+        options: &'a CheckOptions,
+    ) -> Self {
         Self {
             model,
             report,
@@ -278,6 +307,7 @@ impl Registry {
                 Box::new(frames::DisplayFrameRule),
                 Box::new(target::PmdTargetRule),
                 Box::new(target::MmdCompatibilityRule),
+                Box::new(textures::TextureFileRule),
             ],
         }
     }
@@ -306,7 +336,7 @@ impl Registry {
         report: Option<&LoadReport>,
         options: &CheckOptions,
     ) -> Vec<Issue> {
-        let cx = Context::new(model, report, *options);
+        let cx = Context::new(model, report, options);
         let mut issues = Vec::new();
         for rule in &self.rules {
             rule.check(&cx, &mut issues);

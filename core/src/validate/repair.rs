@@ -13,7 +13,7 @@ use crate::model::{ElementKind, Model};
 use std::collections::HashSet;
 
 /// How to repair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepairOptions {
     pub check: CheckOptions,
     /// Most check-and-fix rounds (each structural change needs one).

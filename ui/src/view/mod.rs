@@ -7,14 +7,13 @@
 //! - `scene`: what to upload after an edit (only the touched ranges).
 
 pub mod camera;
-pub mod dds;
 pub mod gpu;
 pub mod mesh;
 pub mod overlay;
 pub mod pick;
 pub mod scene;
 pub mod shaders;
-pub mod textures;
+pub use pmx_core::texture as textures;
 pub mod toon;
 pub mod transform;
 

@@ -52,7 +52,60 @@ pub fn is_dds(bytes: &[u8]) -> bool {
     bytes.starts_with(b"DDS ")
 }
 
+/// What the header says: the size, the pixel format and where the top mip level starts.
+#[derive(Debug, Clone, Copy)]
+struct Header {
+    width: u32,
+    height: u32,
+    format: Format,
+    data_offset: usize,
+}
+
+impl Header {
+    /// Bytes the top mip level takes.
+    fn top_level_len(&self) -> usize {
+        let (w, h) = (self.width as usize, self.height as usize);
+        match self.format {
+            Format::Bc1 => w.div_ceil(4) * h.div_ceil(4) * 8,
+            Format::Bc2 | Format::Bc3 => w.div_ceil(4) * h.div_ceil(4) * 16,
+            Format::Masked {
+                bytes_per_pixel, ..
+            } => w * h * bytes_per_pixel,
+        }
+    }
+}
+
+/// The size of a DDS image from its first bytes (148 are enough) and the file's length,
+/// checking the header as [`decode`] does and that the file holds the whole top level: what a
+/// validator needs without decoding the pixels.
+pub fn dimensions(start: &[u8], file_len: u64) -> Result<(u32, u32), DdsError> {
+    let header = parse_header(start)?;
+    let needed = (header.data_offset + header.top_level_len()) as u64;
+    if file_len < needed {
+        return Err(DdsError::Truncated);
+    }
+    Ok((header.width, header.height))
+}
+
 pub fn decode(bytes: &[u8]) -> Result<Rgba, DdsError> {
+    let Header {
+        width,
+        height,
+        format,
+        data_offset,
+    } = parse_header(bytes)?;
+    let data = bytes.get(data_offset..).ok_or(DdsError::Truncated)?;
+    let (w, h) = (width as usize, height as usize);
+    let mut pixels = vec![0u8; w * h * 4];
+    decode_pixels(data, format, w, h, &mut pixels)?;
+    Ok(Rgba {
+        width,
+        height,
+        pixels,
+    })
+}
+
+fn parse_header(bytes: &[u8]) -> Result<Header, DdsError> {
     if !is_dds(bytes) {
         return Err(DdsError::NotDds);
     }
@@ -130,9 +183,21 @@ pub fn decode(bytes: &[u8]) -> Result<Rgba, DdsError> {
     } else {
         return Err(DdsError::Unsupported(format!("flags {pf_flags:#x}")));
     };
-    let data = bytes.get(data_offset..).ok_or(DdsError::Truncated)?;
-    let (w, h) = (width as usize, height as usize);
-    let mut pixels = vec![0u8; w * h * 4];
+    Ok(Header {
+        width,
+        height,
+        format,
+        data_offset,
+    })
+}
+
+fn decode_pixels(
+    data: &[u8],
+    format: Format,
+    w: usize,
+    h: usize,
+    pixels: &mut [u8],
+) -> Result<(), DdsError> {
     match format {
         Format::Bc1 | Format::Bc2 | Format::Bc3 => {
             let block_bytes = if matches!(format, Format::Bc1) { 8 } else { 16 };
@@ -209,11 +274,7 @@ pub fn decode(bytes: &[u8]) -> Result<Rgba, DdsError> {
             }
         }
     }
-    Ok(Rgba {
-        width,
-        height,
-        pixels,
-    })
+    Ok(())
 }
 
 fn rgb565(value: u16) -> [u8; 3] {

@@ -1,10 +1,13 @@
 //! Finding and decoding a model's textures: paths relative to the model with `\` or `/`,
 //! Japanese names, a case-insensitive fallback on case-sensitive file systems; BMP, PNG, JPEG,
-//! TGA (the `image` crate), DDS ([`super::dds`]) and `.sph`/`.spa` (BMP under another name,
+//! TGA (the `image` crate), DDS ([`dds`]) and `.sph`/`.spa` (BMP under another name,
 //! recognised by content). A texture that cannot be found or decoded becomes a magenta/black
-//! checker and a [`TextureProblem`] the view lists; it never stops the drawing.
+//! checker and a [`TextureProblem`] the 3D view lists; it never stops the drawing. [`probe`]
+//! checks a file from its header only, for the validator.
 
-use super::dds;
+pub mod dds;
+
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 /// An RGBA8 image, top row first.
@@ -94,6 +97,12 @@ pub fn resolve(base_dir: &Path, name: &str) -> Option<PathBuf> {
     if normalized.is_empty() {
         return None;
     }
+    // The parent of `model.pmx` is "": the working folder, which `read_dir` needs as ".".
+    let base_dir = if base_dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        base_dir
+    };
     let relative = Path::new(&normalized);
     let direct = base_dir.join(relative);
     if direct.is_file() {
@@ -155,6 +164,46 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<Image, String> {
         height: decoded.height(),
         pixels: decoded.into_raw(),
     })
+}
+
+/// Checks that the file at `path` (the texture `name`) is an image the editor and MikuMikuDance
+/// read, from its header only: the format by content (TGA, which has none, by its extension),
+/// a size that is not zero and, for DDS, a file long enough for the top mip level. Returns
+/// the size in pixels.
+pub fn probe(path: &Path, name: &str) -> Result<(u32, u32), TextureProblem> {
+    let unreadable = |error: std::io::Error| TextureProblem::Unreadable {
+        name: name.to_owned(),
+        message: error.to_string(),
+    };
+    let undecodable = |message: String| TextureProblem::Undecodable {
+        name: name.to_owned(),
+        message,
+    };
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let file_len = file.metadata().map_err(unreadable)?.len();
+    let mut start = Vec::with_capacity(256);
+    (&mut file)
+        .take(256)
+        .read_to_end(&mut start)
+        .map_err(unreadable)?;
+    if dds::is_dds(&start) {
+        return dds::dimensions(&start, file_len).map_err(|e| undecodable(e.to_string()));
+    }
+    let format = match image::guess_format(&start) {
+        Ok(format) => format,
+        Err(_) if name.to_lowercase().ends_with(".tga") => image::ImageFormat::Tga,
+        Err(_) if start.is_empty() => return Err(undecodable("the file is empty".to_owned())),
+        Err(_) => return Err(undecodable("unknown image format".to_owned())),
+    };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let reader = image::ImageReader::with_format(std::io::BufReader::new(file), format);
+    let (width, height) = reader
+        .into_dimensions()
+        .map_err(|e| undecodable(e.to_string()))?;
+    if width == 0 || height == 0 {
+        return Err(undecodable(format!("size {width}×{height}")));
+    }
+    Ok((width, height))
 }
 
 /// Loads the texture `name` of a model in `base_dir` (`None`: a model not saved yet, whose
