@@ -858,3 +858,87 @@ fn the_view_moves_the_selected_vertices_by_numbers_as_one_step() {
     harness.run_ok();
     assert!(document(&harness).model == original);
 }
+
+#[test]
+fn dragging_the_gizmo_moves_the_selection_along_x_as_one_step() {
+    let original = model();
+    let mut harness = with_document(original.clone());
+    {
+        let editor = harness.state_mut();
+        let document = editor.document.as_mut().unwrap();
+        let selection = document.selection.get_mut(ElementKind::Vertex);
+        selection.indices.insert(0);
+        selection.indices.insert(5);
+        editor.view.gizmo.mode = pmx_ui::view::gizmo::GizmoMode::Move;
+    }
+    harness.run_ok();
+    {
+        // 選択を画面に合わせる: the selection in the middle of the view.
+        let editor = harness.state_mut();
+        let document = editor.document.as_ref().unwrap();
+        editor.view.frame_selection(document);
+    }
+    harness.run_ok();
+    let (rect, layout) = {
+        let editor = harness.state_mut();
+        let rect = editor.view.last_rect.expect("the view was drawn");
+        let document = editor.document.as_ref().unwrap();
+        let centre = pmx_ui::view::transform::selection_centre(document, ElementKind::Vertex)
+            .expect("a selection");
+        let size = glam::Vec2::new(rect.width(), rect.height());
+        let layout = pmx_ui::view::gizmo::Layout::new(&editor.view.camera, size, centre)
+            .expect("the selection is in front of the camera");
+        (rect, layout)
+    };
+    let tip = layout.tips[0].expect("X tip on screen");
+    let along = (tip - layout.centre).normalize();
+    let at = |d: f32| {
+        let p = layout.centre + along * d;
+        rect.min + egui::vec2(p.x, p.y)
+    };
+    let grab = at(60.0);
+    harness.event(egui::Event::PointerMoved(grab));
+    harness.step();
+    harness.event(egui::Event::PointerButton {
+        pos: grab,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    harness.step();
+    // Several frames of dragging: each is an edit of the same gesture.
+    for d in [70.0, 80.0, 100.0, 120.0, 150.0] {
+        harness.event(egui::Event::PointerMoved(at(d)));
+        harness.step();
+    }
+    harness.event(egui::Event::PointerButton {
+        pos: at(150.0),
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    harness.run_ok();
+    let document = document(&harness);
+    let moved = &document.model.vertices;
+    // 90 pixels of drag along the axis: one gizmo length (90 px) in model units.
+    let expected = layout.length;
+    for v in [0, 5] {
+        let dx = moved[v].position.x - original.vertices[v].position.x;
+        assert!(
+            (dx - expected).abs() < 0.05 * expected,
+            "vertex {v} moved {dx}, expected {expected}"
+        );
+        assert!((moved[v].position.y - original.vertices[v].position.y).abs() < 1e-4);
+        assert!((moved[v].position.z - original.vertices[v].position.z).abs() < 1e-4);
+    }
+    assert_eq!(moved[1], original.vertices[1]);
+    assert_eq!(document.history.len(), 1, "one drag, one undo step");
+    assert_eq!(
+        document.history.undo_label(),
+        Some("Set position of 2 vertices")
+    );
+    assert!(harness.state().view.gizmo.drag.is_none());
+    harness.state_mut().push(Command::Undo);
+    harness.run_ok();
+    assert!(harness.state().document.as_ref().unwrap().model == original);
+}

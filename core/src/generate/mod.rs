@@ -107,6 +107,63 @@ impl LargeModelSpec {
     }
 }
 
+/// Lays the vertices of `model` out on a closed tube (20 units high, `columns` vertices round)
+/// and rebuilds its faces as the tube's quads, two triangles each, split evenly between the
+/// materials. [`large_model`] places vertices at random and joins neighbours in index order, so
+/// each of its triangles spans the model; a real model's triangles are small. What draws
+/// triangles (the 3D view) is measured on this layout. Weights, morphs and everything else
+/// stay as they are.
+pub fn lay_out_as_tube(model: &mut Model, columns: usize) {
+    let count = model.vertices.len();
+    let columns = columns.clamp(3, count.max(3));
+    let rows = count.div_ceil(columns).max(1);
+    let radius = 4.0;
+    let height = 20.0;
+    for (i, vertex) in model.vertices.iter_mut().enumerate() {
+        let (column, row) = (i % columns, i / columns);
+        let angle = column as f32 / columns as f32 * std::f32::consts::TAU;
+        let (sin, cos) = angle.sin_cos();
+        vertex.position = Vec3::new(
+            radius * cos,
+            row as f32 / rows as f32 * height,
+            radius * sin,
+        );
+        vertex.normal = Vec3::new(cos, 0.0, sin);
+        vertex.uv = Vec2::new(
+            column as f32 / columns as f32,
+            1.0 - row as f32 / rows as f32,
+        );
+    }
+    model.faces.clear();
+    for row in 0..rows.saturating_sub(1) {
+        for column in 0..columns {
+            let a = row * columns + column;
+            let b = row * columns + (column + 1) % columns;
+            let (c, d) = (a + columns, b + columns);
+            if d >= count || c >= count {
+                continue;
+            }
+            model
+                .faces
+                .push([VertexIdx::new(a), VertexIdx::new(c), VertexIdx::new(b)]);
+            model
+                .faces
+                .push([VertexIdx::new(b), VertexIdx::new(c), VertexIdx::new(d)]);
+        }
+    }
+    let materials = model.materials.len().max(1);
+    let per_material = model.faces.len() / materials;
+    let last = model.materials.len().saturating_sub(1);
+    for (i, material) in model.materials.iter_mut().enumerate() {
+        let faces = if i == last {
+            model.faces.len() - per_material * last
+        } else {
+            per_material
+        };
+        material.face_index_count = (faces * 3) as u32;
+    }
+}
+
 /// A large model with a bone hierarchy (IK legs, append bones), every weight type, morphs of
 /// every kind, physics and a soft body (for 2.1). Deterministic.
 #[must_use]
@@ -713,5 +770,32 @@ fn fix_dangling(model: &mut Model) {
         for pin in &mut soft.pinned_vertices {
             *pin = VertexIdx::new(pin.get() % vertices);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tube_layout_has_small_faces_and_a_valid_model() {
+        let mut model = large_model(&LargeModelSpec::small());
+        lay_out_as_tube(&mut model, 50);
+        // 3,000 vertices: 60 rings of 50; 59 bands of 50 quads.
+        assert_eq!(model.faces.len(), 59 * 50 * 2);
+        let total: u32 = model.materials.iter().map(|m| m.face_index_count).sum();
+        assert_eq!(total as usize, model.faces.len() * 3);
+        let longest = model
+            .faces
+            .iter()
+            .flat_map(|f| {
+                let p = |i: usize| model.vertices[f[i].0 as usize].position;
+                [(p(0), p(1)), (p(1), p(2)), (p(2), p(0))]
+            })
+            .map(|(a, b)| ((a.x - b.x).powi(2) + (a.y - b.y).powi(2) + (a.z - b.z).powi(2)).sqrt())
+            .fold(0.0f32, f32::max);
+        assert!(longest < 1.0, "longest edge {longest}");
+        let issues = crate::validate::check(&model, None, &Default::default());
+        assert!(issues.iter().all(|i| !i.is_error()), "{issues:?}");
     }
 }

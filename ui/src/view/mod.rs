@@ -2,11 +2,13 @@
 //! egui_glow's paint callback), overlays, an MMD-like camera, and picking into the shared
 //! selection.
 //!
-//! - `camera`, `pick`, `mesh`, `overlay`, `textures`, `dds`, `toon`: GPU-free (unit-tested);
+//! - `camera`, `pick`, `mesh`, `overlay`, `toon`, `transform`, `gizmo`: GPU-free (unit-tested);
+//!   `textures` is `pmx_core::texture` (finding and decoding texture files);
 //! - `gpu`, `shaders`: the GL side (tested offscreen in `ui/tests/view_render.rs`);
 //! - `scene`: what to upload after an edit (only the touched ranges).
 
 pub mod camera;
+pub mod gizmo;
 pub mod gpu;
 pub mod mesh;
 pub mod overlay;
@@ -156,6 +158,10 @@ pub struct ViewState {
     framed_document: Option<u64>,
     /// The numeric move/rotate/scale row.
     pub transform: transform::TransformTool,
+    /// The move/rotate/scale handles dragged in the view.
+    pub gizmo: gizmo::Gizmo,
+    /// Where the view was drawn in the last frame (screen points), for tests and tools.
+    pub last_rect: Option<egui::Rect>,
 }
 
 /// Per-frame material parameters, from the model (cheap: one entry per material).
@@ -552,6 +558,11 @@ pub fn view_pane_ui(
         for (key, on) in state.layers.entries().into_iter().skip(2).take(4) {
             ui.checkbox(on, lang.tr(key));
         }
+        ui.separator();
+        ui.label(lang.tr("view.gizmo"));
+        for mode in gizmo::GizmoMode::ALL {
+            ui.selectable_value(&mut state.gizmo.mode, mode, lang.tr(mode.key()));
+        }
     });
     transform::transform_ui(
         ui,
@@ -570,6 +581,7 @@ pub fn view_pane_ui(
     }
     let (rect, response) =
         ui.allocate_exact_size(ui.available_size(), egui::Sense::click_and_drag());
+    state.last_rect = Some(rect);
     let size = Vec2::new(rect.width(), rect.height());
     let pixels_per_point = ui.ctx().pixels_per_point();
     let local = |p: egui::Pos2| Vec2::new(p.x - rect.left(), p.y - rect.top());
@@ -603,8 +615,57 @@ pub fn view_pane_ui(
             None => {}
         }
     }
-    // Left drag: rectangle selection of vertices.
-    if response.drag_started_by(egui::PointerButton::Primary) {
+    // The gizmo: a left drag on a handle moves, turns or scales the selection.
+    let kind = state.pick_mode.kind();
+    let layout = if state.gizmo.mode == gizmo::GizmoMode::Off {
+        None
+    } else {
+        state
+            .gizmo
+            .centre(document, kind)
+            .and_then(|centre| gizmo::Layout::new(&state.camera, size, centre))
+    };
+    let hovered = layout.as_ref().and_then(|layout| {
+        let pointer = response.hover_pos()?;
+        layout.hit(state.gizmo.mode, local(pointer))
+    });
+    // Hit-test where the button went down: egui reports the drag only after the pointer has
+    // moved a few pixels, possibly off a thin handle already.
+    let press_origin = ui.input(|i| i.pointer.press_origin());
+    if response.drag_started_by(egui::PointerButton::Primary)
+        && let (Some(layout), Some(pointer)) = (&layout, press_origin)
+        && let Some(handle) = layout.hit(state.gizmo.mode, local(pointer))
+    {
+        state.gizmo.start(handle, local(pointer));
+    }
+    if let Some(drag) = state.gizmo.drag {
+        if response.dragged_by(egui::PointerButton::Primary)
+            && let (Some(layout), Some(now)) = (&layout, ui.input(|i| i.pointer.latest_pos()))
+        {
+            let now = local(now);
+            if let Some(change) = gizmo::drag_step(
+                state.gizmo.mode,
+                drag.handle,
+                &state.camera,
+                size,
+                layout.centre_world,
+                drag.last,
+                now,
+            ) && let Some(command) =
+                transform::transform_command(document, kind, change, state.transform.mirror_x)
+            {
+                commands.push(command.in_gesture(Some(drag.gesture)));
+            }
+            if let Some(active) = &mut state.gizmo.drag {
+                active.last = now;
+            }
+        }
+        if response.drag_stopped() || !response.dragged() {
+            state.gizmo.drag = None;
+        }
+    }
+    // Left drag elsewhere: rectangle selection of vertices.
+    if response.drag_started_by(egui::PointerButton::Primary) && state.gizmo.drag.is_none() {
         state.rect_start = response.interact_pointer_pos();
     }
     if let (Some(start), Some(now)) = (state.rect_start, ui.input(|i| i.pointer.latest_pos())) {
@@ -661,6 +722,16 @@ pub fn view_pane_ui(
         rect,
         callback: Arc::new(callback),
     });
+    if let Some(layout) = &layout {
+        let active = state.gizmo.drag.map(|d| d.handle).or(hovered);
+        gizmo::paint(
+            &ui.painter_at(rect),
+            rect.min,
+            layout,
+            state.gizmo.mode,
+            active,
+        );
+    }
     let _ = pixels_per_point;
     if let Ok(shared) = state.scene.shared.lock()
         && let Some(failure) = &shared.failure

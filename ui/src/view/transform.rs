@@ -188,6 +188,20 @@ fn counterparts(model: &Model, target: EditTarget, indices: &[usize]) -> Vec<usi
     found.difference(&selected).copied().collect()
 }
 
+/// The centre (mean position, model space) of the elements a transform of the selection of
+/// `kind` moves: the pivot of rotation and scale, where the gizmo sits.
+#[must_use]
+pub fn selection_centre(document: &Document, kind: ElementKind) -> Option<Vec3> {
+    let model = &document.model;
+    let (target, indices) = targets(kind, document);
+    let (sum, count) = indices
+        .iter()
+        .filter_map(|&i| position(model, target, i))
+        .fold((Vec3::ZERO, 0usize), |(sum, count), p| (sum + p, count + 1));
+    let centre = sum / count.max(1) as f32;
+    (count > 0 && centre.is_finite()).then_some(centre)
+}
+
 /// The edit that applies `transform` to the selection of `kind` (and, with `mirror_x`, the
 /// mirrored change to the counterparts); `None` when nothing is selected.
 #[must_use]
