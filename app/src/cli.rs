@@ -40,6 +40,14 @@ pub struct WindowArgs {
     /// joints, vertices, wireframe, normals, weights, grid; `-name` switches one off).
     #[arg(long, value_name = "LIST")]
     pub view_layers: Option<String>,
+    /// Elements to select once the model is open, as KIND:INDICES (`bones:12`,
+    /// `vertices:0-99,120`; kinds: vertices, materials, bones, rigid_bodies, joints). The 3D
+    /// view picks that kind.
+    #[arg(long, value_name = "KIND:INDICES")]
+    pub select: Option<String>,
+    /// The 3D view's gizmo: off, move, rotate or scale.
+    #[arg(long, value_name = "MODE", value_parser = ["off", "move", "rotate", "scale"])]
+    pub gizmo: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

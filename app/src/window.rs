@@ -10,6 +10,8 @@ use pmx_ui::EditorState;
 use pmx_ui::command::Command;
 use pmx_ui::editor::{BrowsePurpose, PlatformRequest};
 use pmx_ui::settings::Settings;
+use pmx_ui::view::PickMode;
+use pmx_ui::view::gizmo::GizmoMode;
 use pmx_ui::workspace::Pane;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -38,6 +40,13 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
             Pane::from_name(name)
         }
         None => None,
+    };
+    let selection = args.select.as_deref().map(parse_selection).transpose()?;
+    let gizmo = match args.gizmo.as_deref() {
+        Some("move") => GizmoMode::Move,
+        Some("rotate") => GizmoMode::Rotate,
+        Some("scale") => GizmoMode::Scale,
+        _ => GizmoMode::Off,
     };
     let screenshot = args.screenshot.clone();
     let screenshot_mode = screenshot.is_some();
@@ -72,6 +81,12 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
             };
             let mut editor = EditorState::new(settings);
             editor.view.layers = view_layers;
+            editor.view.gizmo.mode = gizmo;
+            if let Some((kind, _)) = &selection
+                && let Some(mode) = PickMode::ALL.into_iter().find(|m| m.kind() == *kind)
+            {
+                editor.view.pick_mode = mode;
+            }
             editor.set_repaint(&cc.egui_ctx);
             if let Some(pane) = tab {
                 let _ = editor.show_tab(pane.name());
@@ -86,6 +101,8 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
                 browse_results: receiver,
                 browse_sender: sender,
                 browsing: false,
+                select_given: selection.is_some(),
+                selection,
                 screenshot: screenshot.map(|path| ScreenshotState {
                     path,
                     tab,
@@ -106,6 +123,38 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
     }
 }
 
+/// `bones:12` or `vertices:0-99,120` → the kind and its indices.
+fn parse_selection(text: &str) -> Result<(ElementKind, Vec<usize>)> {
+    let (kind_name, list) = text
+        .split_once(':')
+        .ok_or_else(|| anyhow!("--select {text}: expected KIND:INDICES, e.g. bones:12"))?;
+    let kind = [
+        ElementKind::Vertex,
+        ElementKind::Material,
+        ElementKind::Bone,
+        ElementKind::RigidBody,
+        ElementKind::Joint,
+    ]
+    .into_iter()
+    .find(|k| k.list_name() == kind_name || k.name() == kind_name)
+    .ok_or_else(|| {
+        anyhow!("--select {text}: the kind is one of vertices, materials, bones, rigid_bodies, joints")
+    })?;
+    let mut indices = Vec::new();
+    for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let number = |n: &str| {
+            n.trim()
+                .parse::<usize>()
+                .map_err(|_| anyhow!("--select {text}: \"{n}\" is not an index"))
+        };
+        match part.split_once('-') {
+            Some((first, last)) => indices.extend(number(first)?..=number(last)?),
+            None => indices.push(number(part)?),
+        }
+    }
+    Ok((kind, indices))
+}
+
 fn parse_size(text: &str) -> Result<[f32; 2]> {
     let (w, h) = text
         .split_once(['x', 'X'])
@@ -116,6 +165,10 @@ fn parse_size(text: &str) -> Result<[f32; 2]> {
 }
 
 struct EditorApp {
+    /// `--select`: applied once the model is open.
+    selection: Option<(ElementKind, Vec<usize>)>,
+    /// Whether `--select` was given (the screenshot then keeps that selection).
+    select_given: bool,
     editor: EditorState,
     /// The title last sent to the window.
     title: String,
@@ -192,6 +245,26 @@ impl EditorApp {
         }
     }
 
+    /// Applies `--select` to the model once it is open.
+    fn apply_selection(&mut self) {
+        if self.editor.loading.is_some() {
+            return;
+        }
+        let Some(document) = &mut self.editor.document else {
+            return;
+        };
+        let Some((kind, indices)) = self.selection.take() else {
+            return;
+        };
+        let count = document.model.count(kind);
+        let selection = document.selection.get_mut(kind);
+        selection.clear();
+        for index in indices.into_iter().filter(|&i| i < count) {
+            selection.indices.insert(index);
+            selection.current.get_or_insert(index);
+        }
+    }
+
     fn handle_screenshot(&mut self, ctx: &egui::Context) {
         let ready = self.editor.loading.is_none();
         let Some(state) = &mut self.screenshot else {
@@ -231,7 +304,7 @@ impl EditorApp {
             ctx.request_repaint();
             return;
         }
-        if state.frames_after_ready == 0 {
+        if state.frames_after_ready == 0 && !self.select_given {
             // The document is open: show the tab with its first element selected, so the
             // property panel is filled.
             if let Some(pane) = state.tab {
@@ -293,6 +366,7 @@ impl eframe::App for EditorApp {
         }
         self.handle_platform_requests(&ctx);
         self.editor.ui(ui);
+        self.apply_selection();
         self.handle_platform_requests(&ctx);
         self.update_title(&ctx);
         self.handle_screenshot(&ctx);
