@@ -724,6 +724,11 @@ pub fn view_pane_ui(
     });
     if let Some(layout) = &layout {
         let active = state.gizmo.drag.map(|d| d.handle).or(hovered);
+        if state.gizmo.drag.is_some() {
+            ui.ctx().set_cursor_icon(egui::CursorIcon::Grabbing);
+        } else if hovered.is_some() {
+            ui.ctx().set_cursor_icon(egui::CursorIcon::Grab);
+        }
         gizmo::paint(
             &ui.painter_at(rect),
             rect.min,
