@@ -138,7 +138,9 @@ fn parse_selection(text: &str) -> Result<(ElementKind, Vec<usize>)> {
     .into_iter()
     .find(|k| k.list_name() == kind_name || k.name() == kind_name)
     .ok_or_else(|| {
-        anyhow!("--select {text}: the kind is one of vertices, materials, bones, rigid_bodies, joints")
+        anyhow!(
+            "--select {text}: the kind is one of vertices, materials, bones, rigid_bodies, joints"
+        )
     })?;
     let mut indices = Vec::new();
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {

@@ -17,6 +17,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         lay_out_as_tube(&mut model, 1000);
     }
     save_path(&model, std::path::Path::new(&path), &SaveOptions::default())?;
-    println!("{path}: {} vertices, {} faces", model.vertices.len(), model.faces.len());
+    println!(
+        "{path}: {} vertices, {} faces",
+        model.vertices.len(),
+        model.faces.len()
+    );
     Ok(())
 }

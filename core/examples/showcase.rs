@@ -138,10 +138,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     model.bones.push(Bone {
         name_ja: "センター".into(),
         name_en: "center".into(),
-        flags: BoneFlags::ROTATABLE
-            | BoneFlags::MOVABLE
-            | BoneFlags::VISIBLE
-            | BoneFlags::OPERABLE,
+        flags: BoneFlags::ROTATABLE | BoneFlags::MOVABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE,
         ..Bone::default()
     });
     let checker = texture(&mut model, "tex\\checker.png");
@@ -177,7 +174,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             sphere_texture: gloss,
             sphere_mode: SphereMode::Add,
             toon: Toon::Texture(lilac),
-            ..base_material("スフィア加算と個別トゥーン", "sphere add, own toon", [0.6, 0.3, 0.8, 1.0])
+            ..base_material(
+                "スフィア加算と個別トゥーン",
+                "sphere add, own toon",
+                [0.6, 0.3, 0.8, 1.0],
+            )
         },
     );
     sphere(

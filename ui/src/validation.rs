@@ -7,6 +7,7 @@ use crate::document::Document;
 use crate::i18n::Language;
 use egui_extras::{Column, TableBuilder};
 use pmx_core::model::{ElementKind, PmxVersion};
+use pmx_core::texture::TextureProblem;
 use pmx_core::validate::{Issue, Severity, Summary, Target, check};
 use std::time::{Duration, Instant};
 
@@ -26,6 +27,13 @@ pub struct ValidationState {
     /// (document id, revision, target) the issues belong to.
     checked: Option<(u64, u64, Option<Target>)>,
     pub last_duration: Duration,
+    /// What the validator found (`issues` is this plus `decode_issues`).
+    checked_issues: Vec<Issue>,
+    /// Textures the 3D view could not decode although their header looked right (the
+    /// validator reads headers only): warnings too, so a placeholder never goes unexplained.
+    decode_issues: Vec<Issue>,
+    /// The view's problems `decode_issues` were made from.
+    decode_problems: Vec<TextureProblem>,
 }
 
 impl Default for ValidationState {
@@ -37,6 +45,9 @@ impl Default for ValidationState {
             auto_refresh: true,
             checked: None,
             last_duration: Duration::ZERO,
+            checked_issues: Vec::new(),
+            decode_issues: Vec::new(),
+            decode_problems: Vec::new(),
         }
     }
 }
@@ -50,8 +61,9 @@ impl ValidationState {
         }
         let started = Instant::now();
         let options = document.check_options(self.target);
-        self.issues = check(&document.model, document.load_report.as_ref(), &options);
+        self.checked_issues = check(&document.model, document.load_report.as_ref(), &options);
         self.last_duration = started.elapsed();
+        self.compose();
         self.checked = Some(key);
         if self.last_duration > AUTO_REFRESH_BUDGET {
             self.auto_refresh = false;
@@ -69,8 +81,9 @@ impl ValidationState {
         if self.target.is_some() {
             return;
         }
-        self.issues = check.issues;
+        self.checked_issues = check.issues;
         self.last_duration = check.duration;
+        self.compose();
         self.checked = Some((document_id, document.revision(), None));
         if self.last_duration > AUTO_REFRESH_BUDGET {
             self.auto_refresh = false;
@@ -83,9 +96,68 @@ impl ValidationState {
         self.checked == Some((document_id, document.revision(), self.target))
     }
 
+    /// Adds a warning for each texture the 3D view could not read or decode that the validator
+    /// did not report (its checks read headers only); `problems` is the view's list.
+    pub fn merge_view_problems(&mut self, document: &Document, problems: &[TextureProblem]) {
+        if problems == self.decode_problems.as_slice() {
+            return;
+        }
+        self.decode_problems = problems.to_vec();
+        self.decode_issues.clear();
+        for problem in problems {
+            let message = match problem {
+                TextureProblem::NotFound { .. } => continue,
+                TextureProblem::Unreadable { message, .. }
+                | TextureProblem::Undecodable { message, .. } => message,
+            };
+            let name = problem.name();
+            for (index, texture) in document.model.textures.iter().enumerate() {
+                if texture.as_str().trim() != name.trim() {
+                    continue;
+                }
+                let path = format!("textures[{index}]");
+                self.decode_issues.push(Issue::new(
+                    Severity::Warning,
+                    "W-TEXTURE-UNREADABLE",
+                    path,
+                    format!(
+                        "texture file \"{name}\" cannot be decoded ({message}); the 3D view shows a placeholder"
+                    ),
+                    format!(
+                        "テクスチャファイル「{name}」をデコードできません（{message}）。3D表示では代わりの模様を表示しています"
+                    ),
+                ));
+            }
+        }
+        self.compose();
+    }
+
+    /// `issues`: the validator's, and the view's decoding failures it did not report.
+    fn compose(&mut self) {
+        let reported = |issue: &Issue| {
+            self.checked_issues
+                .iter()
+                .any(|i| i.path == issue.path && i.code.starts_with("W-TEXTURE"))
+        };
+        let extra: Vec<Issue> = self
+            .decode_issues
+            .iter()
+            .filter(|issue| !reported(issue))
+            .cloned()
+            .collect();
+        self.issues = self.checked_issues.clone();
+        self.issues.extend(extra);
+        // Errors, then warnings, then info, as the validator orders them.
+        self.issues
+            .sort_by_key(|issue| std::cmp::Reverse(issue.severity));
+    }
+
     /// Forgets the last check (another document was opened).
     pub fn reset(&mut self) {
         self.issues.clear();
+        self.checked_issues.clear();
+        self.decode_issues.clear();
+        self.decode_problems.clear();
         self.checked = None;
         self.auto_refresh = true;
     }
@@ -135,6 +207,7 @@ pub fn validation_pane_ui(
     document: &Document,
     document_id: u64,
     commands: &mut Commands,
+    texture_problems: &[TextureProblem],
 ) {
     let mut force = false;
     ui.horizontal_wrapped(|ui| {
@@ -158,6 +231,7 @@ pub fn validation_pane_ui(
         }
     });
     state.refresh(document, document_id, force);
+    state.merge_view_problems(document, texture_problems);
     let summary = Summary::of(&state.issues);
     ui.horizontal_wrapped(|ui| {
         let counts = [summary.errors, summary.warnings, summary.infos];
@@ -318,5 +392,67 @@ mod tests {
         );
         assert_eq!(element_of_path("header.index_sizes.vertex"), None);
         assert_eq!(element_of_path("faces"), None);
+    }
+
+    #[test]
+    fn textures_the_view_cannot_decode_are_warnings_once() {
+        let dir = tempfile::tempdir().expect("dir");
+        // A PNG signature with nothing after it: the header check reports it; a BMP whose
+        // header is fine but whose pixels are cut passes the header check.
+        std::fs::write(dir.path().join("cut.png"), b"\x89PNG\r\n\x1a\n").expect("write");
+        let mut bmp = Vec::new();
+        image::RgbImage::from_pixel(64, 64, image::Rgb([1, 2, 3]))
+            .write_to(&mut std::io::Cursor::new(&mut bmp), image::ImageFormat::Bmp)
+            .expect("bmp");
+        bmp.truncate(200);
+        std::fs::write(dir.path().join("short.bmp"), &bmp).expect("write");
+        let mut model = pmx_core::generate::sample_model();
+        model.textures = vec!["cut.png".into(), "short.bmp".into(), "fine_name.png".into()];
+        let path = dir.path().join("model.pmx");
+        let document = Document::from_model(model, Some(path), None);
+        let mut state = ValidationState::default();
+        state.refresh(&document, 1, true);
+        let texture_codes = |state: &ValidationState| -> Vec<(String, &'static str)> {
+            let mut codes: Vec<(String, &'static str)> = state
+                .issues
+                .iter()
+                .filter(|i| i.code.contains("TEXTURE"))
+                .map(|i| (i.path.clone(), i.code))
+                .collect();
+            codes.sort();
+            codes
+        };
+        assert_eq!(
+            texture_codes(&state),
+            vec![
+                ("textures[0]".to_owned(), "W-TEXTURE-UNREADABLE"),
+                ("textures[2]".to_owned(), "W-TEXTURE-MISSING"),
+            ]
+        );
+        // What the view found decoding them: the cut BMP is new, the other two are known.
+        let problems: Vec<TextureProblem> = ["cut.png", "short.bmp"]
+            .into_iter()
+            .map(|name| TextureProblem::Undecodable {
+                name: name.to_owned(),
+                message: "cut short".to_owned(),
+            })
+            .chain([TextureProblem::NotFound {
+                name: "fine_name.png".to_owned(),
+            }])
+            .collect();
+        state.merge_view_problems(&document, &problems);
+        assert_eq!(
+            texture_codes(&state),
+            vec![
+                ("textures[0]".to_owned(), "W-TEXTURE-UNREADABLE"),
+                ("textures[1]".to_owned(), "W-TEXTURE-UNREADABLE"),
+                ("textures[2]".to_owned(), "W-TEXTURE-MISSING"),
+            ]
+        );
+        // Warnings stay before info.
+        let severities: Vec<Severity> = state.issues.iter().map(|i| i.severity).collect();
+        assert!(severities.windows(2).all(|w| w[0] >= w[1]));
+        state.merge_view_problems(&document, &[]);
+        assert_eq!(texture_codes(&state).len(), 2);
     }
 }

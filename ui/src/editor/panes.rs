@@ -91,6 +91,7 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
                     document,
                     self.document_id,
                     self.commands,
+                    &self.view.scene.texture_problems,
                 );
             }
             table_pane => {

@@ -129,6 +129,8 @@ impl ViewScene {
         self.bounds = mesh.bounds;
         let mut uploads = vec![Upload::Mesh(mesh)];
         if textures {
+            // Every texture is loaded again: problems of textures no longer there go.
+            self.texture_problems.clear();
             uploads.push(Upload::Textures(
                 self.load_textures(document, 0..usize::MAX),
             ));
