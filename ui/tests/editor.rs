@@ -830,18 +830,26 @@ fn pose_pane_scrubs_a_vmd_motion() {
     assert!(!document(&harness).is_dirty());
 }
 
+/// Selects vertices 0 and 5 (what the transform tests move); returns the editor to set more.
+fn select_vertices_0_and_5<'h>(harness: &'h mut Harness<'_, EditorState>) -> &'h mut EditorState {
+    let editor = harness.state_mut();
+    let selection = editor
+        .document
+        .as_mut()
+        .unwrap()
+        .selection
+        .get_mut(ElementKind::Vertex);
+    selection.indices.insert(0);
+    selection.indices.insert(5);
+    editor
+}
+
 #[test]
 fn the_view_moves_the_selected_vertices_by_numbers_as_one_step() {
     let original = model();
     let mut harness = with_document(original.clone());
-    {
-        let editor = harness.state_mut();
-        let document = editor.document.as_mut().unwrap();
-        let selection = document.selection.get_mut(ElementKind::Vertex);
-        selection.indices.insert(0);
-        selection.indices.insert(5);
-        editor.view.transform.translate = glam::Vec3::new(0.0, 1.5, 0.0);
-    }
+    let editor = select_vertices_0_and_5(&mut harness);
+    editor.view.transform.translate = glam::Vec3::new(0.0, 1.5, 0.0);
     harness.run_ok();
     click(&mut harness, "Apply move");
     let moved = &document(&harness).model.vertices;
@@ -863,14 +871,8 @@ fn the_view_moves_the_selected_vertices_by_numbers_as_one_step() {
 fn dragging_the_gizmo_moves_the_selection_along_x_as_one_step() {
     let original = model();
     let mut harness = with_document(original.clone());
-    {
-        let editor = harness.state_mut();
-        let document = editor.document.as_mut().unwrap();
-        let selection = document.selection.get_mut(ElementKind::Vertex);
-        selection.indices.insert(0);
-        selection.indices.insert(5);
-        editor.view.gizmo.mode = pmx_ui::view::gizmo::GizmoMode::Move;
-    }
+    let editor = select_vertices_0_and_5(&mut harness);
+    editor.view.gizmo.mode = pmx_ui::view::gizmo::GizmoMode::Move;
     harness.run_ok();
     {
         // 選択を画面に合わせる: the selection in the middle of the view.
