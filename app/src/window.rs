@@ -13,6 +13,7 @@ use pmx_ui::settings::Settings;
 use pmx_ui::view::PickMode;
 use pmx_ui::view::gizmo::GizmoMode;
 use pmx_ui::workspace::Pane;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -123,8 +124,9 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
     }
 }
 
-/// `bones:12` or `vertices:0-99,120` → the kind and its indices.
-fn parse_selection(text: &str) -> Result<(ElementKind, Vec<usize>)> {
+/// `bones:12` or `vertices:0-99,120` → the kind and its index ranges (kept as ranges: a range
+/// past the model's end costs nothing).
+fn parse_selection(text: &str) -> Result<(ElementKind, Vec<RangeInclusive<usize>>)> {
     let (kind_name, list) = text
         .split_once(':')
         .ok_or_else(|| anyhow!("--select {text}: expected KIND:INDICES, e.g. bones:12"))?;
@@ -142,7 +144,7 @@ fn parse_selection(text: &str) -> Result<(ElementKind, Vec<usize>)> {
             "--select {text}: the kind is one of vertices, materials, bones, rigid_bodies, joints"
         )
     })?;
-    let mut indices = Vec::new();
+    let mut ranges = Vec::new();
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let number = |n: &str| {
             n.trim()
@@ -150,11 +152,14 @@ fn parse_selection(text: &str) -> Result<(ElementKind, Vec<usize>)> {
                 .map_err(|_| anyhow!("--select {text}: \"{n}\" is not an index"))
         };
         match part.split_once('-') {
-            Some((first, last)) => indices.extend(number(first)?..=number(last)?),
-            None => indices.push(number(part)?),
+            Some((first, last)) => ranges.push(number(first)?..=number(last)?),
+            None => {
+                let index = number(part)?;
+                ranges.push(index..=index);
+            }
         }
     }
-    Ok((kind, indices))
+    Ok((kind, ranges))
 }
 
 fn parse_size(text: &str) -> Result<[f32; 2]> {
@@ -168,7 +173,7 @@ fn parse_size(text: &str) -> Result<[f32; 2]> {
 
 struct EditorApp {
     /// `--select`: applied once the model is open.
-    selection: Option<(ElementKind, Vec<usize>)>,
+    selection: Option<(ElementKind, Vec<RangeInclusive<usize>>)>,
     /// Whether `--select` was given (the screenshot then keeps that selection).
     select_given: bool,
     editor: EditorState,
@@ -255,15 +260,18 @@ impl EditorApp {
         let Some(document) = &mut self.editor.document else {
             return;
         };
-        let Some((kind, indices)) = self.selection.take() else {
+        let Some((kind, ranges)) = self.selection.take() else {
             return;
         };
         let count = document.model.count(kind);
         let selection = document.selection.get_mut(kind);
         selection.clear();
-        for index in indices.into_iter().filter(|&i| i < count) {
-            selection.indices.insert(index);
-            selection.current.get_or_insert(index);
+        for range in ranges {
+            let (start, end) = (*range.start(), range.end().saturating_add(1).min(count));
+            if start < end {
+                selection.indices.insert_range(start, end);
+                selection.current.get_or_insert(start);
+            }
         }
     }
 
@@ -382,5 +390,25 @@ impl eframe::App for EditorApp {
 
     fn persist_egui_memory(&self) -> bool {
         self.screenshot.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selections_from_the_command_line() {
+        let (kind, ranges) = parse_selection("vertices:0-99, 120").expect("parses");
+        assert_eq!(kind, ElementKind::Vertex);
+        assert_eq!(ranges, vec![0..=99, 120..=120]);
+        let (kind, ranges) = parse_selection("bone:5").expect("singular kind name");
+        assert_eq!((kind, ranges), (ElementKind::Bone, vec![5..=5]));
+        // A huge range is kept as a range, not expanded.
+        let (_, ranges) = parse_selection("rigid_bodies:0-18446744073709551615").expect("parses");
+        assert_eq!(ranges, vec![0..=usize::MAX]);
+        assert!(parse_selection("bones").is_err());
+        assert!(parse_selection("faces:1").is_err());
+        assert!(parse_selection("bones:x").is_err());
     }
 }
