@@ -290,22 +290,15 @@ pub fn bone_field_ui(
     field: &str,
     get: impl Fn(usize) -> Option<Option<BoneIdx>>,
 ) {
-    let count = cx.model.bones.len();
-    let picked = {
-        let label = |i: usize| cx.bone_label(i);
-        index_row_ui(cx, ui, grid, title, field, count, &label, |i| {
-            get(i).map(|b| b.map(BoneIdx::get))
-        })
-    };
-    if let Some(choice) = picked {
-        let value = serde_json::to_value(choice.map(BoneIdx::new)).unwrap_or_default();
-        cx.commands.push(Command::set(
-            grid.target,
-            grid.indices.to_vec(),
-            field,
-            value,
-        ));
-    }
+    crate::table::fields::pick_field_ui(
+        cx,
+        ui,
+        grid,
+        title,
+        field,
+        crate::table::fields::Pick::Bone,
+        |i| get(i).map(|b| b.map(BoneIdx::get)),
+    );
 }
 
 /// A row choosing an element index (or none) from `count` elements; returns the choice.

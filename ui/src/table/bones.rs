@@ -4,14 +4,16 @@
 //! target, loop count, unit angle in degrees and the IK link list with per-axis limits in
 //! degrees), and links to the vertices, rigid bodies, morphs and frames that use the bone.
 
-use super::fields::{degrees_drag, degrees_field_ui, name_cell_ui, push_numbers, vec_cells_ui};
+use super::fields::{
+    Pick, degrees_drag, degrees_field_ui, name_cell_ui, pick_ui, push_numbers, vec_cells_ui,
+};
 use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
 use crate::properties::{
     PropertyGrid, bone_field_ui, f32_field_ui, flag_field_ui, i64_field_ui, text_field_ui,
     vec_field_ui,
 };
-use crate::widgets::{EditCx, i64_drag, index_picker_ui};
+use crate::widgets::{EditCx, i64_drag};
 use pmx_core::edit::{EditOp, EditTarget};
 use pmx_core::model::{
     AngleLimits, Bone, BoneFlags, BoneIdx, DisplayItem, ElementKind, IkLink, Model, MorphOffsets,
@@ -141,10 +143,6 @@ pub fn bone_flags_json(bits: u32) -> Value {
     serde_json::to_value(BoneFlags::from_bits_retain(bits as u16)).unwrap_or_default()
 }
 
-fn bone_json(bone: Option<usize>) -> Value {
-    serde_json::to_value(bone.map(BoneIdx::new)).unwrap_or_default()
-}
-
 fn push_flag(cx: &mut EditCx<'_>, index: usize, bone: &Bone, flag: BoneFlags, on: bool) {
     let bits = if on {
         bone.flags.bits() | flag.bits()
@@ -214,27 +212,13 @@ impl ElementTable for BoneTable {
             ),
             Col::Parent => {
                 let name = format!("bone {index} parent");
-                let count = cx.model.bones.len();
-                let picked = {
-                    let label = |i: usize| cx.bone_label(i);
-                    index_picker_ui(
-                        ui,
-                        ("bone_parent", index),
-                        bone.parent.map(BoneIdx::get),
-                        false,
-                        count,
-                        &label,
-                        Some(cx.tr("common.none")),
-                        140.0,
-                        &name,
-                    )
-                };
-                if let Some(choice) = picked {
+                let current = bone.parent.map(BoneIdx::get);
+                if let Some(choice) = pick_ui(cx, ui, Pick::Bone, current, 140.0, &name) {
                     cx.commands.push(Command::set(
                         EditTarget::Bone,
                         vec![index],
                         "parent",
-                        bone_json(choice),
+                        Pick::Bone.json(choice),
                     ));
                 }
             }
@@ -559,7 +543,6 @@ fn ik_links_ui(cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, bone: &Bone
             set_links(cx, new);
         }
     });
-    let count = cx.model.bones.len();
     egui::Grid::new(("ik_links", index))
         .num_columns(2)
         .striped(true)
@@ -570,26 +553,13 @@ fn ik_links_ui(cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, bone: &Bone
                 ui.vertical(|ui| {
                     ui.horizontal(|ui| {
                         let name = format!("ik link {j} bone");
-                        let picked = {
-                            let label = |i: usize| cx.bone_label(i);
-                            index_picker_ui(
-                                ui,
-                                ("ik_link_bone", index, j),
-                                link.bone.map(BoneIdx::get),
-                                false,
-                                count,
-                                &label,
-                                Some(cx.tr("common.none")),
-                                150.0,
-                                &name,
-                            )
-                        };
-                        if let Some(choice) = picked {
+                        let current = link.bone.map(BoneIdx::get);
+                        if let Some(choice) = pick_ui(cx, ui, Pick::Bone, current, 150.0, &name) {
                             cx.commands.push(Command::set(
                                 EditTarget::Bone,
                                 vec![index],
                                 &format!("ik.links.{j}.bone"),
-                                bone_json(choice),
+                                Pick::Bone.json(choice),
                             ));
                         }
                         let mut limited = link.limits.is_some();

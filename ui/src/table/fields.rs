@@ -6,7 +6,7 @@ use crate::command::Command;
 use crate::properties::{PropertyGrid, index_row_ui};
 use crate::widgets::{EditCx, f32_drag, json_f32};
 use pmx_core::edit::EditTarget;
-use pmx_core::model::{MaterialIdx, MorphIdx, RigidBodyIdx};
+use pmx_core::model::{BoneIdx, MaterialIdx, MorphIdx, RigidBodyIdx};
 use serde_json::Value;
 
 const AXES: [&str; 3] = ["x", "y", "z"];
@@ -165,6 +165,7 @@ pub fn morph_label(cx: &EditCx<'_>, index: usize) -> String {
 /// Which list an index row picks from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pick {
+    Bone,
     RigidBody,
     Morph,
     Material,
@@ -173,6 +174,7 @@ pub enum Pick {
 impl Pick {
     fn count(self, cx: &EditCx<'_>) -> usize {
         match self {
+            Pick::Bone => cx.model.bones.len(),
             Pick::RigidBody => cx.model.rigid_bodies.len(),
             Pick::Morph => cx.model.morphs.len(),
             Pick::Material => cx.model.materials.len(),
@@ -181,6 +183,7 @@ impl Pick {
 
     fn label(self, cx: &EditCx<'_>, index: usize) -> String {
         match self {
+            Pick::Bone => cx.bone_label(index),
             Pick::RigidBody => rigid_body_label(cx, index),
             Pick::Morph => morph_label(cx, index),
             Pick::Material => cx.material_label(index),
@@ -191,6 +194,7 @@ impl Pick {
     #[must_use]
     pub fn json(self, choice: Option<usize>) -> Value {
         match self {
+            Pick::Bone => serde_json::to_value(choice.map(BoneIdx::new)),
             Pick::RigidBody => serde_json::to_value(choice.map(RigidBodyIdx::new)),
             Pick::Morph => serde_json::to_value(choice.map(MorphIdx::new)),
             Pick::Material => serde_json::to_value(choice.map(MaterialIdx::new)),
@@ -199,7 +203,7 @@ impl Pick {
     }
 }
 
-/// A row choosing a rigid body, morph or material (or none) for every selected element.
+/// A row choosing a bone, rigid body, morph or material (or none) for every selected element.
 pub fn pick_field_ui(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,

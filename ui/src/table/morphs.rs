@@ -564,29 +564,14 @@ fn offset_cells_ui(
         MorphOffsets::Bone(list) => {
             let Some(o) = list.get(r) else { return };
             row.col(|ui| {
-                let count = cx.model.bones.len();
                 let name = format!("morph {morph} offsets.{r}.bone");
-                let picked = {
-                    let label = |i: usize| cx.bone_label(i);
-                    index_picker_ui(
-                        ui,
-                        ("offset_bone", morph, r),
-                        o.bone.map(BoneIdx::get),
-                        false,
-                        count,
-                        &label,
-                        Some(cx.tr("common.none")),
-                        150.0,
-                        &name,
-                    )
-                };
-                if let Some(choice) = picked {
-                    let value = serde_json::to_value(choice.map(BoneIdx::new)).unwrap_or_default();
+                let current = o.bone.map(BoneIdx::get);
+                if let Some(choice) = pick_ui(cx, ui, Pick::Bone, current, 150.0, &name) {
                     cx.commands.push(Command::set(
                         target,
                         vec![morph],
                         &format!("offsets.{r}.bone"),
-                        value,
+                        Pick::Bone.json(choice),
                     ));
                 }
             });

@@ -3,13 +3,13 @@
 //! the bone and to the joints that hold the body.
 
 use super::fields::{
-    choice_field_ui, choice_ui, degrees_vec_field_ui, group_field_ui, mask_field_ui, name_cell_ui,
-    push_numbers, vec_cells_ui,
+    Pick, choice_field_ui, choice_ui, degrees_vec_field_ui, group_field_ui, mask_field_ui,
+    name_cell_ui, pick_ui, push_numbers, vec_cells_ui,
 };
 use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
 use crate::properties::{PropertyGrid, bone_field_ui, f32_field_ui, text_field_ui, vec_field_ui};
-use crate::widgets::{EditCx, f32_drag, index_picker_ui, json_f32};
+use crate::widgets::{EditCx, f32_drag, json_f32};
 use pmx_core::edit::{EditOp, EditTarget};
 use pmx_core::model::{BoneIdx, ElementKind, Model, RigidBody, RigidMode, RigidShape};
 
@@ -111,25 +111,15 @@ impl ElementTable for RigidBodyTable {
             Col::NameJa => name_cell_ui(cx, ui, target, index, "name_ja", &body.name_ja.as_str()),
             Col::NameEn => name_cell_ui(cx, ui, target, index, "name_en", &body.name_en.as_str()),
             Col::Bone => {
-                let count = cx.model.bones.len();
-                let picked = {
-                    let label = |i: usize| cx.bone_label(i);
-                    index_picker_ui(
-                        ui,
-                        ("rigid_bone", index),
-                        body.bone.map(BoneIdx::get),
-                        false,
-                        count,
-                        &label,
-                        Some(cx.tr("common.none")),
-                        140.0,
-                        &format!("rigid_body {index} bone"),
-                    )
-                };
-                if let Some(choice) = picked {
-                    let value = serde_json::to_value(choice.map(BoneIdx::new)).unwrap_or_default();
-                    cx.commands
-                        .push(Command::set(target, vec![index], "bone", value));
+                let name = format!("rigid_body {index} bone");
+                let current = body.bone.map(BoneIdx::get);
+                if let Some(choice) = pick_ui(cx, ui, Pick::Bone, current, 140.0, &name) {
+                    cx.commands.push(Command::set(
+                        target,
+                        vec![index],
+                        "bone",
+                        Pick::Bone.json(choice),
+                    ));
                 }
             }
             Col::Group => {
