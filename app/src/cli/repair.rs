@@ -82,16 +82,15 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
     let mut history = History::new();
     // Texture paths are relative to the model: their files are checked (and wrongly cased
     // paths fixed) only when the output lands in the input's folder, where they stay valid.
-    let same_folder = |a: &std::path::Path, b: &std::path::Path| {
-        let folder = |p: &std::path::Path| {
-            let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-            std::fs::canonicalize(parent.unwrap_or(std::path::Path::new("."))).ok()
-        };
-        folder(a).is_some_and(|f| Some(f) == folder(b))
+    let input_check = validate::CheckOptions::for_file(&args.input);
+    let folder = |options: &validate::CheckOptions| {
+        let dir = options.model_dir.as_deref()?;
+        std::fs::canonicalize(dir).ok()
     };
+    let output_folder = folder(&validate::CheckOptions::for_file(&args.output));
     let mut repair_options = RepairOptions::default();
-    if same_folder(&args.input, &args.output) {
-        repair_options.check = validate::CheckOptions::for_file(&args.input);
+    if folder(&input_check).is_some_and(|dir| Some(dir) == output_folder) {
+        repair_options.check = input_check;
     }
     let report = validate::repair(
         &mut loaded.model,
