@@ -40,10 +40,7 @@ impl ElementTable for DisplayFrameTable {
     }
 
     fn columns(&self, _model: &Model) -> Vec<ColumnSpec> {
-        COLUMNS
-            .iter()
-            .map(|&(_, title, width)| ColumnSpec::new(title, width))
-            .collect()
+        ColumnSpec::of_list(&COLUMNS)
     }
 
     fn cell_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, column: usize) {

@@ -44,6 +44,15 @@ pub struct ColumnSpec {
 }
 
 impl ColumnSpec {
+    /// The specs of a table's `(column, i18n key, width)` list, all sortable.
+    #[must_use]
+    pub fn of_list<C>(columns: &[(C, &'static str, f32)]) -> Vec<Self> {
+        columns
+            .iter()
+            .map(|&(_, title, width)| Self::new(title, width))
+            .collect()
+    }
+
     #[must_use]
     pub const fn new(title: &'static str, width: f32) -> Self {
         Self {
