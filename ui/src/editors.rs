@@ -59,7 +59,10 @@ fn tree_size(width: f32, share: f32, largest: f32, table_min: f32) -> (f32, egui
     let room = width - table_min - crate::table::PROPERTY_PANEL_WIDTH;
     let max = room.clamp(140.0, 800.0);
     let min = 140.0_f32.min(max);
-    ((width * share).clamp(min, largest.min(max)), egui::Rangef::new(min, max))
+    (
+        (width * share).clamp(min, largest.min(max)),
+        egui::Rangef::new(min, max),
+    )
 }
 
 /// Whether [`editor_pane_ui`] draws the pane of `kind`.

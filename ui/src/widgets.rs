@@ -140,9 +140,7 @@ pub fn f32_drag(
     let mut response = ui.add(drag).accessible_name(name);
     let new = edited as f32;
     let changed = edited != start && new.to_bits() != value.to_bits();
-    response
-        .flags
-        .set(egui::response::Flags::CHANGED, changed);
+    response.flags.set(egui::response::Flags::CHANGED, changed);
     (response, if changed { new } else { value })
 }
 
@@ -189,9 +187,7 @@ pub fn i64_drag(
     }
     let mut response = ui.add(drag).accessible_name(name);
     let changed = edited != value;
-    response
-        .flags
-        .set(egui::response::Flags::CHANGED, changed);
+    response.flags.set(egui::response::Flags::CHANGED, changed);
     (response, edited)
 }
 

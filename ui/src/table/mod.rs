@@ -116,6 +116,16 @@ pub struct TableState {
     /// the table (a pick in the 3D view, the tree, a link), the table scrolls to it.
     last_current: Option<usize>,
     mixed: MixedCache,
+    rects: Option<TableRects>,
+}
+
+/// Where a table pane put its parts on the last frame it was drawn (for layout checks).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TableRects {
+    /// The area the table's rows are shown in.
+    pub table: egui::Rect,
+    /// The property panel beside it.
+    pub properties: egui::Rect,
 }
 
 /// What the view was built from: it is rebuilt when any of this changes.
@@ -190,6 +200,12 @@ impl TableState {
     #[must_use]
     pub fn shown_indices(&self) -> Vec<usize> {
         (0..self.view.len).map(|row| self.view.index(row)).collect()
+    }
+
+    /// Where the table and its property panel were on the last frame the table was drawn.
+    #[must_use]
+    pub fn rects(&self) -> Option<TableRects> {
+        self.rects
     }
 
     /// Shows element `index` centred on the next frame the table is drawn (if the view shows it).
@@ -310,7 +326,10 @@ pub fn table_min_width(table: &dyn ElementTable, model: &Model) -> f32 {
         .take(table.key_columns())
         .map(|c| c.width)
         .sum();
-    index_column_width(model.count(table.kind())) + columns + 8.0 * table.key_columns() as f32 + 24.0
+    index_column_width(model.count(table.kind()))
+        + columns
+        + 8.0 * table.key_columns() as f32
+        + 24.0
 }
 
 /// The property panel's default width and its range in a table pane `width` wide whose table
@@ -371,7 +390,7 @@ pub fn table_pane_ui(
     toolbar_ui(ui, table, state, selection, &mut edit);
     let (panel_width, panel_range) =
         property_panel_size(ui.available_width(), table_min_width(table, model));
-    egui::Panel::right(("properties", kind.name()))
+    let properties_rect = egui::Panel::right(("properties", kind.name()))
         .resizable(true)
         .default_size(panel_width)
         .size_range(panel_range)
@@ -383,9 +402,18 @@ pub fn table_pane_ui(
             };
             state.mixed.validate((document_id, revision, selection_key));
             properties_panel_ui(ui, table, selection, &mut state.mixed, &mut edit);
-        });
-    egui::CentralPanel::default().show(ui, |ui| {
-        table_ui(ui, table, state, selection, &mut edit);
+        })
+        .response
+        .rect;
+    let table_rect = egui::CentralPanel::default()
+        .show(ui, |ui| {
+            table_ui(ui, table, state, selection, &mut edit);
+        })
+        .response
+        .rect;
+    state.rects = Some(TableRects {
+        table: table_rect,
+        properties: properties_rect,
     });
 }
 
