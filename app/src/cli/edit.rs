@@ -1,4 +1,4 @@
-//! `pmx-studio edit IN OUT --script STEPS.json [--undo-all] [--json]`: applies an edit script
+//! `pmx-studio edit IN OUT --script STEPS.json [--undo-all] [--json] [--allow-version-violations]`: applies an edit script
 //! (README.md, "Edit scripts") as one undo step and writes the result.
 
 use anyhow::{Context, Result, bail};
@@ -24,6 +24,10 @@ pub struct EditArgs {
     /// Print what was done as one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Write PMX 2.0 even though the model uses PMX 2.1 features (as `convert` does), so a
+    /// 2.0 file that already uses them can be edited and written as it came.
+    #[arg(long)]
+    pub allow_version_violations: bool,
 }
 
 /// The JSON shape of `edit --json`.
@@ -71,6 +75,7 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
     let options = SaveOptions {
         pmx: PmxSaveOptions {
             index_sizes: IndexSizeMode::Keep,
+            allow_version_violations: args.allow_version_violations,
             ..PmxSaveOptions::default()
         },
     };
