@@ -433,7 +433,13 @@ impl EditReport {
     fn moved_summary(&self) -> Vec<String> {
         let mut parts: Vec<(usize, &str, Vec<String>)> = Vec::new();
         for moved in &self.moved {
-            let what = format!("{} {}", thousands(moved.count), moved.what);
+            // The phrases are plural ("child bones", "rigid bodies").
+            let noun = match (moved.count, moved.what.strip_suffix("ies")) {
+                (1, Some(stem)) => format!("{stem}y"),
+                (1, None) => moved.what.trim_end_matches('s').to_owned(),
+                _ => moved.what.clone(),
+            };
+            let what = format!("{} {noun}", thousands(moved.count));
             match parts
                 .iter_mut()
                 .find(|(to, name, _)| *to == moved.to && *name == moved.to_name)
