@@ -95,6 +95,19 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         println!("{label}");
+        for moved in &report.moved {
+            println!(
+                "  moved {} {} to bone {} {}",
+                moved.count, moved.what, moved.to, moved.to_name
+            );
+        }
+        for (what, count) in &report.removed_with {
+            println!("  removed {count} {what}");
+        }
+        for (what, count) in &report.switched_off {
+            let bones = if *count == 1 { "bone" } else { "bones" };
+            println!("  switched off {what} on {count} {bones}");
+        }
         for (field, count) in &report.cleared {
             println!("  cleared {count} {field}");
         }

@@ -7,6 +7,7 @@
 //! removed elements and the references it cleared. They implement [`undo::Edit`] and live in a
 //! [`History`]. Every application reports what it [`Touched`], so views refresh only that.
 
+mod delete;
 mod elements;
 mod field;
 mod history;
@@ -331,7 +332,27 @@ pub struct EditReport {
     pub cleared_examples: Vec<String>,
     /// Elements removed along with the deleted ones ("faces": 12, "morph offsets": 3).
     pub removed_with: BTreeMap<String, usize>,
+    /// References moved to another element instead of being cleared: a deleted bone's child
+    /// bones, vertex weights and bone-following rigid bodies go to its nearest surviving
+    /// ancestor. One entry per kind of reference and bone they went to.
+    pub moved: Vec<MovedRefs>,
+    /// Settings switched off because the bone they named was deleted, by setting, counting
+    /// bones: "IK" (the IK target was deleted), "append" (the append parent), "tail bone" (the
+    /// tail bone; the tail is now an offset to where it was).
+    pub switched_off: BTreeMap<String, usize>,
     pub notes: Vec<String>,
+}
+
+/// References of one kind that an edit moved to a bone (see [`EditReport::moved`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MovedRefs {
+    /// What moved: "child bones", "vertex weights" or "rigid bodies".
+    pub what: String,
+    /// The bone they moved to, as an index of the model after the edit.
+    pub to: usize,
+    /// Its Japanese name, for messages.
+    pub to_name: String,
+    pub count: usize,
 }
 
 impl EditReport {
@@ -345,7 +366,11 @@ impl EditReport {
 
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.cleared.is_empty() && self.removed_with.is_empty() && self.notes.is_empty()
+        self.cleared.is_empty()
+            && self.removed_with.is_empty()
+            && self.moved.is_empty()
+            && self.switched_off.is_empty()
+            && self.notes.is_empty()
     }
 
     fn extend(&mut self, other: &EditReport) {
@@ -360,12 +385,26 @@ impl EditReport {
         for (what, count) in &other.removed_with {
             *self.removed_with.entry(what.clone()).or_default() += count;
         }
+        for moved in &other.moved {
+            match self
+                .moved
+                .iter_mut()
+                .find(|m| m.what == moved.what && m.to == moved.to && m.to_name == moved.to_name)
+            {
+                Some(same) => same.count += moved.count,
+                None => self.moved.push(moved.clone()),
+            }
+        }
+        for (what, count) in &other.switched_off {
+            *self.switched_off.entry(what.clone()).or_default() += count;
+        }
         self.notes.extend(other.notes.iter().cloned());
     }
 
-    /// The report in one line for a label suffix: "and 12 faces; cleared 3 references".
+    /// The report in one line for a label suffix: "2 child bones and 576 vertex weights moved
+    /// to 上半身; and 12 faces; IK switched off on 1 bone; cleared 3 references".
     fn summary(&self) -> Option<String> {
-        let mut parts = Vec::new();
+        let mut parts = self.moved_summary();
         if !self.removed_with.is_empty() {
             let removed: Vec<String> = self
                 .removed_with
@@ -373,6 +412,14 @@ impl EditReport {
                 .map(|(what, count)| format!("{} {what}", thousands(*count)))
                 .collect();
             parts.push(format!("and {}", removed.join(", ")));
+        }
+        if !self.switched_off.is_empty() {
+            let switched: Vec<String> = self
+                .switched_off
+                .iter()
+                .map(|(what, count)| format!("{what} on {}", count_label(*count, "bone")))
+                .collect();
+            parts.push(format!("switched off {}", switched.join(", ")));
         }
         let cleared = self.cleared_total();
         if cleared > 0 {
@@ -382,14 +429,60 @@ impl EditReport {
         (!parts.is_empty()).then(|| parts.join("; "))
     }
 
+    /// "2 child bones and 576 vertex weights moved to 上半身", one part per bone.
+    fn moved_summary(&self) -> Vec<String> {
+        let mut parts: Vec<(usize, &str, Vec<String>)> = Vec::new();
+        for moved in &self.moved {
+            // The phrases are plural ("child bones", "rigid bodies").
+            let noun = match (moved.count, moved.what.strip_suffix("ies")) {
+                (1, Some(stem)) => format!("{stem}y"),
+                (1, None) => moved.what.trim_end_matches('s').to_owned(),
+                _ => moved.what.clone(),
+            };
+            let what = format!("{} {noun}", thousands(moved.count));
+            match parts
+                .iter_mut()
+                .find(|(to, name, _)| *to == moved.to && *name == moved.to_name)
+            {
+                Some((_, _, list)) => list.push(what),
+                None => parts.push((moved.to, &moved.to_name, vec![what])),
+            }
+        }
+        parts
+            .into_iter()
+            .map(|(to, name, list)| {
+                let list = match list.split_last() {
+                    Some((last, first)) if !first.is_empty() => {
+                        format!("{} and {last}", first.join(", "))
+                    }
+                    _ => list.concat(),
+                };
+                let bone = if name.is_empty() {
+                    format!("bone {to}")
+                } else {
+                    name.to_owned()
+                };
+                format!("{list} moved to {bone}")
+            })
+            .collect()
+    }
+
     fn heap_size(&self) -> usize {
         // BTreeMap nodes are not exposed; count the entries' text and a node share each.
         let entry = std::mem::size_of::<(String, usize)>() * 2;
         self.cleared
             .keys()
             .chain(self.removed_with.keys())
+            .chain(self.switched_off.keys())
             .map(|k| k.capacity() + entry)
             .sum::<usize>()
+            + self
+                .moved
+                .iter()
+                .map(|m| {
+                    std::mem::size_of::<MovedRefs>() + m.what.capacity() + m.to_name.capacity()
+                })
+                .sum::<usize>()
             + self
                 .cleared_examples
                 .iter()
