@@ -93,7 +93,7 @@ mod tests {
             Language::English.format("status.selected", &[("count", &3), ("kind", &"bones")]),
             "3 bones selected"
         );
-        assert_eq!(Language::Japanese.tr("no.such.key"), "no.such.key");
-        assert_eq!(Language::English.get("no.such.key"), None);
+        assert_eq!(Language::Japanese.tr("no.such-key"), "no.such-key");
+        assert_eq!(Language::English.get("no.such-key"), None);
     }
 }

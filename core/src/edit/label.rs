@@ -124,8 +124,8 @@ impl EditLabel {
                 .collect(),
             cleared: report.cleared_total(),
         };
-        self.summary = (!summary.removed_with.is_empty() || summary.cleared > 0)
-            .then(|| Box::new(summary));
+        self.summary =
+            (!summary.removed_with.is_empty() || summary.cleared > 0).then(|| Box::new(summary));
         self
     }
 
@@ -178,7 +178,10 @@ impl EditLabel {
                 }
             }
             if summary.cleared > 0 {
-                keys.extend(["edit.summary_cleared".to_owned(), "nouns.reference".to_owned()]);
+                keys.extend([
+                    "edit.summary_cleared".to_owned(),
+                    "nouns.reference".to_owned(),
+                ]);
             }
         }
         keys
@@ -456,8 +459,14 @@ mod tests {
         let set = EditLabel::new("edit.set_field_many")
             .count(1000, EditTarget::Vertex)
             .arg("field", LabelArg::Field("edge_scale".into()));
-        assert_eq!(set.render(Language::English), "Set edge_scale of 1,000 vertices");
-        assert_eq!(set.render(Language::Japanese), "頂点1,000個のエッジ倍率を変更");
+        assert_eq!(
+            set.render(Language::English),
+            "Set edge_scale of 1,000 vertices"
+        );
+        assert_eq!(
+            set.render(Language::Japanese),
+            "頂点1,000個のエッジ倍率を変更"
+        );
 
         let mut report = EditReport::default();
         report.removed_with.insert("faces".into(), 12);
@@ -483,7 +492,10 @@ mod tests {
 
         let script = EditLabel::new("edit.script").arg("count", LabelArg::Count(9, "step"));
         assert_eq!(script.render(Language::English), "Edit script (9 steps)");
-        assert_eq!(script.render(Language::Japanese), "編集スクリプト（9ステップ）");
+        assert_eq!(
+            script.render(Language::Japanese),
+            "編集スクリプト（9ステップ）"
+        );
         let typed = EditLabel::text("Tidy up");
         assert_eq!(typed.render(Language::Japanese), "Tidy up");
         let fix = EditLabel::both("Normalize 3 normals", "法線3個を正規化");

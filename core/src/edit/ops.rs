@@ -218,7 +218,10 @@ impl Edit {
             .filter(|&v| in_deleted[v] && !in_kept[v])
             .collect();
         let label = EditLabel::new("edit.and_unused_vertices")
-            .arg("label", LabelArg::Label(Box::new(deleted_edit.edit_label().clone())))
+            .arg(
+                "label",
+                LabelArg::Label(Box::new(deleted_edit.edit_label().clone())),
+            )
             .count(unused.len(), EditTarget::Vertex);
         let mut sequence = Sequence::new(model);
         sequence.push(deleted_edit);

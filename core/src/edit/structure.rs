@@ -1057,7 +1057,11 @@ impl Edit {
     ) -> Result<Edit, EditError> {
         let positions = positions_of(model, kind, indices)?;
         let count = positions.len();
-        let key = if by < 0 { "edit.move_up" } else { "edit.move_down" };
+        let key = if by < 0 {
+            "edit.move_up"
+        } else {
+            "edit.move_down"
+        };
         Ok(reorder(
             kind,
             ReorderSpec::Step {
