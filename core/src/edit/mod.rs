@@ -11,6 +11,7 @@ mod delete;
 mod elements;
 mod field;
 mod history;
+mod label;
 mod merge;
 mod ops;
 mod reflect;
@@ -19,12 +20,14 @@ mod structure;
 pub use elements::Elements;
 pub use field::{FieldPath, get_field};
 pub use history::{GestureId, History};
+pub use label::{EditLabel, LabelArg, REPORT_NOUNS, report_noun};
 pub use merge::MergeOptions;
 pub use ops::{EditOp, EditScript, ops_to_edit, ops_to_edit_in};
 pub use reflect::{FieldType, HeapSize, Reflect};
 pub use structure::SortKey;
 
 use crate::formats::FileError;
+use crate::i18n::Language;
 use crate::model::refs::RemapError;
 use crate::model::{ElementKind, Model};
 use field::{FieldChange, FieldValues};
@@ -32,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
+use std::sync::OnceLock;
 use structure::{InsertChange, RemoveChange, ReorderChange};
 
 /// What an edit targets: the header, the info block, or a kind of element.
@@ -401,72 +405,6 @@ impl EditReport {
         self.notes.extend(other.notes.iter().cloned());
     }
 
-    /// The report in one line for a label suffix: "2 child bones and 576 vertex weights moved
-    /// to 上半身; and 12 faces; IK switched off on 1 bone; cleared 3 references".
-    fn summary(&self) -> Option<String> {
-        let mut parts = self.moved_summary();
-        if !self.removed_with.is_empty() {
-            let removed: Vec<String> = self
-                .removed_with
-                .iter()
-                .map(|(what, count)| format!("{} {what}", thousands(*count)))
-                .collect();
-            parts.push(format!("and {}", removed.join(", ")));
-        }
-        if !self.switched_off.is_empty() {
-            let switched: Vec<String> = self
-                .switched_off
-                .iter()
-                .map(|(what, count)| format!("{what} on {}", count_label(*count, "bone")))
-                .collect();
-            parts.push(format!("switched off {}", switched.join(", ")));
-        }
-        let cleared = self.cleared_total();
-        if cleared > 0 {
-            let plural = if cleared == 1 { "" } else { "s" };
-            parts.push(format!("cleared {} reference{plural}", thousands(cleared)));
-        }
-        (!parts.is_empty()).then(|| parts.join("; "))
-    }
-
-    /// "2 child bones and 576 vertex weights moved to 上半身", one part per bone.
-    fn moved_summary(&self) -> Vec<String> {
-        let mut parts: Vec<(usize, &str, Vec<String>)> = Vec::new();
-        for moved in &self.moved {
-            // The phrases are plural ("child bones", "rigid bodies").
-            let noun = match (moved.count, moved.what.strip_suffix("ies")) {
-                (1, Some(stem)) => format!("{stem}y"),
-                (1, None) => moved.what.trim_end_matches('s').to_owned(),
-                _ => moved.what.clone(),
-            };
-            let what = format!("{} {noun}", thousands(moved.count));
-            match parts
-                .iter_mut()
-                .find(|(to, name, _)| *to == moved.to && *name == moved.to_name)
-            {
-                Some((_, _, list)) => list.push(what),
-                None => parts.push((moved.to, &moved.to_name, vec![what])),
-            }
-        }
-        parts
-            .into_iter()
-            .map(|(to, name, list)| {
-                let list = match list.split_last() {
-                    Some((last, first)) if !first.is_empty() => {
-                        format!("{} and {last}", first.join(", "))
-                    }
-                    _ => list.concat(),
-                };
-                let bone = if name.is_empty() {
-                    format!("bone {to}")
-                } else {
-                    name.to_owned()
-                };
-                format!("{list} moved to {bone}")
-            })
-            .collect()
-    }
-
     fn heap_size(&self) -> usize {
         // BTreeMap nodes are not exposed; count the entries' text and a node share each.
         let entry = std::mem::size_of::<(String, usize)>() * 2;
@@ -537,16 +475,19 @@ pub(crate) enum Change {
 /// One undoable step.
 #[derive(Debug)]
 pub struct Edit {
-    label: String,
+    label: EditLabel,
+    /// The label in English, rendered when [`Edit::label`] is first asked (the command line).
+    english: OnceLock<String>,
     gesture: Option<GestureId>,
     report: EditReport,
     change: Change,
 }
 
 impl Edit {
-    pub(crate) fn new(label: String, change: Change) -> Self {
+    pub(crate) fn new(label: EditLabel, change: Change) -> Self {
         Self {
             label,
+            english: OnceLock::new(),
             gesture: None,
             report: EditReport::default(),
             change,
@@ -554,9 +495,8 @@ impl Edit {
     }
 
     pub(crate) fn with_report(mut self, report: EditReport) -> Self {
-        if let Some(summary) = report.summary() {
-            self.label = format!("{} ({summary})", self.label);
-        }
+        let label = self.label.clone().with_summary_of(&report);
+        self = self.with_label(label);
         self.report = report;
         self
     }
@@ -564,28 +504,43 @@ impl Edit {
     /// Several edits as one step. The edits must have been built one after the other, each on
     /// the model as the previous ones leave it ([`ops_to_edit`] does that).
     #[must_use]
-    pub fn batch(label: impl Into<String>, edits: Vec<Edit>) -> Edit {
+    pub fn batch(label: impl Into<EditLabel>, edits: Vec<Edit>) -> Edit {
         let mut report = EditReport::default();
         for edit in &edits {
             report.extend(&edit.report);
         }
         Edit {
             label: label.into(),
+            english: OnceLock::new(),
             gesture: None,
             report,
             change: Change::Batch(edits),
         }
     }
 
-    /// The text for the Edit menu ("Delete 3 bones").
+    /// The label in English ("Delete 3 bones"), as the command line prints it.
     #[must_use]
     pub fn label(&self) -> &str {
+        self.english
+            .get_or_init(|| self.label.render(Language::English))
+    }
+
+    /// The label in `lang`, for the history, the Edit menu and the status bar.
+    #[must_use]
+    pub fn label_in(&self, lang: Language) -> String {
+        self.label.render(lang)
+    }
+
+    /// The label as data (rendered when shown, so a language switch re-renders it).
+    #[must_use]
+    pub fn edit_label(&self) -> &EditLabel {
         &self.label
     }
 
     #[must_use]
-    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+    pub fn with_label(mut self, label: impl Into<EditLabel>) -> Self {
         self.label = label.into();
+        self.english = OnceLock::new();
         self
     }
 
@@ -620,7 +575,8 @@ impl Edit {
     /// not counting `size_of::<Edit>()` itself.
     #[must_use]
     pub fn heap_size(&self) -> usize {
-        self.label.capacity()
+        self.label.heap_size()
+            + self.english.get().map_or(0, String::capacity)
             + self.report.heap_size()
             + match &self.change {
                 Change::Field(change) => change.heap_size(),
@@ -687,7 +643,7 @@ impl Edit {
             ..EditReport::default()
         };
         let mut edit = Edit::new(
-            "Apply pose as rest".to_owned(),
+            EditLabel::new("edit.pose_as_rest"),
             Change::Rest(Box::new(rest)),
         );
         edit.report = report;
@@ -712,7 +668,7 @@ fn swap_rest(rest: &mut crate::pose::PoseAsRest, model: &mut Model) -> Touched {
 
 impl fmt::Display for Edit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.label)
+        f.write_str(self.label())
     }
 }
 
@@ -780,13 +736,13 @@ impl<'m> Sequence<'m> {
     }
 
     /// The edits as one step named `label`.
-    pub fn finish(mut self, label: impl Into<String>) -> Edit {
+    pub fn finish(mut self, label: impl Into<EditLabel>) -> Edit {
         self.rewind();
         Edit::batch(label, std::mem::take(&mut self.edits))
     }
 
     /// The edits as one step: the only edit itself, or a batch named `label`.
-    pub fn finish_flat(mut self, label: impl Into<String>) -> Edit {
+    pub fn finish_flat(mut self, label: impl Into<EditLabel>) -> Edit {
         self.rewind();
         let mut edits = std::mem::take(&mut self.edits);
         match (edits.pop(), edits.is_empty()) {

@@ -12,7 +12,7 @@ use super::elements::{
     Elements, material_face_ranges, materials_of_faces, put_positions, take_positions,
 };
 use super::reflect::{FieldType, HeapSize};
-use super::{Change, Edit, EditError, EditReport, EditTarget, Touched, count_label};
+use super::{Change, Edit, EditError, EditLabel, EditReport, EditTarget, LabelArg, Touched};
 use crate::model::refs::{IndexRemap, LostRef, RefKind, remap_refs};
 use crate::model::*;
 use serde::{Deserialize, Serialize};
@@ -394,6 +394,17 @@ impl SortKey {
             SortKey::Transparency => "transparency",
         }
     }
+
+    /// The key of its name in `resources/i18n` (for labels).
+    #[must_use]
+    pub fn label_key(self) -> &'static str {
+        match self {
+            SortKey::Name => "edit.sort_by_name",
+            SortKey::Hierarchy => "edit.sort_by_hierarchy",
+            SortKey::Panel => "edit.sort_by_panel",
+            SortKey::Transparency => "edit.sort_by_transparency",
+        }
+    }
 }
 
 fn stable_order_by<T, K: Ord>(list: &[T], key: impl Fn(&T) -> K) -> Vec<u32> {
@@ -530,7 +541,7 @@ impl Edit {
         }
         let mut report = EditReport::default();
         let dependents = plan(model, kind, &positions, &mut report);
-        let label = format!("Delete {}", count_label(positions.len(), kind.name()));
+        let label = EditLabel::new("edit.delete").count(positions.len(), kind);
         Ok(Edit::new(
             label,
             Change::Remove(Box::new(RemoveChange {
@@ -582,7 +593,7 @@ impl Edit {
             elements,
             Removal::at(Vec::new()),
             face_counts,
-            "Insert",
+            "edit.insert",
         )
     }
 
@@ -606,7 +617,7 @@ impl Edit {
             Elements::Faces(faces),
             Removal::at(Vec::new()),
             vec![(material as u32, count)],
-            "Insert",
+            "edit.insert",
         )
     }
 
@@ -648,7 +659,7 @@ impl Edit {
             Elements::Materials(materials),
             faces,
             Vec::new(),
-            "Insert",
+            "edit.insert",
         )
     }
 
@@ -727,7 +738,7 @@ impl Edit {
         }
         let count = positions.len();
         let edit = insert_change_at(model, kind, final_positions, copies, faces, face_counts)?;
-        Ok(edit.with_label(format!("Duplicate {}", count_label(count, kind.name()))))
+        Ok(edit.with_label(EditLabel::new("edit.duplicate").count(count, kind)))
     }
 
     /// Moves the elements at `indices` (keeping their order) so that the first ends up at `to`
@@ -754,7 +765,7 @@ impl Edit {
                 indices: positions,
                 to: to as u32,
             },
-            format!("Move {}", count_label(count, kind.name())),
+            EditLabel::new("edit.move").count(count, kind),
         ))
     }
 
@@ -768,14 +779,18 @@ impl Edit {
     ) -> Result<Edit, EditError> {
         let positions = positions_of(model, kind, indices)?;
         let count = positions.len();
-        let direction = if by < 0 { "up" } else { "down" };
+        let key = if by < 0 {
+            "edit.move_up"
+        } else {
+            "edit.move_down"
+        };
         Ok(reorder(
             kind,
             ReorderSpec::Step {
                 indices: positions,
                 by,
             },
-            format!("Move {} {direction}", count_label(count, kind.name())),
+            EditLabel::new(key).count(count, kind),
         ))
     }
 
@@ -785,11 +800,9 @@ impl Edit {
         Ok(reorder(
             kind,
             ReorderSpec::Order(order),
-            format!(
-                "Sort {} by {}",
-                kind.list_name().replace('_', " "),
-                key.name()
-            ),
+            EditLabel::new("edit.sort")
+                .arg("list", LabelArg::Plural(EditTarget::from(kind).name()))
+                .arg("key", LabelArg::Key(key.label_key())),
         ))
     }
 
@@ -802,16 +815,13 @@ impl Edit {
             });
         }
         Ok(Edit::new(
-            format!(
-                "Add {count} additional UV channel{}",
-                if count == 1 { "" } else { "s" }
-            ),
+            EditLabel::new("edit.add").arg("count", LabelArg::Count(count, "uv_channel")),
             Change::AddUvChannels(count),
         ))
     }
 }
 
-fn reorder(kind: ElementKind, spec: ReorderSpec, label: String) -> Edit {
+fn reorder(kind: ElementKind, spec: ReorderSpec, label: EditLabel) -> Edit {
     Edit::new(label, Change::Reorder(ReorderChange { kind, spec }))
 }
 
@@ -822,7 +832,7 @@ fn insert_change(
     elements: Elements,
     faces: Removal<Face>,
     face_counts: Vec<(u32, u32)>,
-    verb: &str,
+    verb: &'static str,
 ) -> Result<Edit, EditError> {
     let len = model.count(kind);
     if at > len {
@@ -839,7 +849,7 @@ fn insert_change(
     check_capacity(model, kind, count)?;
     let positions = (at as u32..(at + count) as u32).collect();
     let edit = insert_change_at(model, kind, positions, elements, faces, face_counts)?;
-    Ok(edit.with_label(format!("{verb} {}", count_label(count, kind.name()))))
+    Ok(edit.with_label(EditLabel::new(verb).count(count, kind)))
 }
 
 fn insert_change_at(
@@ -880,7 +890,7 @@ fn insert_change_at(
         }
     }
     Ok(Edit::new(
-        String::new(),
+        EditLabel::text(String::new()),
         Change::Insert(Box::new(InsertChange {
             kind,
             positions,

@@ -340,11 +340,19 @@ fn deleting_a_bone_hands_its_role_to_its_ancestor() {
     );
     assert!(
         edit.label().starts_with(&format!(
-            "Delete 1 bone ({children} child bones, {weight_refs} vertex weights and {following} rigid bodies moved to {name}; and "
+            "Delete 1 bone ({children} child bones, {weight_refs} vertex weights, {following} rigid bodies moved to {name}; and "
         )),
         "{}",
         edit.label()
     );
+    let japanese = edit.label_in(crate::i18n::Language::Japanese);
+    assert!(
+        japanese.starts_with(&format!(
+            "ボーン1個を削除（子ボーン{children}個、頂点ウェイト{weight_refs}個、剛体{following}個を{name}へ移動、"
+        )),
+        "{japanese}"
+    );
+    assert!(japanese.contains("ボーン1個のIK"), "{japanese}");
     assert!(
         report
             .cleared_examples

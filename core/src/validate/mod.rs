@@ -102,7 +102,12 @@ impl Fix {
     /// Builds the edit of this fix on `model` (unchanged on return); apply it through a
     /// [`crate::edit::History`] to make the change undoable.
     pub fn to_edit(&self, model: &mut Model) -> Result<Edit, EditError> {
-        ops_to_edit_in(model, &self.ops, Some(&self.label_en), None)
+        ops_to_edit_in(model, &self.ops, Some(&self.label_en), None).map(|edit| {
+            edit.with_label(crate::edit::EditLabel::both(
+                self.label_en.clone(),
+                self.label_ja.clone(),
+            ))
+        })
     }
 }
 
