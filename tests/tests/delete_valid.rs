@@ -275,6 +275,15 @@ fn deleting_the_left_arm_of_gene_hands_everything_to_its_parent() {
         "no new root bone"
     );
     assert_no_new_error(&before, &model, "Gene without 左腕");
+    // 左腕 is the middle of a chain (左肩 → 左腕 → 左ひじ): re-parenting to its parent, which
+    // already came before its children, makes no bone deform before its new parent.
+    let order_warnings = |m: &Model| {
+        validate::check(m, None, &CheckOptions::default())
+            .iter()
+            .filter(|i| i.code == "W-BONE-ORDER")
+            .count()
+    };
+    assert!(order_warnings(&model) <= order_warnings(&original));
     history.undo(&mut model);
     assert_same_model(&model, &original, "Gene: undo");
     let options = PmxSaveOptions {
@@ -292,7 +301,7 @@ fn pmx_core_thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -456,9 +456,9 @@ pub(crate) fn reassigned_weight(
             let total: f32 = weights.iter().sum();
             // Only a weight that sums to 1 (as the spec wants) can change its type losslessly.
             if !weight_on_none && (total - 1.0).abs() <= 1e-3 {
-                match used.as_slice() {
-                    &[only] => return Weight::Bdef1 { bone: bones[only] },
-                    &[a, b] if !qdef => {
+                match *used.as_slice() {
+                    [only] => return Weight::Bdef1 { bone: bones[only] },
+                    [a, b] if !qdef => {
                         return Weight::Bdef2 {
                             bones: [bones[a], bones[b]],
                             weight: weights[a] / (weights[a] + weights[b]),

@@ -390,11 +390,19 @@ fn deleting_a_bone_hands_its_role_to_its_ancestor() {
         let sum = |w: &[(Option<BoneIdx>, f32)]| w.iter().map(|(_, w)| w).sum::<f32>();
         assert!((sum(&weights) - sum(&before.weight.bone_weights())).abs() < 1e-5);
     }
+    let items_of_3 = original.display_frames[0]
+        .items
+        .iter()
+        .filter(|item| **item == DisplayItem::Bone(b(3)))
+        .count();
+    assert_eq!(
+        edited.display_frames[0].items.len(),
+        original.display_frames[0].items.len() - items_of_3
+    );
     assert!(
         !edited.display_frames[0]
             .items
-            .iter()
-            .any(|item| *item == DisplayItem::Bone(None))
+            .contains(&DisplayItem::Bone(None))
     );
     assert_eq!(touched.structure, vec![ElementKind::Bone]);
     assert!(touched.touches(EditTarget::Vertex));
