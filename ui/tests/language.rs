@@ -78,6 +78,30 @@ fn model_names(model: &Model) -> Vec<String> {
     names
 }
 
+/// `vertices` of `vertices[12].weight`: an issue line starts with a list name.
+fn is_path_head(head: &str) -> bool {
+    !head.is_empty() && head.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+}
+
+/// Whether the message part of an issue line (after the path) holds an English word: a
+/// lowercase ASCII word of four letters or more outside 「quoted」 names.
+fn has_english_words(line: &str) -> bool {
+    let message = line.split_once("  ").map_or(line, |(_, m)| m);
+    let mut unquoted = String::new();
+    let mut depth = 0;
+    for c in message.chars() {
+        match c {
+            '「' => depth += 1,
+            '」' => depth -= 1,
+            _ if depth == 0 => unquoted.push(c),
+            _ => {}
+        }
+    }
+    unquoted
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .any(|word| word.len() >= 4 && word.chars().all(|c| c.is_ascii_lowercase()))
+}
+
 fn is_japanese(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}' | '\u{ff01}'..='\u{ff5e}')
 }
@@ -256,6 +280,16 @@ fn switching_the_language_re_renders_labels_status_validation_dialog_and_pose_re
         "one count of what PMD loses, the validator's"
     );
     harness.get_by_label("vertices[12].weight  頂点12はBDEF4です。PMDはBDEF1/BDEF2のみです");
+    // Every listed loss reads in Japanese (the PMD writer's own list included).
+    let listed: Vec<String> = harness
+        .query_all_by(|_| true)
+        .filter_map(|node| node.accesskit_node().value())
+        .filter(|text| text.contains("  ") && text.split('[').next().is_some_and(is_path_head))
+        .collect();
+    assert!(listed.len() >= 12, "{listed:#?}");
+    for line in &listed {
+        assert!(!has_english_words(line), "not in Japanese: {line}");
+    }
     click(&mut harness, "キャンセル");
 
     // English: everything re-rendered, nothing Japanese left but the model's own names.
