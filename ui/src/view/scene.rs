@@ -30,6 +30,8 @@ pub struct GpuShared {
     pub frames: u64,
     /// When the first frame with a model was drawn.
     pub first_model_frame: Option<std::time::Instant>,
+    /// An upload failed (the GPU copy no longer matches the model): the next sync rebuilds.
+    pub upload_error: Option<String>,
 }
 
 impl GpuShared {
@@ -52,7 +54,10 @@ impl GpuShared {
             return;
         };
         for upload in self.pending.drain(..) {
-            gpu.apply(upload);
+            if let Err(error) = gpu.apply(upload) {
+                // Later patches of the same mesh may still apply; the rebuild corrects all.
+                self.upload_error = Some(error.to_string());
+            }
         }
         if let Some(frame) = &self.frame {
             if clear {
@@ -75,7 +80,11 @@ pub struct ViewScene {
     pub shared: Arc<Mutex<GpuShared>>,
     /// (document id, revision) the GPU copy reflects.
     synced: Option<(u64, u64)>,
-    pub bounds: Bounds,
+    /// The box around the model's vertices (world space), as a fresh load computes it: after a
+    /// vertex edit it is computed again when asked for ([`ViewScene::bounds`]), since a moved
+    /// outermost vertex can shrink it.
+    bounds: Bounds,
+    bounds_stale: bool,
     pub texture_problems: Vec<TextureProblem>,
     /// How the last sync went, for the status line and the figures.
     pub last_sync: SyncKind,
@@ -103,8 +112,32 @@ impl ViewScene {
         self.synced = None;
     }
 
+    /// The box around the model's vertices in world space (exact: after vertex edits it is
+    /// computed again from `document`, which must be the document last synced).
+    pub fn bounds(&mut self, document: &Document) -> Bounds {
+        if self.bounds_stale {
+            self.bounds = Bounds::of(
+                document
+                    .model
+                    .vertices
+                    .iter()
+                    .map(|v| super::camera::to_world(v.position)),
+            );
+            self.bounds_stale = false;
+        }
+        self.bounds
+    }
+
     /// Brings the GPU copy up to `document`'s revision. Returns whether anything was queued.
     pub fn sync(&mut self, document: &Document, document_id: u64) -> bool {
+        let failed = self
+            .shared
+            .lock()
+            .ok()
+            .and_then(|mut shared| shared.upload_error.take());
+        if failed.is_some() {
+            self.synced = None;
+        }
         let revision = document.revision();
         match self.synced {
             Some((id, seen)) if id == document_id && seen == revision => false,
@@ -127,6 +160,7 @@ impl ViewScene {
     fn rebuild(&mut self, document: &Document, textures: bool) {
         let mesh = MeshData::build(&document.model);
         self.bounds = mesh.bounds;
+        self.bounds_stale = false;
         let mut uploads = vec![Upload::Mesh(mesh)];
         if textures {
             // Every texture is loaded again: problems of textures no longer there go.
@@ -183,9 +217,7 @@ impl ViewScene {
             for range in touched.ranges(EditTarget::Vertex) {
                 let arrays = VertexArrays::of(model, range.clone());
                 vertices += arrays.len();
-                for &p in &arrays.positions {
-                    self.bounds.add(glam::Vec3::from(p));
-                }
+                self.bounds_stale = true;
                 uploads.push(Upload::Vertices(VertexPatch::All {
                     first: range.start,
                     arrays,
