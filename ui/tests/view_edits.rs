@@ -437,3 +437,38 @@ fn random_edits_draw_as_a_fresh_load_weight_view() {
         }
     });
 }
+
+#[test]
+fn normals_and_joints_are_sized_as_after_a_fresh_load_after_undo() {
+    with_gl(|gl| {
+        // Normals and joint markers are sized by the model's bounds: moving the outermost
+        // vertex far out and back must leave them as a fresh load sizes them (bounds that only
+        // grow would keep them long).
+        let mut document = Document::from_model(pmx_core::generate::sample_model(), None, None);
+        let mut view = ViewState::default();
+        view.layers.set_from_list("normals,joints,-grid").unwrap();
+        view.sync(&document, 1);
+        view.frame_model(&document);
+        let mut comparison = Comparison {
+            gl,
+            camera: view.camera,
+            size: 128,
+            step: 200,
+        };
+        comparison.check("first drawing", &document, &mut view);
+        let (outermost, _) = document
+            .model
+            .vertices
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.position.y.total_cmp(&b.1.position.y))
+            .unwrap();
+        let p = document.model.vertices[outermost].position;
+        let ops = ops(json!([{"op": "set", "kind": "vertex", "indices": [outermost], "field": "position", "value": [p.x, p.y * 4.0 + 20.0, p.z]}]));
+        let edit = ops_to_edit(&mut document.model, &ops).unwrap();
+        document.apply(edit);
+        comparison.check("outermost vertex moved out", &document, &mut view);
+        document.undo();
+        comparison.check("undo", &document, &mut view);
+    });
+}
