@@ -29,7 +29,7 @@ pub struct RenderArgs {
     /// 3D view layers to switch on, comma-separated, as the window's --view-layers (model,
     /// edges, bones, rigid_bodies, joints, vertices, wireframe, normals, weights, grid;
     /// `-name` switches one off).
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub layers: Option<String>,
     /// An edit script (as `pmx-studio edit --script`) applied as one undo step after a first
     /// drawing; the picture shows the result.
