@@ -149,7 +149,9 @@ impl Comparison<'_> {
     fn check(&mut self, what: &str, document: &Document, view: &mut ViewState) {
         self.step += 1;
         let incremental = self.view(document, view);
-        let mut fresh_document = Document::from_model(document.model.clone(), None, None);
+        // Textures are looked up next to the document's file, in both.
+        let mut fresh_document =
+            Document::from_model(document.model.clone(), document.path.clone(), None);
         fresh_document.selection = document.selection.clone();
         let mut fresh = ViewState::default();
         fresh.layers = view.layers;
@@ -470,5 +472,71 @@ fn normals_and_joints_are_sized_as_after_a_fresh_load_after_undo() {
         comparison.check("outermost vertex moved out", &document, &mut view);
         document.undo();
         comparison.check("undo", &document, &mut view);
+    });
+}
+
+#[test]
+fn texture_edits_draw_as_a_fresh_load() {
+    with_gl(|gl| {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, colour) in [
+            ("red.png", [220, 30, 30, 255]),
+            ("blue.png", [30, 30, 220, 255]),
+            ("green.png", [30, 200, 30, 255]),
+        ] {
+            image::RgbaImage::from_pixel(4, 4, image::Rgba(colour))
+                .save(dir.path().join(name))
+                .unwrap();
+        }
+        let mut model = pmx_core::generate::sample_model();
+        model.textures = vec!["red.png".into(), "blue.png".into()];
+        for (i, material) in model.materials.iter_mut().enumerate() {
+            material.texture = Some(pmx_core::model::TextureIdx::new(i % 2));
+        }
+        let mut document = Document::from_model(model, Some(dir.path().join("model.pmx")), None);
+        let mut view = ViewState::default();
+        view.sync(&document, 1);
+        view.frame_model(&document);
+        assert!(view.scene.texture_problems.is_empty());
+        let mut comparison = Comparison {
+            gl,
+            camera: view.camera,
+            size: 128,
+            step: 300,
+        };
+        comparison.check("two textures", &document, &mut view);
+        // The textures are in the picture (red and blue dominate their materials).
+        let image = comparison.view(&document, &mut view);
+        let reddish = image
+            .pixels()
+            .filter(|p| p[0] > p[1].saturating_add(60) && p[0] > p[2].saturating_add(60))
+            .count();
+        let bluish = image
+            .pixels()
+            .filter(|p| p[2] > p[0].saturating_add(60) && p[2] > p[1].saturating_add(60))
+            .count();
+        assert!(reddish > 50 && bluish > 50, "red {reddish}, blue {bluish}");
+        let steps = [
+            // Another file for texture 0: only that texture is loaded again.
+            json!([{"op": "set", "kind": "texture", "indices": [0], "field": "path", "value": "green.png"}]),
+            // A material switches texture (a per-frame parameter).
+            json!([{"op": "set", "kind": "material", "indices": [1], "field": "texture", "value": 0}]),
+            // The texture list changes shape: everything is loaded again.
+            json!([{"op": "delete", "kind": "texture", "indices": [0]}]),
+            json!([{"op": "insert", "kind": "texture", "items": ["blue.png"], "at": 0}]),
+            // A file that is not there: the placeholder.
+            json!([{"op": "set", "kind": "texture", "indices": [1], "field": "path", "value": "missing.png"}]),
+        ];
+        for step in steps {
+            let edit = ops_to_edit(&mut document.model, &ops(step.clone())).unwrap();
+            document.apply(edit);
+            comparison.check(&step.to_string(), &document, &mut view);
+        }
+        while document.undo().is_some() {
+            comparison.check("undo", &document, &mut view);
+        }
+        while document.redo().is_some() {
+            comparison.check("redo", &document, &mut view);
+        }
     });
 }
