@@ -156,6 +156,12 @@ impl Comparison<'_> {
         let mut fresh = ViewState::default();
         fresh.layers = view.layers;
         let expected = self.view(&fresh_document, &mut fresh);
+        // The view's list of textures it could not load, too.
+        assert_eq!(
+            view.scene.texture_problems, fresh.scene.texture_problems,
+            "step {} ({what}): texture problems",
+            self.step
+        );
         if incremental != expected {
             let dir = std::env::temp_dir();
             let a = dir.join(format!("view_edits_{}_incremental.png", self.step));
@@ -532,6 +538,8 @@ fn texture_edits_draw_as_a_fresh_load() {
             document.apply(edit);
             comparison.check(&step.to_string(), &document, &mut view);
         }
+        assert_eq!(view.scene.texture_problems.len(), 1, "missing.png");
+        assert!(view.scene.texture_problems[0].to_string().contains("missing.png"));
         while document.undo().is_some() {
             comparison.check("undo", &document, &mut view);
         }

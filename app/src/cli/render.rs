@@ -9,7 +9,7 @@
 //! drawing. So `render --edit` pictures what the window shows after the edit, and it must equal
 //! `render` of the file `pmx-studio edit` writes with the same script.
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -41,7 +41,9 @@ pub struct RenderArgs {
 }
 
 /// Image width and height from `WIDTHxHEIGHT`.
+#[cfg(any(feature = "gui", test))]
 fn parse_size(text: &str) -> Result<(u32, u32)> {
+    use anyhow::Context as _;
     let (w, h) = text
         .split_once(['x', 'X'])
         .context("--size takes WIDTHxHEIGHT, e.g. 512x512")?;
@@ -53,13 +55,14 @@ fn parse_size(text: &str) -> Result<(u32, u32)> {
 #[cfg(not(feature = "gui"))]
 pub fn run(_args: &RenderArgs) -> Result<ExitCode> {
     eprintln!(
-        "error: this pmx-studio was built without the 3D view (feature \"gui\"), so it cannot render"
+        "error: this pmx-studio was built without the 3D view (feature \"gui\"): no OpenGL rendering"
     );
     Ok(ExitCode::from(2))
 }
 
 #[cfg(feature = "gui")]
 pub fn run(args: &RenderArgs) -> Result<ExitCode> {
+    use anyhow::{Context as _, anyhow, bail};
     use pmx_core::edit::{EditScript, ops_to_edit_in};
     use pmx_core::formats::{self, LoadOptions};
     use pmx_ui::document::Document;

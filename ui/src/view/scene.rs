@@ -85,7 +85,11 @@ pub struct ViewScene {
     /// outermost vertex can shrink it.
     bounds: Bounds,
     bounds_stale: bool,
+    /// Textures that could not be loaded, in texture order (what `problem_of` holds).
     pub texture_problems: Vec<TextureProblem>,
+    /// Each texture's problem, by texture index: a texture whose path is edited drops its old
+    /// problem, as a fresh load would not have it.
+    problem_of: Vec<Option<TextureProblem>>,
     /// How the last sync went, for the status line and the figures.
     pub last_sync: SyncKind,
 }
@@ -164,7 +168,7 @@ impl ViewScene {
         let mut uploads = vec![Upload::Mesh(mesh)];
         if textures {
             // Every texture is loaded again: problems of textures no longer there go.
-            self.texture_problems.clear();
+            self.problem_of.clear();
             uploads.push(Upload::Textures(
                 self.load_textures(document, 0..usize::MAX),
             ));
@@ -177,22 +181,26 @@ impl ViewScene {
         let base = document.path.as_deref().and_then(Path::parent);
         let end = range.end.min(document.model.textures.len());
         let start = range.start.min(end);
-        let names: Vec<String> = document.model.textures[start..end]
+        self.problem_of
+            .resize(document.model.textures.len(), None);
+        let images = document.model.textures[start..end]
             .iter()
-            .map(|t| t.as_str().into_owned())
+            .zip(&mut self.problem_of[start..end])
+            .map(
+                |(name, problem)| match textures::load(base, &name.as_str()) {
+                    Ok(image) => {
+                        *problem = None;
+                        Some(image)
+                    }
+                    Err(error) => {
+                        *problem = Some(error);
+                        None
+                    }
+                },
+            )
             .collect();
-        self.texture_problems
-            .retain(|p| !names.iter().any(|n| n == p.name()));
-        names
-            .iter()
-            .map(|name| match textures::load(base, name) {
-                Ok(image) => Some(image),
-                Err(problem) => {
-                    self.texture_problems.push(problem);
-                    None
-                }
-            })
-            .collect()
+        self.texture_problems = self.problem_of.iter().flatten().cloned().collect();
+        images
     }
 
     fn apply_changes(&mut self, document: &Document, changes: &[&Touched]) {
