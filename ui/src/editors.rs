@@ -52,6 +52,19 @@ impl PaneCx<'_> {
     }
 }
 
+/// The default width and the range of a tree beside a table pane `width` wide: `share` of it
+/// (at most `largest`), but first the table keeps its index and name columns
+/// ([`crate::table::table_min_width`] of `table_min`) and the property panel its width.
+fn tree_size(width: f32, share: f32, largest: f32, table_min: f32) -> (f32, egui::Rangef) {
+    let room = width - table_min - crate::table::PROPERTY_PANEL_WIDTH;
+    let max = room.clamp(140.0, 800.0);
+    let min = 140.0_f32.min(max);
+    (
+        (width * share).clamp(min, largest.min(max)),
+        egui::Rangef::new(min, max),
+    )
+}
+
 /// Whether [`editor_pane_ui`] draws the pane of `kind`.
 #[must_use]
 pub fn handles(kind: ElementKind) -> bool {
@@ -77,10 +90,12 @@ pub fn editor_pane_ui(
     match kind {
         ElementKind::Bone => {
             let key = (cx.document_id, cx.document.revision());
+            let table_min = crate::table::table_min_width(&BoneTable, &cx.document.model);
+            let (width, range) = tree_size(ui.available_width(), 0.22, 260.0, table_min);
             egui::Panel::left("bone_tree")
                 .resizable(true)
-                .default_size(260.0)
-                .size_range(160.0..=600.0)
+                .default_size(width)
+                .size_range(range)
                 .show(ui, |ui| {
                     let document = &mut *cx.document;
                     bone_tree_ui(
@@ -126,10 +141,12 @@ pub fn editor_pane_ui(
             });
         }
         ElementKind::DisplayFrame => {
+            let table_min = crate::table::table_min_width(&DisplayFrameTable, &cx.document.model);
+            let (width, range) = tree_size(ui.available_width(), 0.3, 380.0, table_min);
             egui::Panel::left("frame_tree")
                 .resizable(true)
-                .default_size(380.0)
-                .size_range(200.0..=800.0)
+                .default_size(width)
+                .size_range(range)
                 .show(ui, |ui| {
                     let document = &mut *cx.document;
                     frame_tree_ui(

@@ -233,7 +233,9 @@ pub fn text_field_ui(
     if let Some((value, mixed)) = grid.summary(field, get) {
         let shown = if mixed { "" } else { value.as_str() };
         let id = ui.scope_id().with(("text", field, grid.indices.first()));
-        if let Some(new) = text_commit_ui(ui, id, shown, multiline, 220.0, field) {
+        // As wide as the panel allows (up to 220): a narrow panel keeps the whole row visible.
+        let width = ui.available_width().clamp(80.0, 220.0);
+        if let Some(new) = text_commit_ui(ui, id, shown, multiline, width, field) {
             cx.commands.push(Command::set(
                 grid.target,
                 grid.indices.to_vec(),

@@ -167,6 +167,24 @@ impl KindSelection {
         }
     }
 
+    /// What tells one selection from another cheaply (count, current element, a hash of the
+    /// set): the editor compares it across a frame to notice selection changes made anywhere.
+    #[must_use]
+    pub fn signature(&self) -> (usize, Option<usize>, u64) {
+        (self.indices.len(), self.current, self.indices.fingerprint())
+    }
+
+    /// How many elements [`Self::targets`] holds, without listing them (1,000,000 selected
+    /// vertices would be an 8 MB list every frame).
+    #[must_use]
+    pub fn target_count(&self) -> usize {
+        if self.indices.is_empty() {
+            usize::from(self.current.is_some())
+        } else {
+            self.indices.len()
+        }
+    }
+
     /// The selected indices, ascending; the current element alone when nothing is marked.
     #[must_use]
     pub fn targets(&self) -> Vec<usize> {
@@ -196,6 +214,12 @@ impl Selection {
     pub fn get_mut(&mut self, kind: ElementKind) -> &mut KindSelection {
         self.generation += 1;
         &mut self.kinds[kind_slot(kind)]
+    }
+
+    /// The signature of every kind's selection, in `ElementKind::ALL` order.
+    #[must_use]
+    pub fn signatures(&self) -> Vec<(usize, Option<usize>, u64)> {
+        self.kinds.iter().map(KindSelection::signature).collect()
     }
 
     #[must_use]

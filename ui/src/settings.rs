@@ -18,6 +18,8 @@ pub struct Settings {
     pub recent_files: Vec<PathBuf>,
     /// The tab layout; `None` (or an outdated one) gives the default.
     pub layout: Option<egui_tiles::Tree<Pane>>,
+    /// The [`crate::workspace::LAYOUT_VERSION`] `layout` was saved with (0: before versions).
+    pub layout_version: u32,
 }
 
 impl Settings {

@@ -89,6 +89,12 @@ pub fn json_vec(values: &[f32]) -> Value {
 
 /// A number field for an `f32`: drag to change, click to type. `mixed` shows "—" (the selected
 /// elements differ) until the user sets a value.
+///
+/// The response says "changed" only when the user set a different value, and the value returned
+/// is then exactly what they set; otherwise it is `value` itself, bit for bit. The field shows
+/// the number rounded to `decimals`, so the text it edits is rounded too: clicking into the
+/// field and leaving it without typing gives back the stored value, not the rounded text (egui
+/// would otherwise parse the text and report a change nobody made).
 pub fn f32_drag(
     ui: &mut egui::Ui,
     value: f32,
@@ -97,18 +103,55 @@ pub fn f32_drag(
     decimals: usize,
     name: &str,
 ) -> (egui::Response, f32) {
-    let mut edited = f64::from(value);
+    let stored = f64::from(value);
+    // A NaN never equals itself: egui would report it changed on every frame. Such a field
+    // starts from 0 when dragged; the text still shows "NaN".
+    let start = if stored.is_nan() { 0.0 } else { stored };
+    let mut edited = start;
+    let shown = if mixed {
+        "—".to_owned()
+    } else {
+        trim_number(stored, decimals)
+    };
+    let untouched_text = shown.clone();
     let mut drag = egui::DragValue::new(&mut edited)
         .speed(speed)
         .max_decimals(decimals.max(7))
-        .update_while_editing(false);
+        .update_while_editing(false)
+        .custom_parser(move |text| {
+            if text.trim() == untouched_text {
+                // The text as shown: the stored value, not its rounding.
+                Some(start)
+            } else {
+                parse_number(text)
+            }
+        });
     drag = if mixed {
         drag.custom_formatter(|_, _| "—".to_owned())
     } else {
-        drag.custom_formatter(move |v, _| trim_number(v, decimals))
+        drag.custom_formatter(move |v, _| {
+            if v == start {
+                shown.clone()
+            } else {
+                trim_number(v, decimals)
+            }
+        })
     };
-    let response = ui.add(drag).accessible_name(name);
-    (response, edited as f32)
+    let mut response = ui.add(drag).accessible_name(name);
+    let new = edited as f32;
+    let changed = edited != start && new.to_bits() != value.to_bits();
+    response.flags.set(egui::response::Flags::CHANGED, changed);
+    (response, if changed { new } else { value })
+}
+
+/// A number as typed: spaces ignored, the minus sign U+2212 accepted (as egui reads numbers).
+fn parse_number(text: &str) -> Option<f64> {
+    let text: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| if c == '\u{2212}' { '-' } else { c })
+        .collect();
+    text.parse().ok()
 }
 
 /// `v` with at most `decimals` decimals and no trailing zeros ("1.5", "0.1235", "-2").
@@ -123,7 +166,7 @@ pub fn trim_number(v: f64, decimals: usize) -> String {
     if text == "-0" { "0".to_owned() } else { text }
 }
 
-/// An integer field.
+/// An integer field; "changed" only when the user set a different value.
 pub fn i64_drag(
     ui: &mut egui::Ui,
     value: i64,
@@ -132,14 +175,19 @@ pub fn i64_drag(
     name: &str,
 ) -> (egui::Response, i64) {
     let mut edited = value;
+    // A value outside the range (a broken file) is shown as it is, not clamped: clamping would
+    // be a change nobody made. What the user drags or types is clamped.
     let mut drag = egui::DragValue::new(&mut edited)
         .speed(0.1)
         .range(range)
+        .clamp_existing_to_range(false)
         .update_while_editing(false);
     if mixed {
         drag = drag.custom_formatter(|_, _| "—".to_owned());
     }
-    let response = ui.add(drag).accessible_name(name);
+    let mut response = ui.add(drag).accessible_name(name);
+    let changed = edited != value;
+    response.flags.set(egui::response::Flags::CHANGED, changed);
     (response, edited)
 }
 
@@ -185,7 +233,8 @@ pub fn json_text(text: &str) -> Value {
 }
 
 /// A choice of an element index from a list (`None` allowed when `none_label` is given), as
-/// a combo box with a search field. Returns the new choice when the user picks one.
+/// a combo box with a search field. Returns the new choice when the user picks one that differs
+/// from `current` (opening and closing the list, or picking what is already set, is no change).
 #[allow(clippy::option_option)]
 pub fn index_picker_ui(
     ui: &mut egui::Ui,
@@ -253,41 +302,58 @@ pub fn index_picker_ui(
             );
         });
     let _ = response.response.accessible_name(name);
-    picked
+    picked.filter(|&choice| choice != current)
 }
 
 /// A colour swatch that opens a picker. PMX colours are the numbers MMD's shader uses, shown
 /// as sRGB (0.5 is mid grey), so the picker works in 8-bit sRGB; exact values are typed in the
-/// number fields beside it.
+/// number fields beside it. Returns the new colour when the user changed it in the picker: only
+/// the components whose 8-bit value the user changed take the picker's value, the others keep
+/// theirs exactly.
+///
+/// The colour stays unmultiplied all the way (egui's `Hsva`): a colour with alpha 0 keeps its
+/// RGB. (egui's `Color32` and `Rgba` are premultiplied, so going through them turned the RGB
+/// of a fully transparent material into 0 as soon as it was shown.)
 pub fn color_swatch_ui<const N: usize>(
     ui: &mut egui::Ui,
     value: [f32; N],
     name: &str,
 ) -> (egui::Response, Option<[f32; N]>) {
+    use egui::color_picker::{Alpha, color_edit_button_hsva};
     let to_u8 = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
-    let mut rgba = [255u8; 4];
-    for (slot, v) in rgba.iter_mut().zip(value) {
+    let mut before = [255u8; 4];
+    for (slot, v) in before.iter_mut().zip(value) {
         *slot = to_u8(v);
     }
-    let before = rgba;
-    let response = if N == 4 {
-        ui.color_edit_button_srgba_unmultiplied(&mut rgba)
-    } else {
-        let mut color = egui::Color32::from_rgb(rgba[0], rgba[1], rgba[2]);
-        let response = egui::color_picker::color_edit_button_srgba(
-            ui,
-            &mut color,
-            egui::color_picker::Alpha::Opaque,
+    // The picker's own state while it is open: a grey or black colour has no hue, so the hue
+    // the user set would be lost between frames if it were derived from the value again.
+    let memory_id = ui.make_persistent_id(("colour_swatch", name));
+    let mut hsva = ui
+        .data(|d| d.get_temp::<([u8; 4], egui::ecolor::Hsva)>(memory_id))
+        .filter(|(shown, _)| *shown == before)
+        .map_or_else(
+            || egui::ecolor::Hsva::from_srgba_unmultiplied(before),
+            |(_, hsva)| hsva,
         );
-        rgba = [color.r(), color.g(), color.b(), 255];
-        response
+    let alpha = if N == 4 {
+        Alpha::OnlyBlend
+    } else {
+        Alpha::Opaque
+    };
+    let response = color_edit_button_hsva(ui, &mut hsva, alpha).accessible_name(name);
+    if !response.changed() {
+        return (response, None);
     }
-    .accessible_name(name);
-    if rgba == before {
+    let mut after = hsva.to_srgba_unmultiplied();
+    if N < 4 {
+        after[3] = 255;
+    }
+    ui.data_mut(|d| d.insert_temp(memory_id, (after, hsva)));
+    if after == before {
         return (response, None);
     }
     let mut out = value;
-    for (slot, (new, old)) in out.iter_mut().zip(rgba.iter().zip(before)) {
+    for (slot, (new, old)) in out.iter_mut().zip(after.iter().zip(before)) {
         if *new != old {
             *slot = f32::from(*new) / 255.0;
         }

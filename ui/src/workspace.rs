@@ -119,8 +119,18 @@ impl Pane {
     }
 }
 
-/// The default layout: the element tabs, the history beside them, the validator's issues
-/// below (visible while the user jumps to the elements they name).
+/// The version of [`default_tree`]'s arrangement: a layout saved by an older version is
+/// replaced by the default once (version 2 moved the history below, beside the validator, so
+/// that the tables and their property panels fit beside the 3D view at 1280 × 800).
+pub const LAYOUT_VERSION: u32 = 2;
+
+/// The 3D view's share of the window width in the default layout: at least a third.
+pub const VIEW_SHARE: f32 = 0.36;
+
+/// The default layout: the 3D view on the left (PmxEditor keeps its view window beside the
+/// editor: edits and poses made in the tabs show at once), the element tabs beside it, and
+/// below them the validator's issues (visible while the user jumps to the elements they name)
+/// with the undo history as a second tab.
 #[must_use]
 pub fn default_tree() -> Tree<Pane> {
     let mut tiles = Tiles::default();
@@ -142,21 +152,17 @@ pub fn default_tree() -> Tree<Pane> {
     .map(|p| tiles.insert_pane(p))
     .collect();
     let main = tiles.insert_tab_tile(main);
-    let history = tiles.insert_pane(Pane::History);
-    let side = tiles.insert_tab_tile(vec![history]);
-    // The 3D view beside the tabs, as PmxEditor keeps its view window beside the editor: edits
-    // and poses made in the tabs show at once.
     let view = tiles.insert_pane(Pane::View);
     let view = tiles.insert_tab_tile(vec![view]);
-    let mut top = Linear::new(LinearDir::Horizontal, vec![view, main, side]);
-    top.shares.set_share(view, 2.5);
-    top.shares.set_share(main, 3.5);
-    top.shares.set_share(side, 1.0);
+    let mut top = Linear::new(LinearDir::Horizontal, vec![view, main]);
+    top.shares.set_share(view, VIEW_SHARE);
+    top.shares.set_share(main, 1.0 - VIEW_SHARE);
     let top = tiles.insert_container(Container::Linear(top));
     let validation = tiles.insert_pane(Pane::Validation);
-    let bottom = tiles.insert_tab_tile(vec![validation]);
+    let history = tiles.insert_pane(Pane::History);
+    let bottom = tiles.insert_tab_tile(vec![validation, history]);
     let mut root = Linear::new(LinearDir::Vertical, vec![top, bottom]);
-    root.shares.set_share(top, 3.0);
+    root.shares.set_share(top, 3.4);
     root.shares.set_share(bottom, 1.0);
     let root = tiles.insert_container(Container::Linear(root));
     Tree::new(egui::Id::unique("workspace"), root, tiles)

@@ -288,8 +288,8 @@ impl EditorState {
                     return;
                 };
                 let model = &document.model;
-                if let Some(kind) = self.focus_kind {
-                    let selected = document.selection.get(kind).targets().len();
+                if let Some(kind) = self.status_selection_kind() {
+                    let selected = document.selection.get(kind).target_count();
                     if selected > 0 {
                         ui.label(lang.format(
                             "status.selected",

@@ -95,6 +95,13 @@ pub struct EditorState {
     active_gesture: Option<(egui::Id, GestureId)>,
     /// The table the user worked in last (Ctrl+A and Delete act on it).
     focus_kind: Option<ElementKind>,
+    /// The text field that has the keyboard focus, and whether the user changed its text since
+    /// it got the focus (only then do Ctrl+Z / Ctrl+Y act on the text instead of the document).
+    text_focus: Option<(egui::Id, bool)>,
+    /// The kind whose selection changed last (the status bar counts it), and the selections as
+    /// of the end of the last frame (document id, signature per kind).
+    selection_kind: Option<ElementKind>,
+    selection_seen: (u64, Vec<(usize, Option<usize>, u64)>),
     quit_confirmed: bool,
     wake: Arc<dyn Fn() + Send + Sync>,
     document_id: u64,
@@ -121,7 +128,12 @@ impl EditorState {
     #[must_use]
     pub fn new(mut settings: Settings) -> Self {
         let tree = match settings.layout.take() {
-            Some(tree) if workspace::is_complete(&tree) => tree,
+            Some(tree)
+                if settings.layout_version == workspace::LAYOUT_VERSION
+                    && workspace::is_complete(&tree) =>
+            {
+                tree
+            }
             _ => workspace::default_tree(),
         };
         let tables = ElementKind::ALL
@@ -146,6 +158,9 @@ impl EditorState {
             platform: Vec::new(),
             active_gesture: None,
             focus_kind: None,
+            text_focus: None,
+            selection_kind: None,
+            selection_seen: (0, Vec::new()),
             quit_confirmed: false,
             wake: Arc::new(|| {}),
             document_id: 0,
@@ -157,6 +172,7 @@ impl EditorState {
     pub fn settings_to_save(&self) -> Settings {
         let mut settings = self.settings.clone();
         settings.layout = Some(self.tree.clone());
+        settings.layout_version = workspace::LAYOUT_VERSION;
         settings
     }
 
@@ -675,7 +691,12 @@ impl EditorState {
         let (Some(kind), Some(document)) = (self.focus_kind, &self.document) else {
             return;
         };
-        let indices = document.selection.get(kind).targets();
+        // The special display frames (Root, 表情) are never deleted: the key skips them.
+        let indices = crate::table::deletable_targets(
+            &document.model,
+            kind,
+            &document.selection.get(kind).targets(),
+        );
         if !indices.is_empty() {
             self.commands.push(Command::ops(vec![EditOp::Delete {
                 kind,
@@ -696,13 +717,53 @@ impl EditorState {
         }
     }
 
-    /// Keyboard shortcuts. Undo, redo, select all and delete leave a focused text field alone
-    /// (it has its own).
+    /// Whether the user is editing text: a text field (or a number field in its text mode) has
+    /// the keyboard focus and the user changed its text since it got the focus. A field that was
+    /// only clicked into (a click on a number cell of a table row does that) is not being
+    /// edited: undo and redo act on the document then, and the field is left unchanged.
+    fn editing_text(&mut self, ctx: &egui::Context) -> bool {
+        let focused = ctx
+            .memory(egui::Memory::focused)
+            .filter(|_| ctx.text_edit_focused());
+        let Some(id) = focused else {
+            self.text_focus = None;
+            return false;
+        };
+        let mut edited = match self.text_focus {
+            Some((was, edited)) if was == id => edited,
+            _ => false,
+        };
+        edited |= ctx.input(|i| {
+            i.events.iter().any(|event| match event {
+                egui::Event::Text(_)
+                | egui::Event::Paste(_)
+                | egui::Event::Cut
+                | egui::Event::Ime(egui::ImeEvent::Commit(_)) => true,
+                egui::Event::Key {
+                    key: egui::Key::Backspace | egui::Key::Delete | egui::Key::Enter,
+                    pressed: true,
+                    ..
+                } => true,
+                _ => false,
+            })
+        });
+        self.text_focus = Some((id, edited));
+        edited
+    }
+
+    /// Keyboard shortcuts. Undo and redo act on the document once per press whatever has the
+    /// focus, except while the user is editing text ([`Self::editing_text`]); select all,
+    /// duplicate and delete leave any focused text field alone (it has its own).
     fn shortcuts(&mut self, ctx: &egui::Context) {
         use egui::{Key, KeyboardShortcut, Modifiers};
-        let typing = ctx.egui_wants_keyboard_input();
+        let text_focused = ctx.text_edit_focused();
+        let editing_text = self.editing_text(ctx);
         let shortcut = |modifiers: Modifiers, key: Key| {
             ctx.input_mut(|i| i.consume_shortcut(&KeyboardShortcut::new(modifiers, key)))
+        };
+        // Every press counts: a slow frame may hold several (consume_shortcut would see one).
+        let presses = |modifiers: Modifiers, key: Key| {
+            ctx.input_mut(|i| i.count_and_consume_key(modifiers, key))
         };
         let ctrl = Modifiers::COMMAND;
         let ctrl_shift = Modifiers::COMMAND | Modifiers::SHIFT;
@@ -725,14 +786,30 @@ impl EditorState {
         if shortcut(ctrl, Key::Q) {
             self.commands.push(Command::Quit);
         }
-        if typing || self.dialog.is_some() {
+        if self.dialog.is_some() {
             return;
         }
-        if shortcut(ctrl_shift, Key::Z) || shortcut(ctrl, Key::Y) {
-            self.commands.push(Command::Redo);
+        if !editing_text {
+            let redo = presses(ctrl_shift, Key::Z) + presses(ctrl, Key::Y);
+            let undo = presses(ctrl, Key::Z);
+            for _ in 0..redo {
+                self.commands.push(Command::Redo);
+            }
+            for _ in 0..undo {
+                self.commands.push(Command::Undo);
+            }
+            if undo + redo > 0
+                && text_focused
+                && let Some(id) = ctx.memory(egui::Memory::focused)
+            {
+                // A field only clicked into stops editing, unchanged (it shows the value the
+                // undo leaves).
+                ctx.memory_mut(|m| m.surrender_focus(id));
+                self.text_focus = None;
+            }
         }
-        if shortcut(ctrl, Key::Z) {
-            self.commands.push(Command::Undo);
+        if text_focused {
+            return;
         }
         if shortcut(ctrl, Key::A) {
             self.select_all_in_focus();
@@ -771,11 +848,58 @@ impl EditorState {
         egui::CentralPanel::default().show(ui, |ui| self.workspace_ui(ui));
         self.dialogs_ui(&ctx);
         self.drop_hint_ui(&ctx);
+        let had_commands = !self.commands.is_empty();
         self.run_commands();
+        let selection_changed = self.note_selection_change();
+        if had_commands || selection_changed {
+            // The panels were drawn before the commands ran (and the status bar before the
+            // panels changed the selection): draw again at once, so what the screen shows is
+            // never one step behind the document.
+            ctx.request_repaint();
+        }
         if self.loading.is_some() {
             // Keep the progress bar moving even between the worker's wake-ups.
             ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
+    }
+
+    /// The kind whose selection changed last (the status bar counts its selected elements).
+    #[must_use]
+    pub fn status_selection_kind(&self) -> Option<ElementKind> {
+        self.selection_kind.or(self.focus_kind)
+    }
+
+    /// Notices selection changes made anywhere during the frame (tables, trees, the 3D view,
+    /// commands); returns whether there was one.
+    fn note_selection_change(&mut self) -> bool {
+        let Some(document) = &self.document else {
+            self.selection_seen = (self.document_id, Vec::new());
+            return false;
+        };
+        let now = document.selection.signatures();
+        let (seen_document, seen) = &self.selection_seen;
+        if *seen_document != self.document_id || seen.len() != now.len() {
+            self.selection_seen = (self.document_id, now);
+            self.selection_kind = None;
+            return true;
+        }
+        let changed: Vec<ElementKind> = ElementKind::ALL
+            .into_iter()
+            .zip(seen.iter().zip(&now))
+            .filter(|(_, (a, b))| a != b)
+            .map(|(kind, _)| kind)
+            .collect();
+        self.selection_seen.1 = now;
+        if changed.is_empty() {
+            return false;
+        }
+        // A click may select in two lists (a frame item selects its frame and its bone): the
+        // table the user works in wins.
+        self.selection_kind = match self.focus_kind {
+            Some(kind) if changed.contains(&kind) => Some(kind),
+            _ => changed.first().copied(),
+        };
+        true
     }
 
     fn drop_hint_ui(&self, ctx: &egui::Context) {

@@ -128,8 +128,8 @@ enum Col {
 
 const COLUMNS: [(Col, &str, f32); 8] = [
     (Col::Kind, "bone.kind", 40.0),
-    (Col::NameJa, "bone.name_ja", 130.0),
-    (Col::NameEn, "bone.name_en", 120.0),
+    (Col::NameJa, "bone.name_ja", 110.0),
+    (Col::NameEn, "bone.name_en", 100.0),
     (Col::Position, "bone.position", 200.0),
     (Col::Parent, "bone.parent", 150.0),
     (Col::Layer, "bone.layer", 60.0),
@@ -264,6 +264,11 @@ impl ElementTable for BoneTable {
                 }
             }
         }
+    }
+
+    /// The kind icon and both names.
+    fn key_columns(&self) -> usize {
+        3
     }
 
     fn sort_value(&self, model: &Model, index: usize, column: usize) -> SortValue {

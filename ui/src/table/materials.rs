@@ -149,7 +149,8 @@ fn toon_picker_ui(
             }
         });
     let _ = response.response.accessible_name(name);
-    if let Some(toon) = picked {
+    // Picking what is already set is no change.
+    if let Some(toon) = picked.filter(|&t| Some(t) != current) {
         let value = serde_json::to_value(toon).unwrap_or_default();
         cx.commands.push(Command::set(
             EditTarget::Material,
@@ -183,7 +184,7 @@ fn sphere_mode_ui(
             }
         });
     let _ = response.response.accessible_name(name);
-    if let Some(mode) = picked {
+    if let Some(mode) = picked.filter(|&m| Some(m) != current) {
         let value = serde_json::to_value(mode).unwrap_or_default();
         cx.commands.push(Command::set(
             EditTarget::Material,

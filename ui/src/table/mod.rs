@@ -90,6 +90,11 @@ pub trait ElementTable {
     fn new_element(&self, model: &Model, at: usize) -> Option<EditOp>;
     /// The property panel rows for the selected elements (`grid.indices` ascending, at least one).
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>);
+    /// How many columns after the index must stay visible beside the property panel (the
+    /// names, and what comes before them).
+    fn key_columns(&self) -> usize {
+        2
+    }
     /// Extra context menu entries.
     fn extra_context_menu_ui(&self, _cx: &mut EditCx<'_>, _ui: &mut egui::Ui, _indices: &[usize]) {}
 }
@@ -103,8 +108,24 @@ pub struct TableState {
     /// Column (0 is the index column) and whether ascending.
     pub sort: Option<(usize, bool)>,
     view: View,
-    scroll_to_row: Option<usize>,
+    /// The element to scroll to on the next frame (a data index, found in the view when the
+    /// table is drawn), and how: centred for "go to", just into view when following a selection
+    /// made elsewhere.
+    scroll_to: Option<(usize, Option<egui::Align>)>,
+    /// The selection's current element as the table last saw it: when it changes from outside
+    /// the table (a pick in the 3D view, the tree, a link), the table scrolls to it.
+    last_current: Option<usize>,
     mixed: MixedCache,
+    rects: Option<TableRects>,
+}
+
+/// Where a table pane put its parts on the last frame it was drawn (for layout checks).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TableRects {
+    /// The area the table's rows are shown in.
+    pub table: egui::Rect,
+    /// The property panel beside it.
+    pub properties: egui::Rect,
 }
 
 /// What the view was built from: it is rebuilt when any of this changes.
@@ -181,10 +202,27 @@ impl TableState {
         (0..self.view.len).map(|row| self.view.index(row)).collect()
     }
 
-    /// Shows row `index` on the next frame.
+    /// Where the table and its property panel were on the last frame the table was drawn.
+    #[must_use]
+    pub fn rects(&self) -> Option<TableRects> {
+        self.rects
+    }
+
+    /// Shows element `index` centred on the next frame the table is drawn (if the view shows it).
     pub fn scroll_to_index(&mut self, index: usize) {
-        if let Some(row) = self.view.row_of(index) {
-            self.scroll_to_row = Some(row);
+        self.scroll_to = Some((index, Some(egui::Align::Center)));
+    }
+
+    /// Scrolls to the selection's current element when it changed since the table last saw
+    /// it (the table's own clicks update what it saw, so they never scroll).
+    fn follow_selection(&mut self, selection: &KindSelection) {
+        if selection.current != self.last_current {
+            self.last_current = selection.current;
+            if let Some(current) = selection.current
+                && self.scroll_to.is_none()
+            {
+                self.scroll_to = Some((current, None));
+            }
         }
     }
 
@@ -274,6 +312,43 @@ pub struct TableCx<'a> {
     pub base_dir: Option<&'a std::path::Path>,
 }
 
+/// The widest the property panel gets by default (wider only when the user drags it).
+pub const PROPERTY_PANEL_WIDTH: f32 = 340.0;
+
+/// The width a table keeps beside its property panel (and a tree): its index column and its
+/// key columns ([`ElementTable::key_columns`], the names), plus room for the scroll bar, so
+/// that the panel never covers them.
+#[must_use]
+pub fn table_min_width(table: &dyn ElementTable, model: &Model) -> f32 {
+    let columns: f32 = table
+        .columns(model)
+        .iter()
+        .take(table.key_columns())
+        .map(|c| c.width)
+        .sum();
+    index_column_width(model.count(table.kind()))
+        + columns
+        + 8.0 * table.key_columns() as f32
+        + 24.0
+}
+
+/// The property panel's default width and its range in a table pane `width` wide whose table
+/// needs `table_min`: as wide as [`PROPERTY_PANEL_WIDTH`] where there is room, never so wide
+/// that the table loses its index and name columns.
+#[must_use]
+pub fn property_panel_size(width: f32, table_min: f32) -> (f32, egui::Rangef) {
+    let max = (width - table_min).clamp(160.0, 700.0);
+    let min = 200.0_f32.min(max);
+    let default = (width - table_min).clamp(min, max.min(PROPERTY_PANEL_WIDTH));
+    (default, egui::Rangef::new(min, max))
+}
+
+/// The width of the index column for `count` rows (its numbers in monospace, plus padding).
+fn index_column_width(count: usize) -> f32 {
+    let digits = count.max(1).ilog10() as f32 + 1.0;
+    (digits * 8.5 + 22.0).max(40.0)
+}
+
 /// A table pane: toolbar, table and property panel.
 pub fn table_pane_ui(
     ui: &mut egui::Ui,
@@ -304,6 +379,7 @@ pub fn table_pane_ui(
             sort: state.sort,
         },
     );
+    state.follow_selection(selection);
     let mut edit = EditCx {
         model,
         commands,
@@ -312,10 +388,12 @@ pub fn table_pane_ui(
         base_dir,
     };
     toolbar_ui(ui, table, state, selection, &mut edit);
-    egui::Panel::right(("properties", kind.name()))
+    let (panel_width, panel_range) =
+        property_panel_size(ui.available_width(), table_min_width(table, model));
+    let properties_rect = egui::Panel::right(("properties", kind.name()))
         .resizable(true)
-        .default_size(330.0)
-        .size_range(220.0..=700.0)
+        .default_size(panel_width)
+        .size_range(panel_range)
         .show(ui, |ui| {
             let selection_key = if selection.indices.is_empty() {
                 selection.current.map_or(u64::MAX, |c| c as u64)
@@ -324,9 +402,18 @@ pub fn table_pane_ui(
             };
             state.mixed.validate((document_id, revision, selection_key));
             properties_panel_ui(ui, table, selection, &mut state.mixed, &mut edit);
-        });
-    egui::CentralPanel::default().show(ui, |ui| {
-        table_ui(ui, table, state, selection, &mut edit);
+        })
+        .response
+        .rect;
+    let table_rect = egui::CentralPanel::default()
+        .show(ui, |ui| {
+            table_ui(ui, table, state, selection, &mut edit);
+        })
+        .response
+        .rect;
+    state.rects = Some(TableRects {
+        table: table_rect,
+        properties: properties_rect,
     });
 }
 
@@ -421,7 +508,10 @@ fn properties_panel_ui(
         return;
     }
     let mut grid = PropertyGrid::new(table.kind().into(), &targets, cache);
-    egui::ScrollArea::vertical()
+    // Both directions: rows wider than the panel scroll instead of widening the panel over the
+    // table.
+    egui::ScrollArea::both()
+        .id_salt("properties_scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| table.properties_ui(cx, ui, &mut grid));
 }
@@ -437,7 +527,10 @@ fn table_ui(
     let columns = table.columns(cx.model);
     let row_height = ui.spacing().interact_size.y + 4.0;
     let view_len = state.view.len;
-    let scroll_to = state.scroll_to_row.take();
+    let scroll_to = state
+        .scroll_to
+        .take()
+        .and_then(|(index, align)| Some((state.view.row_of(index)?, align)));
     let mut clicked: Option<(usize, egui::Modifiers)> = None;
     let mut menu_action: Option<ContextAction> = None;
     egui::ScrollArea::horizontal()
@@ -449,12 +542,16 @@ fn table_ui(
                 .resizable(true)
                 .sense(egui::Sense::click())
                 .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-                .column(Column::initial(64.0).at_least(40.0).clip(true));
+                .column(
+                    Column::initial(index_column_width(cx.model.count(kind)))
+                        .at_least(40.0)
+                        .clip(true),
+                );
             for column in &columns {
                 builder = builder.column(Column::initial(column.width).at_least(30.0).clip(true));
             }
-            if let Some(row) = scroll_to {
-                builder = builder.scroll_to_row(row, Some(egui::Align::Center));
+            if let Some((row, align)) = scroll_to {
+                builder = builder.scroll_to_row(row, align);
             }
             let table_widget = builder.header(row_height, |mut header| {
                 let all: Vec<(usize, &'static str, bool)> =
@@ -538,6 +635,8 @@ fn table_ui(
         });
     if let Some((index, modifiers)) = clicked {
         click_row(state, selection, index, modifiers);
+        // The row is where the user clicked it: no scrolling.
+        state.last_current = selection.current;
     }
     if let Some(action) = menu_action {
         run_context_action(table, state, selection, cx, action);
@@ -620,7 +719,15 @@ fn context_menu_ui(
     if ui.button(cx.tr("context.duplicate")).clicked() {
         action = Some(ContextAction::Duplicate);
     }
-    if ui.button(cx.tr("context.delete")).clicked() {
+    // Special display frames cannot be deleted: the entry deletes the others and is off when
+    // only special ones are selected.
+    let targets = selection.targets();
+    let deletable = !deletable_targets(cx.model, table.kind(), &targets).is_empty();
+    if ui
+        .add_enabled(deletable, egui::Button::new(cx.tr("context.delete")))
+        .on_disabled_hover_text(cx.tr("frame.special_hint"))
+        .clicked()
+    {
         action = Some(ContextAction::Delete);
     }
     table.extra_context_menu_ui(cx, ui, &selection.targets());
@@ -658,11 +765,14 @@ fn run_context_action(
             kind,
             indices: targets,
         }),
-        ContextAction::Delete if !targets.is_empty() => Some(EditOp::Delete {
-            kind,
-            indices: targets,
-            remove_unused_vertices: false,
-        }),
+        ContextAction::Delete => {
+            let indices = deletable_targets(cx.model, kind, &targets);
+            (!indices.is_empty()).then_some(EditOp::Delete {
+                kind,
+                indices,
+                remove_unused_vertices: false,
+            })
+        }
         ContextAction::MoveUp | ContextAction::MoveDown if !targets.is_empty() => {
             Some(EditOp::Move {
                 kind,
@@ -684,6 +794,30 @@ fn run_context_action(
     if let Some(op) = op {
         cx.commands.push(Command::ops(vec![op]));
     }
+}
+
+/// Whether the user may delete element `index` of `kind`: everything except the special display
+/// frames (Root, 表情), which PMX editors expect to exist (the edit refuses them too, so the
+/// GUI never offers it).
+#[must_use]
+pub fn deletable(model: &Model, kind: ElementKind, index: usize) -> bool {
+    match kind {
+        ElementKind::DisplayFrame => model
+            .display_frames
+            .get(index)
+            .is_some_and(|frame| !frame.special),
+        _ => index < model.count(kind),
+    }
+}
+
+/// The elements of `targets` the user may delete ([`deletable`]).
+#[must_use]
+pub fn deletable_targets(model: &Model, kind: ElementKind, targets: &[usize]) -> Vec<usize> {
+    targets
+        .iter()
+        .copied()
+        .filter(|&i| deletable(model, kind, i))
+        .collect()
 }
 
 /// An insert of one new element at `at`: what a table's Insert adds.

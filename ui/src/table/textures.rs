@@ -46,6 +46,11 @@ impl ElementTable for TextureTable {
         ]
     }
 
+    /// The path.
+    fn key_columns(&self) -> usize {
+        1
+    }
+
     fn cell_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, column: usize) {
         let Some(path) = cx.model.textures.get(index) else {
             return;

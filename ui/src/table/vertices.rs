@@ -174,7 +174,8 @@ fn weight_kind_ui(
             }
         });
     let _ = response.response.accessible_name(name);
-    if let Some(kind) = picked {
+    // Picking the type the vertices have already is no change.
+    if let Some(kind) = picked.filter(|&k| Some(k) != current) {
         let values = indices
             .iter()
             .filter_map(|&i| cx.model.vertices.get(i))
@@ -241,6 +242,11 @@ impl ElementTable for VertexTable {
         columns.push(ColumnSpec::new("vertex.sdef_r1", 200.0).unsortable());
         columns.push(ColumnSpec::new("vertex.edge_scale", 70.0));
         columns
+    }
+
+    /// The position.
+    fn key_columns(&self) -> usize {
+        1
     }
 
     fn cell_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, column: usize) {
