@@ -5,6 +5,7 @@ mod convert;
 mod edit;
 mod info;
 mod pose;
+mod render;
 mod repair;
 
 use clap::{Parser, Subcommand};
@@ -64,6 +65,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Apply every automatic fix and write the result (exit 1 if errors remain).
     Repair(repair::RepairArgs),
+    /// Draw the 3D view of a model offscreen into a PNG (exit 2 without OpenGL).
+    Render(render::RenderArgs),
 }
 
 /// Runs a subcommand and turns its outcome into the process exit code.
@@ -75,6 +78,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Pose(args) => pose::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Repair(args) => repair::run(&args),
+        Command::Render(args) => render::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -294,12 +294,12 @@ impl EditorApp {
             let failure = match result {
                 Err(message) => Some(message),
                 // A model that did not open is a failure too (the PNG shows why).
-                Ok(()) if self.editor.document.is_none() => Some(
-                    self.editor
-                        .message
-                        .as_ref()
-                        .map_or_else(|| "no model was opened".to_owned(), |m| m.text.clone()),
-                ),
+                Ok(()) if self.editor.document.is_none() => {
+                    Some(self.editor.message.as_ref().map_or_else(
+                        || "no model was opened".to_owned(),
+                        |m| m.text(self.editor.lang()),
+                    ))
+                }
                 Ok(()) => None,
             };
             if let Some(message) = failure

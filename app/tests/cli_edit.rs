@@ -59,12 +59,24 @@ fn a_script_applies_and_undo_all_gives_the_same_bytes() {
     let printed: Value = serde_json::from_slice(&output.stdout).expect("--json prints JSON");
     assert_eq!(printed["label"], "Tidy up");
     assert_eq!(printed["steps"], 7);
+    // The deleted bones' vertex weights moved to their ancestors instead of being cleared.
+    let moved = printed["report"]["moved"]
+        .as_array()
+        .expect("moved is a list");
     assert!(
-        printed["report"]["cleared"]["vertex weights"]
-            .as_u64()
-            .unwrap_or(0)
-            > 0
+        moved
+            .iter()
+            .any(|m| m["what"] == "vertex weights" && m["count"].as_u64().unwrap_or(0) > 0),
+        "{moved:?}"
     );
+    assert!(
+        moved
+            .iter()
+            .all(|m| m["to"].is_u64() && m["to_name"].is_string())
+    );
+    assert!(printed["report"]["cleared"].get("vertex weights").is_none());
+    assert!(printed["report"]["removed_with"].is_object());
+    assert!(printed["report"]["switched_off"].is_object());
     let edited = pmx_core::formats::load_path(&output_path, &Default::default())
         .expect("the output reads")
         .model;
@@ -87,6 +99,43 @@ fn a_script_applies_and_undo_all_gives_the_same_bytes() {
         std::fs::read(&undone_path).expect("output"),
         std::fs::read(&input).expect("input"),
         "undoing the script gives the input's bytes"
+    );
+}
+
+#[test]
+fn a_deletion_prints_what_moved_and_what_went_with_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("in.pmx");
+    write_model(&input, 12);
+    let script = dir.path().join("delete.json");
+    std::fs::write(
+        &script,
+        r#"[{"op": "delete", "kind": "bone", "indices": [3]}]"#,
+    )
+    .expect("script written");
+    let output_path = dir.path().join("out.pmx");
+    let output = pmx_studio(&[&input, &output_path, Path::new("--script"), &script]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut lines = stdout.lines();
+    let label = lines.next().unwrap_or_default();
+    assert!(
+        label.starts_with("Delete 1 bone (") && label.contains("vertex weights"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("  moved ") && l.contains(" vertex weights to bone ")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().any(|l| l.starts_with("  removed ")),
+        "{stdout}"
     );
 }
 
@@ -116,4 +165,60 @@ fn a_failing_step_is_named_and_nothing_is_written() {
     let output = pmx_studio(&[&input, &output_path, Path::new("--script"), &script]);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("invalid edit script"));
+}
+
+#[test]
+fn a_v20_file_with_v21_features_is_edited_as_it_came_with_the_allowance() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("in.pmx");
+    // The 2.1 every-feature model has QDEF weights, flip/impulse morphs and soft bodies: written
+    // as a 2.0 file it is what a tool that ignores the version rules writes.
+    let mut model = feature_model(PmxVersion::V2_1, TextEncoding::Utf16, 40, 3);
+    model.header.version = PmxVersion::V2_0;
+    let options = PmxSaveOptions {
+        allow_version_violations: true,
+        ..PmxSaveOptions::default()
+    };
+    let (bytes, _) = pmx::write(&model, &options).expect("the model writes");
+    std::fs::write(&input, &bytes).expect("the model file is written");
+    let script = dir.path().join("steps.json");
+    std::fs::write(
+        &script,
+        r#"[{"op": "set", "kind": "info", "field": "name_en", "value": "edited"}]"#,
+    )
+    .expect("script written");
+    let output_path = dir.path().join("out.pmx");
+    let flag = Path::new("--script");
+
+    let refused = pmx_studio(&[&input, &output_path, flag, &script]);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("2.1"),
+        "the refusal names the version: {stderr}"
+    );
+    assert!(!output_path.exists(), "nothing is written when refused");
+
+    let allowance = Path::new("--allow-version-violations");
+    let output = pmx_studio(&[&input, &output_path, flag, &script, allowance]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let edited = pmx_core::formats::load_path(&output_path, &Default::default())
+        .expect("the output reads")
+        .model;
+    assert_eq!(edited.header.version, PmxVersion::V2_0);
+    assert_eq!(edited.info.name_en.as_str(), "edited");
+
+    let undone_path = dir.path().join("undone.pmx");
+    let undo = Path::new("--undo-all");
+    let output = pmx_studio(&[&input, &undone_path, flag, &script, undo, allowance]);
+    assert!(output.status.success());
+    assert_eq!(
+        std::fs::read(&undone_path).expect("output"),
+        bytes,
+        "the file is written as it came"
+    );
 }

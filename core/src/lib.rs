@@ -4,6 +4,7 @@
 pub mod edit;
 pub mod formats;
 pub mod generate;
+pub mod i18n;
 pub mod model;
 pub mod pose;
 pub(crate) mod serde_f32;

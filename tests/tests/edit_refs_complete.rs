@@ -3,9 +3,11 @@
 //! Every element gets a unique identity (names; vertices a unique edge scale). A walk written
 //! here, not using `model::refs`, lists every reference of the model by the identity of the
 //! element it points at. After deleting any element of any kind, every reference must still
-//! point at the same element, or be cleared if that element is gone (or be removed with it when
-//! its holder goes: faces, morph offsets, anchors, pins of a deleted vertex). After moving,
-//! sorting or inserting, every reference must point at the same element as before.
+//! point at the same element, or, if that element is gone, be as README "Deleting" says: removed
+//! with its list entry (faces, morph offsets, display frame items, IK links, anchors, pins;
+//! joints of a deleted rigid body), moved to the deleted bone's nearest surviving ancestor
+//! (parents, vertex weights, bone-following rigid bodies), or cleared. After moving, sorting or
+//! inserting, every reference must point at the same element as before.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -104,12 +106,17 @@ id_fn!(
 fn walk(model: &Model) -> Groups {
     let mut groups = Groups::new();
     for vertex in &model.vertices {
-        let bones = vertex
+        // The bones a vertex follows, as a set: deleting a bone merges its weight into another
+        // slot and may simplify the weight type, so slots are not kept.
+        let mut bones: Vec<Id> = vertex
             .weight
             .bones()
             .iter()
+            .filter(|b| b.is_some())
             .map(|&b| bone_id(model, b))
             .collect();
+        bones.sort();
+        bones.dedup();
         groups.insert(format!("vertex:{}", vertex.edge_scale), vec![bones]);
     }
     let mut start = 0usize;
@@ -301,17 +308,72 @@ fn expected_after_delete(before: &Model, kind: ElementKind, index: usize) -> Gro
         }
         _ => {
             if id.is_some() {
-                for items in groups.values_mut() {
-                    for reference in items.iter_mut().flatten() {
-                        if *reference == id {
-                            *reference = None;
-                        }
-                    }
-                }
+                deleted_reference_goes(before, kind, index, &id, &mut groups);
             }
         }
     }
     groups
+}
+
+/// What happens to the references to the deleted element `id` (README, "Deleting").
+fn deleted_reference_goes(
+    before: &Model,
+    kind: ElementKind,
+    index: usize,
+    id: &Id,
+    groups: &mut Groups,
+) {
+    // A bone's role goes to its nearest surviving ancestor; the deleted root's to the first
+    // remaining bone (weights and bone-following rigid bodies only).
+    // (One bone is deleted, so its parent is that ancestor.)
+    let ancestor = before
+        .bones
+        .get(index)
+        .filter(|_| kind == ElementKind::Bone)
+        .and_then(|b| b.parent)
+        .filter(|p| p.get() != index)
+        .and_then(|p| bone_id(before, Some(p)));
+    let first_bone = bone_id(before, Some(BoneIdx::new(usize::from(index == 0))));
+    let list = |key: &str| {
+        [".ik.links", ".offsets", ".items", ".anchors", ".pins"]
+            .iter()
+            .any(|suffix| key.ends_with(suffix))
+    };
+    // Joints of a deleted rigid body go with it.
+    groups.retain(|key, items| {
+        !(key.starts_with("joint:") && items.iter().flatten().any(|r| r == id))
+    });
+    for (key, items) in groups.iter_mut() {
+        if list(key) {
+            items.retain(|item| !item.contains(id));
+            continue;
+        }
+        let follows_bone = key.strip_prefix("rigid:").is_some_and(|name| {
+            before
+                .rigid_bodies
+                .iter()
+                .any(|b| b.name_ja.to_string() == name && b.mode == RigidMode::FollowBone)
+        });
+        let is_vertex = key.starts_with("vertex:");
+        for item in items.iter_mut() {
+            for (slot, reference) in item.iter_mut().enumerate() {
+                if reference != id {
+                    continue;
+                }
+                *reference = if key.starts_with("bone:") && slot == 0 {
+                    ancestor.clone()
+                } else if is_vertex || follows_bone {
+                    ancestor.clone().or_else(|| first_bone.clone())
+                } else {
+                    None
+                };
+            }
+            if is_vertex {
+                item.sort();
+                item.dedup();
+            }
+        }
+    }
 }
 
 fn assert_same_groups(actual: &Groups, expected: &Groups, context: &str) {

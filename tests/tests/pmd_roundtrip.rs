@@ -758,7 +758,11 @@ fn pmx_only_features_are_listed() {
     );
     assert_eq!(
         losses[3].message,
-        "append move (移動付与) is dropped: PMD bones append rotation only"
+        "append move is dropped: PMD bones append rotation only"
+    );
+    assert_eq!(
+        losses[3].message_ja,
+        "移動付与は削除されます。PMDのボーンは回転付与のみです"
     );
     assert_eq!(
         losses[5].message,

@@ -7,8 +7,6 @@
 //! as a tube of small triangles ([`pmx_core::generate::lay_out_as_tube`]).
 //! Run: `cargo bench -p pmx_ui --bench view`.
 
-#[path = "../tests/view_offscreen/mod.rs"]
-mod view_offscreen;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pmx_core::edit::{Edit, EditTarget};
@@ -70,7 +68,7 @@ fn views(c: &mut Criterion) {
 
 /// Opening the saved 1,000,000-vertex file to the first frame drawn offscreen.
 fn open_to_first_frame(c: &mut Criterion) {
-    let offscreen = match view_offscreen::offscreen() {
+    let offscreen = match pmx_ui::view::offscreen::Offscreen::new() {
         Ok(offscreen) => offscreen,
         Err(reason) => {
             println!("open_to_first_frame skipped: no offscreen GL ({reason})");
@@ -109,7 +107,7 @@ fn open_to_first_frame(c: &mut Criterion) {
                     .clone();
                 view.scene
                     .set_frame(view.frame(&document.model, &highlight, size));
-                let context = offscreen.context.clone();
+                let context = offscreen.context().clone();
                 let color = three_d::Texture2D::new_empty::<[u8; 4]>(
                     &context,
                     1280,

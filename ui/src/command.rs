@@ -2,7 +2,7 @@
 //! them after the frame (turning edit requests into undoable edits), so no panel ever changes
 //! the model itself.
 
-use pmx_core::edit::{EditOp, EditTarget};
+use pmx_core::edit::{EditLabel, EditOp, EditTarget};
 use pmx_core::model::ElementKind;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -13,7 +13,8 @@ pub enum EditRequest {
     /// Ops as in edit scripts, committed as one undo step named `label` (or the op's own label).
     Ops {
         ops: Vec<EditOp>,
-        label: Option<String>,
+        /// Rendered in the UI's language when shown (never stored as text).
+        label: Option<EditLabel>,
     },
     /// Appends additional UV channels (zero for every vertex).
     AddUvChannels(usize),

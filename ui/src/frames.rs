@@ -171,7 +171,7 @@ fn items_op(frame: usize, items: &[DisplayItem]) -> EditOp {
     }
 }
 
-fn labelled(ops: Vec<EditOp>, label: String) -> Command {
+fn labelled(ops: Vec<EditOp>, label: pmx_core::edit::EditLabel) -> Command {
     Command::Edit(EditCommand {
         request: EditRequest::Ops {
             ops,
@@ -354,7 +354,8 @@ pub fn frame_tree_ui(ui: &mut egui::Ui, state: &mut FrameTreeState, cx: FrameTre
             let count = state.selected.len();
             pushed.push(labelled(
                 ops,
-                lang.format("frame.remove_items_label", &[("count", &count)]),
+                pmx_core::edit::EditLabel::new("frame.remove_items_label")
+                    .arg("count", pmx_core::edit::LabelArg::Number(count)),
             ));
             state.selected.clear();
         }
@@ -568,7 +569,10 @@ pub fn frame_tree_ui(ui: &mut egui::Ui, state: &mut FrameTreeState, cx: FrameTre
         && let Some(ops) = move_item_ops(model, (drag.frame, drag.item), place)
     {
         state.selected.clear();
-        pushed.push(labelled(ops, lang.tr("frame.move_item_label").to_owned()));
+        pushed.push(labelled(
+            ops,
+            pmx_core::edit::EditLabel::new("frame.move_item_label"),
+        ));
     }
     for command in pushed {
         edit.commands.push(command);

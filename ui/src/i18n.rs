@@ -1,4 +1,5 @@
-//! UI strings in Japanese and English, from `resources/i18n/{ja,en}.json`.
+//! UI strings in Japanese and English, from `resources/i18n/{ja,en}.json` (read by
+//! [`pmx_core::i18n`], whose [`Language`] this re-exports).
 //!
 //! Keys are flat (`"menu.file"`); a string may hold `{name}` placeholders that
 //! [`Language::format`] fills. A key missing from a file shows as the key itself, so a gap is
@@ -6,60 +7,10 @@
 //! `tests::every_key_used_in_the_sources_exists` keep the files complete.
 
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
-use std::sync::OnceLock;
 
-const JA_JSON: &str = include_str!("../../resources/i18n/ja.json");
-const EN_JSON: &str = include_str!("../../resources/i18n/en.json");
-
-/// The language of the UI.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub enum Language {
-    /// 日本語 (the default: the people who make MMD models mostly read Japanese).
-    #[default]
-    Japanese,
-    English,
-}
-
-impl Language {
-    pub const ALL: [Language; 2] = [Language::Japanese, Language::English];
-
-    /// The language's own name, for the menu that switches it.
-    #[must_use]
-    pub fn native_name(self) -> &'static str {
-        match self {
-            Language::Japanese => "日本語",
-            Language::English => "English",
-        }
-    }
-
-    /// The string for `key`, or the key itself when it has none.
-    #[must_use]
-    pub fn tr(self, key: &'static str) -> &'static str {
-        strings(self).get(key).map_or(key, String::as_str)
-    }
-
-    /// The string for `key` with each `{name}` replaced by its value.
-    #[must_use]
-    pub fn format(self, key: &'static str, args: &[(&str, &dyn std::fmt::Display)]) -> String {
-        let mut text = self.tr(key).to_owned();
-        for (name, value) in args {
-            text = text.replace(&format!("{{{name}}}"), &value.to_string());
-        }
-        text
-    }
-}
-
-fn strings(language: Language) -> &'static HashMap<String, String> {
-    static JA: OnceLock<HashMap<String, String>> = OnceLock::new();
-    static EN: OnceLock<HashMap<String, String>> = OnceLock::new();
-    let (cell, json) = match language {
-        Language::Japanese => (&JA, JA_JSON),
-        Language::English => (&EN, EN_JSON),
-    };
-    // The files are part of the build and checked by the tests below; a broken file shows keys.
-    cell.get_or_init(|| serde_json::from_str(json).unwrap_or_default())
-}
+/// The language of the UI: `pmx_core`'s, which reads the same two files, so edit labels built
+/// in the core and the editor's own strings come from one place.
+pub use pmx_core::i18n::Language;
 
 /// Which of an element's two names (name_ja / name_en) lists and pickers show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -84,7 +35,8 @@ impl NameLanguage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeSet;
+    use pmx_core::i18n::{EN_JSON, JA_JSON};
+    use std::collections::{BTreeSet, HashMap};
 
     fn keys(json: &str) -> BTreeSet<String> {
         let map: HashMap<String, String> = serde_json::from_str(json).expect("valid JSON");
@@ -101,14 +53,15 @@ mod tests {
         assert!(only_en.is_empty(), "only in en.json: {only_en:?}");
     }
 
-    /// Every `tr("…")`/`format("…"` key in the ui and app sources is in the files.
+    /// Every `tr("…")`/`format("…"` key in the ui, app and core sources, and every edit label
+    /// key (`EditLabel::new("…")`, `LabelArg::Key("…")`), is in the files.
     #[test]
     fn every_key_used_in_the_sources_exists() {
         let ja = keys(JA_JSON);
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut missing = Vec::new();
         let mut files = Vec::new();
-        for dir in ["ui/src", "app/src"] {
+        for dir in ["ui/src", "app/src", "core/src"] {
             collect_rs(&root.join(dir), &mut files);
         }
         assert!(
@@ -118,7 +71,14 @@ mod tests {
         );
         for file in files {
             let text = std::fs::read_to_string(&file).expect("readable source");
-            for marker in ["tr(\"", "format(\"", "t!(\""] {
+            for marker in [
+                "tr(\"",
+                "format(\"",
+                "t!(\"",
+                "EditLabel::new(\"",
+                "LabelArg::Key(\"",
+                "StatusText::key(\"",
+            ] {
                 for (at, _) in text.match_indices(marker) {
                     let rest = &text[at + marker.len()..];
                     let Some(end) = rest.find('"') else { continue };

@@ -43,8 +43,75 @@ pub struct PoseState {
     pub file_path: String,
     /// A loaded VMD motion, bound to the model, and the frame shown.
     motion: Option<LoadedMotion>,
-    /// The last file action's outcome (names the model lacks, errors).
-    pub file_message: Option<String>,
+    /// The last file action's outcome (names the model lacks, errors), rendered when drawn.
+    pub file_message: Option<FileReport>,
+}
+
+/// What a pose or motion file action did, as data: the pane renders it in the current
+/// language, so switching the language re-renders it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileReport {
+    /// A VPD pose or VMD motion was loaded: how many of its bone and morph names the model has
+    /// (and the first few it lacks).
+    Matched {
+        bones_matched: usize,
+        bones: usize,
+        morphs_matched: usize,
+        morphs: usize,
+        missing: Vec<String>,
+    },
+    /// A VPD pose was written.
+    Saved {
+        bones: usize,
+        morphs: usize,
+        path: String,
+    },
+    /// Reading or writing failed (the reader's message).
+    Failed(String),
+}
+
+impl FileReport {
+    /// Names listed at most (the count says how many matched).
+    const MAX_MISSING: usize = 8;
+
+    /// The report in `lang`.
+    #[must_use]
+    pub fn text(&self, lang: Language) -> String {
+        match self {
+            FileReport::Matched {
+                bones_matched,
+                bones,
+                morphs_matched,
+                morphs,
+                missing,
+            } => {
+                let matched = lang.format(
+                    "pose.matched",
+                    &[
+                        ("bones_matched", bones_matched),
+                        ("bones", bones),
+                        ("morphs_matched", morphs_matched),
+                        ("morphs", morphs),
+                    ],
+                );
+                if missing.is_empty() {
+                    matched
+                } else {
+                    let names = missing.join(lang.tr("edit.list_separator"));
+                    matched + &lang.format("pose.not_in_model", &[("names", &names)])
+                }
+            }
+            FileReport::Saved {
+                bones,
+                morphs,
+                path,
+            } => lang.format(
+                "pose.saved",
+                &[("bones", bones), ("morphs", morphs), ("path", path)],
+            ),
+            FileReport::Failed(error) => lang.format("pose.file_failed", &[("error", error)]),
+        }
+    }
 }
 
 /// A motion bound to the model's bones and morphs by name.
@@ -209,14 +276,14 @@ impl PoseState {
     }
 
     /// Loads a VPD pose file onto the pose (bones and morphs it names; others keep theirs).
-    pub fn load_vpd(&mut self, model: &Model, path: &Path) -> Result<String, String> {
+    pub fn load_vpd(&mut self, model: &Model, path: &Path) -> Result<FileReport, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let file = vpd::read(&bytes, &LoadOptions::default())
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let unmatched = file.apply_to(model, &mut self.pose);
         self.refresh_euler();
         self.stale = true;
-        Ok(unmatched_text(
+        Ok(matched_report(
             &unmatched.bones,
             &unmatched.morphs,
             file.bones.len(),
@@ -225,27 +292,26 @@ impl PoseState {
     }
 
     /// Writes the pose as a VPD file (bones not at rest, morphs not 0).
-    pub fn save_vpd(&self, model: &Model, path: &Path) -> Result<String, String> {
+    pub fn save_vpd(&self, model: &Model, path: &Path) -> Result<FileReport, String> {
         let model_file = model.info.name_ja.as_str().into_owned();
         let file = vpd::PoseFile::from_pose(model, &self.pose, &format!("{model_file}.osm"));
         let bytes = vpd::write(&file).map_err(|e| e.to_string())?;
         pmx_core::formats::write_atomic(path, &bytes)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(format!(
-            "{} bones, {} morphs → {}",
-            file.bones.len(),
-            file.morphs.len(),
-            path.display()
-        ))
+        Ok(FileReport::Saved {
+            bones: file.bones.len(),
+            morphs: file.morphs.len(),
+            path: path.display().to_string(),
+        })
     }
 
     /// Loads a VMD motion and shows its frame 0.
-    pub fn load_vmd(&mut self, model: &Model, path: &Path) -> Result<String, String> {
+    pub fn load_vmd(&mut self, model: &Model, path: &Path) -> Result<FileReport, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let motion = vmd::read(&bytes, &LoadOptions::default())
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let binding = motion.bind(model);
-        let text = unmatched_text(
+        let text = matched_report(
             &binding.unmatched_bones,
             &binding.unmatched_morphs,
             motion.bone_tracks.len(),
@@ -397,13 +463,10 @@ fn files_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, model: &Mo
             outcome = Some(state.load_vmd(model, &path));
         }
         if let Some(outcome) = outcome {
-            state.file_message = Some(match outcome {
-                Ok(text) => text,
-                Err(error) => format!("{}: {error}", lang.tr("pose.file_error")),
-            });
+            state.file_message = Some(outcome.unwrap_or_else(FileReport::Failed));
         }
-        if let Some(message) = &state.file_message {
-            ui.weak(message);
+        if let Some(report) = &state.file_message {
+            ui.weak(report.text(lang));
         }
     });
     let Some((name, last, mut frame)) = state
@@ -431,28 +494,25 @@ fn files_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, model: &Mo
     });
 }
 
-/// "12 bones, 3 morphs matched; not in the model: 左足IK, まばたき".
-fn unmatched_text(
+/// How many of a file's bone and morph names matched ("12 / 14 bones, 3 / 3 morphs matched;
+/// not in the model: 左足IK, まばたき" when rendered).
+fn matched_report(
     bones: &[String],
     morphs: &[String],
     bone_count: usize,
     morph_count: usize,
-) -> String {
-    let matched = format!(
-        "{} / {bone_count} bones, {} / {morph_count} morphs matched",
-        bone_count - bones.len().min(bone_count),
-        morph_count - morphs.len().min(morph_count)
-    );
-    let missing: Vec<&str> = bones
-        .iter()
-        .chain(morphs)
-        .map(String::as_str)
-        .take(8)
-        .collect();
-    if missing.is_empty() {
-        matched
-    } else {
-        format!("{matched}; not in the model: {}", missing.join(", "))
+) -> FileReport {
+    FileReport::Matched {
+        bones_matched: bone_count - bones.len().min(bone_count),
+        bones: bone_count,
+        morphs_matched: morph_count - morphs.len().min(morph_count),
+        morphs: morph_count,
+        missing: bones
+            .iter()
+            .chain(morphs)
+            .take(FileReport::MAX_MISSING)
+            .cloned()
+            .collect(),
     }
 }
 

@@ -354,7 +354,10 @@ pub fn validation_pane_ui(
                             commands.push(Command::Edit(EditCommand {
                                 request: EditRequest::Ops {
                                     ops: fix.ops.clone(),
-                                    label: Some(fix.label_en.clone()),
+                                    label: Some(pmx_core::edit::EditLabel::both(
+                                        fix.label_en.clone(),
+                                        fix.label_ja.clone(),
+                                    )),
                                 },
                                 gesture: None,
                             }));

@@ -662,7 +662,7 @@ fn export_pmd_lists_what_pmd_loses_then_writes_a_pmd_file() {
     // them before anything is written, as `check --target pmd` does.
     harness.get_by_label_contains("things (they are lost when saved as PMD)");
     harness.get_by_label("vertices[12].weight  vertex 12 is BDEF4; PMD holds BDEF1/BDEF2 only");
-    click(&mut harness, "Save");
+    click(&mut harness, "Export");
     let saved = formats::load_path(&path, &Default::default()).unwrap();
     assert_eq!(saved.format, formats::FileFormat::Pmd);
     assert_eq!(saved.model.vertices.len(), original.vertices.len());

@@ -6,10 +6,6 @@
 //! Needs `libegl1 libegl-mesa0 libgl1-mesa-dri` (Mesa's software renderer is enough).
 //! Regenerate the golden images with `PMX_STUDIO_UPDATE_GOLDEN=1 cargo test -p pmx_ui --test view_render`.
 
-#[path = "view_offscreen/mod.rs"]
-mod offscreen;
-
-use offscreen::{Offscreen, offscreen};
 use pmx_core::model::{
     DrawFlags, Material, Model, PmxVersion, SphereMode, Text, TextureIdx, Toon, Vec2, Vec3, Vec4,
     Vertex, VertexIdx,
@@ -17,9 +13,9 @@ use pmx_core::model::{
 use pmx_ui::document::Document;
 use pmx_ui::view::ViewState;
 use pmx_ui::view::camera::OrbitCamera;
+use pmx_ui::view::offscreen::Offscreen;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use three_d::{DepthTexture2D, Interpolation, RenderTarget, Texture2D, Wrapping};
 
 const SIZE: u32 = 128;
 
@@ -38,49 +34,9 @@ fn render(
     let mut view = ViewState::default();
     view.layers.grid = false;
     setup(&mut view);
-    view.sync(&document, 1);
-    let size = glam::Vec2::new(SIZE as f32, SIZE as f32);
-    let highlight = document
-        .selection
-        .get(pmx_core::model::ElementKind::Material)
-        .indices
-        .clone();
-    view.scene
-        .set_frame(view.frame(&document.model, &highlight, size));
-    let context = &offscreen.context;
-    let color = Texture2D::new_empty::<[u8; 4]>(
-        context,
-        SIZE,
-        SIZE,
-        Interpolation::Nearest,
-        Interpolation::Nearest,
-        None,
-        Wrapping::ClampToEdge,
-        Wrapping::ClampToEdge,
-    );
-    let depth = DepthTexture2D::new::<f32>(
-        context,
-        SIZE,
-        SIZE,
-        Wrapping::ClampToEdge,
-        Wrapping::ClampToEdge,
-    );
-    let target = RenderTarget::new(color.as_color_target(None), depth.as_depth_target());
-    let [r, g, b, a] = pmx_ui::view::BACKGROUND;
-    target.clear(three_d::ClearState::color_and_depth(r, g, b, a, 1.0));
-    let viewport = three_d::Viewport::new_at_origo(SIZE, SIZE);
-    let scissor = three_d::ScissorBox::new_at_origo(SIZE, SIZE);
-    target
-        .write::<std::convert::Infallible>(|| {
-            let mut shared = view.scene.shared.lock().unwrap();
-            shared.paint(|| Ok(context.clone()), viewport, scissor, false);
-            assert!(shared.failure.is_none(), "{:?}", shared.failure);
-            Ok(())
-        })
+    let image = offscreen
+        .render_view(&mut view, &document, 1, SIZE, SIZE)
         .unwrap();
-    let pixels: Vec<[u8; 4]> = target.read_color();
-    let bytes: Vec<u8> = pixels.into_iter().flatten().collect();
-    let image = image::RgbaImage::from_raw(SIZE, SIZE, bytes).unwrap();
     if let Some(dir) = std::env::var_os("PMX_STUDIO_RENDER_DEBUG") {
         let n = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
         image
@@ -126,7 +82,7 @@ fn with_gl(test: impl FnOnce(&Offscreen)) {
     let _guard = GL_LOCK
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match offscreen() {
+    match Offscreen::new() {
         Ok(offscreen) => test(&offscreen),
         Err(reason) => println!(
             "skipped: no offscreen OpenGL 3.3 ({reason}); install libegl1 libegl-mesa0 libgl1-mesa-dri"

@@ -1,4 +1,4 @@
-//! `pmx-studio edit IN OUT --script STEPS.json [--undo-all] [--json]`: applies an edit script
+//! `pmx-studio edit IN OUT --script STEPS.json [--undo-all] [--json] [--allow-version-violations]`: applies an edit script
 //! (README.md, "Edit scripts") as one undo step and writes the result.
 
 use anyhow::{Context, Result, bail};
@@ -24,6 +24,10 @@ pub struct EditArgs {
     /// Print what was done as one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Write PMX 2.0 even though the model uses PMX 2.1 features (as `convert` does), so a
+    /// 2.0 file that already uses them can be edited and written as it came.
+    #[arg(long)]
+    pub allow_version_violations: bool,
 }
 
 /// The JSON shape of `edit --json`.
@@ -71,6 +75,7 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
     let options = SaveOptions {
         pmx: PmxSaveOptions {
             index_sizes: IndexSizeMode::Keep,
+            allow_version_violations: args.allow_version_violations,
             ..PmxSaveOptions::default()
         },
     };
@@ -90,6 +95,19 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         println!("{label}");
+        for moved in &report.moved {
+            println!(
+                "  moved {} {} to bone {} {}",
+                moved.count, moved.what, moved.to, moved.to_name
+            );
+        }
+        for (what, count) in &report.removed_with {
+            println!("  removed {count} {what}");
+        }
+        for (what, count) in &report.switched_off {
+            let bones = if *count == 1 { "bone" } else { "bones" };
+            println!("  switched off {what} on {count} {bones}");
+        }
         for (field, count) in &report.cleared {
             println!("  cleared {count} {field}");
         }

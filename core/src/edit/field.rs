@@ -1,7 +1,7 @@
 //! Field edits: one field of one or many elements, with old and new values in the field's type.
 
 use super::reflect::{FieldType, HeapSize, Reflect};
-use super::{Edit, EditError, EditTarget, Touched, count_label};
+use super::{Edit, EditError, EditLabel, EditTarget, LabelArg, Touched};
 use crate::model::Model;
 use serde_json::Value;
 use std::any::Any;
@@ -386,22 +386,30 @@ fn element_indices(
     Ok(indices.to_vec())
 }
 
-fn set_label(target: EditTarget, path: &FieldPath, count: usize, first: usize) -> String {
-    let what = if path.is_whole() {
-        String::new()
-    } else {
-        format!("{path} of ")
-    };
+fn set_label(target: EditTarget, path: &FieldPath, count: usize, first: usize) -> EditLabel {
+    let field = || LabelArg::Field(path.to_string());
     if target.is_single() {
-        if path.is_whole() {
-            format!("Set {}", target.name())
+        let label = if path.is_whole() {
+            EditLabel::new("edit.set_whole")
         } else {
-            format!("Set {} {path}", target.name())
-        }
-    } else if count == 1 {
-        format!("Set {what}{} {first}", target.name().replace('_', " "))
+            EditLabel::new("edit.set_single_field").arg("field", field())
+        };
+        return label.arg("target", LabelArg::Noun(target.name()));
+    }
+    // Renaming reads as PmxEditor's 名前の変更, not as setting `name_ja`.
+    let rename = path.to_string() == "name_ja";
+    let label = match (path.is_whole(), rename, count == 1) {
+        (_, true, true) => EditLabel::new("edit.rename_one").element(target, first),
+        (_, true, false) => EditLabel::new("edit.rename_many").count(count, target),
+        (true, false, true) => EditLabel::new("edit.set_element").element(target, first),
+        (true, false, false) => EditLabel::new("edit.set_elements").count(count, target),
+        (false, false, true) => EditLabel::new("edit.set_field_one").element(target, first),
+        (false, false, false) => EditLabel::new("edit.set_field_many").count(count, target),
+    };
+    if path.is_whole() || rename {
+        label
     } else {
-        format!("Set {what}{}", count_label(count, target.name()))
+        label.arg("field", field())
     }
 }
 

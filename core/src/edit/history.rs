@@ -1,7 +1,7 @@
 //! The undo history of a document: an `undo::Record` of edits, with labels, the saved point and
 //! a step limit.
 
-use super::{Edit, EditError, EditOp, Touched, ops_to_edit};
+use super::{Edit, EditError, EditLabel, EditOp, Touched, ops_to_edit};
 use crate::model::Model;
 
 /// Identifies one gesture (a drag, a slider move): field edits of the same gesture merge.
@@ -107,6 +107,23 @@ impl History {
         self.record
             .get_entry(self.record.head())
             .map(|entry| entry.as_ref().label())
+    }
+
+    /// The label of the step `undo` would undo, as data (to render in the UI's language).
+    #[must_use]
+    pub fn undo_edit_label(&self) -> Option<&EditLabel> {
+        let head = self.record.head();
+        head.checked_sub(1)
+            .and_then(|i| self.record.get_entry(i))
+            .map(|entry| entry.as_ref().edit_label())
+    }
+
+    /// The label of the step `redo` would redo, as data.
+    #[must_use]
+    pub fn redo_edit_label(&self) -> Option<&EditLabel> {
+        self.record
+            .get_entry(self.record.head())
+            .map(|entry| entry.as_ref().edit_label())
     }
 
     /// Every step, oldest first (the first `head()` are applied).

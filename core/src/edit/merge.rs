@@ -1,7 +1,7 @@
 //! Merging another model into the open one (PmxEditor's import-append), as one step.
 
 use super::elements::Elements;
-use super::{Edit, EditError, EditReport, EditTarget, Sequence, count_label};
+use super::{Edit, EditError, EditLabel, EditReport, EditTarget, LabelArg, Sequence, count_label};
 use crate::model::refs::{RefSite, RefVisitorMut, visit_refs_mut};
 use crate::model::*;
 use serde::{Deserialize, Serialize};
@@ -160,15 +160,18 @@ impl Edit {
         }
 
         let name = other.info.name_ja.as_str().into_owned();
-        let label = format!(
-            "Merge {} ({}, {})",
-            if name.is_empty() {
-                "model".to_owned()
-            } else {
-                format!("«{name}»")
-            },
-            count_label(other.vertices.len(), "vertex"),
-            count_label(appended_bones.len(), "bone"),
+        let label = if name.is_empty() {
+            EditLabel::new("edit.merge_unnamed")
+        } else {
+            EditLabel::new("edit.merge").arg("name", LabelArg::Text(name))
+        }
+        .arg(
+            "vertices",
+            LabelArg::Count(other.vertices.len(), EditTarget::Vertex.name()),
+        )
+        .arg(
+            "bones",
+            LabelArg::Count(appended_bones.len(), EditTarget::Bone.name()),
         );
 
         let mut sequence = Sequence::new(model);

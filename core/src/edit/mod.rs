@@ -7,9 +7,11 @@
 //! removed elements and the references it cleared. They implement [`undo::Edit`] and live in a
 //! [`History`]. Every application reports what it [`Touched`], so views refresh only that.
 
+mod delete;
 mod elements;
 mod field;
 mod history;
+mod label;
 mod merge;
 mod ops;
 mod reflect;
@@ -18,12 +20,14 @@ mod structure;
 pub use elements::Elements;
 pub use field::{FieldPath, get_field};
 pub use history::{GestureId, History};
+pub use label::{EditLabel, LabelArg, REPORT_NOUNS, report_noun};
 pub use merge::MergeOptions;
 pub use ops::{EditOp, EditScript, ops_to_edit, ops_to_edit_in};
 pub use reflect::{FieldType, HeapSize, Reflect};
 pub use structure::SortKey;
 
 use crate::formats::FileError;
+use crate::i18n::Language;
 use crate::model::refs::RemapError;
 use crate::model::{ElementKind, Model};
 use field::{FieldChange, FieldValues};
@@ -31,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
+use std::sync::OnceLock;
 use structure::{InsertChange, RemoveChange, ReorderChange};
 
 /// What an edit targets: the header, the info block, or a kind of element.
@@ -331,7 +336,27 @@ pub struct EditReport {
     pub cleared_examples: Vec<String>,
     /// Elements removed along with the deleted ones ("faces": 12, "morph offsets": 3).
     pub removed_with: BTreeMap<String, usize>,
+    /// References moved to another element instead of being cleared: a deleted bone's child
+    /// bones, vertex weights and bone-following rigid bodies go to its nearest surviving
+    /// ancestor. One entry per kind of reference and bone they went to.
+    pub moved: Vec<MovedRefs>,
+    /// Settings switched off because the bone they named was deleted, by setting, counting
+    /// bones: "IK" (the IK target was deleted), "append" (the append parent), "tail bone" (the
+    /// tail bone; the tail is now an offset to where it was).
+    pub switched_off: BTreeMap<String, usize>,
     pub notes: Vec<String>,
+}
+
+/// References of one kind that an edit moved to a bone (see [`EditReport::moved`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MovedRefs {
+    /// What moved: "child bones", "vertex weights" or "rigid bodies".
+    pub what: String,
+    /// The bone they moved to, as an index of the model after the edit.
+    pub to: usize,
+    /// Its Japanese name, for messages.
+    pub to_name: String,
+    pub count: usize,
 }
 
 impl EditReport {
@@ -345,7 +370,11 @@ impl EditReport {
 
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.cleared.is_empty() && self.removed_with.is_empty() && self.notes.is_empty()
+        self.cleared.is_empty()
+            && self.removed_with.is_empty()
+            && self.moved.is_empty()
+            && self.switched_off.is_empty()
+            && self.notes.is_empty()
     }
 
     fn extend(&mut self, other: &EditReport) {
@@ -360,26 +389,20 @@ impl EditReport {
         for (what, count) in &other.removed_with {
             *self.removed_with.entry(what.clone()).or_default() += count;
         }
+        for moved in &other.moved {
+            match self
+                .moved
+                .iter_mut()
+                .find(|m| m.what == moved.what && m.to == moved.to && m.to_name == moved.to_name)
+            {
+                Some(same) => same.count += moved.count,
+                None => self.moved.push(moved.clone()),
+            }
+        }
+        for (what, count) in &other.switched_off {
+            *self.switched_off.entry(what.clone()).or_default() += count;
+        }
         self.notes.extend(other.notes.iter().cloned());
-    }
-
-    /// The report in one line for a label suffix: "and 12 faces; cleared 3 references".
-    fn summary(&self) -> Option<String> {
-        let mut parts = Vec::new();
-        if !self.removed_with.is_empty() {
-            let removed: Vec<String> = self
-                .removed_with
-                .iter()
-                .map(|(what, count)| format!("{} {what}", thousands(*count)))
-                .collect();
-            parts.push(format!("and {}", removed.join(", ")));
-        }
-        let cleared = self.cleared_total();
-        if cleared > 0 {
-            let plural = if cleared == 1 { "" } else { "s" };
-            parts.push(format!("cleared {} reference{plural}", thousands(cleared)));
-        }
-        (!parts.is_empty()).then(|| parts.join("; "))
     }
 
     fn heap_size(&self) -> usize {
@@ -388,8 +411,16 @@ impl EditReport {
         self.cleared
             .keys()
             .chain(self.removed_with.keys())
+            .chain(self.switched_off.keys())
             .map(|k| k.capacity() + entry)
             .sum::<usize>()
+            + self
+                .moved
+                .iter()
+                .map(|m| {
+                    std::mem::size_of::<MovedRefs>() + m.what.capacity() + m.to_name.capacity()
+                })
+                .sum::<usize>()
             + self
                 .cleared_examples
                 .iter()
@@ -444,16 +475,19 @@ pub(crate) enum Change {
 /// One undoable step.
 #[derive(Debug)]
 pub struct Edit {
-    label: String,
+    label: EditLabel,
+    /// The label in English, rendered when [`Edit::label`] is first asked (the command line).
+    english: OnceLock<String>,
     gesture: Option<GestureId>,
     report: EditReport,
     change: Change,
 }
 
 impl Edit {
-    pub(crate) fn new(label: String, change: Change) -> Self {
+    pub(crate) fn new(label: EditLabel, change: Change) -> Self {
         Self {
             label,
+            english: OnceLock::new(),
             gesture: None,
             report: EditReport::default(),
             change,
@@ -461,9 +495,8 @@ impl Edit {
     }
 
     pub(crate) fn with_report(mut self, report: EditReport) -> Self {
-        if let Some(summary) = report.summary() {
-            self.label = format!("{} ({summary})", self.label);
-        }
+        let label = self.label.clone().with_summary_of(&report);
+        self = self.with_label(label);
         self.report = report;
         self
     }
@@ -471,28 +504,43 @@ impl Edit {
     /// Several edits as one step. The edits must have been built one after the other, each on
     /// the model as the previous ones leave it ([`ops_to_edit`] does that).
     #[must_use]
-    pub fn batch(label: impl Into<String>, edits: Vec<Edit>) -> Edit {
+    pub fn batch(label: impl Into<EditLabel>, edits: Vec<Edit>) -> Edit {
         let mut report = EditReport::default();
         for edit in &edits {
             report.extend(&edit.report);
         }
         Edit {
             label: label.into(),
+            english: OnceLock::new(),
             gesture: None,
             report,
             change: Change::Batch(edits),
         }
     }
 
-    /// The text for the Edit menu ("Delete 3 bones").
+    /// The label in English ("Delete 3 bones"), as the command line prints it.
     #[must_use]
     pub fn label(&self) -> &str {
+        self.english
+            .get_or_init(|| self.label.render(Language::English))
+    }
+
+    /// The label in `lang`, for the history, the Edit menu and the status bar.
+    #[must_use]
+    pub fn label_in(&self, lang: Language) -> String {
+        self.label.render(lang)
+    }
+
+    /// The label as data (rendered when shown, so a language switch re-renders it).
+    #[must_use]
+    pub fn edit_label(&self) -> &EditLabel {
         &self.label
     }
 
     #[must_use]
-    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+    pub fn with_label(mut self, label: impl Into<EditLabel>) -> Self {
         self.label = label.into();
+        self.english = OnceLock::new();
         self
     }
 
@@ -527,7 +575,8 @@ impl Edit {
     /// not counting `size_of::<Edit>()` itself.
     #[must_use]
     pub fn heap_size(&self) -> usize {
-        self.label.capacity()
+        self.label.heap_size()
+            + self.english.get().map_or(0, String::capacity)
             + self.report.heap_size()
             + match &self.change {
                 Change::Field(change) => change.heap_size(),
@@ -594,7 +643,7 @@ impl Edit {
             ..EditReport::default()
         };
         let mut edit = Edit::new(
-            "Apply pose as rest".to_owned(),
+            EditLabel::new("edit.pose_as_rest"),
             Change::Rest(Box::new(rest)),
         );
         edit.report = report;
@@ -619,7 +668,7 @@ fn swap_rest(rest: &mut crate::pose::PoseAsRest, model: &mut Model) -> Touched {
 
 impl fmt::Display for Edit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.label)
+        f.write_str(self.label())
     }
 }
 
@@ -687,13 +736,13 @@ impl<'m> Sequence<'m> {
     }
 
     /// The edits as one step named `label`.
-    pub fn finish(mut self, label: impl Into<String>) -> Edit {
+    pub fn finish(mut self, label: impl Into<EditLabel>) -> Edit {
         self.rewind();
         Edit::batch(label, std::mem::take(&mut self.edits))
     }
 
     /// The edits as one step: the only edit itself, or a batch named `label`.
-    pub fn finish_flat(mut self, label: impl Into<String>) -> Edit {
+    pub fn finish_flat(mut self, label: impl Into<EditLabel>) -> Edit {
         self.rewind();
         let mut edits = std::mem::take(&mut self.edits);
         match (edits.pop(), edits.is_empty()) {

@@ -4,7 +4,7 @@
 use super::elements::Elements;
 use super::merge::MergeOptions;
 use super::structure::SortKey;
-use super::{Edit, EditError, EditTarget, Sequence, count_label};
+use super::{Edit, EditError, EditLabel, EditTarget, LabelArg, Sequence};
 use crate::formats::{self, LoadOptions};
 use crate::model::*;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -217,11 +217,12 @@ impl Edit {
         let unused: Vec<usize> = (0..model.vertices.len())
             .filter(|&v| in_deleted[v] && !in_kept[v])
             .collect();
-        let label = format!(
-            "{} and {}",
-            deleted_edit.label(),
-            count_label(unused.len(), "vertex")
-        );
+        let label = EditLabel::new("edit.and_unused_vertices")
+            .arg(
+                "label",
+                LabelArg::Label(Box::new(deleted_edit.edit_label().clone())),
+            )
+            .count(unused.len(), EditTarget::Vertex);
         let mut sequence = Sequence::new(model);
         sequence.push(deleted_edit);
         if !unused.is_empty() {
@@ -313,9 +314,10 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
             )
         }
         EditOp::Batch { label, ops } => {
-            let label = label
-                .clone()
-                .unwrap_or_else(|| format!("{} steps", ops.len()));
+            let label = label.clone().map_or_else(
+                || EditLabel::new("edit.steps").arg("count", LabelArg::Count(ops.len(), "step")),
+                EditLabel::text,
+            );
             build(model, ops, base_dir, label)
         }
     }
@@ -325,7 +327,7 @@ fn build(
     model: &mut Model,
     ops: &[EditOp],
     base_dir: Option<&Path>,
-    label: String,
+    label: EditLabel,
 ) -> Result<Edit, EditError> {
     let mut sequence = Sequence::new(model);
     for (step, op) in ops.iter().enumerate() {
@@ -358,12 +360,13 @@ pub fn ops_to_edit_in(
     label: Option<&str>,
     base_dir: Option<&Path>,
 ) -> Result<Edit, EditError> {
-    let default_label = format!("Edit script ({} steps)", ops.len());
+    let default_label =
+        EditLabel::new("edit.script").arg("count", LabelArg::Count(ops.len(), "step"));
     let edit = build(
         model,
         ops,
         base_dir,
-        label.map_or(default_label, str::to_owned),
+        label.map_or(default_label, EditLabel::text),
     )?;
     Ok(match label {
         Some(label) => edit.with_label(label),

@@ -7,12 +7,13 @@
 //! undo is exact without storing more than the removed elements, the cleared references and the
 //! positions.
 
+use super::delete::{Dependents, plan};
 use super::elements::{
     Elements, material_face_ranges, materials_of_faces, put_positions, take_positions,
 };
 use super::reflect::{FieldType, HeapSize};
-use super::{Change, Edit, EditError, EditReport, EditTarget, Touched, count_label};
-use crate::model::refs::{IndexRemap, LostRef, RefKind, refs_into, remap_refs};
+use super::{Change, Edit, EditError, EditLabel, EditReport, EditTarget, LabelArg, Touched};
+use crate::model::refs::{IndexRemap, LostRef, RefKind, remap_refs};
 use crate::model::*;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -21,211 +22,33 @@ use std::collections::BinaryHeap;
 /// Items removed from a list at positions (or, for insertions, put there).
 #[derive(Debug, Default)]
 pub(crate) struct Removal<T> {
-    positions: Vec<u32>,
-    items: Vec<T>,
+    pub(crate) positions: Vec<u32>,
+    pub(crate) items: Vec<T>,
 }
 
 impl<T: FieldType> Removal<T> {
-    fn at(positions: Vec<u32>) -> Self {
+    pub(crate) fn at(positions: Vec<u32>) -> Self {
         Self {
             positions,
             items: Vec::new(),
         }
     }
 
-    fn take(&mut self, list: &mut Vec<T>) {
+    pub(crate) fn take(&mut self, list: &mut Vec<T>) {
         self.items = take_positions(list, &self.positions);
     }
 
-    fn restore(&mut self, list: &mut Vec<T>) {
+    pub(crate) fn restore(&mut self, list: &mut Vec<T>) {
         put_positions(list, &self.positions, std::mem::take(&mut self.items));
     }
 
-    fn heap_size(&self) -> usize {
+    pub(crate) fn heap_size(&self) -> usize {
         self.positions.capacity() * 4 + self.items.heap_size()
     }
 }
 
-fn uv_offsets_mut(offsets: &mut MorphOffsets) -> Option<&mut Vec<UvMorphOffset>> {
-    match offsets {
-        MorphOffsets::Uv(list)
-        | MorphOffsets::AdditionalUv1(list)
-        | MorphOffsets::AdditionalUv2(list)
-        | MorphOffsets::AdditionalUv3(list)
-        | MorphOffsets::AdditionalUv4(list) => Some(list),
-        _ => None,
-    }
-}
-
-fn uv_offsets(offsets: &MorphOffsets) -> Option<&Vec<UvMorphOffset>> {
-    match offsets {
-        MorphOffsets::Uv(list)
-        | MorphOffsets::AdditionalUv1(list)
-        | MorphOffsets::AdditionalUv2(list)
-        | MorphOffsets::AdditionalUv3(list)
-        | MorphOffsets::AdditionalUv4(list) => Some(list),
-        _ => None,
-    }
-}
-
-/// What goes away with deleted elements: faces using a deleted vertex or drawn by a deleted
-/// material (with the face counts of the materials that drew them), morph offsets, soft body
-/// anchors and pins of deleted vertices.
-#[derive(Debug, Default)]
-struct Dependents {
-    faces: Removal<Face>,
-    /// (material, face index count) taken from materials whose faces were removed.
-    face_counts: Vec<(u32, u32)>,
-    vertex_offsets: Vec<(u32, Removal<VertexMorphOffset>)>,
-    uv_offsets: Vec<(u32, Removal<UvMorphOffset>)>,
-    anchors: Vec<(u32, Removal<SoftBodyAnchor>)>,
-    pins: Vec<(u32, Removal<VertexIdx>)>,
-}
-
-impl Dependents {
-    fn take(&mut self, model: &mut Model, touched: &mut Touched) {
-        if !self.faces.positions.is_empty() {
-            self.faces.take(&mut model.faces);
-            touched.add_structure(ElementKind::Face);
-        }
-        for &(material, count) in &self.face_counts {
-            if let Some(material) = model.materials.get_mut(material as usize) {
-                material.face_index_count = material.face_index_count.saturating_sub(count);
-            }
-        }
-        for (morph, removal) in &mut self.vertex_offsets {
-            if let Some(MorphOffsets::Vertex(list)) = model
-                .morphs
-                .get_mut(*morph as usize)
-                .map(|m| &mut m.offsets)
-            {
-                removal.take(list);
-            }
-        }
-        for (morph, removal) in &mut self.uv_offsets {
-            if let Some(list) = model
-                .morphs
-                .get_mut(*morph as usize)
-                .and_then(|m| uv_offsets_mut(&mut m.offsets))
-            {
-                removal.take(list);
-            }
-        }
-        for (soft_body, removal) in &mut self.anchors {
-            if let Some(soft_body) = model.soft_bodies.get_mut(*soft_body as usize) {
-                removal.take(&mut soft_body.anchors);
-            }
-        }
-        for (soft_body, removal) in &mut self.pins {
-            if let Some(soft_body) = model.soft_bodies.get_mut(*soft_body as usize) {
-                removal.take(&mut soft_body.pinned_vertices);
-            }
-        }
-        self.note(touched);
-    }
-
-    fn restore(&mut self, model: &mut Model, touched: &mut Touched) {
-        for (soft_body, removal) in self.pins.iter_mut().rev() {
-            if let Some(soft_body) = model.soft_bodies.get_mut(*soft_body as usize) {
-                removal.restore(&mut soft_body.pinned_vertices);
-            }
-        }
-        for (soft_body, removal) in self.anchors.iter_mut().rev() {
-            if let Some(soft_body) = model.soft_bodies.get_mut(*soft_body as usize) {
-                removal.restore(&mut soft_body.anchors);
-            }
-        }
-        for (morph, removal) in self.uv_offsets.iter_mut().rev() {
-            if let Some(list) = model
-                .morphs
-                .get_mut(*morph as usize)
-                .and_then(|m| uv_offsets_mut(&mut m.offsets))
-            {
-                removal.restore(list);
-            }
-        }
-        for (morph, removal) in self.vertex_offsets.iter_mut().rev() {
-            if let Some(MorphOffsets::Vertex(list)) = model
-                .morphs
-                .get_mut(*morph as usize)
-                .map(|m| &mut m.offsets)
-            {
-                removal.restore(list);
-            }
-        }
-        for &(material, count) in &self.face_counts {
-            if let Some(material) = model.materials.get_mut(material as usize) {
-                material.face_index_count = material.face_index_count.saturating_add(count);
-            }
-        }
-        if !self.faces.positions.is_empty() {
-            self.faces.restore(&mut model.faces);
-            touched.add_structure(ElementKind::Face);
-        }
-        self.note(touched);
-    }
-
-    fn note(&self, touched: &mut Touched) {
-        let materials: Vec<u32> = self.face_counts.iter().map(|&(m, _)| m).collect();
-        touched.add_indices(EditTarget::Material, &materials);
-        let morphs: Vec<u32> = self
-            .vertex_offsets
-            .iter()
-            .map(|(m, _)| *m)
-            .chain(self.uv_offsets.iter().map(|(m, _)| *m))
-            .collect();
-        touched.add_indices(EditTarget::Morph, &morphs);
-        let soft_bodies: Vec<u32> = self
-            .anchors
-            .iter()
-            .map(|(s, _)| *s)
-            .chain(self.pins.iter().map(|(s, _)| *s))
-            .collect();
-        touched.add_indices(EditTarget::SoftBody, &soft_bodies);
-    }
-
-    fn heap_size(&self) -> usize {
-        fn nested<T: FieldType>(list: &[(u32, Removal<T>)]) -> usize {
-            list.iter()
-                .map(|(_, r)| std::mem::size_of::<(u32, Removal<T>)>() + r.heap_size())
-                .sum()
-        }
-        self.faces.heap_size()
-            + self.face_counts.capacity() * 8
-            + nested(&self.vertex_offsets)
-            + nested(&self.uv_offsets)
-            + nested(&self.anchors)
-            + nested(&self.pins)
-    }
-
-    fn report(&self, report: &mut EditReport) {
-        let mut add = |what: &str, count: usize| {
-            if count > 0 {
-                *report.removed_with.entry(what.to_owned()).or_default() += count;
-            }
-        };
-        add("faces", self.faces.positions.len());
-        add(
-            "morph offsets",
-            self.vertex_offsets
-                .iter()
-                .map(|(_, r)| r.positions.len())
-                .chain(self.uv_offsets.iter().map(|(_, r)| r.positions.len()))
-                .sum(),
-        );
-        add(
-            "soft body anchors",
-            self.anchors.iter().map(|(_, r)| r.positions.len()).sum(),
-        );
-        add(
-            "soft body pins",
-            self.pins.iter().map(|(_, r)| r.positions.len()).sum(),
-        );
-    }
-}
-
 /// Counts `positions` (ascending faces) per material.
-fn face_counts_of(model: &Model, positions: &[u32]) -> Vec<(u32, u32)> {
+pub(crate) fn face_counts_of(model: &Model, positions: &[u32]) -> Vec<(u32, u32)> {
     let ranges = material_face_ranges(model);
     let mut counts: Vec<(u32, u32)> = Vec::new();
     for material in materials_of_faces(&ranges, positions).into_iter().flatten() {
@@ -547,86 +370,6 @@ fn check_capacity(model: &Model, kind: ElementKind, added: usize) -> Result<(), 
     Ok(())
 }
 
-/// What a deletion of `positions` takes along, and the references it will clear.
-fn dependents_of(model: &Model, kind: ElementKind, positions: &[u32]) -> Dependents {
-    let mut dependents = Dependents::default();
-    match kind {
-        ElementKind::Vertex => {
-            let mut removed = vec![false; model.vertices.len()];
-            for &p in positions {
-                removed[p as usize] = true;
-            }
-            let gone = |v: &VertexIdx| removed.get(v.get()).copied().unwrap_or(false);
-            let faces: Vec<u32> = model
-                .faces
-                .iter()
-                .enumerate()
-                .filter(|(_, face)| face.iter().any(gone))
-                .map(|(i, _)| i as u32)
-                .collect();
-            dependents.face_counts = face_counts_of(model, &faces);
-            dependents.faces = Removal::at(faces);
-            for (m, morph) in model.morphs.iter().enumerate() {
-                if let MorphOffsets::Vertex(list) = &morph.offsets {
-                    let hit: Vec<u32> = list
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, o)| gone(&o.vertex))
-                        .map(|(i, _)| i as u32)
-                        .collect();
-                    if !hit.is_empty() {
-                        dependents.vertex_offsets.push((m as u32, Removal::at(hit)));
-                    }
-                } else if let Some(list) = uv_offsets(&morph.offsets) {
-                    let hit: Vec<u32> = list
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, o)| gone(&o.vertex))
-                        .map(|(i, _)| i as u32)
-                        .collect();
-                    if !hit.is_empty() {
-                        dependents.uv_offsets.push((m as u32, Removal::at(hit)));
-                    }
-                }
-            }
-            for (s, soft_body) in model.soft_bodies.iter().enumerate() {
-                let anchors: Vec<u32> = soft_body
-                    .anchors
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, a)| gone(&a.vertex))
-                    .map(|(i, _)| i as u32)
-                    .collect();
-                if !anchors.is_empty() {
-                    dependents.anchors.push((s as u32, Removal::at(anchors)));
-                }
-                let pins: Vec<u32> = soft_body
-                    .pinned_vertices
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, v)| gone(v))
-                    .map(|(i, _)| i as u32)
-                    .collect();
-                if !pins.is_empty() {
-                    dependents.pins.push((s as u32, Removal::at(pins)));
-                }
-            }
-        }
-        ElementKind::Face => dependents.face_counts = face_counts_of(model, positions),
-        ElementKind::Material => {
-            let ranges = material_face_ranges(model);
-            let faces: Vec<u32> = positions
-                .iter()
-                .filter_map(|&m| ranges.get(m as usize))
-                .flat_map(|range| range.start as u32..range.end as u32)
-                .collect();
-            dependents.faces = Removal::at(faces);
-        }
-        _ => {}
-    }
-    dependents
-}
-
 /// Sort orders for [`Edit::sort`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -649,6 +392,17 @@ impl SortKey {
             SortKey::Hierarchy => "hierarchy",
             SortKey::Panel => "panel",
             SortKey::Transparency => "transparency",
+        }
+    }
+
+    /// The key of its name in `resources/i18n` (for labels).
+    #[must_use]
+    pub fn label_key(self) -> &'static str {
+        match self {
+            SortKey::Name => "edit.sort_by_name",
+            SortKey::Hierarchy => "edit.sort_by_hierarchy",
+            SortKey::Panel => "edit.sort_by_panel",
+            SortKey::Transparency => "edit.sort_by_transparency",
         }
     }
 }
@@ -763,11 +517,14 @@ fn face_start_for_material(model: &Model, at: usize) -> usize {
 }
 
 impl Edit {
-    /// Deletes the elements of `kind` at `indices`, with everything that depends on them:
-    /// deleting vertices removes the faces that use them, their morph offsets and soft body
-    /// anchors and pins; deleting materials removes the faces they draw; deleting faces lowers
-    /// their materials' face counts. Every reference to a deleted element is set to `None`
-    /// (and listed in the report); every other reference is renumbered.
+    /// Deletes the elements of `kind` at `indices`, with everything that depends on them, so
+    /// that the model stays valid (see `edit/delete.rs`): list entries naming a deleted element
+    /// leave their list (faces, morph offsets, display frame items, IK links, soft body anchors
+    /// and pins; joints go with their rigid bodies); a deleted bone's children, vertex weights
+    /// and bone-following rigid bodies move to its nearest surviving ancestor, and tails,
+    /// appends and IK that name it are switched off; deleting faces lowers their materials'
+    /// face counts. The few references that may be none (textures, a soft body's material) are
+    /// cleared. The report says all of it; every other reference is renumbered.
     pub fn delete(model: &Model, kind: ElementKind, indices: &[usize]) -> Result<Edit, EditError> {
         let positions = positions_of(model, kind, indices)?;
         if kind == ElementKind::DisplayFrame
@@ -782,33 +539,9 @@ impl Edit {
                 index: special as usize,
             });
         }
-        let dependents = dependents_of(model, kind, &positions);
         let mut report = EditReport::default();
-        dependents.report(&mut report);
-        // Every holder of a vertex reference (face, morph offset, anchor, pin) goes with a
-        // deleted vertex, so a vertex deletion clears nothing.
-        if let Some(ref_kind) = RefKind::of_element(kind).filter(|k| *k != RefKind::Vertex) {
-            let mut removed = vec![false; model.count(kind)];
-            for &p in &positions {
-                removed[p as usize] = true;
-            }
-            let (counts, sites) = refs_into(model, ref_kind, &removed, EditReport::MAX_EXAMPLES);
-            for (field, count) in counts {
-                report.cleared.insert(field.to_owned(), count);
-            }
-            report.cleared_examples = sites
-                .iter()
-                .map(|c| {
-                    format!(
-                        "{} (was {} {})",
-                        c.site,
-                        kind.name().replace('_', " "),
-                        c.index
-                    )
-                })
-                .collect();
-        }
-        let label = format!("Delete {}", count_label(positions.len(), kind.name()));
+        let dependents = plan(model, kind, &positions, &mut report);
+        let label = EditLabel::new("edit.delete").count(positions.len(), kind);
         Ok(Edit::new(
             label,
             Change::Remove(Box::new(RemoveChange {
@@ -860,7 +593,7 @@ impl Edit {
             elements,
             Removal::at(Vec::new()),
             face_counts,
-            "Insert",
+            "edit.insert",
         )
     }
 
@@ -884,7 +617,7 @@ impl Edit {
             Elements::Faces(faces),
             Removal::at(Vec::new()),
             vec![(material as u32, count)],
-            "Insert",
+            "edit.insert",
         )
     }
 
@@ -926,7 +659,7 @@ impl Edit {
             Elements::Materials(materials),
             faces,
             Vec::new(),
-            "Insert",
+            "edit.insert",
         )
     }
 
@@ -1005,7 +738,7 @@ impl Edit {
         }
         let count = positions.len();
         let edit = insert_change_at(model, kind, final_positions, copies, faces, face_counts)?;
-        Ok(edit.with_label(format!("Duplicate {}", count_label(count, kind.name()))))
+        Ok(edit.with_label(EditLabel::new("edit.duplicate").count(count, kind)))
     }
 
     /// Moves the elements at `indices` (keeping their order) so that the first ends up at `to`
@@ -1032,7 +765,7 @@ impl Edit {
                 indices: positions,
                 to: to as u32,
             },
-            format!("Move {}", count_label(count, kind.name())),
+            EditLabel::new("edit.move").count(count, kind),
         ))
     }
 
@@ -1046,14 +779,18 @@ impl Edit {
     ) -> Result<Edit, EditError> {
         let positions = positions_of(model, kind, indices)?;
         let count = positions.len();
-        let direction = if by < 0 { "up" } else { "down" };
+        let key = if by < 0 {
+            "edit.move_up"
+        } else {
+            "edit.move_down"
+        };
         Ok(reorder(
             kind,
             ReorderSpec::Step {
                 indices: positions,
                 by,
             },
-            format!("Move {} {direction}", count_label(count, kind.name())),
+            EditLabel::new(key).count(count, kind),
         ))
     }
 
@@ -1063,11 +800,9 @@ impl Edit {
         Ok(reorder(
             kind,
             ReorderSpec::Order(order),
-            format!(
-                "Sort {} by {}",
-                kind.list_name().replace('_', " "),
-                key.name()
-            ),
+            EditLabel::new("edit.sort")
+                .arg("list", LabelArg::Plural(EditTarget::from(kind).name()))
+                .arg("key", LabelArg::Key(key.label_key())),
         ))
     }
 
@@ -1080,16 +815,13 @@ impl Edit {
             });
         }
         Ok(Edit::new(
-            format!(
-                "Add {count} additional UV channel{}",
-                if count == 1 { "" } else { "s" }
-            ),
+            EditLabel::new("edit.add").arg("count", LabelArg::Count(count, "uv_channel")),
             Change::AddUvChannels(count),
         ))
     }
 }
 
-fn reorder(kind: ElementKind, spec: ReorderSpec, label: String) -> Edit {
+fn reorder(kind: ElementKind, spec: ReorderSpec, label: EditLabel) -> Edit {
     Edit::new(label, Change::Reorder(ReorderChange { kind, spec }))
 }
 
@@ -1100,7 +832,7 @@ fn insert_change(
     elements: Elements,
     faces: Removal<Face>,
     face_counts: Vec<(u32, u32)>,
-    verb: &str,
+    verb: &'static str,
 ) -> Result<Edit, EditError> {
     let len = model.count(kind);
     if at > len {
@@ -1117,7 +849,7 @@ fn insert_change(
     check_capacity(model, kind, count)?;
     let positions = (at as u32..(at + count) as u32).collect();
     let edit = insert_change_at(model, kind, positions, elements, faces, face_counts)?;
-    Ok(edit.with_label(format!("{verb} {}", count_label(count, kind.name()))))
+    Ok(edit.with_label(EditLabel::new(verb).count(count, kind)))
 }
 
 fn insert_change_at(
@@ -1158,7 +890,7 @@ fn insert_change_at(
         }
     }
     Ok(Edit::new(
-        String::new(),
+        EditLabel::text(String::new()),
         Change::Insert(Box::new(InsertChange {
             kind,
             positions,

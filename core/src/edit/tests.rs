@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::generate::feature_model;
-use crate::model::refs::for_each_bone_ref;
 use crate::model::*;
 use serde_json::json;
 
@@ -217,45 +216,227 @@ fn history_limit_drops_the_oldest_steps() {
     assert_eq!(model.bones[0].layer, 1, "the two oldest steps are gone");
 }
 
-#[test]
-fn deleting_a_bone_clears_and_renumbers_references() {
-    let mut original = model();
-    original.bones[5].parent = Some(BoneIdx::new(3));
-    original.bones[6].parent = Some(BoneIdx::new(4));
-    original.rigid_bodies[0].bone = Some(BoneIdx::new(3));
-    let mut referencing = 0;
-    for_each_bone_ref(&original, |site, bone| {
-        let (owner_kind, owner) = site.owner();
-        if bone == Some(BoneIdx::new(3)) && !(owner_kind == ElementKind::Bone && owner == 3) {
-            referencing += 1;
+/// Error codes with their counts (paths shift with a deletion; counts do not).
+fn error_counts(model: &Model) -> std::collections::BTreeMap<&'static str, usize> {
+    let options = crate::validate::CheckOptions {
+        max_issues_per_code: usize::MAX,
+        ..Default::default()
+    };
+    let mut counts = std::collections::BTreeMap::new();
+    for issue in crate::validate::check(model, None, &options) {
+        if issue.is_error() {
+            *counts.entry(issue.code).or_default() += 1;
         }
-    });
+    }
+    counts
+}
+
+#[test]
+fn deleting_a_bone_hands_its_role_to_its_ancestor() {
+    let mut original = model();
+    let b = |i: usize| Some(BoneIdx::new(i));
+    original.bones[3].parent = b(2);
+    original.bones[5].parent = b(3);
+    original.bones[6].parent = b(4);
+    original.bones[7].flags |= BoneFlags::TAIL_IS_BONE;
+    original.bones[7].tail_bone = b(3);
+    original.bones[8].flags |= BoneFlags::APPEND_ROTATE;
+    original.bones[8].flags -= BoneFlags::APPEND_MOVE;
+    original.bones[8].append_parent = b(3);
+    original.bones[9].flags |= BoneFlags::IK;
+    original.bones[9].ik = Ik {
+        target: b(3),
+        links: vec![IkLink {
+            bone: b(2),
+            limits: None,
+        }],
+        ..Ik::default()
+    };
+    original.bones[10].flags |= BoneFlags::IK;
+    original.bones[10].ik = Ik {
+        target: b(1),
+        links: vec![
+            IkLink {
+                bone: b(3),
+                limits: None,
+            },
+            IkLink {
+                bone: b(2),
+                limits: None,
+            },
+        ],
+        ..Ik::default()
+    };
+    original.rigid_bodies[0].bone = b(3);
+    original.rigid_bodies[0].mode = RigidMode::FollowBone;
+    original.rigid_bodies[1].bone = b(3);
+    original.rigid_bodies[1].mode = RigidMode::Physics;
+    original.vertices[0].weight = Weight::Bdef2 {
+        bones: [b(2), b(3)],
+        weight: 0.25,
+    };
+    original.vertices[1].weight = Weight::Bdef1 { bone: b(3) };
+    original.display_frames[0]
+        .items
+        .push(DisplayItem::Bone(b(3)));
+    let weight_refs = original
+        .vertices
+        .iter()
+        .flat_map(|v| v.weight.bones())
+        .filter(|&&bone| bone == b(3))
+        .count();
+    let children = original.bones.iter().filter(|x| x.parent == b(3)).count();
+    let on_bone_3 = |mode: RigidMode| {
+        original
+            .rigid_bodies
+            .iter()
+            .filter(|r| {
+                r.bone == b(3)
+                    && (r.mode == RigidMode::FollowBone) == (mode == RigidMode::FollowBone)
+            })
+            .count()
+    };
+    let (following, physics) = (
+        on_bone_3(RigidMode::FollowBone),
+        on_bone_3(RigidMode::Physics),
+    );
+    let errors_before = error_counts(&original);
+
     let edit = Edit::delete(&original, ElementKind::Bone, &[3]).unwrap();
-    assert_eq!(edit.report().cleared_total(), referencing);
+    let report = edit.report().clone();
+    let name = original.bones[2].name_ja.as_str().into_owned();
+    assert_eq!(
+        report.moved,
+        vec![
+            MovedRefs {
+                what: "child bones".into(),
+                to: 2,
+                to_name: name.clone(),
+                count: children
+            },
+            MovedRefs {
+                what: "vertex weights".into(),
+                to: 2,
+                to_name: name.clone(),
+                count: weight_refs
+            },
+            MovedRefs {
+                what: "rigid bodies".into(),
+                to: 2,
+                to_name: name.clone(),
+                count: following
+            },
+        ]
+    );
+    assert_eq!(report.switched_off.get("tail bone"), Some(&1));
+    assert_eq!(report.switched_off.get("append"), Some(&1));
+    assert_eq!(report.switched_off.get("IK"), Some(&1));
+    assert_eq!(report.removed_with.get("IK links"), Some(&1));
+    assert!(report.removed_with.get("display frame items") >= Some(&1));
+    assert_eq!(
+        report.cleared.get("rigid body bones"),
+        Some(&physics),
+        "{report:?}"
+    );
     assert!(
-        edit.label().starts_with("Delete 1 bone (cleared "),
+        edit.label().starts_with(&format!(
+            "Delete 1 bone ({children} child bones, {weight_refs} vertex weights, {following} rigid bodies moved to {name}; and "
+        )),
         "{}",
         edit.label()
     );
+    let japanese = edit.label_in(crate::i18n::Language::Japanese);
     assert!(
-        edit.report()
+        japanese.starts_with(&format!(
+            "ボーン1個を削除（子ボーン{children}個、頂点ウェイト{weight_refs}個、剛体{following}個を{name}へ移動、"
+        )),
+        "{japanese}"
+    );
+    assert!(japanese.contains("ボーン1個のIK"), "{japanese}");
+    assert!(
+        report
             .cleared_examples
             .iter()
-            .any(|e| e == "bones[5].parent (was bone 3)"),
+            .any(|e| e == "rigid_bodies[1].bone (was bone 3)"),
         "{:?}",
-        edit.report().cleared_examples
+        report.cleared_examples
     );
+
     let (edited, touched) = round_trip(&original, edit);
     assert_eq!(edited.bones.len(), original.bones.len() - 1);
-    assert_eq!(edited.bones[4].parent, None, "old bone 5 lost its parent");
+    // Old bone 5 (now 4) hangs from old bone 3's parent; old 6 → old 4, now 3.
+    assert_eq!(edited.bones[4].parent, b(2));
+    assert_eq!(edited.bones[5].parent, b(3));
+    // The tail points where the deleted bone was.
+    let tail = &edited.bones[6];
+    assert!(!tail.flags.contains(BoneFlags::TAIL_IS_BONE));
+    let (from, to) = (original.bones[7].position, original.bones[3].position);
     assert_eq!(
-        edited.bones[5].parent,
-        Some(BoneIdx::new(3)),
-        "old 6 → old 4, now 3"
+        tail.tail_offset,
+        Vec3::new(to.x - from.x, to.y - from.y, to.z - from.z)
     );
-    assert_eq!(edited.rigid_bodies[0].bone, None);
+    assert!(!edited.bones[7].has_append());
+    assert!(!edited.bones[8].is_ik());
+    assert_eq!(edited.bones[9].ik.links.len(), 1);
+    assert_eq!(edited.bones[9].ik.links[0].bone, b(2));
+    assert_eq!(edited.rigid_bodies[0].bone, b(2));
+    assert_eq!(edited.rigid_bodies[1].bone, None);
+    assert_eq!(edited.vertices[0].weight, Weight::Bdef1 { bone: b(2) });
+    assert_eq!(edited.vertices[1].weight, Weight::Bdef1 { bone: b(2) });
+    // No weight went to "no bone", and every vertex still has its whole weight.
+    for (vertex, before) in edited.vertices.iter().zip(&original.vertices) {
+        let weights = vertex.weight.bone_weights();
+        assert!(weights.iter().all(|(bone, w)| bone.is_some() || *w == 0.0));
+        let sum = |w: &[(Option<BoneIdx>, f32)]| w.iter().map(|(_, w)| w).sum::<f32>();
+        assert!((sum(&weights) - sum(&before.weight.bone_weights())).abs() < 1e-5);
+    }
+    let items_of_3 = original.display_frames[0]
+        .items
+        .iter()
+        .filter(|item| **item == DisplayItem::Bone(b(3)))
+        .count();
+    assert_eq!(
+        edited.display_frames[0].items.len(),
+        original.display_frames[0].items.len() - items_of_3
+    );
+    assert!(
+        !edited.display_frames[0]
+            .items
+            .contains(&DisplayItem::Bone(None))
+    );
     assert_eq!(touched.structure, vec![ElementKind::Bone]);
     assert!(touched.touches(EditTarget::Vertex));
+    let errors_after = error_counts(&edited);
+    for (code, count) in &errors_after {
+        assert!(
+            errors_before
+                .get(code)
+                .is_some_and(|before| before >= count),
+            "new {code}: {errors_before:?} → {errors_after:?}"
+        );
+    }
+}
+
+#[test]
+fn deleting_a_rigid_body_deletes_its_joints() {
+    let original = model();
+    let body = original.joints[0].body_a.unwrap().get();
+    let joints = original
+        .joints
+        .iter()
+        .filter(|j| [j.body_a, j.body_b].contains(&Some(RigidBodyIdx::new(body))))
+        .count();
+    let edit = Edit::delete(&original, ElementKind::RigidBody, &[body]).unwrap();
+    assert_eq!(edit.report().removed_with.get("joints"), Some(&joints));
+    let (edited, touched) = round_trip(&original, edit);
+    assert_eq!(edited.joints.len(), original.joints.len() - joints);
+    assert!(touched.structure.contains(&ElementKind::Joint));
+    assert!(
+        edited
+            .joints
+            .iter()
+            .all(|j| j.body_a.is_some() && j.body_b.is_some())
+    );
 }
 
 #[test]

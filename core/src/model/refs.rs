@@ -1191,15 +1191,14 @@ pub(crate) fn remap_refs(
     }
 }
 
-/// Finds the references of one kind that point at removed elements (read-only).
-struct Finder<'a, const KIND: u8> {
+/// Finds the references of one kind that point at removed elements (read-only) and hands each
+/// to a callback with its place.
+struct Finder<'a, const KIND: u8, F> {
     removed: &'a [bool],
-    max_sites: usize,
-    counts: std::collections::BTreeMap<&'static str, usize>,
-    sites: Vec<ClearedRef>,
+    found: F,
 }
 
-impl<const KIND: u8> Finder<'_, KIND> {
+impl<const KIND: u8, F: FnMut(RefSite, usize)> Finder<'_, KIND, F> {
     #[inline]
     fn check(&mut self, site: RefSite, index: Option<usize>) {
         let Some(index) = index else { return };
@@ -1213,16 +1212,9 @@ impl<const KIND: u8> Finder<'_, KIND> {
         {
             return;
         }
-        let count = self.counts.entry(site.field_name()).or_default();
-        *count += 1;
-        // A few places of each field, so that rare fields show next to common ones.
-        if *count <= SITES_PER_FIELD && self.sites.len() < self.max_sites {
-            self.sites.push(ClearedRef { site, index });
-        }
+        (self.found)(site, index);
     }
 }
-
-const SITES_PER_FIELD: usize = 3;
 
 fn kind_code(kind: RefKind) -> u8 {
     match kind {
@@ -1235,7 +1227,7 @@ fn kind_code(kind: RefKind) -> u8 {
     }
 }
 
-impl<const KIND: u8> RefVisitor for Finder<'_, KIND> {
+impl<const KIND: u8, F: FnMut(RefSite, usize)> RefVisitor for Finder<'_, KIND, F> {
     #[inline]
     fn vertex(&mut self, site: RefSite, index: &VertexIdx) {
         if KIND == code::VERTEX {
@@ -1274,44 +1266,27 @@ impl<const KIND: u8> RefVisitor for Finder<'_, KIND> {
     }
 }
 
-fn run_finder<const KIND: u8>(
-    model: &Model,
-    removed: &[bool],
-    max_sites: usize,
-) -> (
-    std::collections::BTreeMap<&'static str, usize>,
-    Vec<ClearedRef>,
-) {
-    let mut finder = Finder::<KIND> {
-        removed,
-        max_sites,
-        counts: std::collections::BTreeMap::new(),
-        sites: Vec::new(),
-    };
-    visit_refs(model, &mut finder);
-    (finder.counts, finder.sites)
+fn run_finder<const KIND: u8>(model: &Model, removed: &[bool], found: impl FnMut(RefSite, usize)) {
+    visit_refs(model, &mut Finder::<KIND, _> { removed, found });
 }
 
-/// The references of one kind that point at elements `removed` marks, by field, with the
-/// places of the first few of each field, `max_sites` at most (read-only), so that a deletion can state what it will clear
-/// before it runs. References held by removed elements of the same kind are not counted: they
-/// go away with their element.
-pub(crate) fn refs_into(
+/// Calls `found` with the place and the index of every reference of `kind` that points at an
+/// element `removed` marks, in walk order (read-only), so that a deletion can plan what happens
+/// to each before it runs. References held by removed elements of the same kind are skipped:
+/// they go away with their element.
+pub(crate) fn for_each_ref_into(
     model: &Model,
     kind: RefKind,
     removed: &[bool],
-    max_sites: usize,
-) -> (
-    std::collections::BTreeMap<&'static str, usize>,
-    Vec<ClearedRef>,
+    found: impl FnMut(RefSite, usize),
 ) {
     match kind {
-        RefKind::Vertex => run_finder::<{ code::VERTEX }>(model, removed, max_sites),
-        RefKind::Texture => run_finder::<{ code::TEXTURE }>(model, removed, max_sites),
-        RefKind::Material => run_finder::<{ code::MATERIAL }>(model, removed, max_sites),
-        RefKind::Bone => run_finder::<{ code::BONE }>(model, removed, max_sites),
-        RefKind::Morph => run_finder::<{ code::MORPH }>(model, removed, max_sites),
-        RefKind::RigidBody => run_finder::<{ code::RIGID_BODY }>(model, removed, max_sites),
+        RefKind::Vertex => run_finder::<{ code::VERTEX }>(model, removed, found),
+        RefKind::Texture => run_finder::<{ code::TEXTURE }>(model, removed, found),
+        RefKind::Material => run_finder::<{ code::MATERIAL }>(model, removed, found),
+        RefKind::Bone => run_finder::<{ code::BONE }>(model, removed, found),
+        RefKind::Morph => run_finder::<{ code::MORPH }>(model, removed, found),
+        RefKind::RigidBody => run_finder::<{ code::RIGID_BODY }>(model, removed, found),
     }
 }
 

@@ -963,6 +963,7 @@ impl Rule for FaceRule {
     fn codes(&self) -> &'static [&'static str] {
         &[
             "E-MATERIAL-FACE-SUM",
+            "W-MATERIAL-FACE-SUM",
             "E-MATERIAL-FACE-MULTIPLE",
             "W-FACE-DEGENERATE",
             "W-FACE-DUPLICATE",
@@ -1237,17 +1238,34 @@ fn face_counts(model: &Model, out: &mut Vec<Issue>) {
         );
     }
     if sum != total {
-        out.push(
-            Issue::new(
+        // More than there are: readers draw past the end of the face list (an error). Fewer:
+        // the file loads and the faces no material draws are simply not drawn (a warning).
+        let (severity, code, en, ja) = if sum > total {
+            (
                 Severity::Error,
                 "E-MATERIAL-FACE-SUM",
+                "more than there are",
+                "面頂点数より多くなっています",
+            )
+        } else {
+            (
+                Severity::Warning,
+                "W-MATERIAL-FACE-SUM",
+                "the faces after them are drawn by no material",
+                "残りの面はどの材質にも描画されません",
+            )
+        };
+        out.push(
+            Issue::new(
+                severity,
+                code,
                 "materials",
                 format!(
-                    "the materials draw {sum} face indices but the model has {total} ({} faces)",
+                    "the materials draw {sum} face indices but the model has {total} ({} faces): {en}",
                     model.faces.len()
                 ),
                 format!(
-                    "材質の面頂点数の合計 {sum} がモデルの面頂点数 {total}（{}面）と一致しません",
+                    "材質の面頂点数の合計 {sum} がモデルの面頂点数 {total}（{}面）と一致しません（{ja}）",
                     model.faces.len()
                 ),
             )

@@ -7,9 +7,15 @@
 //! [`Fix`]: a list of [`EditOp`]s that [`Fix::to_edit`] turns into one undoable batch edit.
 //! [`repair`] applies every fix, round after round, until nothing fixable is left.
 //!
-//! Severities: an error is something MikuMikuDance or the format itself fails on (a reference
-//! past the end, an index size too small, NaN); a warning loads but misbehaves; info is worth
-//! knowing. Rules never panic on broken data: every index is checked before use.
+//! Severities follow one rule (README.md, "Checking and repairing"): an **error** is what makes
+//! MikuMikuDance, PmxEditor or a common reader refuse the file or crash, or makes deformation
+//! undefined (a reference past the end or -1 where one is required, an index size too small, a
+//! PMX 2.1 feature in a 2.0 file, NaN, a parent cycle, material face ranges that cut
+//! triangles), or what this program's writer refuses; everything that loads and works, however
+//! odd, is a **warning** (it misbehaves or does nothing: a morph of an additional UV channel the
+//! model lacks, a soft body without a material, a joint without a body) or **info** (worth
+//! knowing). The code's prefix names the severity (`E-`, `W-`, `I-`). Rules never panic on
+//! broken data: every index is checked before use.
 
 mod bones;
 mod frames;
@@ -43,9 +49,10 @@ use std::path::{Path, PathBuf};
 pub enum Severity {
     /// Worth knowing; nothing misbehaves.
     Info,
-    /// Loads, but misbehaves (or loses something).
+    /// Loads and works, but misbehaves, does nothing or loses something.
     Warning,
-    /// MikuMikuDance or the format itself fails on it.
+    /// MikuMikuDance, PmxEditor or a common reader refuses the file or crashes, or deformation
+    /// is undefined.
     Error,
 }
 
@@ -95,7 +102,12 @@ impl Fix {
     /// Builds the edit of this fix on `model` (unchanged on return); apply it through a
     /// [`crate::edit::History`] to make the change undoable.
     pub fn to_edit(&self, model: &mut Model) -> Result<Edit, EditError> {
-        ops_to_edit_in(model, &self.ops, Some(&self.label_en), None)
+        ops_to_edit_in(model, &self.ops, Some(&self.label_en), None).map(|edit| {
+            edit.with_label(crate::edit::EditLabel::both(
+                self.label_en.clone(),
+                self.label_ja.clone(),
+            ))
+        })
     }
 }
 

@@ -31,7 +31,8 @@ impl Rule for ReferenceRule {
             "E-REF-RANGE",
             "E-REF-NONE",
             "W-MORPH-GROUP-NESTED",
-            "E-MORPH-UV-CHANNEL",
+            "W-MORPH-UV-CHANNEL",
+            "W-SOFT-BODY-NO-MATERIAL",
         ]
     }
 
@@ -83,6 +84,7 @@ impl Rule for ReferenceRule {
         );
         nested_groups(cx, out);
         uv_channels(cx, out);
+        soft_bodies_without_material(cx, out);
     }
 }
 
@@ -171,8 +173,12 @@ impl RefVisitor for Collector<'_> {
     }
 
     fn material(&mut self, site: RefSite, index: &Option<MaterialIdx>) {
-        // -1 means "all materials" in a material morph, and nothing anywhere else.
-        let none_allowed = matches!(site, RefSite::MorphOffset { .. });
+        // -1 means "all materials" in a material morph. A soft body without a material loads
+        // (it has no mesh to simulate): a warning of its own (`soft_bodies_without_material`).
+        let none_allowed = matches!(
+            site,
+            RefSite::MorphOffset { .. } | RefSite::SoftBodyMaterial { .. }
+        );
         let len = self.model.materials.len();
         self.check(
             site,
@@ -670,7 +676,8 @@ fn nested_groups(cx: &Context<'_>, out: &mut Vec<Issue>) {
     }
 }
 
-/// Additional-UV morphs of a channel the model does not have.
+/// Additional-UV morphs of a channel the model does not have. A warning: the offsets are read
+/// like any UV morph's and readers ignore a channel the vertices lack; the morph moves nothing.
 fn uv_channels(cx: &Context<'_>, out: &mut Vec<Issue>) {
     let model = cx.model;
     for (i, morph) in model.morphs.iter().enumerate() {
@@ -686,8 +693,8 @@ fn uv_channels(cx: &Context<'_>, out: &mut Vec<Issue>) {
         }
         out.push(
             Issue::new(
-                Severity::Error,
-                "E-MORPH-UV-CHANNEL",
+                Severity::Warning,
+                "W-MORPH-UV-CHANNEL",
                 format!("morphs[{i}]"),
                 format!(
                     "morph {} moves additional UV {channel}, but the model has {} additional UV channel(s)",
@@ -704,6 +711,36 @@ fn uv_channels(cx: &Context<'_>, out: &mut Vec<Issue>) {
                 "Delete the morph",
                 "モーフを削除する",
                 vec![super::util::delete_op(ElementKind::Morph, vec![i])],
+            ))),
+        );
+    }
+}
+
+/// Soft bodies without a material (-1). A warning: the file loads (PmxEditor reads it; the soft
+/// body has no mesh and simulates nothing). The fix deletes the soft body.
+fn soft_bodies_without_material(cx: &Context<'_>, out: &mut Vec<Issue>) {
+    for (i, soft_body) in cx.model.soft_bodies.iter().enumerate() {
+        if soft_body.material.is_some() {
+            continue;
+        }
+        out.push(
+            Issue::new(
+                Severity::Warning,
+                "W-SOFT-BODY-NO-MATERIAL",
+                format!("soft_bodies[{i}].material"),
+                format!(
+                    "soft body {} has no material; it has no mesh and simulates nothing",
+                    super::util::quoted(&soft_body.name_ja)
+                ),
+                format!(
+                    "ソフトボディ{}に材質がありません（メッシュがなく、何も動きません）",
+                    super::util::quoted(&soft_body.name_ja)
+                ),
+            )
+            .with_fix(Some(super::Fix::new(
+                "Delete the soft body",
+                "ソフトボディを削除する",
+                vec![super::util::delete_op(ElementKind::SoftBody, vec![i])],
             ))),
         );
     }

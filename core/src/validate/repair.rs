@@ -136,8 +136,11 @@ pub fn repair(
         for edit in edits.iter_mut().rev() {
             edit.revert(model);
         }
-        let label = format!("Repair ({} fixes)", result.applied.len());
-        result.undo_label = Some(label.clone());
+        let label = crate::edit::EditLabel::new("edit.repair").arg(
+            "count",
+            crate::edit::LabelArg::Count(result.applied.len(), "fix"),
+        );
+        result.undo_label = Some(label.to_string());
         history.apply(model, Edit::batch(label, edits));
     }
     result.remaining = registry.check(model, None, &options.check);

@@ -71,16 +71,14 @@ impl Rule for PmdTargetRule {
         }
         let model = cx.model;
         let mut covered: HashSet<String> = HashSet::new();
-        if let Some(crate::formats::WriteError::Unrepresentable { path, message }) =
-            pmd::refusal(model)
-        {
+        if let Some((path, message, message_ja)) = pmd::refusal_text(model) {
             covered.insert(path.clone());
             out.push(Issue::new(
                 Severity::Error,
                 "E-PMD-LIMIT",
                 path,
                 format!("{message}; the model cannot be saved as PMD"),
-                format!("PMDの上限を超えているため、PMDとして保存できません: {message}"),
+                format!("PMDの上限を超えているため、PMDとして保存できません: {message_ja}"),
             ));
         }
         pmd_names(model, &mut covered, out);
@@ -102,7 +100,7 @@ impl Rule for PmdTargetRule {
                 "W-PMD-LOST",
                 loss.path,
                 format!("PMD cannot hold this: {}", loss.message),
-                format!("PMDでは保持できません: {}", loss.message),
+                format!("PMDでは保持できません: {}", loss.message_ja),
             ));
         }
     }

@@ -309,7 +309,7 @@ fn cases() -> Vec<Case> {
         }),
         Case {
             target: Some(Target::Pmx(PmxVersion::V2_1)),
-            ..case("E-REF-NONE", "soft_bodies[0].material", |m| {
+            ..case("W-SOFT-BODY-NO-MATERIAL", "soft_bodies[0].material", |m| {
                 m.soft_bodies.push(SoftBody {
                     name_ja: "布".into(),
                     ..SoftBody::default()
@@ -330,7 +330,7 @@ fn cases() -> Vec<Case> {
                 .items
                 .push(DisplayItem::Morph(Some(MorphIdx::new(2))));
         }),
-        case("E-MORPH-UV-CHANNEL", "morphs[2]", |m| {
+        case("W-MORPH-UV-CHANNEL", "morphs[2]", |m| {
             m.morphs.push(Morph {
                 name_ja: "追加UV".into(),
                 name_en: "uv2".into(),
@@ -426,11 +426,14 @@ fn cases() -> Vec<Case> {
             };
         }),
         unfixable("I-UV-RANGE", "vertices[2].uv", |m| m.vertices[2].uv.x = 2.0),
-        case("E-MATERIAL-FACE-SUM", "materials", |m| {
+        case("W-MATERIAL-FACE-SUM", "materials", |m| {
             m.materials[0].face_index_count = 3;
         }),
-        case("E-MATERIAL-FACE-SUM", "materials", |m| {
+        case("W-MATERIAL-FACE-SUM", "materials", |m| {
             m.materials.clear();
+        }),
+        case("E-MATERIAL-FACE-SUM", "materials", |m| {
+            m.materials[0].face_index_count += 3;
         }),
         case(
             "E-MATERIAL-FACE-MULTIPLE",
@@ -607,6 +610,18 @@ fn each_rule_fires_on_its_broken_case_and_its_fix_removes_it() {
                 )
             });
         assert!(!issue.message_en.is_empty() && !issue.message_ja.is_empty());
+        // The code names its severity (README, "Checking and repairing").
+        let prefix = match issue.severity {
+            Severity::Error => "E-",
+            Severity::Warning => "W-",
+            Severity::Info => "I-",
+        };
+        assert!(
+            issue.code.starts_with(prefix),
+            "{} is a {}",
+            issue.code,
+            issue.severity
+        );
         assert_eq!(
             issue.fix.is_some(),
             case.fixable,

@@ -1,6 +1,7 @@
 //! Modal dialogs: unsaved changes, open (built-in path field beside the native dialog), save
-//! as (version, encoding, index sizes, and what the chosen target cannot hold), load errors
-//! with recovery, about, keyboard shortcuts.
+//! as (version, encoding, index sizes, and what the chosen target cannot hold), export PMD
+//! (its own title, no PMX choices, what PMD loses), load errors with recovery, about, keyboard
+//! shortcuts.
 
 use super::{EditorState, PendingAction, PlatformRequest};
 use crate::command::Command;
@@ -37,6 +38,8 @@ pub(super) struct OpenDialog {
 #[derive(Debug)]
 pub(super) struct SaveAsDialog {
     pub path: String,
+    /// File > Export PMD: a PMD file, with none of the PMX choices.
+    export_pmd: bool,
     settings: SaveSettings,
     /// What to do once saved (when Save as came from the unsaved-changes question).
     then: Option<PendingAction>,
@@ -82,22 +85,38 @@ impl Dialog {
         }
         Dialog::SaveAs(SaveAsDialog {
             path: path.display().to_string(),
+            export_pmd: false,
             settings: document.save_settings,
             then,
             problems: None,
         })
     }
 
-    /// Save as with a `.pmd` path (File > Export PMD): the dialog then lists what PMD loses.
+    /// File > Export PMD: a `.pmd` path, and the list of what PMD loses.
     pub(super) fn export_pmd(document: &Document) -> Self {
         let mut dialog = Self::save_as(document, None);
         if let Dialog::SaveAs(save) = &mut dialog {
             let mut path = PathBuf::from(&save.path);
             path.set_extension("pmd");
             save.path = path.display().to_string();
+            save.export_pmd = true;
         }
         dialog
     }
+}
+
+/// Everything of `model` a PMD file cannot hold: the validator's `W-PMD-*` warnings for the
+/// PMD target, the list `check --target pmd` prints. The export dialog and the status bar after
+/// saving a PMD file both count this list, so they always agree.
+pub(super) fn pmd_losses(model: &pmx_core::Model) -> Vec<Issue> {
+    let options = CheckOptions {
+        target: Some(Target::Pmd),
+        ..CheckOptions::default()
+    };
+    check(model, None, &options)
+        .into_iter()
+        .filter(|issue| !issue.is_error() && issue.code.starts_with("W-PMD"))
+        .collect()
 }
 
 /// A scrolling list of issues, path then message, with the count of those not shown.
@@ -119,6 +138,48 @@ fn issue_list_ui(ui: &mut egui::Ui, lang: Language, id: &str, issues: &[Issue]) 
                     &[("count", &(issues.len() - MAX_PROBLEMS_SHOWN))],
                 ));
             }
+        });
+}
+
+/// The PMX choices of Save as: version, encoding, index sizes.
+fn save_options_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    settings: &mut SaveSettings,
+    document: &Document,
+) {
+    egui::Grid::new("save_as_options")
+        .num_columns(2)
+        .spacing([12.0, 6.0])
+        .show(ui, |ui| {
+            ui.label(lang.tr("info.version"));
+            ui.horizontal(|ui| {
+                ui.radio_value(&mut settings.version, PmxVersion::V2_0, "PMX 2.0");
+                ui.radio_value(&mut settings.version, PmxVersion::V2_1, "PMX 2.1");
+            });
+            ui.end_row();
+            ui.label(lang.tr("info.encoding"));
+            ui.horizontal(|ui| {
+                ui.radio_value(&mut settings.encoding, TextEncoding::Utf16, "UTF-16LE");
+                ui.radio_value(&mut settings.encoding, TextEncoding::Utf8, "UTF-8");
+            });
+            ui.end_row();
+            ui.label(lang.tr("info.index_sizes"));
+            ui.horizontal(|ui| {
+                ui.radio_value(
+                    &mut settings.index_sizes,
+                    IndexSizeMode::Minimal,
+                    lang.tr("dialog.index_minimal"),
+                );
+                ui.add_enabled_ui(document.model.header.index_sizes.is_some(), |ui| {
+                    ui.radio_value(
+                        &mut settings.index_sizes,
+                        IndexSizeMode::Keep,
+                        lang.tr("dialog.index_keep"),
+                    );
+                });
+            });
+            ui.end_row();
         });
 }
 
@@ -265,7 +326,11 @@ impl EditorState {
         let Some(document) = &self.document else {
             return Outcome::Close;
         };
-        ui.heading(lang.tr("dialog.save_as_title"));
+        ui.heading(lang.tr(if save.export_pmd {
+            "dialog.export_pmd_title"
+        } else {
+            "dialog.save_as_title"
+        }));
         ui.horizontal(|ui| {
             ui.add(egui::TextEdit::singleline(&mut save.path).desired_width(440.0))
                 .accessible_name(lang.tr("dialog.path"));
@@ -277,39 +342,12 @@ impl EditorState {
         });
         let path = PathBuf::from(save.path.trim());
         let format = FileFormat::from_extension(&path);
-        egui::Grid::new("save_as_options")
-            .num_columns(2)
-            .spacing([12.0, 6.0])
-            .show(ui, |ui| {
-                ui.label(lang.tr("info.version"));
-                ui.horizontal(|ui| {
-                    ui.radio_value(&mut save.settings.version, PmxVersion::V2_0, "PMX 2.0");
-                    ui.radio_value(&mut save.settings.version, PmxVersion::V2_1, "PMX 2.1");
-                });
-                ui.end_row();
-                ui.label(lang.tr("info.encoding"));
-                ui.horizontal(|ui| {
-                    ui.radio_value(&mut save.settings.encoding, TextEncoding::Utf16, "UTF-16LE");
-                    ui.radio_value(&mut save.settings.encoding, TextEncoding::Utf8, "UTF-8");
-                });
-                ui.end_row();
-                ui.label(lang.tr("info.index_sizes"));
-                ui.horizontal(|ui| {
-                    ui.radio_value(
-                        &mut save.settings.index_sizes,
-                        IndexSizeMode::Minimal,
-                        lang.tr("dialog.index_minimal"),
-                    );
-                    ui.add_enabled_ui(document.model.header.index_sizes.is_some(), |ui| {
-                        ui.radio_value(
-                            &mut save.settings.index_sizes,
-                            IndexSizeMode::Keep,
-                            lang.tr("dialog.index_keep"),
-                        );
-                    });
-                });
-                ui.end_row();
-            });
+        if save.export_pmd {
+            // PMD has no version, encoding or index-size choice: say so instead of offering them.
+            ui.weak(lang.tr("dialog.pmd_note"));
+        } else {
+            save_options_ui(ui, lang, &mut save.settings, document);
+        }
         if format == Some(FileFormat::Json) {
             ui.weak(lang.tr("dialog.json_note"));
         }
@@ -368,18 +406,33 @@ impl EditorState {
                 lang.format("dialog.version_problems", &[("count", &blocking_count)]),
             );
         }
-        if format.is_none() && !save.path.trim().is_empty() {
+        // Export PMD writes PMD only (Save as is there for the other formats).
+        let wrong_extension = if save.export_pmd {
+            format != Some(FileFormat::Pmd)
+        } else {
+            format.is_none()
+        };
+        if wrong_extension && !save.path.trim().is_empty() {
             ui.colored_label(
                 ui.visuals().warn_fg_color,
-                lang.tr("dialog.unknown_extension"),
+                lang.tr(if save.export_pmd {
+                    "dialog.pmd_extension"
+                } else {
+                    "dialog.unknown_extension"
+                }),
             );
         }
         ui.add_space(8.0);
         let mut outcome = None;
         ui.horizontal(|ui| {
-            let can_save = format.is_some() && !blocking;
+            let can_save = !wrong_extension && !blocking;
+            let button = lang.tr(if save.export_pmd {
+                "dialog.export"
+            } else {
+                "dialog.save"
+            });
             if ui
-                .add_enabled(can_save, egui::Button::new(lang.tr("dialog.save")))
+                .add_enabled(can_save, egui::Button::new(button))
                 .clicked()
             {
                 if self.save_to(path.clone(), save.settings) {

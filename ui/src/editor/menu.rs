@@ -93,10 +93,11 @@ impl EditorState {
 
     fn edit_menu_ui(&mut self, ui: &mut egui::Ui) {
         let lang = self.lang();
+        // Rendered now, in the current language (the history keeps labels as data).
         let (undo, redo) = match &self.document {
             Some(document) => (
-                document.history.undo_label().map(str::to_owned),
-                document.history.redo_label().map(str::to_owned),
+                document.history.undo_edit_label().map(|l| l.render(lang)),
+                document.history.redo_edit_label().map(|l| l.render(lang)),
             ),
             None => (None, None),
         };
@@ -277,7 +278,8 @@ impl EditorState {
                     MessageLevel::Error => ui.visuals().error_fg_color,
                 };
                 ui.add(
-                    egui::Label::new(egui::RichText::new(&message.text).color(color)).truncate(),
+                    egui::Label::new(egui::RichText::new(message.text(lang)).color(color))
+                        .truncate(),
                 );
             }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {

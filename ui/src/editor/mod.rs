@@ -14,7 +14,7 @@ use crate::table::{TableState, select_all};
 use crate::validation::ValidationState;
 use crate::workspace::{self, Pane};
 use dialogs::Dialog;
-use pmx_core::edit::{Edit, EditOp, GestureId, ops_to_edit_in};
+use pmx_core::edit::{Edit, EditLabel, EditOp, GestureId, LabelArg, ops_to_edit_in};
 use pmx_core::model::ElementKind;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -55,11 +55,20 @@ pub enum MessageLevel {
     Error,
 }
 
-/// The last message, shown in the status bar.
+/// The last message, shown in the status bar: its parts as data, rendered in the UI's
+/// language when drawn (a language switch re-renders it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusMessage {
     pub level: MessageLevel,
-    pub text: String,
+    pub parts: Vec<EditLabel>,
+}
+
+impl StatusMessage {
+    /// The message in `lang`.
+    #[must_use]
+    pub fn text(&self, lang: Language) -> String {
+        self.parts.iter().map(|part| part.render(lang)).collect()
+    }
 }
 
 /// The editor.
@@ -271,10 +280,7 @@ impl EditorState {
     pub fn cancel_loading(&mut self) {
         if let Some(job) = self.loading.take() {
             job.cancel();
-            self.set_message(
-                MessageLevel::Info,
-                self.lang().tr("status.load_cancelled").to_owned(),
-            );
+            self.set_message(MessageLevel::Info, EditLabel::new("status.load_cancelled"));
         }
     }
 
@@ -291,7 +297,6 @@ impl EditorState {
         self.loading = None;
         match result {
             Ok(loaded) => {
-                let lang = self.lang();
                 let notes = loaded.report.notes.len();
                 let recovered = loaded.report.recovered_from.is_some();
                 self.settings.add_recent(&path);
@@ -299,15 +304,16 @@ impl EditorState {
                 if let (Some(check), Some(document)) = (first_check, &self.document) {
                     self.validation.adopt(check, document, self.document_id);
                 }
-                let mut text = lang.format(
-                    "status.opened",
-                    &[
-                        ("name", &file_name(&path)),
-                        ("seconds", &format!("{:.2}", elapsed.as_secs_f64())),
-                    ],
-                );
+                let mut text = vec![
+                    EditLabel::new("status.opened")
+                        .arg("name", LabelArg::Text(file_name(&path)))
+                        .arg(
+                            "seconds",
+                            LabelArg::Text(format!("{:.2}", elapsed.as_secs_f64())),
+                        ),
+                ];
                 if notes > 0 {
-                    text.push_str(&lang.format("status.notes", &[("count", &notes)]));
+                    text.push(EditLabel::new("status.notes").arg("count", LabelArg::Number(notes)));
                 }
                 let level = if recovered {
                     MessageLevel::Warning
@@ -317,18 +323,24 @@ impl EditorState {
                 if recovered {
                     workspace::show_pane(&mut self.tree, Pane::Info);
                 }
-                self.set_message(level, text);
+                self.set_message_parts(level, text);
             }
             Err(failure) if failure.message == "cancelled" => {}
             Err(failure) => {
-                self.set_message(MessageLevel::Error, failure.message.clone());
+                self.set_message(MessageLevel::Error, failure.message.as_str());
                 self.dialog = Some(Dialog::LoadError(failure));
             }
         }
     }
 
-    pub fn set_message(&mut self, level: MessageLevel, text: String) {
-        self.message = Some(StatusMessage { level, text });
+    /// Shows `message` in the status bar (a text such as an error reads the same in either
+    /// language; keyed messages follow the language).
+    pub fn set_message(&mut self, level: MessageLevel, message: impl Into<EditLabel>) {
+        self.set_message_parts(level, vec![message.into()]);
+    }
+
+    fn set_message_parts(&mut self, level: MessageLevel, parts: Vec<EditLabel>) {
+        self.message = Some(StatusMessage { level, parts });
     }
 
     /// Runs `action` now, or asks first when it would lose unsaved changes.
@@ -377,8 +389,10 @@ impl EditorState {
                 }
             }
             (_, None) => {
-                let text = self.lang().tr("status.native_dialog_none").to_owned();
-                self.set_message(MessageLevel::Info, text);
+                self.set_message(
+                    MessageLevel::Info,
+                    EditLabel::new("status.native_dialog_none"),
+                );
             }
         }
     }
@@ -411,32 +425,40 @@ impl EditorState {
         match document.save_to(&path, settings) {
             Ok(warnings) => {
                 self.settings.add_recent(&path);
-                let mut text = self.lang().format(
-                    "status.saved",
-                    &[
-                        ("name", &file_name(&path)),
-                        (
-                            "seconds",
-                            &format!("{:.2}", started.elapsed().as_secs_f64()),
-                        ),
-                    ],
-                );
-                let level = if warnings.is_empty() {
-                    MessageLevel::Info
+                let seconds = format!("{:.2}", started.elapsed().as_secs_f64());
+                let mut text = vec![
+                    EditLabel::new("status.saved")
+                        .arg("name", LabelArg::Text(file_name(&path)))
+                        .arg("seconds", LabelArg::Text(seconds)),
+                ];
+                // A PMD file: the same count of losses the export dialog showed (the
+                // validator's list), not the writer's longer per-vertex list.
+                let pmd = document.format == pmx_core::formats::FileFormat::Pmd;
+                let lost = if pmd {
+                    dialogs::pmd_losses(&document.model).len()
                 } else {
-                    text.push_str(
-                        &self
-                            .lang()
-                            .format("status.save_warnings", &[("count", &warnings.len())]),
-                    );
-                    text.push_str(&warnings.join("; "));
-                    MessageLevel::Warning
+                    0
                 };
-                self.set_message(level, text);
+                let level = if pmd && lost > 0 {
+                    text.push(
+                        EditLabel::new("status.pmd_lost").arg("count", LabelArg::Number(lost)),
+                    );
+                    MessageLevel::Warning
+                } else if !pmd && !warnings.is_empty() {
+                    text.push(
+                        EditLabel::new("status.save_warnings")
+                            .arg("count", LabelArg::Number(warnings.len())),
+                    );
+                    text.push(EditLabel::text(warnings.join("; ")));
+                    MessageLevel::Warning
+                } else {
+                    MessageLevel::Info
+                };
+                self.set_message_parts(level, text);
                 true
             }
             Err(message) => {
-                self.set_message(MessageLevel::Error, message.clone());
+                self.set_message(MessageLevel::Error, message.as_str());
                 self.dialog = Some(Dialog::Error {
                     title: "dialog.save_failed",
                     message,
@@ -489,14 +511,10 @@ impl EditorState {
                     return;
                 };
                 let report = document.repair(target);
-                let text = self.lang().format(
-                    "status.repaired",
-                    &[
-                        ("applied", &report.applied.len()),
-                        ("failed", &report.failed.len()),
-                        ("remaining", &report.remaining.len()),
-                    ],
-                );
+                let text = EditLabel::new("status.repaired")
+                    .arg("applied", LabelArg::Number(report.applied.len()))
+                    .arg("failed", LabelArg::Number(report.failed.len()))
+                    .arg("remaining", LabelArg::Number(report.remaining.len()));
                 let level = if report.failed.is_empty() {
                     MessageLevel::Info
                 } else {
@@ -521,13 +539,9 @@ impl EditorState {
                         None => {
                             // A kind without a tab (none since the structure editors came):
                             // the element is selected for it already.
-                            let text = self.lang().format(
-                                "status.no_tab_yet",
-                                &[
-                                    ("kind", &self.lang().tr(menu::kind_key(kind))),
-                                    ("index", &index),
-                                ],
-                            );
+                            let text = EditLabel::new("status.no_tab_yet")
+                                .arg("kind", LabelArg::Key(menu::kind_key(kind)))
+                                .arg("index", LabelArg::Index(index));
                             self.set_message(MessageLevel::Info, text);
                         }
                     }
@@ -556,13 +570,10 @@ impl EditorState {
                 table.scroll_to_index(first);
             }
         }
-        let text = self.lang().format(
-            "status.selected",
-            &[
-                ("count", &indices.iter().filter(|&&i| i < len).count()),
-                ("kind", &self.lang().tr(menu::kind_key(kind))),
-            ],
-        );
+        let count = indices.iter().filter(|&&i| i < len).count();
+        let text = EditLabel::new("status.selected")
+            .arg("count", LabelArg::Number(count))
+            .arg("kind", LabelArg::Key(menu::kind_key(kind)));
         self.set_message(MessageLevel::Info, text);
     }
 
@@ -571,11 +582,11 @@ impl EditorState {
             return;
         };
         let label = if undo {
-            document.history.undo_label()
+            document.history.undo_edit_label()
         } else {
-            document.history.redo_label()
+            document.history.redo_edit_label()
         }
-        .map(str::to_owned);
+        .cloned();
         let done = if undo {
             document.undo()
         } else {
@@ -587,7 +598,7 @@ impl EditorState {
             } else {
                 "status.redone"
             };
-            let text = self.lang().format(key, &[("label", &label)]);
+            let text = EditLabel::new(key).arg("label", LabelArg::Label(Box::new(label)));
             self.set_message(MessageLevel::Info, text);
         }
         self.active_gesture = None;
@@ -617,12 +628,14 @@ impl EditorState {
             .and_then(|p| p.parent())
             .map(ToOwned::to_owned);
         let built = match &command.request {
-            EditRequest::Ops { ops, label } => ops_to_edit_in(
-                &mut document.model,
-                ops,
-                label.as_deref(),
-                base_dir.as_deref(),
-            ),
+            EditRequest::Ops { ops, label } => {
+                ops_to_edit_in(&mut document.model, ops, None, base_dir.as_deref()).map(|edit| {
+                    match label {
+                        Some(label) => edit.with_label(label.clone()),
+                        None => edit,
+                    }
+                })
+            }
             EditRequest::AddUvChannels(count) => Edit::add_uv_channels(&document.model, *count),
             EditRequest::PoseAsRest(pose) => Edit::pose_as_rest(&document.model, pose),
             EditRequest::PoseAsBoneMorph { pose, name } => {
@@ -632,7 +645,12 @@ impl EditorState {
                     document.model.morphs.len(),
                     pmx_core::edit::Elements::Morphs(vec![morph]),
                 )
-                .map(|edit| edit.with_label(format!("Save pose as bone morph \"{name}\"")))
+                .map(|edit| {
+                    edit.with_label(
+                        EditLabel::new("edit.pose_as_bone_morph")
+                            .arg("name", LabelArg::Text(name.clone())),
+                    )
+                })
             }
         };
         match built {
@@ -640,7 +658,7 @@ impl EditorState {
                 if let Some(gesture) = gesture {
                     edit = edit.in_gesture(gesture);
                 }
-                let label = edit.label().to_owned();
+                let label = edit.edit_label().clone();
                 let counts_before: Vec<usize> = ElementKind::ALL
                     .iter()
                     .map(|&k| document.model.count(k))

@@ -182,20 +182,22 @@ fn history_ui(ui: &mut egui::Ui, lang: Language, document: &Document, commands: 
     });
     ui.separator();
     let head = history.head();
-    let labels: Vec<&str> = history.edits().map(|e| e.label()).collect();
+    let edits: Vec<&pmx_core::edit::Edit> = history.edits().collect();
     let row_height = ui.spacing().interact_size.y;
     egui::ScrollArea::vertical()
         .auto_shrink([false, false])
         .stick_to_bottom(true)
-        .show_rows(ui, row_height, labels.len() + 1, |ui, rows| {
+        .show_rows(ui, row_height, edits.len() + 1, |ui, rows| {
             for row in rows {
+                // Only the visible rows are rendered, in the current language.
                 let text = if row == 0 {
                     lang.tr("history.start").to_owned()
                 } else {
-                    format!(
-                        "{row}. {}",
-                        labels.get(row - 1).copied().unwrap_or_default()
-                    )
+                    let label = edits
+                        .get(row - 1)
+                        .map(|e| e.label_in(lang))
+                        .unwrap_or_default();
+                    format!("{row}. {label}")
                 };
                 let applied = row <= head;
                 let rich = if applied {

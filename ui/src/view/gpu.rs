@@ -3,14 +3,15 @@
 //! [`Upload`]s the CPU side queued and draws a [`Frame`]; deciding what to upload is
 //! [`super::scene`]'s business, so this module holds no model.
 
+use super::gl::{self, Attribute, BufferError, GlBuffer, VertexArray};
 use super::mesh::{MaterialRange, MeshData, Primitive, VertexArrays, VertexPatch, triangle_edges};
 use super::overlay::OverlayGeometry;
-use super::shaders;
+use super::shaders::{self, A_EDGE_SCALE, A_NORMAL, A_POSITION, A_UV, A_UV1, A_WEIGHT};
 use super::textures::Image;
 use super::toon;
 use three_d::{
-    Blend, ClearState, Context, Cull, DepthTest, ElementBuffer, Interpolation, Mipmap, Program,
-    RenderStates, ScissorBox, Texture2D, VertexBuffer, Viewport, Wrapping, WriteMask,
+    Blend, ClearState, Context, Cull, DepthTest, Interpolation, Mipmap, Program, RenderStates,
+    ScissorBox, Texture2D, VertexBuffer, Viewport, Wrapping, WriteMask,
 };
 
 /// What the GPU needs to change before drawing.
@@ -103,56 +104,31 @@ fn vec4(v: [f32; 4]) -> three_d::Vec4 {
     three_d::vec4(v[0], v[1], v[2], v[3])
 }
 
-/// The raw GL calls three-d has no safe wrapper for: point and line primitives.
-#[allow(unsafe_code)]
-mod raw {
-    use three_d::context::{self, HasContext as _};
-
-    /// Draws `count` indices from `first` of the bound element buffer as `mode`.
-    pub fn draw_elements(gl: &three_d::Context, mode: u32, first: u32, count: u32) {
-        // SAFETY: called inside Program::draw_elements_with, which binds the program, the
-        // attributes and the element buffer; first + count lie inside that buffer.
-        unsafe {
-            gl.draw_elements(mode, count as i32, context::UNSIGNED_INT, first as i32 * 4);
-        }
-    }
-
-    pub fn draw_arrays(gl: &three_d::Context, mode: u32, count: u32) {
-        // SAFETY: called inside Program::draw_with with the attributes bound; count is their
-        // length.
-        unsafe {
-            gl.draw_arrays(mode, 0, count as i32);
-        }
-    }
-
-    /// Lets the vertex shader set the point size (core profile).
-    pub fn enable_point_size(gl: &three_d::Context) {
-        // SAFETY: a plain state change on the current context.
-        unsafe {
-            if !gl.version().is_embedded {
-                gl.enable(context::PROGRAM_POINT_SIZE);
-            }
-        }
-    }
-
-    pub const POINTS: u32 = context::POINTS;
-    pub const LINES: u32 = context::LINES;
-    pub const TRIANGLES: u32 = context::TRIANGLES;
-}
-
+/// The model's buffers: owned through [`gl`] (not three-d's buffers) so that a partial upload
+/// lands at its element's byte offset.
 struct GpuMesh {
-    positions: VertexBuffer<[f32; 3]>,
-    normals: VertexBuffer<[f32; 3]>,
-    uvs: VertexBuffer<[f32; 2]>,
-    edge_scales: VertexBuffer<f32>,
-    uv1: Option<VertexBuffer<[f32; 4]>>,
-    indices: ElementBuffer<u32>,
+    positions: GlBuffer<[f32; 3]>,
+    normals: GlBuffer<[f32; 3]>,
+    uvs: GlBuffer<[f32; 2]>,
+    edge_scales: GlBuffer<f32>,
+    uv1: Option<GlBuffer<[f32; 4]>>,
+    indices: GlBuffer<u32>,
     /// CPU copy of the indices, for the line-mode and wireframe index lists built on demand.
     cpu_indices: Vec<u32>,
-    line_indices: Option<ElementBuffer<u32>>,
+    line_indices: Option<GlBuffer<u32>>,
     vertex_count: usize,
     materials: Vec<MaterialRange>,
-    weights: Option<VertexBuffer<f32>>,
+    weights: Option<GlBuffer<f32>>,
+}
+
+impl GpuMesh {
+    fn position(&self) -> Attribute {
+        self.positions.attribute(A_POSITION)
+    }
+
+    fn normal(&self) -> Attribute {
+        self.normals.attribute(A_NORMAL)
+    }
 }
 
 struct GpuOverlay {
@@ -179,6 +155,8 @@ pub struct GpuScene {
     color_program: Program,
     flat_program: Program,
     weight_program: Program,
+    /// The vertex array object the mesh is drawn with.
+    vao: VertexArray,
     mesh: Option<GpuMesh>,
     textures: Vec<Texture2D>,
     white: Texture2D,
@@ -233,7 +211,7 @@ fn program(context: &Context, vs: &str, fs: &str) -> Result<Program, String> {
 impl GpuScene {
     /// Compiles the shaders and makes the built-in textures.
     pub fn new(context: Context) -> Result<Self, String> {
-        raw::enable_point_size(&context);
+        gl::enable_point_size(&context);
         let uv1_vs = format!("#define HAS_UV1\n{}", shaders::MODEL_VS);
         let toons = (0..10u8)
             .filter_map(toon::shared_toon)
@@ -253,6 +231,7 @@ impl GpuScene {
             color_program: program(&context, shaders::COLOR_VS, shaders::COLOR_FS)?,
             flat_program: program(&context, shaders::FLAT_VS, shaders::FLAT_FS)?,
             weight_program: program(&context, shaders::WEIGHT_VS, shaders::WEIGHT_FS)?,
+            vao: VertexArray::new(&context).map_err(|e| e.to_string())?,
             white: texture(&context, &Image::solid([255; 4]), false),
             placeholder: texture(&context, &Image::placeholder(), false),
             toons,
@@ -274,21 +253,25 @@ impl GpuScene {
         &self.context
     }
 
-    pub fn apply(&mut self, upload: Upload) {
+    /// Applies one upload. An error leaves the GPU copy out of step with the model (the
+    /// caller rebuilds it).
+    pub fn apply(&mut self, upload: Upload) -> Result<(), BufferError> {
         match upload {
-            Upload::Mesh(mesh) => self.mesh = Some(self.upload_mesh(mesh)),
-            Upload::Vertices(patch) => self.patch_vertices(patch),
+            Upload::Mesh(mesh) => {
+                // The old buffers go first: a million-vertex model need not be on the GPU twice.
+                self.mesh = None;
+                self.mesh = Some(self.upload_mesh(mesh)?);
+            }
+            Upload::Vertices(patch) => self.patch_vertices(patch)?,
             Upload::Faces {
                 first_face,
                 indices,
             } => {
                 if let Some(mesh) = &mut self.mesh {
                     let first = first_face * 3;
-                    if first + indices.len() <= mesh.cpu_indices.len() {
-                        mesh.indices.fill_subset(first as u32, &indices);
-                        mesh.cpu_indices[first..first + indices.len()].copy_from_slice(&indices);
-                        mesh.line_indices = None;
-                    }
+                    mesh.indices.write(first, &indices)?;
+                    mesh.cpu_indices[first..first + indices.len()].copy_from_slice(&indices);
+                    mesh.line_indices = None;
                 }
             }
             Upload::MaterialRanges(ranges) => {
@@ -318,15 +301,19 @@ impl GpuScene {
             Upload::Overlay(geometry) => self.overlay = Some(self.upload_overlay(&geometry)),
             Upload::Weights(weights) => {
                 if let Some(mesh) = &mut self.mesh {
-                    mesh.weights = weights
-                        .filter(|w| w.len() == mesh.vertex_count && !w.is_empty())
-                        .map(|w| VertexBuffer::new_with_data(&self.context, &w));
+                    mesh.weights = match weights {
+                        Some(w) if w.len() == mesh.vertex_count && !w.is_empty() => {
+                            Some(GlBuffer::new(&self.context, &w)?)
+                        }
+                        _ => None,
+                    };
                 }
             }
         }
+        Ok(())
     }
 
-    fn upload_mesh(&self, mesh: MeshData) -> GpuMesh {
+    fn upload_mesh(&self, mesh: MeshData) -> Result<GpuMesh, BufferError> {
         let c = &self.context;
         let MeshData {
             vertices,
@@ -334,24 +321,28 @@ impl GpuScene {
             materials,
             ..
         } = mesh;
-        GpuMesh {
-            positions: VertexBuffer::new_with_data(c, &vertices.positions),
-            normals: VertexBuffer::new_with_data(c, &vertices.normals),
-            uvs: VertexBuffer::new_with_data(c, &vertices.uvs),
-            edge_scales: VertexBuffer::new_with_data(c, &vertices.edge_scales),
-            uv1: (!vertices.uv1.is_empty()).then(|| VertexBuffer::new_with_data(c, &vertices.uv1)),
-            indices: ElementBuffer::new_with_data(c, &indices),
+        Ok(GpuMesh {
+            positions: GlBuffer::new(c, &vertices.positions)?,
+            normals: GlBuffer::new(c, &vertices.normals)?,
+            uvs: GlBuffer::new(c, &vertices.uvs)?,
+            edge_scales: GlBuffer::new(c, &vertices.edge_scales)?,
+            uv1: if vertices.uv1.is_empty() {
+                None
+            } else {
+                Some(GlBuffer::new(c, &vertices.uv1)?)
+            },
+            indices: GlBuffer::new(c, &indices)?,
             cpu_indices: indices,
             line_indices: None,
             vertex_count: vertices.len(),
             materials,
             weights: None,
-        }
+        })
     }
 
-    fn patch_vertices(&mut self, patch: VertexPatch) {
+    fn patch_vertices(&mut self, patch: VertexPatch) -> Result<(), BufferError> {
         let Some(mesh) = &mut self.mesh else {
-            return;
+            return Ok(());
         };
         match patch {
             VertexPatch::All { first, arrays } => {
@@ -362,18 +353,12 @@ impl GpuScene {
                     edge_scales,
                     uv1,
                 } = arrays;
-                if first + positions.len() > mesh.vertex_count {
-                    return;
-                }
-                let offset = first as u32;
-                mesh.positions.fill_subset(offset, &positions);
-                mesh.normals.fill_subset(offset, &normals);
-                mesh.uvs.fill_subset(offset, &uvs);
-                mesh.edge_scales.fill_subset(offset, &edge_scales);
-                if let Some(buffer) = &mut mesh.uv1
-                    && uv1.len() == positions.len()
-                {
-                    buffer.fill_subset(offset, &uv1);
+                mesh.positions.write(first, &positions)?;
+                mesh.normals.write(first, &normals)?;
+                mesh.uvs.write(first, &uvs)?;
+                mesh.edge_scales.write(first, &edge_scales)?;
+                if let Some(buffer) = &mut mesh.uv1 {
+                    buffer.write(first, &uv1)?;
                 }
             }
             VertexPatch::Deformed {
@@ -381,13 +366,43 @@ impl GpuScene {
                 positions,
                 normals,
             } => {
-                if first + positions.len() > mesh.vertex_count || normals.len() != positions.len() {
-                    return;
-                }
-                mesh.positions.fill_subset(first as u32, &positions);
-                mesh.normals.fill_subset(first as u32, &normals);
+                mesh.positions.write(first, &positions)?;
+                mesh.normals.write(first, &normals)?;
             }
         }
+        Ok(())
+    }
+
+    /// The uploaded vertex arrays of `range`, read back from the GPU (tests compare them with
+    /// [`VertexArrays::of`]; `uv1` is empty when the model has no additional UV).
+    pub fn read_vertices(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> Result<Option<VertexArrays>, BufferError> {
+        let Some(mesh) = &self.mesh else {
+            return Ok(None);
+        };
+        Ok(Some(VertexArrays {
+            positions: mesh.positions.read(range.clone())?,
+            normals: mesh.normals.read(range.clone())?,
+            uvs: mesh.uvs.read(range.clone())?,
+            edge_scales: mesh.edge_scales.read(range.clone())?,
+            uv1: match &mesh.uv1 {
+                Some(buffer) => buffer.read(range)?,
+                None => Vec::new(),
+            },
+        }))
+    }
+
+    /// The uploaded index list of `range` (indices, 3 per face), read back from the GPU.
+    pub fn read_indices(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> Result<Option<Vec<u32>>, BufferError> {
+        self.mesh
+            .as_ref()
+            .map(|mesh| mesh.indices.read(range))
+            .transpose()
     }
 
     fn upload_overlay(&self, geometry: &OverlayGeometry) -> GpuOverlay {
@@ -444,10 +459,9 @@ impl GpuScene {
                     .any(|m| m.primitive == Primitive::Lines))
             && mesh.line_indices.is_none()
         {
-            mesh.line_indices = Some(ElementBuffer::new_with_data(
-                &self.context,
-                &triangle_edges(&mesh.cpu_indices),
-            ));
+            // Without it (GL out of memory) lines are skipped this frame and tried again.
+            mesh.line_indices =
+                GlBuffer::new(&self.context, &triangle_edges(&mesh.cpu_indices)).ok();
         }
         if let Some(mesh) = &self.mesh
             && mesh.vertex_count > 0
@@ -458,10 +472,10 @@ impl GpuScene {
                 self.draw_model(mesh, frame, viewport);
             }
             if frame.layers.wireframe {
-                self.draw_flat(mesh, frame, viewport, raw::LINES, [0.1, 0.1, 0.1, 0.6]);
+                self.draw_flat(mesh, frame, viewport, gl::LINES, [0.1, 0.1, 0.1, 0.6]);
             }
             if frame.layers.vertices {
-                self.draw_flat(mesh, frame, viewport, raw::POINTS, [0.15, 0.2, 0.9, 1.0]);
+                self.draw_flat(mesh, frame, viewport, gl::POINTS, [0.15, 0.2, 0.9, 1.0]);
             }
         }
         self.draw_overlay(frame, viewport);
@@ -479,37 +493,23 @@ impl GpuScene {
         program.use_uniform_if_required("u_light_color", vec3(frame.light_color));
         program.use_uniform_if_required("u_light_direction", vec3(frame.light_direction));
         program.use_uniform_if_required("u_eye", vec3(frame.eye));
-        // Programs share three-d's one vertex array object: attributes are bound right before
-        // each draw (another program's binding would otherwise be used).
-        let bind_model = || {
-            for (name, buffer) in [("a_position", &mesh.positions), ("a_normal", &mesh.normals)] {
-                if program.requires_attribute(name) {
-                    program.use_vertex_attribute(name, buffer);
-                }
-            }
-            if program.requires_attribute("a_uv") {
-                program.use_vertex_attribute("a_uv", &mesh.uvs);
-            }
-            if let Some(uv1) = &mesh.uv1
-                && program.requires_attribute("a_uv1")
-            {
-                program.use_vertex_attribute("a_uv1", uv1);
-            }
-        };
+        let mut model_attributes = vec![
+            mesh.position(),
+            mesh.normal(),
+            mesh.uvs.attribute(A_UV),
+        ];
+        if let Some(uv1) = &mesh.uv1 {
+            model_attributes.push(uv1.attribute(A_UV1));
+        }
         let edge = &self.edge_program;
         edge.use_uniform_if_required("u_view_projection", view_projection);
         edge.use_uniform_if_required("u_eye", vec3(frame.eye));
         edge.use_uniform_if_required("u_pixel_factor", frame.pixel_factor);
-        let bind_edge = || {
-            for (name, buffer) in [("a_position", &mesh.positions), ("a_normal", &mesh.normals)] {
-                if edge.requires_attribute(name) {
-                    edge.use_vertex_attribute(name, buffer);
-                }
-            }
-            if edge.requires_attribute("a_edge_scale") {
-                edge.use_vertex_attribute("a_edge_scale", &mesh.edge_scales);
-            }
-        };
+        let edge_attributes = [
+            mesh.position(),
+            mesh.normal(),
+            mesh.edge_scales.attribute(A_EDGE_SCALE),
+        ];
         let max_index = mesh.cpu_indices.len() as u32;
         for (material, range) in frame.materials.iter().zip(&mesh.materials) {
             if !material.visible || range.count == 0 || range.first + range.count > max_index {
@@ -548,25 +548,25 @@ impl GpuScene {
                 depth_test: DepthTest::LessOrEqual,
                 write_mask: WriteMask::default(),
             };
-            bind_model();
             match material.primitive {
-                Primitive::Triangles => {
-                    // Not three-d's draw_subset_of_elements: it passes `first` as a byte offset.
-                    program.draw_elements_with(states, viewport, &mesh.indices, || {
-                        raw::draw_elements(&self.context, raw::TRIANGLES, range.first, range.count);
-                    });
-                }
-                Primitive::Points => {
-                    program.draw_elements_with(states, viewport, &mesh.indices, || {
-                        raw::draw_elements(&self.context, raw::POINTS, range.first, range.count);
+                Primitive::Triangles | Primitive::Points => {
+                    let mode = if material.primitive == Primitive::Points {
+                        gl::POINTS
+                    } else {
+                        gl::TRIANGLES
+                    };
+                    program.draw_with(states, viewport, || {
+                        self.vao.bind(&model_attributes, Some(&mesh.indices));
+                        gl::draw_elements(&self.context, mode, range.first, range.count);
                     });
                 }
                 Primitive::Lines => {
                     if let Some(lines) = &mesh.line_indices {
-                        program.draw_elements_with(states, viewport, lines, || {
-                            raw::draw_elements(
+                        program.draw_with(states, viewport, || {
+                            self.vao.bind(&model_attributes, Some(lines));
+                            gl::draw_elements(
                                 &self.context,
-                                raw::LINES,
+                                gl::LINES,
                                 range.first * 2,
                                 range.count * 2,
                             );
@@ -581,15 +581,15 @@ impl GpuScene {
             {
                 edge.use_uniform_if_required("u_edge_color", vec4(color));
                 edge.use_uniform_if_required("u_edge_size", size);
-                bind_edge();
                 let states = RenderStates {
                     cull: Cull::Front,
                     blend: Blend::TRANSPARENCY,
                     depth_test: DepthTest::LessOrEqual,
                     write_mask: WriteMask::default(),
                 };
-                edge.draw_elements_with(states, viewport, &mesh.indices, || {
-                    raw::draw_elements(&self.context, raw::TRIANGLES, range.first, range.count);
+                edge.draw_with(states, viewport, || {
+                    self.vao.bind(&edge_attributes, Some(&mesh.indices));
+                    gl::draw_elements(&self.context, gl::TRIANGLES, range.first, range.count);
                 });
             }
         }
@@ -602,17 +602,25 @@ impl GpuScene {
         let program = &self.weight_program;
         program.use_uniform_if_required("u_view_projection", mat4(frame.view_projection));
         program.use_uniform_if_required("u_light_direction", vec3(frame.light_direction));
-        program.use_vertex_attribute("a_position", &mesh.positions);
-        if program.requires_attribute("a_normal") {
-            program.use_vertex_attribute("a_normal", &mesh.normals);
-        }
-        program.use_vertex_attribute("a_weight", weights);
+        let attributes = [
+            mesh.position(),
+            mesh.normal(),
+            weights.attribute(A_WEIGHT),
+        ];
         let states = RenderStates {
             cull: Cull::None,
             depth_test: DepthTest::LessOrEqual,
             ..Default::default()
         };
-        program.draw_elements(states, viewport, &mesh.indices);
+        program.draw_with(states, viewport, || {
+            self.vao.bind(&attributes, Some(&mesh.indices));
+            gl::draw_elements(
+                &self.context,
+                gl::TRIANGLES,
+                0,
+                mesh.cpu_indices.len() as u32,
+            );
+        });
     }
 
     fn draw_flat(
@@ -628,22 +636,24 @@ impl GpuScene {
         program.use_uniform_if_required("u_color", vec4(color));
         program.use_uniform_if_required("u_point_size", 3.0f32);
         program.use_uniform_if_required("u_depth_bias", 0.0005f32);
-        program.use_vertex_attribute("a_position", &mesh.positions);
+        let attributes = [mesh.position()];
         let states = RenderStates {
             blend: Blend::TRANSPARENCY,
             depth_test: DepthTest::LessOrEqual,
             write_mask: WriteMask::COLOR,
             ..Default::default()
         };
-        if mode == raw::LINES {
+        if mode == gl::LINES {
             if let Some(lines) = &mesh.line_indices {
-                program.draw_elements_with(states, viewport, lines, || {
-                    raw::draw_elements(&self.context, raw::LINES, 0, lines.count());
+                program.draw_with(states, viewport, || {
+                    self.vao.bind(&attributes, Some(lines));
+                    gl::draw_elements(&self.context, gl::LINES, 0, lines.len() as u32);
                 });
             }
         } else {
             program.draw_with(states, viewport, || {
-                raw::draw_arrays(&self.context, raw::POINTS, mesh.vertex_count as u32);
+                self.vao.bind(&attributes, None);
+                gl::draw_arrays(&self.context, gl::POINTS, mesh.vertex_count as u32);
             });
         }
     }
@@ -666,7 +676,7 @@ impl GpuScene {
                 write_mask: WriteMask::COLOR,
             };
             program.draw_with(states, viewport, || {
-                raw::draw_arrays(&self.context, raw::LINES, overlay.depth_line_count);
+                gl::draw_arrays(&self.context, gl::LINES, overlay.depth_line_count);
             });
         }
         // Translucent shapes: depth-tested against the model, writing no depth.
@@ -682,7 +692,7 @@ impl GpuScene {
                 write_mask: WriteMask::COLOR,
             };
             program.draw_with(states, viewport, || {
-                raw::draw_arrays(&self.context, raw::TRIANGLES, overlay.triangle_count);
+                gl::draw_arrays(&self.context, gl::TRIANGLES, overlay.triangle_count);
             });
         }
         // Lines and points show through the model (bones inside a body must stay visible).
@@ -697,7 +707,7 @@ impl GpuScene {
             program.use_vertex_attribute("a_position", &overlay.line_positions);
             program.use_vertex_attribute("a_color", &overlay.line_colors);
             program.draw_with(on_top, viewport, || {
-                raw::draw_arrays(&self.context, raw::LINES, overlay.line_count);
+                gl::draw_arrays(&self.context, gl::LINES, overlay.line_count);
             });
         }
         if overlay.point_count > 0 {
@@ -706,7 +716,7 @@ impl GpuScene {
             program.use_vertex_attribute("a_position", &overlay.point_positions);
             program.use_vertex_attribute("a_color", &overlay.point_colors);
             program.draw_with(on_top, viewport, || {
-                raw::draw_arrays(&self.context, raw::POINTS, overlay.point_count);
+                gl::draw_arrays(&self.context, gl::POINTS, overlay.point_count);
             });
         }
     }

@@ -4,13 +4,19 @@
 //!
 //! - `camera`, `pick`, `mesh`, `overlay`, `toon`, `transform`, `gizmo`: GPU-free (unit-tested);
 //!   `textures` is `pmx_core::texture` (finding and decoding texture files);
-//! - `gpu`, `shaders`: the GL side (tested offscreen in `ui/tests/view_render.rs`);
-//! - `scene`: what to upload after an edit (only the touched ranges).
+//! - `gpu`, `gl`, `shaders`: the GL side (tested offscreen in `ui/tests/view_render.rs` and
+//!   `ui/tests/view_edits.rs`); `gl` owns the mesh's buffers (partial uploads at the right
+//!   byte offset);
+//! - `scene`: what to upload after an edit (only the touched ranges);
+//! - `offscreen`: a GL context without a window (EGL) and the view drawn into an image, for
+//!   `pmx-studio render` and the image tests.
 
 pub mod camera;
 pub mod gizmo;
+pub mod gl;
 pub mod gpu;
 pub mod mesh;
+pub mod offscreen;
 pub mod overlay;
 pub mod pick;
 pub mod scene;
@@ -248,13 +254,7 @@ impl ViewState {
         self.scene.sync(document, document_id);
         if self.framed_document != Some(document_id) {
             self.framed_document = Some(document_id);
-            self.camera.reset();
-            // MMD's default view suits a character; anything else is framed.
-            if let Some((center, radius)) = self.scene.bounds.sphere()
-                && !(4.0..=40.0).contains(&radius)
-            {
-                self.camera.frame(center, radius);
-            }
+            self.frame_model(document);
         }
         let selection = &document.selection;
         let key = {
@@ -273,7 +273,13 @@ impl ViewState {
         };
         if self.overlay_key != Some(key) {
             self.overlay_key = Some(key);
-            self.scene.set_overlay(self.overlay(document));
+            // Joint markers and normals are sized by the model (only they need its bounds).
+            let bounds = if self.layers.joints || self.layers.normals {
+                self.scene.bounds(document)
+            } else {
+                mesh::Bounds::default()
+            };
+            self.scene.set_overlay(self.overlay(document, &bounds));
         }
         let bone = selection
             .get(ElementKind::Bone)
@@ -294,7 +300,19 @@ impl ViewState {
         }
     }
 
-    fn overlay(&self, document: &Document) -> overlay::OverlayGeometry {
+    /// The camera as the view places it for a model it opens: MikuMikuDance's default view,
+    /// which suits a character; anything much smaller or larger is framed. `document` must be
+    /// the document last synced.
+    pub fn frame_model(&mut self, document: &Document) {
+        self.camera.reset();
+        if let Some((center, radius)) = self.scene.bounds(document).sphere()
+            && !(4.0..=40.0).contains(&radius)
+        {
+            self.camera.frame(center, radius);
+        }
+    }
+
+    fn overlay(&self, document: &Document, bounds: &mesh::Bounds) -> overlay::OverlayGeometry {
         let model = &document.model;
         let selection = &document.selection;
         let mut geometry = overlay::OverlayGeometry::default();
@@ -308,11 +326,7 @@ impl ViewState {
             ));
         }
         if self.layers.joints {
-            let size = self
-                .scene
-                .bounds
-                .sphere()
-                .map_or(0.2, |(_, r)| (r * 0.006).max(0.05));
+            let size = bounds.sphere().map_or(0.2, |(_, r)| (r * 0.006).max(0.05));
             geometry.extend(overlay::joints(
                 model,
                 &selection.get(ElementKind::Joint).indices,
@@ -326,7 +340,7 @@ impl ViewState {
             ));
         }
         if self.layers.normals {
-            let length = self.scene.bounds.sphere().map_or(0.3, |(_, r)| r * 0.02);
+            let length = bounds.sphere().map_or(0.3, |(_, r)| r * 0.02);
             geometry.extend(overlay::normals(model, length));
         }
         geometry.extend(overlay::selected_vertices(
@@ -391,7 +405,9 @@ impl ViewState {
                 }
             }
         }
-        let sphere = bounds.sphere().or_else(|| self.scene.bounds.sphere());
+        let sphere = bounds
+            .sphere()
+            .or_else(|| self.scene.bounds(document).sphere());
         if let Some((center, radius)) = sphere {
             self.camera.frame(center, radius.max(0.5));
         }

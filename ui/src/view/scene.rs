@@ -30,6 +30,8 @@ pub struct GpuShared {
     pub frames: u64,
     /// When the first frame with a model was drawn.
     pub first_model_frame: Option<std::time::Instant>,
+    /// An upload failed (the GPU copy no longer matches the model): the next sync rebuilds.
+    pub upload_error: Option<String>,
 }
 
 impl GpuShared {
@@ -52,7 +54,10 @@ impl GpuShared {
             return;
         };
         for upload in self.pending.drain(..) {
-            gpu.apply(upload);
+            if let Err(error) = gpu.apply(upload) {
+                // Later patches of the same mesh may still apply; the rebuild corrects all.
+                self.upload_error = Some(error.to_string());
+            }
         }
         if let Some(frame) = &self.frame {
             if clear {
@@ -75,8 +80,16 @@ pub struct ViewScene {
     pub shared: Arc<Mutex<GpuShared>>,
     /// (document id, revision) the GPU copy reflects.
     synced: Option<(u64, u64)>,
-    pub bounds: Bounds,
+    /// The box around the model's vertices (world space), as a fresh load computes it: after a
+    /// vertex edit it is computed again when asked for ([`ViewScene::bounds`]), since a moved
+    /// outermost vertex can shrink it.
+    bounds: Bounds,
+    bounds_stale: bool,
+    /// Textures that could not be loaded, in texture order (what `problem_of` holds).
     pub texture_problems: Vec<TextureProblem>,
+    /// Each texture's problem, by texture index: a texture whose path is edited drops its old
+    /// problem, as a fresh load would not have it.
+    problem_of: Vec<Option<TextureProblem>>,
     /// How the last sync went, for the status line and the figures.
     pub last_sync: SyncKind,
 }
@@ -103,8 +116,32 @@ impl ViewScene {
         self.synced = None;
     }
 
+    /// The box around the model's vertices in world space (exact: after vertex edits it is
+    /// computed again from `document`, which must be the document last synced).
+    pub fn bounds(&mut self, document: &Document) -> Bounds {
+        if self.bounds_stale {
+            self.bounds = Bounds::of(
+                document
+                    .model
+                    .vertices
+                    .iter()
+                    .map(|v| super::camera::to_world(v.position)),
+            );
+            self.bounds_stale = false;
+        }
+        self.bounds
+    }
+
     /// Brings the GPU copy up to `document`'s revision. Returns whether anything was queued.
     pub fn sync(&mut self, document: &Document, document_id: u64) -> bool {
+        let failed = self
+            .shared
+            .lock()
+            .ok()
+            .and_then(|mut shared| shared.upload_error.take());
+        if failed.is_some() {
+            self.synced = None;
+        }
         let revision = document.revision();
         match self.synced {
             Some((id, seen)) if id == document_id && seen == revision => false,
@@ -127,10 +164,11 @@ impl ViewScene {
     fn rebuild(&mut self, document: &Document, textures: bool) {
         let mesh = MeshData::build(&document.model);
         self.bounds = mesh.bounds;
+        self.bounds_stale = false;
         let mut uploads = vec![Upload::Mesh(mesh)];
         if textures {
             // Every texture is loaded again: problems of textures no longer there go.
-            self.texture_problems.clear();
+            self.problem_of.clear();
             uploads.push(Upload::Textures(
                 self.load_textures(document, 0..usize::MAX),
             ));
@@ -143,22 +181,26 @@ impl ViewScene {
         let base = document.path.as_deref().and_then(Path::parent);
         let end = range.end.min(document.model.textures.len());
         let start = range.start.min(end);
-        let names: Vec<String> = document.model.textures[start..end]
+        self.problem_of
+            .resize(document.model.textures.len(), None);
+        let images = document.model.textures[start..end]
             .iter()
-            .map(|t| t.as_str().into_owned())
+            .zip(&mut self.problem_of[start..end])
+            .map(
+                |(name, problem)| match textures::load(base, &name.as_str()) {
+                    Ok(image) => {
+                        *problem = None;
+                        Some(image)
+                    }
+                    Err(error) => {
+                        *problem = Some(error);
+                        None
+                    }
+                },
+            )
             .collect();
-        self.texture_problems
-            .retain(|p| !names.iter().any(|n| n == p.name()));
-        names
-            .iter()
-            .map(|name| match textures::load(base, name) {
-                Ok(image) => Some(image),
-                Err(problem) => {
-                    self.texture_problems.push(problem);
-                    None
-                }
-            })
-            .collect()
+        self.texture_problems = self.problem_of.iter().flatten().cloned().collect();
+        images
     }
 
     fn apply_changes(&mut self, document: &Document, changes: &[&Touched]) {
@@ -183,9 +225,7 @@ impl ViewScene {
             for range in touched.ranges(EditTarget::Vertex) {
                 let arrays = VertexArrays::of(model, range.clone());
                 vertices += arrays.len();
-                for &p in &arrays.positions {
-                    self.bounds.add(glam::Vec3::from(p));
-                }
+                self.bounds_stale = true;
                 uploads.push(Upload::Vertices(VertexPatch::All {
                     first: range.start,
                     arrays,

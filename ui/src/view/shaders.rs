@@ -3,15 +3,24 @@
 //! sub-texture on additional UV 1), × toon ramp at 0.5 − N·L/2, + specular; the edge pass
 //! pushes back faces out along the normal by edge size × vertex edge scale pixels.
 
+/// Attribute locations of the mesh shaders (`layout(location = ..)` below): the mesh is drawn
+/// from buffers the view owns ([`super::gl`]), bound by location, not by three-d's name lookup.
+pub const A_POSITION: u32 = 0;
+pub const A_NORMAL: u32 = 1;
+pub const A_UV: u32 = 2;
+pub const A_UV1: u32 = 3;
+pub const A_EDGE_SCALE: u32 = 4;
+pub const A_WEIGHT: u32 = 5;
+
 pub const MODEL_VS: &str = r"
 uniform mat4 u_view_projection;
 uniform mat4 u_view;
 uniform float u_point_size;
-in vec3 a_position;
-in vec3 a_normal;
-in vec2 a_uv;
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec2 a_uv;
 #ifdef HAS_UV1
-in vec4 a_uv1;
+layout(location = 3) in vec4 a_uv1;
 #endif
 out vec3 v_normal;
 out vec2 v_uv;
@@ -89,9 +98,9 @@ uniform mat4 u_view_projection;
 uniform vec3 u_eye;
 uniform float u_edge_size;
 uniform float u_pixel_factor;
-in vec3 a_position;
-in vec3 a_normal;
-in float a_edge_scale;
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_normal;
+layout(location = 4) in float a_edge_scale;
 void main() {
     float distance_to_eye = distance(u_eye, a_position);
     vec3 n = normalize(a_normal);
@@ -139,7 +148,7 @@ pub const FLAT_VS: &str = r"
 uniform mat4 u_view_projection;
 uniform float u_point_size;
 uniform float u_depth_bias;
-in vec3 a_position;
+layout(location = 0) in vec3 a_position;
 void main() {
     gl_PointSize = u_point_size;
     gl_Position = u_view_projection * vec4(a_position, 1.0);
@@ -158,9 +167,9 @@ void main() {
 /// The weight view: blue (0) → green → red (1), with simple diffuse light.
 pub const WEIGHT_VS: &str = r"
 uniform mat4 u_view_projection;
-in vec3 a_position;
-in vec3 a_normal;
-in float a_weight;
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_normal;
+layout(location = 5) in float a_weight;
 out vec3 v_normal;
 out float v_weight;
 void main() {
@@ -187,3 +196,33 @@ void main() {
     frag_color = vec4(c * light, 1.0);
 }
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mesh_shaders_use_the_attribute_locations() {
+        let locations = [
+            ("vec3 a_position", A_POSITION),
+            ("vec3 a_normal", A_NORMAL),
+            ("vec2 a_uv", A_UV),
+            ("vec4 a_uv1", A_UV1),
+            ("float a_edge_scale", A_EDGE_SCALE),
+            ("float a_weight", A_WEIGHT),
+        ];
+        for source in [MODEL_VS, EDGE_VS, FLAT_VS, WEIGHT_VS] {
+            for line in source.lines().filter(|l| l.contains(" in ")) {
+                let (declaration, location) = locations
+                    .iter()
+                    .find(|(d, _)| line.ends_with(&format!("{d};")))
+                    .unwrap_or_else(|| panic!("unknown attribute: {line}"));
+                assert_eq!(
+                    line,
+                    format!("layout(location = {location}) in {declaration};")
+                );
+                assert!(*location < crate::view::gl::MAX_LOCATIONS);
+            }
+        }
+    }
+}

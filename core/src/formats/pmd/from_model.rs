@@ -27,6 +27,8 @@ pub struct PmdLoss {
     pub path: String,
     /// What happens to it, in English.
     pub message: String,
+    /// The same in Japanese (the editor shows the list in the UI's language).
+    pub message_ja: String,
 }
 
 impl fmt::Display for PmdLoss {
@@ -43,30 +45,39 @@ pub const MAX_BONES: usize = u16::MAX as usize;
 /// Why `model` cannot be written as PMD at all, if it cannot.
 #[must_use]
 pub fn refusal(model: &Model) -> Option<WriteError> {
+    refusal_text(model).map(|(path, message, _)| WriteError::Unrepresentable { path, message })
+}
+
+/// Why `model` cannot be written as PMD at all, if it cannot: (path, English, Japanese).
+#[must_use]
+pub fn refusal_text(model: &Model) -> Option<(String, String, String)> {
     if model.vertices.len() > MAX_VERTICES {
-        return Some(WriteError::Unrepresentable {
-            path: "vertices".into(),
-            message: format!(
-                "{} vertices; a PMD file holds at most 65,535 (its face indices are 16-bit)",
-                model.vertices.len()
+        let n = model.vertices.len();
+        return Some((
+            "vertices".into(),
+            format!("{n} vertices; a PMD file holds at most 65,535 (its face indices are 16-bit)"),
+            format!(
+                "頂点が{n}個あります。PMDは最大65,535個です（面の頂点インデックスが16bitのため）"
             ),
-        });
+        ));
     }
     if model.bones.len() > MAX_BONES {
-        return Some(WriteError::Unrepresentable {
-            path: "bones".into(),
-            message: format!(
-                "{} bones; a PMD file holds at most 65,535 (its bone indices are 16-bit)",
-                model.bones.len()
+        let n = model.bones.len();
+        return Some((
+            "bones".into(),
+            format!("{n} bones; a PMD file holds at most 65,535 (its bone indices are 16-bit)"),
+            format!(
+                "ボーンが{n}個あります。PMDは最大65,535個です（ボーンインデックスが16bitのため）"
             ),
-        });
+        ));
     }
     for (i, face) in model.faces.iter().enumerate() {
         if let Some(index) = face.iter().find(|v| v.0 > u32::from(u16::MAX)) {
-            return Some(WriteError::Unrepresentable {
-                path: format!("faces[{i}]"),
-                message: format!("vertex index {index} does not fit PMD's 16-bit face indices"),
-            });
+            return Some((
+                format!("faces[{i}]"),
+                format!("vertex index {index} does not fit PMD's 16-bit face indices"),
+                format!("頂点インデックス{index}はPMDの16bitの面インデックスに収まりません"),
+            ));
         }
     }
     None
@@ -87,8 +98,12 @@ pub fn from_model(model: &Model) -> (PmdFile, Vec<PmdLoss>) {
             ..PmdFile::default()
         },
     };
-    if let Some(WriteError::Unrepresentable { path, message }) = refusal(model) {
-        conv.loss(path, format!("{message}; the model cannot be saved as PMD"));
+    if let Some((path, message, message_ja)) = refusal_text(model) {
+        conv.loss(
+            path,
+            format!("{message}; the model cannot be saved as PMD"),
+            format!("{message_ja}。PMDとして保存できません"),
+        );
     }
     conv.info();
     conv.vertices();
@@ -102,6 +117,7 @@ pub fn from_model(model: &Model) -> (PmdFile, Vec<PmdLoss>) {
         conv.loss(
             format!("soft_bodies[{i}]"),
             "soft bodies (PMX 2.1) are dropped: PMD has none".into(),
+            "SoftBody（PMX 2.1）は削除されます。PMDにはありません".into(),
         );
     }
     (conv.file, conv.losses)
@@ -118,8 +134,12 @@ fn english(file: &mut PmdFile) -> &mut PmdEnglish {
 }
 
 impl Converter<'_> {
-    fn loss(&mut self, path: String, message: String) {
-        self.losses.push(PmdLoss { path, message });
+    fn loss(&mut self, path: String, message: String, message_ja: String) {
+        self.losses.push(PmdLoss {
+            path,
+            message,
+            message_ja,
+        });
     }
 
     /// Encodes a name for a field of `field_len` bytes, keeping room for the terminator the
@@ -137,6 +157,9 @@ impl Converter<'_> {
             self.loss(
                 path(),
                 format!("the text is not valid in the model's encoding; written as \"{shown}\""),
+                format!(
+                    "モデルのエンコードとして正しくない文字列です。「{shown}」として書き込みます"
+                ),
             );
         }
         if !encoded.unmappable.is_empty() {
@@ -144,6 +167,7 @@ impl Converter<'_> {
             self.loss(
                 path(),
                 format!("characters \"{characters}\" have no Shift-JIS code; written as '?'"),
+                format!("文字「{characters}」はShift-JISにありません。「?」として書き込みます"),
             );
         }
         if encoded.cut {
@@ -154,6 +178,11 @@ impl Converter<'_> {
                 format!(
                     "\"{shown}\" is {full} bytes in Shift-JIS; cut to {} bytes (the field \
                      holds {limit}): \"{kept}\"",
+                    encoded.bytes.len()
+                ),
+                format!(
+                    "「{shown}」はShift-JISで{full}バイトです。{}バイトに切り詰めます（欄は\
+                     {limit}バイト）:「{kept}」",
                     encoded.bytes.len()
                 ),
             );
@@ -171,6 +200,10 @@ impl Converter<'_> {
                     path(),
                     format!(
                         "bone index {index} does not fit PMD's 16-bit bone indices; written as none"
+                    ),
+                    format!(
+                        "ボーンインデックス{index}はPMDの16bitのボーンインデックスに収まりません。\
+                         なしとして書き込みます"
                     ),
                 );
                 u16::MAX
@@ -199,6 +232,7 @@ impl Converter<'_> {
             self.loss(
                 format!("additional_uvs[{channel}]"),
                 format!("additional UV {} is dropped: PMD has none", channel + 1),
+                format!("追加UV{}は削除されます。PMDにはありません", channel + 1),
             );
         }
         self.file.vertices.reserve_exact(model.vertices.len());
@@ -212,6 +246,9 @@ impl Converter<'_> {
                         path(),
                         "SDEF is written as BDEF2 (same bones and weight; the C, R0 and R1 \
                          points are dropped)"
+                            .into(),
+                        "SDEFはBDEF2として書き込みます（ボーンとウェイトはそのまま、C・R0・R1は\
+                         削除されます）"
                             .into(),
                     );
                     (*bones, self.percent(*weight, &path))
@@ -237,6 +274,12 @@ impl Converter<'_> {
                         v.edge_scale,
                         if drawn { "on" } else { "off" }
                     ),
+                    format!(
+                        "エッジ倍率{}は0でも1でもありません。PMDは頂点のエッジの有無だけを持ちます。\
+                         {}として書き込みます",
+                        v.edge_scale,
+                        if drawn { "有効" } else { "無効" }
+                    ),
                 );
                 u8::from(!drawn)
             };
@@ -261,6 +304,7 @@ impl Converter<'_> {
         self.loss(
             path(),
             format!("weight {weight} is outside 0..1; written as {clamped}%"),
+            format!("ウェイト{weight}が0..1の範囲外です。{clamped}%として書き込みます"),
         );
         clamped
     }
@@ -292,15 +336,37 @@ impl Converter<'_> {
             Some(bone) => format!("bone {bone} ({})", weights[k]),
             None => format!("no bone ({})", weights[k]),
         };
-        let dropped: Vec<String> = order[2..]
+        let describe_ja = |k: usize| match bones[k] {
+            Some(bone) => format!("ボーン{bone}（{}）", weights[k]),
+            None => format!("ボーンなし（{}）", weights[k]),
+        };
+        let rest: Vec<usize> = order[2..]
             .iter()
-            .filter(|&&k| weights[k] != 0.0)
-            .map(|&k| describe(k))
+            .copied()
+            .filter(|&k| weights[k] != 0.0)
             .collect();
-        let dropped = if dropped.is_empty() {
-            "no other weight was set".to_owned()
+        let (dropped, dropped_ja) = if rest.is_empty() {
+            (
+                "no other weight was set".to_owned(),
+                "ほかのウェイトはありません".to_owned(),
+            )
         } else {
-            format!("dropped {}", dropped.join(", "))
+            (
+                format!(
+                    "dropped {}",
+                    rest.iter()
+                        .map(|&k| describe(k))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                format!(
+                    "{}を削除します",
+                    rest.iter()
+                        .map(|&k| describe_ja(k))
+                        .collect::<Vec<_>>()
+                        .join("、")
+                ),
+            )
         };
         self.loss(
             path(),
@@ -309,6 +375,12 @@ impl Converter<'_> {
                  {dropped}",
                 describe(first),
                 describe(second),
+                100 - percent
+            ),
+            format!(
+                "{kind}をウェイトの大きい2つでBDEF2にします: {}と{}を{percent}/{}。{dropped_ja}",
+                describe_ja(first),
+                describe_ja(second),
                 100 - percent
             ),
         );
@@ -340,6 +412,7 @@ impl Converter<'_> {
                 self.loss(
                     path(),
                     format!("texture {index} does not exist; written as none"),
+                    format!("テクスチャ{index}は存在しません。なしとして書き込みます"),
                 );
                 None
             }
@@ -359,6 +432,10 @@ impl Converter<'_> {
                         "material name \"{}\" is dropped: PMD materials have no names",
                         m.name_ja
                     ),
+                    format!(
+                        "材質名「{}」は削除されます。PMDの材質には名前がありません",
+                        m.name_ja
+                    ),
                 );
             }
             if !m.name_en.is_empty() && m.name_en.as_str() != generated_en {
@@ -368,10 +445,18 @@ impl Converter<'_> {
                         "material name \"{}\" is dropped: PMD materials have no names",
                         m.name_en
                     ),
+                    format!(
+                        "材質名「{}」は削除されます。PMDの材質には名前がありません",
+                        m.name_en
+                    ),
                 );
             }
             if !m.memo.is_empty() {
-                self.loss(at("memo"), "the memo is dropped: PMD has none".into());
+                self.loss(
+                    at("memo"),
+                    "the memo is dropped: PMD has none".into(),
+                    "メモは削除されます。PMDにはありません".into(),
+                );
             }
             if m.edge_color != Vec4::new(0.0, 0.0, 0.0, 1.0) || m.edge_size != 1.0 {
                 self.loss(
@@ -379,6 +464,12 @@ impl Converter<'_> {
                     format!(
                         "edge colour {:?} and size {} are dropped: MMD draws PMD edges black at \
                          size 1",
+                        m.edge_color.to_array(),
+                        m.edge_size
+                    ),
+                    format!(
+                        "エッジ色{:?}とエッジサイズ{}は削除されます。MMDはPMDのエッジを黒・サイズ1で\
+                         描きます",
                         m.edge_color.to_array(),
                         m.edge_size
                     ),
@@ -391,7 +482,8 @@ impl Converter<'_> {
             let implied = implied_draw_flags(alpha, edge);
             let differing = m.draw_flags ^ implied;
             if !differing.is_empty() {
-                self.loss(at("draw_flags"), draw_flags_message(m, alpha, differing));
+                let (message, message_ja) = draw_flags_message(m, alpha, differing);
+                self.loss(at("draw_flags"), message, message_ja);
             }
             let texture_field = self.texture_field(i, m);
             let toon_index = match m.toon {
@@ -401,6 +493,7 @@ impl Converter<'_> {
                         self.loss(
                             at("toon"),
                             format!("shared toon {number} does not exist; written as it is"),
+                            format!("共有Toon{number}は存在しません。そのまま書き込みます"),
                         );
                     }
                     number
@@ -408,16 +501,20 @@ impl Converter<'_> {
                 Toon::Texture(Some(texture)) => match toon_slots.get(&texture) {
                     Some(&slot) => slot,
                     None => {
-                        let name = self
-                            .model
-                            .textures
-                            .get(texture.get())
+                        let known = self.model.textures.get(texture.get());
+                        let name = known
                             .map_or_else(|| format!("texture {texture}"), |n| format!("\"{n}\""));
+                        let name_ja = known
+                            .map_or_else(|| format!("テクスチャ{texture}"), |n| format!("「{n}」"));
                         self.loss(
                             at("toon"),
                             format!(
                                 "toon {name} is dropped: it does not exist, or the PMD toon \
                                  list's 10 entries are taken"
+                            ),
+                            format!(
+                                "Toon {name_ja}は削除されます。存在しないか、PMDのToon一覧の10枠が\
+                                 埋まっています"
                             ),
                         );
                         u8::MAX
@@ -501,6 +598,11 @@ impl Converter<'_> {
                              multiply): \"{sphere}\" will be used as {}",
                             if stored == SphereMode::Add { "add" } else { "multiply" }
                         ),
+                        format!(
+                            "MMDはスフィアモードを拡張子で決めます（.spaは加算、それ以外は乗算）。\
+                             「{sphere}」は{}として使われます",
+                            if stored == SphereMode::Add { "加算" } else { "乗算" }
+                        ),
                     );
                     }
                     Some(sphere)
@@ -509,6 +611,7 @@ impl Converter<'_> {
                     self.loss(
                         at("sphere_texture"),
                         format!("sphere map \"{sphere}\" is dropped: the sphere mode is off"),
+                        format!("スフィアモードが無効のため、スフィア「{sphere}」は削除されます"),
                     );
                     None
                 }
@@ -518,6 +621,10 @@ impl Converter<'_> {
                         format!(
                             "sphere mode {mode:?} (PMX 2.1 sub-texture or unknown) is not stored: \
                          \"{sphere}\" is dropped"
+                        ),
+                        format!(
+                            "スフィアモード{mode:?}（PMX 2.1のサブテクスチャまたは不明な値）は\
+                             保存されません。「{sphere}」は削除されます"
                         ),
                     );
                     None
@@ -530,6 +637,7 @@ impl Converter<'_> {
                     self.loss(
                         at("texture"),
                         format!("texture \"{texture}\" will read back as a sphere map (MMD decides by the .sph/.spa extension)"),
+                        format!("テクスチャ「{texture}」は読み直すとスフィアになります（MMDは拡張子 .sph/.spa で判断します）"),
                     );
                 }
                 texture
@@ -539,6 +647,7 @@ impl Converter<'_> {
                     self.loss(
                         at("sphere_texture"),
                         format!("sphere map \"{sphere}\" without a texture will read back as a texture (MMD decides by the .sph/.spa extension)"),
+                        format!("テクスチャのないスフィア「{sphere}」は読み直すとテクスチャになります（MMDは拡張子 .sph/.spa で判断します）"),
                     );
                 }
                 sphere
@@ -589,6 +698,9 @@ impl Converter<'_> {
                             "the tail is dropped: a PMD rotation-motion bone stores its source \
                              bone in the tail field"
                                 .into(),
+                            "表示先は削除されます。PMDの回転連動ボーンは表示先の欄に付与元の\
+                             ボーンを持つためです"
+                                .into(),
                         );
                     }
                     let scaled = (bone.append_ratio * 100.0).round();
@@ -599,6 +711,10 @@ impl Converter<'_> {
                             at("append_ratio"),
                             format!(
                                 "append ratio {} is stored as a whole percentage: {}%",
+                                bone.append_ratio, percent
+                            ),
+                            format!(
+                                "付与率{}は整数のパーセントで保存されます: {}%",
                                 bone.append_ratio, percent
                             ),
                         );
@@ -651,6 +767,10 @@ impl Converter<'_> {
                     "tail offset {:?} is dropped: PMD tails are bones",
                     bone.tail_offset.to_array()
                 ),
+                format!(
+                    "表示先オフセット{:?}は削除されます。PMDの表示先はボーンです",
+                    bone.tail_offset.to_array()
+                ),
             );
             return 0;
         }
@@ -660,6 +780,7 @@ impl Converter<'_> {
                 self.loss(
                     path(),
                     "tail bone 0 cannot be stored: PMD reads a tail of 0 as none".into(),
+                    "表示先ボーン0は保存できません。PMDは表示先0を「なし」として読みます".into(),
                 );
                 0
             }
@@ -674,49 +795,62 @@ impl Converter<'_> {
             BoneFlags::ROTATABLE | BoneFlags::MOVABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE;
         let differing = (flags ^ implied_bone_flags(kind)) & shown;
         if !differing.is_empty() {
-            let lost: Vec<String> = [
-                (BoneFlags::ROTATABLE, "rotatable"),
-                (BoneFlags::MOVABLE, "movable"),
-                (BoneFlags::VISIBLE, "visible"),
-                (BoneFlags::OPERABLE, "operable"),
-            ]
-            .iter()
-            .filter(|(flag, _)| differing.contains(*flag))
-            .map(|(flag, name)| {
-                format!(
-                    "{name} {}",
-                    if flags.contains(*flag) { "on" } else { "off" }
-                )
-            })
-            .collect();
+            let names = [
+                (BoneFlags::ROTATABLE, "rotatable", "回転"),
+                (BoneFlags::MOVABLE, "movable", "移動"),
+                (BoneFlags::VISIBLE, "visible", "表示"),
+                (BoneFlags::OPERABLE, "operable", "操作"),
+            ];
+            let lost = names.iter().filter(|(flag, ..)| differing.contains(*flag));
+            let on = |flag: BoneFlags| flags.contains(flag);
+            let lost_en: Vec<String> = lost
+                .clone()
+                .map(|(flag, name, _)| format!("{name} {}", if on(*flag) { "on" } else { "off" }))
+                .collect();
+            let lost_ja: Vec<String> = lost
+                .map(|(flag, _, name)| format!("{name}{}", if on(*flag) { "オン" } else { "オフ" }))
+                .collect();
             self.loss(
                 at("flags"),
                 format!(
                     "stored as PMD bone kind {} ({}), which fixes the display flags: lost {}",
                     kind.to_raw(),
                     kind_name(kind),
-                    lost.join(", ")
+                    lost_en.join(", ")
+                ),
+                format!(
+                    "PMDのボーン種類{}（{}）として保存され、表示フラグは種類で決まります。\
+                     失われるもの: {}",
+                    kind.to_raw(),
+                    kind_name_ja(kind),
+                    lost_ja.join("、")
                 ),
             );
         }
         let dropped = [
-            (BoneFlags::LOCAL_APPEND, "local append"),
-            (BoneFlags::LOCAL_AXES, "local axes"),
-            (BoneFlags::AFTER_PHYSICS, "deform after physics"),
-            (BoneFlags::EXTERNAL_PARENT, "external parent"),
+            (BoneFlags::LOCAL_APPEND, "local append", "ローカル付与"),
+            (BoneFlags::LOCAL_AXES, "local axes", "ローカル軸"),
+            (
+                BoneFlags::AFTER_PHYSICS,
+                "deform after physics",
+                "物理後変形",
+            ),
+            (BoneFlags::EXTERNAL_PARENT, "external parent", "外部親"),
         ];
-        for (flag, name) in dropped {
+        for (flag, name, name_ja) in dropped {
             if flags.contains(flag) {
                 self.loss(
                     at("flags"),
                     format!("{name} is dropped: PMD has no such bone setting"),
+                    format!("{name_ja}は削除されます。PMDのボーンにはこの設定がありません"),
                 );
             }
         }
         if flags.contains(BoneFlags::APPEND_MOVE) {
             self.loss(
                 at("flags"),
-                "append move (移動付与) is dropped: PMD bones append rotation only".into(),
+                "append move is dropped: PMD bones append rotation only".into(),
+                "移動付与は削除されます。PMDのボーンは回転付与のみです".into(),
             );
         }
         let appends = flags.contains(BoneFlags::APPEND_ROTATE);
@@ -726,18 +860,29 @@ impl Converter<'_> {
                 BoneKind::RotationInfluenced | BoneKind::RotationMotion
             )
         {
-            let reason = if bone.append_parent.is_none() {
-                "it has no append parent".to_owned()
+            let (reason, reason_ja) = if bone.append_parent.is_none() {
+                (
+                    "it has no append parent".to_owned(),
+                    "付与親がありません".to_owned(),
+                )
             } else {
-                format!(
-                    "PMD stores the bone as kind {} ({})",
-                    kind.to_raw(),
-                    kind_name(kind)
+                (
+                    format!(
+                        "PMD stores the bone as kind {} ({})",
+                        kind.to_raw(),
+                        kind_name(kind)
+                    ),
+                    format!(
+                        "PMDではボーン種類{}（{}）として保存されます",
+                        kind.to_raw(),
+                        kind_name_ja(kind)
+                    ),
                 )
             };
             self.loss(
                 at("append_parent"),
                 format!("append rotation is dropped: {reason}"),
+                format!("回転付与は削除されます: {reason_ja}"),
             );
         }
         if flags.contains(BoneFlags::FIXED_AXIS) && kind != BoneKind::Twist {
@@ -748,6 +893,11 @@ impl Converter<'_> {
                     kind.to_raw(),
                     kind_name(kind)
                 ),
+                format!(
+                    "軸制限は削除されます。PMDではボーン種類{}（{}）として保存されます",
+                    kind.to_raw(),
+                    kind_name_ja(kind)
+                ),
             );
         }
         if is_link && kind != BoneKind::IkLink {
@@ -757,6 +907,11 @@ impl Converter<'_> {
                     "an IK link stored as kind {} ({}) instead of IK-affected (4)",
                     kind.to_raw(),
                     kind_name(kind)
+                ),
+                format!(
+                    "IKリンクがIK影響下(4)ではなく種類{}（{}）として保存されます",
+                    kind.to_raw(),
+                    kind_name_ja(kind)
                 ),
             );
         }
@@ -776,23 +931,32 @@ impl Converter<'_> {
                 _ => false,
             };
             if !same {
-                let message = match stored {
-                    Some(axis) => format!(
-                        "fixed axis {:?} is not stored: PMD twists about the direction to the \
-                         tail bone, {:?}",
-                        bone.fixed_axis.to_array(),
-                        axis.to_array()
+                let axis = bone.fixed_axis.to_array();
+                let (message, message_ja) = match stored {
+                    Some(stored) => (
+                        format!(
+                            "fixed axis {axis:?} is not stored: PMD twists about the direction to \
+                             the tail bone, {:?}",
+                            stored.to_array()
+                        ),
+                        format!(
+                            "制限軸{axis:?}は保存されません。PMDは表示先ボーンへの方向（{:?}）を\
+                             軸にひねります",
+                            stored.to_array()
+                        ),
                     ),
-                    None => format!(
-                        "fixed axis {:?} is not stored: PMD twists about the direction to the \
-                         tail bone, and this bone has no tail bone at another position",
-                        bone.fixed_axis.to_array()
+                    None => (
+                        format!(
+                            "fixed axis {axis:?} is not stored: PMD twists about the direction to \
+                             the tail bone, and this bone has no tail bone at another position"
+                        ),
+                        format!(
+                            "制限軸{axis:?}は保存されません。PMDは表示先ボーンへの方向を軸に\
+                             ひねりますが、このボーンには別の位置にある表示先ボーンがありません"
+                        ),
                     ),
                 };
-                self.losses.push(PmdLoss {
-                    path: format!("bones[{i}].fixed_axis"),
-                    message,
-                });
+                self.loss(format!("bones[{i}].fixed_axis"), message, message_ja);
             }
         }
     }
@@ -814,6 +978,11 @@ impl Converter<'_> {
                     format!(
                         "deform layer {} is not stored: PMD has no layers, and reading the file \
                          back gives {derived}",
+                        bone.layer
+                    ),
+                    format!(
+                        "変形階層{}は保存されません。PMDには変形階層がなく、読み直すと{derived}に\
+                         なります",
                         bone.layer
                     ),
                 );
@@ -838,6 +1007,10 @@ impl Converter<'_> {
                         "loop count {} is written as {iterations} (PMD: 0..65535)",
                         ik.loop_count
                     ),
+                    format!(
+                        "Loop回数{}は{iterations}として書き込みます（PMDは0..65535）",
+                        ik.loop_count
+                    ),
                 );
             }
             if ik.links.len() > usize::from(u8::MAX) {
@@ -845,6 +1018,10 @@ impl Converter<'_> {
                     at("links"),
                     format!(
                         "{} links; PMD holds 255, the rest are dropped",
+                        ik.links.len()
+                    ),
+                    format!(
+                        "リンクが{}個あります。PMDは255個までで、残りは削除されます",
                         ik.links.len()
                     ),
                 );
@@ -859,24 +1036,43 @@ impl Converter<'_> {
                     .is_some_and(|b| is_knee(&b.name_ja.as_str()));
                 let read_back = knee.then(knee_limits);
                 if link.limits != read_back {
-                    let message = match (link.limits, read_back) {
-                        (Some(limits), None) => format!(
-                            "angle limits {:?}..{:?} are dropped: PMD stores none (only knees \
-                             get their X limit back on reading)",
-                            limits.lower.to_array(),
-                            limits.upper.to_array()
+                    let (message, message_ja) = match (link.limits, read_back) {
+                        (Some(limits), None) => {
+                            let (lower, upper) = (limits.lower.to_array(), limits.upper.to_array());
+                            (
+                                format!(
+                                    "angle limits {lower:?}..{upper:?} are dropped: PMD stores \
+                                     none (only knees get their X limit back on reading)"
+                                ),
+                                format!(
+                                    "角度制限{lower:?}..{upper:?}は削除されます。PMDには角度制限が\
+                                     ありません（読み込み時にひざだけX軸の制限が戻ります）"
+                                ),
+                            )
+                        }
+                        (Some(limits), Some(_)) => {
+                            let (lower, upper) = (limits.lower.to_array(), limits.upper.to_array());
+                            (
+                                format!(
+                                    "angle limits {lower:?}..{upper:?} are dropped: reading PMD \
+                                     gives a knee the standard X limit -180°..-0.5°"
+                                ),
+                                format!(
+                                    "角度制限{lower:?}..{upper:?}は削除されます。PMDを読むと\
+                                     ひざには標準のX軸制限 -180°..-0.5° が付きます"
+                                ),
+                            )
+                        }
+                        (None, _) => (
+                            "the link has no angle limit, but reading PMD gives a knee the \
+                             standard X limit -180°..-0.5°"
+                                .to_owned(),
+                            "このリンクに角度制限はありませんが、PMDを読むとひざには標準のX軸制限 \
+                             -180°..-0.5° が付きます"
+                                .to_owned(),
                         ),
-                        (Some(limits), Some(_)) => format!(
-                            "angle limits {:?}..{:?} are dropped: reading PMD gives a knee the \
-                             standard X limit -180°..-0.5°",
-                            limits.lower.to_array(),
-                            limits.upper.to_array()
-                        ),
-                        (None, _) => "the link has no angle limit, but reading PMD gives a knee \
-                                      (ひざ) the standard X limit -180°..-0.5°"
-                            .into(),
                     };
-                    self.loss(format!("{}.limits", link_path()), message);
+                    self.loss(format!("{}.limits", link_path()), message, message_ja);
                 }
             }
             let bone_index = self.bone(Some(BoneIdx::new(i)), || format!("bones[{i}]"));
@@ -905,6 +1101,11 @@ impl Converter<'_> {
                         morph_kind_name(other.kind()),
                         morph.name_ja
                     ),
+                    format!(
+                        "{}モーフ「{}」は削除されます。PMDには頂点モーフしかありません",
+                        morph_kind_name_ja(other.kind()),
+                        morph.name_ja
+                    ),
                 ),
             }
         }
@@ -916,6 +1117,10 @@ impl Converter<'_> {
                     format!("morphs[{i}]"),
                     format!(
                         "morph \"{}\" is dropped: PMD holds 65,534 skins",
+                        morph.name_ja
+                    ),
+                    format!(
+                        "モーフ「{}」は削除されます。PMDの表情は65,534個までです",
                         morph.name_ja
                     ),
                 );
@@ -944,6 +1149,7 @@ impl Converter<'_> {
                     self.loss(
                         "morphs".into(),
                         format!("vertex {vertex} of a vertex morph does not exist; its base position is written as 0"),
+                        format!("頂点モーフの頂点{vertex}は存在しません。baseの位置は0として書き込みます"),
                     );
                     Vec3::ZERO
                 }
@@ -1002,6 +1208,7 @@ impl Converter<'_> {
                     self.loss(
                         format!("display_frames[{f}].items[{k}]"),
                         "only bone 0 can be in PMD's root frame; the item is dropped".into(),
+                        "PMDのRoot枠にはボーン0しか入りません。この要素は削除されます".into(),
                     );
                 }
                 continue;
@@ -1017,6 +1224,7 @@ impl Converter<'_> {
                 self.loss(
                     at("name_ja"),
                     "frame dropped: PMD holds 255 bone frames".into(),
+                    "表示枠は削除されます。PMDのボーン枠は255個までです".into(),
                 );
                 continue;
             }
@@ -1061,6 +1269,7 @@ impl Converter<'_> {
                 self.loss(
                     path,
                     "bones cannot be in PMD's 表情 frame; the item is dropped".into(),
+                    "PMDの表情枠にはボーンを入れられません。この要素は削除されます".into(),
                 );
                 return;
             }
@@ -1069,6 +1278,7 @@ impl Converter<'_> {
             self.loss(
                 path,
                 "the morph is not written as a PMD skin; the item is dropped".into(),
+                "このモーフはPMDの表情として書き込まれないため、この要素は削除されます".into(),
             );
             return;
         };
@@ -1076,6 +1286,7 @@ impl Converter<'_> {
             self.loss(
                 path.clone(),
                 "PMD shows morphs only in the 表情 frame; the morph moves there".into(),
+                "PMDではモーフは表情枠にしか表示できません。モーフは表情枠に移ります".into(),
             );
             if self.file.skin_display.contains(&skin) {
                 return;
@@ -1085,6 +1296,7 @@ impl Converter<'_> {
             self.loss(
                 path,
                 "the 表情 frame holds at most 255 morphs in PMD; dropped".into(),
+                "PMDの表情枠は255個までです。削除されます".into(),
             );
             return;
         }
@@ -1143,6 +1355,10 @@ impl Converter<'_> {
                         "joint kind {:?} (PMX 2.1) is written as a spring 6DOF",
                         j.kind
                     ),
+                    format!(
+                        "ジョイントの種類{:?}（PMX 2.1）はバネ付6DOFとして書き込みます",
+                        j.kind
+                    ),
                 );
             }
             joints.push(PmdJoint {
@@ -1167,6 +1383,7 @@ impl Converter<'_> {
             self.loss(
                 path,
                 format!("English name \"{name}\" is dropped: PMD has none for this element"),
+                format!("英名「{name}」は削除されます。PMDのこの要素には英名がありません"),
             );
         }
     }
@@ -1230,6 +1447,37 @@ fn kind_name(kind: BoneKind) -> &'static str {
     }
 }
 
+fn kind_name_ja(kind: BoneKind) -> &'static str {
+    match kind {
+        BoneKind::Rotate => "回転",
+        BoneKind::RotateMove => "回転/移動",
+        BoneKind::Ik => "IK",
+        BoneKind::Unknown | BoneKind::Other(_) => "不明",
+        BoneKind::IkLink => "IK影響下",
+        BoneKind::RotationInfluenced => "回転影響下",
+        BoneKind::IkTarget => "IK接続先",
+        BoneKind::Hidden => "非表示",
+        BoneKind::Twist => "捻り",
+        BoneKind::RotationMotion => "回転運動",
+    }
+}
+
+fn morph_kind_name_ja(kind: MorphKind) -> &'static str {
+    match kind {
+        MorphKind::Group => "グループ",
+        MorphKind::Vertex => "頂点",
+        MorphKind::Bone => "ボーン",
+        MorphKind::Uv => "UV",
+        MorphKind::AdditionalUv1 => "追加UV1",
+        MorphKind::AdditionalUv2 => "追加UV2",
+        MorphKind::AdditionalUv3 => "追加UV3",
+        MorphKind::AdditionalUv4 => "追加UV4",
+        MorphKind::Material => "材質",
+        MorphKind::Flip => "フリップ（PMX 2.1）",
+        MorphKind::Impulse => "インパルス（PMX 2.1）",
+    }
+}
+
 fn morph_kind_name(kind: MorphKind) -> &'static str {
     match kind {
         MorphKind::Group => "group",
@@ -1246,40 +1494,62 @@ fn morph_kind_name(kind: MorphKind) -> &'static str {
     }
 }
 
-fn draw_flags_message(m: &Material, alpha: f32, differing: DrawFlags) -> String {
+/// What the draw flags lose, in English and Japanese.
+fn draw_flags_message(m: &Material, alpha: f32, differing: DrawFlags) -> (String, String) {
     let on = |flag: DrawFlags| {
         if m.draw_flags.contains(flag) {
-            "on"
+            ("on", "オン")
         } else {
-            "off"
+            ("off", "オフ")
         }
     };
     let mut parts = Vec::new();
+    let mut parts_ja = Vec::new();
     if differing.contains(DrawFlags::DOUBLE_SIDED) {
+        let double = on(DrawFlags::DOUBLE_SIDED);
         parts.push(format!(
             "double-sided {} (MMD draws a PMD material double-sided exactly when its alpha, \
              here {}, is below 1)",
-            on(DrawFlags::DOUBLE_SIDED),
-            alpha
+            double.0, alpha
+        ));
+        parts_ja.push(format!(
+            "両面描画{}（MMDはPMDの材質を、アルファ（ここでは{}）が1未満のときに限り両面描画します）",
+            double.1, alpha
         ));
     }
     if differing.intersects(DrawFlags::DRAW_TO_SHADOW_MAP | DrawFlags::DRAW_SELF_SHADOW) {
+        let (map, self_shadow) = (
+            on(DrawFlags::DRAW_TO_SHADOW_MAP),
+            on(DrawFlags::DRAW_SELF_SHADOW),
+        );
         parts.push(format!(
             "self shadow {}/{} (MMD turns it off exactly when alpha is 0.98; set alpha to 0.98 \
              to get that)",
-            on(DrawFlags::DRAW_TO_SHADOW_MAP),
-            on(DrawFlags::DRAW_SELF_SHADOW)
+            map.0, self_shadow.0
+        ));
+        parts_ja.push(format!(
+            "セルフ影{}/{}（MMDはアルファがちょうど0.98のときに限りオフにします。オフにするには\
+             アルファを0.98に）",
+            map.1, self_shadow.1
         ));
     }
     if differing.contains(DrawFlags::GROUND_SHADOW) {
+        let (ground, edge) = (on(DrawFlags::GROUND_SHADOW), on(DrawFlags::EDGE));
         parts.push(format!(
             "ground shadow {} (one flag with the edge in PMD, which is {})",
-            on(DrawFlags::GROUND_SHADOW),
-            on(DrawFlags::EDGE)
+            ground.0, edge.0
+        ));
+        parts_ja.push(format!(
+            "地面影{}（PMDではエッジと同じフラグで、エッジは{}）",
+            ground.1, edge.1
         ));
     }
     if differing.intersects(DrawFlags::PMX21_ONLY) {
         parts.push("vertex colour/point/line drawing (PMX 2.1)".into());
+        parts_ja.push("頂点カラー・点描画・線描画（PMX 2.1）".into());
     }
-    format!("not stored: {}", parts.join("; "))
+    (
+        format!("not stored: {}", parts.join("; ")),
+        format!("保存されません: {}", parts_ja.join("。")),
+    )
 }

@@ -36,7 +36,7 @@ mod to_model;
 #[cfg(test)]
 mod tests;
 
-pub use from_model::{MAX_BONES, MAX_VERTICES, PmdLoss, from_model, refusal};
+pub use from_model::{MAX_BONES, MAX_VERTICES, PmdLoss, from_model, refusal, refusal_text};
 pub use parse::MAGIC;
 pub use raw::*;
 pub use to_model::{IK_LIMIT_FACTOR, knee_limits, split_texture_field, to_model};

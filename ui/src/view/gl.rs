@@ -1,0 +1,316 @@
+//! The GL buffers the view owns, and the raw draw calls three-d has no safe wrapper for.
+//!
+//! three-d 0.19's `VertexBuffer::fill_subset(offset, data)` and `ElementBuffer::fill_subset`
+//! hand `offset` to `glBufferSubData` unchanged, as a *byte* offset, while counting it as
+//! *elements* for their own length: an update of vertex 1000 lands 1000 bytes into the buffer
+//! (inside vertex 83, misaligned), and nothing can put it back. Their GL names are private, so
+//! the mesh's buffers are owned here instead: [`GlBuffer::write`] takes the first *element* and
+//! uploads at `first × size_of::<T>()` bytes, checked against the buffer's length. The mesh is
+//! drawn through this module's own vertex array object ([`VertexArray`]), with the attribute
+//! locations the shaders fix with `layout(location = ..)` ([`super::shaders`]).
+// GL calls are unsafe in glow; every one here is a plain call on the current context with
+// buffers this module created and lengths it checked.
+#![allow(unsafe_code)]
+
+use std::marker::PhantomData;
+use std::ops::Range;
+use three_d::context::{self, HasContext as _};
+
+/// Why a buffer could not be made, written or read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BufferError {
+    #[error("elements {start}..{end} lie outside a buffer of {len}")]
+    OutOfRange {
+        start: usize,
+        end: usize,
+        len: usize,
+    },
+    #[error("a buffer of {0} bytes is larger than OpenGL can address")]
+    TooLarge(usize),
+    #[error("OpenGL: {0}")]
+    Gl(String),
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for u32 {}
+    impl<const N: usize> Sealed for [f32; N] {}
+}
+
+/// What a [`GlBuffer`] holds: `f32`, `u32` or arrays of `f32` (no padding, every bit pattern
+/// valid, so they are their bytes).
+pub trait GpuData: Copy + sealed::Sealed {
+    /// Components per element (the attribute's size).
+    const COMPONENTS: i32;
+    const ZERO: Self;
+}
+
+impl GpuData for f32 {
+    const COMPONENTS: i32 = 1;
+    const ZERO: Self = 0.0;
+}
+
+impl GpuData for u32 {
+    const COMPONENTS: i32 = 1;
+    const ZERO: Self = 0;
+}
+
+impl<const N: usize> GpuData for [f32; N] {
+    const COMPONENTS: i32 = N as i32;
+    const ZERO: Self = [0.0; N];
+}
+
+fn bytes<T: GpuData>(data: &[T]) -> &[u8] {
+    // SAFETY: GpuData is sealed to f32, u32 and [f32; N]: no padding, every byte initialised;
+    // u8 has alignment 1 and the length is the slice's size in bytes.
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
+}
+
+fn bytes_mut<T: GpuData>(data: &mut [T]) -> &mut [u8] {
+    // SAFETY: as in `bytes`; any bytes written are a valid f32/u32.
+    unsafe {
+        std::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(data))
+    }
+}
+
+/// A GL buffer object of `T`s whose length is fixed when it is made.
+pub struct GlBuffer<T: GpuData> {
+    context: three_d::Context,
+    id: context::Buffer,
+    len: usize,
+    _data: PhantomData<T>,
+}
+
+impl<T: GpuData> std::fmt::Debug for GlBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GlBuffer")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Uploads and read-backs bind COPY_WRITE/COPY_READ_BUFFER: binding ELEMENT_ARRAY_BUFFER would
+/// change the element buffer of whichever vertex array object is bound (egui's, three-d's).
+const UPLOAD_TARGET: u32 = context::COPY_WRITE_BUFFER;
+const READ_TARGET: u32 = context::COPY_READ_BUFFER;
+
+impl<T: GpuData> GlBuffer<T> {
+    /// A buffer holding `data`.
+    pub fn new(context: &three_d::Context, data: &[T]) -> Result<Self, BufferError> {
+        let size = std::mem::size_of_val(data);
+        if i32::try_from(size).is_err() {
+            return Err(BufferError::TooLarge(size));
+        }
+        // SAFETY: a new buffer name, bound to a target no vertex array object records, filled
+        // with `data`'s bytes.
+        let id = unsafe {
+            let id = context.create_buffer().map_err(BufferError::Gl)?;
+            context.bind_buffer(UPLOAD_TARGET, Some(id));
+            // DYNAMIC_DRAW: edits and pose previews rewrite parts of it.
+            context.buffer_data_u8_slice(UPLOAD_TARGET, bytes(data), context::DYNAMIC_DRAW);
+            context.bind_buffer(UPLOAD_TARGET, None);
+            id
+        };
+        Ok(Self {
+            context: context.clone(),
+            id,
+            len: data.len(),
+            _data: PhantomData,
+        })
+    }
+
+    /// Elements in the buffer.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn check(&self, range: &Range<usize>) -> Result<i32, BufferError> {
+        if range.start > range.end || range.end > self.len {
+            return Err(BufferError::OutOfRange {
+                start: range.start,
+                end: range.end,
+                len: self.len,
+            });
+        }
+        // The byte offset of element `start`: what glBufferSubData takes.
+        let offset = range.start * std::mem::size_of::<T>();
+        i32::try_from(offset).map_err(|_| BufferError::TooLarge(offset))
+    }
+
+    /// Replaces elements `first..first + data.len()` (the rest is kept).
+    pub fn write(&mut self, first: usize, data: &[T]) -> Result<(), BufferError> {
+        let end = first.saturating_add(data.len());
+        let offset = self.check(&(first..end))?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the range lies inside the buffer (checked above).
+        unsafe {
+            self.context.bind_buffer(UPLOAD_TARGET, Some(self.id));
+            self.context
+                .buffer_sub_data_u8_slice(UPLOAD_TARGET, offset, bytes(data));
+            self.context.bind_buffer(UPLOAD_TARGET, None);
+        }
+        Ok(())
+    }
+
+    /// Reads elements `range` back from the GPU (tests; not on a frame's path).
+    pub fn read(&self, range: Range<usize>) -> Result<Vec<T>, BufferError> {
+        let offset = self.check(&range)?;
+        let mut out = vec![T::ZERO; range.len()];
+        if out.is_empty() {
+            return Ok(out);
+        }
+        let dst = bytes_mut(&mut out);
+        let size = dst.len() as i32;
+        // SAFETY: the range lies inside the buffer; the mapping is `size` bytes long, copied
+        // into `dst` (exactly that long) and unmapped before the buffer is unbound.
+        unsafe {
+            self.context.bind_buffer(READ_TARGET, Some(self.id));
+            let mapped =
+                self.context
+                    .map_buffer_range(READ_TARGET, offset, size, context::MAP_READ_BIT);
+            if mapped.is_null() {
+                self.context.bind_buffer(READ_TARGET, None);
+                return Err(BufferError::Gl(format!(
+                    "glMapBufferRange failed (error {:#x})",
+                    self.context.get_error()
+                )));
+            }
+            std::ptr::copy_nonoverlapping(mapped, dst.as_mut_ptr(), dst.len());
+            self.context.unmap_buffer(READ_TARGET);
+            self.context.bind_buffer(READ_TARGET, None);
+        }
+        Ok(out)
+    }
+
+    /// The buffer as a vertex attribute.
+    #[must_use]
+    pub fn attribute(&self, location: u32) -> Attribute {
+        Attribute {
+            location,
+            buffer: self.id,
+            components: T::COMPONENTS,
+        }
+    }
+}
+
+impl<T: GpuData> Drop for GlBuffer<T> {
+    fn drop(&mut self) {
+        // SAFETY: the buffer was created on this context and is not used after this.
+        unsafe { self.context.delete_buffer(self.id) }
+    }
+}
+
+/// A float attribute: `components` per vertex from `buffer`, read by the shader at `location`.
+#[derive(Debug, Clone, Copy)]
+pub struct Attribute {
+    pub location: u32,
+    buffer: context::Buffer,
+    components: i32,
+}
+
+/// The vertex array object the mesh is drawn with.
+pub struct VertexArray {
+    context: three_d::Context,
+    id: context::VertexArray,
+}
+
+impl std::fmt::Debug for VertexArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VertexArray").finish_non_exhaustive()
+    }
+}
+
+/// Locations the mesh's attributes may use (every one is switched off before a binding).
+pub const MAX_LOCATIONS: u32 = 8;
+
+impl VertexArray {
+    pub fn new(context: &three_d::Context) -> Result<Self, BufferError> {
+        // SAFETY: a plain object creation.
+        let id = unsafe { context.create_vertex_array() }.map_err(BufferError::Gl)?;
+        Ok(Self {
+            context: context.clone(),
+            id,
+        })
+    }
+
+    /// Binds this vertex array with exactly `attributes` switched on and `elements` as its
+    /// element buffer. Call inside three-d's `Program::draw_with`, which unbinds it afterwards.
+    pub fn bind(&self, attributes: &[Attribute], elements: Option<&GlBuffer<u32>>) {
+        // SAFETY: binds objects of this context; each pointer is at offset 0 of its buffer,
+        // which holds a whole number of `components`-float vertices.
+        unsafe {
+            let gl = &self.context;
+            gl.bind_vertex_array(Some(self.id));
+            for location in 0..MAX_LOCATIONS {
+                gl.disable_vertex_attrib_array(location);
+            }
+            for attribute in attributes {
+                gl.bind_buffer(context::ARRAY_BUFFER, Some(attribute.buffer));
+                gl.enable_vertex_attrib_array(attribute.location);
+                gl.vertex_attrib_pointer_f32(
+                    attribute.location,
+                    attribute.components,
+                    context::FLOAT,
+                    false,
+                    0,
+                    0,
+                );
+            }
+            gl.bind_buffer(context::ARRAY_BUFFER, None);
+            gl.bind_buffer(context::ELEMENT_ARRAY_BUFFER, elements.map(|e| e.id));
+        }
+    }
+}
+
+impl Drop for VertexArray {
+    fn drop(&mut self) {
+        // SAFETY: created on this context, not used after this.
+        unsafe { self.context.delete_vertex_array(self.id) }
+    }
+}
+
+/// Draws `count` indices from `first` of the bound element buffer as `mode`.
+pub fn draw_elements(gl: &three_d::Context, mode: u32, first: u32, count: u32) {
+    // SAFETY: called inside Program::draw_with after VertexArray::bind bound the element
+    // buffer; first + count lie inside it (the callers check against its length). The offset
+    // is in bytes: 4 per u32 index.
+    unsafe {
+        gl.draw_elements(
+            mode,
+            count as i32,
+            context::UNSIGNED_INT,
+            first as i32 * 4,
+        );
+    }
+}
+
+pub fn draw_arrays(gl: &three_d::Context, mode: u32, count: u32) {
+    // SAFETY: called inside Program::draw_with with the attributes bound; count is their
+    // length.
+    unsafe {
+        gl.draw_arrays(mode, 0, count as i32);
+    }
+}
+
+/// Lets the vertex shader set the point size (core profile).
+pub fn enable_point_size(gl: &three_d::Context) {
+    // SAFETY: a plain state change on the current context.
+    unsafe {
+        if !gl.version().is_embedded {
+            gl.enable(context::PROGRAM_POINT_SIZE);
+        }
+    }
+}
+
+pub const POINTS: u32 = context::POINTS;
+pub const LINES: u32 = context::LINES;
+pub const TRIANGLES: u32 = context::TRIANGLES;

@@ -1,0 +1,217 @@
+//! The 3D view without a window: an OpenGL 3.3 context made through EGL's device platform
+//! (Mesa's software device works; no X server, no environment variables), and
+//! [`Offscreen::render_view`], which draws a [`ViewState`] with exactly the code the window's
+//! paint callback runs ([`GpuShared::paint`]) into an image. `pmx-studio render` and the image
+//! tests use it.
+//!
+//! EGL is loaded at run time (glutin opens libEGL), so nothing here is needed to build or to
+//! run the window; without it [`Offscreen::new`] says why.
+// glutin and glow create GL contexts through unsafe calls; this module only sets one up.
+#![allow(unsafe_code)]
+
+use super::ViewState;
+use super::scene::GpuShared;
+use crate::document::Document;
+use pmx_core::model::ElementKind;
+use three_d::{DepthTexture2D, Interpolation, RenderTarget, Texture2D, Wrapping};
+
+/// Why nothing could be drawn offscreen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OffscreenError {
+    /// No EGL library, device, config or OpenGL 3.3 context.
+    #[error("no offscreen OpenGL 3.3: {0}")]
+    Unavailable(String),
+    #[error("image size {width}×{height}: each side must be 1 to {max} pixels")]
+    BadSize { width: u32, height: u32, max: u32 },
+    /// The view's GPU side did not start (shader compilation) or an upload failed.
+    #[error("3D view: {0}")]
+    View(String),
+}
+
+/// A current OpenGL context on this thread, with no window. GL contexts belong to the thread
+/// that made them: keep it on one thread.
+pub struct Offscreen {
+    context: three_d::Context,
+    #[cfg(all(any(windows, unix), not(target_os = "macos"), not(target_os = "ios"), not(target_family = "wasm")))]
+    _gl_context: glutin::api::egl::context::PossiblyCurrentContext,
+}
+
+impl std::fmt::Debug for Offscreen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Offscreen").finish_non_exhaustive()
+    }
+}
+
+/// The largest image side drawn (llvmpipe's and most GPUs' texture limit is at least this).
+pub const MAX_SIZE: u32 = 8192;
+
+impl Offscreen {
+    /// Makes a surfaceless OpenGL 3.3 context current on this thread (the first EGL device
+    /// that gives one).
+    #[cfg(all(any(windows, unix), not(target_os = "macos"), not(target_os = "ios"), not(target_family = "wasm")))]
+    pub fn new() -> Result<Self, OffscreenError> {
+        use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
+        use glutin::context::{ContextApi, ContextAttributesBuilder, Version};
+        use glutin::display::GlDisplay as _;
+
+        let unavailable = OffscreenError::Unavailable;
+        let devices = glutin::api::egl::device::Device::query_devices()
+            .map_err(|e| unavailable(format!("no EGL devices ({e})")))?;
+        let mut last = String::from("no EGL device");
+        for device in devices {
+            // SAFETY: no native display is passed; the device comes from EGL itself.
+            let display =
+                match unsafe { glutin::api::egl::display::Display::with_device(&device, None) } {
+                    Ok(display) => display,
+                    Err(e) => {
+                        last = format!("EGL display: {e}");
+                        continue;
+                    }
+                };
+            let template = ConfigTemplateBuilder::new()
+                .with_surface_type(ConfigSurfaceTypes::empty())
+                .with_api(Api::OPENGL)
+                .build();
+            // SAFETY: the display is alive for the call.
+            let configs = unsafe { display.find_configs(template) };
+            let Some(config) = configs.ok().and_then(|mut c| c.next()) else {
+                last = "no EGL config for OpenGL".to_owned();
+                continue;
+            };
+            let attributes = ContextAttributesBuilder::new()
+                .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
+                .build(None);
+            // SAFETY: the config belongs to this display.
+            let context = match unsafe { display.create_context(&config, &attributes) } {
+                Ok(context) => context,
+                Err(e) => {
+                    last = format!("OpenGL 3.3 context: {e}");
+                    continue;
+                }
+            };
+            let current = match context.make_current_surfaceless() {
+                Ok(current) => current,
+                Err(e) => {
+                    last = format!("surfaceless context: {e}");
+                    continue;
+                }
+            };
+            // SAFETY: the context is current on this thread; names are NUL-terminated C
+            // strings.
+            let gl = unsafe {
+                three_d::context::Context::from_loader_function_cstr(|name| {
+                    display.get_proc_address(name)
+                })
+            };
+            let context = three_d::Context::from_gl_context(std::sync::Arc::new(gl))
+                .map_err(|e| unavailable(e.to_string()))?;
+            return Ok(Self {
+                context,
+                _gl_context: current,
+            });
+        }
+        Err(unavailable(last))
+    }
+
+    /// EGL's device platform does not exist here (macOS, the web).
+    #[cfg(not(all(any(windows, unix), not(target_os = "macos"), not(target_os = "ios"), not(target_family = "wasm"))))]
+    pub fn new() -> Result<Self, OffscreenError> {
+        Err(OffscreenError::Unavailable(
+            "EGL is not available on this platform".to_owned(),
+        ))
+    }
+
+    #[must_use]
+    pub fn context(&self) -> &three_d::Context {
+        &self.context
+    }
+
+    /// Brings `view` up to `document` (as the window does each frame: only what changed since
+    /// the last call is uploaded), then draws it into a `width`×`height` image, the view's
+    /// background first. The selected materials are highlighted as in the window.
+    pub fn render_view(
+        &self,
+        view: &mut ViewState,
+        document: &Document,
+        document_id: u64,
+        width: u32,
+        height: u32,
+    ) -> Result<image::RgbaImage, OffscreenError> {
+        check_size(width, height)?;
+        view.sync(document, document_id);
+        let size = glam::Vec2::new(width as f32, height as f32);
+        let highlight = &document.selection.get(ElementKind::Material).indices;
+        view.scene
+            .set_frame(view.frame(&document.model, highlight, size));
+        let mut shared = view
+            .scene
+            .shared
+            .lock()
+            .map_err(|_| OffscreenError::View("the view's GPU state is poisoned".to_owned()))?;
+        self.render_shared(&mut shared, width, height)
+    }
+
+    /// Applies what `shared` has pending and draws its frame into a `width`×`height` image
+    /// cleared to the view's background.
+    pub fn render_shared(
+        &self,
+        shared: &mut GpuShared,
+        width: u32,
+        height: u32,
+    ) -> Result<image::RgbaImage, OffscreenError> {
+        check_size(width, height)?;
+        let context = &self.context;
+        let color = Texture2D::new_empty::<[u8; 4]>(
+            context,
+            width,
+            height,
+            Interpolation::Nearest,
+            Interpolation::Nearest,
+            None,
+            Wrapping::ClampToEdge,
+            Wrapping::ClampToEdge,
+        );
+        let depth = DepthTexture2D::new::<f32>(
+            context,
+            width,
+            height,
+            Wrapping::ClampToEdge,
+            Wrapping::ClampToEdge,
+        );
+        let target = RenderTarget::new(color.as_color_target(None), depth.as_depth_target());
+        let [r, g, b, a] = super::BACKGROUND;
+        target.clear(three_d::ClearState::color_and_depth(r, g, b, a, 1.0));
+        let viewport = three_d::Viewport::new_at_origo(width, height);
+        let scissor = three_d::ScissorBox::new_at_origo(width, height);
+        target
+            .write::<std::convert::Infallible>(|| {
+                shared.paint(|| Ok(context.clone()), viewport, scissor, false);
+                Ok(())
+            })
+            .map_err(|e| OffscreenError::View(e.to_string()))?;
+        if let Some(failure) = &shared.failure {
+            return Err(OffscreenError::View(failure.clone()));
+        }
+        if let Some(error) = &shared.upload_error {
+            return Err(OffscreenError::View(error.clone()));
+        }
+        // read_color gives the rows top first already.
+        let pixels: Vec<[u8; 4]> = target.read_color();
+        let bytes: Vec<u8> = pixels.into_iter().flatten().collect();
+        image::RgbaImage::from_raw(width, height, bytes).ok_or_else(|| {
+            OffscreenError::View("the read-back image has the wrong size".to_owned())
+        })
+    }
+}
+
+fn check_size(width: u32, height: u32) -> Result<(), OffscreenError> {
+    if (1..=MAX_SIZE).contains(&width) && (1..=MAX_SIZE).contains(&height) {
+        Ok(())
+    } else {
+        Err(OffscreenError::BadSize {
+            width,
+            height,
+            max: MAX_SIZE,
+        })
+    }
+}
