@@ -120,7 +120,7 @@ impl Pane {
 }
 
 /// The version of [`default_tree`]'s arrangement: a layout saved by an older version is
-/// replaced by the default once (version 2 moved the history below, beside the validator, so
+/// replaced by the default once (version 2 moved the history below, beside the validator's issues, so
 /// that the tables and their property panels fit beside the 3D view at 1280 × 800).
 pub const LAYOUT_VERSION: u32 = 2;
 
@@ -130,7 +130,7 @@ pub const VIEW_SHARE: f32 = 0.36;
 /// The default layout: the 3D view on the left (PmxEditor keeps its view window beside the
 /// editor: edits and poses made in the tabs show at once), the element tabs beside it, and
 /// below them the validator's issues (visible while the user jumps to the elements they name)
-/// with the undo history as a second tab.
+/// and the undo history beside them.
 #[must_use]
 pub fn default_tree() -> Tree<Pane> {
     let mut tiles = Tiles::default();
@@ -159,8 +159,13 @@ pub fn default_tree() -> Tree<Pane> {
     top.shares.set_share(main, 1.0 - VIEW_SHARE);
     let top = tiles.insert_container(Container::Linear(top));
     let validation = tiles.insert_pane(Pane::Validation);
+    let validation = tiles.insert_tab_tile(vec![validation]);
     let history = tiles.insert_pane(Pane::History);
-    let bottom = tiles.insert_tab_tile(vec![validation, history]);
+    let history = tiles.insert_tab_tile(vec![history]);
+    let mut bottom = Linear::new(LinearDir::Horizontal, vec![validation, history]);
+    bottom.shares.set_share(validation, 3.0);
+    bottom.shares.set_share(history, 1.0);
+    let bottom = tiles.insert_container(Container::Linear(bottom));
     let mut root = Linear::new(LinearDir::Vertical, vec![top, bottom]);
     root.shares.set_share(top, 3.4);
     root.shares.set_share(bottom, 1.0);
