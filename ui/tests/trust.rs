@@ -199,7 +199,7 @@ fn select_everything(name: &str, model: Model) {
             message.level,
             MessageLevel::Error,
             "{name}: {}",
-            message.text
+            message.text(pmx_ui::i18n::Language::English)
         );
     }
     println!(

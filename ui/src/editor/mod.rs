@@ -734,17 +734,19 @@ impl EditorState {
             _ => false,
         };
         edited |= ctx.input(|i| {
-            i.events.iter().any(|event| match event {
-                egui::Event::Text(_)
-                | egui::Event::Paste(_)
-                | egui::Event::Cut
-                | egui::Event::Ime(egui::ImeEvent::Commit(_)) => true,
-                egui::Event::Key {
-                    key: egui::Key::Backspace | egui::Key::Delete | egui::Key::Enter,
-                    pressed: true,
-                    ..
-                } => true,
-                _ => false,
+            i.events.iter().any(|event| {
+                matches!(
+                    event,
+                    egui::Event::Text(_)
+                        | egui::Event::Paste(_)
+                        | egui::Event::Cut
+                        | egui::Event::Ime(egui::ImeEvent::Commit(_))
+                        | egui::Event::Key {
+                            key: egui::Key::Backspace | egui::Key::Delete | egui::Key::Enter,
+                            pressed: true,
+                            ..
+                        }
+                )
             })
         });
         self.text_focus = Some((id, edited));
