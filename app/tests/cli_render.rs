@@ -63,7 +63,10 @@ fn render_with(
     let output = pmx_studio(&args);
     if output.status.code() == Some(2) {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains("OpenGL"), "exit 2 without a reason: {stderr}");
+        assert!(
+            stderr.contains("OpenGL"),
+            "exit 2 without a reason: {stderr}"
+        );
         println!("skipped: {stderr}");
         return None;
     }
@@ -259,7 +262,12 @@ fn check_model(model_path: &Path, name: &str) {
             let undone_png = dir.path().join("undone.png");
             extra.push(OsStr::new("--then-undo"));
             let undone = render_with(model_path, &undone_png, script.layers, &extra).unwrap();
-            assert_same(&undone, &untouched, &format!("{label} then undo"), dir.path());
+            assert_same(
+                &undone,
+                &untouched,
+                &format!("{label} then undo"),
+                dir.path(),
+            );
         }
     }
 }
@@ -324,7 +332,12 @@ fn render_views_layers_and_errors() {
     };
     assert_eq!(front.dimensions(), (256, 256));
     let side_png = dir.path().join("left.png");
-    let side = render(&path, &side_png, &[OsStr::new("--view"), OsStr::new("left")]).unwrap();
+    let side = render(
+        &path,
+        &side_png,
+        &[OsStr::new("--view"), OsStr::new("left")],
+    )
+    .unwrap();
     assert!(front != side, "the left view differs from the front");
     let bare_png = dir.path().join("bare.png");
     // `-name` after --layers is the list, not an option.
@@ -337,11 +350,7 @@ fn render_views_layers_and_errors() {
         (vec!["--size", "0x10"], "--size"),
         (vec!["--then-undo"], "--edit"),
     ] {
-        let mut all: Vec<&OsStr> = vec![
-            OsStr::new("render"),
-            path.as_os_str(),
-            out.as_os_str(),
-        ];
+        let mut all: Vec<&OsStr> = vec![OsStr::new("render"), path.as_os_str(), out.as_os_str()];
         all.extend(args.iter().map(OsStr::new));
         let output = pmx_studio(&all);
         assert!(!output.status.success(), "{args:?}");

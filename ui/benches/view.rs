@@ -7,7 +7,6 @@
 //! as a tube of small triangles ([`pmx_core::generate::lay_out_as_tube`]).
 //! Run: `cargo bench -p pmx_ui --bench view`.
 
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use pmx_core::edit::{Edit, EditTarget};
 use pmx_core::generate::{LargeModelSpec, large_model};

@@ -238,7 +238,11 @@ fn random_ops(rng: &mut Rng, model: &Model) -> Option<(String, Vec<EditOp>)> {
             let (faces, vertices) = (n(ElementKind::Face), n(ElementKind::Vertex));
             (faces > 0 && vertices > 0).then_some(())?;
             let indices = some_indices(rng, faces, 3);
-            let value = json!([rng.below(vertices), rng.below(vertices), rng.below(vertices)]);
+            let value = json!([
+                rng.below(vertices),
+                rng.below(vertices),
+                rng.below(vertices)
+            ]);
             (
                 "faces",
                 json!([{"op": "set", "kind": "face", "indices": indices, "field": "", "value": value}]),
@@ -365,7 +369,9 @@ fn random_session(gl: &Offscreen, model: Model, seed: u64, steps: usize, layers:
                             json!([p.x + delta, p.y, p.z])
                         })
                         .collect();
-                    let ops = ops(json!([{"op": "set", "kind": "vertex", "indices": indices, "field": "position", "values": values}]));
+                    let ops = ops(
+                        json!([{"op": "set", "kind": "vertex", "indices": indices, "field": "position", "values": values}]),
+                    );
                     let edit = ops_to_edit(&mut document.model, &ops).unwrap();
                     document.apply(edit.in_gesture(gesture));
                     comparison.check("drag", &document, &mut view);
@@ -409,7 +415,13 @@ fn random_edits_draw_as_a_fresh_load_feature_model() {
     with_gl(|gl| {
         // Additional UVs (a fourth vertex buffer), PMX 2.1 point and line materials, the
         // wireframe's line indices and the vertex points, and normals sized by the bounds.
-        random_session(gl, feature_model(), 11, 40, "wireframe,vertices,normals,-grid");
+        random_session(
+            gl,
+            feature_model(),
+            11,
+            40,
+            "wireframe,vertices,normals,-grid",
+        );
     });
 }
 
@@ -472,7 +484,9 @@ fn normals_and_joints_are_sized_as_after_a_fresh_load_after_undo() {
             .max_by(|a, b| a.1.position.y.total_cmp(&b.1.position.y))
             .unwrap();
         let p = document.model.vertices[outermost].position;
-        let ops = ops(json!([{"op": "set", "kind": "vertex", "indices": [outermost], "field": "position", "value": [p.x, p.y * 4.0 + 20.0, p.z]}]));
+        let ops = ops(
+            json!([{"op": "set", "kind": "vertex", "indices": [outermost], "field": "position", "value": [p.x, p.y * 4.0 + 20.0, p.z]}]),
+        );
         let edit = ops_to_edit(&mut document.model, &ops).unwrap();
         document.apply(edit);
         comparison.check("outermost vertex moved out", &document, &mut view);
@@ -539,7 +553,11 @@ fn texture_edits_draw_as_a_fresh_load() {
             comparison.check(&step.to_string(), &document, &mut view);
         }
         assert_eq!(view.scene.texture_problems.len(), 1, "missing.png");
-        assert!(view.scene.texture_problems[0].to_string().contains("missing.png"));
+        assert!(
+            view.scene.texture_problems[0]
+                .to_string()
+                .contains("missing.png")
+        );
         while document.undo().is_some() {
             comparison.check("undo", &document, &mut view);
         }

@@ -284,12 +284,7 @@ pub fn draw_elements(gl: &three_d::Context, mode: u32, first: u32, count: u32) {
     // buffer; first + count lie inside it (the callers check against its length). The offset
     // is in bytes: 4 per u32 index.
     unsafe {
-        gl.draw_elements(
-            mode,
-            count as i32,
-            context::UNSIGNED_INT,
-            first as i32 * 4,
-        );
+        gl.draw_elements(mode, count as i32, context::UNSIGNED_INT, first as i32 * 4);
     }
 }
 

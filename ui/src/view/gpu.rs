@@ -493,11 +493,7 @@ impl GpuScene {
         program.use_uniform_if_required("u_light_color", vec3(frame.light_color));
         program.use_uniform_if_required("u_light_direction", vec3(frame.light_direction));
         program.use_uniform_if_required("u_eye", vec3(frame.eye));
-        let mut model_attributes = vec![
-            mesh.position(),
-            mesh.normal(),
-            mesh.uvs.attribute(A_UV),
-        ];
+        let mut model_attributes = vec![mesh.position(), mesh.normal(), mesh.uvs.attribute(A_UV)];
         if let Some(uv1) = &mesh.uv1 {
             model_attributes.push(uv1.attribute(A_UV1));
         }
@@ -602,11 +598,7 @@ impl GpuScene {
         let program = &self.weight_program;
         program.use_uniform_if_required("u_view_projection", mat4(frame.view_projection));
         program.use_uniform_if_required("u_light_direction", vec3(frame.light_direction));
-        let attributes = [
-            mesh.position(),
-            mesh.normal(),
-            weights.attribute(A_WEIGHT),
-        ];
+        let attributes = [mesh.position(), mesh.normal(), weights.attribute(A_WEIGHT)];
         let states = RenderStates {
             cull: Cull::None,
             depth_test: DepthTest::LessOrEqual,

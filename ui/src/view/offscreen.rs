@@ -32,7 +32,12 @@ pub enum OffscreenError {
 /// that made them: keep it on one thread.
 pub struct Offscreen {
     context: three_d::Context,
-    #[cfg(all(any(windows, unix), not(target_os = "macos"), not(target_os = "ios"), not(target_family = "wasm")))]
+    #[cfg(all(
+        any(windows, unix),
+        not(target_os = "macos"),
+        not(target_os = "ios"),
+        not(target_family = "wasm")
+    ))]
     _gl_context: glutin::api::egl::context::PossiblyCurrentContext,
 }
 
@@ -48,7 +53,12 @@ pub const MAX_SIZE: u32 = 8192;
 impl Offscreen {
     /// Makes a surfaceless OpenGL 3.3 context current on this thread (the first EGL device
     /// that gives one).
-    #[cfg(all(any(windows, unix), not(target_os = "macos"), not(target_os = "ios"), not(target_family = "wasm")))]
+    #[cfg(all(
+        any(windows, unix),
+        not(target_os = "macos"),
+        not(target_os = "ios"),
+        not(target_family = "wasm")
+    ))]
     pub fn new() -> Result<Self, OffscreenError> {
         use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
         use glutin::context::{ContextApi, ContextAttributesBuilder, Version};
@@ -114,7 +124,12 @@ impl Offscreen {
     }
 
     /// EGL's device platform does not exist here (macOS, the web).
-    #[cfg(not(all(any(windows, unix), not(target_os = "macos"), not(target_os = "ios"), not(target_family = "wasm"))))]
+    #[cfg(not(all(
+        any(windows, unix),
+        not(target_os = "macos"),
+        not(target_os = "ios"),
+        not(target_family = "wasm")
+    )))]
     pub fn new() -> Result<Self, OffscreenError> {
         Err(OffscreenError::Unavailable(
             "EGL is not available on this platform".to_owned(),

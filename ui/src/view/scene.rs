@@ -181,8 +181,7 @@ impl ViewScene {
         let base = document.path.as_deref().and_then(Path::parent);
         let end = range.end.min(document.model.textures.len());
         let start = range.start.min(end);
-        self.problem_of
-            .resize(document.model.textures.len(), None);
+        self.problem_of.resize(document.model.textures.len(), None);
         let images = document.model.textures[start..end]
             .iter()
             .zip(&mut self.problem_of[start..end])
