@@ -218,7 +218,12 @@ fn switching_the_language_re_renders_labels_status_validation_dialog_and_pose_re
         "2. Delete 1 morph",
         "3. Set edge_scale of vertex 0",
     ];
-    let check = |harness: &Harness<'_, EditorState>, language: Language| {
+    let check = |harness: &mut Harness<'_, EditorState>, language: Language| {
+        // The history is a tab beside 検証 below the tables: each is looked at on its tab.
+        let (history_tab, validation_tab) = match language {
+            Language::Japanese => ("編集履歴", "検証"),
+            Language::English => ("History", "Validation"),
+        };
         let (history, status, validation, pose) = match language {
             Language::Japanese => (
                 &japanese,
@@ -233,11 +238,11 @@ fn switching_the_language_re_renders_labels_status_validation_dialog_and_pose_re
                 "1 / 1 bones, 0 / 0 morphs matched",
             ),
         };
+        tab(harness, history_tab);
         for row in history {
             harness.get_by_label_contains(row);
         }
         harness.get_by_label(status);
-        harness.get_by_label_contains(validation);
         harness.get_by_label(pose);
         // The rows of the other language are gone (re-rendered, not stored).
         let other = if language == Language::Japanese {
@@ -251,8 +256,10 @@ fn switching_the_language_re_renders_labels_status_validation_dialog_and_pose_re
                 "{row} still shown in {language:?}"
             );
         }
+        tab(harness, validation_tab);
+        harness.get_by_label_contains(validation);
     };
-    check(&harness, Language::Japanese);
+    check(&mut harness, Language::Japanese);
 
     // The PMD export dialog: its own title, no PMX choices, one count of what PMD loses.
     let open_export = |harness: &mut Harness<'_, EditorState>, file: &str, item: &str| {
@@ -294,7 +301,7 @@ fn switching_the_language_re_renders_labels_status_validation_dialog_and_pose_re
 
     // English: everything re-rendered, nothing Japanese left but the model's own names.
     switch_to(&mut harness, Language::English);
-    check(&harness, Language::English);
+    check(&mut harness, Language::English);
     let left = japanese_texts(&harness, &names);
     assert!(
         left.is_empty(),
@@ -325,7 +332,7 @@ fn switching_the_language_re_renders_labels_status_validation_dialog_and_pose_re
 
     // And back: the Japanese texts again.
     switch_to(&mut harness, Language::Japanese);
-    check(&harness, Language::Japanese);
+    check(&mut harness, Language::Japanese);
     open_export(&mut harness, "ファイル", "PMD形式で出力");
     harness.get_by_label("PMD形式で出力");
     // Exported: the status bar counts the losses as the dialog did.
