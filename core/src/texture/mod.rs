@@ -284,13 +284,7 @@ mod tests {
         let jpeg = encode(image::ImageFormat::Jpeg, [128, 128, 128, 255]);
         let image = decode(&jpeg, "a.jpg").expect("jpeg");
         assert!(image.pixels[0].abs_diff(128) <= 2);
-        let dds = dds::encode_for_tests(
-            1,
-            1,
-            None,
-            Some((32, [0xff_0000, 0xff00, 0xff, 0xff00_0000])),
-            &[3, 2, 1, 4],
-        );
+        let dds = dds::encode_for_tests(1, 1, dds::Format::B8G8R8A8_UNORM, &[3, 2, 1, 4]);
         assert_eq!(decode(&dds, "a.dds").expect("dds").pixels, vec![1, 2, 3, 4]);
         assert!(decode(b"garbage", "a.png").is_err());
         assert!(decode(&bmp[..20], "a.bmp").is_err());

@@ -322,7 +322,7 @@ mod tests {
         let path = dir.path().join("a.png");
         std::fs::write(&path, png(5, 3)).expect("write");
         assert_eq!(texture::probe(&path, "a.png"), Ok((5, 3)));
-        let dds = texture::dds::encode_for_tests(8, 8, Some(b"DXT1"), None, &[0u8; 32]);
+        let dds = texture::dds::encode_for_tests(8, 8, texture::dds::Format::BC1_UNORM, &[0u8; 32]);
         let path = dir.path().join("a.dds");
         std::fs::write(&path, &dds).expect("write");
         assert_eq!(texture::probe(&path, "a.dds"), Ok((8, 8)));
