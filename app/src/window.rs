@@ -81,6 +81,8 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
                     .unwrap_or_default()
             };
             let mut editor = EditorState::new(settings);
+            // The 3D view draws through the GL side, which only the window links.
+            editor.view.painter = Some(std::sync::Arc::new(pmx_view::GlPainter::new()));
             editor.view.layers = view_layers;
             editor.view.gizmo.mode = gizmo;
             if let Some((kind, _)) = &selection

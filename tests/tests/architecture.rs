@@ -1,4 +1,5 @@
-//! Dependency rules from ARCHITECTURE.md: `core` never depends on GUI crates.
+//! Dependency rules from ARCHITECTURE.md: `core` never depends on GUI crates; the editor
+//! (`pmx_ui`) and the view's GPU-free side (`pmx_scene`) never depend on the GL side.
 
 // Test code: a failed expectation is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -15,8 +16,8 @@ const GUI_CRATES: [&str; 7] = [
     "glow",
 ];
 
-#[test]
-fn core_depends_on_no_gui_crate() {
+/// The crates `package` depends on (normal and build dependencies, every version).
+fn dependencies(package: &str) -> Vec<String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let workspace = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let output = Command::new(cargo)
@@ -24,7 +25,7 @@ fn core_depends_on_no_gui_crate() {
         .args([
             "tree",
             "-p",
-            "pmx_core",
+            package,
             "-e",
             "normal,build",
             "--prefix",
@@ -39,15 +40,36 @@ fn core_depends_on_no_gui_crate() {
         String::from_utf8_lossy(&output.stderr)
     );
     let tree = String::from_utf8_lossy(&output.stdout);
-    let crates: Vec<&str> = tree
+    let crates: Vec<String> = tree
         .lines()
         .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_owned)
         .collect();
     assert!(
-        crates.contains(&"pmx_core") && crates.contains(&"serde"),
+        crates.iter().any(|c| c == package) && crates.iter().any(|c| c == "serde"),
         "unexpected cargo tree output:\n{tree}"
     );
+    crates
+}
+
+#[test]
+fn core_depends_on_no_gui_crate() {
+    let crates = dependencies("pmx_core");
     for gui in GUI_CRATES {
-        assert!(!crates.contains(&gui), "pmx_core depends on {gui}:\n{tree}");
+        assert!(
+            !crates.iter().any(|c| c == gui),
+            "pmx_core depends on {gui}"
+        );
+    }
+}
+
+/// Editing a panel must not rebuild the GL code, and panel tests must not link it.
+#[test]
+fn the_editor_does_not_depend_on_the_gl_side() {
+    for package in ["pmx_ui", "pmx_scene"] {
+        let crates = dependencies(package);
+        for gl in ["pmx_view", "three-d", "egui_glow", "glow", "glutin"] {
+            assert!(!crates.iter().any(|c| c == gl), "{package} depends on {gl}");
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! `pmx-studio render MODEL OUT.png [--size WxH] [--view front|back|left|right|top]
 //! [--layers LIST] [--edit STEPS.json] [--then-undo]`: draws the 3D view alone, offscreen,
-//! with the editor's own view code (`pmx_ui::view`: the same scene, buffers, shaders and camera
+//! with the editor's own view code (`pmx_ui::view`, `pmx_scene`, `pmx_view`: the same scene, buffers, shaders and camera
 //! placement), and writes a PNG.
 //!
 //! With `--edit` the model is drawn once, the edit script is applied as one undo step through
@@ -68,7 +68,7 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
     use pmx_ui::document::Document;
     use pmx_ui::view::ViewState;
     use pmx_ui::view::camera::CameraPreset;
-    use pmx_ui::view::offscreen::{MAX_SIZE, Offscreen, OffscreenError};
+    use pmx_view::offscreen::{MAX_SIZE, Offscreen, OffscreenError};
 
     let (width, height) = parse_size(&args.size)?;
     if !(1..=MAX_SIZE).contains(&width) || !(1..=MAX_SIZE).contains(&height) {
@@ -115,8 +115,9 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
         view.sync(document, 1);
         view.frame_model(document);
         view.camera.apply_preset(preset);
+        view.prepare_frame(document, 1, width, height);
         offscreen
-            .render_view(view, document, 1, width, height)
+            .render_queue(&view.scene.shared, width, height)
             .map_err(|e: OffscreenError| anyhow!(e))
     };
     let mut image = draw(&mut view, &document)?;

@@ -3,7 +3,7 @@
 //! Sizes are checked before anything is allocated, so a broken header is an error, never a
 //! huge allocation or a panic.
 
-use ::dds::{ColorFormat, DecodingError, Decoder, HeaderError, ImageViewMut};
+use ::dds::{ColorFormat, Decoder, DecodingError, HeaderError, ImageViewMut};
 use std::io::Cursor;
 use thiserror::Error;
 
@@ -74,7 +74,13 @@ fn open(bytes: &[u8]) -> Result<Decoder<Cursor<&[u8]>>, DdsError> {
 pub fn dimensions(start: &[u8], file_len: u64) -> Result<(u32, u32), DdsError> {
     let decoder = open(start)?;
     // The magic, the header and, for DX10 files, its extension.
-    let header_len = 4 + 124 + if decoder.header().to_raw().dx10.is_some() { 20 } else { 0 };
+    let header_len = 4
+        + 124
+        + if decoder.header().to_raw().dx10.is_some() {
+            20
+        } else {
+            0
+        };
     let size = decoder.main_size();
     let top_level = ::dds::PixelInfo::from(decoder.format())
         .surface_bytes(size)
@@ -197,7 +203,10 @@ mod tests {
         let file = encode_for_tests(4, 4, Format::BC1_UNORM, &[0; 8]);
         let header = file.len() - 8;
         let len = file.len() as u64;
-        assert_eq!(dimensions(&file[..header], len - 1), Err(DdsError::Truncated));
+        assert_eq!(
+            dimensions(&file[..header], len - 1),
+            Err(DdsError::Truncated)
+        );
         assert_eq!(dimensions(&file[..header], len), Ok((4, 4)));
         let file = encode_for_tests(0, 8, Format::BC1_UNORM, &[]);
         assert!(decode(&file).is_err());

@@ -2,35 +2,25 @@
 //! egui_glow's paint callback), overlays, an MMD-like camera, and picking into the shared
 //! selection.
 //!
-//! - `camera`, `pick`, `mesh`, `overlay`, `toon`, `transform`, `gizmo`: GPU-free (unit-tested);
-//!   `textures` is `pmx_core::texture` (finding and decoding texture files);
-//! - `gpu`, `gl`, `shaders`: the GL side (tested offscreen in `ui/tests/view_render.rs` and
-//!   `ui/tests/view_edits.rs`); `gl` owns the mesh's buffers (partial uploads at the right
-//!   byte offset);
-//! - `scene`: what to upload after an edit (only the touched ranges);
-//! - `offscreen`: a GL context without a window (EGL) and the view drawn into an image, for
-//!   `pmx-studio render` and the image tests.
+//! - `transform`, `gizmo`: moving, turning and scaling the selection (numbers, or handles
+//!   dragged in the view);
+//! - `camera`, `pick`, `mesh`, `overlay`, `toon`, `frame`, `scene`: the GPU-free side of the
+//!   view, in the `pmx_scene` crate (re-exported here);
+//! - the GL side is the `pmx_view` crate, which this crate does not depend on: the window hands
+//!   [`ViewState::painter`] its painter. Without one (panel tests) the pane draws no model.
 
-pub mod camera;
 pub mod gizmo;
-pub mod gl;
-pub mod gpu;
-pub mod mesh;
-pub mod offscreen;
-pub mod overlay;
-pub mod pick;
-pub mod scene;
-pub mod shaders;
-pub use pmx_core::texture as textures;
-pub mod toon;
 pub mod transform;
+pub use pmx_core::texture as textures;
+pub use pmx_scene::{camera, frame, mesh, overlay, pick, scene, toon};
 
 use crate::document::Document;
 use crate::i18n::Language;
 use camera::{CameraPreset, OrbitCamera, Projector};
+pub use frame::{BACKGROUND, LIGHT_COLOR, LIGHT_DIRECTION};
+use frame::{Frame, Layers};
 use glam::{Vec2, Vec3};
-use gpu::{Frame, Layers, MaterialDraw, ToonRef};
-use pmx_core::model::{DrawFlags, ElementKind, Model, SphereMode, Toon};
+use pmx_core::model::{ElementKind, Model};
 use std::sync::Arc;
 
 /// What the user picks with a click in the view.
@@ -147,10 +137,6 @@ impl ViewLayers {
 }
 
 /// MikuMikuDance's default light: direction (-0.5, -1, 0.5) (world Z negated), colour 154/255.
-pub const LIGHT_DIRECTION: Vec3 = Vec3::new(-0.5, -1.0, -0.5);
-pub const LIGHT_COLOR: Vec3 = Vec3::splat(154.0 / 255.0);
-pub const BACKGROUND: [f32; 4] = [0.92, 0.92, 0.94, 1.0];
-
 /// The view's state (one per editor; the scene follows the open document).
 #[derive(Debug, Default)]
 pub struct ViewState {
@@ -168,57 +154,32 @@ pub struct ViewState {
     pub gizmo: gizmo::Gizmo,
     /// Where the view was drawn in the last frame (screen points), for tests and tools.
     pub last_rect: Option<egui::Rect>,
+    /// Draws the scene on the GPU (`pmx_view::GlPainter`, given by the window).
+    pub painter: Option<Arc<dyn scene::Painter>>,
 }
 
-/// Per-frame material parameters, from the model (cheap: one entry per material).
-#[must_use]
-pub fn material_draws(model: &Model, highlight: &crate::selection::IndexSet) -> Vec<MaterialDraw> {
-    model
-        .materials
-        .iter()
-        .enumerate()
-        .map(|(index, m)| {
-            let texture_index = |t: Option<pmx_core::model::TextureIdx>| t.map(|t| t.get());
-            let sphere_mode = match m.sphere_mode {
-                SphereMode::Multiply => 1,
-                SphereMode::Add => 2,
-                SphereMode::SubTexture => 3,
-                SphereMode::Disabled | SphereMode::Unknown(_) => 0,
-            };
-            let sphere = texture_index(m.sphere_texture)
-                .filter(|_| sphere_mode != 0)
-                .map(|i| (i, sphere_mode));
-            let toon = match m.toon {
-                Toon::Shared(n) if n < 10 => ToonRef::Shared(n),
-                Toon::Shared(_) | Toon::Texture(None) => ToonRef::None,
-                Toon::Texture(Some(t)) => ToonRef::Texture(t.get()),
-            };
-            let finite = |v: f32, or: f32| if v.is_finite() { v } else { or };
-            MaterialDraw {
-                diffuse: m.diffuse.to_array().map(|v| finite(v, 1.0)),
-                specular: m.specular.to_array().map(|v| finite(v, 0.0)),
-                specular_power: finite(m.specular_power, 0.0),
-                ambient: m.ambient.to_array().map(|v| finite(v, 0.0)),
-                double_sided: m.draw_flags.contains(DrawFlags::DOUBLE_SIDED),
-                primitive: mesh::primitive(m.draw_flags),
-                vertex_color: m.draw_flags.contains(DrawFlags::VERTEX_COLOR),
-                edge: m
-                    .draw_flags
-                    .contains(DrawFlags::EDGE)
-                    .then(|| (m.edge_color.to_array(), finite(m.edge_size, 0.0))),
-                point_size: finite(m.edge_size, 1.0).clamp(1.0, 64.0),
-                texture: texture_index(m.texture),
-                sphere,
-                toon,
-                visible: true,
-                tint: if highlight.contains(index) {
-                    [1.0, 0.55, 0.1, 0.35]
-                } else {
-                    [0.0; 4]
-                },
-            }
-        })
-        .collect()
+impl pmx_scene::Selected for crate::selection::IndexSet {
+    fn contains(&self, index: usize) -> bool {
+        crate::selection::IndexSet::contains(self, index)
+    }
+    fn indices(&self) -> Box<dyn Iterator<Item = usize> + '_> {
+        Box::new(self.iter())
+    }
+}
+
+impl scene::SceneSource for Document {
+    fn model(&self) -> &Model {
+        &self.model
+    }
+    fn base_dir(&self) -> Option<&std::path::Path> {
+        self.path.as_deref().and_then(std::path::Path::parent)
+    }
+    fn revision(&self) -> u64 {
+        Document::revision(self)
+    }
+    fn changes_since(&self, revision: u64) -> Option<Vec<&pmx_core::edit::Touched>> {
+        Document::changes_since(self, revision)
+    }
 }
 
 impl ViewState {
@@ -238,7 +199,7 @@ impl ViewState {
             light_direction: LIGHT_DIRECTION,
             light_color: LIGHT_COLOR,
             background: BACKGROUND,
-            materials: material_draws(model, highlight),
+            materials: frame::material_draws(model, |i| highlight.contains(i)),
             layers: Layers {
                 model: self.layers.model,
                 edges: self.layers.edges,
@@ -247,6 +208,23 @@ impl ViewState {
                 weights: self.layers.weights,
             },
         }
+    }
+
+    /// Brings the scene up to date with `document` and queues the frame for a viewport of
+    /// `width`×`height` pixels, as the pane does before painting: what an offscreen renderer
+    /// (`pmx_view::offscreen`) then draws from [`scene::ViewScene::shared`].
+    pub fn prepare_frame(
+        &mut self,
+        document: &Document,
+        document_id: u64,
+        width: u32,
+        height: u32,
+    ) {
+        self.sync(document, document_id);
+        let size = Vec2::new(width as f32, height as f32);
+        let highlight = &document.selection.get(ElementKind::Material).indices;
+        self.scene
+            .set_frame(self.frame(&document.model, highlight, size));
     }
 
     /// Brings the GPU copy, the overlays and the weights up to date with `document`.
@@ -529,23 +507,6 @@ pub fn view_menu_ui(ui: &mut egui::Ui, lang: Language, state: &mut ViewState) {
 }
 
 /// The part of `viewport` inside `clip`, as GL's scissor box (from the bottom left).
-fn intersect_scissor(
-    viewport: &egui::epaint::ViewportInPixels,
-    clip: &egui::epaint::ViewportInPixels,
-) -> three_d::ScissorBox {
-    let left = viewport.left_px.max(clip.left_px);
-    let bottom = viewport.from_bottom_px.max(clip.from_bottom_px);
-    let right = (viewport.left_px + viewport.width_px).min(clip.left_px + clip.width_px);
-    let top =
-        (viewport.from_bottom_px + viewport.height_px).min(clip.from_bottom_px + clip.height_px);
-    three_d::ScissorBox {
-        x: left,
-        y: bottom,
-        width: (right - left).max(0) as u32,
-        height: (top - bottom).max(0) as u32,
-    }
-}
-
 /// The 表示 pane.
 pub fn view_pane_ui(
     ui: &mut egui::Ui,
@@ -713,31 +674,10 @@ pub fn view_pane_ui(
     state
         .scene
         .set_frame(state.frame(&document.model, &highlight, size));
-    let shared = Arc::clone(&state.scene.shared);
-    let callback = egui_glow::CallbackFn::new(move |info, painter| {
-        let viewport = info.viewport_in_pixels();
-        let clip = info.clip_rect_in_pixels();
-        let gl = Arc::clone(painter.gl());
-        if let Ok(mut shared) = shared.lock() {
-            shared.paint(
-                || three_d::Context::from_gl_context(gl).map_err(|e| e.to_string()),
-                three_d::Viewport {
-                    x: viewport.left_px,
-                    y: viewport.from_bottom_px,
-                    width: viewport.width_px.max(1) as u32,
-                    height: viewport.height_px.max(1) as u32,
-                },
-                // The callback's clip rectangle is the whole pane's (toolbar included): clear and
-                // draw only where it overlaps the view.
-                intersect_scissor(&viewport, &clip),
-                true,
-            );
-        }
-    });
-    ui.painter().add(egui::PaintCallback {
-        rect,
-        callback: Arc::new(callback),
-    });
+    if let Some(painter) = &state.painter {
+        ui.painter()
+            .add(painter.callback(rect, Arc::clone(&state.scene.shared)));
+    }
     if let Some(layout) = &layout {
         let active = state.gizmo.drag.map(|d| d.handle).or(hovered);
         if state.gizmo.drag.is_some() {

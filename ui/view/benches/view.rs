@@ -5,7 +5,7 @@
 //! offscreen GL context (EGL, Mesa) — opening the saved file to the first rendered frame
 //! (read + parse + mesh + upload + draw + read back one pixel), with the model's faces laid out
 //! as a tube of small triangles ([`pmx_core::generate::lay_out_as_tube`]).
-//! Run: `cargo bench -p pmx_ui --bench view`.
+//! Run: `cargo bench -p pmx_view --bench view`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pmx_core::edit::{Edit, EditTarget};
@@ -67,7 +67,7 @@ fn views(c: &mut Criterion) {
 
 /// Opening the saved 1,000,000-vertex file to the first frame drawn offscreen.
 fn open_to_first_frame(c: &mut Criterion) {
-    let offscreen = match pmx_ui::view::offscreen::Offscreen::new() {
+    let offscreen = match pmx_view::offscreen::Offscreen::new() {
         Ok(offscreen) => offscreen,
         Err(reason) => {
             println!("open_to_first_frame skipped: no offscreen GL ({reason})");
@@ -134,7 +134,8 @@ fn open_to_first_frame(c: &mut Criterion) {
                 target
                     .write::<std::convert::Infallible>(|| {
                         let mut shared = view.scene.shared.lock().unwrap();
-                        shared.paint(
+                        pmx_view::painter::paint(
+                            &mut shared,
                             || Ok(context.clone()),
                             three_d::Viewport::new_at_origo(1280, 760),
                             three_d::ScissorBox::new_at_origo(1280, 760),

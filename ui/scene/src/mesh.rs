@@ -4,7 +4,7 @@
 //! Incremental updates: [`VertexPatch`] carries the arrays of one range of vertices, so an edit
 //! of a few vertices (or a pose that deforms some) re-uploads only those.
 
-use super::camera::to_world;
+use crate::camera::to_world;
 use glam::Vec3;
 use pmx_core::model::{DrawFlags, Model};
 use std::ops::Range;

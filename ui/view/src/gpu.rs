@@ -1,96 +1,21 @@
 //! The GPU side of the view (three-d on the GL context egui_glow hands the paint callback, or
 //! an offscreen one in tests): buffers, textures and the draw passes. It only applies
 //! [`Upload`]s the CPU side queued and draws a [`Frame`]; deciding what to upload is
-//! [`super::scene`]'s business, so this module holds no model.
+//! [`pmx_scene::scene`]'s business, so this module holds no model.
 
-use super::gl::{self, Attribute, BufferError, GlBuffer, VertexArray};
-use super::mesh::{MaterialRange, MeshData, Primitive, VertexArrays, VertexPatch, triangle_edges};
-use super::overlay::OverlayGeometry;
-use super::shaders::{self, A_EDGE_SCALE, A_NORMAL, A_POSITION, A_UV, A_UV1, A_WEIGHT};
-use super::textures::Image;
-use super::toon;
+use crate::gl::{self, Attribute, BufferError, GlBuffer, VertexArray};
+use crate::shaders::{self, A_EDGE_SCALE, A_NORMAL, A_POSITION, A_UV, A_UV1, A_WEIGHT};
+use pmx_core::texture::Image;
+pub use pmx_scene::frame::{Frame, Layers, MaterialDraw, ToonRef, Upload};
+use pmx_scene::mesh::{
+    MaterialRange, MeshData, Primitive, VertexArrays, VertexPatch, triangle_edges,
+};
+use pmx_scene::overlay::OverlayGeometry;
+use pmx_scene::toon;
 use three_d::{
     Blend, ClearState, Context, Cull, DepthTest, Interpolation, Mipmap, Program, RenderStates,
     ScissorBox, Texture2D, VertexBuffer, Viewport, Wrapping, WriteMask,
 };
-
-/// What the GPU needs to change before drawing.
-#[derive(Debug, Clone)]
-pub enum Upload {
-    /// The whole mesh (a new model or a structural edit).
-    Mesh(MeshData),
-    Vertices(VertexPatch),
-    /// New indices for the faces from `first_face` on.
-    Faces {
-        first_face: usize,
-        indices: Vec<u32>,
-    },
-    /// The material index ranges (after a material's face count changed).
-    MaterialRanges(Vec<MaterialRange>),
-    /// The model's texture list (index = texture index; `None`: the placeholder).
-    Textures(Vec<Option<Image>>),
-    Texture {
-        index: usize,
-        image: Option<Image>,
-    },
-    Overlay(OverlayGeometry),
-    /// Per-vertex weights for the weight view (`None`: off).
-    Weights(Option<Vec<f32>>),
-}
-
-/// How one material is drawn this frame.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MaterialDraw {
-    pub diffuse: [f32; 4],
-    pub specular: [f32; 3],
-    pub specular_power: f32,
-    pub ambient: [f32; 3],
-    pub double_sided: bool,
-    pub primitive: Primitive,
-    pub vertex_color: bool,
-    pub edge: Option<([f32; 4], f32)>,
-    /// Point size in pixels (point mode).
-    pub point_size: f32,
-    pub texture: Option<usize>,
-    pub sphere: Option<(usize, u8)>,
-    pub toon: ToonRef,
-    pub visible: bool,
-    /// Mixed over the colour (selection highlight); alpha 0: none.
-    pub tint: [f32; 4],
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToonRef {
-    None,
-    Shared(u8),
-    Texture(usize),
-}
-
-/// Which overlays to draw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(clippy::struct_excessive_bools)]
-pub struct Layers {
-    pub model: bool,
-    pub edges: bool,
-    pub wireframe: bool,
-    pub vertices: bool,
-    pub weights: bool,
-}
-
-/// Everything one frame draws, besides what is uploaded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Frame {
-    pub view: glam::Mat4,
-    pub view_projection: glam::Mat4,
-    pub eye: glam::Vec3,
-    /// World units per pixel per unit of distance from the eye (edge widths).
-    pub pixel_factor: f32,
-    pub light_direction: glam::Vec3,
-    pub light_color: glam::Vec3,
-    pub background: [f32; 4],
-    pub materials: Vec<MaterialDraw>,
-    pub layers: Layers,
-}
 
 fn mat4(m: glam::Mat4) -> three_d::Mat4 {
     three_d::Mat4::from(m.to_cols_array_2d())
@@ -407,7 +332,7 @@ impl GpuScene {
 
     fn upload_overlay(&self, geometry: &OverlayGeometry) -> GpuOverlay {
         let c = &self.context;
-        let split = |list: &[super::overlay::ColoredVertex]| {
+        let split = |list: &[pmx_scene::overlay::ColoredVertex]| {
             let positions: Vec<[f32; 3]> = list.iter().map(|v| v.position).collect();
             let colors: Vec<[f32; 4]> = list.iter().map(|v| v.color).collect();
             (

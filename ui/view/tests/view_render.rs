@@ -4,7 +4,7 @@
 //! `tests/golden/` within a tolerance. Without a usable EGL/GL 3.3 they print why and pass.
 //!
 //! Needs `libegl1 libegl-mesa0 libgl1-mesa-dri` (Mesa's software renderer is enough).
-//! Regenerate the golden images with `PMX_STUDIO_UPDATE_GOLDEN=1 cargo test -p pmx_ui --test view_render`.
+//! Regenerate the golden images with `PMX_STUDIO_UPDATE_GOLDEN=1 cargo test -p pmx_view --test view_render`.
 
 use pmx_core::model::{
     DrawFlags, Material, Model, PmxVersion, SphereMode, Text, TextureIdx, Toon, Vec2, Vec3, Vec4,
@@ -13,7 +13,7 @@ use pmx_core::model::{
 use pmx_ui::document::Document;
 use pmx_ui::view::ViewState;
 use pmx_ui::view::camera::OrbitCamera;
-use pmx_ui::view::offscreen::Offscreen;
+use pmx_view::offscreen::Offscreen;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -34,8 +34,9 @@ fn render(
     let mut view = ViewState::default();
     view.layers.grid = false;
     setup(&mut view);
+    view.prepare_frame(&document, 1, SIZE, SIZE);
     let image = offscreen
-        .render_view(&mut view, &document, 1, SIZE, SIZE)
+        .render_queue(&view.scene.shared, SIZE, SIZE)
         .unwrap();
     if let Some(dir) = std::env::var_os("PMX_STUDIO_RENDER_DEBUG") {
         let n = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);

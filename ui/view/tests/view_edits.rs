@@ -17,9 +17,9 @@ use pmx_core::model::{ElementKind, Model, PmxVersion, TextEncoding};
 use pmx_ui::document::Document;
 use pmx_ui::view::ViewState;
 use pmx_ui::view::camera::OrbitCamera;
-use pmx_ui::view::gpu::{GpuScene, Upload};
 use pmx_ui::view::mesh::{MeshData, VertexArrays, VertexPatch, face_indices};
-use pmx_ui::view::offscreen::Offscreen;
+use pmx_view::gpu::{GpuScene, Upload};
+use pmx_view::offscreen::Offscreen;
 use serde_json::{Value, json};
 use std::sync::Mutex;
 
@@ -141,8 +141,9 @@ impl Comparison<'_> {
     fn view(&self, document: &Document, view: &mut ViewState) -> image::RgbaImage {
         view.sync(document, 1);
         view.camera = self.camera;
+        view.prepare_frame(document, 1, self.size, self.size);
         self.gl
-            .render_view(view, document, 1, self.size, self.size)
+            .render_queue(&view.scene.shared, self.size, self.size)
             .unwrap()
     }
 

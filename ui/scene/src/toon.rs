@@ -53,10 +53,10 @@ mod tests {
     }
 
     /// The PNGs in `resources/toon/` are these images (regenerate them with
-    /// `PMX_STUDIO_WRITE_TOONS=1 cargo test -p pmx_ui toon`).
+    /// `PMX_STUDIO_WRITE_TOONS=1 cargo test -p pmx_scene toon`).
     #[test]
     fn shipped_toons_match() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../resources/toon");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../resources/toon");
         for number in 0..10u8 {
             let pixels = shared_toon(number).expect("exists");
             let path = dir.join(format!("toon{:02}.png", number + 1));

@@ -221,7 +221,7 @@ mod tests {
                     line,
                     format!("layout(location = {location}) in {declaration};")
                 );
-                assert!(*location < crate::view::gl::MAX_LOCATIONS);
+                assert!(*location < crate::gl::MAX_LOCATIONS);
             }
         }
     }

@@ -1,7 +1,7 @@
 //! The 3D view without a window: an OpenGL 3.3 context made through EGL's device platform
 //! (Mesa's software device works; no X server, no environment variables), and
-//! [`Offscreen::render_view`], which draws a [`ViewState`] with exactly the code the window's
-//! paint callback runs ([`GpuShared::paint`]) into an image. `pmx-studio render` and the image
+//! [`Offscreen::render_queue`], which draws a view's queued frame with exactly the code the
+//! window's paint callback runs ([`crate::painter::paint`]) into an image. `pmx-studio render` and the image
 //! tests use it.
 //!
 //! EGL is loaded at run time (glutin opens libEGL), so nothing here is needed to build or to
@@ -9,10 +9,8 @@
 // glutin and glow create GL contexts through unsafe calls; this module only sets one up.
 #![allow(unsafe_code)]
 
-use super::ViewState;
-use super::scene::GpuShared;
-use crate::document::Document;
-use pmx_core::model::ElementKind;
+use pmx_scene::scene::SceneQueue;
+use std::sync::Mutex;
 use three_d::{DepthTexture2D, Interpolation, RenderTarget, Texture2D, Wrapping};
 
 /// Why nothing could be drawn offscreen.
@@ -141,36 +139,26 @@ impl Offscreen {
         &self.context
     }
 
-    /// Brings `view` up to `document` (as the window does each frame: only what changed since
-    /// the last call is uploaded), then draws it into a `width`×`height` image, the view's
-    /// background first. The selected materials are highlighted as in the window.
-    pub fn render_view(
+    /// Applies what `queue` has pending (to its GPU scene, created on the first render) and
+    /// draws the queued frame into a `width`×`height` image cleared to the view's
+    /// background. The editor's view prepares the queue (`ViewState::prepare_frame`).
+    pub fn render_queue(
         &self,
-        view: &mut ViewState,
-        document: &Document,
-        document_id: u64,
+        queue: &Mutex<SceneQueue>,
         width: u32,
         height: u32,
     ) -> Result<image::RgbaImage, OffscreenError> {
-        check_size(width, height)?;
-        view.sync(document, document_id);
-        let size = glam::Vec2::new(width as f32, height as f32);
-        let highlight = &document.selection.get(ElementKind::Material).indices;
-        view.scene
-            .set_frame(view.frame(&document.model, highlight, size));
-        let mut shared = view
-            .scene
-            .shared
+        let mut queue = queue
             .lock()
             .map_err(|_| OffscreenError::View("the view's GPU state is poisoned".to_owned()))?;
-        self.render_shared(&mut shared, width, height)
+        self.render_shared(&mut queue, width, height)
     }
 
     /// Applies what `shared` has pending and draws its frame into a `width`×`height` image
     /// cleared to the view's background.
     pub fn render_shared(
         &self,
-        shared: &mut GpuShared,
+        shared: &mut SceneQueue,
         width: u32,
         height: u32,
     ) -> Result<image::RgbaImage, OffscreenError> {
@@ -194,13 +182,13 @@ impl Offscreen {
             Wrapping::ClampToEdge,
         );
         let target = RenderTarget::new(color.as_color_target(None), depth.as_depth_target());
-        let [r, g, b, a] = super::BACKGROUND;
+        let [r, g, b, a] = pmx_scene::frame::BACKGROUND;
         target.clear(three_d::ClearState::color_and_depth(r, g, b, a, 1.0));
         let viewport = three_d::Viewport::new_at_origo(width, height);
         let scissor = three_d::ScissorBox::new_at_origo(width, height);
         target
             .write::<std::convert::Infallible>(|| {
-                shared.paint(|| Ok(context.clone()), viewport, scissor, false);
+                crate::painter::paint(shared, || Ok(context.clone()), viewport, scissor, false);
                 Ok(())
             })
             .map_err(|e| OffscreenError::View(e.to_string()))?;

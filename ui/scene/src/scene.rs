@@ -2,24 +2,26 @@
 //! structural edit rebuilds the mesh; a value edit of vertices uploads only their ranges, of
 //! faces only their indices, of materials their ranges (colours are per-frame uniforms), of
 //! textures only those textures. A pose (later) uploads deformed positions and normals through
-//! [`ViewScene::upload_deformed`]. The GPU objects live behind a mutex the paint callback
-//! locks; this side only queues [`Upload`]s.
+//! [`ViewScene::upload_deformed`]. The GPU objects live with the [`Painter`]; this side only
+//! queues [`Upload`]s in the [`SceneQueue`] the paint callback locks.
 
-use super::gpu::{Frame, GpuScene, Upload};
-use super::mesh::{Bounds, MeshData, VertexArrays, VertexPatch, face_indices, material_ranges};
-use super::textures::{self, Image, TextureProblem};
-use crate::document::Document;
+use crate::frame::{Frame, Upload};
+use crate::mesh::{Bounds, MeshData, VertexArrays, VertexPatch, face_indices, material_ranges};
 use pmx_core::edit::{EditTarget, Touched};
-use pmx_core::model::ElementKind;
+use pmx_core::model::{ElementKind, Model};
+use pmx_core::texture::{self as textures, Image, TextureProblem};
 use std::ops::Range;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// What the paint callback shares with the UI thread.
+/// What the paint callback shares with the UI thread: the uploads and the frame this side
+/// queued, and how painting went.
 #[derive(Debug, Default)]
-pub struct GpuShared {
-    pub gpu: Option<GpuScene>,
+pub struct SceneQueue {
+    /// The painter's GPU resources for this scene (created on the first paint; opaque here, so
+    /// that this crate needs no GL).
+    pub gpu: Option<Box<dyn std::any::Any + Send>>,
     /// Why the GPU side could not start (shown in the view instead of the model).
     pub failure: Option<String>,
     pub pending: Vec<Upload>,
@@ -34,50 +36,28 @@ pub struct GpuShared {
     pub upload_error: Option<String>,
 }
 
-impl GpuShared {
-    /// Applies what is pending and draws (the paint callback's body; tests call it too).
-    pub fn paint(
-        &mut self,
-        make_context: impl FnOnce() -> Result<three_d::Context, String>,
-        viewport: three_d::Viewport,
-        scissor: three_d::ScissorBox,
-        clear: bool,
-    ) {
-        let started = std::time::Instant::now();
-        if self.gpu.is_none() && self.failure.is_none() {
-            match make_context().and_then(GpuScene::new) {
-                Ok(gpu) => self.gpu = Some(gpu),
-                Err(message) => self.failure = Some(message),
-            }
-        }
-        let Some(gpu) = &mut self.gpu else {
-            return;
-        };
-        for upload in self.pending.drain(..) {
-            if let Err(error) = gpu.apply(upload) {
-                // Later patches of the same mesh may still apply; the rebuild corrects all.
-                self.upload_error = Some(error.to_string());
-            }
-        }
-        if let Some(frame) = &self.frame {
-            if clear {
-                gpu.render(frame, viewport, scissor);
-            } else {
-                gpu.draw(frame, viewport);
-            }
-            self.frames += 1;
-            if self.first_model_frame.is_none() && gpu.has_mesh() {
-                self.first_model_frame = Some(std::time::Instant::now());
-            }
-        }
-        self.last_paint = started.elapsed();
-    }
+/// Draws a [`SceneQueue`] on the GPU: the window gives the editor one (`pmx_view`'s), so this
+/// crate and the editor's panels never link the GL code.
+pub trait Painter: Send + Sync + std::fmt::Debug {
+    /// The egui paint callback that applies `queue`'s uploads and draws its frame in `rect`.
+    fn callback(&self, rect: egui::Rect, queue: Arc<Mutex<SceneQueue>>) -> egui::PaintCallback;
+}
+
+/// What the scene follows: the open document's model and its log of changes.
+pub trait SceneSource {
+    fn model(&self) -> &Model;
+    /// The folder texture paths are relative to (`None`: a model not saved yet).
+    fn base_dir(&self) -> Option<&Path>;
+    /// Increases with every applied, undone or redone edit.
+    fn revision(&self) -> u64;
+    /// What changed after `revision`, oldest first; `None` when the log no longer reaches back.
+    fn changes_since(&self, revision: u64) -> Option<Vec<&Touched>>;
 }
 
 /// What the CPU side knows about the uploaded model.
 #[derive(Debug, Default)]
 pub struct ViewScene {
-    pub shared: Arc<Mutex<GpuShared>>,
+    pub shared: Arc<Mutex<SceneQueue>>,
     /// (document id, revision) the GPU copy reflects.
     synced: Option<(u64, u64)>,
     /// The box around the model's vertices (world space), as a fresh load computes it: after a
@@ -118,14 +98,14 @@ impl ViewScene {
 
     /// The box around the model's vertices in world space (exact: after vertex edits it is
     /// computed again from `document`, which must be the document last synced).
-    pub fn bounds(&mut self, document: &Document) -> Bounds {
+    pub fn bounds(&mut self, document: &dyn SceneSource) -> Bounds {
         if self.bounds_stale {
             self.bounds = Bounds::of(
                 document
-                    .model
+                    .model()
                     .vertices
                     .iter()
-                    .map(|v| super::camera::to_world(v.position)),
+                    .map(|v| crate::camera::to_world(v.position)),
             );
             self.bounds_stale = false;
         }
@@ -133,7 +113,7 @@ impl ViewScene {
     }
 
     /// Brings the GPU copy up to `document`'s revision. Returns whether anything was queued.
-    pub fn sync(&mut self, document: &Document, document_id: u64) -> bool {
+    pub fn sync(&mut self, document: &dyn SceneSource, document_id: u64) -> bool {
         let failed = self
             .shared
             .lock()
@@ -161,8 +141,8 @@ impl ViewScene {
         }
     }
 
-    fn rebuild(&mut self, document: &Document, textures: bool) {
-        let mesh = MeshData::build(&document.model);
+    fn rebuild(&mut self, document: &dyn SceneSource, textures: bool) {
+        let mesh = MeshData::build(document.model());
         self.bounds = mesh.bounds;
         self.bounds_stale = false;
         let mut uploads = vec![Upload::Mesh(mesh)];
@@ -177,12 +157,17 @@ impl ViewScene {
         self.last_sync = SyncKind::Full;
     }
 
-    fn load_textures(&mut self, document: &Document, range: Range<usize>) -> Vec<Option<Image>> {
-        let base = document.path.as_deref().and_then(Path::parent);
-        let end = range.end.min(document.model.textures.len());
+    fn load_textures(
+        &mut self,
+        document: &dyn SceneSource,
+        range: Range<usize>,
+    ) -> Vec<Option<Image>> {
+        let base = document.base_dir();
+        let end = range.end.min(document.model().textures.len());
         let start = range.start.min(end);
-        self.problem_of.resize(document.model.textures.len(), None);
-        let images = document.model.textures[start..end]
+        self.problem_of
+            .resize(document.model().textures.len(), None);
+        let images = document.model().textures[start..end]
             .iter()
             .zip(&mut self.problem_of[start..end])
             .map(
@@ -202,8 +187,8 @@ impl ViewScene {
         images
     }
 
-    fn apply_changes(&mut self, document: &Document, changes: &[&Touched]) {
-        let model = &document.model;
+    fn apply_changes(&mut self, document: &dyn SceneSource, changes: &[&Touched]) {
+        let model = document.model();
         let structural = |kind: ElementKind| changes.iter().any(|t| t.structure.contains(&kind));
         let header = changes.iter().any(|t| t.touches(EditTarget::Header));
         if structural(ElementKind::Texture) {
@@ -267,7 +252,7 @@ impl ViewScene {
     ) {
         let world = |list: &[pmx_core::model::Vec3]| -> Vec<[f32; 3]> {
             list.iter()
-                .map(|&v| super::camera::to_world(v).to_array())
+                .map(|&v| crate::camera::to_world(v).to_array())
                 .collect()
         };
         self.queue([Upload::Vertices(VertexPatch::Deformed {
@@ -277,7 +262,7 @@ impl ViewScene {
         })]);
     }
 
-    pub fn set_overlay(&self, geometry: super::overlay::OverlayGeometry) {
+    pub fn set_overlay(&self, geometry: crate::overlay::OverlayGeometry) {
         self.queue([Upload::Overlay(geometry)]);
     }
 
@@ -313,6 +298,42 @@ mod tests {
     use super::*;
     use pmx_core::edit::EditOp;
 
+    /// A document as the editor keeps one: a model and the log of what each edit touched.
+    struct Document {
+        model: Model,
+        revision: u64,
+        log: Vec<(u64, Touched)>,
+    }
+
+    impl SceneSource for Document {
+        fn model(&self) -> &Model {
+            &self.model
+        }
+        fn base_dir(&self) -> Option<&Path> {
+            None
+        }
+        fn revision(&self) -> u64 {
+            self.revision
+        }
+        fn changes_since(&self, revision: u64) -> Option<Vec<&Touched>> {
+            Some(
+                self.log
+                    .iter()
+                    .filter(|(r, _)| *r > revision)
+                    .map(|(_, t)| t)
+                    .collect(),
+            )
+        }
+    }
+
+    impl Document {
+        fn apply(&mut self, mut edit: pmx_core::edit::Edit) {
+            let touched = edit.apply(&mut self.model);
+            self.revision += 1;
+            self.log.push((self.revision, touched));
+        }
+    }
+
     fn document() -> Document {
         let model = pmx_core::generate::feature_model(
             pmx_core::model::PmxVersion::V2_0,
@@ -320,7 +341,11 @@ mod tests {
             200,
             2,
         );
-        Document::from_model(model, None, None)
+        Document {
+            model,
+            revision: 0,
+            log: Vec::new(),
+        }
     }
 
     #[test]

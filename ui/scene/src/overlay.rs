@@ -2,9 +2,9 @@
 //! translucent triangles in world space: bones by kind with their tails, rigid bodies by mode,
 //! joints, the ground grid and axes, normals, the weight colours. GPU-free.
 
-use super::camera::to_world;
-use super::pick::{Shape, Solid};
-use crate::selection::IndexSet;
+use crate::Selected;
+use crate::camera::to_world;
+use crate::pick::{Shape, Solid};
 use glam::{EulerRot, Quat, Vec3};
 use pmx_core::model::{Bone, BoneFlags, Model, RigidBody, RigidMode, RigidShape, Weight};
 
@@ -126,7 +126,7 @@ pub fn bone_tail(model: &Model, bone: &Bone) -> Option<Vec3> {
 
 /// Bones: a line from each head to its tail and a point at the head.
 #[must_use]
-pub fn bones(model: &Model, selected: &IndexSet) -> OverlayGeometry {
+pub fn bones(model: &Model, selected: &dyn Selected) -> OverlayGeometry {
     let mut out = OverlayGeometry::default();
     for (index, bone) in model.bones.iter().enumerate() {
         let color = if selected.contains(index) {
@@ -330,7 +330,7 @@ fn add_rounded(
 
 /// Rigid bodies, coloured by mode, translucent; the selected ones brighter.
 #[must_use]
-pub fn rigid_bodies(model: &Model, selected: &IndexSet) -> OverlayGeometry {
+pub fn rigid_bodies(model: &Model, selected: &dyn Selected) -> OverlayGeometry {
     let mut out = OverlayGeometry::default();
     for (index, body) in model.rigid_bodies.iter().enumerate() {
         let (color, alpha) = if selected.contains(index) {
@@ -347,7 +347,7 @@ pub const JOINT_COLOR: [f32; 4] = [0.2, 0.9, 0.95, 1.0];
 
 /// Joints: a small cube at each, lines to the two bodies it connects.
 #[must_use]
-pub fn joints(model: &Model, selected: &IndexSet, size: f32) -> OverlayGeometry {
+pub fn joints(model: &Model, selected: &dyn Selected, size: f32) -> OverlayGeometry {
     let mut out = OverlayGeometry::default();
     for (index, joint) in model.joints.iter().enumerate() {
         let color = if selected.contains(index) {
@@ -434,9 +434,9 @@ pub fn normals(model: &Model, length: f32) -> OverlayGeometry {
 
 /// Selected vertices as points.
 #[must_use]
-pub fn selected_vertices(model: &Model, selected: &IndexSet) -> OverlayGeometry {
+pub fn selected_vertices(model: &Model, selected: &dyn Selected) -> OverlayGeometry {
     let mut out = OverlayGeometry::default();
-    for index in selected.iter() {
+    for index in selected.indices() {
         if let Some(vertex) = model.vertices.get(index) {
             out.point(to_world(vertex.position), [1.0, 0.15, 0.15, 1.0]);
         }
@@ -522,7 +522,7 @@ mod tests {
             Some(Vec3::new(0.0, 1.0, -2.0))
         );
         assert_eq!(bone_tail(&model, &model.bones[2]), None);
-        let mut selected = IndexSet::default();
+        let mut selected = std::collections::BTreeSet::new();
         selected.insert(0);
         let geometry = bones(&model, &selected);
         assert_eq!(geometry.points.len(), 3);
@@ -599,7 +599,7 @@ mod tests {
         );
         let mut model = Model::new_empty();
         model.rigid_bodies = vec![body];
-        let geometry = rigid_bodies(&model, &IndexSet::default());
+        let geometry = rigid_bodies(&model, &std::collections::BTreeSet::new());
         assert!(geometry.triangles.len() > 100);
         assert_eq!(geometry.triangles.len() % 3, 0);
         assert_eq!(geometry.triangles[0].color[3], 0.22);

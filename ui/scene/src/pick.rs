@@ -3,7 +3,7 @@
 //! positions (see [`super::camera::to_world`]) and skips what is not finite, so a broken model
 //! never makes a click fail.
 
-use super::camera::{Projector, Ray};
+use crate::camera::{Projector, Ray};
 use glam::{Quat, Vec2, Vec3};
 
 /// Möller–Trumbore: the distance along `ray` to triangle `abc` (either side), if hit.

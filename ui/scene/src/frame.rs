@@ -1,0 +1,142 @@
+//! What one frame of the view draws and what the GPU must change before drawing it: plain data
+//! the CPU side builds ([`crate::scene`], the editor's view pane) and the GPU side
+//! (`pmx_view`) consumes.
+
+use crate::mesh::{MaterialRange, MeshData, Primitive, VertexPatch};
+use crate::overlay::OverlayGeometry;
+use pmx_core::model::{DrawFlags, Model, SphereMode, TextureIdx, Toon};
+use pmx_core::texture::Image;
+
+pub const LIGHT_DIRECTION: glam::Vec3 = glam::Vec3::new(-0.5, -1.0, -0.5);
+pub const LIGHT_COLOR: glam::Vec3 = glam::Vec3::splat(154.0 / 255.0);
+pub const BACKGROUND: [f32; 4] = [0.92, 0.92, 0.94, 1.0];
+
+/// What the GPU needs to change before drawing.
+#[derive(Debug, Clone)]
+pub enum Upload {
+    /// The whole mesh (a new model or a structural edit).
+    Mesh(MeshData),
+    Vertices(VertexPatch),
+    /// New indices for the faces from `first_face` on.
+    Faces {
+        first_face: usize,
+        indices: Vec<u32>,
+    },
+    /// The material index ranges (after a material's face count changed).
+    MaterialRanges(Vec<MaterialRange>),
+    /// The model's texture list (index = texture index; `None`: the placeholder).
+    Textures(Vec<Option<Image>>),
+    Texture {
+        index: usize,
+        image: Option<Image>,
+    },
+    Overlay(OverlayGeometry),
+    /// Per-vertex weights for the weight view (`None`: off).
+    Weights(Option<Vec<f32>>),
+}
+
+/// How one material is drawn this frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MaterialDraw {
+    pub diffuse: [f32; 4],
+    pub specular: [f32; 3],
+    pub specular_power: f32,
+    pub ambient: [f32; 3],
+    pub double_sided: bool,
+    pub primitive: Primitive,
+    pub vertex_color: bool,
+    pub edge: Option<([f32; 4], f32)>,
+    /// Point size in pixels (point mode).
+    pub point_size: f32,
+    pub texture: Option<usize>,
+    pub sphere: Option<(usize, u8)>,
+    pub toon: ToonRef,
+    pub visible: bool,
+    /// Mixed over the colour (selection highlight); alpha 0: none.
+    pub tint: [f32; 4],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToonRef {
+    None,
+    Shared(u8),
+    Texture(usize),
+}
+
+/// Which overlays to draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)]
+pub struct Layers {
+    pub model: bool,
+    pub edges: bool,
+    pub wireframe: bool,
+    pub vertices: bool,
+    pub weights: bool,
+}
+
+/// Everything one frame draws, besides what is uploaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub view: glam::Mat4,
+    pub view_projection: glam::Mat4,
+    pub eye: glam::Vec3,
+    /// World units per pixel per unit of distance from the eye (edge widths).
+    pub pixel_factor: f32,
+    pub light_direction: glam::Vec3,
+    pub light_color: glam::Vec3,
+    pub background: [f32; 4],
+    pub materials: Vec<MaterialDraw>,
+    pub layers: Layers,
+}
+
+/// Per-frame material parameters, from the model (cheap: one entry per material);
+/// `highlighted` tells which materials the selection tints.
+#[must_use]
+pub fn material_draws(model: &Model, highlighted: impl Fn(usize) -> bool) -> Vec<MaterialDraw> {
+    model
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(index, m)| {
+            let texture_index = |t: Option<TextureIdx>| t.map(|t| t.get());
+            let sphere_mode = match m.sphere_mode {
+                SphereMode::Multiply => 1,
+                SphereMode::Add => 2,
+                SphereMode::SubTexture => 3,
+                SphereMode::Disabled | SphereMode::Unknown(_) => 0,
+            };
+            let sphere = texture_index(m.sphere_texture)
+                .filter(|_| sphere_mode != 0)
+                .map(|i| (i, sphere_mode));
+            let toon = match m.toon {
+                Toon::Shared(n) if n < 10 => ToonRef::Shared(n),
+                Toon::Shared(_) | Toon::Texture(None) => ToonRef::None,
+                Toon::Texture(Some(t)) => ToonRef::Texture(t.get()),
+            };
+            let finite = |v: f32, or: f32| if v.is_finite() { v } else { or };
+            MaterialDraw {
+                diffuse: m.diffuse.to_array().map(|v| finite(v, 1.0)),
+                specular: m.specular.to_array().map(|v| finite(v, 0.0)),
+                specular_power: finite(m.specular_power, 0.0),
+                ambient: m.ambient.to_array().map(|v| finite(v, 0.0)),
+                double_sided: m.draw_flags.contains(DrawFlags::DOUBLE_SIDED),
+                primitive: crate::mesh::primitive(m.draw_flags),
+                vertex_color: m.draw_flags.contains(DrawFlags::VERTEX_COLOR),
+                edge: m
+                    .draw_flags
+                    .contains(DrawFlags::EDGE)
+                    .then(|| (m.edge_color.to_array(), finite(m.edge_size, 0.0))),
+                point_size: finite(m.edge_size, 1.0).clamp(1.0, 64.0),
+                texture: texture_index(m.texture),
+                sphere,
+                toon,
+                visible: true,
+                tint: if highlighted(index) {
+                    [1.0, 0.55, 0.1, 0.35]
+                } else {
+                    [0.0; 4]
+                },
+            }
+        })
+        .collect()
+}
