@@ -804,4 +804,6 @@ impl Drop for Sequence<'_> {
 }
 
 #[cfg(test)]
+mod remap_tests;
+#[cfg(test)]
 mod tests;
