@@ -66,7 +66,11 @@ impl IndexSet {
         }
         for word in start / 64..=last_word {
             let low = if word == start / 64 { start % 64 } else { 0 };
-            let high = if word == last_word { (end - 1) % 64 } else { 63 };
+            let high = if word == last_word {
+                (end - 1) % 64
+            } else {
+                63
+            };
             let mask = (u64::MAX >> (63 - high)) & (u64::MAX << low);
             self.count += (mask & !self.words[word]).count_ones() as usize;
             self.words[word] |= mask;
@@ -186,7 +190,8 @@ impl KindSelection {
         if !created.is_empty() {
             self.indices.clear();
             for range in &created {
-                self.indices.insert_range(range.start.min(len), range.end.min(len));
+                self.indices
+                    .insert_range(range.start.min(len), range.end.min(len));
             }
             self.current = self.indices.first();
             return;
@@ -221,7 +226,10 @@ impl KindSelection {
                     .filter(|&(k, &p)| k == 0 || removed[k - 1] + 1 != p)
                     .map(|(_, &p)| p);
                 for start in run_starts {
-                    let pick = start.checked_sub(1).and_then(map).unwrap_or_else(|| after(start));
+                    let pick = start
+                        .checked_sub(1)
+                        .and_then(map)
+                        .unwrap_or_else(|| after(start));
                     self.indices.insert(pick);
                 }
                 self.current = self.indices.first();
@@ -383,7 +391,11 @@ mod tests {
         assert_eq!((s.targets(), s.current), (vec![1, 4], Some(1)));
         // What a change creates becomes the selection.
         let mut s = selection(&[0], Some(0));
-        s.follow(&Reindex::Insert(Arc::from([3u32, 4])), 9, Direction::Forward);
+        s.follow(
+            &Reindex::Insert(Arc::from([3u32, 4])),
+            9,
+            Direction::Forward,
+        );
         assert_eq!((s.targets(), s.current), (vec![3, 4], Some(3)));
         // A reorder keeps the same elements, wherever they went.
         let mut s = selection(&[0, 3], Some(3));

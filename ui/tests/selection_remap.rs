@@ -122,13 +122,19 @@ fn selection(harness: &Harness<'_, EditorState>, kind: ElementKind) -> (Vec<Name
     let names = names(&document.model, kind);
     let selection = document.selection.get(kind);
     (
-        selection.targets().iter().map(|&i| named(&names, i)).collect(),
+        selection
+            .targets()
+            .iter()
+            .map(|&i| named(&names, i))
+            .collect(),
         selection.current.map(|i| named(&names, i)),
     )
 }
 
 fn open(harness: &mut Harness<'_, EditorState>, tab: Tab) {
-    harness.get_by_role_and_label(Role::Button, tab.title).click();
+    harness
+        .get_by_role_and_label(Role::Button, tab.title)
+        .click();
     harness.run_ok();
 }
 
@@ -231,7 +237,11 @@ fn check(
     assert!(edited != original, "the edit changed the model");
     assert_eq!(document(&harness).history.len(), 1, "one undo step");
     let expect = expect(&names(&original, tab.kind), &edited);
-    assert_eq!(selection(&harness, tab.kind), expect.after, "after the edit");
+    assert_eq!(
+        selection(&harness, tab.kind),
+        expect.after,
+        "after the edit"
+    );
     undo(&mut harness);
     assert!(document(&harness).model == original, "undo restores");
     assert_eq!(selection(&harness, tab.kind), expect.undone, "after undo");

@@ -19,8 +19,8 @@
 
 use super::elements::{put_positions, take_positions};
 use super::reflect::HeapSize;
-use super::structure::{Removal, face_counts_of};
 use super::reindex::Reindex;
+use super::structure::{Removal, face_counts_of};
 use super::{EditReport, EditTarget, MovedRefs, Touched};
 use crate::model::refs::{RefKind, RefSite, for_each_ref_into};
 use crate::model::*;

@@ -112,7 +112,9 @@ impl Reindex {
                 back.sort_unstable_by_key(|r| r.old);
                 Reindex::Reorder(back.into())
             }
-            Reindex::Chain(steps) => Reindex::Chain(steps.iter().rev().map(Self::inverse).collect()),
+            Reindex::Chain(steps) => {
+                Reindex::Chain(steps.iter().rev().map(Self::inverse).collect())
+            }
         }
     }
 
@@ -262,9 +264,7 @@ mod tests {
         let created: Vec<usize> = reindex.created().into_iter().flatten().collect();
         let unseen: Vec<usize> = (0..after.len()).filter(|&n| !seen[n]).collect();
         assert_eq!(created, unseen, "{reindex:?}: created");
-        let removed: Vec<usize> = (0..old_len)
-            .filter(|&o| reindex.map(o).is_none())
-            .collect();
+        let removed: Vec<usize> = (0..old_len).filter(|&o| reindex.map(o).is_none()).collect();
         assert_eq!(reindex.removed(), removed, "{reindex:?}: removed");
         let back = reindex.inverse();
         for old in 0..old_len {
@@ -296,7 +296,10 @@ mod tests {
         let mut order = vec![10, 11, 500_000];
         order.extend((0..len).filter(|&i| i != 10 && i != 11 && i != 500_000));
         let reindex = Reindex::from_order(&order);
-        assert!(reindex.heap_size() <= 6 * std::mem::size_of::<Run>(), "{reindex:?}");
+        assert!(
+            reindex.heap_size() <= 6 * std::mem::size_of::<Run>(),
+            "{reindex:?}"
+        );
         assert_eq!(reindex.map(500_000), Some(2));
         assert_eq!(reindex.map(0), Some(3));
         assert_eq!(reindex.map(12), Some(13));

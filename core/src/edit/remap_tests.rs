@@ -167,7 +167,10 @@ fn check(
         assert_eq!(reindex.removed(), removed, "{what}: {kind:?} removed");
         if exact_removal {
             // Faces are tagged by their vertices: copies of a face cannot be told apart.
-            for &i in removed.iter().filter(|&&i| old.iter().filter(|t| **t == old[i]).count() == 1) {
+            for &i in removed
+                .iter()
+                .filter(|&&i| old.iter().filter(|t| **t == old[i]).count() == 1)
+            {
                 assert!(
                     !new.contains(&old[i]),
                     "{what}: {kind:?} {i} ({}) reported removed but still there",
@@ -334,7 +337,10 @@ fn each_structural_edit_reports_its_own_shape() {
     let mut history = History::new();
     let touched = history.apply(&mut model, edit);
     let remap = touched.remap(ElementKind::Bone).expect("bones moved");
-    assert!(matches!(remap, Reindex::Reorder(runs) if runs.len() <= 4), "{remap:?}");
+    assert!(
+        matches!(remap, Reindex::Reorder(runs) if runs.len() <= 4),
+        "{remap:?}"
+    );
     assert_eq!(remap.map(3), Some(2));
     assert_eq!(remap.map(2), Some(3));
     assert_eq!(remap.map(bones - 1), Some(bones - 1));
