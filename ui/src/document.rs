@@ -1,7 +1,7 @@
 //! The open document: the model, where it came from, its undo history and selection, and the
 //! background loading that produces it.
 
-use crate::selection::{Selection, kind_slot};
+use crate::selection::{Direction, Selection, kind_slot};
 use pmx_core::edit::{Edit, History, Touched};
 use pmx_core::formats::pmx::{self, IndexSizeMode};
 use pmx_core::formats::{self, FileFormat, LoadOptions, LoadReport, Loaded};
@@ -147,22 +147,28 @@ impl Document {
         })
     }
 
-    /// Applies `edit` and records it as one undo step.
+    /// Applies `edit` and records it as one undo step. Selections follow their elements
+    /// through the edit's report; what it created becomes the selection, and when it removed
+    /// everything selected (a delete) the element after that is selected
+    /// ([`crate::selection::KindSelection::follow`]).
     pub fn apply(&mut self, edit: Edit) -> Touched {
         let touched = self.history.apply(&mut self.model, edit);
-        self.note(&touched);
+        self.note(&touched, Direction::Forward);
         touched
     }
 
+    /// Undoes the last step; selections follow their elements back (what comes back is
+    /// selected; copies taken away leave their originals selected).
     pub fn undo(&mut self) -> Option<Touched> {
         let touched = self.history.undo(&mut self.model)?;
-        self.note(&touched);
+        self.note(&touched, Direction::Back);
         Some(touched)
     }
 
+    /// Redoes the next step; selections follow as for [`Document::apply`].
     pub fn redo(&mut self) -> Option<Touched> {
         let touched = self.history.redo(&mut self.model)?;
-        self.note(&touched);
+        self.note(&touched, Direction::Forward);
         Some(touched)
     }
 
@@ -171,17 +177,17 @@ impl Document {
         let mut all = Touched::default();
         while self.history.head() > head {
             let Some(touched) = self.undo() else { break };
-            merge_touched(&mut all, touched);
+            all.extend(touched);
         }
         while self.history.head() < head {
             let Some(touched) = self.redo() else { break };
-            merge_touched(&mut all, touched);
+            all.extend(touched);
         }
         all
     }
 
-    /// Bookkeeping after any change: revisions, and selections kept inside their lists.
-    fn note(&mut self, touched: &Touched) {
+    /// Bookkeeping after any change: revisions, and selections moved with their elements.
+    fn note(&mut self, touched: &Touched, direction: Direction) {
         self.revision += 1;
         if self.changes.len() >= Self::CHANGE_LOG_LEN {
             self.changes.pop_front();
@@ -190,7 +196,13 @@ impl Document {
         for &kind in &touched.structure {
             self.structure_revisions[kind_slot(kind)] += 1;
             let len = self.model.count(kind);
-            self.selection.get_mut(kind).truncate(len);
+            let selection = self.selection.get_mut(kind);
+            match touched.remap(kind) {
+                Some(reindex) => selection.follow(reindex, len, direction),
+                // A change that does not say where elements went (a repair): keep what is
+                // still in the list.
+                None => selection.truncate(len),
+            }
         }
     }
 
@@ -230,8 +242,9 @@ impl Document {
             let touched = Touched {
                 values: Vec::new(),
                 structure: ElementKind::ALL.to_vec(),
+                remaps: Vec::new(),
             };
-            self.note(&touched);
+            self.note(&touched, Direction::Forward);
         }
         report
     }
@@ -248,15 +261,6 @@ impl Document {
         // The file on disk is now a correct one: what the reader noticed no longer applies.
         self.load_report = None;
         Ok(report.warnings)
-    }
-}
-
-fn merge_touched(all: &mut Touched, more: Touched) {
-    all.values.extend(more.values);
-    for kind in more.structure {
-        if !all.structure.contains(&kind) {
-            all.structure.push(kind);
-        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! What the user has selected: element indices per kind (data indices, never view rows), the
 //! current element (whose properties the panel shows, and where Shift-click ranges start).
 
+use pmx_core::edit::Reindex;
 use pmx_core::model::ElementKind;
 
 /// A set of element indices as a bit set: selecting all of 1,000,000 vertices costs 125 kB,
@@ -54,10 +55,25 @@ impl IndexSet {
         self.count = 0;
     }
 
-    /// Adds `start..end`.
+    /// Adds `start..end` (a word at a time: selecting a million new vertices is cheap).
     pub fn insert_range(&mut self, start: usize, end: usize) {
-        for index in start..end {
-            self.insert(index);
+        if start >= end {
+            return;
+        }
+        let last_word = (end - 1) / 64;
+        if last_word >= self.words.len() {
+            self.words.resize(last_word + 1, 0);
+        }
+        for word in start / 64..=last_word {
+            let low = if word == start / 64 { start % 64 } else { 0 };
+            let high = if word == last_word {
+                (end - 1) % 64
+            } else {
+                63
+            };
+            let mask = (u64::MAX >> (63 - high)) & (u64::MAX << low);
+            self.count += (mask & !self.words[word]).count_ones() as usize;
+            self.words[word] |= mask;
         }
     }
 
@@ -159,6 +175,68 @@ impl KindSelection {
         self.current = None;
     }
 
+    /// Follows the selected elements through `reindex`, the renumbering of their list by a
+    /// change after which it holds `len` elements (the edit's own report: nothing here works
+    /// out what the edit did):
+    /// - elements the change created (inserted, duplicated, merged, or brought back by an undo)
+    ///   become the selection, the first of them the current element;
+    /// - otherwise the selected elements stay selected wherever they went;
+    /// - if the change removed every selected element, the element after the removed ones is
+    ///   selected when it went `Forward` (as after a delete), and when it went `Back` (an undone
+    ///   insert or duplicate) the element before each removed run: the one the insert followed,
+    ///   the originals of the copies.
+    pub fn follow(&mut self, reindex: &Reindex, len: usize, direction: Direction) {
+        let created = reindex.created();
+        if !created.is_empty() {
+            self.indices.clear();
+            for range in &created {
+                self.indices
+                    .insert_range(range.start.min(len), range.end.min(len));
+            }
+            self.current = self.indices.first();
+            return;
+        }
+        let had = self.target_count() > 0;
+        let map = |index: usize| reindex.map(index).filter(|&new| new < len);
+        let current = self.current.and_then(map);
+        let indices: IndexSet = self.indices.iter().filter_map(map).collect();
+        self.indices = indices;
+        self.current = current.or_else(|| self.indices.first());
+        if !had || self.target_count() > 0 || len == 0 {
+            return;
+        }
+        let removed = reindex.removed();
+        // The first element after position `from` that survived, where it is now.
+        let after = |from: usize| {
+            let mut old = from;
+            while removed.binary_search(&old).is_ok() {
+                old += 1;
+            }
+            map(old).unwrap_or(len - 1)
+        };
+        let Some(&first) = removed.first() else {
+            return;
+        };
+        match direction {
+            Direction::Forward => self.select_only(after(first)),
+            Direction::Back => {
+                let run_starts = removed
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, &p)| k == 0 || removed[k - 1] + 1 != p)
+                    .map(|(_, &p)| p);
+                for start in run_starts {
+                    let pick = start
+                        .checked_sub(1)
+                        .and_then(map)
+                        .unwrap_or_else(|| after(start));
+                    self.indices.insert(pick);
+                }
+                self.current = self.indices.first();
+            }
+        }
+    }
+
     /// Keeps the selection within a list of `len` elements.
     pub fn truncate(&mut self, len: usize) {
         self.indices.truncate(len);
@@ -194,6 +272,13 @@ impl KindSelection {
             self.indices.to_vec()
         }
     }
+}
+
+/// Which way a change went: an edit applied or redone, or undone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Back,
 }
 
 /// The selection of every kind, with a generation counter that changes whenever it does (views
@@ -261,6 +346,61 @@ mod tests {
         set.truncate(128);
         assert_eq!(set.len(), 128);
         assert_eq!(set.iter().last(), Some(127));
+    }
+
+    #[test]
+    fn insert_range_sets_whole_words_and_counts_once() {
+        let mut set: IndexSet = [3, 70].into_iter().collect();
+        set.insert_range(2, 200);
+        assert_eq!(set.len(), 198);
+        assert_eq!(set.to_vec(), (2..200).collect::<Vec<_>>());
+        set.insert_range(64, 128);
+        assert_eq!(set.len(), 198);
+        let mut edge = IndexSet::default();
+        edge.insert_range(63, 65);
+        assert_eq!(edge.to_vec(), vec![63, 64]);
+    }
+
+    fn selection(indices: &[usize], current: Option<usize>) -> KindSelection {
+        KindSelection {
+            indices: indices.iter().copied().collect(),
+            current,
+        }
+    }
+
+    #[test]
+    fn the_selection_follows_its_elements() {
+        use std::sync::Arc;
+        // Elements 2 and 5 of 8 removed: 3 → 2, 6 → 4.
+        let remove = Reindex::Remove(Arc::from([2u32, 5]));
+        let mut s = selection(&[3, 6], Some(6));
+        s.follow(&remove, 6, Direction::Forward);
+        assert_eq!((s.targets(), s.current), (vec![2, 4], Some(4)));
+        // Deleting the selection selects the element after the first deleted one.
+        let mut s = selection(&[2, 5], Some(2));
+        s.follow(&remove, 6, Direction::Forward);
+        assert_eq!((s.targets(), s.current), (vec![2], Some(2)));
+        // Deleting the last elements selects the new last one.
+        let tail = Reindex::Remove(Arc::from([6u32, 7]));
+        let mut s = selection(&[6, 7], Some(6));
+        s.follow(&tail, 6, Direction::Forward);
+        assert_eq!(s.targets(), vec![5]);
+        // Undoing copies at 2 and 6 selects their originals, 1 and 4.
+        let mut s = selection(&[2, 6], Some(2));
+        s.follow(&Reindex::Remove(Arc::from([2u32, 6])), 6, Direction::Back);
+        assert_eq!((s.targets(), s.current), (vec![1, 4], Some(1)));
+        // What a change creates becomes the selection.
+        let mut s = selection(&[0], Some(0));
+        s.follow(
+            &Reindex::Insert(Arc::from([3u32, 4])),
+            9,
+            Direction::Forward,
+        );
+        assert_eq!((s.targets(), s.current), (vec![3, 4], Some(3)));
+        // A reorder keeps the same elements, wherever they went.
+        let mut s = selection(&[0, 3], Some(3));
+        s.follow(&Reindex::from_order(&[3, 2, 1, 0]), 4, Direction::Forward);
+        assert_eq!((s.targets(), s.current), (vec![0, 3], Some(0)));
     }
 
     #[test]

@@ -19,6 +19,7 @@
 
 use super::elements::{put_positions, take_positions};
 use super::reflect::HeapSize;
+use super::reindex::Reindex;
 use super::structure::{Removal, face_counts_of};
 use super::{EditReport, EditTarget, MovedRefs, Touched};
 use crate::model::refs::{RefKind, RefSite, for_each_ref_into};
@@ -143,7 +144,8 @@ impl Dependents {
         self.swap(model);
         if !self.faces.positions.is_empty() {
             self.faces.take(&mut model.faces);
-            touched.add_structure(ElementKind::Face);
+            let positions = std::sync::Arc::clone(&self.faces.positions);
+            touched.add_remap(ElementKind::Face, Reindex::Remove(positions));
         }
         for &(material, count) in &self.face_counts {
             if let Some(material) = model.materials.get_mut(material as usize) {
@@ -177,7 +179,8 @@ impl Dependents {
         }
         if !self.joints.positions.is_empty() {
             self.joints.take(&mut model.joints);
-            touched.add_structure(ElementKind::Joint);
+            let positions = std::sync::Arc::clone(&self.joints.positions);
+            touched.add_remap(ElementKind::Joint, Reindex::Remove(positions));
         }
         self.note(touched);
     }
@@ -185,7 +188,8 @@ impl Dependents {
     pub(crate) fn restore(&mut self, model: &mut Model, touched: &mut Touched) {
         if !self.joints.positions.is_empty() {
             self.joints.restore(&mut model.joints);
-            touched.add_structure(ElementKind::Joint);
+            let positions = std::sync::Arc::clone(&self.joints.positions);
+            touched.add_remap(ElementKind::Joint, Reindex::Insert(positions));
         }
         for (soft_body, removal) in self.pins.iter_mut().rev() {
             if let Some(soft_body) = model.soft_bodies.get_mut(*soft_body as usize) {
@@ -222,7 +226,8 @@ impl Dependents {
         }
         if !self.faces.positions.is_empty() {
             self.faces.restore(&mut model.faces);
-            touched.add_structure(ElementKind::Face);
+            let positions = std::sync::Arc::clone(&self.faces.positions);
+            touched.add_remap(ElementKind::Face, Reindex::Insert(positions));
         }
         self.swap(model);
         self.note(touched);

@@ -15,6 +15,7 @@ mod label;
 mod merge;
 mod ops;
 mod reflect;
+mod reindex;
 mod structure;
 
 pub use elements::Elements;
@@ -24,6 +25,7 @@ pub use label::{EditLabel, LabelArg, REPORT_NOUNS, report_noun};
 pub use merge::MergeOptions;
 pub use ops::{EditOp, EditScript, ops_to_edit, ops_to_edit_in};
 pub use reflect::{FieldType, HeapSize, Reflect};
+pub use reindex::{Reindex, Run};
 pub use structure::SortKey;
 
 use crate::formats::FileError;
@@ -209,7 +211,7 @@ pub struct TouchedRange {
 }
 
 /// What an application (or undo, or redo) of an edit changed, for views and the 3D preview to
-/// refresh only that.
+/// refresh only that, and where elements went, for selections to follow them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Touched {
     /// Elements whose values changed, as index ranges of the model after the change (sorted and
@@ -218,6 +220,11 @@ pub struct Touched {
     /// Kinds whose element lists changed shape (elements inserted, removed or reordered): their
     /// indices before and after differ, so views of them refresh completely.
     pub structure: Vec<ElementKind>,
+    /// For each kind in `structure`, where its elements went (old index → new index or removed)
+    /// and which elements are new: the renumbering of this application, or of this undo (the
+    /// inverse), or redo. One entry per kind, in `ElementKind` order.
+    #[serde(skip)]
+    pub remaps: Vec<(ElementKind, Reindex)>,
 }
 
 impl Touched {
@@ -235,6 +242,19 @@ impl Touched {
             || target
                 .element_kind()
                 .is_some_and(|kind| self.structure.contains(&kind))
+    }
+
+    /// Where the elements of `kind` went (`None`: their indices did not change).
+    #[must_use]
+    pub fn remap(&self, kind: ElementKind) -> Option<&Reindex> {
+        self.remaps.iter().find(|(k, _)| *k == kind).map(|(_, r)| r)
+    }
+
+    /// The elements of `kind` the change created (inserted, duplicated, merged, or brought back
+    /// by an undo), as index ranges of the model after it.
+    #[must_use]
+    pub fn created(&self, kind: ElementKind) -> Vec<Range<usize>> {
+        self.remap(kind).map(Reindex::created).unwrap_or_default()
     }
 
     /// The changed index ranges of `target`.
@@ -281,10 +301,31 @@ impl Touched {
         }
     }
 
-    pub(crate) fn extend(&mut self, other: Touched) {
+    /// Notes that the elements of `kind` were renumbered by `reindex` (after any renumbering
+    /// already noted for it).
+    pub(crate) fn add_remap(&mut self, kind: ElementKind, reindex: Reindex) {
+        self.add_structure(kind);
+        match self.remaps.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, earlier)) => {
+                let first = std::mem::replace(earlier, Reindex::Chain(Vec::new().into()));
+                *earlier = first.then(reindex);
+            }
+            None => {
+                self.remaps.push((kind, reindex));
+                self.remaps.sort_by_key(|(k, _)| *k);
+            }
+        }
+    }
+
+    /// Adds what a later change touched: `other` happened after `self` (a batch's next step,
+    /// the next of several undos), so renumberings compose in that order.
+    pub fn extend(&mut self, other: Touched) {
         self.values.extend(other.values);
         for kind in other.structure {
             self.add_structure(kind);
+        }
+        for (kind, reindex) in other.remaps {
+            self.add_remap(kind, reindex);
         }
         self.normalize();
     }
@@ -762,5 +803,7 @@ impl Drop for Sequence<'_> {
     }
 }
 
+#[cfg(test)]
+mod remap_tests;
 #[cfg(test)]
 mod tests;

@@ -12,24 +12,37 @@ use super::elements::{
     Elements, material_face_ranges, materials_of_faces, put_positions, take_positions,
 };
 use super::reflect::{FieldType, HeapSize};
+use super::reindex::{Reindex, Run};
 use super::{Change, Edit, EditError, EditLabel, EditReport, EditTarget, LabelArg, Touched};
 use crate::model::refs::{IndexRemap, LostRef, RefKind, remap_refs};
 use crate::model::*;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::ops::Range;
+use std::sync::Arc;
 
-/// Items removed from a list at positions (or, for insertions, put there).
-#[derive(Debug, Default)]
+/// Items removed from a list at positions (or, for insertions, put there). The positions are
+/// shared with the [`Reindex`] the change reports.
+#[derive(Debug)]
 pub(crate) struct Removal<T> {
-    pub(crate) positions: Vec<u32>,
+    pub(crate) positions: Arc<[u32]>,
     pub(crate) items: Vec<T>,
+}
+
+impl<T> Default for Removal<T> {
+    fn default() -> Self {
+        Self {
+            positions: Arc::new([]),
+            items: Vec::new(),
+        }
+    }
 }
 
 impl<T: FieldType> Removal<T> {
     pub(crate) fn at(positions: Vec<u32>) -> Self {
         Self {
-            positions,
+            positions: positions.into(),
             items: Vec::new(),
         }
     }
@@ -43,7 +56,7 @@ impl<T: FieldType> Removal<T> {
     }
 
     pub(crate) fn heap_size(&self) -> usize {
-        self.positions.capacity() * 4 + self.items.heap_size()
+        self.positions.len() * 4 + self.items.heap_size()
     }
 }
 
@@ -80,7 +93,7 @@ fn renumber(
 #[derive(Debug)]
 pub(crate) struct RemoveChange {
     kind: ElementKind,
-    positions: Vec<u32>,
+    positions: Arc<[u32]>,
     removed: Elements,
     dependents: Dependents,
     lost_forward: Vec<LostRef>,
@@ -97,7 +110,7 @@ impl RemoveChange {
                 renumber(model, ref_kind, &remap, &self.lost_backward, &mut touched);
         }
         self.removed = Elements::take(model, self.kind, &self.positions);
-        touched.add_structure(self.kind);
+        touched.add_remap(self.kind, Reindex::Remove(Arc::clone(&self.positions)));
         touched
     }
 
@@ -111,12 +124,12 @@ impl RemoveChange {
                 renumber(model, ref_kind, &remap, &self.lost_forward, &mut touched);
         }
         self.dependents.restore(model, &mut touched);
-        touched.add_structure(self.kind);
+        touched.add_remap(self.kind, Reindex::Insert(Arc::clone(&self.positions)));
         touched
     }
 
     pub fn heap_size(&self) -> usize {
-        self.positions.capacity() * 4
+        self.positions.len() * 4
             + self.removed.heap_size()
             + self.dependents.heap_size()
             + (self.lost_forward.capacity() + self.lost_backward.capacity())
@@ -128,7 +141,7 @@ impl RemoveChange {
 #[derive(Debug)]
 pub(crate) struct InsertChange {
     kind: ElementKind,
-    positions: Vec<u32>,
+    positions: Arc<[u32]>,
     /// The elements while they are not in the model.
     items: Elements,
     /// Faces of inserted materials, at their final positions.
@@ -150,13 +163,15 @@ impl InsertChange {
         std::mem::take(&mut self.items).put(model, &self.positions);
         if !self.faces.positions.is_empty() {
             self.faces.restore(&mut model.faces);
-            touched.add_structure(ElementKind::Face);
+            let positions = Arc::clone(&self.faces.positions);
+            touched.add_remap(ElementKind::Face, Reindex::Insert(positions));
         }
         for &(material, count) in &self.face_counts {
             if let Some(material) = model.materials.get_mut(material as usize) {
                 material.face_index_count = material.face_index_count.saturating_add(count);
             }
         }
+        touched.add_remap(self.kind, Reindex::Insert(Arc::clone(&self.positions)));
         self.note(&mut touched);
         touched
     }
@@ -170,7 +185,8 @@ impl InsertChange {
         }
         if !self.faces.positions.is_empty() {
             self.faces.take(&mut model.faces);
-            touched.add_structure(ElementKind::Face);
+            let positions = Arc::clone(&self.faces.positions);
+            touched.add_remap(ElementKind::Face, Reindex::Remove(positions));
         }
         self.items = Elements::take(model, self.kind, &self.positions);
         if let Some(ref_kind) = RefKind::of_element(self.kind) {
@@ -179,18 +195,18 @@ impl InsertChange {
             self.lost_backward =
                 renumber(model, ref_kind, &remap, &self.lost_forward, &mut touched);
         }
+        touched.add_remap(self.kind, Reindex::Remove(Arc::clone(&self.positions)));
         self.note(&mut touched);
         touched
     }
 
     fn note(&self, touched: &mut Touched) {
-        touched.add_structure(self.kind);
         let materials: Vec<u32> = self.face_counts.iter().map(|&(m, _)| m).collect();
         touched.add_indices(EditTarget::Material, &materials);
     }
 
     pub fn heap_size(&self) -> usize {
-        self.positions.capacity() * 4
+        self.positions.len() * 4
             + self.items.heap_size()
             + self.faces.heap_size()
             + self.face_counts.capacity() * 8
@@ -298,17 +314,43 @@ impl ReorderChange {
             // A permutation maps every index: nothing is lost.
             renumber(model, ref_kind, &remap, &[], &mut touched);
         }
-        Elements::permute_model(model, self.kind, &order);
-        touched.add_structure(self.kind);
         if self.kind == ElementKind::Material {
-            touched.add_structure(ElementKind::Face);
+            let faces = face_runs(&material_face_ranges(model), &order, model.faces.len());
+            touched.add_remap(ElementKind::Face, faces);
         }
+        Elements::permute_model(model, self.kind, &order);
+        touched.add_remap(self.kind, Reindex::from_order(&order));
         touched
     }
 
     pub fn heap_size(&self) -> usize {
         self.spec.heap_size()
     }
+}
+
+/// Where the faces go when the materials are reordered by `order` (`order[new] = old`): each
+/// material's block of faces follows it; faces past every material stay at the end (as
+/// `Elements::permute_model` moves them).
+fn face_runs(ranges: &[Range<usize>], order: &[u32], faces: usize) -> Reindex {
+    let mut runs = Vec::with_capacity(order.len() + 1);
+    let mut next = 0usize;
+    for &old in order {
+        if let Some(range) = ranges.get(old as usize) {
+            runs.push(Run {
+                old: range.start as u32,
+                new: next as u32,
+                len: range.len() as u32,
+            });
+            next += range.len();
+        }
+    }
+    let covered = ranges.last().map_or(0, |r| r.end);
+    runs.push(Run {
+        old: covered as u32,
+        new: next as u32,
+        len: faces.saturating_sub(covered) as u32,
+    });
+    Reindex::from_runs(runs)
 }
 
 pub(crate) fn add_uv_channels(model: &mut Model, count: usize) -> Touched {
@@ -546,7 +588,7 @@ impl Edit {
             label,
             Change::Remove(Box::new(RemoveChange {
                 kind,
-                positions,
+                positions: positions.into(),
                 removed: Elements::None,
                 dependents,
                 lost_forward: Vec::new(),
@@ -730,7 +772,7 @@ impl Edit {
                 }
                 check_capacity(model, ElementKind::Face, copied_faces.len())?;
                 faces = Removal {
-                    positions: face_positions,
+                    positions: face_positions.into(),
                     items: copied_faces,
                 };
             }
@@ -893,7 +935,7 @@ fn insert_change_at(
         EditLabel::text(String::new()),
         Change::Insert(Box::new(InsertChange {
             kind,
-            positions,
+            positions: positions.into(),
             items,
             faces,
             face_counts,

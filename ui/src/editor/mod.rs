@@ -659,16 +659,9 @@ impl EditorState {
                     edit = edit.in_gesture(gesture);
                 }
                 let label = edit.edit_label().clone();
-                let counts_before: Vec<usize> = ElementKind::ALL
-                    .iter()
-                    .map(|&k| document.model.count(k))
-                    .collect();
+                // The document moves the selections with the edit's own report of where
+                // elements went (and selects what it created).
                 document.apply(edit);
-                if let EditRequest::Ops { ops, .. } = &command.request
-                    && let [op] = ops.as_slice()
-                {
-                    select_after(document, op, &counts_before);
-                }
                 self.set_message(MessageLevel::Info, label);
             }
             Err(error) => {
@@ -924,111 +917,9 @@ impl EditorState {
     }
 }
 
-/// After a structural op of the user's, selects what it made: the inserted or duplicated
-/// elements, the moved ones where they went, the element after the deleted ones.
-fn select_after(document: &mut Document, op: &EditOp, counts_before: &[usize]) {
-    let slot = |kind: ElementKind| crate::selection::kind_slot(kind);
-    match op {
-        EditOp::Delete { kind, indices, .. } => {
-            let len = document.model.count(*kind);
-            let selection = document.selection.get_mut(*kind);
-            selection.clear();
-            if let Some(&first) = indices.iter().min()
-                && len > 0
-            {
-                selection.select_only(first.min(len - 1));
-            }
-        }
-        EditOp::Insert {
-            kind, at, items, ..
-        } => {
-            let before = counts_before.get(slot(*kind)).copied().unwrap_or(0);
-            let start = at.unwrap_or(before);
-            let selection = document.selection.get_mut(*kind);
-            selection.clear();
-            selection.indices.insert_range(start, start + items.len());
-            selection.current = Some(start);
-        }
-        EditOp::Duplicate { kind, indices } => {
-            let before = counts_before.get(slot(*kind)).copied().unwrap_or(0);
-            let mut sorted = indices.clone();
-            sorted.sort_unstable();
-            sorted.dedup();
-            let copies: Vec<usize> = if *kind == ElementKind::Vertex {
-                (before..before + sorted.len()).collect()
-            } else {
-                sorted.iter().enumerate().map(|(j, &p)| p + j + 1).collect()
-            };
-            let selection = document.selection.get_mut(*kind);
-            selection.clear();
-            for &i in &copies {
-                selection.indices.insert(i);
-            }
-            selection.current = copies.first().copied();
-        }
-        EditOp::Move {
-            kind,
-            indices,
-            by: Some(by),
-            to: None,
-        } => {
-            let len = document.model.count(*kind);
-            let moved = positions_after_step(len, indices, *by);
-            let selection = document.selection.get_mut(*kind);
-            selection.clear();
-            for &i in &moved {
-                selection.indices.insert(i);
-            }
-            selection.current = moved.first().copied();
-        }
-        _ => {}
-    }
-}
-
-/// Where the elements at `indices` end up after moving `by` places one step at a time, as
-/// `Edit::move_by` moves them (a block stops at either end).
-#[must_use]
-pub fn positions_after_step(len: usize, indices: &[usize], by: i64) -> Vec<usize> {
-    let mut selected = vec![false; len];
-    for &i in indices {
-        if let Some(slot) = selected.get_mut(i) {
-            *slot = true;
-        }
-    }
-    let mut order: Vec<bool> = selected.clone();
-    for _ in 0..by.unsigned_abs().min(len as u64) {
-        if by < 0 {
-            for p in 1..len {
-                if order[p] && !order[p - 1] {
-                    order.swap(p, p - 1);
-                }
-            }
-        } else {
-            for p in (0..len.saturating_sub(1)).rev() {
-                if order[p] && !order[p + 1] {
-                    order.swap(p, p + 1);
-                }
-            }
-        }
-    }
-    order
-        .iter()
-        .enumerate()
-        .filter_map(|(p, &s)| s.then_some(p))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn moved_blocks_stop_at_the_ends() {
-        assert_eq!(positions_after_step(5, &[1, 2], -1), vec![0, 1]);
-        assert_eq!(positions_after_step(5, &[0, 2], -1), vec![0, 1]);
-        assert_eq!(positions_after_step(5, &[4], 1), vec![4]);
-        assert_eq!(positions_after_step(5, &[1, 3], 1), vec![2, 4]);
-    }
 
     #[test]
     fn every_tab_name_opens_and_an_unknown_one_lists_them() {
