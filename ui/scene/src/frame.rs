@@ -7,6 +7,7 @@ use crate::overlay::OverlayGeometry;
 use pmx_core::model::{DrawFlags, Model, SphereMode, TextureIdx, Toon};
 use pmx_core::texture::Image;
 
+/// MikuMikuDance's default light: direction (-0.5, -1, 0.5) (world Z negated), colour 154/255.
 pub const LIGHT_DIRECTION: glam::Vec3 = glam::Vec3::new(-0.5, -1.0, -0.5);
 pub const LIGHT_COLOR: glam::Vec3 = glam::Vec3::splat(154.0 / 255.0);
 pub const BACKGROUND: [f32; 4] = [0.92, 0.92, 0.94, 1.0];

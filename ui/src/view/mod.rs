@@ -136,7 +136,6 @@ impl ViewLayers {
     }
 }
 
-/// MikuMikuDance's default light: direction (-0.5, -1, 0.5) (world Z negated), colour 154/255.
 /// The view's state (one per editor; the scene follows the open document).
 #[derive(Debug, Default)]
 pub struct ViewState {
