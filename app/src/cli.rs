@@ -3,6 +3,7 @@
 mod check;
 mod convert;
 mod edit;
+mod get;
 mod info;
 mod pose;
 mod render;
@@ -55,6 +56,9 @@ pub struct WindowArgs {
 pub enum Command {
     /// Print a model's format, version, encoding, index sizes and element counts.
     Info(info::InfoArgs),
+    /// Print the value at each path of a model as JSON (`bones[3].ik.links[1].bone`; exit 2
+    /// when a path does not resolve).
+    Get(get::GetArgs),
     /// Convert a model; the output format follows OUT's extension (.pmx, .pmd, .json).
     Convert(convert::ConvertArgs),
     /// Apply an edit script (JSON) as one undo step and write the result.
@@ -73,6 +77,7 @@ pub enum Command {
 pub fn run(command: Command) -> ExitCode {
     let result = match command {
         Command::Info(args) => info::run(&args),
+        Command::Get(args) => get::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Edit(args) => edit::run(&args),
         Command::Pose(args) => pose::run(&args),

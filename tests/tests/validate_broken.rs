@@ -170,12 +170,15 @@ fn too_small_index_size_is_found_and_repaired() {
     let (model, report) = pmx::read(&bytes, &LoadOptions::default()).unwrap();
     assert_eq!(model.textures.len(), 130);
     let issues = validate::check(&model, Some(&report), &CheckOptions::default());
-    let codes: Vec<(&str, &str)> = issues
+    let codes: Vec<(&str, String)> = issues
         .iter()
         .filter(|i| i.is_error())
-        .map(|i| (i.code, i.path.as_str()))
+        .map(|i| (i.code, i.path.to_string()))
         .collect();
-    assert_eq!(codes, vec![("E-INDEX-SIZE", "header.index_sizes.texture")]);
+    assert_eq!(
+        codes,
+        vec![("E-INDEX-SIZE", "header.index_sizes.texture".to_owned())]
+    );
     let repaired = repair_to_clean_file("too small texture index", model, &report);
     assert_eq!(repaired.header.index_sizes.map(|s| s.texture), Some(2));
     assert_eq!(repaired.textures.len(), 130);
@@ -204,20 +207,20 @@ fn references_past_the_end_are_found_and_repaired() {
     let (read, report) = pmx::read(&bytes, &RECOVER).unwrap();
     assert!(report.recovered_from.is_none());
     let issues = validate::check(&read, Some(&report), &CheckOptions::default());
-    let paths: Vec<&str> = issues
+    let paths: Vec<String> = issues
         .iter()
         .filter(|i| i.code == "E-REF-RANGE")
-        .map(|i| i.path.as_str())
+        .map(|i| i.path.to_string())
         .collect();
     for expected in [
         "bones[3].parent",
-        "vertices[5].weight.bones[0]",
+        "vertices[5].weight.bone",
         "faces[7][1]",
         "materials[0].texture",
         "rigid_bodies[0].bone",
         "joints[0].body_b",
     ] {
-        assert!(paths.contains(&expected), "{expected}: {paths:?}");
+        assert!(paths.iter().any(|p| p == expected), "{expected}: {paths:?}");
     }
     let repaired = repair_to_clean_file("references past the end", read, &report);
     assert_eq!(repaired.faces.len(), model.faces.len() - 1);
@@ -239,10 +242,10 @@ fn nan_is_found_and_repaired() {
     let bytes = write(&model);
     let (read, report) = pmx::read(&bytes, &RECOVER).unwrap();
     let issues = validate::check(&read, Some(&report), &CheckOptions::default());
-    let nan: Vec<&str> = issues
+    let nan: Vec<String> = issues
         .iter()
         .filter(|i| i.code == "E-VALUE-NAN")
-        .map(|i| i.path.as_str())
+        .map(|i| i.path.to_string())
         .collect();
     assert_eq!(
         nan,

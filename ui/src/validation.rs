@@ -6,7 +6,7 @@ use crate::command::{Command, Commands, EditCommand, EditRequest};
 use crate::document::Document;
 use crate::i18n::Language;
 use egui_extras::{Column, TableBuilder};
-use pmx_core::model::{ElementKind, PmxVersion};
+use pmx_core::model::PmxVersion;
 use pmx_core::texture::TextureProblem;
 use pmx_core::validate::{Issue, Severity, Summary, Target, check};
 use std::time::{Duration, Instant};
@@ -163,17 +163,6 @@ impl ValidationState {
     }
 }
 
-/// The element an issue path names: `bones[12].ik_links[3].bone` → (bone, 12).
-#[must_use]
-pub fn element_of_path(path: &str) -> Option<(ElementKind, usize)> {
-    let (list, rest) = path.split_once('[')?;
-    let (index, _) = rest.split_once(']')?;
-    let kind = ElementKind::ALL
-        .into_iter()
-        .find(|k| k.list_name() == list)?;
-    Some((kind, index.parse().ok()?))
-}
-
 fn severity_key(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "validation.error",
@@ -321,10 +310,11 @@ pub fn validation_pane_ui(
                 row.col(|ui| {
                     ui.monospace(issue.code);
                 });
-                row.col(|ui| match element_of_path(&issue.path) {
+                // The issue carries its parsed path: the element it is in is selected.
+                row.col(|ui| match issue.path.element_of() {
                     Some((kind, index)) if index < document.model.count(kind) => {
                         if ui
-                            .link(&issue.path)
+                            .link(issue.path.to_string())
                             .on_hover_text(lang.tr("validation.select_hint"))
                             .clicked()
                         {
@@ -332,7 +322,7 @@ pub fn validation_pane_ui(
                         }
                     }
                     _ => {
-                        ui.monospace(&issue.path);
+                        ui.monospace(issue.path.to_string());
                     }
                 });
                 row.col(|ui| {
@@ -380,24 +370,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn paths_name_their_element() {
-        assert_eq!(
-            element_of_path("bones[12].ik_links[3].bone"),
-            Some((ElementKind::Bone, 12))
-        );
-        assert_eq!(
-            element_of_path("vertices[0].normal"),
-            Some((ElementKind::Vertex, 0))
-        );
-        assert_eq!(
-            element_of_path("rigid_bodies[7]"),
-            Some((ElementKind::RigidBody, 7))
-        );
-        assert_eq!(element_of_path("header.index_sizes.vertex"), None);
-        assert_eq!(element_of_path("faces"), None);
-    }
-
-    #[test]
     fn textures_the_view_cannot_decode_are_warnings_once() {
         let dir = tempfile::tempdir().expect("dir");
         // A PNG signature with nothing after it: the header check reports it; a BMP whose
@@ -420,7 +392,7 @@ mod tests {
                 .issues
                 .iter()
                 .filter(|i| i.code.contains("TEXTURE"))
-                .map(|i| (i.path.clone(), i.code))
+                .map(|i| (i.path.to_string(), i.code))
                 .collect();
             codes.sort();
             codes

@@ -4,6 +4,7 @@
 
 use anyhow::Result;
 use pmx_core::formats::{self, LoadOptions};
+use pmx_core::path::ModelPath;
 use pmx_core::validate::{self, CheckOptions, Issue, Severity, Summary, Target};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -35,7 +36,7 @@ pub struct CheckArgs {
 pub struct IssueJson<'a> {
     pub severity: Severity,
     pub code: &'a str,
-    pub path: &'a str,
+    pub path: &'a ModelPath,
     pub message: &'a str,
     pub message_ja: &'a str,
     pub fixable: bool,

@@ -6,6 +6,7 @@ use super::check::{IssueJson, UNREADABLE, summary_line};
 use anyhow::{Result, bail};
 use pmx_core::edit::History;
 use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions};
+use pmx_core::path::ModelPath;
 use pmx_core::validate::{self, AppliedFix, RepairOptions, Severity, Summary};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -28,7 +29,7 @@ pub struct RepairArgs {
 #[derive(Debug, Serialize)]
 struct FixJson<'a> {
     code: &'a str,
-    path: &'a str,
+    path: &'a ModelPath,
     severity: Severity,
     label: &'a str,
     label_ja: &'a str,

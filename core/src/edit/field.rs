@@ -2,38 +2,41 @@
 
 use super::reflect::{FieldType, HeapSize, Reflect};
 use super::{Edit, EditError, EditLabel, EditTarget, LabelArg, Touched};
-use crate::model::Model;
+use crate::model::{ElementKind, Model};
+use crate::path::{ModelPath, PathHead, PathSyntaxError, Segment, parse_segments, write_segments};
 use serde_json::Value;
 use std::any::Any;
+use std::borrow::Cow;
 use std::fmt;
 
-/// A dotted path into an element's JSON form: `position`, `ik.links.0.bone`, `weight.bones.1`,
-/// `offsets.3.offset.x`. The empty path is the whole element. For vertices,
-/// `additional_uvs.N` reaches additional UV channel `N` of the vertex.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// A path inside an element, in the grammar of [`crate::path`]: `position`, `ik.links[0].bone`,
+/// `weight.bones[1]`, `offsets[3].offset.x`. The empty path is the whole element. For vertices,
+/// `additional_uvs[N]` reaches additional UV channel `N` of the vertex.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct FieldPath {
-    text: String,
-    segments: Vec<String>,
+    segments: Vec<Segment>,
 }
 
 impl FieldPath {
-    #[must_use]
-    pub fn parse(text: &str) -> Self {
-        let text = text.trim();
-        let segments = if text.is_empty() {
-            Vec::new()
-        } else {
-            text.split('.').map(str::to_owned).collect()
-        };
-        Self {
-            text: text.to_owned(),
-            segments,
-        }
+    /// Parses a field path (the older dotted positions, `links.0`, are read too).
+    pub fn parse(text: &str) -> Result<Self, PathSyntaxError> {
+        parse_segments(text.trim(), true).map(Self::from_segments)
     }
 
     #[must_use]
-    pub fn as_str(&self) -> &str {
-        &self.text
+    pub fn from_segments(segments: Vec<Segment>) -> Self {
+        Self { segments }
+    }
+
+    /// The whole element.
+    #[must_use]
+    pub fn whole() -> Self {
+        Self::default()
+    }
+
+    #[must_use]
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
     }
 
     #[must_use]
@@ -41,17 +44,37 @@ impl FieldPath {
         self.segments.is_empty()
     }
 
+    /// This path with a field step added.
+    #[must_use]
+    pub fn field(mut self, name: &'static str) -> Self {
+        self.segments.push(Segment::Field(Cow::Borrowed(name)));
+        self
+    }
+
+    /// This path with a list step added.
+    #[must_use]
+    pub fn index(mut self, index: usize) -> Self {
+        self.segments.push(Segment::Index(index));
+        self
+    }
+
     fn heap_size(&self) -> usize {
-        self.text.capacity()
-            + self.segments.capacity() * std::mem::size_of::<String>()
-            + self.segments.iter().map(String::capacity).sum::<usize>()
+        self.segments.capacity() * std::mem::size_of::<Segment>()
+            + self.segments.iter().map(Segment::heap_size).sum::<usize>()
     }
 }
 
 impl fmt::Display for FieldPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        write_segments(f, &self.segments, true)
     }
+}
+
+fn parse_field(target: EditTarget, field: &str) -> Result<FieldPath, EditError> {
+    FieldPath::parse(field).map_err(|error| EditError::BadPath {
+        target,
+        message: error.to_string(),
+    })
 }
 
 /// The node an element path starts from, and how many path segments that used.
@@ -59,14 +82,14 @@ fn root<'a>(
     model: &'a Model,
     target: EditTarget,
     index: usize,
-    segments: &[String],
+    segments: &[Segment],
 ) -> Option<(&'a dyn Reflect, usize)> {
-    let first = segments.first().map(String::as_str);
+    let first = segments.first().and_then(Segment::name);
     Some(match target {
         EditTarget::Header => (&model.header, 0),
         EditTarget::Info => (&model.info, 0),
         EditTarget::Vertex if first == Some("additional_uvs") => {
-            let channel: usize = segments.get(1)?.parse().ok()?;
+            let channel = segments.get(1)?.index()?;
             (model.additional_uvs.get(channel)?.get(index)?, 2)
         }
         EditTarget::Vertex => (model.vertices.get(index)?, 0),
@@ -89,14 +112,14 @@ fn root_mut<'a>(
     model: &'a mut Model,
     target: EditTarget,
     index: usize,
-    segments: &[String],
+    segments: &[Segment],
 ) -> Option<(&'a mut dyn Reflect, usize)> {
-    let first = segments.first().map(String::as_str);
+    let first = segments.first().and_then(Segment::name);
     Some(match target {
         EditTarget::Header => (&mut model.header, 0),
         EditTarget::Info => (&mut model.info, 0),
         EditTarget::Vertex if first == Some("additional_uvs") => {
-            let channel: usize = segments.get(1)?.parse().ok()?;
+            let channel = segments.get(1)?.index()?;
             (model.additional_uvs.get_mut(channel)?.get_mut(index)?, 2)
         }
         EditTarget::Vertex => (model.vertices.get_mut(index)?, 0),
@@ -141,6 +164,96 @@ fn resolve_mut<'a>(
     Some(node)
 }
 
+/// Why a [`ModelPath`] does not name a place in a model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{path}` is not in the model: {reason}")]
+pub struct Unresolved {
+    pub path: String,
+    pub reason: String,
+}
+
+/// The whole element list a path's head names.
+fn list_node(model: &Model, kind: ElementKind) -> &dyn Reflect {
+    match kind {
+        ElementKind::Vertex => &model.vertices,
+        ElementKind::Face => &model.faces,
+        ElementKind::Texture => &model.textures,
+        ElementKind::Material => &model.materials,
+        ElementKind::Bone => &model.bones,
+        ElementKind::Morph => &model.morphs,
+        ElementKind::DisplayFrame => &model.display_frames,
+        ElementKind::RigidBody => &model.rigid_bodies,
+        ElementKind::Joint => &model.joints,
+        ElementKind::SoftBody => &model.soft_bodies,
+    }
+}
+
+/// The node of `model` a path names: a list, an element or a field.
+pub fn resolve_path<'a>(model: &'a Model, path: &ModelPath) -> Result<&'a dyn Reflect, Unresolved> {
+    let segments = path.segments();
+    let unresolved = |done: usize, reason: String| Unresolved {
+        path: path.to_string(),
+        reason: format!("`{}` {reason}", prefix_text(segments, done)),
+    };
+    let (mut node, mut done): (&dyn Reflect, usize) = match path.head() {
+        PathHead::Header => (&model.header, 1),
+        PathHead::Info => (&model.info, 1),
+        PathHead::List(kind) => match segments.get(1) {
+            None => (list_node(model, kind), 1),
+            Some(Segment::Index(index)) => {
+                let len = model.count(kind);
+                if *index >= len {
+                    return Err(unresolved(1, format!("has {len} elements, no [{index}]")));
+                }
+                let field = &segments[2..];
+                let (element, used) = root(model, EditTarget::from(kind), *index, field)
+                    .ok_or_else(|| unresolved(2, "has no such additional UV channel".to_owned()))?;
+                (element, 2 + used)
+            }
+            Some(Segment::Field(name)) => {
+                return Err(unresolved(
+                    1,
+                    format!("is a list: expected a position, not `{name}`"),
+                ));
+            }
+        },
+    };
+    while let Some(segment) = segments.get(done) {
+        node = match node.child(segment) {
+            Some(child) => child,
+            None => {
+                let reason = match (segment, node.list_len()) {
+                    (Segment::Index(index), Some(len)) => {
+                        format!("has {len} elements, no [{index}]")
+                    }
+                    (Segment::Index(index), None) => format!("is not a list (no [{index}])"),
+                    (Segment::Field(name), _) => {
+                        format!("has no `{name}` (no such field, or it is empty)")
+                    }
+                };
+                return Err(unresolved(done, reason));
+            }
+        };
+        done += 1;
+    }
+    Ok(node)
+}
+
+fn prefix_text(segments: &[Segment], count: usize) -> String {
+    struct Prefix<'a>(&'a [Segment]);
+    impl fmt::Display for Prefix<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write_segments(f, self.0, true)
+        }
+    }
+    Prefix(&segments[..count.min(segments.len())]).to_string()
+}
+
+/// The value a path names, in the model's JSON form (as `pmx-studio get` prints it).
+pub fn get_path(model: &Model, path: &ModelPath) -> Result<Value, Unresolved> {
+    resolve_path(model, path).map(Reflect::to_json)
+}
+
 /// The value of one field in its JSON form (`field` as in a set edit).
 pub fn get_field(
     model: &Model,
@@ -148,7 +261,7 @@ pub fn get_field(
     index: usize,
     field: &str,
 ) -> Result<Value, EditError> {
-    let path = FieldPath::parse(field);
+    let path = parse_field(target, field)?;
     let index = if target.is_single() { 0 } else { index };
     check_index(model, target, index)?;
     resolve(model, target, index, &path)
@@ -184,7 +297,7 @@ pub struct SetRequest<'a> {
 
 /// The new values of a field edit: one for all elements, or one each.
 #[derive(Debug, Clone, PartialEq)]
-enum NewValues<T> {
+pub(crate) enum NewValues<T> {
     Same(T),
     Each(Vec<T>),
 }
@@ -210,7 +323,7 @@ pub trait FieldValues: fmt::Debug + Send + Sync {
 }
 
 impl<T: FieldType> TypedValues<T> {
-    fn capture(
+    pub(crate) fn capture(
         model: &Model,
         target: EditTarget,
         path: &FieldPath,
@@ -367,7 +480,7 @@ impl FieldChange {
     }
 }
 
-fn element_indices(
+pub(crate) fn element_indices(
     model: &Model,
     target: EditTarget,
     indices: &[usize],
@@ -413,7 +526,7 @@ fn set_label(target: EditTarget, path: &FieldPath, count: usize, first: usize) -
     }
 }
 
-fn field_edit(
+pub(crate) fn field_edit(
     target: EditTarget,
     path: FieldPath,
     values: Box<dyn FieldValues>,
@@ -441,7 +554,7 @@ impl Edit {
         field: &str,
         values: &[Value],
     ) -> Result<Edit, EditError> {
-        let path = FieldPath::parse(field);
+        let path = parse_field(target, field)?;
         let indices = element_indices(model, target, indices)?;
         let first = indices.first().copied().unwrap_or(0);
         let node = resolve(model, target, first, &path).ok_or_else(|| EditError::NoSuchField {
@@ -467,7 +580,7 @@ impl Edit {
         field: &str,
         value: T,
     ) -> Result<Edit, EditError> {
-        let path = FieldPath::parse(field);
+        let path = parse_field(target, field)?;
         let indices = element_indices(model, target, indices)?;
         let first = indices.first().copied().unwrap_or(0);
         let values = TypedValues::capture(model, target, &path, &indices, NewValues::Same(value))?;
@@ -482,7 +595,7 @@ impl Edit {
         field: &str,
         values: Vec<T>,
     ) -> Result<Edit, EditError> {
-        let path = FieldPath::parse(field);
+        let path = parse_field(target, field)?;
         let indices = element_indices(model, target, indices)?;
         if values.len() != indices.len() {
             return Err(EditError::ValueCount {

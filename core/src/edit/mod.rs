@@ -17,14 +17,16 @@ mod ops;
 mod reflect;
 mod reindex;
 mod structure;
+mod typed;
 
 pub use elements::Elements;
-pub use field::{FieldPath, get_field};
+pub use field::{FieldPath, Unresolved, get_field, get_path, resolve_path};
 pub use history::{GestureId, History};
 pub use label::{EditLabel, LabelArg, REPORT_NOUNS, report_noun};
 pub use merge::MergeOptions;
-pub use ops::{EditOp, EditScript, ops_to_edit, ops_to_edit_in};
+pub use ops::{EDIT_SCRIPT_VERSION, EditOp, EditScript, ScriptError, ops_to_edit, ops_to_edit_in};
 pub use reflect::{FieldType, HeapSize, Reflect};
+pub use typed::{Element, Field, SetField, field};
 pub use reindex::{Reindex, Run};
 pub use structure::SortKey;
 
@@ -142,6 +144,8 @@ pub enum EditError {
     },
     #[error("no {kind} given")]
     NothingSelected { kind: &'static str },
+    #[error("{target}: {message}")]
+    BadPath { target: EditTarget, message: String },
     #[error("{target} {index} has no field `{field}`")]
     NoSuchField {
         target: EditTarget,

@@ -105,24 +105,72 @@ impl EditOp {
     }
 }
 
-/// An edit script file: a list of ops, or `{"label": "...", "ops": [...]}`.
+/// The edit script version this build reads and writes.
+pub const EDIT_SCRIPT_VERSION: u64 = 1;
+
+/// An edit script file: `{"version": 1, "label": "...", "ops": [...]}`. A bare list of ops, and an
+/// object without `version`, are version 1.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EditScript {
+    #[serde(default = "script_version")]
+    pub version: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     pub ops: Vec<EditOp>,
 }
 
+fn script_version() -> u64 {
+    EDIT_SCRIPT_VERSION
+}
+
+/// Why an edit script was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error(
+        "edit script version {found} is not supported: this pmx-studio reads version \
+         {EDIT_SCRIPT_VERSION} (a newer pmx-studio may read it)"
+    )]
+    UnsupportedVersion { found: String },
+    #[error("a script is a list of ops or an object with \"ops\", not {found}")]
+    NotAScript { found: &'static str },
+}
+
 impl EditScript {
-    /// Parses either form of a script.
-    pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
-        if text.trim_start().starts_with('[') {
-            Ok(Self {
-                label: None,
-                ops: serde_json::from_str(text)?,
-            })
-        } else {
-            serde_json::from_str(text)
+    /// A version-1 script of `ops`.
+    #[must_use]
+    pub fn new(label: Option<String>, ops: Vec<EditOp>) -> Self {
+        Self {
+            version: EDIT_SCRIPT_VERSION,
+            label,
+            ops,
+        }
+    }
+
+    /// Parses either form of a script. The version is checked before the ops, so a script of a
+    /// later version is refused by its version, not by an op this build does not know; the ops
+    /// are then read from the text again so that their errors name a line and column.
+    pub fn parse(text: &str) -> Result<Self, ScriptError> {
+        let value: Value = serde_json::from_str(text)?;
+        match &value {
+            Value::Array(_) => Ok(Self::new(None, serde_json::from_str(text)?)),
+            Value::Object(fields) => {
+                match fields.get("version") {
+                    None => {}
+                    Some(Value::Number(n)) if n.as_u64() == Some(EDIT_SCRIPT_VERSION) => {}
+                    Some(other) => {
+                        return Err(ScriptError::UnsupportedVersion {
+                            found: other.to_string(),
+                        });
+                    }
+                }
+                Ok(serde_json::from_str(text)?)
+            }
+            Value::Null => Err(ScriptError::NotAScript { found: "null" }),
+            Value::Bool(_) => Err(ScriptError::NotAScript { found: "a boolean" }),
+            Value::Number(_) => Err(ScriptError::NotAScript { found: "a number" }),
+            Value::String(_) => Err(ScriptError::NotAScript { found: "a string" }),
         }
     }
 }

@@ -7,8 +7,10 @@
 //! field's own type (a `Vec3` costs 12 bytes, not a JSON tree).
 
 use super::field::{SetRequest, build_values};
+use super::typed::Field;
 use super::{EditError, FieldValues};
 use crate::model::*;
+use crate::path::Segment;
 use crate::serde_f32::ExactF32;
 use serde_json::Value;
 use std::any::Any;
@@ -21,9 +23,13 @@ pub trait HeapSize {
 
 /// A node of the model that field paths can reach.
 pub trait Reflect: Any + Send + Sync {
-    /// The child named `segment` (a field name, or a position in a list).
-    fn child(&self, segment: &str) -> Option<&dyn Reflect>;
-    fn child_mut(&mut self, segment: &str) -> Option<&mut dyn Reflect>;
+    /// The child a path step names (a field, or a position in a list).
+    fn child(&self, segment: &Segment) -> Option<&dyn Reflect>;
+    fn child_mut(&mut self, segment: &Segment) -> Option<&mut dyn Reflect>;
+    /// The number of positions, for lists.
+    fn list_len(&self) -> Option<usize> {
+        None
+    }
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
     /// The node in the model's JSON form.
@@ -70,10 +76,10 @@ macro_rules! serde_leaf {
             }
         }
         impl Reflect for $ty {
-            fn child(&self, _segment: &str) -> Option<&dyn Reflect> {
+            fn child(&self, _segment: &Segment) -> Option<&dyn Reflect> {
                 None
             }
-            fn child_mut(&mut self, _segment: &str) -> Option<&mut dyn Reflect> {
+            fn child_mut(&mut self, _segment: &Segment) -> Option<&mut dyn Reflect> {
                 None
             }
             fn to_json(&self) -> Value {
@@ -125,10 +131,10 @@ impl HeapSize for f32 {
 }
 
 impl Reflect for f32 {
-    fn child(&self, _segment: &str) -> Option<&dyn Reflect> {
+    fn child(&self, _segment: &Segment) -> Option<&dyn Reflect> {
         None
     }
-    fn child_mut(&mut self, _segment: &str) -> Option<&mut dyn Reflect> {
+    fn child_mut(&mut self, _segment: &Segment) -> Option<&mut dyn Reflect> {
         None
     }
     fn to_json(&self) -> Value {
@@ -153,10 +159,10 @@ impl HeapSize for Text {
 }
 
 impl Reflect for Text {
-    fn child(&self, _segment: &str) -> Option<&dyn Reflect> {
+    fn child(&self, _segment: &Segment) -> Option<&dyn Reflect> {
         None
     }
-    fn child_mut(&mut self, _segment: &str) -> Option<&mut dyn Reflect> {
+    fn child_mut(&mut self, _segment: &Segment) -> Option<&mut dyn Reflect> {
         None
     }
     fn to_json(&self) -> Value {
@@ -171,7 +177,16 @@ impl FieldType for Text {
     }
 }
 
-/// Vectors: children by component name (`x`) or position (`0`, as in the JSON array form).
+/// Whether a path step names a vector component, by name (`x`) or by position (`[0]`, as in the
+/// JSON array form).
+fn is_component(segment: &Segment, name: &str, position: usize) -> bool {
+    match segment {
+        Segment::Field(field) => field == name,
+        Segment::Index(index) => *index == position,
+    }
+}
+
+/// Vectors: children by component name (`x`) or position (`[0]`, as in the JSON array form).
 macro_rules! reflect_vector {
     ($ty:ident, $($field:ident = $pos:literal),+) => {
         impl HeapSize for $ty {
@@ -180,17 +195,17 @@ macro_rules! reflect_vector {
             }
         }
         impl Reflect for $ty {
-            fn child(&self, segment: &str) -> Option<&dyn Reflect> {
-                match segment {
-                    $(stringify!($field) | $pos => Some(&self.$field),)+
-                    _ => None,
-                }
+            fn child(&self, segment: &Segment) -> Option<&dyn Reflect> {
+                $(if is_component(segment, stringify!($field), $pos) {
+                    return Some(&self.$field);
+                })+
+                None
             }
-            fn child_mut(&mut self, segment: &str) -> Option<&mut dyn Reflect> {
-                match segment {
-                    $(stringify!($field) | $pos => Some(&mut self.$field),)+
-                    _ => None,
-                }
+            fn child_mut(&mut self, segment: &Segment) -> Option<&mut dyn Reflect> {
+                $(if is_component(segment, stringify!($field), $pos) {
+                    return Some(&mut self.$field);
+                })+
+                None
             }
             fn to_json(&self) -> Value {
                 json_of(self)
@@ -202,17 +217,27 @@ macro_rules! reflect_vector {
                 parse_serde(value)
             }
         }
+        /// Typed handles on the components.
+        impl<E> Field<E, $ty> {
+            $(
+                #[must_use]
+                pub fn $field(self) -> Field<E, f32> {
+                    self.step(stringify!($field))
+                }
+            )+
+        }
     };
 }
 
-reflect_vector!(Vec2, x = "0", y = "1");
-reflect_vector!(Vec3, x = "0", y = "1", z = "2");
-reflect_vector!(Vec4, x = "0", y = "1", z = "2", w = "3");
+reflect_vector!(Vec2, x = 0, y = 1);
+reflect_vector!(Vec3, x = 0, y = 1, z = 2);
+reflect_vector!(Vec4, x = 0, y = 1, z = 2, w = 3);
 
-/// Structs: children by field name. The destructuring has no `..`: a field added to the model
-/// without being listed here does not compile.
+/// Structs: children by field name, and typed handles ([`Field`]) on each field. The
+/// destructuring has no `..`: a field added to the model without being listed here does not
+/// compile, and each listed type is checked against the field's own.
 macro_rules! reflect_struct {
-    ($ty:ident { $($field:ident),* $(,)? }) => {
+    ($ty:ident { $($field:ident: $fty:ty),* $(,)? }) => {
         impl HeapSize for $ty {
             fn heap_size(&self) -> usize {
                 let $ty { $($field),* } = self;
@@ -220,16 +245,16 @@ macro_rules! reflect_struct {
             }
         }
         impl Reflect for $ty {
-            fn child(&self, segment: &str) -> Option<&dyn Reflect> {
+            fn child(&self, segment: &Segment) -> Option<&dyn Reflect> {
                 let $ty { $($field),* } = self;
-                match segment {
+                match segment.name()? {
                     $(stringify!($field) => Some($field),)*
                     _ => None,
                 }
             }
-            fn child_mut(&mut self, segment: &str) -> Option<&mut dyn Reflect> {
+            fn child_mut(&mut self, segment: &Segment) -> Option<&mut dyn Reflect> {
                 let $ty { $($field),* } = self;
-                match segment {
+                match segment.name()? {
                     $(stringify!($field) => Some($field),)*
                     _ => None,
                 }
@@ -244,201 +269,236 @@ macro_rules! reflect_struct {
                 parse_serde(value)
             }
         }
+        /// Typed handles on the fields (`Field::<Bone>::root().ik().links()`).
+        impl<E> Field<E, $ty> {
+            $(
+                #[must_use]
+                pub fn $field(self) -> Field<E, $fty> {
+                    self.step(stringify!($field))
+                }
+            )*
+        }
+        const _: () = {
+            #[allow(dead_code)]
+            fn listed_types_are_the_fields_types(value: &$ty) {
+                let $ty { $($field),* } = value;
+                $(let _: &$fty = $field;)*
+            }
+        };
     };
 }
 
 reflect_struct!(Header {
-    version,
-    encoding,
-    index_sizes
+    version: PmxVersion,
+    encoding: TextEncoding,
+    index_sizes: Option<IndexSizes>,
 });
 reflect_struct!(IndexSizes {
-    vertex,
-    texture,
-    material,
-    bone,
-    morph,
-    rigid_body
+    vertex: u8,
+    texture: u8,
+    material: u8,
+    bone: u8,
+    morph: u8,
+    rigid_body: u8,
 });
 reflect_struct!(ModelInfo {
-    name_ja,
-    name_en,
-    comment_ja,
-    comment_en
+    name_ja: Text,
+    name_en: Text,
+    comment_ja: Text,
+    comment_en: Text,
 });
 reflect_struct!(Vertex {
-    position,
-    normal,
-    uv,
-    weight,
-    edge_scale
+    position: Vec3,
+    normal: Vec3,
+    uv: Vec2,
+    weight: Weight,
+    edge_scale: f32,
 });
 reflect_struct!(Material {
-    name_ja,
-    name_en,
-    diffuse,
-    specular,
-    specular_power,
-    ambient,
-    draw_flags,
-    edge_color,
-    edge_size,
-    texture,
-    sphere_texture,
-    sphere_mode,
-    toon,
-    memo,
-    face_index_count,
+    name_ja: Text,
+    name_en: Text,
+    diffuse: Vec4,
+    specular: Vec3,
+    specular_power: f32,
+    ambient: Vec3,
+    draw_flags: DrawFlags,
+    edge_color: Vec4,
+    edge_size: f32,
+    texture: Option<TextureIdx>,
+    sphere_texture: Option<TextureIdx>,
+    sphere_mode: SphereMode,
+    toon: Toon,
+    memo: Text,
+    face_index_count: u32,
 });
 reflect_struct!(Bone {
-    name_ja,
-    name_en,
-    position,
-    parent,
-    layer,
-    flags,
-    tail_offset,
-    tail_bone,
-    append_parent,
-    append_ratio,
-    fixed_axis,
-    local_axis_x,
-    local_axis_z,
-    external_parent_key,
-    ik,
+    name_ja: Text,
+    name_en: Text,
+    position: Vec3,
+    parent: Option<BoneIdx>,
+    layer: i32,
+    flags: BoneFlags,
+    tail_offset: Vec3,
+    tail_bone: Option<BoneIdx>,
+    append_parent: Option<BoneIdx>,
+    append_ratio: f32,
+    fixed_axis: Vec3,
+    local_axis_x: Vec3,
+    local_axis_z: Vec3,
+    external_parent_key: i32,
+    ik: Ik,
 });
 reflect_struct!(Ik {
-    target,
-    loop_count,
-    limit_angle,
-    links
+    target: Option<BoneIdx>,
+    loop_count: i32,
+    limit_angle: f32,
+    links: Vec<IkLink>,
 });
-reflect_struct!(IkLink { bone, limits });
-reflect_struct!(AngleLimits { lower, upper });
+reflect_struct!(IkLink {
+    bone: Option<BoneIdx>,
+    limits: Option<AngleLimits>,
+});
+reflect_struct!(AngleLimits {
+    lower: Vec3,
+    upper: Vec3,
+});
 reflect_struct!(Morph {
-    name_ja,
-    name_en,
-    panel,
-    offsets
+    name_ja: Text,
+    name_en: Text,
+    panel: MorphPanel,
+    offsets: MorphOffsets,
 });
-reflect_struct!(VertexMorphOffset { vertex, offset });
-reflect_struct!(UvMorphOffset { vertex, offset });
+reflect_struct!(VertexMorphOffset {
+    vertex: VertexIdx,
+    offset: Vec3,
+});
+reflect_struct!(UvMorphOffset {
+    vertex: VertexIdx,
+    offset: Vec4,
+});
 reflect_struct!(BoneMorphOffset {
-    bone,
-    translation,
-    rotation
+    bone: Option<BoneIdx>,
+    translation: Vec3,
+    rotation: Vec4,
 });
 reflect_struct!(MaterialMorphOffset {
-    material,
-    op,
-    diffuse,
-    specular,
-    specular_power,
-    ambient,
-    edge_color,
-    edge_size,
-    texture_tint,
-    sphere_tint,
-    toon_tint,
+    material: Option<MaterialIdx>,
+    op: MaterialMorphOp,
+    diffuse: Vec4,
+    specular: Vec3,
+    specular_power: f32,
+    ambient: Vec3,
+    edge_color: Vec4,
+    edge_size: f32,
+    texture_tint: Vec4,
+    sphere_tint: Vec4,
+    toon_tint: Vec4,
 });
-reflect_struct!(GroupMorphOffset { morph, ratio });
+reflect_struct!(GroupMorphOffset {
+    morph: Option<MorphIdx>,
+    ratio: f32,
+});
 reflect_struct!(ImpulseMorphOffset {
-    rigid_body,
-    local,
-    velocity,
-    torque
+    rigid_body: Option<RigidBodyIdx>,
+    local: bool,
+    velocity: Vec3,
+    torque: Vec3,
 });
 reflect_struct!(DisplayFrame {
-    name_ja,
-    name_en,
-    special,
-    items
+    name_ja: Text,
+    name_en: Text,
+    special: bool,
+    items: Vec<DisplayItem>,
 });
 reflect_struct!(RigidBody {
-    name_ja,
-    name_en,
-    bone,
-    group,
-    non_collision_mask,
-    shape,
-    size,
-    position,
-    rotation,
-    mass,
-    linear_damping,
-    angular_damping,
-    restitution,
-    friction,
-    mode,
+    name_ja: Text,
+    name_en: Text,
+    bone: Option<BoneIdx>,
+    group: u8,
+    non_collision_mask: u16,
+    shape: RigidShape,
+    size: Vec3,
+    position: Vec3,
+    rotation: Vec3,
+    mass: f32,
+    linear_damping: f32,
+    angular_damping: f32,
+    restitution: f32,
+    friction: f32,
+    mode: RigidMode,
 });
 reflect_struct!(Joint {
-    name_ja,
-    name_en,
-    kind,
-    body_a,
-    body_b,
-    position,
-    rotation,
-    move_lower,
-    move_upper,
-    rotate_lower,
-    rotate_upper,
-    spring_move,
-    spring_rotate,
+    name_ja: Text,
+    name_en: Text,
+    kind: JointKind,
+    body_a: Option<RigidBodyIdx>,
+    body_b: Option<RigidBodyIdx>,
+    position: Vec3,
+    rotation: Vec3,
+    move_lower: Vec3,
+    move_upper: Vec3,
+    rotate_lower: Vec3,
+    rotate_upper: Vec3,
+    spring_move: Vec3,
+    spring_rotate: Vec3,
 });
 reflect_struct!(SoftBody {
-    name_ja,
-    name_en,
-    shape,
-    material,
-    group,
-    non_collision_mask,
-    flags,
-    b_link_distance,
-    cluster_count,
-    total_mass,
-    margin,
-    aero_model,
-    config,
-    cluster,
-    iterations,
-    stiffness,
-    anchors,
-    pinned_vertices,
+    name_ja: Text,
+    name_en: Text,
+    shape: SoftBodyShape,
+    material: Option<MaterialIdx>,
+    group: u8,
+    non_collision_mask: u16,
+    flags: SoftBodyFlags,
+    b_link_distance: i32,
+    cluster_count: i32,
+    total_mass: f32,
+    margin: f32,
+    aero_model: AeroModel,
+    config: SoftBodyConfig,
+    cluster: SoftBodyCluster,
+    iterations: SoftBodyIterations,
+    stiffness: SoftBodyStiffness,
+    anchors: Vec<SoftBodyAnchor>,
+    pinned_vertices: Vec<VertexIdx>,
 });
 reflect_struct!(SoftBodyConfig {
-    vcf,
-    dp,
-    dg,
-    lf,
-    pr,
-    vc,
-    df,
-    mt,
-    chr,
-    khr,
-    shr,
-    ahr
+    vcf: f32,
+    dp: f32,
+    dg: f32,
+    lf: f32,
+    pr: f32,
+    vc: f32,
+    df: f32,
+    mt: f32,
+    chr: f32,
+    khr: f32,
+    shr: f32,
+    ahr: f32,
 });
 reflect_struct!(SoftBodyCluster {
-    srhr_cl,
-    skhr_cl,
-    sshr_cl,
-    sr_splt_cl,
-    sk_splt_cl,
-    ss_splt_cl
+    srhr_cl: f32,
+    skhr_cl: f32,
+    sshr_cl: f32,
+    sr_splt_cl: f32,
+    sk_splt_cl: f32,
+    ss_splt_cl: f32,
 });
 reflect_struct!(SoftBodyIterations {
-    v_it,
-    p_it,
-    d_it,
-    c_it
+    v_it: i32,
+    p_it: i32,
+    d_it: i32,
+    c_it: i32,
 });
-reflect_struct!(SoftBodyStiffness { lst, ast, vst });
+reflect_struct!(SoftBodyStiffness {
+    lst: f32,
+    ast: f32,
+    vst: f32,
+});
 reflect_struct!(SoftBodyAnchor {
-    rigid_body,
-    vertex,
-    near_mode
+    rigid_body: Option<RigidBodyIdx>,
+    vertex: VertexIdx,
+    near_mode: bool,
 });
 
 impl HeapSize for Weight {
@@ -449,8 +509,8 @@ impl HeapSize for Weight {
 
 /// A weight's children are its variant's fields (`bones`, `weight`, `c`, ...).
 impl Reflect for Weight {
-    fn child(&self, segment: &str) -> Option<&dyn Reflect> {
-        match (self, segment) {
+    fn child(&self, segment: &Segment) -> Option<&dyn Reflect> {
+        match (self, segment.name()?) {
             (Weight::Bdef1 { bone }, "bone") => Some(bone),
             (Weight::Bdef2 { bones, .. } | Weight::Sdef { bones, .. }, "bones") => Some(bones),
             (Weight::Bdef4 { bones, .. } | Weight::Qdef { bones, .. }, "bones") => Some(bones),
@@ -464,8 +524,8 @@ impl Reflect for Weight {
             _ => None,
         }
     }
-    fn child_mut(&mut self, segment: &str) -> Option<&mut dyn Reflect> {
-        match (self, segment) {
+    fn child_mut(&mut self, segment: &Segment) -> Option<&mut dyn Reflect> {
+        match (self, segment.name()?) {
             (Weight::Bdef1 { bone }, "bone") => Some(bone),
             (Weight::Bdef2 { bones, .. } | Weight::Sdef { bones, .. }, "bones") => Some(bones),
             (Weight::Bdef4 { bones, .. } | Weight::Qdef { bones, .. }, "bones") => Some(bones),
@@ -510,8 +570,8 @@ impl HeapSize for MorphOffsets {
 
 /// Morph offsets' children are the offsets by position (`offsets.3.vertex`).
 impl Reflect for MorphOffsets {
-    fn child(&self, segment: &str) -> Option<&dyn Reflect> {
-        let index: usize = segment.parse().ok()?;
+    fn child(&self, segment: &Segment) -> Option<&dyn Reflect> {
+        let index = segment.index()?;
         match self {
             MorphOffsets::Group(list) | MorphOffsets::Flip(list) => {
                 list.get(index).map(|o| o as &dyn Reflect)
@@ -527,8 +587,8 @@ impl Reflect for MorphOffsets {
             MorphOffsets::Impulse(list) => list.get(index).map(|o| o as &dyn Reflect),
         }
     }
-    fn child_mut(&mut self, segment: &str) -> Option<&mut dyn Reflect> {
-        let index: usize = segment.parse().ok()?;
+    fn child_mut(&mut self, segment: &Segment) -> Option<&mut dyn Reflect> {
+        let index = segment.index()?;
         match self {
             MorphOffsets::Group(list) | MorphOffsets::Flip(list) => {
                 list.get_mut(index).map(|o| o as &mut dyn Reflect)
@@ -545,6 +605,9 @@ impl Reflect for MorphOffsets {
             MorphOffsets::Material(list) => list.get_mut(index).map(|o| o as &mut dyn Reflect),
             MorphOffsets::Impulse(list) => list.get_mut(index).map(|o| o as &mut dyn Reflect),
         }
+    }
+    fn list_len(&self) -> Option<usize> {
+        Some(MorphOffsets::len(self))
     }
     fn to_json(&self) -> Value {
         json_of(self)
@@ -565,13 +628,16 @@ impl<T: FieldType> HeapSize for Vec<T> {
 }
 
 impl<T: FieldType> Reflect for Vec<T> {
-    fn child(&self, segment: &str) -> Option<&dyn Reflect> {
-        let index: usize = segment.parse().ok()?;
+    fn child(&self, segment: &Segment) -> Option<&dyn Reflect> {
+        let index = segment.index()?;
         self.get(index).map(|v| v as &dyn Reflect)
     }
-    fn child_mut(&mut self, segment: &str) -> Option<&mut dyn Reflect> {
-        let index: usize = segment.parse().ok()?;
+    fn child_mut(&mut self, segment: &Segment) -> Option<&mut dyn Reflect> {
+        let index = segment.index()?;
         self.get_mut(index).map(|v| v as &mut dyn Reflect)
+    }
+    fn list_len(&self) -> Option<usize> {
+        Some(<[T]>::len(self))
     }
     fn to_json(&self) -> Value {
         Value::Array(self.iter().map(T::to_json).collect())
@@ -595,13 +661,16 @@ impl<T: FieldType, const N: usize> HeapSize for [T; N] {
 }
 
 impl<T: FieldType, const N: usize> Reflect for [T; N] {
-    fn child(&self, segment: &str) -> Option<&dyn Reflect> {
-        let index: usize = segment.parse().ok()?;
+    fn child(&self, segment: &Segment) -> Option<&dyn Reflect> {
+        let index = segment.index()?;
         self.get(index).map(|v| v as &dyn Reflect)
     }
-    fn child_mut(&mut self, segment: &str) -> Option<&mut dyn Reflect> {
-        let index: usize = segment.parse().ok()?;
+    fn child_mut(&mut self, segment: &Segment) -> Option<&mut dyn Reflect> {
+        let index = segment.index()?;
         self.get_mut(index).map(|v| v as &mut dyn Reflect)
+    }
+    fn list_len(&self) -> Option<usize> {
+        Some(N)
     }
     fn to_json(&self) -> Value {
         Value::Array(self.iter().map(T::to_json).collect())
@@ -628,11 +697,14 @@ impl<T: FieldType> HeapSize for Option<T> {
 
 /// `None` is JSON `null`; the children of `Some` are the inner value's.
 impl<T: FieldType> Reflect for Option<T> {
-    fn child(&self, segment: &str) -> Option<&dyn Reflect> {
+    fn child(&self, segment: &Segment) -> Option<&dyn Reflect> {
         self.as_ref()?.child(segment)
     }
-    fn child_mut(&mut self, segment: &str) -> Option<&mut dyn Reflect> {
+    fn child_mut(&mut self, segment: &Segment) -> Option<&mut dyn Reflect> {
         self.as_mut()?.child_mut(segment)
+    }
+    fn list_len(&self) -> Option<usize> {
+        self.as_ref()?.list_len()
     }
     fn to_json(&self) -> Value {
         self.as_ref().map_or(Value::Null, T::to_json)

@@ -660,7 +660,7 @@ fn ops_build_one_step() {
         touched.ranges(EditTarget::Bone).collect::<Vec<_>>(),
         vec![0..1]
     );
-    assert_eq!(history.undo_label(), Some("Set ik.links.0.bone of bone 0"));
+    assert_eq!(history.undo_label(), Some("Set ik.links[0].bone of bone 0"));
     history.undo(&mut model);
 
     // A failing step names itself and leaves the model unchanged.
@@ -749,4 +749,43 @@ fn pose_as_rest_refuses_a_pose_of_another_model() {
         Edit::pose_as_rest(&original, &pose),
         Err(EditError::Pose(_))
     ));
+}
+
+#[test]
+fn edit_scripts_are_versioned() {
+    let bare = EditScript::parse(r#"[{"op": "sort", "kind": "bone", "by": "name"}]"#)
+        .expect("a bare list is version 1");
+    assert_eq!(bare.version, 1);
+    assert_eq!(bare.label, None);
+    assert_eq!(bare.ops.len(), 1);
+
+    let unversioned = EditScript::parse(r#"{"label": "x", "ops": []}"#).expect("no version is 1");
+    assert_eq!(unversioned.version, 1);
+    assert_eq!(unversioned.label.as_deref(), Some("x"));
+
+    let v1 = EditScript::parse(r#"{"version": 1, "label": "Fix", "ops": [{"op": "duplicate", "kind": "bone", "indices": [0]}]}"#)
+        .expect("version 1");
+    assert_eq!(v1.version, 1);
+    assert_eq!(v1.ops.len(), 1);
+    // Written back, a script says its version.
+    let written = serde_json::to_string(&v1).expect("serialize");
+    assert!(written.starts_with(r#"{"version":1,"#), "{written}");
+
+    // A later version is refused by its version, even if its ops are unknown here.
+    let error = EditScript::parse(r#"{"version": 2, "ops": [{"op": "teleport"}]}"#)
+        .expect_err("version 2 is refused");
+    assert!(matches!(error, ScriptError::UnsupportedVersion { .. }));
+    assert!(
+        error.to_string().contains("version 2 is not supported"),
+        "{error}"
+    );
+    assert!(EditScript::parse(r#"{"version": "1", "ops": []}"#).is_err());
+    assert!(matches!(
+        EditScript::parse("42"),
+        Err(ScriptError::NotAScript { .. })
+    ));
+    // Op errors keep their line.
+    let error = EditScript::parse("{\"version\": 1,\n \"ops\": [{\"op\": \"teleport\"}]}")
+        .expect_err("unknown op");
+    assert!(error.to_string().contains("line 2"), "{error}");
 }

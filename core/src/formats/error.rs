@@ -9,7 +9,7 @@ pub struct Location {
     pub section: &'static str,
     /// The element index inside the section.
     pub element: Option<usize>,
-    /// A list inside the element and the index in it (`ik_links`, 3).
+    /// A list inside the element and the index in it (`ik.links`, 3).
     pub sub: Option<(&'static str, usize)>,
     /// The field being read (`weight.bones[1]`, `name_ja`, `count`).
     pub field: &'static str,
@@ -18,7 +18,7 @@ pub struct Location {
 }
 
 impl Location {
-    /// The element path, e.g. `bones[12].ik_links[3].bone`.
+    /// The element path, e.g. `bones[12].ik.links[3].bone`.
     #[must_use]
     pub fn path(&self) -> String {
         let mut path = self.section.to_owned();

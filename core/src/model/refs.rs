@@ -9,6 +9,7 @@
 //! (old index → new index, or removed), applied by [`IndexRemap::apply`] through the same walk.
 
 use super::*;
+use crate::path::ModelPath;
 use std::fmt;
 
 /// The kinds of element other elements refer to by index.
@@ -64,8 +65,8 @@ impl RefKind {
     }
 }
 
-/// Where a reference lives: the owning element and the field. `Display` gives the element path
-/// the validators use (`bones[12].ik.links[3].bone`).
+/// Where a reference lives: the owning element and the field. [`RefSite::path`] gives its path
+/// in the one grammar (`bones[12].ik.links[3].bone`), as validators report it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RefSite {
     VertexWeight {
@@ -191,6 +192,78 @@ impl RefSite {
     }
 }
 
+impl RefSite {
+    /// The place of the reference in the one path grammar ([`crate::path`]), resolvable in
+    /// `model`: the model tells which field a morph offset's reference is in (`vertex`, `bone`,
+    /// `morph`, `material`, `rigid_body`) and whether a weight is BDEF1 (`weight.bone`).
+    #[must_use]
+    pub fn path(self, model: &Model) -> ModelPath {
+        use crate::edit::EditTarget as T;
+        let element = ModelPath::element;
+        match self {
+            RefSite::VertexWeight { vertex, slot } => {
+                let weight = element(T::Vertex, vertex).field("weight");
+                match model.vertices.get(vertex).map(|v| &v.weight) {
+                    Some(Weight::Bdef1 { .. }) => weight.field("bone"),
+                    _ => weight.field("bones").index(slot),
+                }
+            }
+            RefSite::Face { face, corner } => element(T::Face, face).index(corner),
+            RefSite::MaterialTexture { material } => {
+                element(T::Material, material).field("texture")
+            }
+            RefSite::MaterialSphere { material } => {
+                element(T::Material, material).field("sphere_texture")
+            }
+            RefSite::MaterialToon { material } => element(T::Material, material).field("toon"),
+            RefSite::BoneParent { bone } => element(T::Bone, bone).field("parent"),
+            RefSite::BoneTail { bone } => element(T::Bone, bone).field("tail_bone"),
+            RefSite::BoneAppendParent { bone } => element(T::Bone, bone).field("append_parent"),
+            RefSite::IkTarget { bone } => element(T::Bone, bone).field("ik").field("target"),
+            RefSite::IkLink { bone, link } => element(T::Bone, bone)
+                .field("ik")
+                .field("links")
+                .index(link)
+                .field("bone"),
+            RefSite::MorphOffset { morph, offset } => {
+                let field = match model.morphs.get(morph).map(|m| m.offsets.kind()) {
+                    Some(MorphKind::Group | MorphKind::Flip) => "morph",
+                    Some(MorphKind::Bone) => "bone",
+                    Some(MorphKind::Material) => "material",
+                    Some(MorphKind::Impulse) => "rigid_body",
+                    _ => "vertex",
+                };
+                element(T::Morph, morph)
+                    .field("offsets")
+                    .index(offset)
+                    .field(field)
+            }
+            RefSite::DisplayItem { frame, item } => {
+                element(T::DisplayFrame, frame).field("items").index(item)
+            }
+            RefSite::RigidBodyBone { body } => element(T::RigidBody, body).field("bone"),
+            RefSite::JointBodyA { joint } => element(T::Joint, joint).field("body_a"),
+            RefSite::JointBodyB { joint } => element(T::Joint, joint).field("body_b"),
+            RefSite::SoftBodyMaterial { soft_body } => {
+                element(T::SoftBody, soft_body).field("material")
+            }
+            RefSite::SoftBodyAnchorBody { soft_body, anchor } => element(T::SoftBody, soft_body)
+                .field("anchors")
+                .index(anchor)
+                .field("rigid_body"),
+            RefSite::SoftBodyAnchorVertex { soft_body, anchor } => element(T::SoftBody, soft_body)
+                .field("anchors")
+                .index(anchor)
+                .field("vertex"),
+            RefSite::SoftBodyPin { soft_body, pin } => element(T::SoftBody, soft_body)
+                .field("pinned_vertices")
+                .index(pin),
+        }
+    }
+}
+
+/// Without the model: the element and list position, in the path grammar (a morph offset is
+/// named as a whole, `morphs[2].offsets[5]`; [`RefSite::path`] names its field).
 impl fmt::Display for RefSite {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {

@@ -191,7 +191,7 @@ fn ik(i: usize, bone: &Bone, out: &mut Vec<Issue>) {
         out.push(Issue::new(
             Severity::Warning,
             "W-IK-NO-LINKS",
-            format!("bones[{i}].ik_links"),
+            format!("bones[{i}].ik.links"),
             format!("IK bone {} has no links", quoted(&bone.name_ja)),
             format!("IKボーン{}にリンクがありません", quoted(&bone.name_ja)),
         ));

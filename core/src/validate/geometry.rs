@@ -8,7 +8,7 @@
 use super::util::{
     Finding, FixPart, Floats, element_path, emit_findings, json, quoted, repaired_weight, set_op,
 };
-use super::{Context, Fix, Issue, Rule, Severity};
+use super::{Context, Fix, Issue, IssuePath, Rule, Severity};
 use crate::edit::EditTarget;
 use crate::model::*;
 use std::ops::Range;
@@ -123,7 +123,7 @@ impl Rule for ValueRule {
             "E-VALUE-NAN",
             findings,
             cx.options.max_issues_per_code,
-            "model",
+            None,
             NAN_SUMMARY,
             nan_label,
         );
@@ -134,7 +134,7 @@ fn nan_finding(path: String, parts: Vec<FixPart>) -> Finding {
     Finding {
         message_en: format!("{path} is NaN or infinite"),
         message_ja: format!("{path} がNaNまたは無限大です"),
-        path,
+        path: path.into_path(),
         parts,
     }
 }
@@ -219,7 +219,7 @@ fn vertex_nan_finding(i: usize, vertex: &Vertex) -> Finding {
     Finding {
         message_en: format!("{} of vertex {i} NaN or infinite", fields_en(&fields)),
         message_ja: format!("頂点{i}の{}がNaNまたは無限大です", fields.join("・")),
-        path,
+        path: path.into_path(),
         parts,
     }
 }
@@ -259,7 +259,7 @@ fn element_nans<T: serde::Serialize>(
                 super::util::kind_ja(kind),
                 fields.join("・")
             ),
-            path,
+            path: path.into_path(),
             parts: vec![FixPart::set(kind, i, "", json(&sanitized(element)))],
         });
     }
@@ -316,7 +316,7 @@ fn bone_nans(b: &Bone, out: &mut Vec<&'static str>) {
                 .is_none_or(|l| l.lower.is_finite() && l.upper.is_finite())
         });
         if !limits_finite {
-            out.push("ik_links");
+            out.push("ik.links");
         }
     }
 }
@@ -653,7 +653,7 @@ impl Rule for VertexRule {
             vertices
                 .iter()
                 .map(|&i| Finding {
-                    path: format!("vertices[{i}].weight"),
+                    path: format!("vertices[{i}].weight").into_path(),
                     message_en: en(i),
                     message_ja: ja(i),
                     parts: if fixable {
@@ -691,7 +691,7 @@ impl Rule for VertexRule {
                 true,
             ),
             cap,
-            "vertices",
+            Some("vertices"),
             (
                 "vertex weights do not sum to 1",
                 "ウェイトの合計が1ではない頂点",
@@ -717,7 +717,7 @@ impl Rule for VertexRule {
                 true,
             ),
             cap,
-            "vertices",
+            Some("vertices"),
             ("vertices have negative weights", "負のウェイトを持つ頂点"),
             weight_label,
         );
@@ -732,7 +732,7 @@ impl Rule for VertexRule {
                 true,
             ),
             cap,
-            "vertices",
+            Some("vertices"),
             (
                 "BDEF2/SDEF vertices name the same bone twice",
                 "同じボーンを2回使うBDEF2/SDEF頂点",
@@ -759,7 +759,7 @@ impl Rule for VertexRule {
                 num_bones > 0,
             ),
             cap,
-            "vertices",
+            Some("vertices"),
             (
                 "vertices give weight to no bone",
                 "ボーンなしにウェイトを割り当てている頂点",
@@ -773,7 +773,7 @@ impl Rule for VertexRule {
                     return None;
                 };
                 Some(Finding {
-                    path: format!("vertices[{i}].weight"),
+                    path: format!("vertices[{i}].weight").into_path(),
                     message_en: format!(
                         "SDEF vertex {i} has no C/R0/R1 (all zero); it deforms like BDEF2 at best"
                     ),
@@ -791,7 +791,7 @@ impl Rule for VertexRule {
             "W-SDEF-PARAMS",
             sdef_findings,
             cap,
-            "vertices",
+            Some("vertices"),
             ("SDEF vertices have no C/R0/R1", "C/R0/R1のないSDEF頂点"),
             |n| {
                 (
@@ -832,7 +832,7 @@ fn normal_issues(cx: &Context<'_>, out: &mut Vec<Issue>, zero: &[usize], long: &
             .iter()
             .zip(&computed)
             .map(|(&i, normal)| Finding {
-                path: format!("vertices[{i}].normal"),
+                path: format!("vertices[{i}].normal").into_path(),
                 message_en: format!("vertex {i} has a zero normal; lighting is undefined there"),
                 message_ja: format!("頂点{i}の法線の長さが0です"),
                 parts: vec![FixPart::set(EditTarget::Vertex, i, "normal", json(normal))],
@@ -844,7 +844,7 @@ fn normal_issues(cx: &Context<'_>, out: &mut Vec<Issue>, zero: &[usize], long: &
             "W-NORMAL-ZERO",
             findings,
             cap,
-            "vertices",
+            Some("vertices"),
             ("vertices have zero normals", "法線の長さが0の頂点"),
             |n| {
                 (
@@ -860,7 +860,7 @@ fn normal_issues(cx: &Context<'_>, out: &mut Vec<Issue>, zero: &[usize], long: &
         .map(|(i, n)| {
             let length = (n.x * n.x + n.y * n.y + n.z * n.z).sqrt();
             Finding {
-                path: format!("vertices[{i}].normal"),
+                path: format!("vertices[{i}].normal").into_path(),
                 message_en: format!("the normal of vertex {i} has length {length}, not 1"),
                 message_ja: format!("頂点{i}の法線の長さが1ではありません（{length}）"),
                 parts: vec![FixPart::set(
@@ -878,7 +878,7 @@ fn normal_issues(cx: &Context<'_>, out: &mut Vec<Issue>, zero: &[usize], long: &
         "W-NORMAL-LENGTH",
         findings,
         cap,
-        "vertices",
+        Some("vertices"),
         ("normals are not unit length", "長さが1でない法線"),
         |n| {
             (
@@ -998,7 +998,7 @@ impl Rule for FaceRule {
             degenerate
                 .iter()
                 .map(|&f| Finding {
-                    path: format!("faces[{f}]"),
+                    path: format!("faces[{f}]").into_path(),
                     message_en: format!(
                         "face {f} uses the same vertex twice ({:?}); it has no area",
                         model
@@ -1012,7 +1012,7 @@ impl Rule for FaceRule {
                 })
                 .collect(),
             cap,
-            "faces",
+            Some("faces"),
             ("faces are degenerate", "縮退した面"),
             face_label,
         );
@@ -1023,14 +1023,14 @@ impl Rule for FaceRule {
             duplicates
                 .iter()
                 .map(|&(f, original)| Finding {
-                    path: format!("faces[{f}]"),
+                    path: format!("faces[{f}]").into_path(),
                     message_en: format!("face {f} repeats face {original} of the same material"),
                     message_ja: format!("面{f}は同じ材質の面{original}と重複しています"),
                     parts: delete_faces(&[f]),
                 })
                 .collect(),
             cap,
-            "faces",
+            Some("faces"),
             ("faces are duplicates", "重複した面"),
             face_label,
         );
@@ -1056,7 +1056,7 @@ impl Rule for FaceRule {
             unused
                 .iter()
                 .map(|&v| Finding {
-                    path: format!("vertices[{v}]"),
+                    path: format!("vertices[{v}]").into_path(),
                     message_en: format!("vertex {v} is used by no face"),
                     message_ja: format!("頂点{v}はどの面にも使われていません"),
                     parts: vec![FixPart::Delete {
@@ -1066,7 +1066,7 @@ impl Rule for FaceRule {
                 })
                 .collect(),
             cap,
-            "vertices",
+            Some("vertices"),
             (
                 "vertices are used by no face",
                 "どの面にも使われていない頂点",

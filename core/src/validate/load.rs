@@ -3,7 +3,10 @@
 //! model: saving writes a correct file.
 
 use super::{Context, Issue, Rule, Severity};
-use crate::formats::LoadNote;
+use crate::edit::{EditTarget, resolve_path};
+use crate::formats::{LoadNote, Location};
+use crate::model::Model;
+use crate::path::ModelPath;
 
 #[derive(Debug)]
 pub(crate) struct LoadRule;
@@ -32,7 +35,7 @@ impl Rule for LoadRule {
         if let Some(error) = &report.recovered_from {
             let path = error
                 .location()
-                .map_or_else(|| "file".to_owned(), |location| location.path());
+                .map_or_else(file_path, |location| model_path_of(cx.model, location));
             let offset = error
                 .location()
                 .map_or(String::new(), |l| format!(" at byte {}", l.offset));
@@ -53,7 +56,7 @@ impl Rule for LoadRule {
             ));
         }
         for note in &report.notes {
-            if let Some(issue) = note_issue(note, report.recovered_from.is_some()) {
+            if let Some(issue) = note_issue(cx.model, note, report.recovered_from.is_some()) {
                 out.push(issue);
             }
         }
@@ -78,10 +81,43 @@ impl Rule for LoadRule {
     }
 }
 
-fn note_issue(note: &LoadNote, recovered: bool) -> Option<Issue> {
+/// Issues about the file as a whole point at the header.
+fn file_path() -> ModelPath {
+    ModelPath::element(EditTarget::Header, 0)
+}
+
+/// The place in the loaded model nearest to where the reader was: the file location's path cut
+/// back to what the model has (an element lost to damage is not in the model, its list is;
+/// a field of the file the model does not keep, such as a count, is its element).
+fn model_path_of(model: &Model, location: &Location) -> ModelPath {
+    let Ok(mut path) = ModelPath::parse(&location.path()) else {
+        return file_path();
+    };
+    loop {
+        if resolve_path(model, &path).is_ok() {
+            return path;
+        }
+        match path.parent() {
+            Some(parent) => path = parent,
+            None => return file_path(),
+        }
+    }
+}
+
+fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> {
     let location = &note.location;
-    let path = location.path();
-    let at = location.offset;
+    let path = model_path_of(model, location);
+    // Where the model path is cut back, the file's own place is said in the message.
+    let place = location.path();
+    let offset = location.offset;
+    let (at, at_ja) = if path.to_string() == place {
+        (offset.to_string(), format!("{offset}バイト目"))
+    } else {
+        (
+            format!("{offset}, {place} in the file"),
+            format!("{offset}バイト目、ファイルの{place}"),
+        )
+    };
     if location.section == "header" && location.field == "version" {
         return Some(Issue::new(
             Severity::Error,
@@ -89,7 +125,7 @@ fn note_issue(note: &LoadNote, recovered: bool) -> Option<Issue> {
             "header.version",
             format!("{} (byte {at})", note.message),
             format!(
-                "PMXのバージョンが2.0でも2.1でもありません: {}（{at}バイト目）",
+                "PMXのバージョンが2.0でも2.1でもありません: {}（{at_ja}）",
                 note.message
             ),
         ));
@@ -98,10 +134,10 @@ fn note_issue(note: &LoadNote, recovered: bool) -> Option<Issue> {
         return Some(Issue::new(
             Severity::Error,
             "E-HEADER-SIZE",
-            "header.globals_count",
+            file_path(),
             format!("{} (byte {at})", note.message),
             format!(
-                "ヘッダのバイト数が8ではありません: {}（{at}バイト目）",
+                "ヘッダのバイト数が8ではありません: {}（{at_ja}）",
                 note.message
             ),
         ));
@@ -110,9 +146,11 @@ fn note_issue(note: &LoadNote, recovered: bool) -> Option<Issue> {
         return Some(Issue::new(
             Severity::Warning,
             "W-FILE-TRAILING",
-            "file",
-            format!("{} (from byte {at})", note.message),
-            format!("最後のセクションの後に余分なデータがあり、無視されました（{at}バイト目から）"),
+            file_path(),
+            format!("{} (from byte {offset})", note.message),
+            format!(
+                "最後のセクションの後に余分なデータがあり、無視されました（{offset}バイト目から）"
+            ),
         ));
     }
     if note.lost {
@@ -126,7 +164,7 @@ fn note_issue(note: &LoadNote, recovered: bool) -> Option<Issue> {
             path,
             format!("{} (byte {at})", note.message),
             format!(
-                "読み込み時にデータが失われました: {}（{at}バイト目）",
+                "読み込み時にデータが失われました: {}（{at_ja}）",
                 note.message
             ),
         ));
@@ -136,6 +174,6 @@ fn note_issue(note: &LoadNote, recovered: bool) -> Option<Issue> {
         "I-FILE-NOTE",
         path,
         format!("{} (byte {at})", note.message),
-        format!("読み込み時の注記: {}（{at}バイト目）", note.message),
+        format!("読み込み時の注記: {}（{at_ja}）", note.message),
     ))
 }

@@ -2,7 +2,7 @@
 //!
 //! A [`Registry`] holds [`Rule`]s; [`Registry::check`] runs them all over a model (and, for a
 //! model as read from a file, the reader's [`LoadReport`]) and returns [`Issue`]s. Each issue has
-//! a [`Severity`], a stable code (`E-INDEX-SIZE`), the element path (`bones[12].ik_links[3].bone`),
+//! a [`Severity`], a stable code (`E-INDEX-SIZE`), the element path (`bones[12].ik.links[3].bone`),
 //! a message in English and Japanese and, where the problem can be fixed automatically, a
 //! [`Fix`]: a list of [`EditOp`]s that [`Fix::to_edit`] turns into one undoable batch edit.
 //! [`repair`] applies every fix, round after round, until nothing fixable is left.
@@ -36,9 +36,10 @@ mod tests;
 pub use repair::{AppliedFix, RepairOptions, RepairReport, repair};
 pub use target::{VMD_NAME_BYTES, mmd_name_bytes, shift_jis_bytes};
 
-use crate::edit::{Edit, EditError, EditOp, ops_to_edit_in};
+use crate::edit::{Edit, EditError, EditOp, EditTarget, ops_to_edit_in};
 use crate::formats::LoadReport;
 use crate::model::{Model, PmxVersion};
+use crate::path::ModelPath;
 use serde::Serialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -117,8 +118,9 @@ pub struct Issue {
     pub severity: Severity,
     /// Stable code: `E-` errors, `W-` warnings, `I-` info (`E-REF-RANGE`).
     pub code: &'static str,
-    /// Where: `bones[12].ik_links[3].bone`, `header.index_sizes.vertex`, `faces`.
-    pub path: String,
+    /// Where, in the one path grammar ([`crate::path`]): `bones[12].ik.links[3].bone`,
+    /// `header.index_sizes.vertex`, `faces`. In JSON, its text.
+    pub path: ModelPath,
     pub message_en: String,
     pub message_ja: String,
     /// The automatic fix, if there is one (what `repair` applies).
@@ -128,19 +130,52 @@ pub struct Issue {
     pub alternatives: Vec<Fix>,
 }
 
+/// What an issue's place is given as: a [`ModelPath`], or its text (validators format element
+/// paths; the text is parsed once here, and the unit tests check every validator's paths parse).
+pub trait IssuePath {
+    fn into_path(self) -> ModelPath;
+}
+
+impl IssuePath for ModelPath {
+    fn into_path(self) -> ModelPath {
+        self
+    }
+}
+
+impl IssuePath for &str {
+    fn into_path(self) -> ModelPath {
+        let parsed = ModelPath::parse(self);
+        debug_assert!(parsed.is_ok(), "a validator wrote a bad path: {parsed:?}");
+        // A path a validator got wrong still points at the model as a whole, never nowhere.
+        parsed.unwrap_or_else(|_| ModelPath::element(EditTarget::Header, 0))
+    }
+}
+
+impl IssuePath for String {
+    fn into_path(self) -> ModelPath {
+        self.as_str().into_path()
+    }
+}
+
+impl IssuePath for &String {
+    fn into_path(self) -> ModelPath {
+        self.as_str().into_path()
+    }
+}
+
 impl Issue {
     #[must_use]
     pub fn new(
         severity: Severity,
         code: &'static str,
-        path: impl Into<String>,
+        path: impl IssuePath,
         message_en: impl Into<String>,
         message_ja: impl Into<String>,
     ) -> Self {
         Self {
             severity,
             code,
-            path: path.into(),
+            path: path.into_path(),
             message_en: message_en.into(),
             message_ja: message_ja.into(),
             fix: None,

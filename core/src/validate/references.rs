@@ -16,6 +16,7 @@ use super::{Context, Issue, Rule, Severity};
 use crate::edit::EditTarget;
 use crate::model::refs::{RefSite, RefVisitor, visit_refs};
 use crate::model::*;
+use crate::path::ModelPath;
 use std::collections::BTreeMap;
 
 #[derive(Debug)]
@@ -52,7 +53,7 @@ impl Rule for ReferenceRule {
             "E-REF-RANGE",
             findings(model, &range),
             cap,
-            "model",
+            None,
             (
                 "references point past the end of their list",
                 "参照先が範囲外です",
@@ -70,7 +71,7 @@ impl Rule for ReferenceRule {
             "E-REF-NONE",
             findings(model, &none),
             cap,
-            "model",
+            None,
             (
                 "references are -1 where the spec requires one",
                 "参照が必須の箇所が-1です",
@@ -244,23 +245,9 @@ impl RefVisitor for Collector<'_> {
     }
 }
 
-/// The validator path of a reference (`bones[3].ik_links[1].bone`, `morphs[2].offsets[5].vertex`).
-fn site_path(model: &Model, site: RefSite) -> String {
-    match site {
-        RefSite::IkLink { bone, link } => format!("bones[{bone}].ik_links[{link}].bone"),
-        RefSite::Face { face, corner } => format!("faces[{face}][{corner}]"),
-        RefSite::MorphOffset { morph, offset } => {
-            let field = match model.morphs.get(morph).map(|m| m.offsets.kind()) {
-                Some(MorphKind::Group | MorphKind::Flip) => "morph",
-                Some(MorphKind::Bone) => "bone",
-                Some(MorphKind::Material) => "material",
-                Some(MorphKind::Impulse) => "rigid_body",
-                _ => "vertex",
-            };
-            format!("morphs[{morph}].offsets[{offset}].{field}")
-        }
-        other => other.to_string(),
-    }
+/// The validator path of a reference (`bones[3].ik.links[1].bone`, `morphs[2].offsets[5].vertex`).
+fn site_path(model: &Model, site: RefSite) -> ModelPath {
+    site.path(model)
 }
 
 /// What a reference field is called in Japanese, for messages.

@@ -10,6 +10,7 @@ use super::{CheckOptions, Fix, Issue, Registry, Severity};
 use crate::edit::{Edit, EditOp, History};
 use crate::formats::LoadReport;
 use crate::model::{ElementKind, Model};
+use crate::path::ModelPath;
 use std::collections::HashSet;
 
 /// How to repair.
@@ -35,7 +36,7 @@ pub struct AppliedFix {
     /// The code and path of the issue the fix came from (the first, when several issues
     /// share one fix).
     pub code: &'static str,
-    pub path: String,
+    pub path: ModelPath,
     pub severity: Severity,
     pub label_en: String,
     pub label_ja: String,

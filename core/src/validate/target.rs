@@ -6,7 +6,7 @@
 //! lacks cannot be named at all.
 
 use super::util::{Finding, FixPart, emit_findings, quoted};
-use super::{Context, Issue, Rule, Severity, Target};
+use super::{Context, Issue, IssuePath, Rule, Severity, Target};
 use crate::formats::pmd::{self, field, pmd_losses};
 use crate::model::*;
 use encoding_rs::SHIFT_JIS;
@@ -240,7 +240,7 @@ fn pmd_weights(cx: &Context<'_>, covered: &mut HashSet<String>, out: &mut Vec<Is
         let path = format!("vertices[{i}].weight");
         covered.insert(path.clone());
         findings.push(Finding {
-            path,
+            path: path.as_str().into_path(),
             message_en: format!("vertex {i} is {kind}; PMD holds BDEF1/BDEF2 only"),
             message_ja: format!("頂点{i}は{kind}です。PMDはBDEF1/BDEF2のみです"),
             parts: vec![FixPart::Weight {
@@ -255,7 +255,7 @@ fn pmd_weights(cx: &Context<'_>, covered: &mut HashSet<String>, out: &mut Vec<Is
         "W-PMD-WEIGHT",
         findings,
         cx.options.max_issues_per_code,
-        "vertices",
+        Some("vertices"),
         (
             "vertices have weights PMD cannot hold",
             "PMDで保持できないウェイトの頂点",
@@ -308,7 +308,7 @@ fn ik_chains(model: &Model, covered: &mut HashSet<String>, out: &mut Vec<Issue>)
                     owner.insert(b, k);
                 }
                 Some(&first) if first != k => {
-                    let path = format!("bones[{k}].ik_links[{j}].bone");
+                    let path = format!("bones[{k}].ik.links[{j}].bone");
                     covered.insert(path.clone());
                     let name = |i: usize| {
                         model

@@ -254,7 +254,7 @@ fn cases() -> Vec<Case> {
         case("E-REF-RANGE", "materials[0].texture", |m| {
             m.materials[0].texture = Some(TextureIdx::new(3));
         }),
-        case("E-REF-RANGE", "bones[6].ik_links[1].bone", |m| {
+        case("E-REF-RANGE", "bones[6].ik.links[1].bone", |m| {
             m.bones[6].ik.links[1].bone = BoneIdx::from_raw(-7);
         }),
         case("E-REF-RANGE", "morphs[0].offsets[0].vertex", |m| {
@@ -289,7 +289,7 @@ fn cases() -> Vec<Case> {
                 });
             })
         },
-        case("E-REF-NONE", "bones[6].ik_links[0].bone", |m| {
+        case("E-REF-NONE", "bones[6].ik.links[0].bone", |m| {
             m.bones[6].ik.links[0].bone = None;
         }),
         case("E-REF-NONE", "bones[6].ik.target", |m| {
@@ -478,7 +478,7 @@ fn cases() -> Vec<Case> {
         case("W-IK-ANGLE", "bones[6].ik.limit_angle", |m| {
             m.bones[6].ik.limit_angle = 0.0;
         }),
-        unfixable("W-IK-NO-LINKS", "bones[6].ik_links", |m| {
+        unfixable("W-IK-NO-LINKS", "bones[6].ik.links", |m| {
             m.bones[6].ik.links.clear();
         }),
         case("W-FIXED-AXIS", "bones[8].fixed_axis", |m| {
@@ -549,7 +549,7 @@ fn cases() -> Vec<Case> {
 fn found(issues: &[Issue]) -> BTreeSet<(&'static str, String)> {
     issues
         .iter()
-        .map(|issue| (issue.code, issue.path.clone()))
+        .map(|issue| (issue.code, issue.path.to_string()))
         .collect()
 }
 
@@ -610,6 +610,14 @@ fn each_rule_fires_on_its_broken_case_and_its_fix_removes_it() {
                 )
             });
         assert!(!issue.message_en.is_empty() && !issue.message_ja.is_empty());
+        // Every issue's path names a place the broken model has (`pmx-studio get` resolves it).
+        for any in &issues {
+            assert!(
+                crate::edit::resolve_path(&model, &any.path).is_ok(),
+                "{}: {any}",
+                case.code
+            );
+        }
         // The code names its severity (README, "Checking and repairing").
         let prefix = match issue.severity {
             Severity::Error => "E-",
@@ -736,9 +744,18 @@ fn truncated_file_is_damaged() {
     let bytes = bytes_of(&good_model());
     let (model, report) = read_recovering(&bytes[..bytes.len() - 10]);
     let codes = codes_of(&model, &report);
+    // The joint being read was lost: the path names what the model has (the list), the
+    // message the file's place.
     assert!(
-        codes.contains(&("E-FILE-DAMAGED", "joints[0].spring_rotate".to_owned())),
+        codes.contains(&("E-FILE-DAMAGED", "joints".to_owned())),
         "{codes:?}"
+    );
+    let issues = check(&model, Some(&report), &CheckOptions::default());
+    let damaged = issues.iter().find(|i| i.code == "E-FILE-DAMAGED").unwrap();
+    assert!(
+        damaged.message_en.contains("joints[0].spring_rotate"),
+        "{}",
+        damaged.message_en
     );
     // The note of where reading stopped is not repeated as E-FILE-LOST.
     assert!(!codes.iter().any(|(code, _)| *code == "E-FILE-LOST"));
@@ -751,7 +768,7 @@ fn trailing_bytes_and_reader_notes() {
     let (model, report) = read_recovering(&bytes);
     let codes = codes_of(&model, &report);
     assert!(
-        codes.contains(&("W-FILE-TRAILING", "file".to_owned())),
+        codes.contains(&("W-FILE-TRAILING", "header".to_owned())),
         "{codes:?}"
     );
     let mut report = LoadReport::default();
@@ -779,7 +796,7 @@ fn trailing_bytes_and_reader_notes() {
     });
     let codes = codes_of(&good_model(), &report);
     assert!(codes.contains(&("I-FILE-NOTE", "bones[2].flags".to_owned())));
-    assert!(codes.contains(&("E-FILE-LOST", "soft_bodies.count".to_owned())));
+    assert!(codes.contains(&("E-FILE-LOST", "soft_bodies".to_owned())));
 }
 
 #[test]
@@ -805,9 +822,7 @@ fn unknown_version_and_long_header_read_in_recovery() {
     let (model, report) = read_recovering(&bytes);
     assert!(report.recovered_from.is_none());
     assert_eq!(model.bones.len(), 9);
-    assert!(
-        codes_of(&model, &report).contains(&("E-HEADER-SIZE", "header.globals_count".to_owned()))
-    );
+    assert!(codes_of(&model, &report).contains(&("E-HEADER-SIZE", "header".to_owned())));
 }
 
 #[test]
@@ -878,7 +893,7 @@ fn pmd_target_rules() {
         ("W-PMD-NAME-BYTES", "bones[2].name_ja"),
         ("W-PMD-NAME-CHARS", "morphs[0].name_ja"),
         ("W-PMD-WEIGHT", "vertices[2].weight"),
-        ("W-PMD-IK-CHAIN", "bones[9].ik_links[0].bone"),
+        ("W-PMD-IK-CHAIN", "bones[9].ik.links[0].bone"),
     ] {
         assert!(
             codes.contains(&(expected.0, expected.1.to_owned())),

@@ -6,9 +6,11 @@
 //! named. Only headers are read ([`crate::texture::probe`]), so the check stays cheap enough to
 //! run after every edit.
 
-use super::util::{Finding, FixPart, element_path, emit_findings, json};
+use super::util::{Finding, FixPart, emit_findings, json};
 use super::{Context, Issue, Rule, Severity};
+use crate::edit::EditTarget;
 use crate::model::{ElementKind, Model, Text, TextureIdx, Toon};
+use crate::path::ModelPath;
 use crate::texture::{self, TextureProblem};
 use std::path::{Component, Path};
 
@@ -42,7 +44,7 @@ impl Rule for TextureFileRule {
             if text.is_empty() {
                 continue;
             }
-            let path = element_path(ElementKind::Texture, index);
+            let path = ModelPath::element(EditTarget::Texture, index);
             let (users_en, users_ja) = users_text(model, index);
             let Some(found) = texture::resolve(dir, text) else {
                 if !is_shared_toon(text) {
@@ -105,7 +107,7 @@ impl Rule for TextureFileRule {
             "W-TEXTURE-MISSING",
             missing,
             cap,
-            "textures",
+            Some("textures"),
             ("texture files not found", "見つからないテクスチャファイル"),
             |_| (String::new(), String::new()),
         );
@@ -115,7 +117,7 @@ impl Rule for TextureFileRule {
             "W-TEXTURE-UNREADABLE",
             unreadable,
             cap,
-            "textures",
+            Some("textures"),
             (
                 "texture files that are not images",
                 "画像として読めないテクスチャファイル",
@@ -128,7 +130,7 @@ impl Rule for TextureFileRule {
             "I-TEXTURE-CASE",
             wrong_case,
             cap,
-            "textures",
+            Some("textures"),
             (
                 "texture paths in other letter case than their files",
                 "ファイル名と大文字小文字が違うテクスチャパス",
@@ -244,7 +246,7 @@ mod tests {
         issues
             .iter()
             .filter(|i| i.code.contains("TEXTURE-") && i.code != "I-TEXTURE-DUPLICATE")
-            .map(|i| (i.code, i.path.clone()))
+            .map(|i| (i.code, i.path.to_string()))
             .collect()
     }
 

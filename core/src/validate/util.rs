@@ -1,8 +1,9 @@
 //! Helpers the rules share: edit ops, issue lists with a cap per code, names of kinds.
 
-use super::{Fix, Issue, Severity};
+use super::{Fix, Issue, IssuePath, Severity};
 use crate::edit::{EditOp, EditTarget};
 use crate::model::{ElementKind, Text};
+use crate::path::ModelPath;
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -236,7 +237,7 @@ pub(crate) fn parts_to_ops(parts: &[FixPart]) -> Vec<EditOp> {
 
 /// A finding of a rule: the issue text and the parts of its fix.
 pub(crate) struct Finding {
-    pub path: String,
+    pub path: ModelPath,
     pub message_en: String,
     pub message_ja: String,
     pub parts: Vec<FixPart>,
@@ -250,7 +251,7 @@ pub(crate) fn emit_findings(
     code: &'static str,
     findings: Vec<Finding>,
     cap: usize,
-    summary_path: &str,
+    summary_path: Option<&str>,
     summary: (&str, &str),
     label: impl Fn(usize) -> (String, String),
 ) {
@@ -264,6 +265,7 @@ pub(crate) fn emit_findings(
     let cap = cap.max(1);
     let total = findings.len();
     let mut rest_parts = Vec::new();
+    let mut first_rest = None;
     for (i, finding) in findings.into_iter().enumerate() {
         if i < cap {
             out.push(
@@ -277,16 +279,25 @@ pub(crate) fn emit_findings(
                 .with_fix(fix_of(finding.parts, 1)),
             );
         } else {
+            if i == cap {
+                first_rest = Some(finding.path);
+            }
             rest_parts.extend(finding.parts);
         }
     }
     if total > cap {
         let rest = total - cap;
+        // Findings across element kinds are summed up at the first of the rest.
+        let path = match (summary_path, first_rest) {
+            (Some(path), _) => path.into_path(),
+            (None, Some(first)) => first,
+            (None, None) => ModelPath::element(crate::edit::EditTarget::Header, 0),
+        };
         out.push(
             Issue::new(
                 severity,
                 code,
-                summary_path,
+                path,
                 format!("and {} more: {}", thousands(rest), summary.0),
                 format!("他に{}件: {}", thousands(rest), summary.1),
             )

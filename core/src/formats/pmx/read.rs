@@ -519,7 +519,7 @@ impl<'a> Reader<'a> {
         let kind = self.u8("weight.type")?;
         Ok(match kind {
             0 => Weight::Bdef1 {
-                bone: self.bone("weight.bones[0]")?,
+                bone: self.bone("weight.bone")?,
             },
             1 => Weight::Bdef2 {
                 bones: [self.bone("weight.bones[0]")?, self.bone("weight.bones[1]")?],
@@ -762,7 +762,7 @@ impl<'a> Reader<'a> {
                     .links
                     .reserve_exact(self.capacity(links, bone_size + 1));
                 for j in 0..links {
-                    self.sub = Some(("ik_links", j));
+                    self.sub = Some(("ik.links", j));
                     let link_bone = self.bone("bone")?;
                     let limits = if self.flag("has_limits")? {
                         Some(AngleLimits {

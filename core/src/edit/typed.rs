@@ -1,0 +1,480 @@
+//! Typed field edits: what the editor's panels, its gizmo and its pose pane send.
+//!
+//! A [`Field<E, T>`] is a handle on a field of type `T` inside an element of type `E`, built
+//! from the same description as [`Reflect`] (the struct listings in `reflect.rs`): the handle
+//! `Field::<Bone>::root().ik().links().at(1).limits().some().lower()` has type
+//! `Field<Bone, Vec3>`, so renaming a model field or changing its type breaks the build where
+//! a panel uses it, and a value of the wrong type cannot be sent. The handle's path is the one
+//! path grammar (`ik.links[1].limits.lower`, [`crate::path`]).
+//!
+//! A [`SetField`] is a request to set that field of some elements: to one value, or each to
+//! its own (a gizmo drag sends its vertices' new positions as a `Vec<Vec3>`, no JSON). It
+//! becomes an undoable [`Edit`] on the model it is applied to, with the values moved, not
+//! copied.
+
+use super::field::{FieldPath, NewValues, TypedValues, field_edit};
+use super::reflect::{FieldType, Reflect};
+use super::{Edit, EditError, EditTarget};
+use crate::model::*;
+use std::any::Any;
+use std::fmt;
+use std::marker::PhantomData;
+
+/// An element type fields start from, and the list (or single part) of the model it is in.
+pub trait Element: FieldType {
+    const TARGET: EditTarget;
+}
+
+macro_rules! element {
+    ($($ty:ty => $target:ident),* $(,)?) => {$(
+        impl Element for $ty {
+            const TARGET: EditTarget = EditTarget::$target;
+        }
+    )*};
+}
+
+element!(
+    Header => Header,
+    ModelInfo => Info,
+    Vertex => Vertex,
+    Face => Face,
+    Text => Texture,
+    Material => Material,
+    Bone => Bone,
+    Morph => Morph,
+    DisplayFrame => DisplayFrame,
+    RigidBody => RigidBody,
+    Joint => Joint,
+    SoftBody => SoftBody,
+);
+
+/// A typed handle on a field of type `T` in elements of type `E`.
+pub struct Field<E, T> {
+    path: FieldPath,
+    marker: PhantomData<fn(&E) -> &T>,
+}
+
+impl<E, T> Clone for Field<E, T> {
+    fn clone(&self) -> Self {
+        Self {
+            path: self.path.clone(),
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<E, T> PartialEq for Field<E, T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path
+    }
+}
+
+impl<E, T> fmt::Debug for Field<E, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Field<{}, {}>({})",
+            std::any::type_name::<E>(),
+            std::any::type_name::<T>(),
+            self.path
+        )
+    }
+}
+
+impl<E> Field<E, E> {
+    /// The whole element.
+    #[must_use]
+    pub fn root() -> Self {
+        Self {
+            path: FieldPath::whole(),
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<E, T> Field<E, T> {
+    /// The handle's path inside the element (`ik.links[1].bone`).
+    #[must_use]
+    pub fn field_path(&self) -> &FieldPath {
+        &self.path
+    }
+
+    /// A child field; only the generated accessors call it, with the child's real name and type.
+    pub(crate) fn step<U>(self, name: &'static str) -> Field<E, U> {
+        Field {
+            path: self.path.field(name),
+            marker: PhantomData,
+        }
+    }
+
+    fn position<U>(self, index: usize) -> Field<E, U> {
+        Field {
+            path: self.path.index(index),
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<E: Element, T: FieldType> Field<E, T> {
+    /// The field's value in element `index` of `model` (`None`: no such element, or the path
+    /// goes through an empty option or a list too short).
+    #[must_use]
+    pub fn get<'a>(&self, model: &'a Model, index: usize) -> Option<&'a T> {
+        super::field::resolve(model, E::TARGET, index, &self.path)?
+            .as_any()
+            .downcast_ref::<T>()
+    }
+}
+
+impl<E, T> Field<E, Vec<T>> {
+    /// The list entry at `index`.
+    #[must_use]
+    pub fn at(self, index: usize) -> Field<E, T> {
+        self.position(index)
+    }
+}
+
+impl<E, T, const N: usize> Field<E, [T; N]> {
+    /// The array entry at `index`.
+    #[must_use]
+    pub fn at(self, index: usize) -> Field<E, T> {
+        self.position(index)
+    }
+}
+
+impl<E, T> Field<E, Option<T>> {
+    /// The value inside, to reach its fields (`limits().some().lower()`; the path is the
+    /// same). An edit through it needs the option to be set; the option itself is set through
+    /// its own handle (`limits()`, with `Some(..)` or `None`).
+    #[must_use]
+    pub fn some(self) -> Field<E, T> {
+        Field {
+            path: self.path,
+            marker: PhantomData,
+        }
+    }
+}
+
+/// The model's float vectors, component by component.
+pub trait Vector: FieldType + Copy {
+    /// Component names in order (`x`, `y`, `z`, `w`).
+    const COMPONENTS: &'static [&'static str];
+    fn component(&self, index: usize) -> Option<f32>;
+    /// A copy with component `index` set to `value` (other indices: unchanged).
+    #[must_use]
+    fn with_component(self, index: usize, value: f32) -> Self;
+}
+
+macro_rules! vector {
+    ($ty:ident, $($field:ident),+) => {
+        impl Vector for $ty {
+            const COMPONENTS: &'static [&'static str] = &[$(stringify!($field)),+];
+            fn component(&self, index: usize) -> Option<f32> {
+                [$(self.$field),+].get(index).copied()
+            }
+            fn with_component(mut self, index: usize, value: f32) -> Self {
+                let mut slots = [$(&mut self.$field),+];
+                if let Some(slot) = slots.get_mut(index) {
+                    **slot = value;
+                }
+                self
+            }
+        }
+    };
+}
+
+vector!(Vec2, x, y);
+vector!(Vec3, x, y, z);
+vector!(Vec4, x, y, z, w);
+
+impl<E, V: Vector> Field<E, V> {
+    /// Component `index` (`position.y` for 1), if the vector has it.
+    #[must_use]
+    pub fn component(self, index: usize) -> Option<Field<E, f32>> {
+        V::COMPONENTS.get(index).map(|name| self.step(name))
+    }
+}
+
+/// Offsets by position, in the morph's kind (an edit checks the kind: a handle of another
+/// kind's offset is a type mismatch, not a silent write).
+impl<E> Field<E, MorphOffsets> {
+    #[must_use]
+    pub fn vertex(self, index: usize) -> Field<E, VertexMorphOffset> {
+        self.position(index)
+    }
+    /// UV and additional UV offsets.
+    #[must_use]
+    pub fn uv(self, index: usize) -> Field<E, UvMorphOffset> {
+        self.position(index)
+    }
+    #[must_use]
+    pub fn bone(self, index: usize) -> Field<E, BoneMorphOffset> {
+        self.position(index)
+    }
+    #[must_use]
+    pub fn material(self, index: usize) -> Field<E, MaterialMorphOffset> {
+        self.position(index)
+    }
+    /// Group and flip offsets.
+    #[must_use]
+    pub fn group(self, index: usize) -> Field<E, GroupMorphOffset> {
+        self.position(index)
+    }
+    #[must_use]
+    pub fn impulse(self, index: usize) -> Field<E, ImpulseMorphOffset> {
+        self.position(index)
+    }
+}
+
+impl<E> Field<E, Vertex> {
+    /// Additional UV channel `channel` of the vertex (`additional_uvs[channel]`: the model
+    /// keeps them beside the vertices).
+    #[must_use]
+    pub fn additional_uv(self, channel: usize) -> Field<E, Vec4> {
+        self.step::<Vec<Vec4>>("additional_uvs").position(channel)
+    }
+}
+
+/// The root handle of an element type: `field::<Bone>().position()`.
+#[must_use]
+pub fn field<E>() -> Field<E, E> {
+    Field::root()
+}
+
+/// New values of a typed request, type-erased so requests of any field type share one type.
+trait AnyNewValues: fmt::Debug + Send + Sync {
+    fn clone_box(&self) -> Box<dyn AnyNewValues>;
+    fn same_as(&self, other: &dyn AnyNewValues) -> bool;
+    fn as_any(&self) -> &dyn Any;
+    fn count(&self) -> Option<usize>;
+    fn into_edit(
+        self: Box<Self>,
+        model: &Model,
+        target: EditTarget,
+        path: FieldPath,
+        indices: &[usize],
+    ) -> Result<Edit, EditError>;
+}
+
+impl<T: FieldType> AnyNewValues for NewValues<T> {
+    fn clone_box(&self) -> Box<dyn AnyNewValues> {
+        Box::new(self.clone())
+    }
+
+    fn same_as(&self, other: &dyn AnyNewValues) -> bool {
+        other.as_any().downcast_ref::<Self>() == Some(self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn count(&self) -> Option<usize> {
+        match self {
+            NewValues::Same(_) => None,
+            NewValues::Each(values) => Some(values.len()),
+        }
+    }
+
+    fn into_edit(
+        self: Box<Self>,
+        model: &Model,
+        target: EditTarget,
+        path: FieldPath,
+        indices: &[usize],
+    ) -> Result<Edit, EditError> {
+        let indices = super::field::element_indices(model, target, indices)?;
+        let first = indices.first().copied().unwrap_or(0);
+        let values = TypedValues::capture(model, target, &path, &indices, *self)?;
+        Ok(field_edit(target, path, Box::new(values), first))
+    }
+}
+
+/// A request to set one typed field of some elements (one value for all, or one each).
+pub struct SetField {
+    target: EditTarget,
+    path: FieldPath,
+    indices: Vec<usize>,
+    values: Box<dyn AnyNewValues>,
+}
+
+impl SetField {
+    /// Sets `field` of the elements at `indices` (ignored for header and info) to `value`.
+    #[must_use]
+    pub fn new<E: Element, T: FieldType>(
+        field: Field<E, T>,
+        indices: Vec<usize>,
+        value: T,
+    ) -> Self {
+        Self {
+            target: E::TARGET,
+            path: field.path,
+            indices,
+            values: Box::new(NewValues::Same(value)),
+        }
+    }
+
+    /// Sets `field` of each element at `indices` to its own entry of `values`.
+    #[must_use]
+    pub fn each<E: Element, T: FieldType>(
+        field: Field<E, T>,
+        indices: Vec<usize>,
+        values: Vec<T>,
+    ) -> Self {
+        Self {
+            target: E::TARGET,
+            path: field.path,
+            indices,
+            values: Box::new(NewValues::Each(values)),
+        }
+    }
+
+    #[must_use]
+    pub fn target(&self) -> EditTarget {
+        self.target
+    }
+
+    #[must_use]
+    pub fn path(&self) -> &FieldPath {
+        &self.path
+    }
+
+    #[must_use]
+    pub fn indices(&self) -> &[usize] {
+        &self.indices
+    }
+
+    /// The undoable edit on `model` (checked there: indices, the path, the field's type).
+    pub fn into_edit(self, model: &Model) -> Result<Edit, EditError> {
+        if let Some(count) = self.values.count()
+            && count != self.indices.len()
+        {
+            return Err(EditError::ValueCount {
+                values: count,
+                indices: self.indices.len(),
+            });
+        }
+        self.values
+            .into_edit(model, self.target, self.path, &self.indices)
+    }
+}
+
+impl Clone for SetField {
+    fn clone(&self) -> Self {
+        Self {
+            target: self.target,
+            path: self.path.clone(),
+            indices: self.indices.clone(),
+            values: self.values.clone_box(),
+        }
+    }
+}
+
+impl PartialEq for SetField {
+    fn eq(&self, other: &Self) -> bool {
+        self.target == other.target
+            && self.path == other.path
+            && self.indices == other.indices
+            && self.values.same_as(other.values.as_ref())
+    }
+}
+
+impl fmt::Debug for SetField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SetField")
+            .field("target", &self.target)
+            .field("path", &self.path.to_string())
+            .field("indices", &self.indices.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Edit {
+    /// Sets a typed field of the elements at `indices` to `value`.
+    pub fn set_field<E: Element, T: FieldType>(
+        model: &Model,
+        indices: &[usize],
+        field: Field<E, T>,
+        value: T,
+    ) -> Result<Edit, EditError> {
+        SetField::new(field, indices.to_vec(), value).into_edit(model)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::edit::History;
+    use crate::generate::feature_model;
+
+    #[test]
+    fn handles_name_paths_in_the_grammar() {
+        let lower = field::<Bone>()
+            .ik()
+            .links()
+            .at(1)
+            .limits()
+            .some()
+            .lower();
+        assert_eq!(lower.field_path().to_string(), "ik.links[1].limits.lower");
+        assert_eq!(
+            field::<Vertex>().position().y().field_path().to_string(),
+            "position.y"
+        );
+        assert_eq!(
+            field::<Morph>()
+                .offsets()
+                .vertex(3)
+                .offset()
+                .field_path()
+                .to_string(),
+            "offsets[3].offset"
+        );
+        assert_eq!(
+            field::<Face>().at(2).field_path().to_string(),
+            "[2]"
+        );
+    }
+
+    #[test]
+    fn typed_sets_are_undoable_and_checked() {
+        let original = feature_model(PmxVersion::V2_1, TextEncoding::Utf8, 20, 4);
+        let mut model = original.clone();
+        let positions = vec![Vec3::new(1.0, 2.0, 3.0), Vec3::new(4.0, 5.0, 6.0)];
+        let request = SetField::each(field::<Vertex>().position(), vec![0, 2], positions);
+        assert_eq!(request.clone(), request);
+        let edit = request.into_edit(&model).unwrap();
+        let mut history = History::new();
+        history.apply(&mut model, edit);
+        assert_eq!(model.vertices[0].position, Vec3::new(1.0, 2.0, 3.0));
+        assert_eq!(model.vertices[2].position, Vec3::new(4.0, 5.0, 6.0));
+        assert_eq!(
+            field::<Vertex>().position().x().get(&model, 2),
+            Some(&4.0)
+        );
+        history.undo(&mut model);
+        assert_eq!(model, original);
+
+        // Checked on the model: an element out of range, values that do not match.
+        assert!(matches!(
+            Edit::set_field(&model, &[9999], field::<Bone>().layer(), 2),
+            Err(EditError::IndexOutOfRange { .. })
+        ));
+        assert!(matches!(
+            SetField::each(field::<Bone>().layer(), vec![0, 1], vec![1]).into_edit(&model),
+            Err(EditError::ValueCount { .. })
+        ));
+        // A bone without IK has no link 0: the path does not resolve.
+        let no_ik = model.bones.iter().position(|b| b.ik.links.is_empty()).unwrap();
+        assert!(
+            Edit::set_field(
+                &model,
+                &[no_ik],
+                field::<Bone>().ik().links().at(0).bone(),
+                None
+            )
+            .is_err()
+        );
+    }
+}
