@@ -11,8 +11,8 @@ use crate::command::{Command, Commands};
 use crate::i18n::{Language, NameLanguage};
 use crate::selection::KindSelection;
 use crate::table::bones::bone_icon_ui;
-use pmx_core::edit::{EditOp, EditTarget};
-use pmx_core::model::{BoneIdx, ElementKind, Model};
+use pmx_core::edit::{EditOp, field};
+use pmx_core::model::{Bone, BoneIdx, ElementKind, Model};
 use std::collections::HashSet;
 
 /// A bone being dragged in the tree.
@@ -239,38 +239,36 @@ fn drop_op(
     dragged: &[usize],
     target: DropTarget,
     len: usize,
-) -> Option<EditOp> {
+) -> Option<Command> {
     match target {
         DropTarget::Parent(parent) => {
             if dragged.iter().any(|&d| hierarchy.is_within(parent, d)) {
                 return None;
             }
-            Some(EditOp::Set {
-                kind: EditTarget::Bone,
-                indices: dragged.to_vec(),
-                field: "parent".into(),
-                value: Some(serde_json::to_value(Some(BoneIdx::new(parent))).ok()?),
-                values: None,
-            })
+            Some(Command::set(
+                field::<Bone>().parent(),
+                dragged.to_vec(),
+                Some(BoneIdx::new(parent)),
+            ))
         }
-        DropTarget::Root => Some(EditOp::Set {
-            kind: EditTarget::Bone,
-            indices: dragged.to_vec(),
-            field: "parent".into(),
-            value: Some(serde_json::Value::Null),
-            values: None,
-        }),
+        DropTarget::Root => Some(Command::set(
+            field::<Bone>().parent(),
+            dragged.to_vec(),
+            None,
+        )),
         DropTarget::Before(before) => {
             if dragged.contains(&before) {
                 return None;
             }
             let shift = dragged.iter().filter(|&&d| d < before).count();
             let to = before - shift;
-            (to + dragged.len() <= len).then(|| EditOp::Move {
-                kind: ElementKind::Bone,
-                indices: dragged.to_vec(),
-                to: Some(to),
-                by: None,
+            (to + dragged.len() <= len).then(|| {
+                Command::ops(vec![EditOp::Move {
+                    kind: ElementKind::Bone,
+                    indices: dragged.to_vec(),
+                    to: Some(to),
+                    by: None,
+                }])
             })
         }
     }
@@ -491,8 +489,8 @@ pub fn bone_tree_ui(ui: &mut egui::Ui, state: &mut BoneTreeState, cx: BoneTreeCx
     }
     if let Some((bone, target)) = dropped {
         let dragged = dragged_bones(selection, bone);
-        if let Some(op) = drop_op(&state.hierarchy, &dragged, target, model.bones.len()) {
-            commands.push(Command::ops(vec![op]));
+        if let Some(command) = drop_op(&state.hierarchy, &dragged, target, model.bones.len()) {
+            commands.push(command);
         }
     }
 }
@@ -557,22 +555,30 @@ mod tests {
         // Bone 0 onto its grandchild 2 would make a cycle.
         assert_eq!(drop_op(&hierarchy, &[0], DropTarget::Parent(2), 4), None);
         assert_eq!(drop_op(&hierarchy, &[1], DropTarget::Parent(1), 4), None);
-        let op = drop_op(&hierarchy, &[2], DropTarget::Parent(3), 4).unwrap();
-        assert!(matches!(op, EditOp::Set { ref field, ref value, .. }
-            if field == "parent" && value == &Some(serde_json::json!(3))));
-        // Bone 3 before bone 1: it ends up at index 1.
-        let op = drop_op(&hierarchy, &[3], DropTarget::Before(1), 4).unwrap();
+        let command = drop_op(&hierarchy, &[2], DropTarget::Parent(3), 4).unwrap();
         assert_eq!(
-            op,
-            EditOp::Move {
+            command,
+            Command::set(field::<Bone>().parent(), vec![2], Some(BoneIdx::new(3)))
+        );
+        // Bone 3 before bone 1: it ends up at index 1.
+        let command = drop_op(&hierarchy, &[3], DropTarget::Before(1), 4).unwrap();
+        assert_eq!(
+            command,
+            Command::ops(vec![EditOp::Move {
                 kind: ElementKind::Bone,
                 indices: vec![3],
                 to: Some(1),
                 by: None
-            }
+            }])
         );
         // Bone 0 before bone 3: three bones were before it, one of them moves.
-        let op = drop_op(&hierarchy, &[0], DropTarget::Before(3), 4).unwrap();
-        assert!(matches!(op, EditOp::Move { to: Some(2), .. }));
+        let command = drop_op(&hierarchy, &[0], DropTarget::Before(3), 4).unwrap();
+        assert!(matches!(
+            command,
+            Command::Edit(crate::command::EditCommand {
+                request: crate::command::EditRequest::Ops { ref ops, .. },
+                ..
+            }) if matches!(ops[0], EditOp::Move { to: Some(2), .. })
+        ));
     }
 }

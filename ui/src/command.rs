@@ -2,19 +2,31 @@
 //! them after the frame (turning edit requests into undoable edits), so no panel ever changes
 //! the model itself.
 
-use pmx_core::edit::{EditLabel, EditOp, EditTarget};
+use pmx_core::edit::{EditLabel, EditOp, Element, Field, FieldType, SetField};
 use pmx_core::model::ElementKind;
-use serde_json::Value;
 use std::path::PathBuf;
 
 /// A model change, built into an [`pmx_core::edit::Edit`] when the editor runs it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EditRequest {
+    /// One typed field of some elements (panels, the gizmo, the pose pane).
+    Set(SetField),
+    /// Several typed sets as one undo step named `label`, each built on the model as the
+    /// previous ones leave it.
+    Sets {
+        sets: Vec<SetField>,
+        label: EditLabel,
+    },
     /// Ops as in edit scripts, committed as one undo step named `label` (or the op's own label).
     Ops {
         ops: Vec<EditOp>,
         /// Rendered in the UI's language when shown (never stored as text).
         label: Option<EditLabel>,
+    },
+    /// Inserts new elements so that the first is at `at` (a table's Insert).
+    Insert {
+        at: usize,
+        elements: pmx_core::edit::Elements,
     },
     /// Appends additional UV channels (zero for every vertex).
     AddUvChannels(usize),
@@ -72,33 +84,32 @@ pub enum Command {
 }
 
 impl Command {
-    /// Sets `field` of the elements at `indices` to `value`.
+    /// Sets a typed `field` of the elements at `indices` to `value`.
     #[must_use]
-    pub fn set(target: EditTarget, indices: Vec<usize>, field: &str, value: Value) -> Self {
-        Command::ops(vec![EditOp::Set {
-            kind: target,
-            indices,
-            field: field.to_owned(),
-            value: Some(value),
-            values: None,
-        }])
+    pub fn set<E: Element, T: FieldType>(
+        field: Field<E, T>,
+        indices: Vec<usize>,
+        value: T,
+    ) -> Self {
+        Command::set_request(SetField::new(field, indices, value))
     }
 
-    /// Sets `field` of each element at `indices` to its own value.
+    /// Sets a typed `field` of each element at `indices` to its own value.
     #[must_use]
-    pub fn set_each(
-        target: EditTarget,
+    pub fn set_each<E: Element, T: FieldType>(
+        field: Field<E, T>,
         indices: Vec<usize>,
-        field: &str,
-        values: Vec<Value>,
+        values: Vec<T>,
     ) -> Self {
-        Command::ops(vec![EditOp::Set {
-            kind: target,
-            indices,
-            field: field.to_owned(),
-            value: None,
-            values: Some(values),
-        }])
+        Command::set_request(SetField::each(field, indices, values))
+    }
+
+    #[must_use]
+    pub fn set_request(request: SetField) -> Self {
+        Command::Edit(EditCommand {
+            request: EditRequest::Set(request),
+            gesture: None,
+        })
     }
 
     #[must_use]

@@ -11,7 +11,8 @@ use crate::selection::Selection;
 use crate::table::fields::{morph_label, name_cell_ui};
 use crate::table::{ColumnSpec, ElementTable, SortValue};
 use crate::widgets::EditCx;
-use pmx_core::edit::{EditOp, EditTarget};
+use pmx_core::edit::Elements;
+use pmx_core::edit::{SetField, field};
 use pmx_core::model::{BoneIdx, DisplayFrame, DisplayItem, ElementKind, Model, MorphIdx};
 use std::collections::HashSet;
 
@@ -47,13 +48,24 @@ impl ElementTable for DisplayFrameTable {
         let Some(frame) = cx.model.display_frames.get(index) else {
             return;
         };
-        let target = EditTarget::DisplayFrame;
         match COLUMNS.get(column).map(|c| c.0) {
             Some(Col::NameJa) => {
-                name_cell_ui(cx, ui, target, index, "name_ja", &frame.name_ja.as_str());
+                name_cell_ui(
+                    cx,
+                    ui,
+                    index,
+                    field::<DisplayFrame>().name_ja(),
+                    &frame.name_ja.as_str(),
+                );
             }
             Some(Col::NameEn) => {
-                name_cell_ui(cx, ui, target, index, "name_en", &frame.name_en.as_str());
+                name_cell_ui(
+                    cx,
+                    ui,
+                    index,
+                    field::<DisplayFrame>().name_en(),
+                    &frame.name_en.as_str(),
+                );
             }
             Some(Col::Special) if frame.special => {
                 ui.label(cx.tr("frame.special_mark"))
@@ -87,14 +99,14 @@ impl ElementTable for DisplayFrameTable {
         }
     }
 
-    fn new_element(&self, _model: &Model, at: usize) -> Option<EditOp> {
+    fn new_element(&self, _model: &Model, _at: usize) -> Option<Elements> {
         let frame = DisplayFrame {
             name_ja: "新規枠".into(),
             name_en: "new frame".into(),
             special: false,
             items: Vec::new(),
         };
-        crate::table::insert_one(ElementKind::DisplayFrame, at, &frame)
+        Some(Elements::DisplayFrames(vec![frame]))
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {
@@ -102,12 +114,24 @@ impl ElementTable for DisplayFrameTable {
         let frame = |i: usize| model.display_frames.get(i);
         let indices = grid.indices;
         grid.show(ui, "frame_properties", |ui, grid| {
-            text_field_ui(cx, ui, grid, "frame.name_ja", "name_ja", false, |i| {
-                frame(i).map(|f| f.name_ja.as_str().into_owned())
-            });
-            text_field_ui(cx, ui, grid, "frame.name_en", "name_en", false, |i| {
-                frame(i).map(|f| f.name_en.as_str().into_owned())
-            });
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "frame.name_ja",
+                field::<DisplayFrame>().name_ja(),
+                false,
+                |i| frame(i).map(|f| f.name_ja.as_str().into_owned()),
+            );
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "frame.name_en",
+                field::<DisplayFrame>().name_en(),
+                false,
+                |i| frame(i).map(|f| f.name_en.as_str().into_owned()),
+            );
             ui.label(cx.tr("frame.special"));
             let special = indices.iter().filter_map(|&i| frame(i)).any(|f| f.special);
             ui.label(if special {
@@ -161,29 +185,20 @@ pub struct FrameTreeCx<'a> {
     pub names: NameLanguage,
 }
 
-fn items_op(frame: usize, items: &[DisplayItem]) -> EditOp {
-    EditOp::Set {
-        kind: EditTarget::DisplayFrame,
-        indices: vec![frame],
-        field: "items".into(),
-        value: Some(serde_json::to_value(items).unwrap_or_default()),
-        values: None,
-    }
+fn items_op(frame: usize, items: &[DisplayItem]) -> SetField {
+    SetField::new(field::<DisplayFrame>().items(), vec![frame], items.to_vec())
 }
 
-fn labelled(ops: Vec<EditOp>, label: pmx_core::edit::EditLabel) -> Command {
+fn labelled(sets: Vec<SetField>, label: pmx_core::edit::EditLabel) -> Command {
     Command::Edit(EditCommand {
-        request: EditRequest::Ops {
-            ops,
-            label: Some(label),
-        },
+        request: EditRequest::Sets { sets, label },
         gesture: None,
     })
 }
 
 /// The ops that move item `from` to `to` (one set when within a frame, two otherwise).
 #[must_use]
-pub fn move_item_ops(model: &Model, from: (usize, usize), to: ItemPlace) -> Option<Vec<EditOp>> {
+pub fn move_item_ops(model: &Model, from: (usize, usize), to: ItemPlace) -> Option<Vec<SetField>> {
     let source = model.display_frames.get(from.0)?;
     let item = *source.items.get(from.1)?;
     let dest = model.display_frames.get(to.frame)?;
@@ -327,7 +342,7 @@ pub fn frame_tree_ui(ui: &mut egui::Ui, state: &mut FrameTreeState, cx: FrameTre
                         items.push(item);
                     }
                 }
-                pushed.push(Command::ops(vec![items_op(f, &items)]));
+                pushed.push(Command::set_request(items_op(f, &items)));
             }
         }
         let text = lang.format("frame.remove_items", &[("count", &state.selected.len())]);
@@ -380,7 +395,7 @@ pub fn frame_tree_ui(ui: &mut egui::Ui, state: &mut FrameTreeState, cx: FrameTre
                     .iter()
                     .map(|&b| DisplayItem::Bone(Some(BoneIdx::new(b)))),
             );
-            pushed.push(Command::ops(vec![items_op(f, &items)]));
+            pushed.push(Command::set_request(items_op(f, &items)));
         }
         let unlisted_morphs = unlisted(model, false);
         let morph_frame = expression_frame(model, current);
@@ -404,7 +419,7 @@ pub fn frame_tree_ui(ui: &mut egui::Ui, state: &mut FrameTreeState, cx: FrameTre
                     .iter()
                     .map(|&m| DisplayItem::Morph(Some(MorphIdx::new(m)))),
             );
-            pushed.push(Command::ops(vec![items_op(f, &items)]));
+            pushed.push(Command::set_request(items_op(f, &items)));
         }
     });
     ui.weak(lang.tr("frame.drag_hint"));
@@ -529,7 +544,7 @@ pub fn frame_tree_ui(ui: &mut egui::Ui, state: &mut FrameTreeState, cx: FrameTre
                             if ui.button(lang.tr("context.delete")).clicked() {
                                 let mut items = frame.items.clone();
                                 items.remove(i);
-                                pushed.push(Command::ops(vec![items_op(f, &items)]));
+                                pushed.push(Command::set_request(items_op(f, &items)));
                                 ui.close();
                             }
                         });

@@ -2,10 +2,10 @@
 //! UV count, index sizes, element counts and what the reader noticed.
 
 use crate::command::{Command, EditCommand, EditRequest};
-use crate::widgets::{EditCx, json_text, text_commit_ui};
-use pmx_core::edit::EditTarget;
+use crate::widgets::{EditCx, text_commit_ui};
+use pmx_core::edit::field;
 use pmx_core::formats::LoadReport;
-use pmx_core::model::{ElementKind, IndexSizes};
+use pmx_core::model::{ElementKind, IndexSizes, ModelInfo, Text};
 
 /// The info pane of the open model.
 pub fn info_pane_ui(ui: &mut egui::Ui, cx: &mut EditCx<'_>, report: Option<&LoadReport>) {
@@ -18,43 +18,36 @@ pub fn info_pane_ui(ui: &mut egui::Ui, cx: &mut EditCx<'_>, report: Option<&Load
                 .striped(true)
                 .spacing([16.0, 6.0])
                 .show(ui, |ui| {
-                    let fields: [(&'static str, &str, String, bool); 4] = [
-                        (
-                            "info.name_ja",
-                            "name_ja",
-                            model.info.name_ja.as_str().into_owned(),
-                            false,
-                        ),
-                        (
-                            "info.name_en",
-                            "name_en",
-                            model.info.name_en.as_str().into_owned(),
-                            false,
-                        ),
+                    let info = field::<ModelInfo>;
+                    let fields = [
+                        ("info.name_ja", info().name_ja(), &model.info.name_ja, false),
+                        ("info.name_en", info().name_en(), &model.info.name_en, false),
                         (
                             "info.comment_ja",
-                            "comment_ja",
-                            model.info.comment_ja.as_str().into_owned(),
+                            info().comment_ja(),
+                            &model.info.comment_ja,
                             true,
                         ),
                         (
                             "info.comment_en",
-                            "comment_en",
-                            model.info.comment_en.as_str().into_owned(),
+                            info().comment_en(),
+                            &model.info.comment_en,
                             true,
                         ),
                     ];
-                    for (title, field, value, multiline) in fields {
+                    for (title, handle, value, multiline) in fields {
                         ui.label(cx.tr(title));
-                        let id = ui.scope_id().with(("info", field));
+                        let value = value.as_str();
+                        let id = ui
+                            .scope_id()
+                            .with(("info", handle.field_path().to_string()));
                         if let Some(new) =
                             text_commit_ui(ui, id, &value, multiline, 520.0, cx.tr(title))
                         {
                             cx.commands.push(Command::set(
-                                EditTarget::Info,
+                                handle,
                                 Vec::new(),
-                                field,
-                                json_text(&new),
+                                Text::from(new.as_str()),
                             ));
                         }
                         ui.end_row();

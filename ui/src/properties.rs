@@ -3,12 +3,10 @@
 
 use crate::command::Command;
 use crate::widgets::{
-    EditCx, color_swatch_ui, f32_drag, i64_drag, index_picker_ui, json_f32, json_text, json_vec,
-    text_commit_ui,
+    EditCx, color_swatch_ui, f32_drag, i64_drag, index_picker_ui, text_commit_ui,
 };
-use pmx_core::edit::EditTarget;
-use pmx_core::model::BoneIdx;
-use serde_json::Value;
+use pmx_core::edit::{EditTarget, Element, Field, FieldType, Vector};
+use pmx_core::model::{BoneIdx, Text};
 use std::collections::HashMap;
 
 /// Whether the selected elements differ in a field, remembered per field until the model or
@@ -80,74 +78,108 @@ impl<'a> PropertyGrid<'a> {
         Some((first, mixed))
     }
 
-    fn push(&self, cx: &mut EditCx<'_>, response: &egui::Response, field: &str, value: Value) {
-        cx.set_on_change(response, self.target, self.indices, field, value);
+    fn push<E: Element, T: FieldType>(
+        &self,
+        cx: &mut EditCx<'_>,
+        response: &egui::Response,
+        field: Field<E, T>,
+        value: T,
+    ) {
+        cx.set_on_change(response, field, self.indices, value);
     }
 }
 
+/// The text of a field's path: the key of its "mixed" cache and its widgets' accessible name.
+#[must_use]
+pub fn key<E, T>(field: &Field<E, T>) -> String {
+    field.field_path().to_string()
+}
+
 /// A row with an `f32` field.
-pub fn f32_field_ui(
+pub fn f32_field_ui<E: Element>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
+    field: Field<E, f32>,
     speed: f64,
     get: impl Fn(usize) -> Option<f32>,
 ) {
     ui.label(cx.tr(title));
-    if let Some((value, mixed)) = grid.summary(field, get) {
-        let (response, new) = f32_drag(ui, value, mixed, speed, 6, field);
-        grid.push(cx, &response, field, json_f32(new));
+    let name = key(&field);
+    if let Some((value, mixed)) = grid.summary(&name, get) {
+        let (response, new) = f32_drag(ui, value, mixed, speed, 6, &name);
+        grid.push(cx, &response, field, new);
     }
     ui.end_row();
 }
 
-/// A row with an integer field.
-pub fn i64_field_ui(
+/// The model's integer field types, from the number a field shows.
+pub trait IntegerField: FieldType {
+    fn from_i64(value: i64) -> Option<Self>;
+}
+
+macro_rules! integer_field {
+    ($($ty:ty),*) => {$(
+        impl IntegerField for $ty {
+            fn from_i64(value: i64) -> Option<Self> {
+                <$ty>::try_from(value).ok()
+            }
+        }
+    )*};
+}
+
+integer_field!(i32, u8, u16, u32);
+
+impl IntegerField for pmx_core::model::VertexIdx {
+    fn from_i64(value: i64) -> Option<Self> {
+        u32::try_from(value).ok().map(|v| Self::new(v as usize))
+    }
+}
+
+/// A row with an integer field (of any of the model's integer types; `range` keeps the value
+/// inside the type).
+pub fn i64_field_ui<E: Element, T: IntegerField>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
+    field: Field<E, T>,
     range: std::ops::RangeInclusive<i64>,
     get: impl Fn(usize) -> Option<i64>,
 ) {
     ui.label(cx.tr(title));
-    if let Some((value, mixed)) = grid.summary(field, get) {
-        let (response, new) = i64_drag(ui, value, mixed, range, field);
-        grid.push(cx, &response, field, Value::from(new));
+    let name = key(&field);
+    if let Some((value, mixed)) = grid.summary(&name, get) {
+        let (response, new) = i64_drag(ui, value, mixed, range, &name);
+        if let Some(new) = T::from_i64(new) {
+            grid.push(cx, &response, field, new);
+        }
     }
     ui.end_row();
 }
 
-const AXES: [&str; 4] = ["x", "y", "z", "w"];
-
 /// A row with a vector (2 to 4 components); each component is set on its own, so the other
 /// components of each element stay as they were.
-pub fn vec_field_ui(
+pub fn vec_field_ui<E: Element, V: Vector>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
+    field: Field<E, V>,
     speed: f64,
-    get: impl Fn(usize) -> Option<Vec<f32>>,
+    get: impl Fn(usize) -> Option<V>,
 ) {
     ui.label(cx.tr(title));
     ui.horizontal(|ui| {
-        let components = grid
-            .indices
-            .first()
-            .and_then(|&i| get(i))
-            .map_or(0, |v| v.len());
-        for (c, axis) in AXES.iter().enumerate().take(components) {
-            let path = format!("{field}.{axis}");
-            if let Some((value, mixed)) =
-                grid.summary(&path, |i| get(i).and_then(|v| v.get(c).copied()))
-            {
+        for c in 0..V::COMPONENTS.len() {
+            let Some(component) = field.clone().component(c) else {
+                continue;
+            };
+            let path = key(&component);
+            if let Some((value, mixed)) = grid.summary(&path, |i| get(i)?.component(c)) {
                 let (response, new) = f32_drag(ui, value, mixed, speed, 6, &path);
-                grid.push(cx, &response, &path, json_f32(new));
+                grid.push(cx, &response, component, new);
             }
         }
     });
@@ -155,21 +187,24 @@ pub fn vec_field_ui(
 }
 
 /// A row with a colour (RGB or RGBA): swatch and number fields.
-pub fn color_field_ui(
+pub fn color_field_ui<E: Element, V: Vector>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
-    get: impl Fn(usize) -> Option<Vec<f32>>,
+    field: Field<E, V>,
+    get: impl Fn(usize) -> Option<V>,
 ) {
     ui.label(cx.tr(title));
     ui.horizontal(|ui| {
         let Some(first) = grid.indices.first().and_then(|&i| get(i)) else {
             return;
         };
-        let swatch_name = format!("{field} colour");
-        let picked = match first.as_slice() {
+        let swatch_name = format!("{} colour", key(&field));
+        let components: Vec<f32> = (0..V::COMPONENTS.len())
+            .filter_map(|c| first.component(c))
+            .collect();
+        let picked = match components.as_slice() {
             [r, g, b] => {
                 let (response, picked) = color_swatch_ui(ui, [*r, *g, *b], &swatch_name);
                 picked.map(|p| (response, p.to_vec()))
@@ -183,36 +218,32 @@ pub fn color_field_ui(
         if let Some((response, picked)) = picked {
             // The components the picker changed are set on every selected element; each
             // element keeps its other components. One edit of the whole field: one undo step.
-            let changed: Vec<bool> = picked
-                .iter()
-                .zip(&first)
-                .map(|(new, old)| new != old)
-                .collect();
             let values = grid
                 .indices
                 .iter()
                 .map(|&i| {
-                    let mut value = get(i).unwrap_or_else(|| first.clone());
-                    for (c, slot) in value.iter_mut().enumerate() {
-                        if changed.get(c).copied().unwrap_or(false) {
-                            *slot = picked[c];
+                    let mut value = get(i).unwrap_or(first);
+                    for (c, (new, old)) in picked.iter().zip(&components).enumerate() {
+                        if new != old {
+                            value = value.with_component(c, *new);
                         }
                     }
-                    json_vec(&value)
+                    value
                 })
                 .collect();
             cx.commands.push(
-                Command::set_each(grid.target, grid.indices.to_vec(), field, values)
+                Command::set_each(field.clone(), grid.indices.to_vec(), values)
                     .in_gesture(Some(response.id)),
             );
         }
-        for (c, axis) in AXES.iter().enumerate().take(first.len()) {
-            let path = format!("{field}.{axis}");
-            if let Some((value, mixed)) =
-                grid.summary(&path, |i| get(i).and_then(|v| v.get(c).copied()))
-            {
+        for c in 0..components.len() {
+            let Some(component) = field.clone().component(c) else {
+                continue;
+            };
+            let path = key(&component);
+            if let Some((value, mixed)) = grid.summary(&path, |i| get(i)?.component(c)) {
                 let (response, new) = f32_drag(ui, value, mixed, 0.005, 4, &path);
-                grid.push(cx, &response, &path, json_f32(new));
+                grid.push(cx, &response, component, new);
             }
         }
     });
@@ -220,27 +251,27 @@ pub fn color_field_ui(
 }
 
 /// A row with a text field (committed when the user leaves it).
-pub fn text_field_ui(
+pub fn text_field_ui<E: Element>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
+    field: Field<E, Text>,
     multiline: bool,
     get: impl Fn(usize) -> Option<String>,
 ) {
     ui.label(cx.tr(title));
-    if let Some((value, mixed)) = grid.summary(field, get) {
+    let name = key(&field);
+    if let Some((value, mixed)) = grid.summary(&name, get) {
         let shown = if mixed { "" } else { value.as_str() };
-        let id = ui.scope_id().with(("text", field, grid.indices.first()));
+        let id = ui.scope_id().with(("text", &name, grid.indices.first()));
         // As wide as the panel allows (up to 220): a narrow panel keeps the whole row visible.
         let width = ui.available_width().clamp(80.0, 220.0);
-        if let Some(new) = text_commit_ui(ui, id, shown, multiline, width, field) {
+        if let Some(new) = text_commit_ui(ui, id, shown, multiline, width, &name) {
             cx.commands.push(Command::set(
-                grid.target,
-                grid.indices.to_vec(),
                 field,
-                json_text(&new),
+                grid.indices.to_vec(),
+                Text::from(new.as_str()),
             ));
         }
     }
@@ -249,17 +280,17 @@ pub fn text_field_ui(
 
 /// A row with one bit of a flags field as a check box. Each element keeps its other bits, so
 /// the edit sets each element's own new flags.
-pub fn flag_field_ui(
+pub fn flag_field_ui<E: Element, F: FieldType>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
+    field: Field<E, F>,
     bit: u32,
     flags_of: impl Fn(usize) -> Option<u32>,
-    to_json: impl Fn(u32) -> Value,
+    from_bits: impl Fn(u32) -> F,
 ) {
-    let key = format!("{field}&{bit}");
+    let key = format!("{}&{bit}", key(&field));
     let Some((on, mixed)) = grid.summary(&key, |i| flags_of(i).map(|f| f & bit != 0)) else {
         return;
     };
@@ -271,25 +302,21 @@ pub fn flag_field_ui(
             .iter()
             .map(|&i| {
                 let flags = flags_of(i).unwrap_or_default();
-                to_json(if checked { flags | bit } else { flags & !bit })
+                from_bits(if checked { flags | bit } else { flags & !bit })
             })
             .collect();
-        cx.commands.push(Command::set_each(
-            grid.target,
-            grid.indices.to_vec(),
-            field,
-            values,
-        ));
+        cx.commands
+            .push(Command::set_each(field, grid.indices.to_vec(), values));
     }
 }
 
 /// A row choosing a bone (or none).
-pub fn bone_field_ui(
+pub fn bone_field_ui<E: Element>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
+    field: Field<E, Option<BoneIdx>>,
     get: impl Fn(usize) -> Option<Option<BoneIdx>>,
 ) {
     crate::table::fields::pick_field_ui(

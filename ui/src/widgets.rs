@@ -3,9 +3,8 @@
 
 use crate::command::{Command, Commands};
 use crate::i18n::{Language, NameLanguage};
-use pmx_core::edit::EditTarget;
-use pmx_core::model::{Model, Text};
-use serde_json::Value;
+use pmx_core::edit::{Element, Field, FieldType};
+use pmx_core::model::Model;
 use std::hash::Hash;
 
 /// What editing widgets need: the model to read, where to push commands, the languages.
@@ -26,18 +25,17 @@ impl EditCx<'_> {
 
     /// Pushes a set of `field` on `indices` when `response` changed; drag frames form one
     /// gesture.
-    pub fn set_on_change(
+    pub fn set_on_change<E: Element, T: FieldType>(
         &mut self,
         response: &egui::Response,
-        target: EditTarget,
+        field: Field<E, T>,
         indices: &[usize],
-        field: &str,
-        value: Value,
+        value: T,
     ) {
         if response.changed() {
             let gesture = response.dragged().then_some(response.id);
             self.commands
-                .push(Command::set(target, indices.to_vec(), field, value).in_gesture(gesture));
+                .push(Command::set(field, indices.to_vec(), value).in_gesture(gesture));
         }
     }
 
@@ -73,18 +71,6 @@ impl EditCx<'_> {
             None => format!("{index} ({})", self.tr("common.missing")),
         }
     }
-}
-
-/// JSON of an `f32` (exact: f32 → f64 widening is lossless and parses back to the same f32).
-#[must_use]
-pub fn json_f32(value: f32) -> Value {
-    Value::from(f64::from(value))
-}
-
-/// JSON of a vector (`[x, y, z]`), as the model's vectors serialize.
-#[must_use]
-pub fn json_vec(values: &[f32]) -> Value {
-    Value::Array(values.iter().map(|&v| json_f32(v)).collect())
 }
 
 /// A number field for an `f32`: drag to change, click to type. `mixed` shows "—" (the selected
@@ -224,12 +210,6 @@ pub fn text_commit_ui(
     let was_editing = ui.data_mut(|d| d.remove_temp::<String>(id)).is_some();
     let cancelled = ui.input(|i| i.key_pressed(egui::Key::Escape));
     (was_editing && response.lost_focus() && !cancelled && buffer != current).then_some(buffer)
-}
-
-/// A [`Text`] as a JSON value for a set edit.
-#[must_use]
-pub fn json_text(text: &str) -> Value {
-    serde_json::to_value(Text::from(text)).unwrap_or(Value::Null)
 }
 
 /// A choice of an element index from a list (`None` allowed when `none_label` is given), as

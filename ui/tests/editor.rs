@@ -201,10 +201,9 @@ fn deleting_a_material_from_its_context_menu_removes_its_faces() {
 fn closing_with_unsaved_changes_asks_first() {
     let mut harness = with_document(model());
     harness.state_mut().push(Command::set(
-        pmx_core::edit::EditTarget::Info,
+        pmx_core::edit::field::<pmx_core::model::ModelInfo>().name_ja(),
         Vec::new(),
-        "name_ja",
-        serde_json::json!("変更"),
+        "変更".into(),
     ));
     harness.run_ok();
     assert!(document(&harness).is_dirty());
@@ -404,10 +403,9 @@ fn history_panel_jumps_to_a_step() {
     let mut harness = with_document(original.clone());
     for value in [1.0, 2.0, 3.0] {
         harness.state_mut().push(Command::set(
-            pmx_core::edit::EditTarget::Vertex,
+            pmx_core::edit::field::<pmx_core::model::Vertex>().edge_scale(),
             vec![0],
-            "edge_scale",
-            serde_json::json!(value),
+            value,
         ));
         harness.run_ok();
     }
@@ -435,10 +433,9 @@ fn save_as_writes_the_chosen_version_and_clears_the_star() {
     original.materials[0].draw_flags |= pmx_core::model::DrawFlags::POINT;
     let mut harness = with_document(original.clone());
     harness.state_mut().push(Command::set(
-        pmx_core::edit::EditTarget::Info,
+        pmx_core::edit::field::<pmx_core::model::ModelInfo>().comment_en(),
         Vec::new(),
-        "comment_en",
-        serde_json::json!("saved by a test"),
+        "saved by a test".into(),
     ));
     harness.run_ok();
     menu(&mut harness, "File", "Save as… Ctrl+Shift+S");

@@ -7,7 +7,7 @@
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use pmx_core::edit::{EditOp, EditTarget};
+use pmx_core::edit::EditOp;
 use pmx_core::generate::feature_model;
 use pmx_core::model::{ElementKind, Model, PmxVersion, TextEncoding, Vec3};
 use pmx_ui::EditorState;
@@ -162,10 +162,9 @@ fn switching_the_language_re_renders_labels_status_validation_dialog_and_pose_re
     let morph = original.morphs.len() - 1;
     let commands = [
         Command::set(
-            EditTarget::Bone,
+            pmx_core::edit::field::<pmx_core::model::Bone>().name_ja(),
             vec![bone],
-            "name_ja",
-            serde_json::json!("改名したボーン"),
+            "改名したボーン".into(),
         ),
         Command::ops(vec![EditOp::Delete {
             kind: ElementKind::Morph,
@@ -173,10 +172,9 @@ fn switching_the_language_re_renders_labels_status_validation_dialog_and_pose_re
             remove_unused_vertices: false,
         }]),
         Command::set(
-            EditTarget::Vertex,
+            pmx_core::edit::field::<pmx_core::model::Vertex>().edge_scale(),
             vec![0],
-            "edge_scale",
-            serde_json::json!(2.0),
+            2.0,
         ),
         Command::Undo,
         Command::Redo,

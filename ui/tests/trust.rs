@@ -356,10 +356,9 @@ fn harness_with_steps(steps: usize) -> Harness<'static, EditorState> {
     let mut harness = harness(feature_model(PmxVersion::V2_1, TextEncoding::Utf16, 24, 12));
     for step in 0..steps {
         harness.state_mut().push(Command::set(
-            EditTarget::Vertex,
+            pmx_core::edit::field::<pmx_core::model::Vertex>().edge_scale(),
             vec![0],
-            "edge_scale",
-            serde_json::json!(step as f64 + 2.0),
+            step as f32 + 2.0,
         ));
         harness.run_ok();
     }

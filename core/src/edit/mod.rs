@@ -26,9 +26,9 @@ pub use label::{EditLabel, LabelArg, REPORT_NOUNS, report_noun};
 pub use merge::MergeOptions;
 pub use ops::{EDIT_SCRIPT_VERSION, EditOp, EditScript, ScriptError, ops_to_edit, ops_to_edit_in};
 pub use reflect::{FieldType, HeapSize, Reflect};
-pub use typed::{Element, Field, SetField, field};
 pub use reindex::{Reindex, Run};
 pub use structure::SortKey;
+pub use typed::{Element, Field, SetField, Vector, field};
 
 use crate::formats::FileError;
 use crate::i18n::Language;

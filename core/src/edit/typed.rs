@@ -13,8 +13,8 @@
 //! copied.
 
 use super::field::{FieldPath, NewValues, TypedValues, field_edit};
-use super::reflect::{FieldType, Reflect};
-use super::{Edit, EditError, EditTarget};
+use super::reflect::FieldType;
+use super::{Edit, EditError, EditLabel, EditTarget, Sequence};
 use crate::model::*;
 use std::any::Any;
 use std::fmt;
@@ -107,7 +107,7 @@ impl<E, T> Field<E, T> {
         }
     }
 
-    fn position<U>(self, index: usize) -> Field<E, U> {
+    fn nth<U>(self, index: usize) -> Field<E, U> {
         Field {
             path: self.path.index(index),
             marker: PhantomData,
@@ -130,7 +130,7 @@ impl<E, T> Field<E, Vec<T>> {
     /// The list entry at `index`.
     #[must_use]
     pub fn at(self, index: usize) -> Field<E, T> {
-        self.position(index)
+        self.nth(index)
     }
 }
 
@@ -138,7 +138,7 @@ impl<E, T, const N: usize> Field<E, [T; N]> {
     /// The array entry at `index`.
     #[must_use]
     pub fn at(self, index: usize) -> Field<E, T> {
-        self.position(index)
+        self.nth(index)
     }
 }
 
@@ -200,29 +200,29 @@ impl<E, V: Vector> Field<E, V> {
 impl<E> Field<E, MorphOffsets> {
     #[must_use]
     pub fn vertex(self, index: usize) -> Field<E, VertexMorphOffset> {
-        self.position(index)
+        self.nth(index)
     }
     /// UV and additional UV offsets.
     #[must_use]
     pub fn uv(self, index: usize) -> Field<E, UvMorphOffset> {
-        self.position(index)
+        self.nth(index)
     }
     #[must_use]
     pub fn bone(self, index: usize) -> Field<E, BoneMorphOffset> {
-        self.position(index)
+        self.nth(index)
     }
     #[must_use]
     pub fn material(self, index: usize) -> Field<E, MaterialMorphOffset> {
-        self.position(index)
+        self.nth(index)
     }
     /// Group and flip offsets.
     #[must_use]
     pub fn group(self, index: usize) -> Field<E, GroupMorphOffset> {
-        self.position(index)
+        self.nth(index)
     }
     #[must_use]
     pub fn impulse(self, index: usize) -> Field<E, ImpulseMorphOffset> {
-        self.position(index)
+        self.nth(index)
     }
 }
 
@@ -231,7 +231,45 @@ impl<E> Field<E, Vertex> {
     /// keeps them beside the vertices).
     #[must_use]
     pub fn additional_uv(self, channel: usize) -> Field<E, Vec4> {
-        self.step::<Vec<Vec4>>("additional_uvs").position(channel)
+        self.step::<Vec<Vec4>>("additional_uvs").nth(channel)
+    }
+}
+
+/// A weight's fields, by its kind: a handle of a field the vertex's weight kind lacks does not
+/// resolve, and its edit fails (nothing is written).
+impl<E> Field<E, Weight> {
+    /// BDEF1's bone.
+    #[must_use]
+    pub fn bone(self) -> Field<E, Option<BoneIdx>> {
+        self.step("bone")
+    }
+    /// Bone `slot` of BDEF2/SDEF (0, 1) or BDEF4/QDEF (0 to 3).
+    #[must_use]
+    pub fn bones(self, slot: usize) -> Field<E, Option<BoneIdx>> {
+        self.step::<Vec<Option<BoneIdx>>>("bones").nth(slot)
+    }
+    /// BDEF2/SDEF's weight of bone 0.
+    #[must_use]
+    pub fn weight(self) -> Field<E, f32> {
+        self.step("weight")
+    }
+    /// BDEF4/QDEF's weight of bone `slot`.
+    #[must_use]
+    pub fn weights(self, slot: usize) -> Field<E, f32> {
+        self.step::<Vec<f32>>("weights").nth(slot)
+    }
+    /// SDEF's C.
+    #[must_use]
+    pub fn c(self) -> Field<E, Vec3> {
+        self.step("c")
+    }
+    #[must_use]
+    pub fn r0(self) -> Field<E, Vec3> {
+        self.step("r0")
+    }
+    #[must_use]
+    pub fn r1(self) -> Field<E, Vec3> {
+        self.step("r1")
     }
 }
 
@@ -359,6 +397,23 @@ impl SetField {
     }
 }
 
+impl SetField {
+    /// Several sets as one undo step named `label` (a single set keeps its own label), each
+    /// built on the model as the previous ones leave it. `model` is unchanged afterwards.
+    pub fn batch_into_edit(
+        sets: Vec<SetField>,
+        model: &mut Model,
+        label: EditLabel,
+    ) -> Result<Edit, EditError> {
+        let mut sequence = Sequence::new(model);
+        for set in sets {
+            let edit = set.into_edit(sequence.model())?;
+            sequence.push(edit);
+        }
+        Ok(sequence.finish_flat(label))
+    }
+}
+
 impl Clone for SetField {
     fn clone(&self) -> Self {
         Self {
@@ -410,13 +465,7 @@ mod tests {
 
     #[test]
     fn handles_name_paths_in_the_grammar() {
-        let lower = field::<Bone>()
-            .ik()
-            .links()
-            .at(1)
-            .limits()
-            .some()
-            .lower();
+        let lower = field::<Bone>().ik().links().at(1).limits().some().lower();
         assert_eq!(lower.field_path().to_string(), "ik.links[1].limits.lower");
         assert_eq!(
             field::<Vertex>().position().y().field_path().to_string(),
@@ -431,10 +480,7 @@ mod tests {
                 .to_string(),
             "offsets[3].offset"
         );
-        assert_eq!(
-            field::<Face>().at(2).field_path().to_string(),
-            "[2]"
-        );
+        assert_eq!(field::<Face>().at(2).field_path().to_string(), "[2]");
     }
 
     #[test]
@@ -449,10 +495,7 @@ mod tests {
         history.apply(&mut model, edit);
         assert_eq!(model.vertices[0].position, Vec3::new(1.0, 2.0, 3.0));
         assert_eq!(model.vertices[2].position, Vec3::new(4.0, 5.0, 6.0));
-        assert_eq!(
-            field::<Vertex>().position().x().get(&model, 2),
-            Some(&4.0)
-        );
+        assert_eq!(field::<Vertex>().position().x().get(&model, 2), Some(&4.0));
         history.undo(&mut model);
         assert_eq!(model, original);
 
@@ -466,7 +509,11 @@ mod tests {
             Err(EditError::ValueCount { .. })
         ));
         // A bone without IK has no link 0: the path does not resolve.
-        let no_ik = model.bones.iter().position(|b| b.ik.links.is_empty()).unwrap();
+        let no_ik = model
+            .bones
+            .iter()
+            .position(|b| b.ik.links.is_empty())
+            .unwrap();
         assert!(
             Edit::set_field(
                 &model,

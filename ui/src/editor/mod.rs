@@ -14,7 +14,7 @@ use crate::table::{TableState, select_all};
 use crate::validation::ValidationState;
 use crate::workspace::{self, Pane};
 use dialogs::Dialog;
-use pmx_core::edit::{Edit, EditLabel, EditOp, GestureId, LabelArg, ops_to_edit_in};
+use pmx_core::edit::{Edit, EditLabel, EditOp, GestureId, LabelArg, SetField, ops_to_edit_in};
 use pmx_core::model::ElementKind;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -627,19 +627,24 @@ impl EditorState {
             .as_deref()
             .and_then(|p| p.parent())
             .map(ToOwned::to_owned);
-        let built = match &command.request {
+        let built = match command.request {
+            EditRequest::Set(request) => request.into_edit(&document.model),
+            EditRequest::Sets { sets, label } => {
+                SetField::batch_into_edit(sets, &mut document.model, label)
+            }
             EditRequest::Ops { ops, label } => {
-                ops_to_edit_in(&mut document.model, ops, None, base_dir.as_deref()).map(|edit| {
+                ops_to_edit_in(&mut document.model, &ops, None, base_dir.as_deref()).map(|edit| {
                     match label {
-                        Some(label) => edit.with_label(label.clone()),
+                        Some(label) => edit.with_label(label),
                         None => edit,
                     }
                 })
             }
-            EditRequest::AddUvChannels(count) => Edit::add_uv_channels(&document.model, *count),
-            EditRequest::PoseAsRest(pose) => Edit::pose_as_rest(&document.model, pose),
+            EditRequest::Insert { at, elements } => Edit::insert(&document.model, at, elements),
+            EditRequest::AddUvChannels(count) => Edit::add_uv_channels(&document.model, count),
+            EditRequest::PoseAsRest(pose) => Edit::pose_as_rest(&document.model, &pose),
             EditRequest::PoseAsBoneMorph { pose, name } => {
-                let morph = pmx_core::pose::pose_as_bone_morph(pose, name, "");
+                let morph = pmx_core::pose::pose_as_bone_morph(&pose, &name, "");
                 Edit::insert(
                     &document.model,
                     document.model.morphs.len(),
@@ -647,8 +652,7 @@ impl EditorState {
                 )
                 .map(|edit| {
                     edit.with_label(
-                        EditLabel::new("edit.pose_as_bone_morph")
-                            .arg("name", LabelArg::Text(name.clone())),
+                        EditLabel::new("edit.pose_as_bone_morph").arg("name", LabelArg::Text(name)),
                     )
                 })
             }

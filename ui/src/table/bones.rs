@@ -14,12 +14,12 @@ use crate::properties::{
     vec_field_ui,
 };
 use crate::widgets::{EditCx, i64_drag};
-use pmx_core::edit::{EditOp, EditTarget};
+use pmx_core::edit::Elements;
+use pmx_core::edit::field;
 use pmx_core::model::{
     AngleLimits, Bone, BoneFlags, BoneIdx, DisplayItem, ElementKind, IkLink, Model, MorphOffsets,
     Vec3,
 };
-use serde_json::Value;
 
 /// The bone table.
 #[derive(Debug, Clone, Copy, Default)]
@@ -137,10 +137,10 @@ const COLUMNS: [(Col, &str, f32); 8] = [
     (Col::Flags, "bone.flags", 420.0),
 ];
 
-/// JSON of bone flags, as the model serializes them.
+/// Bone flags from a check box row's bits (every bit kept: unknown bits survive).
 #[must_use]
-pub fn bone_flags_json(bits: u32) -> Value {
-    serde_json::to_value(BoneFlags::from_bits_retain(bits as u16)).unwrap_or_default()
+pub fn bone_flags_from(bits: u32) -> BoneFlags {
+    BoneFlags::from_bits_retain(u16::try_from(bits & 0xFFFF).unwrap_or_default())
 }
 
 fn push_flag(cx: &mut EditCx<'_>, index: usize, bone: &Bone, flag: BoneFlags, on: bool) {
@@ -150,10 +150,9 @@ fn push_flag(cx: &mut EditCx<'_>, index: usize, bone: &Bone, flag: BoneFlags, on
         bone.flags.bits() & !flag.bits()
     };
     cx.commands.push(Command::set(
-        EditTarget::Bone,
+        field::<Bone>().flags(),
         vec![index],
-        "flags",
-        bone_flags_json(u32::from(bits)),
+        BoneFlags::from_bits_retain(bits),
     ));
 }
 
@@ -188,26 +187,23 @@ impl ElementTable for BoneTable {
             Col::NameJa => name_cell_ui(
                 cx,
                 ui,
-                EditTarget::Bone,
                 index,
-                "name_ja",
+                field::<Bone>().name_ja(),
                 &bone.name_ja.as_str(),
             ),
             Col::NameEn => name_cell_ui(
                 cx,
                 ui,
-                EditTarget::Bone,
                 index,
-                "name_en",
+                field::<Bone>().name_en(),
                 &bone.name_en.as_str(),
             ),
             Col::Position => vec_cells_ui(
                 cx,
                 ui,
-                EditTarget::Bone,
                 index,
-                "position",
-                &bone.position.to_array(),
+                field::<Bone>().position(),
+                bone.position,
                 0.01,
             ),
             Col::Parent => {
@@ -215,10 +211,9 @@ impl ElementTable for BoneTable {
                 let current = bone.parent.map(BoneIdx::get);
                 if let Some(choice) = pick_ui(cx, ui, Pick::Bone, current, 140.0, &name) {
                     cx.commands.push(Command::set(
-                        EditTarget::Bone,
+                        field::<Bone>().parent(),
                         vec![index],
-                        "parent",
-                        Pick::Bone.json(choice),
+                        choice.map(BoneIdx::new),
                     ));
                 }
             }
@@ -231,13 +226,9 @@ impl ElementTable for BoneTable {
                     i64::from(i32::MIN)..=i64::from(i32::MAX),
                     &name,
                 );
-                cx.set_on_change(
-                    &response,
-                    EditTarget::Bone,
-                    &[index],
-                    "layer",
-                    Value::from(new),
-                );
+                if let Ok(layer) = i32::try_from(new) {
+                    cx.set_on_change(&response, field::<Bone>().layer(), &[index], layer);
+                }
             }
             Col::AfterPhysics => {
                 let mut on = bone.flags.contains(BoneFlags::AFTER_PHYSICS);
@@ -301,13 +292,13 @@ impl ElementTable for BoneTable {
         }
     }
 
-    fn new_element(&self, _model: &Model, at: usize) -> Option<EditOp> {
+    fn new_element(&self, _model: &Model, _at: usize) -> Option<Elements> {
         let bone = Bone {
             name_ja: "新規ボーン".into(),
             name_en: "new bone".into(),
             ..Bone::default()
         };
-        crate::table::insert_one(ElementKind::Bone, at, &bone)
+        Some(Elements::Bones(vec![bone]))
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {
@@ -338,26 +329,44 @@ impl ElementTable for BoneTable {
                         ui,
                         grid,
                         key,
-                        "flags",
+                        field::<Bone>().flags(),
                         u32::from(flag.bits()),
                         flags,
-                        bone_flags_json,
+                        bone_flags_from,
                     );
                 }
             });
             ui.end_row();
         };
         grid.show(ui, "bone_properties", |ui, grid| {
-            text_field_ui(cx, ui, grid, "bone.name_ja", "name_ja", false, |i| {
-                bone(i).map(|b| b.name_ja.as_str().into_owned())
-            });
-            text_field_ui(cx, ui, grid, "bone.name_en", "name_en", false, |i| {
-                bone(i).map(|b| b.name_en.as_str().into_owned())
-            });
-            vec_field_ui(cx, ui, grid, "bone.position", "position", 0.01, |i| {
-                bone(i).map(|b| b.position.to_array().to_vec())
-            });
-            bone_field_ui(cx, ui, grid, "bone.parent", "parent", |i| {
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "bone.name_ja",
+                field::<Bone>().name_ja(),
+                false,
+                |i| bone(i).map(|b| b.name_ja.as_str().into_owned()),
+            );
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "bone.name_en",
+                field::<Bone>().name_en(),
+                false,
+                |i| bone(i).map(|b| b.name_en.as_str().into_owned()),
+            );
+            vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "bone.position",
+                field::<Bone>().position(),
+                0.01,
+                |i| bone(i).map(|b| b.position),
+            );
+            bone_field_ui(cx, ui, grid, "bone.parent", field::<Bone>().parent(), |i| {
                 bone(i).map(|b| b.parent)
             });
             i64_field_ui(
@@ -365,7 +374,7 @@ impl ElementTable for BoneTable {
                 ui,
                 grid,
                 "bone.layer",
-                "layer",
+                field::<Bone>().layer(),
                 i64::from(i32::MIN)..=i64::from(i32::MAX),
                 |i| bone(i).map(|b| i64::from(b.layer)),
             );
@@ -391,13 +400,24 @@ impl ElementTable for BoneTable {
                 &[(BoneFlags::TAIL_IS_BONE, "bone.flag_tail_is_bone")],
             );
             if all_have(BoneFlags::TAIL_IS_BONE) {
-                bone_field_ui(cx, ui, grid, "bone.tail_bone", "tail_bone", |i| {
-                    bone(i).map(|b| b.tail_bone)
-                });
+                bone_field_ui(
+                    cx,
+                    ui,
+                    grid,
+                    "bone.tail_bone",
+                    field::<Bone>().tail_bone(),
+                    |i| bone(i).map(|b| b.tail_bone),
+                );
             } else if !any_has(BoneFlags::TAIL_IS_BONE) {
-                vec_field_ui(cx, ui, grid, "bone.tail_offset", "tail_offset", 0.01, |i| {
-                    bone(i).map(|b| b.tail_offset.to_array().to_vec())
-                });
+                vec_field_ui(
+                    cx,
+                    ui,
+                    grid,
+                    "bone.tail_offset",
+                    field::<Bone>().tail_offset(),
+                    0.01,
+                    |i| bone(i).map(|b| b.tail_offset),
+                );
             }
             // Append (付与).
             ui.strong(cx.tr("bone.append"));
@@ -416,15 +436,20 @@ impl ElementTable for BoneTable {
                 .iter()
                 .all(|&i| bone(i).is_some_and(Bone::has_append))
             {
-                bone_field_ui(cx, ui, grid, "bone.append_parent", "append_parent", |i| {
-                    bone(i).map(|b| b.append_parent)
-                });
+                bone_field_ui(
+                    cx,
+                    ui,
+                    grid,
+                    "bone.append_parent",
+                    field::<Bone>().append_parent(),
+                    |i| bone(i).map(|b| b.append_parent),
+                );
                 f32_field_ui(
                     cx,
                     ui,
                     grid,
                     "bone.append_ratio",
-                    "append_ratio",
+                    field::<Bone>().append_ratio(),
                     0.01,
                     |i| bone(i).map(|b| b.append_ratio),
                 );
@@ -442,9 +467,15 @@ impl ElementTable for BoneTable {
                 ],
             );
             if all_have(BoneFlags::FIXED_AXIS) {
-                vec_field_ui(cx, ui, grid, "bone.fixed_axis", "fixed_axis", 0.01, |i| {
-                    bone(i).map(|b| b.fixed_axis.to_array().to_vec())
-                });
+                vec_field_ui(
+                    cx,
+                    ui,
+                    grid,
+                    "bone.fixed_axis",
+                    field::<Bone>().fixed_axis(),
+                    0.01,
+                    |i| bone(i).map(|b| b.fixed_axis),
+                );
             }
             if all_have(BoneFlags::LOCAL_AXES) {
                 vec_field_ui(
@@ -452,18 +483,18 @@ impl ElementTable for BoneTable {
                     ui,
                     grid,
                     "bone.local_axis_x",
-                    "local_axis_x",
+                    field::<Bone>().local_axis_x(),
                     0.01,
-                    |i| bone(i).map(|b| b.local_axis_x.to_array().to_vec()),
+                    |i| bone(i).map(|b| b.local_axis_x),
                 );
                 vec_field_ui(
                     cx,
                     ui,
                     grid,
                     "bone.local_axis_z",
-                    "local_axis_z",
+                    field::<Bone>().local_axis_z(),
                     0.01,
-                    |i| bone(i).map(|b| b.local_axis_z.to_array().to_vec()),
+                    |i| bone(i).map(|b| b.local_axis_z),
                 );
             }
             // External parent (外部親).
@@ -479,7 +510,7 @@ impl ElementTable for BoneTable {
                     ui,
                     grid,
                     "bone.external_parent_key",
-                    "external_parent_key",
+                    field::<Bone>().external_parent_key(),
                     i64::from(i32::MIN)..=i64::from(i32::MAX),
                     |i| bone(i).map(|b| i64::from(b.external_parent_key)),
                 );
@@ -489,21 +520,31 @@ impl ElementTable for BoneTable {
             ui.end_row();
             flag_row(cx, ui, grid, &[(BoneFlags::IK, "bone.flag_ik")]);
             if all_have(BoneFlags::IK) {
-                bone_field_ui(cx, ui, grid, "bone.ik_target", "ik.target", |i| {
-                    bone(i).map(|b| b.ik.target)
-                });
+                bone_field_ui(
+                    cx,
+                    ui,
+                    grid,
+                    "bone.ik_target",
+                    field::<Bone>().ik().target(),
+                    |i| bone(i).map(|b| b.ik.target),
+                );
                 i64_field_ui(
                     cx,
                     ui,
                     grid,
                     "bone.ik_loop_count",
-                    "ik.loop_count",
+                    field::<Bone>().ik().loop_count(),
                     i64::from(i32::MIN)..=i64::from(i32::MAX),
                     |i| bone(i).map(|b| i64::from(b.ik.loop_count)),
                 );
-                degrees_field_ui(cx, ui, grid, "bone.ik_limit_angle", "ik.limit_angle", |i| {
-                    bone(i).map(|b| b.ik.limit_angle)
-                });
+                degrees_field_ui(
+                    cx,
+                    ui,
+                    grid,
+                    "bone.ik_limit_angle",
+                    field::<Bone>().ik().limit_angle(),
+                    |i| bone(i).map(|b| b.ik.limit_angle),
+                );
             }
         });
         if let [only] = indices
@@ -525,12 +566,8 @@ impl ElementTable for BoneTable {
 fn ik_links_ui(cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, bone: &Bone) {
     let links = &bone.ik.links;
     let set_links = |cx: &mut EditCx<'_>, new: Vec<IkLink>| {
-        cx.commands.push(Command::set(
-            EditTarget::Bone,
-            vec![index],
-            "ik.links",
-            serde_json::to_value(new).unwrap_or_default(),
-        ));
+        cx.commands
+            .push(Command::set(field::<Bone>().ik().links(), vec![index], new));
     };
     ui.horizontal(|ui| {
         ui.strong(cx.tr("bone.ik_links"));
@@ -561,10 +598,9 @@ fn ik_links_ui(cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, bone: &Bone
                         let current = link.bone.map(BoneIdx::get);
                         if let Some(choice) = pick_ui(cx, ui, Pick::Bone, current, 150.0, &name) {
                             cx.commands.push(Command::set(
-                                EditTarget::Bone,
+                                field::<Bone>().ik().links().at(j).bone(),
                                 vec![index],
-                                &format!("ik.links.{j}.bone"),
-                                Pick::Bone.json(choice),
+                                choice.map(BoneIdx::new),
                             ));
                         }
                         let mut limited = link.limits.is_some();
@@ -575,10 +611,9 @@ fn ik_links_ui(cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, bone: &Bone
                         {
                             let limits = limited.then(AngleLimits::default);
                             cx.commands.push(Command::set(
-                                EditTarget::Bone,
+                                field::<Bone>().ik().links().at(j).limits(),
                                 vec![index],
-                                &format!("ik.links.{j}.limits"),
-                                serde_json::to_value(limits).unwrap_or_default(),
+                                limits,
                             ));
                         }
                         let up = ui
@@ -606,19 +641,14 @@ fn ik_links_ui(cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, bone: &Bone
                         }
                     });
                     if let Some(limits) = link.limits {
+                        let link_limits = field::<Bone>().ik().links().at(j).limits().some();
                         for (side, key, v) in [
-                            ("lower", "bone.ik_lower", limits.lower),
-                            ("upper", "bone.ik_upper", limits.upper),
+                            (link_limits.clone().lower(), "bone.ik_lower", limits.lower),
+                            (link_limits.clone().upper(), "bone.ik_upper", limits.upper),
                         ] {
                             ui.horizontal(|ui| {
                                 ui.label(cx.tr(key));
-                                limit_drags(
-                                    cx,
-                                    ui,
-                                    index,
-                                    &format!("ik.links.{j}.limits.{side}"),
-                                    v,
-                                );
+                                limit_drags(cx, ui, index, side, v);
                             });
                         }
                     }
@@ -628,17 +658,21 @@ fn ik_links_ui(cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, bone: &Bone
         });
 }
 
-fn limit_drags(cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, field: &str, v: Vec3) {
-    for (axis, value) in [("x", v.x), ("y", v.y), ("z", v.z)] {
-        let path = format!("{field}.{axis}");
+fn limit_drags(
+    cx: &mut EditCx<'_>,
+    ui: &mut egui::Ui,
+    index: usize,
+    side: pmx_core::edit::Field<Bone, Vec3>,
+    v: Vec3,
+) {
+    for (component, value) in [
+        (side.clone().x(), v.x),
+        (side.clone().y(), v.y),
+        (side.z(), v.z),
+    ] {
+        let path = component.field_path().to_string();
         let (response, new) = degrees_drag(ui, value, false, &path);
-        cx.set_on_change(
-            &response,
-            EditTarget::Bone,
-            &[index],
-            &path,
-            crate::widgets::json_f32(new),
-        );
+        cx.set_on_change(&response, component, &[index], new);
     }
 }
 
@@ -805,8 +839,8 @@ mod tests {
         assert_eq!(rigid_bodies_of_bone(&model, 1), vec![1]);
         assert!(frames_of_bone(&model, 1).is_empty());
         assert_eq!(
-            bone_flags_json(0x1e),
-            serde_json::to_value(BoneFlags::from_bits_retain(0x1e)).unwrap()
+            bone_flags_from(0x1_001e),
+            BoneFlags::from_bits_retain(0x1e)
         );
     }
 }

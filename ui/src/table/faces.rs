@@ -3,9 +3,9 @@
 use super::{ColumnSpec, ElementTable, SortValue};
 use crate::properties::{PropertyGrid, i64_field_ui};
 use crate::widgets::{EditCx, i64_drag, trim_number};
-use pmx_core::edit::{EditOp, EditTarget};
-use pmx_core::model::{ElementKind, Model, VertexIdx};
-use serde_json::Value;
+use pmx_core::edit::Elements;
+use pmx_core::edit::field;
+use pmx_core::model::{ElementKind, Face, Model, VertexIdx};
 use std::fmt::Write as _;
 
 /// The face table.
@@ -58,13 +58,9 @@ impl ElementTable for FaceTable {
                 let name = format!("face {index} {}", corner - 1);
                 let max = i64::from(u32::MAX);
                 let (response, new) = i64_drag(ui, i64::from(value), false, 0..=max, &name);
-                cx.set_on_change(
-                    &response,
-                    EditTarget::Face,
-                    &[index],
-                    &(corner - 1).to_string(),
-                    Value::from(new),
-                );
+                if let Some(vertex) = crate::properties::IntegerField::from_i64(new) {
+                    cx.set_on_change(&response, field::<Face>().at(corner - 1), &[index], vertex);
+                }
             }
             _ => {}
         }
@@ -91,13 +87,13 @@ impl ElementTable for FaceTable {
         }
     }
 
-    fn new_element(&self, model: &Model, at: usize) -> Option<EditOp> {
+    fn new_element(&self, model: &Model, at: usize) -> Option<Elements> {
         // A face of the selected one's first vertex (a point until the user sets the others).
         let corner = model
             .faces
             .get(at.saturating_sub(1))
             .map_or(VertexIdx(0), |f| f[0]);
-        crate::table::insert_one(ElementKind::Face, at, &[corner; 3])
+        Some(Elements::Faces(vec![[corner; 3]]))
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {
@@ -118,7 +114,7 @@ impl ElementTable for FaceTable {
                     ui,
                     grid,
                     title,
-                    &corner.to_string(),
+                    field::<Face>().at(corner),
                     0..=last_vertex,
                     |i| model.faces.get(i).map(|f| i64::from(f[corner].0)),
                 );

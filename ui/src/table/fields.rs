@@ -3,13 +3,10 @@
 //! 16-group non-collision mask, and short labels for elements of every kind.
 
 use crate::command::Command;
-use crate::properties::{PropertyGrid, index_row_ui};
-use crate::widgets::{EditCx, f32_drag, json_f32};
-use pmx_core::edit::EditTarget;
-use pmx_core::model::{BoneIdx, MaterialIdx, MorphIdx, RigidBodyIdx};
-use serde_json::Value;
-
-const AXES: [&str; 3] = ["x", "y", "z"];
+use crate::properties::{PropertyGrid, index_row_ui, key};
+use crate::widgets::{EditCx, f32_drag};
+use pmx_core::edit::{Element, Field, FieldType, Vector};
+use pmx_core::model::{BoneIdx, MaterialIdx, MorphIdx, RigidBodyIdx, Text, Vec3};
 
 /// A number field that shows an angle in degrees and returns it in radians. Unchanged, it
 /// returns the stored value itself (no rounding through degrees).
@@ -29,39 +26,43 @@ pub fn degrees_drag(
 }
 
 /// A row with an angle (radians in the model) shown in degrees.
-pub fn degrees_field_ui(
+pub fn degrees_field_ui<E: Element>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
+    field: Field<E, f32>,
     get: impl Fn(usize) -> Option<f32>,
 ) {
     ui.label(cx.tr(title));
-    if let Some((value, mixed)) = grid.summary(field, get) {
-        let (response, new) = degrees_drag(ui, value, mixed, field);
-        cx.set_on_change(&response, grid.target, grid.indices, field, json_f32(new));
+    let name = key(&field);
+    if let Some((value, mixed)) = grid.summary(&name, get) {
+        let (response, new) = degrees_drag(ui, value, mixed, &name);
+        cx.set_on_change(&response, field, grid.indices, new);
     }
     ui.end_row();
 }
 
 /// A row with three angles (Euler x, y, z in radians) shown in degrees; each component is set
 /// on its own.
-pub fn degrees_vec_field_ui(
+pub fn degrees_vec_field_ui<E: Element>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
-    get: impl Fn(usize) -> Option<[f32; 3]>,
+    field: Field<E, Vec3>,
+    get: impl Fn(usize) -> Option<Vec3>,
 ) {
     ui.label(cx.tr(title));
     ui.horizontal(|ui| {
-        for (c, axis) in AXES.iter().enumerate() {
-            let path = format!("{field}.{axis}");
-            if let Some((value, mixed)) = grid.summary(&path, |i| get(i).map(|v| v[c])) {
+        for c in 0..3 {
+            let Some(component) = field.clone().component(c) else {
+                continue;
+            };
+            let path = key(&component);
+            if let Some((value, mixed)) = grid.summary(&path, |i| get(i)?.component(c)) {
                 let (response, new) = degrees_drag(ui, value, mixed, &path);
-                cx.set_on_change(&response, grid.target, grid.indices, &path, json_f32(new));
+                cx.set_on_change(&response, component, grid.indices, new);
             }
         }
     });
@@ -106,28 +107,24 @@ pub fn choice_ui<T: Copy + PartialEq>(
 
 /// A property row choosing one of `options` for every selected element.
 #[allow(clippy::too_many_arguments)]
-pub fn choice_field_ui<T: Copy + PartialEq + serde::Serialize>(
+pub fn choice_field_ui<E: Element, T: FieldType + Copy>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
+    field: Field<E, T>,
     options: &[(T, &'static str)],
     unknown: &dyn Fn(T) -> String,
     get: impl Fn(usize) -> Option<T>,
 ) {
     ui.label(cx.tr(title));
+    let name = key(&field);
     let current = grid
-        .summary(field, get)
+        .summary(&name, get)
         .and_then(|(v, mixed)| (!mixed).then_some(v));
-    if let Some(value) = choice_ui(cx, ui, current, options, unknown, 150.0, field) {
-        let json = serde_json::to_value(value).unwrap_or_default();
-        cx.commands.push(Command::set(
-            grid.target,
-            grid.indices.to_vec(),
-            field,
-            json,
-        ));
+    if let Some(value) = choice_ui(cx, ui, current, options, unknown, 150.0, &name) {
+        cx.commands
+            .push(Command::set(field, grid.indices.to_vec(), value));
     }
     ui.end_row();
 }
@@ -189,41 +186,45 @@ impl Pick {
             Pick::Material => cx.material_label(index),
         }
     }
-
-    /// The JSON of a choice (`null` for none), as the model's index types serialize.
-    #[must_use]
-    pub fn json(self, choice: Option<usize>) -> Value {
-        match self {
-            Pick::Bone => serde_json::to_value(choice.map(BoneIdx::new)),
-            Pick::RigidBody => serde_json::to_value(choice.map(RigidBodyIdx::new)),
-            Pick::Morph => serde_json::to_value(choice.map(MorphIdx::new)),
-            Pick::Material => serde_json::to_value(choice.map(MaterialIdx::new)),
-        }
-        .unwrap_or_default()
-    }
 }
 
+/// The index types a [`Pick`] row sets.
+pub trait PickIndex: FieldType + Copy {
+    fn of(index: usize) -> Self;
+}
+
+macro_rules! pick_index {
+    ($($ty:ty),*) => {$(
+        impl PickIndex for $ty {
+            fn of(index: usize) -> Self {
+                <$ty>::new(index)
+            }
+        }
+    )*};
+}
+
+pick_index!(BoneIdx, RigidBodyIdx, MorphIdx, MaterialIdx);
+
 /// A row choosing a bone, rigid body, morph or material (or none) for every selected element.
-pub fn pick_field_ui(
+pub fn pick_field_ui<E: Element, I: PickIndex>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
+    field: Field<E, Option<I>>,
     pick: Pick,
     get: impl Fn(usize) -> Option<Option<usize>>,
 ) {
     let count = pick.count(cx);
     let picked = {
         let label = |i: usize| pick.label(cx, i);
-        index_row_ui(cx, ui, grid, title, field, count, &label, get)
+        index_row_ui(cx, ui, grid, title, &key(&field), count, &label, get)
     };
     if let Some(choice) = picked {
         cx.commands.push(Command::set(
-            grid.target,
-            grid.indices.to_vec(),
             field,
-            pick.json(choice),
+            grid.indices.to_vec(),
+            choice.map(I::of),
         ));
     }
 }
@@ -255,21 +256,22 @@ pub fn pick_ui(
 }
 
 /// A row with a collision group (stored 0..15, shown 1..16).
-pub fn group_field_ui(
+pub fn group_field_ui<E: Element>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
+    field: Field<E, u8>,
     get: impl Fn(usize) -> Option<u8>,
 ) {
     ui.label(cx.tr(title));
+    let name = key(&field);
     let current = grid
-        .summary(field, get)
+        .summary(&name, get)
         .and_then(|(v, mixed)| (!mixed).then_some(v));
     let shown = current.map_or_else(|| "—".to_owned(), |g| (u32::from(g) + 1).to_string());
     let mut picked = None;
-    let response = egui::ComboBox::from_id_salt(("group", field))
+    let response = egui::ComboBox::from_id_salt(("group", &name))
         .selected_text(shown)
         .width(60.0)
         .show_ui(ui, |ui| {
@@ -282,35 +284,32 @@ pub fn group_field_ui(
                 }
             }
         });
-    let _ = response.response.accessible_name(field);
+    let _ = response.response.accessible_name(&name);
     if let Some(group) = picked.filter(|g| current != Some(*g)) {
-        cx.commands.push(Command::set(
-            grid.target,
-            grid.indices.to_vec(),
-            field,
-            Value::from(group),
-        ));
+        cx.commands
+            .push(Command::set(field, grid.indices.to_vec(), group));
     }
     ui.end_row();
 }
 
 /// A row with the non-collision mask as 16 check boxes (bit n set: no collision with group
 /// n + 1). Each element keeps its other bits.
-pub fn mask_field_ui(
+pub fn mask_field_ui<E: Element>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     grid: &mut PropertyGrid<'_>,
     title: &'static str,
-    field: &str,
+    field: Field<E, u16>,
     get: impl Fn(usize) -> Option<u16>,
 ) {
+    let field_name = key(&field);
     ui.label(cx.tr(title))
         .on_hover_text(cx.tr("physics.mask_hint"));
     ui.vertical(|ui| {
         for row in 0..2u16 {
             ui.horizontal(|ui| {
                 for bit in row * 8..row * 8 + 8 {
-                    let key = format!("{field}&{bit}");
+                    let key = format!("{field_name}&{bit}");
                     let Some((on, mixed)) =
                         grid.summary(&key, |i| get(i).map(|m| m & (1 << bit) != 0))
                     else {
@@ -322,24 +321,23 @@ pub fn mask_field_ui(
                             egui::Checkbox::new(&mut checked, (bit + 1).to_string())
                                 .indeterminate(mixed),
                         )
-                        .accessible_name(format!("{field} {}", bit + 1));
+                        .accessible_name(format!("{field_name} {}", bit + 1));
                     if response.changed() {
                         let values = grid
                             .indices
                             .iter()
                             .map(|&i| {
                                 let mask = get(i).unwrap_or_default();
-                                Value::from(if checked {
+                                if checked {
                                     mask | (1 << bit)
                                 } else {
                                     mask & !(1 << bit)
-                                })
+                                }
                             })
                             .collect();
                         cx.commands.push(Command::set_each(
-                            grid.target,
+                            field.clone(),
                             grid.indices.to_vec(),
-                            field,
                             values,
                         ));
                     }
@@ -351,48 +349,61 @@ pub fn mask_field_ui(
 }
 
 /// Number cells of a vector in a table row, each set on its own.
-pub fn vec_cells_ui(
+pub fn vec_cells_ui<E: Element, V: Vector>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
-    target: EditTarget,
     index: usize,
-    field: &str,
-    values: &[f32],
+    field: Field<E, V>,
+    value: V,
     speed: f64,
 ) {
-    for (axis, &value) in ["x", "y", "z", "w"].iter().zip(values) {
-        let name = format!("{} {index} {field}.{axis}", target.name());
-        let (response, new) = f32_drag(ui, value, false, speed, 4, &name);
-        cx.set_on_change(
-            &response,
-            target,
-            &[index],
-            &format!("{field}.{axis}"),
-            json_f32(new),
-        );
+    for c in 0..V::COMPONENTS.len() {
+        let (Some(component), Some(current)) = (field.clone().component(c), value.component(c))
+        else {
+            continue;
+        };
+        let name = format!("{} {index} {}", E::TARGET.name(), key(&component));
+        let (response, new) = f32_drag(ui, current, false, speed, 4, &name);
+        cx.set_on_change(&response, component, &[index], new);
+    }
+}
+
+/// Angle cells (Euler x, y, z in radians, shown in degrees) in a table row, each set on its own.
+pub fn degrees_cells_ui<E: Element>(
+    cx: &mut EditCx<'_>,
+    ui: &mut egui::Ui,
+    index: usize,
+    field: Field<E, Vec3>,
+    value: Vec3,
+) {
+    for c in 0..3 {
+        let (Some(component), Some(current)) = (field.clone().component(c), value.component(c))
+        else {
+            continue;
+        };
+        let name = format!("{} {index} {}", E::TARGET.name(), key(&component));
+        let (response, new) = degrees_drag(ui, current, false, &name);
+        cx.set_on_change(&response, component, &[index], new);
     }
 }
 
 /// A text cell that edits a name in place.
-pub fn name_cell_ui(
+pub fn name_cell_ui<E: Element>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
-    target: EditTarget,
     index: usize,
-    field: &str,
+    field: Field<E, Text>,
     text: &str,
 ) {
-    let id = ui.scope_id().with((target.name(), field, index));
-    let name = format!("{} {index} {field}", target.name());
+    let field_name = key(&field);
+    let target = E::TARGET;
+    let id = ui.scope_id().with((target.name(), &field_name, index));
+    let name = format!("{} {index} {field_name}", target.name());
     if let Some(new) =
         crate::widgets::text_commit_ui(ui, id, text, false, ui.available_width(), &name)
     {
-        cx.commands.push(Command::set(
-            target,
-            vec![index],
-            field,
-            crate::widgets::json_text(&new),
-        ));
+        cx.commands
+            .push(Command::set(field, vec![index], Text::from(new.as_str())));
     }
 }
 
@@ -401,17 +412,5 @@ pub fn push_numbers(values: &[f32], out: &mut String) {
     use std::fmt::Write as _;
     for v in values {
         let _ = write!(out, "{} ", crate::widgets::trim_number(f64::from(*v), 4));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pick_json_is_the_index_or_null() {
-        assert_eq!(Pick::RigidBody.json(Some(3)), serde_json::json!(3));
-        assert_eq!(Pick::Morph.json(None), Value::Null);
-        assert_eq!(Pick::Material.json(Some(0)), serde_json::json!(0));
     }
 }

@@ -9,7 +9,8 @@ use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
 use crate::properties::{PropertyGrid, text_field_ui, vec_field_ui};
 use crate::widgets::EditCx;
-use pmx_core::edit::{EditOp, EditTarget};
+use pmx_core::edit::Elements;
+use pmx_core::edit::field;
 use pmx_core::model::{ElementKind, Joint, JointKind, Model, RigidBodyIdx};
 
 /// The joint table.
@@ -81,10 +82,21 @@ impl ElementTable for JointTable {
         let Some(&(col, _, _)) = COLUMNS.get(column) else {
             return;
         };
-        let target = EditTarget::Joint;
         match col {
-            Col::NameJa => name_cell_ui(cx, ui, target, index, "name_ja", &joint.name_ja.as_str()),
-            Col::NameEn => name_cell_ui(cx, ui, target, index, "name_en", &joint.name_en.as_str()),
+            Col::NameJa => name_cell_ui(
+                cx,
+                ui,
+                index,
+                field::<Joint>().name_ja(),
+                &joint.name_ja.as_str(),
+            ),
+            Col::NameEn => name_cell_ui(
+                cx,
+                ui,
+                index,
+                field::<Joint>().name_en(),
+                &joint.name_en.as_str(),
+            ),
             Col::Kind => {
                 let name = format!("joint {index} kind");
                 if let Some(kind) = choice_ui(
@@ -96,59 +108,44 @@ impl ElementTable for JointTable {
                     120.0,
                     &name,
                 ) {
-                    let value = serde_json::to_value(kind).unwrap_or_default();
+                    let value = kind;
                     cx.commands
-                        .push(Command::set(target, vec![index], "kind", value));
+                        .push(Command::set(field::<Joint>().kind(), vec![index], value));
                 }
             }
             Col::BodyA | Col::BodyB => {
-                let (field, current) = if col == Col::BodyA {
-                    ("body_a", joint.body_a)
+                let (body, current) = if col == Col::BodyA {
+                    (field::<Joint>().body_a(), joint.body_a)
                 } else {
-                    ("body_b", joint.body_b)
+                    (field::<Joint>().body_b(), joint.body_b)
                 };
-                let name = format!("joint {index} {field}");
+                let name = format!("joint {index} {}", body.field_path());
                 if let Some(choice) =
                     pick_ui(cx, ui, Pick::RigidBody, body_index(current), 140.0, &name)
                 {
                     cx.commands.push(Command::set(
-                        target,
+                        body,
                         vec![index],
-                        field,
-                        Pick::RigidBody.json(choice),
+                        choice.map(RigidBodyIdx::new),
                     ));
                 }
             }
             Col::Position => vec_cells_ui(
                 cx,
                 ui,
-                target,
                 index,
-                "position",
-                &joint.position.to_array(),
+                field::<Joint>().position(),
+                joint.position,
                 0.01,
             ),
             Col::Rotation => {
-                for (axis, value) in [
-                    ("x", joint.rotation.x),
-                    ("y", joint.rotation.y),
-                    ("z", joint.rotation.z),
-                ] {
-                    let path = format!("rotation.{axis}");
-                    let (response, new) = super::fields::degrees_drag(
-                        ui,
-                        value,
-                        false,
-                        &format!("joint {index} {path}"),
-                    );
-                    cx.set_on_change(
-                        &response,
-                        target,
-                        &[index],
-                        &path,
-                        crate::widgets::json_f32(new),
-                    );
-                }
+                super::fields::degrees_cells_ui(
+                    cx,
+                    ui,
+                    index,
+                    field::<Joint>().rotation(),
+                    joint.rotation,
+                );
             }
         }
     }
@@ -186,13 +183,13 @@ impl ElementTable for JointTable {
         }
     }
 
-    fn new_element(&self, _model: &Model, at: usize) -> Option<EditOp> {
+    fn new_element(&self, _model: &Model, _at: usize) -> Option<Elements> {
         let joint = Joint {
             name_ja: "新規Joint".into(),
             name_en: "new joint".into(),
             ..Joint::default()
         };
-        crate::table::insert_one(ElementKind::Joint, at, &joint)
+        Some(Elements::Joints(vec![joint]))
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {
@@ -200,18 +197,30 @@ impl ElementTable for JointTable {
         let joint = |i: usize| model.joints.get(i);
         let indices = grid.indices;
         grid.show(ui, "joint_properties", |ui, grid| {
-            text_field_ui(cx, ui, grid, "joint.name_ja", "name_ja", false, |i| {
-                joint(i).map(|j| j.name_ja.as_str().into_owned())
-            });
-            text_field_ui(cx, ui, grid, "joint.name_en", "name_en", false, |i| {
-                joint(i).map(|j| j.name_en.as_str().into_owned())
-            });
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "joint.name_ja",
+                field::<Joint>().name_ja(),
+                false,
+                |i| joint(i).map(|j| j.name_ja.as_str().into_owned()),
+            );
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "joint.name_en",
+                field::<Joint>().name_en(),
+                false,
+                |i| joint(i).map(|j| j.name_en.as_str().into_owned()),
+            );
             choice_field_ui(
                 cx,
                 ui,
                 grid,
                 "joint.kind",
-                "kind",
+                field::<Joint>().kind(),
                 &JOINT_KINDS,
                 &unknown_kind,
                 |i| joint(i).map(|j| j.kind),
@@ -221,7 +230,7 @@ impl ElementTable for JointTable {
                 ui,
                 grid,
                 "joint.body_a",
-                "body_a",
+                field::<Joint>().body_a(),
                 Pick::RigidBody,
                 |i| joint(i).map(|j| body_index(j.body_a)),
             );
@@ -230,45 +239,78 @@ impl ElementTable for JointTable {
                 ui,
                 grid,
                 "joint.body_b",
-                "body_b",
+                field::<Joint>().body_b(),
                 Pick::RigidBody,
                 |i| joint(i).map(|j| body_index(j.body_b)),
             );
-            vec_field_ui(cx, ui, grid, "joint.position", "position", 0.01, |i| {
-                joint(i).map(|j| j.position.to_array().to_vec())
-            });
-            degrees_vec_field_ui(cx, ui, grid, "joint.rotation", "rotation", |i| {
-                joint(i).map(|j| j.rotation.to_array())
-            });
-            vec_field_ui(cx, ui, grid, "joint.move_lower", "move_lower", 0.01, |i| {
-                joint(i).map(|j| j.move_lower.to_array().to_vec())
-            });
-            vec_field_ui(cx, ui, grid, "joint.move_upper", "move_upper", 0.01, |i| {
-                joint(i).map(|j| j.move_upper.to_array().to_vec())
-            });
-            degrees_vec_field_ui(cx, ui, grid, "joint.rotate_lower", "rotate_lower", |i| {
-                joint(i).map(|j| j.rotate_lower.to_array())
-            });
-            degrees_vec_field_ui(cx, ui, grid, "joint.rotate_upper", "rotate_upper", |i| {
-                joint(i).map(|j| j.rotate_upper.to_array())
-            });
+            vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "joint.position",
+                field::<Joint>().position(),
+                0.01,
+                |i| joint(i).map(|j| j.position),
+            );
+            degrees_vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "joint.rotation",
+                field::<Joint>().rotation(),
+                |i| joint(i).map(|j| j.rotation),
+            );
+            vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "joint.move_lower",
+                field::<Joint>().move_lower(),
+                0.01,
+                |i| joint(i).map(|j| j.move_lower),
+            );
+            vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "joint.move_upper",
+                field::<Joint>().move_upper(),
+                0.01,
+                |i| joint(i).map(|j| j.move_upper),
+            );
+            degrees_vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "joint.rotate_lower",
+                field::<Joint>().rotate_lower(),
+                |i| joint(i).map(|j| j.rotate_lower),
+            );
+            degrees_vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "joint.rotate_upper",
+                field::<Joint>().rotate_upper(),
+                |i| joint(i).map(|j| j.rotate_upper),
+            );
             vec_field_ui(
                 cx,
                 ui,
                 grid,
                 "joint.spring_move",
-                "spring_move",
+                field::<Joint>().spring_move(),
                 0.01,
-                |i| joint(i).map(|j| j.spring_move.to_array().to_vec()),
+                |i| joint(i).map(|j| j.spring_move),
             );
             vec_field_ui(
                 cx,
                 ui,
                 grid,
                 "joint.spring_rotate",
-                "spring_rotate",
+                field::<Joint>().spring_rotate(),
                 0.01,
-                |i| joint(i).map(|j| j.spring_rotate.to_array().to_vec()),
+                |i| joint(i).map(|j| j.spring_rotate),
             );
         });
         if let [only] = indices

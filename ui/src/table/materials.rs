@@ -7,12 +7,13 @@ use crate::properties::{
     PropertyGrid, color_field_ui, f32_field_ui, flag_field_ui, index_row_ui, text_field_ui,
 };
 use crate::widgets::{
-    EditCx, color_swatch_ui, f32_drag, index_picker_ui, json_f32, json_text, json_vec,
-    text_commit_ui, trim_number,
+    EditCx, color_swatch_ui, f32_drag, index_picker_ui, text_commit_ui, trim_number,
 };
-use pmx_core::edit::{EditOp, EditTarget};
-use pmx_core::model::{DrawFlags, ElementKind, Material, Model, SphereMode, TextureIdx, Toon};
-use serde_json::Value;
+use pmx_core::edit::Elements;
+use pmx_core::edit::{EditOp, Field, Vector, field};
+use pmx_core::model::{
+    DrawFlags, ElementKind, Material, Model, SphereMode, Text, TextureIdx, Toon,
+};
 
 /// The material table.
 #[derive(Debug, Clone, Copy, Default)]
@@ -94,10 +95,6 @@ const COLUMNS: [(Col, &str, f32); 15] = [
     (Col::Memo, "material.memo", 160.0),
 ];
 
-fn texture_json(choice: Option<usize>) -> Value {
-    serde_json::to_value(choice.map(TextureIdx::new)).unwrap_or_default()
-}
-
 fn toon_text(cx: &EditCx<'_>, toon: Toon) -> String {
     match toon {
         Toon::Shared(n) => format!("toon{:02}.bmp", u32::from(n) + 1),
@@ -151,11 +148,10 @@ fn toon_picker_ui(
     let _ = response.response.accessible_name(name);
     // Picking what is already set is no change.
     if let Some(toon) = picked.filter(|&t| Some(t) != current) {
-        let value = serde_json::to_value(toon).unwrap_or_default();
+        let value = toon;
         cx.commands.push(Command::set(
-            EditTarget::Material,
+            field::<Material>().toon(),
             indices.to_vec(),
-            "toon",
             value,
         ));
     }
@@ -185,18 +181,18 @@ fn sphere_mode_ui(
         });
     let _ = response.response.accessible_name(name);
     if let Some(mode) = picked.filter(|&m| Some(m) != current) {
-        let value = serde_json::to_value(mode).unwrap_or_default();
+        let value = mode;
         cx.commands.push(Command::set(
-            EditTarget::Material,
+            field::<Material>().sphere_mode(),
             indices.to_vec(),
-            "sphere_mode",
             value,
         ));
     }
 }
 
-fn flags_json(bits: u32) -> Value {
-    serde_json::to_value(DrawFlags::from_bits_retain(bits as u8)).unwrap_or_default()
+/// Draw flags from a check box row's bits (every bit kept: unknown bits survive).
+fn draw_flags_from(bits: u32) -> DrawFlags {
+    DrawFlags::from_bits_retain(u8::try_from(bits & 0xFF).unwrap_or_default())
 }
 
 impl ElementTable for MaterialTable {
@@ -231,22 +227,19 @@ impl ElementTable for MaterialTable {
         let one = [index];
         match col {
             Col::NameJa | Col::NameEn | Col::Memo => {
-                let (field, text) = match col {
-                    Col::NameJa => ("name_ja", &material.name_ja),
-                    Col::NameEn => ("name_en", &material.name_en),
-                    _ => ("memo", &material.memo),
+                let (handle, text) = match col {
+                    Col::NameJa => (field::<Material>().name_ja(), &material.name_ja),
+                    Col::NameEn => (field::<Material>().name_en(), &material.name_en),
+                    _ => (field::<Material>().memo(), &material.memo),
                 };
-                let id = ui.scope_id().with(("material_text", field, index));
-                let name = format!("material {index} {field}");
+                let field_name = handle.field_path().to_string();
+                let id = ui.scope_id().with(("material_text", &field_name, index));
+                let name = format!("material {index} {field_name}");
                 if let Some(new) =
                     text_commit_ui(ui, id, &text.as_str(), false, ui.available_width(), &name)
                 {
-                    cx.commands.push(Command::set(
-                        EditTarget::Material,
-                        one.to_vec(),
-                        field,
-                        json_text(&new),
-                    ));
+                    cx.commands
+                        .push(Command::set(handle, one.to_vec(), Text::from(new.as_str())));
                 }
             }
             Col::Diffuse => {
@@ -260,35 +253,31 @@ impl ElementTable for MaterialTable {
                     cx,
                     &response,
                     index,
-                    "diffuse",
-                    &d.to_array(),
+                    field::<Material>().diffuse(),
+                    d,
                     picked.as_ref().map(|p| p.as_slice()),
                 );
                 let name = format!("material {index} diffuse.w");
                 let (response, alpha) = f32_drag(ui, d.w, false, 0.005, 3, &name);
-                cx.set_on_change(
-                    &response,
-                    EditTarget::Material,
-                    &one,
-                    "diffuse.w",
-                    json_f32(alpha),
-                );
+                cx.set_on_change(&response, field::<Material>().diffuse().w(), &one, alpha);
             }
             Col::Specular | Col::Ambient => {
-                let (field, v) = if col == Col::Specular {
-                    ("specular", material.specular)
+                let (handle, v) = if col == Col::Specular {
+                    (field::<Material>().specular(), material.specular)
                 } else {
-                    ("ambient", material.ambient)
+                    (field::<Material>().ambient(), material.ambient)
                 };
-                let old = [v.x, v.y, v.z];
-                let (response, picked) =
-                    color_swatch_ui(ui, old, &format!("material {index} {field} colour"));
+                let (response, picked) = color_swatch_ui(
+                    ui,
+                    [v.x, v.y, v.z],
+                    &format!("material {index} {} colour", handle.field_path()),
+                );
                 push_color(
                     cx,
                     &response,
                     index,
-                    field,
-                    &old,
+                    handle,
+                    v,
                     picked.as_ref().map(|p| p.as_slice()),
                 );
             }
@@ -301,20 +290,23 @@ impl ElementTable for MaterialTable {
                     cx,
                     &response,
                     index,
-                    "edge_color",
-                    &old,
+                    field::<Material>().edge_color(),
+                    e,
                     picked.as_ref().map(|p| p.as_slice()),
                 );
             }
             Col::SpecularPower | Col::EdgeSize => {
-                let (field, value) = if col == Col::SpecularPower {
-                    ("specular_power", material.specular_power)
+                let (handle, value) = if col == Col::SpecularPower {
+                    (
+                        field::<Material>().specular_power(),
+                        material.specular_power,
+                    )
                 } else {
-                    ("edge_size", material.edge_size)
+                    (field::<Material>().edge_size(), material.edge_size)
                 };
-                let name = format!("material {index} {field}");
+                let name = format!("material {index} {}", handle.field_path());
                 let (response, new) = f32_drag(ui, value, false, 0.05, 3, &name);
-                cx.set_on_change(&response, EditTarget::Material, &one, field, json_f32(new));
+                cx.set_on_change(&response, handle, &one, new);
             }
             Col::Flags => {
                 let bits = material.draw_flags.bits();
@@ -331,28 +323,31 @@ impl ElementTable for MaterialTable {
                             bits & !flag.bits()
                         };
                         cx.commands.push(Command::set(
-                            EditTarget::Material,
+                            field::<Material>().draw_flags(),
                             one.to_vec(),
-                            "draw_flags",
-                            flags_json(u32::from(new)),
+                            DrawFlags::from_bits_retain(new),
                         ));
                     }
                 }
             }
             Col::Texture | Col::Sphere => {
-                let (field, current) = if col == Col::Texture {
-                    ("texture", material.texture)
+                let (handle, current) = if col == Col::Texture {
+                    (field::<Material>().texture(), material.texture)
                 } else {
-                    ("sphere_texture", material.sphere_texture)
+                    (
+                        field::<Material>().sphere_texture(),
+                        material.sphere_texture,
+                    )
                 };
-                let name = format!("material {index} {field}");
+                let field_name = handle.field_path().to_string();
+                let name = format!("material {index} {field_name}");
                 let count = cx.model.textures.len();
                 let picked = {
                     let label = |i: usize| cx.texture_label(i);
                     let none = cx.tr("common.none");
                     index_picker_ui(
                         ui,
-                        (field, index),
+                        (&field_name, index),
                         current.map(TextureIdx::get),
                         false,
                         count,
@@ -364,10 +359,9 @@ impl ElementTable for MaterialTable {
                 };
                 if let Some(choice) = picked {
                     cx.commands.push(Command::set(
-                        EditTarget::Material,
+                        handle,
                         one.to_vec(),
-                        field,
-                        texture_json(choice),
+                        choice.map(TextureIdx::new),
                     ));
                 }
             }
@@ -442,13 +436,13 @@ impl ElementTable for MaterialTable {
         }
     }
 
-    fn new_element(&self, _model: &Model, at: usize) -> Option<EditOp> {
+    fn new_element(&self, _model: &Model, _at: usize) -> Option<Elements> {
         let material = Material {
             name_ja: "新規材質".into(),
             name_en: "new material".into(),
             ..Material::default()
         };
-        crate::table::insert_one(ElementKind::Material, at, &material)
+        Some(Elements::Materials(vec![material]))
     }
 
     fn extra_context_menu_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, indices: &[usize]) {
@@ -466,30 +460,57 @@ impl ElementTable for MaterialTable {
         let material = |i: usize| model.materials.get(i);
         let indices = grid.indices;
         grid.show(ui, "material_properties", |ui, grid| {
-            text_field_ui(cx, ui, grid, "material.name_ja", "name_ja", false, |i| {
-                material(i).map(|m| m.name_ja.as_str().into_owned())
-            });
-            text_field_ui(cx, ui, grid, "material.name_en", "name_en", false, |i| {
-                material(i).map(|m| m.name_en.as_str().into_owned())
-            });
-            color_field_ui(cx, ui, grid, "material.diffuse", "diffuse", |i| {
-                material(i).map(|m| m.diffuse.to_array().to_vec())
-            });
-            color_field_ui(cx, ui, grid, "material.specular", "specular", |i| {
-                material(i).map(|m| m.specular.to_array().to_vec())
-            });
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "material.name_ja",
+                field::<Material>().name_ja(),
+                false,
+                |i| material(i).map(|m| m.name_ja.as_str().into_owned()),
+            );
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "material.name_en",
+                field::<Material>().name_en(),
+                false,
+                |i| material(i).map(|m| m.name_en.as_str().into_owned()),
+            );
+            color_field_ui(
+                cx,
+                ui,
+                grid,
+                "material.diffuse",
+                field::<Material>().diffuse(),
+                |i| material(i).map(|m| m.diffuse),
+            );
+            color_field_ui(
+                cx,
+                ui,
+                grid,
+                "material.specular",
+                field::<Material>().specular(),
+                |i| material(i).map(|m| m.specular),
+            );
             f32_field_ui(
                 cx,
                 ui,
                 grid,
                 "material.specular_power",
-                "specular_power",
+                field::<Material>().specular_power(),
                 0.05,
                 |i| material(i).map(|m| m.specular_power),
             );
-            color_field_ui(cx, ui, grid, "material.ambient", "ambient", |i| {
-                material(i).map(|m| m.ambient.to_array().to_vec())
-            });
+            color_field_ui(
+                cx,
+                ui,
+                grid,
+                "material.ambient",
+                field::<Material>().ambient(),
+                |i| material(i).map(|m| m.ambient),
+            );
             ui.label(cx.tr("material.flags"));
             ui.vertical(|ui| {
                 for (flag, key, _) in DRAW_FLAGS {
@@ -498,44 +519,49 @@ impl ElementTable for MaterialTable {
                         ui,
                         grid,
                         key,
-                        "draw_flags",
+                        field::<Material>().draw_flags(),
                         u32::from(flag.bits()),
                         |i| material(i).map(|m| u32::from(m.draw_flags.bits())),
-                        flags_json,
+                        draw_flags_from,
                     );
                 }
             });
             ui.end_row();
-            color_field_ui(cx, ui, grid, "material.edge_color", "edge_color", |i| {
-                material(i).map(|m| m.edge_color.to_array().to_vec())
-            });
-            f32_field_ui(cx, ui, grid, "material.edge_size", "edge_size", 0.05, |i| {
-                material(i).map(|m| m.edge_size)
-            });
-            for (title, field) in [
-                ("material.texture", "texture"),
-                ("material.sphere", "sphere_texture"),
+            color_field_ui(
+                cx,
+                ui,
+                grid,
+                "material.edge_color",
+                field::<Material>().edge_color(),
+                |i| material(i).map(|m| m.edge_color),
+            );
+            f32_field_ui(
+                cx,
+                ui,
+                grid,
+                "material.edge_size",
+                field::<Material>().edge_size(),
+                0.05,
+                |i| material(i).map(|m| m.edge_size),
+            );
+            for (title, handle) in [
+                ("material.texture", field::<Material>().texture()),
+                ("material.sphere", field::<Material>().sphere_texture()),
             ] {
+                let read = handle.clone();
                 let count = model.textures.len();
                 let picked = {
                     let label = |i: usize| cx.texture_label(i);
-                    index_row_ui(cx, ui, grid, title, field, count, &label, |i| {
-                        material(i).map(|m| {
-                            if field == "texture" {
-                                m.texture
-                            } else {
-                                m.sphere_texture
-                            }
-                            .map(TextureIdx::get)
-                        })
+                    let key = crate::properties::key(&handle);
+                    index_row_ui(cx, ui, grid, title, &key, count, &label, |i| {
+                        read.get(model, i).map(|t| t.map(TextureIdx::get))
                     })
                 };
                 if let Some(choice) = picked {
                     cx.commands.push(Command::set(
-                        EditTarget::Material,
+                        handle,
                         indices.to_vec(),
-                        field,
-                        texture_json(choice),
+                        choice.map(TextureIdx::new),
                     ));
                 }
             }
@@ -551,9 +577,15 @@ impl ElementTable for MaterialTable {
                 .and_then(|(t, mixed)| (!mixed).then_some(t));
             toon_picker_ui(cx, ui, indices, toon, "toon");
             ui.end_row();
-            text_field_ui(cx, ui, grid, "material.memo", "memo", true, |i| {
-                material(i).map(|m| m.memo.as_str().into_owned())
-            });
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "material.memo",
+                field::<Material>().memo(),
+                true,
+                |i| material(i).map(|m| m.memo.as_str().into_owned()),
+            );
             ui.label(cx.tr("material.faces"));
             let faces: u64 = indices
                 .iter()
@@ -580,24 +612,24 @@ impl ElementTable for MaterialTable {
 }
 
 /// Sets a colour the picker changed, as one edit of the whole field (one undo step per drag).
-fn push_color(
+/// The table's swatches show RGB: a diffuse colour keeps its alpha.
+fn push_color<V: Vector>(
     cx: &mut EditCx<'_>,
     response: &egui::Response,
     index: usize,
-    field: &str,
-    old: &[f32],
+    handle: Field<Material, V>,
+    old: V,
     picked: Option<&[f32]>,
 ) {
     let Some(picked) = picked else {
         return;
     };
-    // The table's swatches show RGB: a diffuse colour keeps its alpha.
-    let mut value = old.to_vec();
-    value[..picked.len()].copy_from_slice(picked);
-    cx.commands.push(
-        Command::set(EditTarget::Material, vec![index], field, json_vec(&value))
-            .in_gesture(Some(response.id)),
-    );
+    let value = picked
+        .iter()
+        .enumerate()
+        .fold(old, |value, (c, &v)| value.with_component(c, v));
+    cx.commands
+        .push(Command::set(handle, vec![index], value).in_gesture(Some(response.id)));
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use crate::properties::{MixedCache, PropertyGrid};
 use crate::selection::KindSelection;
 use crate::widgets::EditCx;
 use egui_extras::{Column, TableBuilder};
-use pmx_core::edit::EditOp;
+use pmx_core::edit::{EditOp, Elements};
 use pmx_core::model::{ElementKind, Model};
 use std::cmp::Ordering;
 
@@ -87,7 +87,7 @@ pub trait ElementTable {
     /// The row's text for the text filter (names, paths, numbers as the cells show them).
     fn row_text(&self, model: &Model, index: usize, out: &mut String);
     /// The op that inserts a new element at `at`, if this kind can be made from nothing.
-    fn new_element(&self, model: &Model, at: usize) -> Option<EditOp>;
+    fn new_element(&self, model: &Model, at: usize) -> Option<Elements>;
     /// The property panel rows for the selected elements (`grid.indices` ascending, at least one).
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>);
     /// How many columns after the index must stay visible beside the property panel (the
@@ -759,7 +759,13 @@ fn run_context_action(
             let at = targets
                 .last()
                 .map_or(cx.model.count(kind), |&last| last + 1);
-            table.new_element(cx.model, at)
+            if let Some(elements) = table.new_element(cx.model, at) {
+                cx.commands.push(Command::Edit(crate::command::EditCommand {
+                    request: crate::command::EditRequest::Insert { at, elements },
+                    gesture: None,
+                }));
+            }
+            None
         }
         ContextAction::Duplicate if !targets.is_empty() => Some(EditOp::Duplicate {
             kind,
@@ -818,21 +824,6 @@ pub fn deletable_targets(model: &Model, kind: ElementKind, targets: &[usize]) ->
         .copied()
         .filter(|&i| deletable(model, kind, i))
         .collect()
-}
-
-/// An insert of one new element at `at`: what a table's Insert adds.
-pub(crate) fn insert_one(
-    kind: ElementKind,
-    at: usize,
-    element: &impl serde::Serialize,
-) -> Option<EditOp> {
-    Some(EditOp::Insert {
-        kind,
-        at: Some(at),
-        items: vec![serde_json::to_value(element).ok()?],
-        material: None,
-        faces: None,
-    })
 }
 
 #[cfg(test)]

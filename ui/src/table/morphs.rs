@@ -17,15 +17,15 @@ use crate::command::{Command, Commands};
 use crate::i18n::{Language, NameLanguage};
 use crate::properties::{PropertyGrid, text_field_ui};
 use crate::selection::{IndexSet, Selection};
-use crate::widgets::{EditCx, f32_drag, i64_drag, index_picker_ui, json_f32};
+use crate::widgets::{EditCx, f32_drag, i64_drag, index_picker_ui};
 use egui_extras::{Column, TableBuilder};
-use pmx_core::edit::{EditOp, EditTarget};
+use pmx_core::edit::Elements;
+use pmx_core::edit::{Field, Vector, field};
 use pmx_core::model::{
-    BoneIdx, BoneMorphOffset, ElementKind, GroupMorphOffset, ImpulseMorphOffset,
+    BoneIdx, BoneMorphOffset, ElementKind, GroupMorphOffset, ImpulseMorphOffset, MaterialIdx,
     MaterialMorphOffset, MaterialMorphOp, Model, Morph, MorphIdx, MorphKind, MorphOffsets,
     MorphPanel, RigidBodyIdx, UvMorphOffset, Vec3, Vec4, VertexIdx, VertexMorphOffset,
 };
-use serde_json::Value;
 
 /// The morph table.
 #[derive(Debug, Clone, Copy, Default)]
@@ -94,19 +94,37 @@ pub fn can_convert(offsets: &MorphOffsets, to: MorphKind) -> bool {
         )
 }
 
-/// The JSON of `offsets` converted to `to` (see [`can_convert`]).
+/// `offsets` as kind `to` (see [`can_convert`]): the same offsets under the other kind.
 #[must_use]
-pub fn converted_json(offsets: &MorphOffsets, to: MorphKind) -> Option<Value> {
+pub fn converted(offsets: &MorphOffsets, to: MorphKind) -> Option<MorphOffsets> {
     if !can_convert(offsets, to) {
         return None;
     }
-    let mut json = serde_json::to_value(offsets).ok()?;
     if offsets.is_empty() {
-        json = serde_json::to_value(MorphOffsets::empty(to)).ok()?;
-    } else if let Some(kind) = json.get_mut("kind") {
-        *kind = serde_json::to_value(to).ok()?;
+        return Some(MorphOffsets::empty(to));
     }
-    Some(json)
+    let uv = |list: &Vec<pmx_core::model::UvMorphOffset>| match to {
+        MorphKind::Uv => Some(MorphOffsets::Uv(list.clone())),
+        MorphKind::AdditionalUv1 => Some(MorphOffsets::AdditionalUv1(list.clone())),
+        MorphKind::AdditionalUv2 => Some(MorphOffsets::AdditionalUv2(list.clone())),
+        MorphKind::AdditionalUv3 => Some(MorphOffsets::AdditionalUv3(list.clone())),
+        MorphKind::AdditionalUv4 => Some(MorphOffsets::AdditionalUv4(list.clone())),
+        _ => None,
+    };
+    match offsets {
+        MorphOffsets::Uv(list)
+        | MorphOffsets::AdditionalUv1(list)
+        | MorphOffsets::AdditionalUv2(list)
+        | MorphOffsets::AdditionalUv3(list)
+        | MorphOffsets::AdditionalUv4(list) => uv(list),
+        MorphOffsets::Group(list) | MorphOffsets::Flip(list) => match to {
+            MorphKind::Group => Some(MorphOffsets::Group(list.clone())),
+            MorphKind::Flip => Some(MorphOffsets::Flip(list.clone())),
+            _ => None,
+        },
+        same if same.kind() == to => Some(same.clone()),
+        _ => None,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,10 +160,21 @@ impl ElementTable for MorphTable {
         let Some(&(col, _, _)) = COLUMNS.get(column) else {
             return;
         };
-        let target = EditTarget::Morph;
         match col {
-            Col::NameJa => name_cell_ui(cx, ui, target, index, "name_ja", &morph.name_ja.as_str()),
-            Col::NameEn => name_cell_ui(cx, ui, target, index, "name_en", &morph.name_en.as_str()),
+            Col::NameJa => name_cell_ui(
+                cx,
+                ui,
+                index,
+                field::<Morph>().name_ja(),
+                &morph.name_ja.as_str(),
+            ),
+            Col::NameEn => name_cell_ui(
+                cx,
+                ui,
+                index,
+                field::<Morph>().name_en(),
+                &morph.name_en.as_str(),
+            ),
             Col::Panel => {
                 let name = format!("morph {index} panel");
                 if let Some(panel) = choice_ui(
@@ -157,9 +186,9 @@ impl ElementTable for MorphTable {
                     90.0,
                     &name,
                 ) {
-                    let value = serde_json::to_value(panel).unwrap_or_default();
+                    let value = panel;
                     cx.commands
-                        .push(Command::set(target, vec![index], "panel", value));
+                        .push(Command::set(field::<Morph>().panel(), vec![index], value));
                 }
             }
             Col::Kind => {
@@ -195,14 +224,14 @@ impl ElementTable for MorphTable {
         }
     }
 
-    fn new_element(&self, _model: &Model, at: usize) -> Option<EditOp> {
+    fn new_element(&self, _model: &Model, _at: usize) -> Option<Elements> {
         let morph = Morph {
             name_ja: "新規モーフ".into(),
             name_en: "new morph".into(),
             panel: MorphPanel::Other,
             offsets: MorphOffsets::Vertex(Vec::new()),
         };
-        crate::table::insert_one(ElementKind::Morph, at, &morph)
+        Some(Elements::Morphs(vec![morph]))
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {
@@ -210,18 +239,30 @@ impl ElementTable for MorphTable {
         let morph = |i: usize| model.morphs.get(i);
         let indices = grid.indices;
         grid.show(ui, "morph_properties", |ui, grid| {
-            text_field_ui(cx, ui, grid, "morph.name_ja", "name_ja", false, |i| {
-                morph(i).map(|m| m.name_ja.as_str().into_owned())
-            });
-            text_field_ui(cx, ui, grid, "morph.name_en", "name_en", false, |i| {
-                morph(i).map(|m| m.name_en.as_str().into_owned())
-            });
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "morph.name_ja",
+                field::<Morph>().name_ja(),
+                false,
+                |i| morph(i).map(|m| m.name_ja.as_str().into_owned()),
+            );
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "morph.name_en",
+                field::<Morph>().name_en(),
+                false,
+                |i| morph(i).map(|m| m.name_en.as_str().into_owned()),
+            );
             choice_field_ui(
                 cx,
                 ui,
                 grid,
                 "morph.panel",
-                "panel",
+                field::<Morph>().panel(),
                 &PANELS,
                 &unknown_panel,
                 |i| morph(i).map(|m| m.panel),
@@ -245,13 +286,9 @@ impl ElementTable for MorphTable {
                     150.0,
                     "kind",
                 );
-                if let Some(json) = picked.and_then(|to| converted_json(&m.offsets, to)) {
-                    cx.commands.push(Command::set(
-                        EditTarget::Morph,
-                        vec![*only],
-                        "offsets",
-                        json,
-                    ));
+                if let Some(json) = picked.and_then(|to| converted(&m.offsets, to)) {
+                    cx.commands
+                        .push(Command::set(field::<Morph>().offsets(), vec![*only], json));
                 }
             } else {
                 let kind = grid
@@ -496,42 +533,59 @@ const MATERIAL_OPS: [(MaterialMorphOp, &str); 2] = [
     (MaterialMorphOp::Add, "offset.op_add"),
 ];
 
-/// Number fields for the components of `values`, each set at `field.<axis>` of offset `row`.
-fn numbers_ui(
+/// Number fields for the components of an offset's vector, each set on its own.
+fn numbers_ui<V: Vector>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     morph: usize,
-    row: usize,
-    field: &str,
-    values: &[f32],
+    handle: Field<Morph, V>,
+    value: V,
 ) {
-    for (axis, &value) in ["x", "y", "z", "w"].iter().zip(values) {
-        let path = format!("offsets.{row}.{field}.{axis}");
-        let (response, new) = f32_drag(ui, value, false, 0.01, 4, &format!("morph {morph} {path}"));
-        cx.set_on_change(&response, EditTarget::Morph, &[morph], &path, json_f32(new));
+    for c in 0..V::COMPONENTS.len() {
+        let (Some(component), Some(current)) = (handle.clone().component(c), value.component(c))
+        else {
+            continue;
+        };
+        let name = format!("morph {morph} {}", component.field_path());
+        let (response, new) = f32_drag(ui, current, false, 0.01, 4, &name);
+        cx.set_on_change(&response, component, &[morph], new);
     }
 }
 
-fn vertex_ui(cx: &mut EditCx<'_>, ui: &mut egui::Ui, morph: usize, row: usize, vertex: VertexIdx) {
-    let path = format!("offsets.{row}.vertex");
+/// One number field of an offset.
+fn number_ui(
+    cx: &mut EditCx<'_>,
+    ui: &mut egui::Ui,
+    morph: usize,
+    handle: Field<Morph, f32>,
+    value: f32,
+) {
+    let name = format!("morph {morph} {}", handle.field_path());
+    let (response, new) = f32_drag(ui, value, false, 0.01, 4, &name);
+    cx.set_on_change(&response, handle, &[morph], new);
+}
+
+fn vertex_ui(
+    cx: &mut EditCx<'_>,
+    ui: &mut egui::Ui,
+    morph: usize,
+    handle: Field<Morph, VertexIdx>,
+    vertex: VertexIdx,
+) {
     let (response, new) = i64_drag(
         ui,
         i64::from(vertex.0),
         false,
         0..=i64::from(u32::MAX),
-        &format!("morph {morph} {path}"),
+        &format!("morph {morph} {}", handle.field_path()),
     );
     if vertex.get() >= cx.model.vertices.len() {
         ui.colored_label(ui.visuals().warn_fg_color, "!")
             .on_hover_text(cx.tr("common.missing"));
     }
-    cx.set_on_change(
-        &response,
-        EditTarget::Morph,
-        &[morph],
-        &path,
-        Value::from(new),
-    );
+    if let Ok(new) = u32::try_from(new) {
+        cx.set_on_change(&response, handle, &[morph], VertexIdx(new));
+    }
 }
 
 /// One offset's cells after the position column.
@@ -542,12 +596,13 @@ fn offset_cells_ui(
     offsets: &MorphOffsets,
     r: usize,
 ) {
-    let target = EditTarget::Morph;
+    let all = field::<Morph>().offsets();
     match offsets {
         MorphOffsets::Vertex(list) => {
             let Some(o) = list.get(r) else { return };
-            row.col(|ui| vertex_ui(cx, ui, morph, r, o.vertex));
-            row.col(|ui| numbers_ui(cx, ui, morph, r, "offset", &o.offset.to_array()));
+            let offset = all.vertex(r);
+            row.col(|ui| vertex_ui(cx, ui, morph, offset.clone().vertex(), o.vertex));
+            row.col(|ui| numbers_ui(cx, ui, morph, offset.offset(), o.offset));
         }
         MorphOffsets::Uv(list)
         | MorphOffsets::AdditionalUv1(list)
@@ -555,43 +610,37 @@ fn offset_cells_ui(
         | MorphOffsets::AdditionalUv3(list)
         | MorphOffsets::AdditionalUv4(list) => {
             let Some(o) = list.get(r) else { return };
-            row.col(|ui| vertex_ui(cx, ui, morph, r, o.vertex));
-            row.col(|ui| numbers_ui(cx, ui, morph, r, "offset", &o.offset.to_array()));
+            let offset = all.uv(r);
+            row.col(|ui| vertex_ui(cx, ui, morph, offset.clone().vertex(), o.vertex));
+            row.col(|ui| numbers_ui(cx, ui, morph, offset.offset(), o.offset));
         }
         MorphOffsets::Bone(list) => {
             let Some(o) = list.get(r) else { return };
+            let offset = all.bone(r);
             row.col(|ui| {
-                let name = format!("morph {morph} offsets.{r}.bone");
+                let handle = offset.clone().bone();
+                let name = format!("morph {morph} {}", handle.field_path());
                 let current = o.bone.map(BoneIdx::get);
                 if let Some(choice) = pick_ui(cx, ui, Pick::Bone, current, 150.0, &name) {
-                    cx.commands.push(Command::set(
-                        target,
-                        vec![morph],
-                        &format!("offsets.{r}.bone"),
-                        Pick::Bone.json(choice),
-                    ));
+                    cx.commands
+                        .push(Command::set(handle, vec![morph], choice.map(BoneIdx::new)));
                 }
             });
-            row.col(|ui| numbers_ui(cx, ui, morph, r, "translation", &o.translation.to_array()));
+            row.col(|ui| numbers_ui(cx, ui, morph, offset.clone().translation(), o.translation));
             row.col(|ui| {
+                // Shown as MMD Euler angles in degrees; stored as the quaternion.
+                let handle = offset.rotation();
                 let euler = quat_to_euler(o.rotation);
                 for (c, axis) in ["x", "y", "z"].iter().enumerate() {
-                    let name = format!("morph {morph} offsets.{r}.rotation.{axis} degrees");
+                    let name = format!("morph {morph} {}.{axis} degrees", handle.field_path());
                     let (response, new) = degrees_drag(ui, euler[c], false, &name);
                     if response.changed() {
                         let mut angles = euler;
                         angles[c] = new;
-                        let q = euler_to_quat(angles);
-                        let value = crate::widgets::json_vec(&q.to_array());
                         let gesture = response.dragged().then_some(response.id);
                         cx.commands.push(
-                            Command::set(
-                                target,
-                                vec![morph],
-                                &format!("offsets.{r}.rotation"),
-                                value,
-                            )
-                            .in_gesture(gesture),
+                            Command::set(handle.clone(), vec![morph], euler_to_quat(angles))
+                                .in_gesture(gesture),
                         );
                     }
                 }
@@ -599,9 +648,11 @@ fn offset_cells_ui(
         }
         MorphOffsets::Material(list) => {
             let Some(o) = list.get(r) else { return };
+            let offset = all.material(r);
             row.col(|ui| {
                 let count = cx.model.materials.len();
-                let name = format!("morph {morph} offsets.{r}.material");
+                let handle = offset.clone().material();
+                let name = format!("morph {morph} {}", handle.field_path());
                 let picked = {
                     let label = |i: usize| cx.material_label(i);
                     index_picker_ui(
@@ -618,15 +669,15 @@ fn offset_cells_ui(
                 };
                 if let Some(choice) = picked {
                     cx.commands.push(Command::set(
-                        target,
+                        handle,
                         vec![morph],
-                        &format!("offsets.{r}.material"),
-                        Pick::Material.json(choice),
+                        choice.map(MaterialIdx::new),
                     ));
                 }
             });
             row.col(|ui| {
-                let name = format!("morph {morph} offsets.{r}.op");
+                let handle = offset.clone().op();
+                let name = format!("morph {morph} {}", handle.field_path());
                 if let Some(op) = choice_ui(
                     cx,
                     ui,
@@ -636,48 +687,35 @@ fn offset_cells_ui(
                     80.0,
                     &name,
                 ) {
-                    cx.commands.push(Command::set(
-                        target,
-                        vec![morph],
-                        &format!("offsets.{r}.op"),
-                        serde_json::to_value(op).unwrap_or_default(),
-                    ));
+                    cx.commands.push(Command::set(handle, vec![morph], op));
                 }
             });
-            let fields: [(&str, Vec<f32>); 9] = [
-                ("diffuse", o.diffuse.to_array().to_vec()),
-                ("specular", o.specular.to_array().to_vec()),
-                ("specular_power", vec![o.specular_power]),
-                ("ambient", o.ambient.to_array().to_vec()),
-                ("edge_color", o.edge_color.to_array().to_vec()),
-                ("edge_size", vec![o.edge_size]),
-                ("texture_tint", o.texture_tint.to_array().to_vec()),
-                ("sphere_tint", o.sphere_tint.to_array().to_vec()),
-                ("toon_tint", o.toon_tint.to_array().to_vec()),
-            ];
-            for (field, values) in fields {
-                row.col(|ui| {
-                    if values.len() == 1 {
-                        let path = format!("offsets.{r}.{field}");
-                        let (response, new) = f32_drag(
-                            ui,
-                            values[0],
-                            false,
-                            0.01,
-                            4,
-                            &format!("morph {morph} {path}"),
-                        );
-                        cx.set_on_change(&response, target, &[morph], &path, json_f32(new));
-                    } else {
-                        numbers_ui(cx, ui, morph, r, field, &values);
-                    }
-                });
-            }
+            row.col(|ui| numbers_ui(cx, ui, morph, offset.clone().diffuse(), o.diffuse));
+            row.col(|ui| numbers_ui(cx, ui, morph, offset.clone().specular(), o.specular));
+            row.col(|ui| {
+                number_ui(
+                    cx,
+                    ui,
+                    morph,
+                    offset.clone().specular_power(),
+                    o.specular_power,
+                );
+            });
+            row.col(|ui| numbers_ui(cx, ui, morph, offset.clone().ambient(), o.ambient));
+            row.col(|ui| numbers_ui(cx, ui, morph, offset.clone().edge_color(), o.edge_color));
+            row.col(|ui| number_ui(cx, ui, morph, offset.clone().edge_size(), o.edge_size));
+            row.col(|ui| {
+                numbers_ui(cx, ui, morph, offset.clone().texture_tint(), o.texture_tint);
+            });
+            row.col(|ui| numbers_ui(cx, ui, morph, offset.clone().sphere_tint(), o.sphere_tint));
+            row.col(|ui| numbers_ui(cx, ui, morph, offset.toon_tint(), o.toon_tint));
         }
         MorphOffsets::Group(list) | MorphOffsets::Flip(list) => {
             let Some(o) = list.get(r) else { return };
+            let offset = all.group(r);
             row.col(|ui| {
-                let name = format!("morph {morph} offsets.{r}.morph");
+                let handle = offset.clone().morph();
+                let name = format!("morph {morph} {}", handle.field_path());
                 if let Some(choice) = pick_ui(
                     cx,
                     ui,
@@ -686,31 +724,18 @@ fn offset_cells_ui(
                     170.0,
                     &name,
                 ) {
-                    cx.commands.push(Command::set(
-                        target,
-                        vec![morph],
-                        &format!("offsets.{r}.morph"),
-                        Pick::Morph.json(choice),
-                    ));
+                    cx.commands
+                        .push(Command::set(handle, vec![morph], choice.map(MorphIdx::new)));
                 }
             });
-            row.col(|ui| {
-                let path = format!("offsets.{r}.ratio");
-                let (response, new) = f32_drag(
-                    ui,
-                    o.ratio,
-                    false,
-                    0.01,
-                    4,
-                    &format!("morph {morph} {path}"),
-                );
-                cx.set_on_change(&response, target, &[morph], &path, json_f32(new));
-            });
+            row.col(|ui| number_ui(cx, ui, morph, offset.ratio(), o.ratio));
         }
         MorphOffsets::Impulse(list) => {
             let Some(o) = list.get(r) else { return };
+            let offset = all.impulse(r);
             row.col(|ui| {
-                let name = format!("morph {morph} offsets.{r}.rigid_body");
+                let handle = offset.clone().rigid_body();
+                let name = format!("morph {morph} {}", handle.field_path());
                 if let Some(choice) = pick_ui(
                     cx,
                     ui,
@@ -720,30 +745,25 @@ fn offset_cells_ui(
                     &name,
                 ) {
                     cx.commands.push(Command::set(
-                        target,
+                        handle,
                         vec![morph],
-                        &format!("offsets.{r}.rigid_body"),
-                        Pick::RigidBody.json(choice),
+                        choice.map(RigidBodyIdx::new),
                     ));
                 }
             });
             row.col(|ui| {
+                let handle = offset.clone().local();
                 let mut local = o.local;
                 if ui
                     .checkbox(&mut local, "")
-                    .accessible_name(format!("morph {morph} offsets.{r}.local"))
+                    .accessible_name(format!("morph {morph} {}", handle.field_path()))
                     .changed()
                 {
-                    cx.commands.push(Command::set(
-                        target,
-                        vec![morph],
-                        &format!("offsets.{r}.local"),
-                        Value::from(local),
-                    ));
+                    cx.commands.push(Command::set(handle, vec![morph], local));
                 }
             });
-            row.col(|ui| numbers_ui(cx, ui, morph, r, "velocity", &o.velocity.to_array()));
-            row.col(|ui| numbers_ui(cx, ui, morph, r, "torque", &o.torque.to_array()));
+            row.col(|ui| numbers_ui(cx, ui, morph, offset.clone().velocity(), o.velocity));
+            row.col(|ui| numbers_ui(cx, ui, morph, offset.torque(), o.torque));
         }
     }
 }
@@ -802,12 +822,8 @@ pub fn offset_table_ui(
         {
             let new = with_added(&morph.offsets, index, &picked);
             if new.len() > len {
-                cx.commands.push(Command::set(
-                    EditTarget::Morph,
-                    vec![index],
-                    "offsets",
-                    serde_json::to_value(new).unwrap_or_default(),
-                ));
+                cx.commands
+                    .push(Command::set(field::<Morph>().offsets(), vec![index], new));
             }
         }
         let text = lang.format(
@@ -819,12 +835,8 @@ pub fn offset_table_ui(
             .clicked()
         {
             let new = without(&morph.offsets, &state.selected);
-            cx.commands.push(Command::set(
-                EditTarget::Morph,
-                vec![index],
-                "offsets",
-                serde_json::to_value(new).unwrap_or_default(),
-            ));
+            cx.commands
+                .push(Command::set(field::<Morph>().offsets(), vec![index], new));
             state.selected.clear();
         }
         ui.separator();
@@ -928,10 +940,8 @@ mod tests {
         }]);
         assert!(can_convert(&uv, MorphKind::AdditionalUv2));
         assert!(!can_convert(&uv, MorphKind::Vertex));
-        let json = converted_json(&uv, MorphKind::AdditionalUv2).unwrap();
-        let back: MorphOffsets = serde_json::from_value(json).unwrap();
         assert_eq!(
-            back,
+            converted(&uv, MorphKind::AdditionalUv2).unwrap(),
             MorphOffsets::AdditionalUv2(vec![UvMorphOffset {
                 vertex: VertexIdx(3),
                 offset: Vec4::new(0.5, 0.0, 0.0, 0.0),
@@ -939,9 +949,8 @@ mod tests {
         );
         let empty = MorphOffsets::Vertex(Vec::new());
         assert!(can_convert(&empty, MorphKind::Impulse));
-        let json = converted_json(&empty, MorphKind::Impulse).unwrap();
         assert_eq!(
-            serde_json::from_value::<MorphOffsets>(json).unwrap(),
+            converted(&empty, MorphKind::Impulse).unwrap(),
             MorphOffsets::Impulse(Vec::new())
         );
         assert!(can_convert(

@@ -9,8 +9,9 @@ use super::fields::{
 use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
 use crate::properties::{PropertyGrid, bone_field_ui, f32_field_ui, text_field_ui, vec_field_ui};
-use crate::widgets::{EditCx, f32_drag, json_f32};
-use pmx_core::edit::{EditOp, EditTarget};
+use crate::widgets::{EditCx, f32_drag};
+use pmx_core::edit::Elements;
+use pmx_core::edit::field;
 use pmx_core::model::{BoneIdx, ElementKind, Model, RigidBody, RigidMode, RigidShape};
 
 /// The rigid body table.
@@ -106,19 +107,29 @@ impl ElementTable for RigidBodyTable {
         let Some(&(col, _, _)) = COLUMNS.get(column) else {
             return;
         };
-        let target = EditTarget::RigidBody;
         match col {
-            Col::NameJa => name_cell_ui(cx, ui, target, index, "name_ja", &body.name_ja.as_str()),
-            Col::NameEn => name_cell_ui(cx, ui, target, index, "name_en", &body.name_en.as_str()),
+            Col::NameJa => name_cell_ui(
+                cx,
+                ui,
+                index,
+                field::<RigidBody>().name_ja(),
+                &body.name_ja.as_str(),
+            ),
+            Col::NameEn => name_cell_ui(
+                cx,
+                ui,
+                index,
+                field::<RigidBody>().name_en(),
+                &body.name_en.as_str(),
+            ),
             Col::Bone => {
                 let name = format!("rigid_body {index} bone");
                 let current = body.bone.map(BoneIdx::get);
                 if let Some(choice) = pick_ui(cx, ui, Pick::Bone, current, 140.0, &name) {
                     cx.commands.push(Command::set(
-                        target,
+                        field::<RigidBody>().bone(),
                         vec![index],
-                        "bone",
-                        Pick::Bone.json(choice),
+                        choice.map(BoneIdx::new),
                     ));
                 }
             }
@@ -136,36 +147,31 @@ impl ElementTable for RigidBodyTable {
                     80.0,
                     &name,
                 ) {
-                    let value = serde_json::to_value(shape).unwrap_or_default();
-                    cx.commands
-                        .push(Command::set(target, vec![index], "shape", value));
+                    let value = shape;
+                    cx.commands.push(Command::set(
+                        field::<RigidBody>().shape(),
+                        vec![index],
+                        value,
+                    ));
                 }
             }
-            Col::Size => vec_cells_ui(cx, ui, target, index, "size", &body.size.to_array(), 0.01),
+            Col::Size => vec_cells_ui(cx, ui, index, field::<RigidBody>().size(), body.size, 0.01),
             Col::Position => vec_cells_ui(
                 cx,
                 ui,
-                target,
                 index,
-                "position",
-                &body.position.to_array(),
+                field::<RigidBody>().position(),
+                body.position,
                 0.01,
             ),
             Col::Rotation => {
-                for (axis, value) in [
-                    ("x", body.rotation.x),
-                    ("y", body.rotation.y),
-                    ("z", body.rotation.z),
-                ] {
-                    let path = format!("rotation.{axis}");
-                    let (response, new) = super::fields::degrees_drag(
-                        ui,
-                        value,
-                        false,
-                        &format!("rigid_body {index} {path}"),
-                    );
-                    cx.set_on_change(&response, target, &[index], &path, json_f32(new));
-                }
+                super::fields::degrees_cells_ui(
+                    cx,
+                    ui,
+                    index,
+                    field::<RigidBody>().rotation(),
+                    body.rotation,
+                );
             }
             Col::Mass => {
                 let (response, new) = f32_drag(
@@ -176,16 +182,19 @@ impl ElementTable for RigidBodyTable {
                     4,
                     &format!("rigid_body {index} mass"),
                 );
-                cx.set_on_change(&response, target, &[index], "mass", json_f32(new));
+                cx.set_on_change(&response, field::<RigidBody>().mass(), &[index], new);
             }
             Col::Mode => {
                 let name = format!("rigid_body {index} mode");
                 if let Some(mode) =
                     choice_ui(cx, ui, Some(body.mode), &MODES, &unknown_mode, 140.0, &name)
                 {
-                    let value = serde_json::to_value(mode).unwrap_or_default();
-                    cx.commands
-                        .push(Command::set(target, vec![index], "mode", value));
+                    let value = mode;
+                    cx.commands.push(Command::set(
+                        field::<RigidBody>().mode(),
+                        vec![index],
+                        value,
+                    ));
                 }
             }
         }
@@ -224,13 +233,13 @@ impl ElementTable for RigidBodyTable {
         }
     }
 
-    fn new_element(&self, _model: &Model, at: usize) -> Option<EditOp> {
+    fn new_element(&self, _model: &Model, _at: usize) -> Option<Elements> {
         let body = RigidBody {
             name_ja: "新規剛体".into(),
             name_en: "new rigid body".into(),
             ..RigidBody::default()
         };
-        crate::table::insert_one(ElementKind::RigidBody, at, &body)
+        Some(Elements::RigidBodies(vec![body]))
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {
@@ -238,24 +247,46 @@ impl ElementTable for RigidBodyTable {
         let body = |i: usize| model.rigid_bodies.get(i);
         let indices = grid.indices;
         grid.show(ui, "rigid_body_properties", |ui, grid| {
-            text_field_ui(cx, ui, grid, "rigid.name_ja", "name_ja", false, |i| {
-                body(i).map(|b| b.name_ja.as_str().into_owned())
-            });
-            text_field_ui(cx, ui, grid, "rigid.name_en", "name_en", false, |i| {
-                body(i).map(|b| b.name_en.as_str().into_owned())
-            });
-            bone_field_ui(cx, ui, grid, "rigid.bone", "bone", |i| {
-                body(i).map(|b| b.bone)
-            });
-            group_field_ui(cx, ui, grid, "rigid.group", "group", |i| {
-                body(i).map(|b| b.group)
-            });
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "rigid.name_ja",
+                field::<RigidBody>().name_ja(),
+                false,
+                |i| body(i).map(|b| b.name_ja.as_str().into_owned()),
+            );
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "rigid.name_en",
+                field::<RigidBody>().name_en(),
+                false,
+                |i| body(i).map(|b| b.name_en.as_str().into_owned()),
+            );
+            bone_field_ui(
+                cx,
+                ui,
+                grid,
+                "rigid.bone",
+                field::<RigidBody>().bone(),
+                |i| body(i).map(|b| b.bone),
+            );
+            group_field_ui(
+                cx,
+                ui,
+                grid,
+                "rigid.group",
+                field::<RigidBody>().group(),
+                |i| body(i).map(|b| b.group),
+            );
             mask_field_ui(
                 cx,
                 ui,
                 grid,
                 "rigid.non_collision",
-                "non_collision_mask",
+                field::<RigidBody>().non_collision_mask(),
                 |i| body(i).map(|b| b.non_collision_mask),
             );
             choice_field_ui(
@@ -263,35 +294,48 @@ impl ElementTable for RigidBodyTable {
                 ui,
                 grid,
                 "rigid.shape",
-                "shape",
+                field::<RigidBody>().shape(),
                 &SHAPES,
                 &unknown_shape,
                 |i| body(i).map(|b| b.shape),
             );
-            vec_field_ui(cx, ui, grid, "rigid.size", "size", 0.01, |i| {
-                body(i).map(|b| b.size.to_array().to_vec())
-            });
-            vec_field_ui(cx, ui, grid, "rigid.position", "position", 0.01, |i| {
-                body(i).map(|b| b.position.to_array().to_vec())
-            });
-            degrees_vec_field_ui(cx, ui, grid, "rigid.rotation", "rotation", |i| {
-                body(i).map(|b| b.rotation.to_array())
-            });
-            for (title, field) in [
-                ("rigid.mass", "mass"),
-                ("rigid.linear_damping", "linear_damping"),
-                ("rigid.angular_damping", "angular_damping"),
-                ("rigid.restitution", "restitution"),
-                ("rigid.friction", "friction"),
+            vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "rigid.size",
+                field::<RigidBody>().size(),
+                0.01,
+                |i| body(i).map(|b| b.size),
+            );
+            vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "rigid.position",
+                field::<RigidBody>().position(),
+                0.01,
+                |i| body(i).map(|b| b.position),
+            );
+            degrees_vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "rigid.rotation",
+                field::<RigidBody>().rotation(),
+                |i| body(i).map(|b| b.rotation),
+            );
+            let rigid = field::<RigidBody>;
+            for (title, handle) in [
+                ("rigid.mass", rigid().mass()),
+                ("rigid.linear_damping", rigid().linear_damping()),
+                ("rigid.angular_damping", rigid().angular_damping()),
+                ("rigid.restitution", rigid().restitution()),
+                ("rigid.friction", rigid().friction()),
             ] {
-                f32_field_ui(cx, ui, grid, title, field, 0.01, |i| {
-                    body(i).map(|b| match field {
-                        "mass" => b.mass,
-                        "linear_damping" => b.linear_damping,
-                        "angular_damping" => b.angular_damping,
-                        "restitution" => b.restitution,
-                        _ => b.friction,
-                    })
+                let read = handle.clone();
+                f32_field_ui(cx, ui, grid, title, handle, 0.01, |i| {
+                    read.get(model, i).copied()
                 });
             }
             choice_field_ui(
@@ -299,7 +343,7 @@ impl ElementTable for RigidBodyTable {
                 ui,
                 grid,
                 "rigid.mode",
-                "mode",
+                field::<RigidBody>().mode(),
                 &MODES,
                 &unknown_mode,
                 |i| body(i).map(|b| b.mode),

@@ -10,12 +10,12 @@ use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
 use crate::properties::{PropertyGrid, f32_field_ui, flag_field_ui, i64_field_ui, text_field_ui};
 use crate::widgets::{EditCx, i64_drag};
-use pmx_core::edit::{EditOp, EditTarget};
+use pmx_core::edit::Elements;
+use pmx_core::edit::{Field, field};
 use pmx_core::model::{
-    AeroModel, ElementKind, MaterialIdx, Model, SoftBody, SoftBodyAnchor, SoftBodyFlags,
-    SoftBodyShape, VertexIdx,
+    AeroModel, ElementKind, MaterialIdx, Model, RigidBodyIdx, SoftBody, SoftBodyAnchor,
+    SoftBodyFlags, SoftBodyShape, VertexIdx,
 };
-use serde_json::Value;
 
 /// The soft body table.
 #[derive(Debug, Clone, Copy, Default)]
@@ -40,46 +40,47 @@ pub const FLAGS: [(SoftBodyFlags, &str); 3] = [
     (SoftBodyFlags::LINK_HYBRID, "soft.flag_link_hybrid"),
 ];
 
-/// The f32 coefficients: (i18n key, field path, getter).
-type Coefficient = (&'static str, &'static str, fn(&SoftBody) -> f32);
+/// The f32 coefficients: (i18n key, the field's handle).
+type Coefficient = (&'static str, fn() -> Field<SoftBody, f32>);
 
 const COEFFICIENTS: [Coefficient; 21] = [
-    ("soft.vcf", "config.vcf", |s| s.config.vcf),
-    ("soft.dp", "config.dp", |s| s.config.dp),
-    ("soft.dg", "config.dg", |s| s.config.dg),
-    ("soft.lf", "config.lf", |s| s.config.lf),
-    ("soft.pr", "config.pr", |s| s.config.pr),
-    ("soft.vc", "config.vc", |s| s.config.vc),
-    ("soft.df", "config.df", |s| s.config.df),
-    ("soft.mt", "config.mt", |s| s.config.mt),
-    ("soft.chr", "config.chr", |s| s.config.chr),
-    ("soft.khr", "config.khr", |s| s.config.khr),
-    ("soft.shr", "config.shr", |s| s.config.shr),
-    ("soft.ahr", "config.ahr", |s| s.config.ahr),
-    ("soft.srhr_cl", "cluster.srhr_cl", |s| s.cluster.srhr_cl),
-    ("soft.skhr_cl", "cluster.skhr_cl", |s| s.cluster.skhr_cl),
-    ("soft.sshr_cl", "cluster.sshr_cl", |s| s.cluster.sshr_cl),
-    ("soft.sr_splt_cl", "cluster.sr_splt_cl", |s| {
-        s.cluster.sr_splt_cl
+    ("soft.vcf", || field::<SoftBody>().config().vcf()),
+    ("soft.dp", || field::<SoftBody>().config().dp()),
+    ("soft.dg", || field::<SoftBody>().config().dg()),
+    ("soft.lf", || field::<SoftBody>().config().lf()),
+    ("soft.pr", || field::<SoftBody>().config().pr()),
+    ("soft.vc", || field::<SoftBody>().config().vc()),
+    ("soft.df", || field::<SoftBody>().config().df()),
+    ("soft.mt", || field::<SoftBody>().config().mt()),
+    ("soft.chr", || field::<SoftBody>().config().chr()),
+    ("soft.khr", || field::<SoftBody>().config().khr()),
+    ("soft.shr", || field::<SoftBody>().config().shr()),
+    ("soft.ahr", || field::<SoftBody>().config().ahr()),
+    ("soft.srhr_cl", || field::<SoftBody>().cluster().srhr_cl()),
+    ("soft.skhr_cl", || field::<SoftBody>().cluster().skhr_cl()),
+    ("soft.sshr_cl", || field::<SoftBody>().cluster().sshr_cl()),
+    ("soft.sr_splt_cl", || {
+        field::<SoftBody>().cluster().sr_splt_cl()
     }),
-    ("soft.sk_splt_cl", "cluster.sk_splt_cl", |s| {
-        s.cluster.sk_splt_cl
+    ("soft.sk_splt_cl", || {
+        field::<SoftBody>().cluster().sk_splt_cl()
     }),
-    ("soft.ss_splt_cl", "cluster.ss_splt_cl", |s| {
-        s.cluster.ss_splt_cl
+    ("soft.ss_splt_cl", || {
+        field::<SoftBody>().cluster().ss_splt_cl()
     }),
-    ("soft.lst", "stiffness.lst", |s| s.stiffness.lst),
-    ("soft.ast", "stiffness.ast", |s| s.stiffness.ast),
-    ("soft.vst", "stiffness.vst", |s| s.stiffness.vst),
+    ("soft.lst", || field::<SoftBody>().stiffness().lst()),
+    ("soft.ast", || field::<SoftBody>().stiffness().ast()),
+    ("soft.vst", || field::<SoftBody>().stiffness().vst()),
 ];
 
-type Iteration = (&'static str, &'static str, fn(&SoftBody) -> i32);
+/// The iteration counts: (i18n key, the field's handle).
+type Iteration = (&'static str, fn() -> Field<SoftBody, i32>);
 
 const ITERATIONS: [Iteration; 4] = [
-    ("soft.v_it", "iterations.v_it", |s| s.iterations.v_it),
-    ("soft.p_it", "iterations.p_it", |s| s.iterations.p_it),
-    ("soft.d_it", "iterations.d_it", |s| s.iterations.d_it),
-    ("soft.c_it", "iterations.c_it", |s| s.iterations.c_it),
+    ("soft.v_it", || field::<SoftBody>().iterations().v_it()),
+    ("soft.p_it", || field::<SoftBody>().iterations().p_it()),
+    ("soft.d_it", || field::<SoftBody>().iterations().d_it()),
+    ("soft.c_it", || field::<SoftBody>().iterations().c_it()),
 ];
 
 fn unknown_shape(shape: SoftBodyShape) -> String {
@@ -90,8 +91,9 @@ fn unknown_aero(model: AeroModel) -> String {
     format!("? ({})", model.to_raw())
 }
 
-fn flags_json(bits: u32) -> Value {
-    serde_json::to_value(SoftBodyFlags::from_bits_retain(bits as u8)).unwrap_or_default()
+/// Soft body flags from a check box row's bits (every bit kept).
+fn soft_body_flags_from(bits: u32) -> SoftBodyFlags {
+    SoftBodyFlags::from_bits_retain(u8::try_from(bits & 0xFF).unwrap_or_default())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,10 +135,21 @@ impl ElementTable for SoftBodyTable {
         let Some(&(col, _, _)) = COLUMNS.get(column) else {
             return;
         };
-        let target = EditTarget::SoftBody;
         match col {
-            Col::NameJa => name_cell_ui(cx, ui, target, index, "name_ja", &soft.name_ja.as_str()),
-            Col::NameEn => name_cell_ui(cx, ui, target, index, "name_en", &soft.name_en.as_str()),
+            Col::NameJa => name_cell_ui(
+                cx,
+                ui,
+                index,
+                field::<SoftBody>().name_ja(),
+                &soft.name_ja.as_str(),
+            ),
+            Col::NameEn => name_cell_ui(
+                cx,
+                ui,
+                index,
+                field::<SoftBody>().name_en(),
+                &soft.name_en.as_str(),
+            ),
             Col::Shape => {
                 let key = SHAPES
                     .iter()
@@ -194,31 +207,43 @@ impl ElementTable for SoftBodyTable {
         }
     }
 
-    fn new_element(&self, _model: &Model, at: usize) -> Option<EditOp> {
+    fn new_element(&self, _model: &Model, _at: usize) -> Option<Elements> {
         let soft = SoftBody {
             name_ja: "新規SoftBody".into(),
             name_en: "new soft body".into(),
             ..SoftBody::default()
         };
-        crate::table::insert_one(ElementKind::SoftBody, at, &soft)
+        Some(Elements::SoftBodies(vec![soft]))
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {
         let model = cx.model;
         let soft = |i: usize| model.soft_bodies.get(i);
         grid.show(ui, "soft_body_properties", |ui, grid| {
-            text_field_ui(cx, ui, grid, "soft.name_ja", "name_ja", false, |i| {
-                soft(i).map(|s| s.name_ja.as_str().into_owned())
-            });
-            text_field_ui(cx, ui, grid, "soft.name_en", "name_en", false, |i| {
-                soft(i).map(|s| s.name_en.as_str().into_owned())
-            });
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "soft.name_ja",
+                field::<SoftBody>().name_ja(),
+                false,
+                |i| soft(i).map(|s| s.name_ja.as_str().into_owned()),
+            );
+            text_field_ui(
+                cx,
+                ui,
+                grid,
+                "soft.name_en",
+                field::<SoftBody>().name_en(),
+                false,
+                |i| soft(i).map(|s| s.name_en.as_str().into_owned()),
+            );
             choice_field_ui(
                 cx,
                 ui,
                 grid,
                 "soft.shape",
-                "shape",
+                field::<SoftBody>().shape(),
                 &SHAPES,
                 &unknown_shape,
                 |i| soft(i).map(|s| s.shape),
@@ -228,19 +253,24 @@ impl ElementTable for SoftBodyTable {
                 ui,
                 grid,
                 "soft.material",
-                "material",
+                field::<SoftBody>().material(),
                 Pick::Material,
                 |i| soft(i).map(|s| s.material.map(MaterialIdx::get)),
             );
-            group_field_ui(cx, ui, grid, "soft.group", "group", |i| {
-                soft(i).map(|s| s.group)
-            });
+            group_field_ui(
+                cx,
+                ui,
+                grid,
+                "soft.group",
+                field::<SoftBody>().group(),
+                |i| soft(i).map(|s| s.group),
+            );
             mask_field_ui(
                 cx,
                 ui,
                 grid,
                 "soft.non_collision",
-                "non_collision_mask",
+                field::<SoftBody>().non_collision_mask(),
                 |i| soft(i).map(|s| s.non_collision_mask),
             );
             ui.label(cx.tr("soft.flags"));
@@ -251,59 +281,77 @@ impl ElementTable for SoftBodyTable {
                         ui,
                         grid,
                         key,
-                        "flags",
+                        field::<SoftBody>().flags(),
                         u32::from(flag.bits()),
                         |i| soft(i).map(|s| u32::from(s.flags.bits())),
-                        flags_json,
+                        soft_body_flags_from,
                     );
                 }
             });
             ui.end_row();
-            for (title, field) in [
-                ("soft.b_link_distance", "b_link_distance"),
-                ("soft.cluster_count", "cluster_count"),
+            for (title, handle) in [
+                (
+                    "soft.b_link_distance",
+                    field::<SoftBody>().b_link_distance(),
+                ),
+                ("soft.cluster_count", field::<SoftBody>().cluster_count()),
             ] {
+                let read = handle.clone();
                 i64_field_ui(
                     cx,
                     ui,
                     grid,
                     title,
-                    field,
+                    handle,
                     i64::from(i32::MIN)..=i64::from(i32::MAX),
-                    |i| {
-                        soft(i).map(|s| {
-                            i64::from(if field == "b_link_distance" {
-                                s.b_link_distance
-                            } else {
-                                s.cluster_count
-                            })
-                        })
-                    },
+                    |i| read.get(model, i).map(|&v| i64::from(v)),
                 );
             }
-            f32_field_ui(cx, ui, grid, "soft.total_mass", "total_mass", 0.01, |i| {
-                soft(i).map(|s| s.total_mass)
-            });
-            f32_field_ui(cx, ui, grid, "soft.margin", "margin", 0.001, |i| {
-                soft(i).map(|s| s.margin)
-            });
+            f32_field_ui(
+                cx,
+                ui,
+                grid,
+                "soft.total_mass",
+                field::<SoftBody>().total_mass(),
+                0.01,
+                |i| soft(i).map(|s| s.total_mass),
+            );
+            f32_field_ui(
+                cx,
+                ui,
+                grid,
+                "soft.margin",
+                field::<SoftBody>().margin(),
+                0.001,
+                |i| soft(i).map(|s| s.margin),
+            );
             choice_field_ui(
                 cx,
                 ui,
                 grid,
                 "soft.aero_model",
-                "aero_model",
+                field::<SoftBody>().aero_model(),
                 &AERO_MODELS,
                 &unknown_aero,
                 |i| soft(i).map(|s| s.aero_model),
             );
-            for (title, field, get) in COEFFICIENTS {
-                f32_field_ui(cx, ui, grid, title, field, 0.01, |i| soft(i).map(get));
-            }
-            for (title, field, get) in ITERATIONS {
-                i64_field_ui(cx, ui, grid, title, field, 0..=i64::from(i32::MAX), |i| {
-                    soft(i).map(|s| i64::from(get(s)))
+            for (title, handle) in COEFFICIENTS {
+                let read = handle();
+                f32_field_ui(cx, ui, grid, title, handle(), 0.01, |i| {
+                    read.get(model, i).copied()
                 });
+            }
+            for (title, handle) in ITERATIONS {
+                let read = handle();
+                i64_field_ui(
+                    cx,
+                    ui,
+                    grid,
+                    title,
+                    handle(),
+                    0..=i64::from(i32::MAX),
+                    |i| read.get(model, i).map(|&v| i64::from(v)),
+                );
             }
         });
     }
@@ -320,7 +368,6 @@ pub fn soft_body_lists_ui(
     let Some(soft) = cx.model.soft_bodies.get(index) else {
         return;
     };
-    let target = EditTarget::SoftBody;
     let vertex_count = cx.model.vertices.len();
     ui.columns(2, |columns| {
         let ui = &mut columns[0];
@@ -341,10 +388,9 @@ pub fn soft_body_lists_ui(
                     near_mode: false,
                 }));
                 cx.commands.push(Command::set(
-                    target,
+                    field::<SoftBody>().anchors(),
                     vec![index],
-                    "anchors",
-                    serde_json::to_value(anchors).unwrap_or_default(),
+                    anchors,
                 ));
             }
         });
@@ -355,6 +401,7 @@ pub fn soft_body_lists_ui(
             .show_rows(ui, row_height, soft.anchors.len(), |ui, rows| {
                 for a in rows {
                     let anchor = soft.anchors[a];
+                    let anchor_field = || field::<SoftBody>().anchors().at(a);
                     ui.horizontal(|ui| {
                         ui.label(a.to_string());
                         let name = format!("anchor {a} rigid_body");
@@ -367,10 +414,9 @@ pub fn soft_body_lists_ui(
                             &name,
                         ) {
                             cx.commands.push(Command::set(
-                                target,
+                                anchor_field().rigid_body(),
                                 vec![index],
-                                &format!("anchors.{a}.rigid_body"),
-                                Pick::RigidBody.json(choice),
+                                choice.map(RigidBodyIdx::new),
                             ));
                         }
                         ui.label(cx.tr("soft.vertex"));
@@ -384,13 +430,14 @@ pub fn soft_body_lists_ui(
                         if anchor.vertex.get() >= vertex_count {
                             ui.colored_label(ui.visuals().warn_fg_color, cx.tr("common.missing"));
                         }
-                        cx.set_on_change(
-                            &response,
-                            target,
-                            &[index],
-                            &format!("anchors.{a}.vertex"),
-                            Value::from(new),
-                        );
+                        if let Ok(vertex) = u32::try_from(new) {
+                            cx.set_on_change(
+                                &response,
+                                anchor_field().vertex(),
+                                &[index],
+                                VertexIdx(vertex),
+                            );
+                        }
                         let mut near = anchor.near_mode;
                         if ui
                             .checkbox(&mut near, cx.tr("soft.near_mode"))
@@ -398,10 +445,9 @@ pub fn soft_body_lists_ui(
                             .changed()
                         {
                             cx.commands.push(Command::set(
-                                target,
+                                anchor_field().near_mode(),
                                 vec![index],
-                                &format!("anchors.{a}.near_mode"),
-                                Value::from(near),
+                                near,
                             ));
                         }
                         if ui
@@ -413,10 +459,9 @@ pub fn soft_body_lists_ui(
                             let mut anchors = soft.anchors.clone();
                             anchors.remove(a);
                             cx.commands.push(Command::set(
-                                target,
+                                field::<SoftBody>().anchors(),
                                 vec![index],
-                                "anchors",
-                                serde_json::to_value(anchors).unwrap_or_default(),
+                                anchors,
                             ));
                         }
                     });
@@ -441,10 +486,9 @@ pub fn soft_body_lists_ui(
                         .filter(|v| !soft.pinned_vertices.contains(v)),
                 );
                 cx.commands.push(Command::set(
-                    target,
+                    field::<SoftBody>().pinned_vertices(),
                     vec![index],
-                    "pinned_vertices",
-                    serde_json::to_value(pinned).unwrap_or_default(),
+                    pinned,
                 ));
             }
         });
@@ -468,10 +512,9 @@ pub fn soft_body_lists_ui(
                             let mut pinned = soft.pinned_vertices.clone();
                             pinned.remove(p);
                             cx.commands.push(Command::set(
-                                target,
+                                field::<SoftBody>().pinned_vertices(),
                                 vec![index],
-                                "pinned_vertices",
-                                serde_json::to_value(pinned).unwrap_or_default(),
+                                pinned,
                             ));
                         }
                     });
@@ -491,17 +534,19 @@ mod tests {
         soft.cluster.ss_splt_cl = 2.0;
         soft.stiffness.vst = 3.0;
         soft.iterations.c_it = 4;
+        let mut model = pmx_core::model::Model::default();
+        model.soft_bodies.push(soft);
         let by_path = |path: &str| {
             COEFFICIENTS
                 .iter()
-                .find(|(_, p, _)| *p == path)
-                .map(|(_, _, get)| get(&soft))
+                .find(|(_, handle)| handle().field_path().to_string() == path)
+                .and_then(|(_, handle)| handle().get(&model, 0).copied())
         };
         assert_eq!(by_path("config.vcf"), Some(1.0));
         assert_eq!(by_path("cluster.ss_splt_cl"), Some(2.0));
         assert_eq!(by_path("stiffness.vst"), Some(3.0));
         assert_eq!(by_path("config.dp"), Some(0.0));
-        assert_eq!(ITERATIONS[3].2(&soft), 4);
+        assert_eq!(ITERATIONS[3].1().get(&model, 0), Some(&4));
         assert_eq!(unknown_aero(AeroModel::Unknown(-3)), "? (-3)");
     }
 }

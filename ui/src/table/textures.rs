@@ -4,9 +4,10 @@
 use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
 use crate::properties::PropertyGrid;
-use crate::widgets::{EditCx, json_text, text_commit_ui};
-use pmx_core::edit::{EditOp, EditTarget};
-use pmx_core::model::{ElementKind, Model, TextureIdx, Toon};
+use crate::widgets::{EditCx, text_commit_ui};
+use pmx_core::edit::Elements;
+use pmx_core::edit::field;
+use pmx_core::model::{ElementKind, Model, Text, TextureIdx, Toon};
 use std::path::{Path, PathBuf};
 
 /// The texture table.
@@ -63,10 +64,9 @@ impl ElementTable for TextureTable {
                 if let Some(new) = text_commit_ui(ui, id, &path, false, ui.available_width(), &name)
                 {
                     cx.commands.push(Command::set(
-                        EditTarget::Texture,
+                        field::<Text>(),
                         vec![index],
-                        "",
-                        json_text(&new),
+                        Text::from(new.as_str()),
                     ));
                 }
             }
@@ -108,14 +108,8 @@ impl ElementTable for TextureTable {
         }
     }
 
-    fn new_element(&self, _model: &Model, at: usize) -> Option<EditOp> {
-        Some(EditOp::Insert {
-            kind: ElementKind::Texture,
-            at: Some(at),
-            items: vec![json_text("")],
-            material: None,
-            faces: None,
-        })
+    fn new_element(&self, _model: &Model, _at: usize) -> Option<Elements> {
+        Some(Elements::Textures(vec![Text::default()]))
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {
@@ -132,10 +126,9 @@ impl ElementTable for TextureTable {
                     .with(("texture_path_property", indices.first()));
                 if let Some(new) = text_commit_ui(ui, id, shown, false, 240.0, "path") {
                     cx.commands.push(Command::set(
-                        EditTarget::Texture,
+                        field::<Text>(),
                         indices.to_vec(),
-                        "",
-                        json_text(&new),
+                        Text::from(new.as_str()),
                     ));
                 }
             }

@@ -4,8 +4,9 @@
 use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
 use crate::properties::{PropertyGrid, bone_field_ui, f32_field_ui, vec_field_ui};
-use crate::widgets::{EditCx, f32_drag, index_picker_ui, json_f32, trim_number};
-use pmx_core::edit::{EditOp, EditTarget};
+use crate::widgets::{EditCx, f32_drag, index_picker_ui, trim_number};
+use pmx_core::edit::Elements;
+use pmx_core::edit::{Field, Vector, field};
 use pmx_core::model::{BoneIdx, ElementKind, Model, Vec3, Vertex, Weight, WeightKind};
 use std::fmt::Write as _;
 
@@ -93,18 +94,25 @@ const WEIGHT_TITLES: [&str; 4] = [
     "vertex.weight4",
 ];
 
-/// The field path of bone slot `slot` of a weight, and of its weight value (`None` when the
-/// weight is derived, as BDEF2's second).
-fn weight_paths(weight: &Weight, slot: usize) -> (Option<String>, Option<String>) {
+/// The field of bone slot `slot` of a weight, and of its weight value (`None` when the weight
+/// is derived, as BDEF2's second).
+fn weight_fields(
+    weight: &Weight,
+    slot: usize,
+) -> (
+    Option<Field<Vertex, Option<BoneIdx>>>,
+    Option<Field<Vertex, f32>>,
+) {
+    let weight_field = || field::<Vertex>().weight();
     match weight {
-        Weight::Bdef1 { .. } => ((slot == 0).then(|| "weight.bone".to_owned()), None),
+        Weight::Bdef1 { .. } => ((slot == 0).then(|| weight_field().bone()), None),
         Weight::Bdef2 { .. } | Weight::Sdef { .. } => (
-            (slot < 2).then(|| format!("weight.bones.{slot}")),
-            (slot == 0).then(|| "weight.weight".to_owned()),
+            (slot < 2).then(|| weight_field().bones(slot)),
+            (slot == 0).then(|| weight_field().weight()),
         ),
         Weight::Bdef4 { .. } | Weight::Qdef { .. } => (
-            (slot < 4).then(|| format!("weight.bones.{slot}")),
-            (slot < 4).then(|| format!("weight.weights.{slot}")),
+            (slot < 4).then(|| weight_field().bones(slot)),
+            (slot < 4).then(|| weight_field().weights(slot)),
         ),
     }
 }
@@ -179,40 +187,25 @@ fn weight_kind_ui(
         let values = indices
             .iter()
             .filter_map(|&i| cx.model.vertices.get(i))
-            .map(|v| {
-                serde_json::to_value(convert_weight(&v.weight, kind, v.position))
-                    .unwrap_or_default()
-            })
+            .map(|v| convert_weight(&v.weight, kind, v.position))
             .collect();
         cx.commands.push(Command::set_each(
-            EditTarget::Vertex,
+            field::<Vertex>().weight(),
             indices.to_vec(),
-            "weight",
             values,
         ));
     }
 }
 
-fn cell_vec(
+fn cell_vec<V: Vector>(
     cx: &mut EditCx<'_>,
     ui: &mut egui::Ui,
     index: usize,
-    field: &str,
-    values: &[f32],
+    handle: Field<Vertex, V>,
+    value: V,
     speed: f64,
 ) {
-    const AXES: [&str; 4] = ["x", "y", "z", "w"];
-    for (axis, &value) in AXES.iter().zip(values) {
-        let name = format!("vertex {index} {field}.{axis}");
-        let (response, new) = f32_drag(ui, value, false, speed, 4, &name);
-        cx.set_on_change(
-            &response,
-            EditTarget::Vertex,
-            &[index],
-            &format!("{field}.{axis}"),
-            json_f32(new),
-        );
-    }
+    super::fields::vec_cells_ui(cx, ui, index, handle, value, speed);
 }
 
 impl ElementTable for VertexTable {
@@ -258,19 +251,27 @@ impl ElementTable for VertexTable {
             return;
         };
         match col {
-            Col::Position => cell_vec(cx, ui, index, "position", &vertex.position.to_array(), 0.01),
-            Col::Normal => cell_vec(cx, ui, index, "normal", &vertex.normal.to_array(), 0.01),
-            Col::Uv => cell_vec(cx, ui, index, "uv", &[vertex.uv.x, vertex.uv.y], 0.001),
+            Col::Position => cell_vec(
+                cx,
+                ui,
+                index,
+                field::<Vertex>().position(),
+                vertex.position,
+                0.01,
+            ),
+            Col::Normal => cell_vec(
+                cx,
+                ui,
+                index,
+                field::<Vertex>().normal(),
+                vertex.normal,
+                0.01,
+            ),
+            Col::Uv => cell_vec(cx, ui, index, field::<Vertex>().uv(), vertex.uv, 0.001),
             Col::AdditionalUv(channel) => {
                 if let Some(value) = model.additional_uv(channel, index) {
-                    cell_vec(
-                        cx,
-                        ui,
-                        index,
-                        &format!("additional_uvs.{channel}"),
-                        &[value.x, value.y, value.z, value.w],
-                        0.001,
-                    );
+                    let handle = field::<Vertex>().additional_uv(channel);
+                    cell_vec(cx, ui, index, handle, value, 0.001);
                 }
             }
             Col::WeightKind => weight_kind_ui(
@@ -281,11 +282,11 @@ impl ElementTable for VertexTable {
                 &format!("vertex {index} weight type"),
             ),
             Col::Bone(slot) => {
-                let (Some(path), _) = weight_paths(&vertex.weight, slot) else {
+                let (Some(handle), _) = weight_fields(&vertex.weight, slot) else {
                     return;
                 };
                 let current = vertex.weight.bones().get(slot).copied().flatten();
-                let name = format!("vertex {index} {path}");
+                let name = format!("vertex {index} {}", handle.field_path());
                 let bone_count = model.bones.len();
                 let picked = {
                     let label = |i: usize| cx.bone_label(i);
@@ -302,26 +303,19 @@ impl ElementTable for VertexTable {
                     )
                 };
                 if let Some(choice) = picked {
-                    let value = serde_json::to_value(choice.map(BoneIdx::new)).unwrap_or_default();
-                    cx.commands
-                        .push(Command::set(EditTarget::Vertex, vec![index], &path, value));
+                    let value = choice.map(BoneIdx::new);
+                    cx.commands.push(Command::set(handle, vec![index], value));
                 }
             }
             Col::Weight(slot) => {
-                let (_, path) = weight_paths(&vertex.weight, slot);
+                let (_, handle) = weight_fields(&vertex.weight, slot);
                 let pairs = vertex.weight.bone_weights();
-                match path {
-                    Some(path) => {
+                match handle {
+                    Some(handle) => {
                         let value = pairs.get(slot).map_or(0.0, |p| p.1);
-                        let name = format!("vertex {index} {path}");
+                        let name = format!("vertex {index} {}", handle.field_path());
                         let (response, new) = f32_drag(ui, value, false, 0.005, 3, &name);
-                        cx.set_on_change(
-                            &response,
-                            EditTarget::Vertex,
-                            &[index],
-                            &path,
-                            json_f32(new),
-                        );
+                        cx.set_on_change(&response, handle, &[index], new);
                     }
                     None => {
                         // BDEF2/SDEF's second weight is 1 − the first: shown, not edited.
@@ -335,24 +329,19 @@ impl ElementTable for VertexTable {
             }
             Col::SdefC | Col::SdefR0 | Col::SdefR1 => {
                 if let Weight::Sdef { c, r0, r1, .. } = &vertex.weight {
-                    let (field, value) = match col {
-                        Col::SdefC => ("weight.c", c),
-                        Col::SdefR0 => ("weight.r0", r0),
-                        _ => ("weight.r1", r1),
+                    let weight = field::<Vertex>().weight();
+                    let (handle, value) = match col {
+                        Col::SdefC => (weight.c(), c),
+                        Col::SdefR0 => (weight.r0(), r0),
+                        _ => (weight.r1(), r1),
                     };
-                    cell_vec(cx, ui, index, field, &value.to_array(), 0.01);
+                    cell_vec(cx, ui, index, handle, *value, 0.01);
                 }
             }
             Col::EdgeScale => {
                 let name = format!("vertex {index} edge_scale");
                 let (response, new) = f32_drag(ui, vertex.edge_scale, false, 0.01, 3, &name);
-                cx.set_on_change(
-                    &response,
-                    EditTarget::Vertex,
-                    &[index],
-                    "edge_scale",
-                    json_f32(new),
-                );
+                cx.set_on_change(&response, field::<Vertex>().edge_scale(), &[index], new);
             }
         }
     }
@@ -403,8 +392,11 @@ impl ElementTable for VertexTable {
         }
     }
 
-    fn new_element(&self, _model: &Model, at: usize) -> Option<EditOp> {
-        crate::table::insert_one(ElementKind::Vertex, at, &Vertex::default())
+    fn new_element(&self, _model: &Model, _at: usize) -> Option<Elements> {
+        Some(Elements::Vertices {
+            vertices: vec![Vertex::default()],
+            additional_uvs: Vec::new(),
+        })
     }
 
     fn properties_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, grid: &mut PropertyGrid<'_>) {
@@ -412,15 +404,33 @@ impl ElementTable for VertexTable {
         let vertex = |i: usize| model.vertices.get(i);
         let indices = grid.indices;
         grid.show(ui, "vertex_properties", |ui, grid| {
-            vec_field_ui(cx, ui, grid, "vertex.position", "position", 0.01, |i| {
-                vertex(i).map(|v| v.position.to_array().to_vec())
-            });
-            vec_field_ui(cx, ui, grid, "vertex.normal", "normal", 0.01, |i| {
-                vertex(i).map(|v| v.normal.to_array().to_vec())
-            });
-            vec_field_ui(cx, ui, grid, "vertex.uv", "uv", 0.001, |i| {
-                vertex(i).map(|v| vec![v.uv.x, v.uv.y])
-            });
+            vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "vertex.position",
+                field::<Vertex>().position(),
+                0.01,
+                |i| vertex(i).map(|v| v.position),
+            );
+            vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "vertex.normal",
+                field::<Vertex>().normal(),
+                0.01,
+                |i| vertex(i).map(|v| v.normal),
+            );
+            vec_field_ui(
+                cx,
+                ui,
+                grid,
+                "vertex.uv",
+                field::<Vertex>().uv(),
+                0.001,
+                |i| vertex(i).map(|v| v.uv),
+            );
             for (channel, title) in ADDITIONAL_UV_TITLES
                 .iter()
                 .enumerate()
@@ -431,18 +441,20 @@ impl ElementTable for VertexTable {
                     ui,
                     grid,
                     title,
-                    &format!("additional_uvs.{channel}"),
+                    field::<Vertex>().additional_uv(channel),
                     0.001,
-                    |i| {
-                        model
-                            .additional_uv(channel, i)
-                            .map(|v| vec![v.x, v.y, v.z, v.w])
-                    },
+                    |i| model.additional_uv(channel, i),
                 );
             }
-            f32_field_ui(cx, ui, grid, "vertex.edge_scale", "edge_scale", 0.01, |i| {
-                vertex(i).map(|v| v.edge_scale)
-            });
+            f32_field_ui(
+                cx,
+                ui,
+                grid,
+                "vertex.edge_scale",
+                field::<Vertex>().edge_scale(),
+                0.01,
+                |i| vertex(i).map(|v| v.edge_scale),
+            );
             ui.label(cx.tr("vertex.weight_type"));
             let kind = grid.summary("weight.type", |i| vertex(i).map(|v| v.weight.kind()));
             let shown_kind = kind.and_then(|(k, mixed)| (!mixed).then_some(k));
@@ -461,37 +473,28 @@ impl ElementTable for VertexTable {
                 return;
             };
             for slot in 0..slots {
-                let (bone_path, weight_path) = weight_paths(&first.weight, slot);
-                if let Some(path) = bone_path {
-                    bone_field_ui(cx, ui, grid, BONE_TITLES[slot], &path, |i| {
+                let (bone_field, weight_field) = weight_fields(&first.weight, slot);
+                if let Some(handle) = bone_field {
+                    bone_field_ui(cx, ui, grid, BONE_TITLES[slot], handle, |i| {
                         vertex(i).and_then(|v| v.weight.bones().get(slot).copied())
                     });
                 }
-                if let Some(path) = weight_path {
-                    f32_field_ui(cx, ui, grid, WEIGHT_TITLES[slot], &path, 0.005, |i| {
+                if let Some(handle) = weight_field {
+                    f32_field_ui(cx, ui, grid, WEIGHT_TITLES[slot], handle, 0.005, |i| {
                         vertex(i).and_then(|v| v.weight.bone_weights().get(slot).map(|p| p.1))
                     });
                 }
             }
             if kind == WeightKind::Sdef {
-                for (title, path) in [
-                    ("vertex.sdef_c", "weight.c"),
-                    ("vertex.sdef_r0", "weight.r0"),
-                    ("vertex.sdef_r1", "weight.r1"),
+                let weight = || field::<Vertex>().weight();
+                for (title, handle) in [
+                    ("vertex.sdef_c", weight().c()),
+                    ("vertex.sdef_r0", weight().r0()),
+                    ("vertex.sdef_r1", weight().r1()),
                 ] {
-                    vec_field_ui(cx, ui, grid, title, path, 0.01, |i| {
-                        match vertex(i).map(|v| &v.weight) {
-                            Some(Weight::Sdef { c, r0, r1, .. }) => Some(
-                                match path {
-                                    "weight.c" => c,
-                                    "weight.r0" => r0,
-                                    _ => r1,
-                                }
-                                .to_array()
-                                .to_vec(),
-                            ),
-                            _ => None,
-                        }
+                    let read = handle.clone();
+                    vec_field_ui(cx, ui, grid, title, handle, 0.01, |i| {
+                        read.get(model, i).copied()
                     });
                 }
             }

@@ -8,8 +8,8 @@ use crate::command::{Command, Commands};
 use crate::document::Document;
 use crate::i18n::Language;
 use glam::{EulerRot, Quat, Vec3};
-use pmx_core::edit::EditTarget;
-use pmx_core::model::{ElementKind, Model};
+use pmx_core::edit::{EditTarget, field};
+use pmx_core::model::{Bone, ElementKind, Joint, Model, RigidBody, Vec3 as ModelVec3, Vertex};
 use std::collections::{BTreeSet, HashMap};
 
 /// The numbers the toolbar holds between clicks.
@@ -235,11 +235,30 @@ pub fn transform_command(
         }
     }
     changed.sort_by_key(|(i, _)| *i);
-    let (indices, values): (Vec<usize>, Vec<serde_json::Value>) = changed
+    let (indices, positions): (Vec<usize>, Vec<ModelVec3>) = changed
         .into_iter()
-        .map(|(i, p)| (i, serde_json::json!([p.x, p.y, p.z])))
+        .map(|(i, p)| (i, ModelVec3::new(p.x, p.y, p.z)))
         .unzip();
-    Some(Command::set_each(target, indices, "position", values))
+    position_command(target, indices, positions)
+}
+
+/// Sets the positions of `indices` of `target`: the new positions themselves, typed (a drag of
+/// 100,000 vertices sends one `Vec<Vec3>` per frame).
+#[must_use]
+pub fn position_command(
+    target: EditTarget,
+    indices: Vec<usize>,
+    positions: Vec<ModelVec3>,
+) -> Option<Command> {
+    Some(match target {
+        EditTarget::Vertex => Command::set_each(field::<Vertex>().position(), indices, positions),
+        EditTarget::Bone => Command::set_each(field::<Bone>().position(), indices, positions),
+        EditTarget::RigidBody => {
+            Command::set_each(field::<RigidBody>().position(), indices, positions)
+        }
+        EditTarget::Joint => Command::set_each(field::<Joint>().position(), indices, positions),
+        _ => return None,
+    })
 }
 
 /// The toolbar row under the view's buttons.
@@ -308,15 +327,22 @@ mod tests {
     use pmx_core::generate::feature_model;
     use pmx_core::model::{PmxVersion, TextEncoding};
 
-    fn positions(command: &Command) -> (Vec<usize>, Vec<serde_json::Value>) {
+    /// The indices and new positions a command sets, read back by applying it to the model.
+    fn positions(document: &Document, command: &Command) -> (Vec<usize>, Vec<Vec3>) {
         match command {
             Command::Edit(edit) => match &edit.request {
-                crate::command::EditRequest::Ops { ops, .. } => match &ops[0] {
-                    pmx_core::edit::EditOp::Set {
-                        indices, values, ..
-                    } => (indices.clone(), values.clone().unwrap_or_default()),
-                    other => panic!("unexpected op {other:?}"),
-                },
+                crate::command::EditRequest::Set(set) => {
+                    assert_eq!(set.path().to_string(), "position");
+                    let mut model = document.model.clone();
+                    let edit = set.clone().into_edit(&model).unwrap();
+                    pmx_core::edit::History::new().apply(&mut model, edit);
+                    let indices = set.indices().to_vec();
+                    let positions = indices
+                        .iter()
+                        .map(|&i| position(&model, set.target(), i).unwrap())
+                        .collect();
+                    (indices, positions)
+                }
                 other => panic!("unexpected request {other:?}"),
             },
             other => panic!("unexpected command {other:?}"),
@@ -336,12 +362,9 @@ mod tests {
         selection.indices.insert(1);
         let turn = Transform::Rotate(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2));
         let command = transform_command(&document, ElementKind::Vertex, turn, true).unwrap();
-        let (indices, values) = positions(&command);
+        let (indices, values) = positions(&document, &command);
         assert_eq!(indices, vec![0, 1, 2, 3]);
-        let at = |k: usize| -> Vec3 {
-            let v: Vec<f32> = serde_json::from_value(values[k].clone()).unwrap();
-            Vec3::new(v[0], v[1], v[2])
-        };
+        let at = |k: usize| -> Vec3 { values[k] };
         // About (2, 0, 0) by +90° about Z: (1,0,0) → (2,-1,0), (3,0,0) → (2,1,0).
         assert!((at(0) - Vec3::new(2.0, -1.0, 0.0)).length() < 1e-5);
         assert!((at(1) - Vec3::new(2.0, 1.0, 0.0)).length() < 1e-5);
