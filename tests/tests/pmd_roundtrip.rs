@@ -741,7 +741,7 @@ fn pmx_only_features_are_listed() {
     assert_eq!(
         paths,
         [
-            "additional_uvs[0]",
+            "vertices",
             "vertices[3].edge_scale",
             "materials[0].draw_flags",
             "bones[2].flags",

@@ -164,11 +164,11 @@ fn add_an_ik_link_with_limits_then_undo_and_redo() {
         Some(AngleLimits::default())
     );
     harness
-        .get_by_label(&format!("ik.links.{links}.limits.lower.x"))
+        .get_by_label(&format!("ik.links[{links}].limits.lower.x"))
         .set_value_accesskit(-90.0);
     harness.run_ok();
     harness
-        .get_by_label(&format!("ik.links.{links}.limits.upper.z"))
+        .get_by_label(&format!("ik.links[{links}].limits.upper.z"))
         .set_value_accesskit(45.0);
     harness.run_ok();
     let limits = doc_model(&harness).bones[ik].ik.links[links]
@@ -230,7 +230,7 @@ fn add_vertex_morph_offsets_from_the_vertex_selection_then_undo_and_redo() {
     // Edit the new offset's y in the offset table.
     let row = before.len();
     harness
-        .get_by_label(&format!("morph {morph} offsets.{row}.offset.y"))
+        .get_by_label(&format!("morph {morph} offsets[{row}].offset.y"))
         .set_value_accesskit(0.5);
     harness.run_ok();
     let MorphOffsets::Vertex(after) = &doc_model(&harness).morphs[morph].offsets else {

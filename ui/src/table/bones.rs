@@ -838,9 +838,6 @@ mod tests {
         assert_eq!(vertices_of_bone(&model, 0), vec![1, 2]);
         assert_eq!(rigid_bodies_of_bone(&model, 1), vec![1]);
         assert!(frames_of_bone(&model, 1).is_empty());
-        assert_eq!(
-            bone_flags_from(0x1_001e),
-            BoneFlags::from_bits_retain(0x1e)
-        );
+        assert_eq!(bone_flags_from(0x1_001e), BoneFlags::from_bits_retain(0x1e));
     }
 }

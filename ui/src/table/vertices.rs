@@ -94,15 +94,15 @@ const WEIGHT_TITLES: [&str; 4] = [
     "vertex.weight4",
 ];
 
-/// The field of bone slot `slot` of a weight, and of its weight value (`None` when the weight
-/// is derived, as BDEF2's second).
-fn weight_fields(
-    weight: &Weight,
-    slot: usize,
-) -> (
+/// The bone of a weight slot, and its weight value.
+type SlotFields = (
     Option<Field<Vertex, Option<BoneIdx>>>,
     Option<Field<Vertex, f32>>,
-) {
+);
+
+/// The field of bone slot `slot` of a weight, and of its weight value (`None` when the weight
+/// is derived, as BDEF2's second).
+fn weight_fields(weight: &Weight, slot: usize) -> SlotFields {
     let weight_field = || field::<Vertex>().weight();
     match weight {
         Weight::Bdef1 { .. } => ((slot == 0).then(|| weight_field().bone()), None),

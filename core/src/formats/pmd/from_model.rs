@@ -230,7 +230,7 @@ impl Converter<'_> {
         let model = self.model;
         for (channel, _) in model.additional_uvs.iter().enumerate() {
             self.loss(
-                format!("additional_uvs[{channel}]"),
+                "vertices".to_owned(),
                 format!("additional UV {} is dropped: PMD has none", channel + 1),
                 format!("追加UV{}は削除されます。PMDにはありません", channel + 1),
             );
