@@ -157,6 +157,20 @@ impl Document {
         touched
     }
 
+    /// Applies `request` as the next frame of `gesture` if it continues the last step (see
+    /// [`pmx_core::edit::History::continue_gesture`]); otherwise gives it back.
+    pub fn continue_gesture(
+        &mut self,
+        gesture: pmx_core::edit::GestureId,
+        request: pmx_core::edit::SetField,
+    ) -> Result<Touched, pmx_core::edit::SetField> {
+        let touched = self
+            .history
+            .continue_gesture(&mut self.model, gesture, request)?;
+        self.note(&touched, Direction::Forward);
+        Ok(touched)
+    }
+
     /// Undoes the last step; selections follow their elements back (what comes back is
     /// selected; copies taken away leave their originals selected).
     pub fn undo(&mut self) -> Option<Touched> {
@@ -243,6 +257,7 @@ impl Document {
                 values: Vec::new(),
                 structure: ElementKind::ALL.to_vec(),
                 remaps: Vec::new(),
+                vertex_positions_only: false,
             };
             self.note(&touched, Direction::Forward);
         }

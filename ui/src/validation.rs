@@ -219,7 +219,12 @@ pub fn validation_pane_ui(
             force = true;
         }
     });
-    state.refresh(document, document_id, force);
+    // While a button is held (a drag of a value or of the gizmo sends an edit every frame),
+    // the automatic check waits for the release: the model is checked once, after the drag.
+    let dragging = ui.input(|i| i.pointer.any_down());
+    if force || !dragging {
+        state.refresh(document, document_id, force);
+    }
     state.merge_view_problems(document, texture_problems);
     let summary = Summary::of(&state.issues);
     ui.horizontal_wrapped(|ui| {

@@ -317,12 +317,27 @@ pub trait FieldValues: fmt::Debug + Send + Sync {
     fn indices(&self) -> &[u32];
     fn heap_size(&self) -> usize;
     fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
     /// Takes `other`'s new values, if it sets the same elements in the same type (a later step of
-    /// the same gesture).
-    fn take_new_from(&mut self, other: &dyn FieldValues) -> bool;
+    /// the same gesture). They are moved, not copied: `other` is left with these values' old
+    /// new ones.
+    fn take_new_from(&mut self, other: &mut dyn FieldValues) -> bool;
 }
 
 impl<T: FieldType> TypedValues<T> {
+    /// New values without the old ones: only for an edit that merges into the step of its
+    /// gesture, which has them ([`crate::edit::History::continue_gesture`]).
+    pub(crate) fn new_only(indices: &[usize], new: NewValues<T>) -> Self {
+        Self {
+            indices: indices
+                .iter()
+                .map(|&i| u32::try_from(i).unwrap_or(u32::MAX))
+                .collect(),
+            old: Vec::new(),
+            new,
+        }
+    }
+
     pub(crate) fn capture(
         model: &Model,
         target: EditTarget,
@@ -409,10 +424,14 @@ impl<T: FieldType> FieldValues for TypedValues<T> {
         self
     }
 
-    fn take_new_from(&mut self, other: &dyn FieldValues) -> bool {
-        match other.as_any().downcast_ref::<TypedValues<T>>() {
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn take_new_from(&mut self, other: &mut dyn FieldValues) -> bool {
+        match other.as_any_mut().downcast_mut::<TypedValues<T>>() {
             Some(other) if other.indices == self.indices => {
-                self.new = other.new.clone();
+                std::mem::swap(&mut self.new, &mut other.new);
                 true
             }
             _ => false,
@@ -465,6 +484,8 @@ impl FieldChange {
         self.values.write(model, self.target, &self.path, new);
         let mut touched = Touched::default();
         touched.add_indices(self.target, self.values.indices());
+        touched.vertex_positions_only = self.target == EditTarget::Vertex
+            && self.path.segments().first().and_then(Segment::name) == Some("position");
         touched
     }
 
@@ -473,11 +494,36 @@ impl FieldChange {
     }
 
     /// Takes over `other`'s new values if it edits the same field of the same elements.
-    pub fn merge(&mut self, other: &FieldChange) -> bool {
+    pub fn merge(&mut self, other: &mut FieldChange) -> bool {
         self.target == other.target
             && self.path == other.path
-            && self.values.take_new_from(other.values.as_ref())
+            && self.values.take_new_from(other.values.as_mut())
     }
+}
+
+/// [`element_indices`] of indices the caller gives away (no copy of a large selection).
+pub(crate) fn owned_element_indices(
+    model: &Model,
+    target: EditTarget,
+    indices: Vec<usize>,
+) -> Result<Vec<usize>, EditError> {
+    if target.is_single() {
+        return Ok(vec![0]);
+    }
+    if indices.is_empty() {
+        return Err(EditError::NothingSelected {
+            kind: target.name(),
+        });
+    }
+    let len = target.count(model);
+    if let Some(&index) = indices.iter().find(|&&index| index >= len) {
+        return Err(EditError::IndexOutOfRange {
+            kind: target.name(),
+            index,
+            len,
+        });
+    }
+    Ok(indices)
 }
 
 pub(crate) fn element_indices(

@@ -1,7 +1,7 @@
 //! The undo history of a document: an `undo::Record` of edits, with labels, the saved point and
 //! a step limit.
 
-use super::{Edit, EditError, EditLabel, EditOp, Touched, ops_to_edit};
+use super::{Edit, EditError, EditLabel, EditOp, SetField, Touched, ops_to_edit};
 use crate::model::Model;
 
 /// Identifies one gesture (a drag, a slider move): field edits of the same gesture merge.
@@ -171,6 +171,31 @@ impl History {
     }
 
     /// A new gesture: pass it to [`Edit::in_gesture`] for each step of one drag.
+    /// Applies `request` as the next frame of `gesture` when the last step is that gesture's
+    /// edit of the same field of the same elements (and the model is not at its saved state,
+    /// where steps never merge): the new values are written and taken into that step without
+    /// reading the old ones again (a drag of 100,000 vertices reads them once, on its first
+    /// frame). Otherwise the request is given back, to be built and applied as usual.
+    pub fn continue_gesture(
+        &mut self,
+        model: &mut Model,
+        gesture: GestureId,
+        request: SetField,
+    ) -> Result<Touched, SetField> {
+        let continues = !self.record.is_saved()
+            && self
+                .record
+                .head()
+                .checked_sub(1)
+                .and_then(|last| self.record.get_entry(last))
+                .is_some_and(|entry| entry.as_ref().continues(gesture, &request));
+        if !continues {
+            return Err(request);
+        }
+        let edit = request.into_continuation(model)?.in_gesture(gesture);
+        Ok(self.apply(model, edit))
+    }
+
     pub fn new_gesture(&mut self) -> GestureId {
         self.next_gesture += 1;
         GestureId(self.next_gesture)

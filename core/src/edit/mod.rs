@@ -229,6 +229,10 @@ pub struct Touched {
     /// inverse), or redo. One entry per kind, in `ElementKind` order.
     #[serde(skip)]
     pub remaps: Vec<(ElementKind, Reindex)>,
+    /// The vertex values that changed are their positions only (a move or a gizmo drag): the
+    /// 3D view updates positions and leaves the other attributes. `false` says nothing.
+    #[serde(skip)]
+    pub vertex_positions_only: bool,
 }
 
 impl Touched {
@@ -324,6 +328,11 @@ impl Touched {
     /// Adds what a later change touched: `other` happened after `self` (a batch's next step,
     /// the next of several undos), so renumberings compose in that order.
     pub fn extend(&mut self, other: Touched) {
+        let positions_only =
+            |t: &Touched| t.vertex_positions_only || !t.touches(EditTarget::Vertex);
+        let both_positions_only = positions_only(self) && positions_only(&other);
+        let any_vertices = self.touches(EditTarget::Vertex) || other.touches(EditTarget::Vertex);
+        self.vertex_positions_only = both_positions_only && any_vertices;
         self.values.extend(other.values);
         for kind in other.structure {
             self.add_structure(kind);
@@ -603,6 +612,21 @@ impl Edit {
         self
     }
 
+    /// Whether `request` sets the same field of the same elements as this field edit of
+    /// `gesture` (so that it merges into it).
+    pub(crate) fn continues(&self, gesture: GestureId, request: &SetField) -> bool {
+        self.gesture == Some(gesture)
+            && matches!(&self.change, Change::Field(change) if change.target == request.target()
+                && change.path == *request.path()
+                && change.values.indices().len() == request.indices().len()
+                && change
+                    .values
+                    .indices()
+                    .iter()
+                    .zip(request.indices())
+                    .all(|(&a, &b)| a as usize == b))
+    }
+
     /// Whether the edit inserts, removes or reorders elements.
     #[must_use]
     pub fn is_structural(&self) -> bool {
@@ -729,10 +753,11 @@ impl undo::Edit for Edit {
         self.revert(model)
     }
 
-    fn merge(&mut self, other: Self) -> undo::Merged<Self> {
+    fn merge(&mut self, mut other: Self) -> undo::Merged<Self> {
         if self.gesture.is_some()
             && self.gesture == other.gesture
-            && let (Change::Field(mine), Change::Field(theirs)) = (&mut self.change, &other.change)
+            && let (Change::Field(mine), Change::Field(theirs)) =
+                (&mut self.change, &mut other.change)
             && mine.merge(theirs)
         {
             return undo::Merged::Yes;

@@ -285,12 +285,20 @@ trait AnyNewValues: fmt::Debug + Send + Sync {
     fn same_as(&self, other: &dyn AnyNewValues) -> bool;
     fn as_any(&self) -> &dyn Any;
     fn count(&self) -> Option<usize>;
+    /// Whether `node` has the values' type.
+    fn holds_type_of(&self, node: &dyn super::Reflect) -> bool;
+    fn into_continuation(
+        self: Box<Self>,
+        target: EditTarget,
+        path: FieldPath,
+        indices: &[usize],
+    ) -> Edit;
     fn into_edit(
         self: Box<Self>,
         model: &Model,
         target: EditTarget,
         path: FieldPath,
-        indices: &[usize],
+        indices: Vec<usize>,
     ) -> Result<Edit, EditError>;
 }
 
@@ -314,14 +322,29 @@ impl<T: FieldType> AnyNewValues for NewValues<T> {
         }
     }
 
+    fn holds_type_of(&self, node: &dyn super::Reflect) -> bool {
+        node.as_any().is::<T>()
+    }
+
+    fn into_continuation(
+        self: Box<Self>,
+        target: EditTarget,
+        path: FieldPath,
+        indices: &[usize],
+    ) -> Edit {
+        let first = indices.first().copied().unwrap_or(0);
+        let values = TypedValues::new_only(indices, *self);
+        field_edit(target, path, Box::new(values), first)
+    }
+
     fn into_edit(
         self: Box<Self>,
         model: &Model,
         target: EditTarget,
         path: FieldPath,
-        indices: &[usize],
+        indices: Vec<usize>,
     ) -> Result<Edit, EditError> {
-        let indices = super::field::element_indices(model, target, indices)?;
+        let indices = super::field::owned_element_indices(model, target, indices)?;
         let first = indices.first().copied().unwrap_or(0);
         let values = TypedValues::capture(model, target, &path, &indices, *self)?;
         Ok(field_edit(target, path, Box::new(values), first))
@@ -382,6 +405,37 @@ impl SetField {
         &self.indices
     }
 
+    /// An edit with the new values only, for [`History::continue_gesture`](super::History::continue_gesture):
+    /// it exists only to merge into the gesture's step, which keeps the old values.
+    pub(crate) fn into_continuation(self, model: &Model) -> Result<Edit, SetField> {
+        if self
+            .values
+            .count()
+            .is_some_and(|count| count != self.indices.len())
+        {
+            return Err(self);
+        }
+        let Self {
+            target,
+            path,
+            indices,
+            values,
+        } = self;
+        let resolves = indices.iter().all(|&index| {
+            super::field::resolve(model, target, index, &path)
+                .is_some_and(|node| values.holds_type_of(node))
+        });
+        if !resolves {
+            return Err(Self {
+                target,
+                path,
+                indices,
+                values,
+            });
+        }
+        Ok(values.into_continuation(target, path, &indices))
+    }
+
     /// The undoable edit on `model` (checked there: indices, the path, the field's type).
     pub fn into_edit(self, model: &Model) -> Result<Edit, EditError> {
         if let Some(count) = self.values.count()
@@ -393,7 +447,7 @@ impl SetField {
             });
         }
         self.values
-            .into_edit(model, self.target, self.path, &self.indices)
+            .into_edit(model, self.target, self.path, self.indices)
     }
 }
 
@@ -522,6 +576,67 @@ mod tests {
                 None
             )
             .is_err()
+        );
+    }
+
+    #[test]
+    fn a_gesture_continues_without_reading_old_values_and_undoes_to_its_start() {
+        let original = feature_model(PmxVersion::V2_1, TextEncoding::Utf8, 20, 4);
+        let mut model = original.clone();
+        let mut history = History::new();
+        let gesture = history.new_gesture();
+        let indices = vec![0, 1, 2];
+        let frame = |dx: f32| {
+            SetField::each(
+                field::<Vertex>().position(),
+                indices.clone(),
+                indices
+                    .iter()
+                    .map(|&i| {
+                        let p = original.vertices[i].position;
+                        Vec3::new(p.x + dx, p.y, p.z)
+                    })
+                    .collect(),
+            )
+        };
+        // The model is at its saved state: the first frame is not a continuation.
+        let first = history
+            .continue_gesture(&mut model, gesture, frame(1.0))
+            .expect_err("nothing to continue");
+        let edit = first.into_edit(&model).unwrap().in_gesture(gesture);
+        history.apply(&mut model, edit);
+        for dx in [2.0, 3.0, 4.0] {
+            history
+                .continue_gesture(&mut model, gesture, frame(dx))
+                .expect("continues the drag");
+        }
+        assert_eq!(history.len(), 1, "one step for the whole drag");
+        assert_eq!(
+            model.vertices[1].position.x,
+            original.vertices[1].position.x + 4.0
+        );
+        // Another gesture, or other elements, do not continue it.
+        let other = history.new_gesture();
+        assert!(
+            history
+                .continue_gesture(&mut model, other, frame(5.0))
+                .is_err()
+        );
+        let fewer = SetField::new(field::<Vertex>().position(), vec![0], Vec3::ZERO);
+        assert!(
+            history
+                .continue_gesture(&mut model, gesture, fewer)
+                .is_err()
+        );
+        history.undo(&mut model);
+        assert_eq!(
+            model, original,
+            "undo gives back what was there before the drag"
+        );
+        history.redo(&mut model);
+        assert_eq!(
+            model.vertices[2].position.x,
+            original.vertices[2].position.x + 4.0
         );
     }
 }

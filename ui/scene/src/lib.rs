@@ -27,6 +27,8 @@ pub trait Selected {
     fn contains(&self, index: usize) -> bool;
     /// The selected indices in ascending order.
     fn indices(&self) -> Box<dyn Iterator<Item = usize> + '_>;
+    /// How many are selected.
+    fn count(&self) -> usize;
 }
 
 impl Selected for std::collections::BTreeSet<usize> {
@@ -35,5 +37,8 @@ impl Selected for std::collections::BTreeSet<usize> {
     }
     fn indices(&self) -> Box<dyn Iterator<Item = usize> + '_> {
         Box::new(self.iter().copied())
+    }
+    fn count(&self) -> usize {
+        self.len()
     }
 }

@@ -68,6 +68,11 @@ impl VertexArrays {
 pub enum VertexPatch {
     /// Every attribute (an edit of the vertices).
     All { first: usize, arrays: VertexArrays },
+    /// Positions only (the vertices were moved), in world space.
+    Positions {
+        first: usize,
+        positions: Vec<[f32; 3]>,
+    },
     /// Positions and normals only (a pose deformed them), in world space.
     Deformed {
         first: usize,

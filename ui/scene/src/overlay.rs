@@ -432,15 +432,22 @@ pub fn normals(model: &Model, length: f32) -> OverlayGeometry {
     out
 }
 
-/// Selected vertices as points.
-#[must_use]
-pub fn selected_vertices(model: &Model, selected: &dyn Selected) -> OverlayGeometry {
-    let mut out = OverlayGeometry::default();
+/// Selected vertices as points, added to `out` (in place: with 100,000 vertices selected, the
+/// overlay is rebuilt every frame of a drag, and a copy of it costs as much as building it).
+pub fn add_selected_vertices(out: &mut OverlayGeometry, model: &Model, selected: &dyn Selected) {
+    out.points.reserve(selected.count());
     for index in selected.indices() {
         if let Some(vertex) = model.vertices.get(index) {
             out.point(to_world(vertex.position), [1.0, 0.15, 0.15, 1.0]);
         }
     }
+}
+
+/// Selected vertices as points.
+#[must_use]
+pub fn selected_vertices(model: &Model, selected: &dyn Selected) -> OverlayGeometry {
+    let mut out = OverlayGeometry::default();
+    add_selected_vertices(&mut out, model, selected);
     out
 }
 

@@ -207,13 +207,28 @@ impl ViewScene {
         let mut vertices = 0;
         for touched in changes {
             for range in touched.ranges(EditTarget::Vertex) {
-                let arrays = VertexArrays::of(model, range.clone());
-                vertices += arrays.len();
                 self.bounds_stale = true;
-                uploads.push(Upload::Vertices(VertexPatch::All {
-                    first: range.start,
-                    arrays,
-                }));
+                if touched.vertex_positions_only {
+                    // A move: only the positions go up (a drag of 100,000 vertices each frame).
+                    let end = range.end.min(model.vertices.len());
+                    let start = range.start.min(end);
+                    let positions: Vec<[f32; 3]> = model.vertices[start..end]
+                        .iter()
+                        .map(|v| crate::camera::to_world(v.position).to_array())
+                        .collect();
+                    vertices += positions.len();
+                    uploads.push(Upload::Vertices(VertexPatch::Positions {
+                        first: start,
+                        positions,
+                    }));
+                } else {
+                    let arrays = VertexArrays::of(model, range.clone());
+                    vertices += arrays.len();
+                    uploads.push(Upload::Vertices(VertexPatch::All {
+                        first: range.start,
+                        arrays,
+                    }));
+                }
             }
             for range in touched.ranges(EditTarget::Face) {
                 uploads.push(Upload::Faces {

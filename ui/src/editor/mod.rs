@@ -628,7 +628,15 @@ impl EditorState {
             .and_then(|p| p.parent())
             .map(ToOwned::to_owned);
         let built = match command.request {
-            EditRequest::Set(request) => request.into_edit(&document.model),
+            // A drag's later frames go straight into its step (the old values were read on
+            // its first frame).
+            EditRequest::Set(request) => match gesture {
+                Some(gesture) => match document.continue_gesture(gesture, request) {
+                    Ok(_) => return,
+                    Err(request) => request.into_edit(&document.model),
+                },
+                None => request.into_edit(&document.model),
+            },
             EditRequest::Sets { sets, label } => {
                 SetField::batch_into_edit(sets, &mut document.model, label)
             }

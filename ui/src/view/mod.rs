@@ -164,6 +164,9 @@ impl pmx_scene::Selected for crate::selection::IndexSet {
     fn indices(&self) -> Box<dyn Iterator<Item = usize> + '_> {
         Box::new(self.iter())
     }
+    fn count(&self) -> usize {
+        self.len()
+    }
 }
 
 impl scene::SceneSource for Document {
@@ -320,10 +323,11 @@ impl ViewState {
             let length = bounds.sphere().map_or(0.3, |(_, r)| r * 0.02);
             geometry.extend(overlay::normals(model, length));
         }
-        geometry.extend(overlay::selected_vertices(
+        overlay::add_selected_vertices(
+            &mut geometry,
             model,
             &selection.get(ElementKind::Vertex).indices,
-        ));
+        );
         geometry
     }
 

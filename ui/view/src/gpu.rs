@@ -286,6 +286,9 @@ impl GpuScene {
                     buffer.write(first, &uv1)?;
                 }
             }
+            VertexPatch::Positions { first, positions } => {
+                mesh.positions.write(first, &positions)?;
+            }
             VertexPatch::Deformed {
                 first,
                 positions,
