@@ -382,11 +382,29 @@ mod tests {
         assert_eq!(scene.last_sync, SyncKind::Partial { vertices: 3 });
         let pending = scene.pending();
         assert_eq!(pending.len(), 1);
+        // A move uploads the positions only.
         match &pending[0] {
-            Upload::Vertices(VertexPatch::All { first, arrays }) => {
+            Upload::Vertices(VertexPatch::Positions { first, positions }) => {
                 assert_eq!(*first, 10);
-                assert_eq!(arrays.len(), 3);
-                assert_eq!(arrays.positions[0][1], 5.0);
+                assert_eq!(positions.len(), 3);
+                assert_eq!(positions[0][1], 5.0);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        // Any other vertex field uploads every attribute of the range.
+        scene.clear_pending();
+        let ops: Vec<EditOp> = serde_json::from_value(serde_json::json!([
+            {"op": "set", "kind": "vertex", "indices": [20], "field": "uv.x", "value": 0.5}
+        ]))
+        .expect("ops");
+        let edit = pmx_core::edit::ops_to_edit(&mut document.model, &ops).expect("edit");
+        document.apply(edit);
+        assert!(scene.sync(&document, 1));
+        match &scene.pending()[0] {
+            Upload::Vertices(VertexPatch::All { first, arrays }) => {
+                assert_eq!(*first, 20);
+                assert_eq!(arrays.len(), 1);
+                assert_eq!(arrays.uvs[0][0], 0.5);
             }
             other => panic!("unexpected {other:?}"),
         }
