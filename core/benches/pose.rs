@@ -7,7 +7,7 @@
 //! `cargo bench -p pmx_core --bench pose`
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use glam::{Quat, Vec3};
+use glam::Vec3;
 use pmx_core::generate::{LargeModelSpec, large_model};
 use pmx_core::model::Model;
 use pmx_core::pose::{Pose, PoseEvaluator};
@@ -49,12 +49,11 @@ fn animate(model: &Model, pose: &mut Pose, frame: u32) {
     let t = frame as f32 * 0.01;
     for (i, (bone, slot)) in model.bones.iter().zip(&mut pose.bones).enumerate() {
         let phase = t + i as f32 * 0.1;
-        slot.rotation = Quat::from_euler(
-            glam::EulerRot::YXZ,
-            phase.sin() * 0.3,
+        slot.rotation = pmx_core::model::facts::euler_to_quat(pmx_core::model::Vec3::new(
             phase.cos() * 0.2,
+            phase.sin() * 0.3,
             0.1,
-        );
+        ));
         slot.translation = if bone.is_ik() {
             Vec3::new(phase.sin(), 0.5 + phase.cos(), 0.3)
         } else {

@@ -224,37 +224,20 @@ pub fn move_item_ops(model: &Model, from: (usize, usize), to: ItemPlace) -> Opti
     ])
 }
 
-/// The bones (or morphs) no frame lists, ascending.
+/// The bones (visible and operable ones) or morphs no frame lists, ascending: the validator's
+/// rule ([`Model::unlisted_bones`]).
 #[must_use]
 pub fn unlisted(model: &Model, bones: bool) -> Vec<usize> {
-    let count = if bones {
-        model.bones.len()
+    if bones {
+        model.unlisted_bones()
     } else {
-        model.morphs.len()
-    };
-    let mut listed = vec![false; count];
-    for frame in &model.display_frames {
-        for item in &frame.items {
-            let index = match (item, bones) {
-                (DisplayItem::Bone(Some(b)), true) => b.get(),
-                (DisplayItem::Morph(Some(m)), false) => m.get(),
-                _ => continue,
-            };
-            if let Some(slot) = listed.get_mut(index) {
-                *slot = true;
-            }
-        }
+        model.unlisted_morphs()
     }
-    (0..count).filter(|&i| !listed[i]).collect()
 }
 
 /// The frame morphs are registered in: the special 表情 frame, else `fallback`.
 fn expression_frame(model: &Model, fallback: Option<usize>) -> Option<usize> {
-    model
-        .display_frames
-        .iter()
-        .position(|f| f.special && f.name_ja.as_str() == "表情")
-        .or(fallback)
+    model.expression_frame().or(fallback)
 }
 
 fn item_text(cx: &EditCx<'_>, item: DisplayItem) -> (String, bool) {

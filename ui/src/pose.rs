@@ -7,8 +7,9 @@
 use crate::command::{Command, Commands, EditCommand, EditRequest};
 use crate::document::Document;
 use crate::i18n::{Language, NameLanguage};
-use glam::{EulerRot, Quat, Vec3};
+use glam::Vec3;
 use pmx_core::formats::{LoadOptions, vmd, vpd};
+use pmx_core::model::facts::{euler_degrees_to_quat, quat_to_euler_degrees};
 use pmx_core::model::{BoneFlags, BoneIdx, ElementKind, Model, MorphIdx, MorphPanel};
 use pmx_core::pose::{ManipulationFrame, Pose, PoseEvaluator};
 use std::path::Path;
@@ -234,12 +235,7 @@ impl PoseState {
         else {
             return;
         };
-        let rotation = Quat::from_euler(
-            EulerRot::YXZ,
-            degrees.y.to_radians(),
-            degrees.x.to_radians(),
-            degrees.z.to_radians(),
-        );
+        let rotation = euler_degrees_to_quat(degrees.into());
         slot.rotation = ManipulationFrame::of(data).constrain_rotation(rotation);
         if let Some(shown) = self.euler_degrees.get_mut(bone) {
             *shown = degrees;
@@ -270,8 +266,7 @@ impl PoseState {
     /// The numeric fields follow rotations set from a file or a motion.
     fn refresh_euler(&mut self) {
         for (shown, bone) in self.euler_degrees.iter_mut().zip(&self.pose.bones) {
-            let (y, x, z) = bone.rotation.to_euler(EulerRot::YXZ);
-            *shown = Vec3::new(x.to_degrees(), y.to_degrees(), z.to_degrees());
+            *shown = quat_to_euler_degrees(bone.rotation).into();
         }
     }
 

@@ -333,21 +333,9 @@ pub(crate) fn permute<T>(list: &mut Vec<T>, order: &[u32]) {
         .collect();
 }
 
-/// The face ranges each material draws (`face_index_count / 3` faces after the previous
-/// material's), clamped to the face list.
+/// The face ranges each material draws ([`Model::material_face_ranges`]).
 pub(crate) fn material_face_ranges(model: &Model) -> Vec<Range<usize>> {
-    let len = model.faces.len();
-    let mut start = 0usize;
-    model
-        .materials
-        .iter()
-        .map(|material| {
-            let end = start.saturating_add(material.face_index_count as usize / 3);
-            let range = start.min(len)..end.min(len);
-            start = end;
-            range
-        })
-        .collect()
+    model.material_face_ranges()
 }
 
 /// The material whose face range holds face `position`, for each position (ascending), and

@@ -549,13 +549,11 @@ fn material_at_face_position(model: &Model, at: usize) -> Option<usize> {
 
 /// Where the faces of materials inserted at `at` begin: after the faces of the materials before.
 fn face_start_for_material(model: &Model, at: usize) -> usize {
-    let counted: usize = model
-        .materials
-        .iter()
-        .take(at)
-        .map(|m| m.face_index_count as usize / 3)
-        .sum();
-    counted.min(model.faces.len())
+    let ranges = model.material_face_ranges();
+    match ranges.get(at) {
+        Some(range) => range.start,
+        None => ranges.last().map_or(0, |range| range.end),
+    }
 }
 
 impl Edit {

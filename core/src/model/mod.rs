@@ -4,6 +4,7 @@
 //! so that reading and writing are exact; broken content (dangling references, odd values) is
 //! representable and left to the validators.
 
+pub mod facts;
 mod index;
 mod math;
 pub mod refs;

@@ -2,11 +2,11 @@
 //! edit layer wraps them as undoable edits; the CLI's `pose` command applies them directly.
 
 use super::{Pose, PoseError, PoseEvaluator};
+use crate::model::facts::{euler_to_quat, quat_to_euler};
 use crate::model::{
     BoneFlags, BoneMorphOffset, Model, Morph, MorphIdx, MorphOffsets, MorphPanel, Text, Vec2, Vec3,
     Vec4, VertexIdx, Weight,
 };
-use glam::{EulerRot, Quat};
 
 /// New values of the bone fields a rest change touches.
 #[derive(Debug, Clone, PartialEq)]
@@ -194,11 +194,10 @@ pub fn pose_as_rest(model: &Model, pose: &Pose) -> Result<PoseAsRest, PoseError>
             return (position, rotation);
         };
         let matrix = skinner.bone_matrix(bone);
-        let old = Quat::from_euler(EulerRot::YXZ, rotation.y, rotation.x, rotation.z);
-        let (y, x, z) = (global.rotation * old).to_euler(EulerRot::YXZ);
+        let old = euler_to_quat(rotation);
         (
             matrix.transform_point3(position.into()).into(),
-            Vec3::new(x, y, z),
+            quat_to_euler(global.rotation * old),
         )
     };
     let rigid_bodies = model

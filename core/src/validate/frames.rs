@@ -11,8 +11,7 @@ use crate::model::*;
 #[derive(Debug)]
 pub(crate) struct DisplayFrameRule;
 
-const ROOT: &str = "Root";
-const EXPRESSIONS: &str = "表情";
+use crate::model::facts::{EXPRESSION_FRAME as EXPRESSIONS, ROOT_FRAME as ROOT};
 
 impl Rule for DisplayFrameRule {
     fn name(&self) -> &'static str {
@@ -31,8 +30,8 @@ impl Rule for DisplayFrameRule {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Issue>) {
         let model = cx.model;
         let frames = &model.display_frames;
-        let root = special_frame(frames, ROOT, 0);
-        let expressions = special_frame(frames, EXPRESSIONS, 1);
+        let root = model.intended_special_frame(ROOT);
+        let expressions = model.intended_special_frame(EXPRESSIONS);
         if let Some(issue) = special_issue(model, root, 0) {
             out.push(issue);
         }
@@ -45,14 +44,6 @@ impl Rule for DisplayFrameRule {
         }
         missing_items(cx, out);
     }
-}
-
-/// The index of the frame named `name` (the special one first).
-fn special_frame(frames: &[DisplayFrame], name: &str, _place: usize) -> Option<usize> {
-    frames
-        .iter()
-        .position(|f| f.special && f.name_ja.as_str() == name)
-        .or_else(|| frames.iter().position(|f| f.name_ja.as_str() == name))
 }
 
 fn special_issue(model: &Model, found: Option<usize>, place: usize) -> Option<Issue> {
@@ -163,40 +154,9 @@ fn special_issue(model: &Model, found: Option<usize>, place: usize) -> Option<Is
 fn missing_items(cx: &Context<'_>, out: &mut Vec<Issue>) {
     let model = cx.model;
     let frames = &model.display_frames;
-    let mut bone_listed = vec![false; model.bones.len()];
-    let mut morph_listed = vec![false; model.morphs.len()];
-    for frame in frames {
-        for item in &frame.items {
-            match item {
-                DisplayItem::Bone(Some(b)) => {
-                    if let Some(slot) = bone_listed.get_mut(b.get()) {
-                        *slot = true;
-                    }
-                }
-                DisplayItem::Morph(Some(m)) => {
-                    if let Some(slot) = morph_listed.get_mut(m.get()) {
-                        *slot = true;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    let bones: Vec<usize> = model
-        .bones
-        .iter()
-        .enumerate()
-        .filter(|(b, bone)| {
-            !bone_listed[*b]
-                && bone
-                    .flags
-                    .contains(BoneFlags::VISIBLE | BoneFlags::OPERABLE)
-        })
-        .map(|(b, _)| b)
-        .collect();
-    let morphs: Vec<usize> = (0..model.morphs.len())
-        .filter(|&m| !morph_listed[m])
-        .collect();
+    // One rule for what belongs in a frame, shared with the frame editor.
+    let bones = model.unlisted_bones();
+    let morphs = model.unlisted_morphs();
     let cap = cx.options.max_issues_per_code.max(1);
 
     if !bones.is_empty() {

@@ -11,7 +11,6 @@ use super::util::{
 use super::{Context, Fix, Issue, IssuePath, Rule, Severity};
 use crate::edit::EditTarget;
 use crate::model::*;
-use std::ops::Range;
 
 /// Every float of the model is finite.
 #[derive(Debug)]
@@ -937,24 +936,6 @@ fn normals_from_faces(model: &Model, vertices: &[usize]) -> Vec<Vec3> {
         .collect()
 }
 
-/// The face range of each material, clamped to the faces there are (a material whose count
-/// runs past the end gets what is left; counts that are not whole triangles round down).
-pub(crate) fn material_face_ranges(model: &Model) -> Vec<Range<usize>> {
-    let mut start = 0usize;
-    model
-        .materials
-        .iter()
-        .map(|m| {
-            let end = start
-                .saturating_add(m.face_index_count as usize / 3)
-                .min(model.faces.len());
-            let range = start..end;
-            start = end;
-            range
-        })
-        .collect()
-}
-
 impl Rule for FaceRule {
     fn name(&self) -> &'static str {
         "faces"
@@ -1095,7 +1076,7 @@ fn degenerate_and_duplicate_faces(model: &Model) -> (Vec<usize>, Vec<(usize, usi
     const BITS: u32 = 21;
     let num_vertices = model.vertices.len();
     let packable = num_vertices <= 1 << BITS;
-    let ranges = material_face_ranges(model);
+    let ranges = model.material_face_ranges();
     let covered = ranges.last().map_or(0, |r| r.end);
     let groups = ranges
         .iter()

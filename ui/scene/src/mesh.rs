@@ -141,20 +141,14 @@ pub fn face_indices(model: &Model, range: Range<usize>) -> Vec<u32> {
 /// down to whole triangles).
 #[must_use]
 pub fn material_ranges(model: &Model) -> Vec<MaterialRange> {
-    let total = model.faces.len() as u64 * 3;
-    let mut start = 0u64;
+    // Whole triangles, as everything else in the editor counts a material's faces.
+    let index = |face: usize| u32::try_from(face.saturating_mul(3)).unwrap_or(u32::MAX);
     model
-        .materials
-        .iter()
-        .map(|material| {
-            let first = start.min(total);
-            let end = (start + u64::from(material.face_index_count)).min(total);
-            start += u64::from(material.face_index_count);
-            let count = (end - first) / 3 * 3;
-            MaterialRange {
-                first: first as u32,
-                count: count as u32,
-            }
+        .material_face_ranges()
+        .into_iter()
+        .map(|range| MaterialRange {
+            first: index(range.start),
+            count: index(range.end) - index(range.start),
         })
         .collect()
 }

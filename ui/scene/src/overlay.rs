@@ -5,7 +5,7 @@
 use crate::Selected;
 use crate::camera::to_world;
 use crate::pick::{Shape, Solid};
-use glam::{EulerRot, Quat, Vec3};
+use glam::{Quat, Vec3};
 use pmx_core::model::{Bone, BoneFlags, Model, RigidBody, RigidMode, RigidShape, Weight};
 
 /// A coloured vertex (world position, linear RGBA).
@@ -146,7 +146,7 @@ pub fn bones(model: &Model, selected: &dyn Selected) -> OverlayGeometry {
 /// A model-space Euler rotation (radians, applied Y, X, Z as MikuMikuDance does) in world space.
 #[must_use]
 pub fn world_rotation(rotation: pmx_core::model::Vec3) -> Quat {
-    let q = Quat::from_euler(EulerRot::YXZ, rotation.y, rotation.x, rotation.z);
+    let q = pmx_core::model::facts::euler_to_quat(rotation);
     // Mirroring Z turns a rotation (x, y, z, w) into (-x, -y, z, w).
     Quat::from_xyzw(-q.x, -q.y, q.z, q.w)
 }

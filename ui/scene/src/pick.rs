@@ -215,19 +215,6 @@ pub fn pick_solid(ray: &Ray, solids: impl IntoIterator<Item = Solid>) -> Option<
         .map(|(index, _)| index)
 }
 
-/// The material drawing face `face`, from the materials' face counts in file order.
-#[must_use]
-pub fn material_of_face(face_counts: &[u32], face: usize) -> Option<usize> {
-    let mut end = 0usize;
-    for (index, &count) in face_counts.iter().enumerate() {
-        end += count as usize;
-        if face < end {
-            return Some(index);
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::camera::OrbitCamera;
@@ -268,9 +255,6 @@ mod tests {
         let (face, t) = pick_face(&r, &positions, &faces).expect("hit");
         assert_eq!(face, 1);
         assert!((t - 8.0).abs() < 1.0e-5);
-        assert_eq!(material_of_face(&[1, 2], 1), Some(1));
-        assert_eq!(material_of_face(&[1, 2], 0), Some(0));
-        assert_eq!(material_of_face(&[1, 2], 3), None);
     }
 
     #[test]

@@ -12,18 +12,10 @@ use std::fmt::Write as _;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct FaceTable;
 
-/// The material whose face range holds face `face` (materials draw consecutive ranges of
-/// `face_index_count / 3` faces, in order).
+/// The material whose face range holds face `face` ([`Model::material_of_face`]).
 #[must_use]
 pub fn material_of_face(model: &Model, face: usize) -> Option<usize> {
-    let mut end = 0usize;
-    for (m, material) in model.materials.iter().enumerate() {
-        end += material.face_index_count as usize / 3;
-        if face < end {
-            return Some(m);
-        }
-    }
-    None
+    model.material_of_face(face)
 }
 
 const CORNER_TITLES: [&str; 3] = ["face.vertex_a", "face.vertex_b", "face.vertex_c"];

@@ -334,15 +334,14 @@ pub struct OffsetCx<'a> {
 /// Euler angles (radians, x y z) of a quaternion (x y z w), in MMD's order (Y, then X, then Z).
 #[must_use]
 pub fn quat_to_euler(q: Vec4) -> [f32; 3] {
-    let quat = glam::Quat::from_xyzw(q.x, q.y, q.z, q.w);
-    let (y, x, z) = quat.to_euler(glam::EulerRot::YXZ);
-    [x, y, z]
+    let angles = pmx_core::model::facts::quat_to_euler(glam::Quat::from_xyzw(q.x, q.y, q.z, q.w));
+    [angles.x, angles.y, angles.z]
 }
 
 /// The quaternion (x y z w) of Euler angles (radians), inverse of [`quat_to_euler`].
 #[must_use]
 pub fn euler_to_quat(e: [f32; 3]) -> Vec4 {
-    let q = glam::Quat::from_euler(glam::EulerRot::YXZ, e[1], e[0], e[2]);
+    let q = pmx_core::model::facts::euler_to_quat(Vec3::new(e[0], e[1], e[2]));
     Vec4::new(q.x, q.y, q.z, q.w)
 }
 

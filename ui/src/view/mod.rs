@@ -433,12 +433,7 @@ impl ViewState {
                     .map(|f| [f[0].0, f[1].0, f[2].0])
                     .collect();
                 let (face, _) = pick::pick_face(&ray, &positions, &faces)?;
-                let counts: Vec<u32> = model
-                    .materials
-                    .iter()
-                    .map(|m| m.face_index_count / 3)
-                    .collect();
-                pick::material_of_face(&counts, face)
+                model.material_of_face(face)
             }
         }
     }

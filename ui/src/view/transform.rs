@@ -7,7 +7,7 @@
 use crate::command::{Command, Commands};
 use crate::document::Document;
 use crate::i18n::Language;
-use glam::{EulerRot, Quat, Vec3};
+use glam::{Quat, Vec3};
 use pmx_core::edit::{EditTarget, field};
 use pmx_core::model::{Bone, ElementKind, Joint, Model, RigidBody, Vec3 as ModelVec3, Vertex};
 use std::collections::{BTreeSet, HashMap};
@@ -71,16 +71,12 @@ fn targets(kind: ElementKind, document: &Document) -> (EditTarget, Vec<usize>) {
     // Materials: the vertices their faces use.
     let model = &document.model;
     let mut vertices = BTreeSet::new();
-    let mut start = 0usize;
-    for (m, material) in model.materials.iter().enumerate() {
-        let count = material.face_index_count as usize / 3;
-        let end = (start + count).min(model.faces.len());
+    for (m, range) in model.material_face_ranges().into_iter().enumerate() {
         if selected.binary_search(&m).is_ok() {
-            for face in &model.faces[start.min(end)..end] {
+            for face in &model.faces[range] {
                 vertices.extend(face.iter().map(|v| v.0 as usize));
             }
         }
-        start = end;
     }
     (
         EditTarget::Vertex,
@@ -298,12 +294,9 @@ pub fn transform_ui(
         axis_fields(ui, &mut tool.rotate_degrees, lang.tr("view.rotate"), 0.5);
         if ui.button(lang.tr("view.apply_rotate")).clicked() {
             let d = tool.rotate_degrees;
-            requested = Some(Transform::Rotate(Quat::from_euler(
-                EulerRot::YXZ,
-                d.y.to_radians(),
-                d.x.to_radians(),
-                d.z.to_radians(),
-            )));
+            requested = Some(Transform::Rotate(
+                pmx_core::model::facts::euler_degrees_to_quat(d.into()),
+            ));
         }
         ui.separator();
         ui.label(lang.tr("view.scale"));
