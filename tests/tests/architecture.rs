@@ -4,6 +4,7 @@
 // Test code: a failed expectation is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use std::path::Path;
 use std::process::Command;
 
 const GUI_CRATES: [&str; 7] = [
@@ -70,6 +71,62 @@ fn the_editor_does_not_depend_on_the_gl_side() {
         let crates = dependencies(package);
         for gl in ["pmx_view", "three-d", "egui_glow", "glow", "glutin"] {
             assert!(!crates.iter().any(|c| c == gl), "{package} depends on {gl}");
+        }
+    }
+}
+
+/// The `use` lines of a source file of the workspace.
+fn uses(path: &str) -> Vec<String> {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
+    std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+        .lines()
+        .filter(|line| line.trim_start().starts_with("use "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn property_rows_and_shared_fields_do_not_import_each_other() {
+    // The generic property rows are the lower layer; the structure editors' shared rows
+    // (pickers of bones, bodies, morphs, materials) build on them.
+    assert!(
+        !uses("ui/src/properties.rs")
+            .iter()
+            .any(|line| line.contains("table")),
+        "properties.rs imports the tables"
+    );
+    assert!(
+        uses("ui/src/table/fields.rs")
+            .iter()
+            .any(|line| line.contains("crate::properties")),
+        "table/fields.rs builds on properties.rs"
+    );
+    // No JSON values in the editor outside the files that read and write JSON on purpose.
+    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src");
+    let mut stack = vec![ui];
+    let allowed = ["settings.rs", "i18n.rs"];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if allowed.contains(&name.as_str()) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Code before the unit tests (tests build JSON fixtures freely).
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for needle in ["serde_json::Value", "json!", "serde_json::to_value"] {
+                assert!(
+                    !code.contains(needle),
+                    "{}: uses {needle}",
+                    path.display()
+                );
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::widgets::{
     EditCx, color_swatch_ui, f32_drag, i64_drag, index_picker_ui, text_commit_ui,
 };
 use pmx_core::edit::{EditTarget, Element, Field, FieldType, Vector};
-use pmx_core::model::{BoneIdx, Text};
+use pmx_core::model::Text;
 use std::collections::HashMap;
 
 /// Whether the selected elements differ in a field, remembered per field until the model or
@@ -308,26 +308,6 @@ pub fn flag_field_ui<E: Element, F: FieldType>(
         cx.commands
             .push(Command::set_each(field, grid.indices.to_vec(), values));
     }
-}
-
-/// A row choosing a bone (or none).
-pub fn bone_field_ui<E: Element>(
-    cx: &mut EditCx<'_>,
-    ui: &mut egui::Ui,
-    grid: &mut PropertyGrid<'_>,
-    title: &'static str,
-    field: Field<E, Option<BoneIdx>>,
-    get: impl Fn(usize) -> Option<Option<BoneIdx>>,
-) {
-    crate::table::fields::pick_field_ui(
-        cx,
-        ui,
-        grid,
-        title,
-        field,
-        crate::table::fields::Pick::Bone,
-        |i| get(i).map(|b| b.map(BoneIdx::get)),
-    );
 }
 
 /// A row choosing an element index (or none) from `count` elements; returns the choice.

@@ -10,9 +10,9 @@ use super::fields::{
 use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
 use crate::properties::{
-    PropertyGrid, bone_field_ui, f32_field_ui, flag_field_ui, i64_field_ui, text_field_ui,
-    vec_field_ui,
+    PropertyGrid, f32_field_ui, flag_field_ui, i64_field_ui, text_field_ui, vec_field_ui,
 };
+use crate::table::fields::bone_field_ui;
 use crate::widgets::{EditCx, i64_drag};
 use pmx_core::edit::Elements;
 use pmx_core::edit::field;

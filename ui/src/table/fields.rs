@@ -229,6 +229,26 @@ pub fn pick_field_ui<E: Element, I: PickIndex>(
     }
 }
 
+/// A row choosing a bone (or none).
+pub fn bone_field_ui<E: Element>(
+    cx: &mut EditCx<'_>,
+    ui: &mut egui::Ui,
+    grid: &mut PropertyGrid<'_>,
+    title: &'static str,
+    field: Field<E, Option<BoneIdx>>,
+    get: impl Fn(usize) -> Option<Option<BoneIdx>>,
+) {
+    pick_field_ui(
+        cx,
+        ui,
+        grid,
+        title,
+        field,
+        Pick::Bone,
+        |i| get(i).map(|b| b.map(BoneIdx::get)),
+    );
+}
+
 /// A picker of one element of `pick`'s list for a cell or a sub-list row; returns the choice.
 #[allow(clippy::option_option)]
 pub fn pick_ui(

@@ -8,7 +8,8 @@ use super::fields::{
 };
 use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
-use crate::properties::{PropertyGrid, bone_field_ui, f32_field_ui, text_field_ui, vec_field_ui};
+use crate::properties::{PropertyGrid, f32_field_ui, text_field_ui, vec_field_ui};
+use crate::table::fields::bone_field_ui;
 use crate::widgets::{EditCx, f32_drag};
 use pmx_core::edit::Elements;
 use pmx_core::edit::field;

@@ -3,7 +3,8 @@
 
 use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
-use crate::properties::{PropertyGrid, bone_field_ui, f32_field_ui, vec_field_ui};
+use crate::properties::{PropertyGrid, f32_field_ui, vec_field_ui};
+use crate::table::fields::bone_field_ui;
 use crate::widgets::{EditCx, f32_drag, index_picker_ui, trim_number};
 use pmx_core::edit::Elements;
 use pmx_core::edit::{Field, Vector, field};
