@@ -15,7 +15,7 @@
 //! (`ik.links.0`) is read as `ik.links[0]` and always written with brackets.
 //!
 //! Validator issues carry a [`ModelPath`], reference sites print one, edit scripts name fields
-//! with the element-relative [`FieldPath`](crate::edit::FieldPath), `pmx-studio get` resolves
+//! with the element-relative [`FieldPath`], `pmx-studio get` resolves
 //! them, and the UI selects the element a path names.
 
 use crate::edit::EditTarget;
@@ -237,7 +237,7 @@ impl ModelPath {
 
     /// This path followed by an element-relative one.
     #[must_use]
-    pub fn join(mut self, field: &crate::edit::FieldPath) -> Self {
+    pub fn join(mut self, field: &FieldPath) -> Self {
         self.segments.extend_from_slice(field.segments());
         self
     }
@@ -306,12 +306,12 @@ impl ModelPath {
 
     /// The part after the element (`ik.links[1].bone`), as an edit names a field.
     #[must_use]
-    pub fn field_path(&self) -> crate::edit::FieldPath {
+    pub fn field_path(&self) -> FieldPath {
         let skip = match self.head() {
             PathHead::Header | PathHead::Info => 1,
             PathHead::List(_) => 2,
         };
-        crate::edit::FieldPath::from_segments(self.segments.get(skip..).unwrap_or(&[]).to_vec())
+        FieldPath::from_segments(self.segments.get(skip..).unwrap_or(&[]).to_vec())
     }
 
     /// The path without its last step (`bones[3].ik` for `bones[3].ik.links`); the head alone
@@ -361,6 +361,67 @@ impl PartialEq<str> for ModelPath {
 impl PartialEq<&str> for ModelPath {
     fn eq(&self, other: &&str) -> bool {
         *self == **other
+    }
+}
+
+/// A path inside an element, in the grammar of [`crate::path`]: `position`, `ik.links[0].bone`,
+/// `weight.bones[1]`, `offsets[3].offset.x`. The empty path is the whole element. For vertices,
+/// `additional_uvs[N]` reaches additional UV channel `N` of the vertex.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct FieldPath {
+    segments: Vec<Segment>,
+}
+
+impl FieldPath {
+    /// Parses a field path (the older dotted positions, `links.0`, are read too).
+    pub fn parse(text: &str) -> Result<Self, PathSyntaxError> {
+        parse_segments(text.trim(), true).map(Self::from_segments)
+    }
+
+    #[must_use]
+    pub fn from_segments(segments: Vec<Segment>) -> Self {
+        Self { segments }
+    }
+
+    /// The whole element.
+    #[must_use]
+    pub fn whole() -> Self {
+        Self::default()
+    }
+
+    #[must_use]
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    #[must_use]
+    pub fn is_whole(&self) -> bool {
+        self.segments.is_empty()
+    }
+
+    /// This path with a field step added.
+    #[must_use]
+    pub fn field(mut self, name: &'static str) -> Self {
+        self.segments.push(Segment::Field(Cow::Borrowed(name)));
+        self
+    }
+
+    /// This path with a list step added.
+    #[must_use]
+    pub fn index(mut self, index: usize) -> Self {
+        self.segments.push(Segment::Index(index));
+        self
+    }
+
+    pub(crate) fn heap_size(&self) -> usize {
+        self.segments.capacity() * std::mem::size_of::<Segment>()
+            + self.segments.iter().map(Segment::heap_size).sum::<usize>()
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_segments(f, &self.segments, true)
     }
 }
 

@@ -87,7 +87,7 @@ fn uses(path: &str) -> Vec<String> {
 }
 
 #[test]
-fn property_rows_and_shared_fields_do_not_import_each_other() {
+fn layers_do_not_import_each_other() {
     // The generic property rows are the lower layer; the structure editors' shared rows
     // (pickers of bones, bodies, morphs, materials) build on them.
     assert!(
@@ -101,6 +101,24 @@ fn property_rows_and_shared_fields_do_not_import_each_other() {
             .iter()
             .any(|line| line.contains("crate::properties")),
         "table/fields.rs builds on properties.rs"
+    );
+    // The edit layer's field access: reflect.rs (navigation and typed values) is below field.rs
+    // (field edits); the handles (handle.rs) are below both.
+    assert!(
+        !uses("core/src/edit/reflect.rs")
+            .iter()
+            .any(|line| line.contains("field::"))
+    );
+    assert!(
+        uses("core/src/edit/field.rs")
+            .iter()
+            .any(|line| line.contains("reflect::"))
+    );
+    assert!(
+        !uses("core/src/edit/handle.rs")
+            .iter()
+            .any(|line| line.contains("super::") || line.contains("crate::edit")),
+        "handle.rs imports the edit layer"
     );
     // No JSON values in the editor outside the files that read and write JSON on purpose.
     let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src");
@@ -121,11 +139,7 @@ fn property_rows_and_shared_fields_do_not_import_each_other() {
             // Code before the unit tests (tests build JSON fixtures freely).
             let code = text.split("#[cfg(test)]").next().unwrap_or_default();
             for needle in ["serde_json::Value", "json!", "serde_json::to_value"] {
-                assert!(
-                    !code.contains(needle),
-                    "{}: uses {needle}",
-                    path.display()
-                );
+                assert!(!code.contains(needle), "{}: uses {needle}", path.display());
             }
         }
     }

@@ -10,6 +10,7 @@
 mod delete;
 mod elements;
 mod field;
+mod handle;
 mod history;
 mod label;
 mod merge;
@@ -19,8 +20,9 @@ mod reindex;
 mod structure;
 mod typed;
 
+pub use crate::path::FieldPath;
 pub use elements::Elements;
-pub use field::{FieldPath, Unresolved, get_field, get_path, resolve_path};
+pub use field::{Unresolved, get_field, get_path, resolve_path};
 pub use history::{GestureId, History};
 pub use label::{EditLabel, LabelArg, REPORT_NOUNS, report_noun};
 pub use merge::MergeOptions;
@@ -34,7 +36,7 @@ use crate::formats::FileError;
 use crate::i18n::Language;
 use crate::model::refs::RemapError;
 use crate::model::{ElementKind, Model};
-use field::{FieldChange, FieldValues};
+use field::FieldChange;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;

@@ -6,14 +6,15 @@
 //! field, leaf or not, can be set as a whole, and a field edit keeps its old and new values in the
 //! field's own type (a `Vec3` costs 12 bytes, not a JSON tree).
 
-use super::field::{SetRequest, build_values};
-use super::typed::Field;
-use super::{EditError, FieldValues};
+use super::handle::Field;
+use super::{EditError, EditTarget};
 use crate::model::*;
+use crate::path::FieldPath;
 use crate::path::Segment;
 use crate::serde_f32::ExactF32;
 use serde_json::Value;
 use std::any::Any;
+use std::fmt;
 use std::fmt::Debug;
 
 /// Heap memory owned by a value (not counting the value itself), for history accounting.
@@ -751,4 +752,295 @@ impl HeapSize for Model {
             + joints.heap_size()
             + soft_bodies.heap_size()
     }
+}
+
+// Field access by path: from an element (or the header, the info) down the path's steps.
+
+/// The node an element path starts from, and how many path segments that used.
+pub(crate) fn root<'a>(
+    model: &'a Model,
+    target: EditTarget,
+    index: usize,
+    segments: &[Segment],
+) -> Option<(&'a dyn Reflect, usize)> {
+    let first = segments.first().and_then(Segment::name);
+    Some(match target {
+        EditTarget::Header => (&model.header, 0),
+        EditTarget::Info => (&model.info, 0),
+        EditTarget::Vertex if first == Some("additional_uvs") => {
+            let channel = segments.get(1)?.index()?;
+            (model.additional_uvs.get(channel)?.get(index)?, 2)
+        }
+        EditTarget::Vertex => (model.vertices.get(index)?, 0),
+        EditTarget::Face => (model.faces.get(index)?, 0),
+        EditTarget::Texture => (
+            model.textures.get(index)?,
+            usize::from(first == Some("path")),
+        ),
+        EditTarget::Material => (model.materials.get(index)?, 0),
+        EditTarget::Bone => (model.bones.get(index)?, 0),
+        EditTarget::Morph => (model.morphs.get(index)?, 0),
+        EditTarget::DisplayFrame => (model.display_frames.get(index)?, 0),
+        EditTarget::RigidBody => (model.rigid_bodies.get(index)?, 0),
+        EditTarget::Joint => (model.joints.get(index)?, 0),
+        EditTarget::SoftBody => (model.soft_bodies.get(index)?, 0),
+    })
+}
+
+pub(crate) fn root_mut<'a>(
+    model: &'a mut Model,
+    target: EditTarget,
+    index: usize,
+    segments: &[Segment],
+) -> Option<(&'a mut dyn Reflect, usize)> {
+    let first = segments.first().and_then(Segment::name);
+    Some(match target {
+        EditTarget::Header => (&mut model.header, 0),
+        EditTarget::Info => (&mut model.info, 0),
+        EditTarget::Vertex if first == Some("additional_uvs") => {
+            let channel = segments.get(1)?.index()?;
+            (model.additional_uvs.get_mut(channel)?.get_mut(index)?, 2)
+        }
+        EditTarget::Vertex => (model.vertices.get_mut(index)?, 0),
+        EditTarget::Face => (model.faces.get_mut(index)?, 0),
+        EditTarget::Texture => (
+            model.textures.get_mut(index)?,
+            usize::from(first == Some("path")),
+        ),
+        EditTarget::Material => (model.materials.get_mut(index)?, 0),
+        EditTarget::Bone => (model.bones.get_mut(index)?, 0),
+        EditTarget::Morph => (model.morphs.get_mut(index)?, 0),
+        EditTarget::DisplayFrame => (model.display_frames.get_mut(index)?, 0),
+        EditTarget::RigidBody => (model.rigid_bodies.get_mut(index)?, 0),
+        EditTarget::Joint => (model.joints.get_mut(index)?, 0),
+        EditTarget::SoftBody => (model.soft_bodies.get_mut(index)?, 0),
+    })
+}
+
+pub(crate) fn resolve<'a>(
+    model: &'a Model,
+    target: EditTarget,
+    index: usize,
+    path: &FieldPath,
+) -> Option<&'a dyn Reflect> {
+    let (mut node, used) = root(model, target, index, path.segments())?;
+    for segment in path.segments().get(used..)? {
+        node = node.child(segment)?;
+    }
+    Some(node)
+}
+
+pub(crate) fn resolve_mut<'a>(
+    model: &'a mut Model,
+    target: EditTarget,
+    index: usize,
+    path: &FieldPath,
+) -> Option<&'a mut dyn Reflect> {
+    let (mut node, used) = root_mut(model, target, index, path.segments())?;
+    for segment in path.segments().get(used..)? {
+        node = node.child_mut(segment)?;
+    }
+    Some(node)
+}
+
+pub(crate) fn check_index(
+    model: &Model,
+    target: EditTarget,
+    index: usize,
+) -> Result<(), EditError> {
+    let len = target.count(model);
+    if index >= len {
+        return Err(EditError::IndexOutOfRange {
+            kind: target.name(),
+            index,
+            len,
+        });
+    }
+    Ok(())
+}
+
+/// What a field edit is asked to do: built into typed values by the field's own type.
+#[derive(Debug)]
+pub struct SetRequest<'a> {
+    pub(crate) model: &'a Model,
+    pub(crate) target: EditTarget,
+    pub(crate) path: &'a FieldPath,
+    pub(crate) indices: &'a [usize],
+    pub(crate) values: &'a [Value],
+}
+
+/// The new values of a field edit: one for all elements, or one each.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum NewValues<T> {
+    Same(T),
+    Each(Vec<T>),
+}
+
+/// Old and new values of one field over a list of elements.
+#[derive(Debug)]
+pub(crate) struct TypedValues<T> {
+    indices: Vec<u32>,
+    old: Vec<T>,
+    new: NewValues<T>,
+}
+
+/// Type-erased [`TypedValues`].
+pub trait FieldValues: fmt::Debug + Send + Sync {
+    /// Writes the new (`true`) or the old values into the model.
+    fn write(&self, model: &mut Model, target: EditTarget, path: &FieldPath, new: bool);
+    fn indices(&self) -> &[u32];
+    fn heap_size(&self) -> usize;
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// Takes `other`'s new values, if it sets the same elements in the same type (a later step of
+    /// the same gesture). They are moved, not copied: `other` is left with these values' old
+    /// new ones.
+    fn take_new_from(&mut self, other: &mut dyn FieldValues) -> bool;
+}
+
+impl<T: FieldType> TypedValues<T> {
+    /// New values without the old ones: only for an edit that merges into the step of its
+    /// gesture, which has them ([`crate::edit::History::continue_gesture`]).
+    pub(crate) fn new_only(indices: &[usize], new: NewValues<T>) -> Self {
+        Self {
+            indices: indices
+                .iter()
+                .map(|&i| u32::try_from(i).unwrap_or(u32::MAX))
+                .collect(),
+            old: Vec::new(),
+            new,
+        }
+    }
+
+    pub(crate) fn capture(
+        model: &Model,
+        target: EditTarget,
+        path: &FieldPath,
+        indices: &[usize],
+        new: NewValues<T>,
+    ) -> Result<Self, EditError> {
+        let mut old = Vec::with_capacity(indices.len());
+        let mut stored_indices = Vec::with_capacity(indices.len());
+        for &index in indices {
+            check_index(model, target, index)?;
+            let node =
+                resolve(model, target, index, path).ok_or_else(|| EditError::NoSuchField {
+                    target,
+                    index,
+                    field: path.to_string(),
+                })?;
+            let value =
+                node.as_any()
+                    .downcast_ref::<T>()
+                    .ok_or_else(|| EditError::FieldTypeMismatch {
+                        target,
+                        index,
+                        field: path.to_string(),
+                    })?;
+            old.push(value.clone());
+            stored_indices.push(
+                u32::try_from(index).map_err(|_| EditError::IndexOutOfRange {
+                    kind: target.name(),
+                    index,
+                    len: target.count(model),
+                })?,
+            );
+        }
+        Ok(Self {
+            indices: stored_indices,
+            old,
+            new,
+        })
+    }
+}
+
+impl<T: FieldType> FieldValues for TypedValues<T> {
+    fn write(&self, model: &mut Model, target: EditTarget, path: &FieldPath, new: bool) {
+        let mut put = |index: u32, value: &T| {
+            if let Some(node) = resolve_mut(model, target, index as usize, path)
+                && let Some(slot) = node.as_any_mut().downcast_mut::<T>()
+            {
+                slot.clone_from(value);
+            }
+        };
+        match (&self.new, new) {
+            (NewValues::Same(value), true) => {
+                for &index in &self.indices {
+                    put(index, value);
+                }
+            }
+            (NewValues::Each(values), true) => {
+                for (&index, value) in self.indices.iter().zip(values) {
+                    put(index, value);
+                }
+            }
+            (_, false) => {
+                for (&index, value) in self.indices.iter().zip(&self.old) {
+                    put(index, value);
+                }
+            }
+        }
+    }
+
+    fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
+    fn heap_size(&self) -> usize {
+        let new = match &self.new {
+            NewValues::Same(value) => value.heap_size(),
+            NewValues::Each(values) => values.heap_size(),
+        };
+        self.indices.capacity() * 4 + self.old.heap_size() + new
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn take_new_from(&mut self, other: &mut dyn FieldValues) -> bool {
+        match other.as_any_mut().downcast_mut::<TypedValues<T>>() {
+            Some(other) if other.indices == self.indices => {
+                std::mem::swap(&mut self.new, &mut other.new);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+pub(crate) fn build_values<T: FieldType>(
+    request: &SetRequest<'_>,
+) -> Result<Box<dyn FieldValues>, EditError> {
+    let parse = |value: &Value| {
+        T::from_json(value).map_err(|message| EditError::InvalidValue {
+            target: request.target,
+            field: request.path.to_string(),
+            message,
+        })
+    };
+    let new = match request.values {
+        [one] => NewValues::Same(parse(one)?),
+        many if many.len() == request.indices.len() => {
+            NewValues::Each(many.iter().map(parse).collect::<Result<_, _>>()?)
+        }
+        many => {
+            return Err(EditError::ValueCount {
+                values: many.len(),
+                indices: request.indices.len(),
+            });
+        }
+    };
+    let values = TypedValues::<T>::capture(
+        request.model,
+        request.target,
+        request.path,
+        request.indices,
+        new,
+    )?;
+    Ok(Box::new(values))
 }

@@ -12,13 +12,15 @@
 //! becomes an undoable [`Edit`] on the model it is applied to, with the values moved, not
 //! copied.
 
-use super::field::{FieldPath, NewValues, TypedValues, field_edit};
+use super::field::field_edit;
+pub use super::handle::Field;
 use super::reflect::FieldType;
+use super::reflect::{NewValues, TypedValues};
 use super::{Edit, EditError, EditLabel, EditTarget, Sequence};
 use crate::model::*;
+use crate::path::FieldPath;
 use std::any::Any;
 use std::fmt;
-use std::marker::PhantomData;
 
 /// An element type fields start from, and the list (or single part) of the model it is in.
 pub trait Element: FieldType {
@@ -48,79 +50,12 @@ element!(
     SoftBody => SoftBody,
 );
 
-/// A typed handle on a field of type `T` in elements of type `E`.
-pub struct Field<E, T> {
-    path: FieldPath,
-    marker: PhantomData<fn(&E) -> &T>,
-}
-
-impl<E, T> Clone for Field<E, T> {
-    fn clone(&self) -> Self {
-        Self {
-            path: self.path.clone(),
-            marker: PhantomData,
-        }
-    }
-}
-
-impl<E, T> PartialEq for Field<E, T> {
-    fn eq(&self, other: &Self) -> bool {
-        self.path == other.path
-    }
-}
-
-impl<E, T> fmt::Debug for Field<E, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Field<{}, {}>({})",
-            std::any::type_name::<E>(),
-            std::any::type_name::<T>(),
-            self.path
-        )
-    }
-}
-
-impl<E> Field<E, E> {
-    /// The whole element.
-    #[must_use]
-    pub fn root() -> Self {
-        Self {
-            path: FieldPath::whole(),
-            marker: PhantomData,
-        }
-    }
-}
-
-impl<E, T> Field<E, T> {
-    /// The handle's path inside the element (`ik.links[1].bone`).
-    #[must_use]
-    pub fn field_path(&self) -> &FieldPath {
-        &self.path
-    }
-
-    /// A child field; only the generated accessors call it, with the child's real name and type.
-    pub(crate) fn step<U>(self, name: &'static str) -> Field<E, U> {
-        Field {
-            path: self.path.field(name),
-            marker: PhantomData,
-        }
-    }
-
-    fn nth<U>(self, index: usize) -> Field<E, U> {
-        Field {
-            path: self.path.index(index),
-            marker: PhantomData,
-        }
-    }
-}
-
 impl<E: Element, T: FieldType> Field<E, T> {
     /// The field's value in element `index` of `model` (`None`: no such element, or the path
     /// goes through an empty option or a list too short).
     #[must_use]
     pub fn get<'a>(&self, model: &'a Model, index: usize) -> Option<&'a T> {
-        super::field::resolve(model, E::TARGET, index, &self.path)?
+        super::reflect::resolve(model, E::TARGET, index, &self.path)?
             .as_any()
             .downcast_ref::<T>()
     }
@@ -148,10 +83,7 @@ impl<E, T> Field<E, Option<T>> {
     /// its own handle (`limits()`, with `Some(..)` or `None`).
     #[must_use]
     pub fn some(self) -> Field<E, T> {
-        Field {
-            path: self.path,
-            marker: PhantomData,
-        }
+        self.retyped()
     }
 }
 
@@ -422,7 +354,7 @@ impl SetField {
             values,
         } = self;
         let resolves = indices.iter().all(|&index| {
-            super::field::resolve(model, target, index, &path)
+            super::reflect::resolve(model, target, index, &path)
                 .is_some_and(|node| values.holds_type_of(node))
         });
         if !resolves {

@@ -238,15 +238,9 @@ pub fn bone_field_ui<E: Element>(
     field: Field<E, Option<BoneIdx>>,
     get: impl Fn(usize) -> Option<Option<BoneIdx>>,
 ) {
-    pick_field_ui(
-        cx,
-        ui,
-        grid,
-        title,
-        field,
-        Pick::Bone,
-        |i| get(i).map(|b| b.map(BoneIdx::get)),
-    );
+    pick_field_ui(cx, ui, grid, title, field, Pick::Bone, |i| {
+        get(i).map(|b| b.map(BoneIdx::get))
+    });
 }
 
 /// A picker of one element of `pick`'s list for a cell or a sub-list row; returns the choice.
