@@ -1,8 +1,8 @@
 //! Typed field edits: what the editor's panels, its gizmo and its pose pane send.
 //!
 //! A [`Field<E, T>`] is a handle on a field of type `T` inside an element of type `E`, built
-//! from the same description as [`Reflect`] (the struct listings in `reflect.rs`): the handle
-//! `Field::<Bone>::root().ik().links().at(1).limits().some().lower()` has type
+//! from the same description as `Reflect` (the struct listings in `reflect.rs`): the handle
+//! `field::<Bone>().ik().links().at(1).limits().some().lower()` has type
 //! `Field<Bone, Vec3>`, so renaming a model field or changing its type breaks the build where
 //! a panel uses it, and a value of the wrong type cannot be sent. The handle's path is the one
 //! path grammar (`ik.links[1].limits.lower`, [`crate::path`]).
