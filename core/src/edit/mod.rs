@@ -27,7 +27,7 @@ pub use history::{GestureId, History};
 pub use label::{EditLabel, LabelArg, REPORT_NOUNS, report_noun};
 pub use merge::MergeOptions;
 pub use ops::{EDIT_SCRIPT_VERSION, EditOp, EditScript, ScriptError, ops_to_edit, ops_to_edit_in};
-pub use reflect::{FieldType, HeapSize, Reflect};
+pub use reflect::{FieldType, HeapSize, Reflect, non_finite_places, replace_non_finite};
 pub use reindex::{Reindex, Run};
 pub use structure::SortKey;
 pub use typed::{Element, Field, SetField, Vector, field};

@@ -14,6 +14,7 @@ use crate::path::Segment;
 use crate::serde_f32::ExactF32;
 use serde_json::Value;
 use std::any::Any;
+use std::borrow::Cow;
 use std::fmt;
 use std::fmt::Debug;
 
@@ -30,6 +31,14 @@ pub trait Reflect: Any + Send + Sync {
     /// The number of positions, for lists.
     fn list_len(&self) -> Option<usize> {
         None
+    }
+    /// Every child with its path step, in order (structs list every field: the listings are
+    /// exhaustive, so a walk over children sees every value of the model).
+    fn for_each_child(&self, visit: &mut dyn FnMut(Segment, &dyn Reflect)) {
+        let _ = visit;
+    }
+    fn for_each_child_mut(&mut self, visit: &mut dyn FnMut(Segment, &mut dyn Reflect)) {
+        let _ = visit;
     }
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
@@ -208,6 +217,12 @@ macro_rules! reflect_vector {
                 })+
                 None
             }
+            fn for_each_child(&self, visit: &mut dyn FnMut(Segment, &dyn Reflect)) {
+                $(visit(Segment::Field(Cow::Borrowed(stringify!($field))), &self.$field);)+
+            }
+            fn for_each_child_mut(&mut self, visit: &mut dyn FnMut(Segment, &mut dyn Reflect)) {
+                $(visit(Segment::Field(Cow::Borrowed(stringify!($field))), &mut self.$field);)+
+            }
             fn to_json(&self) -> Value {
                 json_of(self)
             }
@@ -259,6 +274,14 @@ macro_rules! reflect_struct {
                     $(stringify!($field) => Some($field),)*
                     _ => None,
                 }
+            }
+            fn for_each_child(&self, visit: &mut dyn FnMut(Segment, &dyn Reflect)) {
+                let $ty { $($field),* } = self;
+                $(visit(Segment::Field(Cow::Borrowed(stringify!($field))), $field);)*
+            }
+            fn for_each_child_mut(&mut self, visit: &mut dyn FnMut(Segment, &mut dyn Reflect)) {
+                let $ty { $($field),* } = self;
+                $(visit(Segment::Field(Cow::Borrowed(stringify!($field))), $field);)*
             }
             fn to_json(&self) -> Value {
                 json_of(self)
@@ -540,6 +563,60 @@ impl Reflect for Weight {
             _ => None,
         }
     }
+    fn for_each_child(&self, visit: &mut dyn FnMut(Segment, &dyn Reflect)) {
+        let name = |n: &'static str| Segment::Field(Cow::Borrowed(n));
+        match self {
+            Weight::Bdef1 { bone } => visit(name("bone"), bone),
+            Weight::Bdef2 { bones, weight } => {
+                visit(name("bones"), bones);
+                visit(name("weight"), weight);
+            }
+            Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
+                visit(name("bones"), bones);
+                visit(name("weights"), weights);
+            }
+            Weight::Sdef {
+                bones,
+                weight,
+                c,
+                r0,
+                r1,
+            } => {
+                visit(name("bones"), bones);
+                visit(name("weight"), weight);
+                visit(name("c"), c);
+                visit(name("r0"), r0);
+                visit(name("r1"), r1);
+            }
+        }
+    }
+    fn for_each_child_mut(&mut self, visit: &mut dyn FnMut(Segment, &mut dyn Reflect)) {
+        let name = |n: &'static str| Segment::Field(Cow::Borrowed(n));
+        match self {
+            Weight::Bdef1 { bone } => visit(name("bone"), bone),
+            Weight::Bdef2 { bones, weight } => {
+                visit(name("bones"), bones);
+                visit(name("weight"), weight);
+            }
+            Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
+                visit(name("bones"), bones);
+                visit(name("weights"), weights);
+            }
+            Weight::Sdef {
+                bones,
+                weight,
+                c,
+                r0,
+                r1,
+            } => {
+                visit(name("bones"), bones);
+                visit(name("weight"), weight);
+                visit(name("c"), c);
+                visit(name("r0"), r0);
+                visit(name("r1"), r1);
+            }
+        }
+    }
     fn to_json(&self) -> Value {
         json_of(self)
     }
@@ -610,6 +687,20 @@ impl Reflect for MorphOffsets {
     fn list_len(&self) -> Option<usize> {
         Some(MorphOffsets::len(self))
     }
+    fn for_each_child(&self, visit: &mut dyn FnMut(Segment, &dyn Reflect)) {
+        for index in 0..MorphOffsets::len(self) {
+            if let Some(offset) = self.child(&Segment::Index(index)) {
+                visit(Segment::Index(index), offset);
+            }
+        }
+    }
+    fn for_each_child_mut(&mut self, visit: &mut dyn FnMut(Segment, &mut dyn Reflect)) {
+        for index in 0..MorphOffsets::len(self) {
+            if let Some(offset) = self.child_mut(&Segment::Index(index)) {
+                visit(Segment::Index(index), offset);
+            }
+        }
+    }
     fn to_json(&self) -> Value {
         json_of(self)
     }
@@ -639,6 +730,16 @@ impl<T: FieldType> Reflect for Vec<T> {
     }
     fn list_len(&self) -> Option<usize> {
         Some(<[T]>::len(self))
+    }
+    fn for_each_child(&self, visit: &mut dyn FnMut(Segment, &dyn Reflect)) {
+        for (index, item) in self.iter().enumerate() {
+            visit(Segment::Index(index), item);
+        }
+    }
+    fn for_each_child_mut(&mut self, visit: &mut dyn FnMut(Segment, &mut dyn Reflect)) {
+        for (index, item) in self.iter_mut().enumerate() {
+            visit(Segment::Index(index), item);
+        }
     }
     fn to_json(&self) -> Value {
         Value::Array(self.iter().map(T::to_json).collect())
@@ -673,6 +774,16 @@ impl<T: FieldType, const N: usize> Reflect for [T; N] {
     fn list_len(&self) -> Option<usize> {
         Some(N)
     }
+    fn for_each_child(&self, visit: &mut dyn FnMut(Segment, &dyn Reflect)) {
+        for (index, item) in self.iter().enumerate() {
+            visit(Segment::Index(index), item);
+        }
+    }
+    fn for_each_child_mut(&mut self, visit: &mut dyn FnMut(Segment, &mut dyn Reflect)) {
+        for (index, item) in self.iter_mut().enumerate() {
+            visit(Segment::Index(index), item);
+        }
+    }
     fn to_json(&self) -> Value {
         Value::Array(self.iter().map(T::to_json).collect())
     }
@@ -706,6 +817,16 @@ impl<T: FieldType> Reflect for Option<T> {
     }
     fn list_len(&self) -> Option<usize> {
         self.as_ref()?.list_len()
+    }
+    fn for_each_child(&self, visit: &mut dyn FnMut(Segment, &dyn Reflect)) {
+        if let Some(inner) = self {
+            inner.for_each_child(visit);
+        }
+    }
+    fn for_each_child_mut(&mut self, visit: &mut dyn FnMut(Segment, &mut dyn Reflect)) {
+        if let Some(inner) = self {
+            inner.for_each_child_mut(visit);
+        }
     }
     fn to_json(&self) -> Value {
         self.as_ref().map_or(Value::Null, T::to_json)
@@ -1043,4 +1164,63 @@ pub(crate) fn build_values<T: FieldType>(
         new,
     )?;
     Ok(Box::new(values))
+}
+
+/// The places under `node` (paths relative to it) whose floats are NaN or infinite, each named
+/// down to the value that holds them: an `f32`, a vector, or the list an entry of which holds
+/// one (`diffuse`, `ik.limit_angle`, `ik.links`, `config.dp`, `offsets`). The walk goes through
+/// every child ([`Reflect::for_each_child`]), so a float field added to the model is checked
+/// without being listed anywhere.
+pub fn non_finite_places(node: &dyn Reflect) -> Vec<FieldPath> {
+    fn is_value(node: &dyn Reflect) -> bool {
+        let any = node.as_any();
+        any.is::<f32>() || any.is::<Vec2>() || any.is::<Vec3>() || any.is::<Vec4>()
+    }
+    fn has_non_finite(node: &dyn Reflect) -> bool {
+        if let Some(value) = node.as_any().downcast_ref::<f32>() {
+            return !value.is_finite();
+        }
+        let mut found = false;
+        node.for_each_child(&mut |_, child| found = found || has_non_finite(child));
+        found
+    }
+    fn walk(node: &dyn Reflect, path: &FieldPath, out: &mut Vec<FieldPath>) {
+        node.for_each_child(&mut |segment, child| {
+            if segment.index().is_some() {
+                // A list entry: the list is the place.
+                if has_non_finite(child) && out.last() != Some(path) {
+                    out.push(path.clone());
+                }
+                return;
+            }
+            let Segment::Field(name) = segment else {
+                return;
+            };
+            let here = match name {
+                Cow::Borrowed(name) => path.clone().field(name),
+                Cow::Owned(_) => return,
+            };
+            if is_value(child) {
+                if has_non_finite(child) {
+                    out.push(here);
+                }
+            } else {
+                walk(child, &here, out);
+            }
+        });
+    }
+    let mut out = Vec::new();
+    walk(node, &FieldPath::whole(), &mut out);
+    out
+}
+
+/// Replaces every NaN or infinite float under `node` with `value`.
+pub fn replace_non_finite(node: &mut dyn Reflect, value: f32) {
+    if let Some(float) = node.as_any_mut().downcast_mut::<f32>() {
+        if !float.is_finite() {
+            *float = value;
+        }
+        return;
+    }
+    node.for_each_child_mut(&mut |_, child| replace_non_finite(child, value));
 }

@@ -9,7 +9,7 @@ use super::util::{
     Finding, FixPart, Floats, element_path, emit_findings, json, quoted, repaired_weight, set_op,
 };
 use super::{Context, Fix, Issue, IssuePath, Rule, Severity};
-use crate::edit::EditTarget;
+use crate::edit::{EditTarget, Reflect, non_finite_places, replace_non_finite};
 use crate::model::*;
 
 /// Every float of the model is finite.
@@ -77,42 +77,42 @@ impl Rule for ValueRule {
         element_nans(
             &model.materials,
             ElementKind::Material,
-            material_nans,
+            always,
             sanitized_material,
             &mut findings,
         );
         element_nans(
             &model.bones,
             ElementKind::Bone,
-            bone_nans,
+            bone_uses,
             sanitized_bone,
             &mut findings,
         );
         element_nans(
             &model.morphs,
             ElementKind::Morph,
-            morph_nans,
+            always,
             sanitized_morph,
             &mut findings,
         );
         element_nans(
             &model.rigid_bodies,
             ElementKind::RigidBody,
-            rigid_body_nans,
+            always,
             sanitized_rigid_body,
             &mut findings,
         );
         element_nans(
             &model.joints,
             ElementKind::Joint,
-            joint_nans,
+            always,
             sanitized_joint,
             &mut findings,
         );
         element_nans(
             &model.soft_bodies,
             ElementKind::SoftBody,
-            soft_body_nans,
+            always,
             sanitized_soft_body,
             &mut findings,
         );
@@ -223,8 +223,9 @@ fn vertex_nan_finding(i: usize, vertex: &Vertex) -> Finding {
     }
 }
 
-fn fields_en(fields: &[&str]) -> String {
-    match fields {
+fn fields_en<S: AsRef<str>>(fields: &[S]) -> String {
+    let fields: Vec<&str> = fields.iter().map(AsRef::as_ref).collect();
+    match fields.as_slice() {
         [one] => format!("{one} is"),
         many => format!("{} are", many.join(", ")),
     }
@@ -232,17 +233,21 @@ fn fields_en(fields: &[&str]) -> String {
 
 /// Non-vertex elements: one finding per element naming its non-finite fields; the fix sets the
 /// element to a copy with them replaced by defaults.
-fn element_nans<T: serde::Serialize>(
+fn element_nans<T: serde::Serialize + Reflect>(
     list: &[T],
     kind: ElementKind,
-    bad_fields: fn(&T, &mut Vec<&'static str>),
+    meaningful: fn(&T, &str) -> bool,
     sanitized: fn(&T) -> T,
     findings: &mut Vec<Finding>,
 ) {
-    let mut fields = Vec::new();
     for (i, element) in list.iter().enumerate() {
-        fields.clear();
-        bad_fields(element, &mut fields);
+        // Every float of the element, found by the exhaustive walk; the fields the file does
+        // not use (by the element's flags) are left alone.
+        let fields: Vec<String> = non_finite_places(element)
+            .iter()
+            .map(ToString::to_string)
+            .filter(|place| meaningful(element, place))
+            .collect();
         let Some(first) = fields.first() else {
             continue;
         };
@@ -259,24 +264,27 @@ fn element_nans<T: serde::Serialize>(
                 fields.join("・")
             ),
             path: path.into_path(),
-            parts: vec![FixPart::set(kind, i, "", json(&sanitized(element)))],
+            parts: vec![FixPart::set(
+                kind,
+                i,
+                "",
+                json(&sanitized_fully(element, sanitized)),
+            )],
         });
     }
 }
 
-fn check_field<T: Floats>(value: T, name: &'static str, out: &mut Vec<&'static str>) {
-    if !value.all_finite() {
-        out.push(name);
-    }
+/// `sanitized(element)`, then any float it left non-finite set to 0 (a field the hand-written
+/// defaults do not know yet is still fixed).
+fn sanitized_fully<T: Reflect>(element: &T, sanitized: fn(&T) -> T) -> T {
+    let mut clean = sanitized(element);
+    replace_non_finite(&mut clean, 0.0);
+    clean
 }
 
-fn material_nans(m: &Material, out: &mut Vec<&'static str>) {
-    check_field(m.diffuse, "diffuse", out);
-    check_field(m.specular, "specular", out);
-    check_field(m.specular_power, "specular_power", out);
-    check_field(m.ambient, "ambient", out);
-    check_field(m.edge_color, "edge_color", out);
-    check_field(m.edge_size, "edge_size", out);
+/// Every float field counts.
+fn always<T>(_: &T, _: &str) -> bool {
+    true
 }
 
 fn sanitized_material(m: &Material) -> Material {
@@ -293,30 +301,14 @@ fn sanitized_material(m: &Material) -> Material {
 }
 
 /// Only the fields the flags make meaningful (the others are not written).
-fn bone_nans(b: &Bone, out: &mut Vec<&'static str>) {
-    check_field(b.position, "position", out);
-    if !b.flags.contains(BoneFlags::TAIL_IS_BONE) {
-        check_field(b.tail_offset, "tail_offset", out);
-    }
-    if b.has_append() {
-        check_field(b.append_ratio, "append_ratio", out);
-    }
-    if b.flags.contains(BoneFlags::FIXED_AXIS) {
-        check_field(b.fixed_axis, "fixed_axis", out);
-    }
-    if b.flags.contains(BoneFlags::LOCAL_AXES) {
-        check_field(b.local_axis_x, "local_axis_x", out);
-        check_field(b.local_axis_z, "local_axis_z", out);
-    }
-    if b.is_ik() {
-        check_field(b.ik.limit_angle, "ik.limit_angle", out);
-        let limits_finite = b.ik.links.iter().all(|link| {
-            link.limits
-                .is_none_or(|l| l.lower.is_finite() && l.upper.is_finite())
-        });
-        if !limits_finite {
-            out.push("ik.links");
-        }
+fn bone_uses(b: &Bone, place: &str) -> bool {
+    match place.split(['.', '[']).next().unwrap_or_default() {
+        "tail_offset" => !b.flags.contains(BoneFlags::TAIL_IS_BONE),
+        "append_ratio" => b.has_append(),
+        "fixed_axis" => b.flags.contains(BoneFlags::FIXED_AXIS),
+        "local_axis_x" | "local_axis_z" => b.flags.contains(BoneFlags::LOCAL_AXES),
+        "ik" => b.is_ik(),
+        _ => true,
     }
 }
 
@@ -339,38 +331,6 @@ fn sanitized_bone(b: &Bone) -> Bone {
         }
     }
     bone
-}
-
-fn morph_nans(m: &Morph, out: &mut Vec<&'static str>) {
-    let finite = match &m.offsets {
-        MorphOffsets::Group(l) | MorphOffsets::Flip(l) => l.iter().all(|o| o.ratio.is_finite()),
-        MorphOffsets::Vertex(l) => l.iter().all(|o| o.offset.is_finite()),
-        MorphOffsets::Bone(l) => l
-            .iter()
-            .all(|o| o.translation.is_finite() && o.rotation.is_finite()),
-        MorphOffsets::Uv(l)
-        | MorphOffsets::AdditionalUv1(l)
-        | MorphOffsets::AdditionalUv2(l)
-        | MorphOffsets::AdditionalUv3(l)
-        | MorphOffsets::AdditionalUv4(l) => l.iter().all(|o| o.offset.is_finite()),
-        MorphOffsets::Material(l) => l.iter().all(|o| {
-            o.diffuse.is_finite()
-                && o.specular.is_finite()
-                && o.specular_power.is_finite()
-                && o.ambient.is_finite()
-                && o.edge_color.is_finite()
-                && o.edge_size.is_finite()
-                && o.texture_tint.is_finite()
-                && o.sphere_tint.is_finite()
-                && o.toon_tint.is_finite()
-        }),
-        MorphOffsets::Impulse(l) => l
-            .iter()
-            .all(|o| o.velocity.is_finite() && o.torque.is_finite()),
-    };
-    if !finite {
-        out.push("offsets");
-    }
 }
 
 fn sanitized_morph(m: &Morph) -> Morph {
@@ -432,17 +392,6 @@ fn sanitized_morph(m: &Morph) -> Morph {
     morph
 }
 
-fn rigid_body_nans(r: &RigidBody, out: &mut Vec<&'static str>) {
-    check_field(r.size, "size", out);
-    check_field(r.position, "position", out);
-    check_field(r.rotation, "rotation", out);
-    check_field(r.mass, "mass", out);
-    check_field(r.linear_damping, "linear_damping", out);
-    check_field(r.angular_damping, "angular_damping", out);
-    check_field(r.restitution, "restitution", out);
-    check_field(r.friction, "friction", out);
-}
-
 fn sanitized_rigid_body(r: &RigidBody) -> RigidBody {
     let d = RigidBody::default();
     RigidBody {
@@ -456,17 +405,6 @@ fn sanitized_rigid_body(r: &RigidBody) -> RigidBody {
         friction: r.friction.finite_or(d.friction),
         ..r.clone()
     }
-}
-
-fn joint_nans(j: &Joint, out: &mut Vec<&'static str>) {
-    check_field(j.position, "position", out);
-    check_field(j.rotation, "rotation", out);
-    check_field(j.move_lower, "move_lower", out);
-    check_field(j.move_upper, "move_upper", out);
-    check_field(j.rotate_lower, "rotate_lower", out);
-    check_field(j.rotate_upper, "rotate_upper", out);
-    check_field(j.spring_move, "spring_move", out);
-    check_field(j.spring_rotate, "spring_rotate", out);
 }
 
 fn sanitized_joint(j: &Joint) -> Joint {
@@ -518,14 +456,6 @@ fn soft_body_floats(s: &mut SoftBody) -> [(&'static str, &mut f32); 23] {
         ("stiffness.ast", &mut t.ast),
         ("stiffness.vst", &mut t.vst),
     ]
-}
-
-fn soft_body_nans(s: &SoftBody, out: &mut Vec<&'static str>) {
-    // Soft bodies are few: reading through a copy keeps one list of their floats.
-    let mut copy = s.clone();
-    for (name, value) in soft_body_floats(&mut copy) {
-        check_field(*value, name, out);
-    }
 }
 
 fn sanitized_soft_body(s: &SoftBody) -> SoftBody {

@@ -1073,3 +1073,102 @@ fn repair_of_many_problems_at_once_leaves_no_error() {
             .any(Issue::is_error)
     );
 }
+
+/// Sets the `target`-th float under `node` (in walk order) to NaN; returns how many it saw.
+fn poison_nth_float(node: &mut dyn crate::edit::Reflect, target: usize, seen: &mut usize) {
+    if let Some(value) = node.as_any_mut().downcast_mut::<f32>() {
+        if *seen == target {
+            *value = f32::NAN;
+        }
+        *seen += 1;
+        return;
+    }
+    node.for_each_child_mut(&mut |_, child| poison_nth_float(child, target, seen));
+}
+
+/// Every float the model can hold is checked: each float of a vertex of every weight kind, and
+/// of every other element of the feature model, set to NaN in turn, is an E-VALUE-NAN on that
+/// element (unless the element's flags say the file does not use the field), and the rule's
+/// fix removes it. The floats are found by the exhaustive `Reflect` walk, not by a list.
+#[test]
+fn every_float_of_every_element_is_checked_for_nan() {
+    use crate::edit::{EditTarget, Reflect};
+    let base = crate::generate::feature_model(PmxVersion::V2_1, TextEncoding::Utf8, 24, 12);
+    let mut checked = 0;
+    let targets = [
+        EditTarget::Vertex,
+        EditTarget::Material,
+        EditTarget::Bone,
+        EditTarget::Morph,
+        EditTarget::RigidBody,
+        EditTarget::Joint,
+        EditTarget::SoftBody,
+    ];
+    for target in targets {
+        // One element of each weight kind and morph kind; two of the others.
+        let mut kinds = BTreeSet::new();
+        let indices: Vec<usize> = (0..target.count(&base))
+            .filter(|&i| match target {
+                EditTarget::Vertex => kinds.insert(base.vertices[i].weight.kind() as u8),
+                EditTarget::Morph => kinds.insert(base.morphs[i].offsets.kind() as u8),
+                _ => i < 2,
+            })
+            .collect();
+        for index in indices {
+            let mut floats = 0;
+            {
+                let mut copy = base.clone();
+                let node: &mut dyn Reflect = match target {
+                    EditTarget::Vertex => &mut copy.vertices[index],
+                    EditTarget::Material => &mut copy.materials[index],
+                    EditTarget::Bone => &mut copy.bones[index],
+                    EditTarget::Morph => &mut copy.morphs[index],
+                    EditTarget::RigidBody => &mut copy.rigid_bodies[index],
+                    EditTarget::Joint => &mut copy.joints[index],
+                    _ => &mut copy.soft_bodies[index],
+                };
+                poison_nth_float(node, usize::MAX, &mut floats);
+            }
+            // Long offset lists repeat their fields: the first 40 floats, then a sample.
+            let sample = (0..floats).filter(|&k| k < 40 || k % 97 == 0);
+            for k in sample {
+                let mut broken = base.clone();
+                let node: &mut dyn Reflect = match target {
+                    EditTarget::Vertex => &mut broken.vertices[index],
+                    EditTarget::Material => &mut broken.materials[index],
+                    EditTarget::Bone => &mut broken.bones[index],
+                    EditTarget::Morph => &mut broken.morphs[index],
+                    EditTarget::RigidBody => &mut broken.rigid_bodies[index],
+                    EditTarget::Joint => &mut broken.joints[index],
+                    _ => &mut broken.soft_bodies[index],
+                };
+                poison_nth_float(node, k, &mut 0);
+                let issues = check(&broken, None, &CheckOptions::default());
+                let prefix = format!("{}[{index}]", target.element_kind().unwrap().list_name());
+                let found = issues
+                    .iter()
+                    .any(|i| i.code == "E-VALUE-NAN" && i.path.to_string().starts_with(&prefix));
+                let bone_unused = target == EditTarget::Bone && !found;
+                if bone_unused {
+                    // A field the bone's flags leave unused is not written: not an error.
+                    continue;
+                }
+                assert!(
+                    found,
+                    "{prefix}: float {k} of {floats} set to NaN is not found"
+                );
+                let mut repaired = broken.clone();
+                let mut history = History::new();
+                repair(&mut repaired, None, &mut history, &RepairOptions::default());
+                assert!(
+                    !check(&repaired, None, &CheckOptions::default())
+                        .iter()
+                        .any(|i| i.code == "E-VALUE-NAN"),
+                    "{prefix}: float {k} is fixed"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} floats checked");
+}

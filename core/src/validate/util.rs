@@ -108,17 +108,13 @@ pub(crate) fn quoted(text: &Text) -> Cow<'static, str> {
     }
 }
 
-/// Floats and vectors of floats: finite checks and replacement of non-finite components.
+/// Floats and vectors of floats: replacement of non-finite components.
 pub(crate) trait Floats: Copy {
-    fn all_finite(self) -> bool;
     /// Each non-finite component replaced by the same component of `default`.
     fn finite_or(self, default: Self) -> Self;
 }
 
 impl Floats for f32 {
-    fn all_finite(self) -> bool {
-        self.is_finite()
-    }
     fn finite_or(self, default: Self) -> Self {
         if self.is_finite() { self } else { default }
     }
@@ -127,9 +123,6 @@ impl Floats for f32 {
 macro_rules! floats_vector {
     ($ty:ty, $($field:ident),+) => {
         impl Floats for $ty {
-            fn all_finite(self) -> bool {
-                self.is_finite()
-            }
             fn finite_or(self, default: Self) -> Self {
                 Self { $($field: self.$field.finite_or(default.$field)),+ }
             }
