@@ -5,75 +5,21 @@
 //! tessellation, i.e. everything but the GPU upload. Run: `cargo bench -p pmx_ui --bench editors`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use egui::{
-    Event, Modifiers, MouseWheelSource, MouseWheelUnit, Pos2, RawInput, Rect, TouchPhase, Vec2,
-};
+use egui::Pos2;
 use pmx_core::generate::{LargeModelSpec, large_model};
 use pmx_core::model::{ElementKind, MorphOffsets, PmxVersion, Vec3, VertexIdx, VertexMorphOffset};
-use pmx_ui::EditorState;
-use pmx_ui::document::Document;
-use pmx_ui::i18n::Language;
-use pmx_ui::settings::Settings;
 
-const SCREEN: Vec2 = Vec2::new(1280.0, 760.0);
+mod common;
 
-struct Bench {
-    ctx: egui::Context,
-    editor: EditorState,
-    time: f64,
-}
+use common::EditorBench;
 
-impl Bench {
-    fn new(model: pmx_core::model::Model, tab: &str, kind: ElementKind, select: usize) -> Self {
-        let mut editor = EditorState::new(Settings {
-            language: Language::English,
-            ..Settings::default()
-        });
-        editor.open_document(Document::from_model(model, None, None));
-        editor.show_tab(tab).unwrap();
+/// `model` open on `tab` with element `select` of `kind` selected.
+fn open(model: pmx_core::model::Model, tab: &str, kind: ElementKind, select: usize) -> EditorBench {
+    EditorBench::open(model, tab, |editor| {
         if let Some(document) = editor.document.as_mut() {
             document.selection.get_mut(kind).select_only(select);
         }
-        let ctx = egui::Context::default();
-        pmx_ui::fonts::install(&ctx);
-        let mut bench = Self {
-            ctx,
-            editor,
-            time: 0.0,
-        };
-        for _ in 0..5 {
-            bench.frame(Vec::new());
-        }
-        bench
-    }
-
-    fn frame(&mut self, events: Vec<Event>) -> usize {
-        self.time += 1.0 / 60.0;
-        let input = RawInput {
-            screen_rect: Some(Rect::from_min_size(Pos2::ZERO, SCREEN)),
-            time: Some(self.time),
-            predicted_dt: 1.0 / 60.0,
-            events,
-            ..RawInput::default()
-        };
-        let editor = &mut self.editor;
-        let output = self.ctx.run_ui(input, |ui| editor.ui(ui));
-        let primitives = self.ctx.tessellate(output.shapes, output.pixels_per_point);
-        primitives.len()
-    }
-
-    fn scroll_frame(&mut self, at: Pos2, delta: f32) -> usize {
-        self.frame(vec![
-            Event::PointerMoved(at),
-            Event::MouseWheel {
-                unit: MouseWheelUnit::Point,
-                delta: Vec2::new(0.0, delta),
-                phase: TouchPhase::Move,
-                source: MouseWheelSource::Unknown,
-                modifiers: Modifiers::NONE,
-            },
-        ])
-    }
+    })
 }
 
 fn spec(vertices: usize, bones: usize) -> LargeModelSpec {
@@ -93,7 +39,7 @@ fn spec(vertices: usize, bones: usize) -> LargeModelSpec {
 fn bone_tree(c: &mut Criterion) {
     let model = large_model(&spec(20_000, 1_000));
     assert_eq!(model.bones.len(), 1_000);
-    let mut bench = Bench::new(model, "bones", ElementKind::Bone, 500);
+    let mut bench = open(model, "bones", ElementKind::Bone, 500);
     let mut group = c.benchmark_group("ui_frame_1000_bones");
     group.sample_size(60);
     group.bench_function("idle", |b| b.iter(|| bench.frame(Vec::new())));
@@ -107,7 +53,7 @@ fn bone_tree(c: &mut Criterion) {
             if steps % 200 == 0 {
                 down = !down;
             }
-            bench.scroll_frame(over_tree, if down { -240.0 } else { 240.0 })
+            bench.wheel_frame(over_tree, if down { -240.0 } else { 240.0 })
         })
     });
     // Find as you type: the tree filtered to the matches and their ancestors.
@@ -126,14 +72,14 @@ fn morph_offsets(c: &mut Criterion) {
             })
             .collect(),
     );
-    let mut bench = Bench::new(model, "morphs", ElementKind::Morph, 0);
+    let mut bench = open(model, "morphs", ElementKind::Morph, 0);
     let mut group = c.benchmark_group("ui_frame_100k_morph_offsets");
     group.sample_size(60);
     group.bench_function("idle", |b| b.iter(|| bench.frame(Vec::new())));
     // The wheel over the offset table (the lower half of the tab, above the validation pane).
     let over_offsets = Pos2::new(300.0, 440.0);
     group.bench_function("offset_wheel_scroll", |b| {
-        b.iter(|| bench.scroll_frame(over_offsets, -240.0))
+        b.iter(|| bench.wheel_frame(over_offsets, -240.0))
     });
     group.finish();
 }

@@ -4,85 +4,31 @@
 //! tessellation, i.e. everything but the GPU upload. Run: `cargo bench -p pmx_ui`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use egui::{
-    Event, Modifiers, MouseWheelSource, MouseWheelUnit, Pos2, RawInput, Rect, TouchPhase, Vec2,
-};
+use egui::Pos2;
 use pmx_core::generate::{LargeModelSpec, large_model};
 use pmx_core::model::ElementKind;
-use pmx_ui::EditorState;
-use pmx_ui::document::Document;
-use pmx_ui::i18n::Language;
-use pmx_ui::settings::Settings;
 
-const SCREEN: Vec2 = Vec2::new(1280.0, 760.0);
+mod common;
 
-struct Bench {
-    ctx: egui::Context,
-    editor: EditorState,
-    time: f64,
-}
+use common::EditorBench;
 
-impl Bench {
-    fn new(tab: &str) -> Self {
-        let model = large_model(&LargeModelSpec::million());
-        assert_eq!(model.vertices.len(), 1_000_000);
-        let mut editor = EditorState::new(Settings {
-            language: Language::English,
-            ..Settings::default()
-        });
-        editor.open_document(Document::from_model(model, None, None));
-        editor.show_tab(tab).unwrap();
-        let ctx = egui::Context::default();
-        pmx_ui::fonts::install(&ctx);
-        let mut bench = Self {
-            ctx,
-            editor,
-            time: 0.0,
-        };
-        for _ in 0..5 {
-            bench.frame(Vec::new());
-        }
-        bench
-    }
+/// The table's middle, where the wheel scrolls it.
+const OVER_TABLE: Pos2 = Pos2::new(400.0, 400.0);
 
-    /// One frame with `events`, tessellated as eframe would.
-    fn frame(&mut self, events: Vec<Event>) -> usize {
-        self.time += 1.0 / 60.0;
-        let input = RawInput {
-            screen_rect: Some(Rect::from_min_size(Pos2::ZERO, SCREEN)),
-            time: Some(self.time),
-            predicted_dt: 1.0 / 60.0,
-            events,
-            ..RawInput::default()
-        };
-        let editor = &mut self.editor;
-        let output = self.ctx.run_ui(input, |ui| editor.ui(ui));
-        let primitives = self.ctx.tessellate(output.shapes, output.pixels_per_point);
-        primitives.len()
-    }
-
-    /// A wheel step over the table (the pointer sits in the table's middle).
-    fn scroll_frame(&mut self, delta: f32) -> usize {
-        let over_table = Pos2::new(400.0, 400.0);
-        self.frame(vec![
-            Event::PointerMoved(over_table),
-            Event::MouseWheel {
-                unit: MouseWheelUnit::Point,
-                delta: Vec2::new(0.0, delta),
-                phase: TouchPhase::Move,
-                source: MouseWheelSource::Unknown,
-                modifiers: Modifiers::NONE,
-            },
-        ])
-    }
+fn million_on(tab: &str) -> EditorBench {
+    let model = large_model(&LargeModelSpec::million());
+    assert_eq!(model.vertices.len(), 1_000_000);
+    EditorBench::open(model, tab, |_| {})
 }
 
 fn vertex_table(c: &mut Criterion) {
-    let mut bench = Bench::new("vertices");
+    let mut bench = million_on("vertices");
     let mut group = c.benchmark_group("ui_frame_1m_vertices");
     group.sample_size(60);
     group.bench_function("idle", |b| b.iter(|| bench.frame(Vec::new())));
-    group.bench_function("wheel_scroll", |b| b.iter(|| bench.scroll_frame(-240.0)));
+    group.bench_function("wheel_scroll", |b| {
+        b.iter(|| bench.wheel_frame(OVER_TABLE, -240.0))
+    });
     // Jumps across the whole table (go to index), ending near the last rows.
     let mut row = 0usize;
     group.bench_function("jump_scroll", |b| {
@@ -108,7 +54,7 @@ fn vertex_table(c: &mut Criterion) {
         selection.indices.insert_range(0, 1_000_000);
     }
     group.bench_function("all_selected_wheel_scroll", |b| {
-        b.iter(|| bench.scroll_frame(240.0))
+        b.iter(|| bench.wheel_frame(OVER_TABLE, 240.0))
     });
     group.finish();
 }
@@ -127,7 +73,7 @@ fn frames_while_loading(_: &mut Criterion) {
     )
     .unwrap();
     let file_size = std::fs::metadata(&path).unwrap().len();
-    let mut bench = Bench::new("vertices");
+    let mut bench = million_on("vertices");
     bench.editor.push(pmx_ui::command::Command::Open(path));
     let started = std::time::Instant::now();
     let mut loading_frames = Vec::new();

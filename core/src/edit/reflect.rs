@@ -531,6 +531,37 @@ impl HeapSize for Weight {
     }
 }
 
+/// Visits a weight's fields by name; the same code for `&` and `&mut` (the bindings follow).
+macro_rules! visit_weight_fields {
+    ($weight:expr, $visit:ident) => {{
+        let name = |n: &'static str| Segment::Field(Cow::Borrowed(n));
+        match $weight {
+            Weight::Bdef1 { bone } => $visit(name("bone"), bone),
+            Weight::Bdef2 { bones, weight } => {
+                $visit(name("bones"), bones);
+                $visit(name("weight"), weight);
+            }
+            Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
+                $visit(name("bones"), bones);
+                $visit(name("weights"), weights);
+            }
+            Weight::Sdef {
+                bones,
+                weight,
+                c,
+                r0,
+                r1,
+            } => {
+                $visit(name("bones"), bones);
+                $visit(name("weight"), weight);
+                $visit(name("c"), c);
+                $visit(name("r0"), r0);
+                $visit(name("r1"), r1);
+            }
+        }
+    }};
+}
+
 /// A weight's children are its variant's fields (`bones`, `weight`, `c`, ...).
 impl Reflect for Weight {
     fn child(&self, segment: &Segment) -> Option<&dyn Reflect> {
@@ -564,58 +595,10 @@ impl Reflect for Weight {
         }
     }
     fn for_each_child(&self, visit: &mut dyn FnMut(Segment, &dyn Reflect)) {
-        let name = |n: &'static str| Segment::Field(Cow::Borrowed(n));
-        match self {
-            Weight::Bdef1 { bone } => visit(name("bone"), bone),
-            Weight::Bdef2 { bones, weight } => {
-                visit(name("bones"), bones);
-                visit(name("weight"), weight);
-            }
-            Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
-                visit(name("bones"), bones);
-                visit(name("weights"), weights);
-            }
-            Weight::Sdef {
-                bones,
-                weight,
-                c,
-                r0,
-                r1,
-            } => {
-                visit(name("bones"), bones);
-                visit(name("weight"), weight);
-                visit(name("c"), c);
-                visit(name("r0"), r0);
-                visit(name("r1"), r1);
-            }
-        }
+        visit_weight_fields!(self, visit);
     }
     fn for_each_child_mut(&mut self, visit: &mut dyn FnMut(Segment, &mut dyn Reflect)) {
-        let name = |n: &'static str| Segment::Field(Cow::Borrowed(n));
-        match self {
-            Weight::Bdef1 { bone } => visit(name("bone"), bone),
-            Weight::Bdef2 { bones, weight } => {
-                visit(name("bones"), bones);
-                visit(name("weight"), weight);
-            }
-            Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
-                visit(name("bones"), bones);
-                visit(name("weights"), weights);
-            }
-            Weight::Sdef {
-                bones,
-                weight,
-                c,
-                r0,
-                r1,
-            } => {
-                visit(name("bones"), bones);
-                visit(name("weight"), weight);
-                visit(name("c"), c);
-                visit(name("r0"), r0);
-                visit(name("r1"), r1);
-            }
-        }
+        visit_weight_fields!(self, visit);
     }
     fn to_json(&self) -> Value {
         json_of(self)
