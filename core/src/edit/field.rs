@@ -184,18 +184,7 @@ pub(crate) fn element_indices(
     target: EditTarget,
     indices: &[usize],
 ) -> Result<Vec<usize>, EditError> {
-    if target.is_single() {
-        return Ok(vec![0]);
-    }
-    if indices.is_empty() {
-        return Err(EditError::NothingSelected {
-            kind: target.name(),
-        });
-    }
-    for &index in indices {
-        check_index(model, target, index)?;
-    }
-    Ok(indices.to_vec())
+    owned_element_indices(model, target, indices.to_vec())
 }
 
 fn set_label(target: EditTarget, path: &FieldPath, count: usize, first: usize) -> EditLabel {

@@ -12,12 +12,6 @@ use std::fmt::Write as _;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct FaceTable;
 
-/// The material whose face range holds face `face` ([`Model::material_of_face`]).
-#[must_use]
-pub fn material_of_face(model: &Model, face: usize) -> Option<usize> {
-    model.material_of_face(face)
-}
-
 const CORNER_TITLES: [&str; 3] = ["face.vertex_a", "face.vertex_b", "face.vertex_c"];
 
 impl ElementTable for FaceTable {
@@ -40,7 +34,7 @@ impl ElementTable for FaceTable {
         };
         match column {
             0 => {
-                match material_of_face(cx.model, index) {
+                match cx.model.material_of_face(index) {
                     Some(m) => ui.label(cx.material_label(m)),
                     None => ui.weak(cx.tr("face.no_material")),
                 };
@@ -61,14 +55,17 @@ impl ElementTable for FaceTable {
     fn sort_value(&self, model: &Model, index: usize, column: usize) -> SortValue {
         let number = |v: usize| SortValue::Number(v as f64);
         match column {
-            0 => number(material_of_face(model, index).unwrap_or(usize::MAX)),
+            0 => number(model.material_of_face(index).unwrap_or(usize::MAX)),
             corner @ 1..=3 => number(model.faces.get(index).map_or(0, |f| f[corner - 1].get())),
             _ => SortValue::Number(0.0),
         }
     }
 
     fn row_text(&self, model: &Model, index: usize, out: &mut String) {
-        if let Some(m) = material_of_face(model, index).and_then(|m| model.materials.get(m)) {
+        if let Some(m) = model
+            .material_of_face(index)
+            .and_then(|m| model.materials.get(m))
+        {
             out.push_str(&m.name_ja.as_str());
             out.push(' ');
         }
@@ -94,7 +91,7 @@ impl ElementTable for FaceTable {
         let last_vertex = model.vertices.len().saturating_sub(1) as i64;
         grid.show(ui, "face_properties", |ui, grid| {
             ui.label(cx.tr("face.material"));
-            match grid.summary("material", |i| Some(material_of_face(model, i))) {
+            match grid.summary("material", |i| Some(model.material_of_face(i))) {
                 Some((Some(m), false)) => ui.label(cx.material_label(m)),
                 Some((_, true)) => ui.label("—"),
                 _ => ui.weak(cx.tr("face.no_material")),

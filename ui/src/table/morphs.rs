@@ -15,7 +15,7 @@ use super::fields::{
 use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::{Command, Commands};
 use crate::i18n::{Language, NameLanguage};
-use crate::properties::{PropertyGrid, text_field_ui};
+use crate::properties::{IntegerField, PropertyGrid, text_field_ui};
 use crate::selection::{IndexSet, Selection};
 use crate::widgets::{EditCx, f32_drag, i64_drag, index_picker_ui};
 use egui_extras::{Column, TableBuilder};
@@ -582,8 +582,8 @@ fn vertex_ui(
         ui.colored_label(ui.visuals().warn_fg_color, "!")
             .on_hover_text(cx.tr("common.missing"));
     }
-    if let Ok(new) = u32::try_from(new) {
-        cx.set_on_change(&response, handle, &[morph], VertexIdx(new));
+    if let Some(new) = VertexIdx::from_i64(new) {
+        cx.set_on_change(&response, handle, &[morph], new);
     }
 }
 

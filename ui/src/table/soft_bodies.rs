@@ -8,7 +8,9 @@ use super::fields::{
 };
 use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
-use crate::properties::{PropertyGrid, f32_field_ui, flag_field_ui, i64_field_ui, text_field_ui};
+use crate::properties::{
+    IntegerField, PropertyGrid, f32_field_ui, flag_field_ui, i64_field_ui, text_field_ui,
+};
 use crate::widgets::{EditCx, i64_drag};
 use pmx_core::edit::Elements;
 use pmx_core::edit::{Field, field};
@@ -430,13 +432,8 @@ pub fn soft_body_lists_ui(
                         if anchor.vertex.get() >= vertex_count {
                             ui.colored_label(ui.visuals().warn_fg_color, cx.tr("common.missing"));
                         }
-                        if let Ok(vertex) = u32::try_from(new) {
-                            cx.set_on_change(
-                                &response,
-                                anchor_field().vertex(),
-                                &[index],
-                                VertexIdx(vertex),
-                            );
+                        if let Some(vertex) = VertexIdx::from_i64(new) {
+                            cx.set_on_change(&response, anchor_field().vertex(), &[index], vertex);
                         }
                         let mut near = anchor.near_mode;
                         if ui
