@@ -192,7 +192,7 @@ impl History {
         if !continues {
             return Err(request);
         }
-        let edit = request.into_continuation(model)?.in_gesture(gesture);
+        let edit = request.into_continuation()?.in_gesture(gesture);
         Ok(self.apply(model, edit))
     }
 

@@ -620,6 +620,7 @@ impl Edit {
         self.gesture == Some(gesture)
             && matches!(&self.change, Change::Field(change) if change.target == request.target()
                 && change.path == *request.path()
+                && request.same_type_as(change.values.as_ref())
                 && change.values.indices().len() == request.indices().len()
                 && change
                     .values

@@ -14,7 +14,7 @@
 
 use super::field::field_edit;
 pub use super::handle::Field;
-use super::reflect::FieldType;
+use super::reflect::{FieldType, FieldValues};
 use super::reflect::{NewValues, TypedValues};
 use super::{Edit, EditError, EditLabel, EditTarget, Sequence};
 use crate::model::*;
@@ -217,8 +217,8 @@ trait AnyNewValues: fmt::Debug + Send + Sync {
     fn same_as(&self, other: &dyn AnyNewValues) -> bool;
     fn as_any(&self) -> &dyn Any;
     fn count(&self) -> Option<usize>;
-    /// Whether `node` has the values' type.
-    fn holds_type_of(&self, node: &dyn super::Reflect) -> bool;
+    /// Whether `values` (a recorded field edit's) have these values' type.
+    fn same_type_as(&self, values: &dyn FieldValues) -> bool;
     fn into_continuation(
         self: Box<Self>,
         target: EditTarget,
@@ -254,8 +254,8 @@ impl<T: FieldType> AnyNewValues for NewValues<T> {
         }
     }
 
-    fn holds_type_of(&self, node: &dyn super::Reflect) -> bool {
-        node.as_any().is::<T>()
+    fn same_type_as(&self, values: &dyn FieldValues) -> bool {
+        values.as_any().is::<TypedValues<T>>()
     }
 
     fn into_continuation(
@@ -337,9 +337,16 @@ impl SetField {
         &self.indices
     }
 
+    /// Whether `values` (a recorded field edit's) have this request's value type: then the
+    /// step can take this request's values.
+    pub(crate) fn same_type_as(&self, values: &dyn FieldValues) -> bool {
+        self.values.same_type_as(values)
+    }
+
     /// An edit with the new values only, for [`History::continue_gesture`](super::History::continue_gesture):
-    /// it exists only to merge into the gesture's step, which keeps the old values.
-    pub(crate) fn into_continuation(self, model: &Model) -> Result<Edit, SetField> {
+    /// it exists only to merge into the gesture's step, which keeps the old values and was
+    /// built, with the same field, type and elements, on the model as it still is.
+    pub(crate) fn into_continuation(self) -> Result<Edit, SetField> {
         if self
             .values
             .count()
@@ -347,25 +354,9 @@ impl SetField {
         {
             return Err(self);
         }
-        let Self {
-            target,
-            path,
-            indices,
-            values,
-        } = self;
-        let resolves = indices.iter().all(|&index| {
-            super::reflect::resolve(model, target, index, &path)
-                .is_some_and(|node| values.holds_type_of(node))
-        });
-        if !resolves {
-            return Err(Self {
-                target,
-                path,
-                indices,
-                values,
-            });
-        }
-        Ok(values.into_continuation(target, path, &indices))
+        Ok(self
+            .values
+            .into_continuation(self.target, self.path, &self.indices))
     }
 
     /// The undoable edit on `model` (checked there: indices, the path, the field's type).
