@@ -443,13 +443,6 @@ pub fn add_selected_vertices(out: &mut OverlayGeometry, model: &Model, selected:
     }
 }
 
-/// Selected vertices as points.
-#[must_use]
-pub fn selected_vertices(model: &Model, selected: &dyn Selected) -> OverlayGeometry {
-    let mut out = OverlayGeometry::default();
-    add_selected_vertices(&mut out, model, selected);
-    out
-}
 
 /// How much `vertex` follows `bone` (0..1).
 #[must_use]

@@ -247,7 +247,7 @@ pub fn transform_command(
 /// Sets the positions of `indices` of `target`: the new positions themselves, typed (a drag of
 /// 100,000 vertices sends one `Vec<Vec3>` per frame).
 #[must_use]
-pub fn position_command(
+fn position_command(
     target: EditTarget,
     indices: Vec<usize>,
     positions: Vec<ModelVec3>,
