@@ -443,7 +443,6 @@ pub fn add_selected_vertices(out: &mut OverlayGeometry, model: &Model, selected:
     }
 }
 
-
 /// How much `vertex` follows `bone` (0..1).
 #[must_use]
 pub fn weight_of(weight: &Weight, bone: usize) -> f32 {
