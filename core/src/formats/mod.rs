@@ -3,6 +3,7 @@
 pub mod cp932;
 pub mod error;
 pub mod json;
+pub mod mqo;
 pub mod pmd;
 pub mod pmx;
 pub mod vmd;
