@@ -23,6 +23,8 @@ pub enum EditRequest {
         /// Rendered in the UI's language when shown (never stored as text).
         label: Option<EditLabel>,
     },
+    /// A validator's fix (typed steps), one undo step named by the fix.
+    Fix(pmx_core::validate::Fix),
     /// Inserts new elements so that the first is at `at` (a table's Insert).
     Insert {
         at: usize,

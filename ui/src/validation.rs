@@ -347,13 +347,7 @@ pub fn validation_pane_ui(
                             .clicked()
                         {
                             commands.push(Command::Edit(EditCommand {
-                                request: EditRequest::Ops {
-                                    ops: fix.ops.clone(),
-                                    label: Some(pmx_core::edit::EditLabel::both(
-                                        fix.label_en.clone(),
-                                        fix.label_ja.clone(),
-                                    )),
-                                },
+                                request: EditRequest::Fix(fix.clone()),
                                 gesture: None,
                             }));
                         }

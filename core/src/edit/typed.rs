@@ -232,6 +232,15 @@ trait AnyNewValues: fmt::Debug + Send + Sync {
         path: FieldPath,
         indices: Vec<usize>,
     ) -> Result<Edit, EditError>;
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+    /// Appends `other`'s values (of the same type) for `other_count` more elements after
+    /// `own_count` of these; gives `other` back when its type differs.
+    fn absorb(
+        &mut self,
+        own_count: usize,
+        other: Box<dyn AnyNewValues>,
+        other_count: usize,
+    ) -> Result<(), Box<dyn AnyNewValues>>;
 }
 
 impl<T: FieldType> AnyNewValues for NewValues<T> {
@@ -280,6 +289,41 @@ impl<T: FieldType> AnyNewValues for NewValues<T> {
         let first = indices.first().copied().unwrap_or(0);
         let values = TypedValues::capture(model, target, &path, &indices, *self)?;
         Ok(field_edit(target, path, Box::new(values), first))
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+
+    fn absorb(
+        &mut self,
+        own_count: usize,
+        other: Box<dyn AnyNewValues>,
+        other_count: usize,
+    ) -> Result<(), Box<dyn AnyNewValues>> {
+        if !other.as_any().is::<Self>() {
+            return Err(other);
+        }
+        let Ok(other) = other.into_any().downcast::<Self>() else {
+            // Checked just above; nothing is lost either way.
+            return Ok(());
+        };
+        match (&mut *self, *other) {
+            (NewValues::Same(mine), NewValues::Same(theirs)) if *mine == theirs => {}
+            (NewValues::Each(mine), NewValues::Same(theirs)) => {
+                mine.extend(std::iter::repeat_n(theirs, other_count));
+            }
+            (NewValues::Each(mine), NewValues::Each(theirs)) => mine.extend(theirs),
+            (NewValues::Same(mine), theirs) => {
+                let mut all = vec![mine.clone(); own_count];
+                match theirs {
+                    NewValues::Same(value) => all.extend(std::iter::repeat_n(value, other_count)),
+                    NewValues::Each(values) => all.extend(values),
+                }
+                *self = NewValues::Each(all);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -375,6 +419,35 @@ impl SetField {
 }
 
 impl SetField {
+    /// Adds `other`'s elements and values to this request when it sets the same field of the
+    /// same kind with values of the same type (a fix of many findings becomes one set); gives
+    /// `other` back otherwise. The caller keeps the indices distinct.
+    pub fn absorb(&mut self, other: SetField) -> Result<(), SetField> {
+        if self.target != other.target || self.path != other.path {
+            return Err(other);
+        }
+        let own_count = self.indices.len();
+        let other_count = other.indices.len();
+        let SetField {
+            target,
+            path,
+            indices,
+            values,
+        } = other;
+        match self.values.absorb(own_count, values, other_count) {
+            Ok(()) => {
+                self.indices.extend(indices);
+                Ok(())
+            }
+            Err(values) => Err(SetField {
+                target,
+                path,
+                indices,
+                values,
+            }),
+        }
+    }
+
     /// Several sets as one undo step named `label` (a single set keeps its own label), each
     /// built on the model as the previous ones leave it. `model` is unchanged afterwards.
     pub fn batch_into_edit(
@@ -561,5 +634,26 @@ mod tests {
             model.vertices[2].position.x,
             original.vertices[2].position.x + 4.0
         );
+    }
+
+    #[test]
+    fn absorb_merges_sets_of_one_field_and_type_only() {
+        let mut model = feature_model(PmxVersion::V2_1, TextEncoding::Utf8, 20, 4);
+        let x = field::<Vertex>().position().x();
+        let mut set = SetField::new(x.clone(), vec![0], 1.0);
+        // The same value stays one value; another value turns it into one value each.
+        set.absorb(SetField::new(x.clone(), vec![1], 1.0)).unwrap();
+        set.absorb(SetField::new(x.clone(), vec![2], 5.0)).unwrap();
+        assert_eq!(set.indices(), &[0, 1, 2]);
+        // Another field, or another element kind, is given back.
+        let other = SetField::new(field::<Vertex>().position().y(), vec![3], 0.0);
+        assert_eq!(set.absorb(other.clone()), Err(other));
+        let bone = SetField::new(field::<Bone>().position().x(), vec![3], 0.0);
+        assert_eq!(set.absorb(bone.clone()), Err(bone));
+        let mut history = History::new();
+        let edit = set.into_edit(&model).unwrap();
+        history.apply(&mut model, edit);
+        let xs: Vec<f32> = model.vertices[..3].iter().map(|v| v.position.x).collect();
+        assert_eq!(xs, [1.0, 1.0, 5.0]);
     }
 }

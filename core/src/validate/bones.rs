@@ -6,9 +6,9 @@
 //! before this frame's update: it lags or jitters. The fix raises deform layers, just enough,
 //! in dependency order (so the bones under a raised bone are raised with it).
 
-use super::util::{json, quoted, set_each_op, set_op};
+use super::util::{quoted, set_each_op, set_op};
 use super::{Context, Fix, Issue, Rule, Severity};
-use crate::edit::EditTarget;
+use crate::edit::field;
 use crate::model::*;
 
 #[derive(Debug)]
@@ -48,12 +48,7 @@ impl Rule for BoneRule {
                 Fix::new(
                     "Break the parent cycle",
                     "親ボーンの循環を切る",
-                    vec![set_op(
-                        EditTarget::Bone,
-                        vec![index],
-                        "parent",
-                        serde_json::Value::Null,
-                    )],
+                    vec![set_op(field::<Bone>().parent(), vec![index], None)],
                 )
             },
         );
@@ -74,10 +69,9 @@ impl Rule for BoneRule {
                     "Break the append cycle (the bone stops appending)",
                     "付与の循環を切る（このボーンの付与を外す）",
                     vec![set_op(
-                        EditTarget::Bone,
+                        field::<Bone>().flags(),
                         vec![index],
-                        "flags",
-                        json(&(bone.flags - BoneFlags::APPEND_ROTATE - BoneFlags::APPEND_MOVE)),
+                        bone.flags - BoneFlags::APPEND_ROTATE - BoneFlags::APPEND_MOVE,
                     )],
                 )
             },
@@ -103,10 +97,9 @@ impl Rule for BoneRule {
                         "Turn the append off",
                         "付与を外す",
                         vec![set_op(
-                            EditTarget::Bone,
+                            field::<Bone>().flags(),
                             vec![i],
-                            "flags",
-                            json(&(bone.flags - BoneFlags::APPEND_ROTATE - BoneFlags::APPEND_MOVE)),
+                            bone.flags - BoneFlags::APPEND_ROTATE - BoneFlags::APPEND_MOVE,
                         )],
                     ))),
                 );
@@ -144,10 +137,9 @@ fn ik(i: usize, bone: &Bone, out: &mut Vec<Issue>) {
                 format!("Set the IK loop count to {}", defaults.loop_count),
                 format!("IKのループ回数を{}にする", defaults.loop_count),
                 vec![set_op(
-                    EditTarget::Bone,
+                    field::<Bone>().ik().loop_count(),
                     vec![i],
-                    "ik.loop_count",
-                    json(&defaults.loop_count),
+                    defaults.loop_count,
                 )],
             ))),
         );
@@ -179,10 +171,9 @@ fn ik(i: usize, bone: &Bone, out: &mut Vec<Issue>) {
                     defaults.limit_angle.to_degrees().round()
                 ),
                 vec![set_op(
-                    EditTarget::Bone,
+                    field::<Bone>().ik().limit_angle(),
                     vec![i],
-                    "ik.limit_angle",
-                    json(&defaults.limit_angle),
+                    defaults.limit_angle,
                 )],
             ))),
         );
@@ -209,10 +200,9 @@ fn fixed_axis(i: usize, bone: &Bone, out: &mut Vec<Issue>) {
             "Normalize the fixed axis",
             "軸制限の軸を正規化する",
             vec![set_op(
-                EditTarget::Bone,
+                field::<Bone>().fixed_axis(),
                 vec![i],
-                "fixed_axis",
-                json(&Vec3::new(a.x / length, a.y / length, a.z / length)),
+                Vec3::new(a.x / length, a.y / length, a.z / length),
             )],
         )
     } else {
@@ -220,10 +210,9 @@ fn fixed_axis(i: usize, bone: &Bone, out: &mut Vec<Issue>) {
             "Turn the fixed axis off (it has no direction)",
             "軸制限を外す（軸に方向がありません）",
             vec![set_op(
-                EditTarget::Bone,
+                field::<Bone>().flags(),
                 vec![i],
-                "flags",
-                json(&(bone.flags - BoneFlags::FIXED_AXIS)),
+                bone.flags - BoneFlags::FIXED_AXIS,
             )],
         )
     };
@@ -489,7 +478,7 @@ fn layer_fix(bones: &[Bone]) -> Option<Fix> {
     for (b, (bone, &layer)) in bones.iter().zip(&layers).enumerate() {
         if i64::from(bone.layer) != layer {
             indices.push(b);
-            values.push(json(&i32::try_from(layer).ok()?));
+            values.push(i32::try_from(layer).ok()?);
         }
     }
     if indices.is_empty() {
@@ -499,7 +488,7 @@ fn layer_fix(bones: &[Bone]) -> Option<Fix> {
     Some(Fix::new(
         format!("Raise the deform layer of {count} bone(s) so each follows what it depends on"),
         format!("{count}個のボーンの変形階層を上げて、依存先の後に変形されるようにする"),
-        vec![set_each_op(EditTarget::Bone, indices, "layer", values)],
+        vec![set_each_op(field::<Bone>().layer(), indices, values)],
     ))
 }
 

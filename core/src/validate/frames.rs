@@ -3,9 +3,9 @@
 //! keyed from the frame list). Items pointing at nothing are reference errors (see
 //! `references`).
 
-use super::util::{json, quoted, set_op};
-use super::{Context, Fix, Issue, Rule, Severity};
-use crate::edit::{EditOp, EditTarget};
+use super::util::{quoted, set_op};
+use super::{Context, Fix, FixStep, Issue, Rule, Severity};
+use crate::edit::{Elements, field};
 use crate::model::*;
 
 #[derive(Debug)]
@@ -64,29 +64,18 @@ fn special_issue(model: &Model, found: Option<usize>, place: usize) -> Option<Is
                 Fix::new(
                     format!("Mark the {name} frame special"),
                     format!("{name}枠を特殊枠にする"),
-                    vec![set_op(
-                        EditTarget::DisplayFrame,
-                        vec![index],
-                        "special",
-                        json(&true),
-                    )],
+                    vec![set_op(field::<DisplayFrame>().special(), vec![index], true)],
                 ),
             )
         }
         Some(index) => {
-            let mut ops = vec![EditOp::Move {
+            let mut ops = vec![FixStep::MoveTo {
                 kind: ElementKind::DisplayFrame,
                 indices: vec![index],
-                to: Some(place),
-                by: None,
+                to: place,
             }];
             if !frames.get(index).is_some_and(|f| f.special) {
-                ops.push(set_op(
-                    EditTarget::DisplayFrame,
-                    vec![place],
-                    "special",
-                    json(&true),
-                ));
+                ops.push(set_op(field::<DisplayFrame>().special(), vec![place], true));
             }
             (
                 format!("the {name} frame is frame {index}; it must be frame {place}"),
@@ -122,12 +111,9 @@ fn special_issue(model: &Model, found: Option<usize>, place: usize) -> Option<Is
                 Fix::new(
                     format!("Add the {name} frame"),
                     format!("{name}枠を追加する"),
-                    vec![EditOp::Insert {
-                        kind: ElementKind::DisplayFrame,
+                    vec![FixStep::Insert {
                         at: Some(place.min(frames.len())),
-                        items: vec![json(&frame)],
-                        material: None,
-                        faces: None,
+                        elements: Elements::DisplayFrames(vec![frame]),
                     }],
                 ),
             )
@@ -180,28 +166,20 @@ fn missing_items(cx: &Context<'_>, out: &mut Vec<Issue>) {
                         bones.len(),
                         quoted(&frames[frame].name_ja)
                     ),
-                    vec![set_op(
-                        EditTarget::DisplayFrame,
-                        vec![frame],
-                        "items",
-                        json(&all),
-                    )],
+                    vec![set_op(field::<DisplayFrame>().items(), vec![frame], all)],
                 )
             }
             None => Fix::new(
                 format!("Add {} bone(s) to a new frame", bones.len()),
                 format!("{}個のボーンを新しい表示枠に追加する", bones.len()),
-                vec![EditOp::Insert {
-                    kind: ElementKind::DisplayFrame,
+                vec![FixStep::Insert {
                     at: None,
-                    items: vec![json(&DisplayFrame {
+                    elements: Elements::DisplayFrames(vec![DisplayFrame {
                         name_ja: "その他".into(),
                         name_en: "Others".into(),
                         special: false,
                         items,
-                    })],
-                    material: None,
-                    faces: None,
+                    }]),
                 }],
             ),
         };
@@ -245,12 +223,7 @@ fn missing_items(cx: &Context<'_>, out: &mut Vec<Issue>) {
             Fix::new(
                 format!("Add {} morph(s) to the 表情 frame", morphs.len()),
                 format!("{}個のモーフを表情枠に追加する", morphs.len()),
-                vec![set_op(
-                    EditTarget::DisplayFrame,
-                    vec![1],
-                    "items",
-                    json(&all),
-                )],
+                vec![set_op(field::<DisplayFrame>().items(), vec![1], all)],
             )
         });
         let fix_ref = fix.as_ref();

@@ -6,10 +6,10 @@
 //! build messages only for what they find.
 
 use super::util::{
-    Finding, FixPart, Floats, element_path, emit_findings, json, quoted, repaired_weight, set_op,
+    Finding, FixPart, Floats, element_path, emit_findings, quoted, repaired_weight, set_op,
 };
-use super::{Context, Fix, Issue, IssuePath, Rule, Severity};
-use crate::edit::{EditTarget, Reflect, non_finite_places, replace_non_finite};
+use super::{Context, Fix, FixStep, Issue, IssuePath, Rule, Severity};
+use crate::edit::{Element, Reflect, field, non_finite_places, replace_non_finite};
 use crate::model::*;
 
 /// Every float of the model is finite.
@@ -66,10 +66,9 @@ impl Rule for ValueRule {
                 findings.push(nan_finding(
                     format!("vertices[{i}].additional_uvs[{channel}]"),
                     vec![FixPart::set(
-                        EditTarget::Vertex,
+                        field::<Vertex>().additional_uv(channel),
                         i,
-                        &format!("additional_uvs.{channel}"),
-                        json(&value.finite_or(Vec4::ZERO)),
+                        value.finite_or(Vec4::ZERO),
                     )],
                 ));
             }
@@ -162,22 +161,35 @@ fn vertex_is_finite(vertex: &Vertex) -> bool {
 fn vertex_nan_finding(i: usize, vertex: &Vertex) -> Finding {
     let mut parts = Vec::new();
     let mut fields = Vec::new();
-    let mut set = |field: &'static str, value: serde_json::Value| {
-        fields.push(field);
-        parts.push(FixPart::set(EditTarget::Vertex, i, field, value));
-    };
+    let vertex_field = field::<Vertex>();
     if !vertex.position.is_finite() {
-        set("position", json(&vertex.position.finite_or(Vec3::ZERO)));
+        fields.push("position");
+        parts.push(FixPart::set(
+            vertex_field.clone().position(),
+            i,
+            vertex.position.finite_or(Vec3::ZERO),
+        ));
     }
     if !vertex.normal.is_finite() {
         // Zero: the normal rule then computes it from the faces around the vertex.
-        set("normal", json(&vertex.normal.finite_or(Vec3::ZERO)));
+        fields.push("normal");
+        parts.push(FixPart::set(
+            vertex_field.clone().normal(),
+            i,
+            vertex.normal.finite_or(Vec3::ZERO),
+        ));
     }
     if !vertex.uv.is_finite() {
-        set("uv", json(&vertex.uv.finite_or(Vec2::ZERO)));
+        fields.push("uv");
+        parts.push(FixPart::set(
+            vertex_field.clone().uv(),
+            i,
+            vertex.uv.finite_or(Vec2::ZERO),
+        ));
     }
     if !vertex.edge_scale.is_finite() {
-        set("edge_scale", json(&1.0_f32));
+        fields.push("edge_scale");
+        parts.push(FixPart::set(vertex_field.clone().edge_scale(), i, 1.0_f32));
     }
     if !weight_is_finite(&vertex.weight) {
         // Non-finite weights become 0; the weight rule then renormalizes.
@@ -209,7 +221,8 @@ fn vertex_nan_finding(i: usize, vertex: &Vertex) -> Finding {
             },
             other => other,
         };
-        set("weight", json(&weight));
+        fields.push("weight");
+        parts.push(FixPart::set(vertex_field.weight(), i, weight));
     }
     let path = format!(
         "vertices[{i}].{}",
@@ -233,7 +246,7 @@ fn fields_en<S: AsRef<str>>(fields: &[S]) -> String {
 
 /// Non-vertex elements: one finding per element naming its non-finite fields; the fix sets the
 /// element to a copy with them replaced by defaults.
-fn element_nans<T: serde::Serialize + Reflect>(
+fn element_nans<T: Element>(
     list: &[T],
     kind: ElementKind,
     meaningful: fn(&T, &str) -> bool,
@@ -265,10 +278,9 @@ fn element_nans<T: serde::Serialize + Reflect>(
             ),
             path: path.into_path(),
             parts: vec![FixPart::set(
-                kind,
+                field::<T>(),
                 i,
-                "",
-                json(&sanitized_fully(element, sanitized)),
+                sanitized_fully(element, sanitized),
             )],
         });
     }
@@ -567,9 +579,12 @@ impl Rule for VertexRule {
             let parts: Vec<FixPart> = vertices
                 .iter()
                 .filter_map(|&i| model.vertices.get(i).map(|v| (i, v)))
-                .map(|(i, v)| FixPart::Weight {
-                    vertex: i,
-                    weight: repaired_weight(&v.weight, num_bones),
+                .map(|(i, v)| {
+                    FixPart::set(
+                        field::<Vertex>().weight(),
+                        i,
+                        repaired_weight(&v.weight, num_bones),
+                    )
                 })
                 .collect();
             parts
@@ -707,10 +722,11 @@ impl Rule for VertexRule {
                         "SDEF vertex {i} has no C/R0/R1 (all zero); it deforms like BDEF2 at best"
                     ),
                     message_ja: format!("SDEF頂点{i}のC/R0/R1がすべて0です"),
-                    parts: vec![FixPart::Weight {
-                        vertex: i,
-                        weight: Weight::Bdef2 { bones, weight },
-                    }],
+                    parts: vec![FixPart::set(
+                        field::<Vertex>().weight(),
+                        i,
+                        Weight::Bdef2 { bones, weight },
+                    )],
                 })
             })
             .collect();
@@ -764,7 +780,7 @@ fn normal_issues(cx: &Context<'_>, out: &mut Vec<Issue>, zero: &[usize], long: &
                 path: format!("vertices[{i}].normal").into_path(),
                 message_en: format!("vertex {i} has a zero normal; lighting is undefined there"),
                 message_ja: format!("頂点{i}の法線の長さが0です"),
-                parts: vec![FixPart::set(EditTarget::Vertex, i, "normal", json(normal))],
+                parts: vec![FixPart::set(field::<Vertex>().normal(), i, *normal)],
             })
             .collect();
         emit_findings(
@@ -793,10 +809,9 @@ fn normal_issues(cx: &Context<'_>, out: &mut Vec<Issue>, zero: &[usize], long: &
                 message_en: format!("the normal of vertex {i} has length {length}, not 1"),
                 message_ja: format!("頂点{i}の法線の長さが1ではありません（{length}）"),
                 parts: vec![FixPart::set(
-                    EditTarget::Vertex,
+                    field::<Vertex>().normal(),
                     i,
-                    "normal",
-                    json(&Vec3::new(n.x / length, n.y / length, n.z / length)),
+                    Vec3::new(n.x / length, n.y / length, n.z / length),
                 )],
             }
         })
@@ -1205,22 +1220,18 @@ fn face_count_fix(model: &Model) -> Option<Fix> {
         match counts.last_mut() {
             Some(last) => *last += remaining,
             None => {
-                ops.push(crate::edit::EditOp::Insert {
-                    kind: ElementKind::Material,
+                ops.push(FixStep::Insert {
                     at: None,
-                    items: vec![json(&Material {
+                    elements: crate::edit::Elements::Materials(vec![Material {
                         name_ja: "材質1".into(),
                         name_en: "material1".into(),
                         ..Material::default()
-                    })],
-                    material: None,
-                    faces: None,
+                    }]),
                 });
                 ops.push(set_op(
-                    EditTarget::Material,
+                    field::<Material>().face_index_count(),
                     vec![model.materials.len()],
-                    "face_index_count",
-                    json(&u32::try_from(remaining).ok()?),
+                    u32::try_from(remaining).ok()?,
                 ));
             }
         }
@@ -1230,14 +1241,13 @@ fn face_count_fix(model: &Model) -> Option<Fix> {
     for (i, (m, count)) in model.materials.iter().zip(&counts).enumerate() {
         if u64::from(m.face_index_count) != *count {
             indices.push(i);
-            values.push(json(&u32::try_from(*count).ok()?));
+            values.push(u32::try_from(*count).ok()?);
         }
     }
     if !indices.is_empty() {
         ops.push(super::util::set_each_op(
-            EditTarget::Material,
+            field::<Material>().face_index_count(),
             indices,
-            "face_index_count",
             values,
         ));
     }
@@ -1268,30 +1278,31 @@ impl Rule for MaterialRule {
             if !m.diffuse.to_array().into_iter().all(unit) {
                 fields.push("diffuse");
                 parts.push(FixPart::set(
-                    EditTarget::Material,
+                    field::<Material>().diffuse(),
                     i,
-                    "diffuse",
-                    json(&Vec4::from_array(m.diffuse.to_array().map(clamp))),
+                    Vec4::from_array(m.diffuse.to_array().map(clamp)),
                 ));
             }
-            for (name, value) in [("specular", m.specular), ("ambient", m.ambient)] {
+            let material_field = field::<Material>();
+            for (name, handle, value) in [
+                ("specular", material_field.clone().specular(), m.specular),
+                ("ambient", material_field.ambient(), m.ambient),
+            ] {
                 if !value.to_array().into_iter().all(unit) {
                     fields.push(name);
                     parts.push(FixPart::set(
-                        EditTarget::Material,
+                        handle,
                         i,
-                        name,
-                        json(&Vec3::from_array(value.to_array().map(clamp))),
+                        Vec3::from_array(value.to_array().map(clamp)),
                     ));
                 }
             }
             if !m.edge_color.to_array().into_iter().all(unit) {
                 fields.push("edge_color");
                 parts.push(FixPart::set(
-                    EditTarget::Material,
+                    field::<Material>().edge_color(),
                     i,
-                    "edge_color",
-                    json(&Vec4::from_array(m.edge_color.to_array().map(clamp))),
+                    Vec4::from_array(m.edge_color.to_array().map(clamp)),
                 ));
             }
             let Some(first) = fields.first() else {
@@ -1316,7 +1327,7 @@ impl Rule for MaterialRule {
                 .with_fix(Some(Fix::new(
                     "Clamp the colours to 0..1",
                     "色を0〜1に収める",
-                    super::util::parts_to_ops(&parts),
+                    super::util::parts_to_steps(parts),
                 ))),
             );
         }

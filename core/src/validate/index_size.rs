@@ -2,8 +2,9 @@
 //! must address. The rule is [`index_size_fits`], the one the writer uses to choose sizes, so
 //! the two never disagree.
 
-use super::util::{json, set_header_op};
+use super::util::set_op;
 use super::{Context, Fix, Issue, Rule, Severity};
+use crate::model::Header;
 use crate::model::{IndexSizes, index_size_fits};
 
 #[derive(Debug)]
@@ -92,7 +93,7 @@ impl Rule for IndexSizeRule {
                 .with_fix(Some(Fix::new(
                     "Use index sizes that fit the element counts",
                     "要素数に合うIndexサイズにする",
-                    vec![set_header_op("index_sizes", json(&minimal))],
+                    vec![set_op(crate::edit::field::<Header>().index_sizes(), Vec::new(), Some(minimal))],
                 ))),
             );
         }

@@ -4,7 +4,8 @@
 //! model as read from a file, the reader's [`LoadReport`]) and returns [`Issue`]s. Each issue has
 //! a [`Severity`], a stable code (`E-INDEX-SIZE`), the element path (`bones[12].ik.links[3].bone`),
 //! a message in English and Japanese and, where the problem can be fixed automatically, a
-//! [`Fix`]: a list of [`EditOp`]s that [`Fix::to_edit`] turns into one undoable batch edit.
+//! [`Fix`]: typed [`FixStep`]s (field sets from typed handles, inserts, moves, deletions) that
+//! [`Fix::to_edit`] turns into one undoable batch edit.
 //! [`repair`] applies every fix, round after round, until nothing fixable is left.
 //!
 //! Severities follow one rule (README.md, "Checking and repairing"): an **error** is what makes
@@ -36,8 +37,9 @@ mod tests;
 pub use repair::{AppliedFix, RepairOptions, RepairReport, repair};
 pub use target::{VMD_NAME_BYTES, mmd_name_bytes, shift_jis_bytes};
 
-use crate::edit::{Edit, EditError, EditOp, EditTarget, ops_to_edit_in};
+use crate::edit::{Edit, EditError, EditTarget, Elements, Sequence, SetField};
 use crate::formats::LoadReport;
+use crate::model::ElementKind;
 use crate::model::{Model, PmxVersion};
 use crate::path::ModelPath;
 use serde::Serialize;
@@ -74,41 +76,109 @@ impl fmt::Display for Severity {
     }
 }
 
-/// An automatic fix: edit ops that become one undoable batch edit.
+/// An automatic fix: typed steps that become one undoable batch edit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fix {
     /// What the fix does, for the Edit menu and the repair report ("Normalize 3 normals").
     pub label_en: String,
     pub label_ja: String,
-    pub ops: Vec<EditOp>,
+    /// Built in order, each on the model as the previous ones leave it.
+    pub steps: Vec<FixStep>,
+}
+
+/// One step of a [`Fix`], typed: a field set from a typed handle and value, or a structural
+/// change of whole elements.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FixStep {
+    /// Set one typed field of some elements.
+    Set(SetField),
+    /// Insert elements so that the first is at `at` (`None`: at the end).
+    Insert {
+        at: Option<usize>,
+        elements: Elements,
+    },
+    /// Move elements so that the first is at `to`.
+    MoveTo {
+        kind: ElementKind,
+        indices: Vec<usize>,
+        to: usize,
+    },
+    Delete {
+        kind: ElementKind,
+        indices: Vec<usize>,
+    },
+}
+
+impl FixStep {
+    /// The step's edit on `model` (unchanged on return).
+    fn to_edit(&self, model: &Model) -> Result<Edit, EditError> {
+        match self {
+            FixStep::Set(set) => set.clone().into_edit(model),
+            FixStep::Insert { at, elements } => {
+                let count = elements.kind().map_or(0, |kind| model.count(kind));
+                Edit::insert(model, at.unwrap_or(count).min(count), elements.clone())
+            }
+            FixStep::MoveTo { kind, indices, to } => Edit::move_to(model, *kind, indices, *to),
+            FixStep::Delete { kind, indices } => Edit::delete(model, *kind, indices),
+        }
+    }
 }
 
 impl Fix {
     #[must_use]
-    pub fn new(label_en: impl Into<String>, label_ja: impl Into<String>, ops: Vec<EditOp>) -> Self {
+    pub fn new(
+        label_en: impl Into<String>,
+        label_ja: impl Into<String>,
+        steps: Vec<FixStep>,
+    ) -> Self {
         Self {
             label_en: label_en.into(),
             label_ja: label_ja.into(),
-            ops,
+            steps,
         }
     }
 
-    /// Whether every op only sets fields (no element is inserted, removed or moved), so the
+    /// Whether every step only sets fields (no element is inserted, removed or moved), so the
     /// fix leaves every index as it is.
     #[must_use]
     pub fn only_sets_fields(&self) -> bool {
-        self.ops.iter().all(|op| matches!(op, EditOp::Set { .. }))
+        self.steps
+            .iter()
+            .all(|step| matches!(step, FixStep::Set(_)))
     }
 
     /// Builds the edit of this fix on `model` (unchanged on return); apply it through a
     /// [`crate::edit::History`] to make the change undoable.
     pub fn to_edit(&self, model: &mut Model) -> Result<Edit, EditError> {
-        ops_to_edit_in(model, &self.ops, Some(&self.label_en), None).map(|edit| {
-            edit.with_label(crate::edit::EditLabel::both(
-                self.label_en.clone(),
-                self.label_ja.clone(),
-            ))
-        })
+        let label = crate::edit::EditLabel::both(self.label_en.clone(), self.label_ja.clone());
+        let mut sequence = Sequence::new(model);
+        for (step, fix_step) in self.steps.iter().enumerate() {
+            let edit = fix_step
+                .to_edit(sequence.model())
+                .map_err(|source| EditError::Step {
+                    step,
+                    op: fix_step.name(),
+                    source: Box::new(source),
+                })?;
+            sequence.push(edit);
+        }
+        if sequence.len() == 0 {
+            return Err(EditError::NothingSelected { kind: "op" });
+        }
+        Ok(sequence.finish_flat(label.clone()).with_label(label))
+    }
+}
+
+impl FixStep {
+    /// The name of the step's kind, for errors ("set", "insert", "move", "delete").
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            FixStep::Set(_) => "set",
+            FixStep::Insert { .. } => "insert",
+            FixStep::MoveTo { .. } => "move",
+            FixStep::Delete { .. } => "delete",
+        }
     }
 }
 

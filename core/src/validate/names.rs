@@ -4,9 +4,9 @@
 //! or morph name is a warning. For the other kinds it is only worth knowing. Texture paths that
 //! repeat are info (two entries for one file).
 
-use super::util::{FixPart, element_path, json, kind_ja, parts_to_ops};
-use super::{Context, Fix, Issue, Rule, Severity};
-use crate::edit::EditTarget;
+use super::util::{FixPart, element_path, kind_ja, parts_to_steps, set_op};
+use super::{Context, Fix, FixStep, Issue, Rule, Severity};
+use crate::edit::field;
 use crate::model::*;
 use std::collections::{HashMap, HashSet};
 
@@ -107,6 +107,22 @@ impl Rule for NameRule {
     }
 }
 
+/// Sets the Japanese name of element `index` of `kind` (`None` for kinds without names).
+fn set_name_ja(kind: ElementKind, index: usize, name: &str) -> Option<FixStep> {
+    let indices = vec![index];
+    let name = Text::from(name);
+    Some(match kind {
+        ElementKind::Material => set_op(field::<Material>().name_ja(), indices, name),
+        ElementKind::Bone => set_op(field::<Bone>().name_ja(), indices, name),
+        ElementKind::Morph => set_op(field::<Morph>().name_ja(), indices, name),
+        ElementKind::DisplayFrame => set_op(field::<DisplayFrame>().name_ja(), indices, name),
+        ElementKind::RigidBody => set_op(field::<RigidBody>().name_ja(), indices, name),
+        ElementKind::Joint => set_op(field::<Joint>().name_ja(), indices, name),
+        ElementKind::SoftBody => set_op(field::<SoftBody>().name_ja(), indices, name),
+        ElementKind::Vertex | ElementKind::Face | ElementKind::Texture => return None,
+    })
+}
+
 /// A name not in `taken`: `base`, else `base_2`, `base_3`, ...
 fn unique_name(base: &str, taken: &HashSet<String>) -> String {
     if !base.is_empty() && !taken.contains(base) {
@@ -134,7 +150,6 @@ fn names_of_kind(
         .map(|(ja, _)| ja.as_str().into_owned())
         .collect();
     let mut first_of: HashMap<String, usize> = HashMap::new();
-    let target = EditTarget::from(kind);
     for (i, (name_ja, name_en)) in list.iter().enumerate() {
         let name = name_ja.as_str();
         if name.is_empty() {
@@ -157,12 +172,7 @@ fn names_of_kind(
                 .with_fix(Some(Fix::new(
                     format!("Name it \"{new_name}\""),
                     format!("名前を「{new_name}」にする"),
-                    vec![super::util::set_op(
-                        target,
-                        vec![i],
-                        "name_ja",
-                        json(&new_name),
-                    )],
+                    set_name_ja(kind, i, &new_name).into_iter().collect(),
                 ))),
             );
             continue;
@@ -203,12 +213,7 @@ fn names_of_kind(
                     .with_fix(Some(Fix::new(
                         format!("Rename it \"{new_name}\""),
                         format!("名前を「{new_name}」に変える"),
-                        vec![super::util::set_op(
-                            target,
-                            vec![i],
-                            "name_ja",
-                            json(&new_name),
-                        )],
+                        set_name_ja(kind, i, &new_name).into_iter().collect(),
                     ))),
                 );
             }
@@ -238,69 +243,64 @@ fn texture_duplicates(model: &Model, out: &mut Vec<Issue>) {
 
 /// Text that did not decode in the file's encoding (kept as raw bytes by the reader).
 fn undecodable(model: &Model, out: &mut Vec<Issue>) {
-    let mut found: Vec<(String, EditTarget, usize, String, String)> = Vec::new();
-    let mut check = |path: String, target: EditTarget, index: usize, field: &str, text: &Text| {
+    // (path, the fix: the text as shown, the text as shown)
+    let mut found: Vec<(String, FixPart, String)> = Vec::new();
+    let mut check = |path: String, text: &Text, fix: &dyn Fn(Text) -> FixPart| {
         if !text.is_decodable() {
-            found.push((
-                path,
-                target,
-                index,
-                field.to_owned(),
-                text.as_str().into_owned(),
-            ));
+            let lossy = text.as_str().into_owned();
+            found.push((path, fix(Text::from(lossy.as_str())), lossy));
         }
     };
-    let info = &model.info;
-    for (field, text) in [
-        ("name_ja", &info.name_ja),
-        ("name_en", &info.name_en),
-        ("comment_ja", &info.comment_ja),
-        ("comment_en", &info.comment_en),
+    let info = field::<ModelInfo>();
+    for (name, handle, text) in [
+        ("name_ja", info.clone().name_ja(), &model.info.name_ja),
+        ("name_en", info.clone().name_en(), &model.info.name_en),
+        (
+            "comment_ja",
+            info.clone().comment_ja(),
+            &model.info.comment_ja,
+        ),
+        ("comment_en", info.comment_en(), &model.info.comment_en),
     ] {
-        check(format!("info.{field}"), EditTarget::Info, 0, field, text);
+        check(format!("info.{name}"), text, &|lossy| {
+            FixPart::set(handle.clone(), 0, lossy)
+        });
     }
     for (i, path) in model.textures.iter().enumerate() {
-        check(format!("textures[{i}]"), EditTarget::Texture, i, "", path);
+        check(format!("textures[{i}]"), path, &|lossy| {
+            FixPart::set(field::<Text>(), i, lossy)
+        });
     }
     macro_rules! named {
-        ($list:expr, $kind:expr) => {
+        ($list:expr, $kind:expr, $ty:ty) => {
             for (i, element) in $list.iter().enumerate() {
                 let base = element_path($kind, i);
-                check(
-                    format!("{base}.name_ja"),
-                    $kind.into(),
-                    i,
-                    "name_ja",
-                    &element.name_ja,
-                );
-                check(
-                    format!("{base}.name_en"),
-                    $kind.into(),
-                    i,
-                    "name_en",
-                    &element.name_en,
-                );
+                check(format!("{base}.name_ja"), &element.name_ja, &|lossy| {
+                    FixPart::set(field::<$ty>().name_ja(), i, lossy)
+                });
+                check(format!("{base}.name_en"), &element.name_en, &|lossy| {
+                    FixPart::set(field::<$ty>().name_en(), i, lossy)
+                });
             }
         };
     }
-    named!(model.materials, ElementKind::Material);
+    named!(model.materials, ElementKind::Material, Material);
     for (i, m) in model.materials.iter().enumerate() {
-        check(
-            format!("materials[{i}].memo"),
-            EditTarget::Material,
-            i,
-            "memo",
-            &m.memo,
-        );
+        check(format!("materials[{i}].memo"), &m.memo, &|lossy| {
+            FixPart::set(field::<Material>().memo(), i, lossy)
+        });
     }
-    named!(model.bones, ElementKind::Bone);
-    named!(model.morphs, ElementKind::Morph);
-    named!(model.display_frames, ElementKind::DisplayFrame);
-    named!(model.rigid_bodies, ElementKind::RigidBody);
-    named!(model.joints, ElementKind::Joint);
-    named!(model.soft_bodies, ElementKind::SoftBody);
-    for (path, target, index, field, lossy) in found {
-        let part = FixPart::set(target, index, &field, json(&lossy));
+    named!(model.bones, ElementKind::Bone, Bone);
+    named!(model.morphs, ElementKind::Morph, Morph);
+    named!(
+        model.display_frames,
+        ElementKind::DisplayFrame,
+        DisplayFrame
+    );
+    named!(model.rigid_bodies, ElementKind::RigidBody, RigidBody);
+    named!(model.joints, ElementKind::Joint, Joint);
+    named!(model.soft_bodies, ElementKind::SoftBody, SoftBody);
+    for (path, part, lossy) in found {
         out.push(
             Issue::new(
                 Severity::Warning,
@@ -318,7 +318,7 @@ fn undecodable(model: &Model, out: &mut Vec<Issue>) {
             .with_fix(Some(Fix::new(
                 "Replace the undecodable characters",
                 "読めない文字を置き換える",
-                parts_to_ops(&[part]),
+                parts_to_steps(vec![part]),
             ))),
         );
     }

@@ -11,9 +11,9 @@
 //! morph offsets, display frame items, soft body anchors and pins are removed from their list;
 //! a soft body without a material is deleted.
 
-use super::util::{Finding, FixPart, emit_findings, json, repaired_weight};
+use super::util::{Finding, FixPart, emit_findings, repaired_weight};
 use super::{Context, Issue, Rule, Severity};
-use crate::edit::EditTarget;
+use crate::edit::field;
 use crate::model::refs::{RefSite, RefVisitor, visit_refs};
 use crate::model::*;
 use crate::path::ModelPath;
@@ -384,9 +384,12 @@ fn fix_parts(model: &Model, list: &[Bad], site: RefSite) -> Vec<FixPart> {
         RefSite::VertexWeight { vertex, .. } => model
             .vertices
             .get(vertex)
-            .map(|v| FixPart::Weight {
-                vertex,
-                weight: repaired_weight(&v.weight, model.bones.len()),
+            .map(|v| {
+                FixPart::set(
+                    field::<Vertex>().weight(),
+                    vertex,
+                    repaired_weight(&v.weight, model.bones.len()),
+                )
             })
             .into_iter()
             .collect(),
@@ -394,69 +397,44 @@ fn fix_parts(model: &Model, list: &[Bad], site: RefSite) -> Vec<FixPart> {
             kind: ElementKind::Face,
             index: face,
         }],
-        RefSite::MaterialTexture { material } => vec![FixPart::set(
-            EditTarget::Material,
-            material,
-            "texture",
-            serde_json::Value::Null,
-        )],
+        RefSite::MaterialTexture { material } => {
+            vec![FixPart::set(field::<Material>().texture(), material, None)]
+        }
         RefSite::MaterialSphere { material } => vec![FixPart::set(
-            EditTarget::Material,
+            field::<Material>().sphere_texture(),
             material,
-            "sphere_texture",
-            serde_json::Value::Null,
+            None,
         )],
         RefSite::MaterialToon { material } => vec![FixPart::set(
-            EditTarget::Material,
+            field::<Material>().toon(),
             material,
-            "toon",
-            json(&Toon::Texture(None)),
+            Toon::Texture(None),
         )],
         RefSite::BoneParent { bone } => {
-            vec![FixPart::set(
-                EditTarget::Bone,
-                bone,
-                "parent",
-                serde_json::Value::Null,
-            )]
+            vec![FixPart::set(field::<Bone>().parent(), bone, None)]
         }
-        RefSite::BoneTail { bone } => vec![FixPart::set(
-            EditTarget::Bone,
-            bone,
-            "tail_bone",
-            serde_json::Value::Null,
-        )],
-        RefSite::BoneAppendParent { bone } => vec![FixPart::set(
-            EditTarget::Bone,
-            bone,
-            "append_parent",
-            serde_json::Value::Null,
-        )],
+        RefSite::BoneTail { bone } => vec![FixPart::set(field::<Bone>().tail_bone(), bone, None)],
+        RefSite::BoneAppendParent { bone } => {
+            vec![FixPart::set(field::<Bone>().append_parent(), bone, None)]
+        }
         RefSite::IkTarget { bone } => model
             .bones
             .get(bone)
-            .map(|b| {
-                FixPart::set(
-                    EditTarget::Bone,
-                    bone,
-                    "flags",
-                    json(&(b.flags - BoneFlags::IK)),
-                )
-            })
+            .map(|b| FixPart::set(field::<Bone>().flags(), bone, b.flags - BoneFlags::IK))
             .into_iter()
             .collect(),
         RefSite::IkLink { bone, .. } => model
             .bones
             .get(bone)
             .map(|b| {
-                let links: Vec<&IkLink> =
+                let links: Vec<IkLink> =
                     b.ik.links
                         .iter()
                         .enumerate()
                         .filter(|(link, _)| keep(*link))
-                        .map(|(_, l)| l)
+                        .map(|(_, l)| l.clone())
                         .collect();
-                FixPart::set(EditTarget::Bone, bone, "ik.links", json(&links))
+                FixPart::set(field::<Bone>().ik().links(), bone, links)
             })
             .into_iter()
             .collect(),
@@ -465,10 +443,9 @@ fn fix_parts(model: &Model, list: &[Bad], site: RefSite) -> Vec<FixPart> {
             .get(morph)
             .map(|m| {
                 FixPart::set(
-                    EditTarget::Morph,
+                    field::<Morph>().offsets(),
                     morph,
-                    "offsets",
-                    json(&filter_offsets(&m.offsets, &keep)),
+                    filter_offsets(&m.offsets, &keep),
                 )
             })
             .into_iter()
@@ -484,28 +461,15 @@ fn fix_parts(model: &Model, list: &[Bad], site: RefSite) -> Vec<FixPart> {
                     .filter(|(item, _)| keep(*item))
                     .map(|(_, item)| *item)
                     .collect();
-                FixPart::set(EditTarget::DisplayFrame, frame, "items", json(&items))
+                FixPart::set(field::<DisplayFrame>().items(), frame, items)
             })
             .into_iter()
             .collect(),
-        RefSite::RigidBodyBone { body } => vec![FixPart::set(
-            EditTarget::RigidBody,
-            body,
-            "bone",
-            serde_json::Value::Null,
-        )],
-        RefSite::JointBodyA { joint } => vec![FixPart::set(
-            EditTarget::Joint,
-            joint,
-            "body_a",
-            serde_json::Value::Null,
-        )],
-        RefSite::JointBodyB { joint } => vec![FixPart::set(
-            EditTarget::Joint,
-            joint,
-            "body_b",
-            serde_json::Value::Null,
-        )],
+        RefSite::RigidBodyBone { body } => {
+            vec![FixPart::set(field::<RigidBody>().bone(), body, None)]
+        }
+        RefSite::JointBodyA { joint } => vec![FixPart::set(field::<Joint>().body_a(), joint, None)],
+        RefSite::JointBodyB { joint } => vec![FixPart::set(field::<Joint>().body_b(), joint, None)],
         RefSite::SoftBodyMaterial { soft_body } => vec![FixPart::Delete {
             kind: ElementKind::SoftBody,
             index: soft_body,
@@ -522,7 +486,7 @@ fn fix_parts(model: &Model, list: &[Bad], site: RefSite) -> Vec<FixPart> {
                     .filter(|(anchor, _)| keep(*anchor))
                     .map(|(_, a)| *a)
                     .collect();
-                FixPart::set(EditTarget::SoftBody, soft_body, "anchors", json(&anchors))
+                FixPart::set(field::<SoftBody>().anchors(), soft_body, anchors)
             })
             .into_iter()
             .collect(),
@@ -537,12 +501,7 @@ fn fix_parts(model: &Model, list: &[Bad], site: RefSite) -> Vec<FixPart> {
                     .filter(|(pin, _)| keep(*pin))
                     .map(|(_, v)| *v)
                     .collect();
-                FixPart::set(
-                    EditTarget::SoftBody,
-                    soft_body,
-                    "pinned_vertices",
-                    json(&pins),
-                )
+                FixPart::set(field::<SoftBody>().pinned_vertices(), soft_body, pins)
             })
             .into_iter()
             .collect(),
@@ -652,12 +611,7 @@ fn nested_groups(cx: &Context<'_>, out: &mut Vec<Issue>) {
             .with_fix(Some(super::Fix::new(
                 "Flatten the nested group morphs",
                 "入れ子のグループモーフを展開する",
-                vec![super::util::set_op(
-                    EditTarget::Morph,
-                    vec![i],
-                    "offsets",
-                    json(&MorphOffsets::Group(flattened)),
-                )],
+                vec![super::util::set_op(field::<Morph>().offsets(), vec![i], MorphOffsets::Group(flattened))],
             ))),
         );
     }

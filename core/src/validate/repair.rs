@@ -6,12 +6,12 @@
 //! one, or one other structural fix), and checks again. Rounds stop when no fix is left, or
 //! nothing could be applied, or after `max_rounds`.
 
-use super::{CheckOptions, Fix, Issue, Registry, Severity};
-use crate::edit::{Edit, EditOp, History};
+use super::{CheckOptions, Fix, FixStep, Issue, Registry, Severity};
+use crate::edit::{Edit, History};
 use crate::formats::LoadReport;
 use crate::model::{ElementKind, Model};
 use crate::path::ModelPath;
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// How to repair.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,17 +76,16 @@ pub fn repair(
     let registry = Registry::standard();
     let mut result = RepairReport::default();
     let mut edits: Vec<Edit> = Vec::new();
-    let mut failed_keys: HashSet<String> = HashSet::new();
+    let mut failed = FixSet::default();
     for round in 0..options.max_rounds {
         let issues = registry.check(model, report, &options.check);
-        let mut seen = HashSet::new();
+        let mut seen = FixSet::default();
         let mut candidates: Vec<(&Issue, Fix)> = Vec::new();
         for issue in &issues {
             let Some(fix) = &issue.fix else {
                 continue;
             };
-            let key = fix_key(fix);
-            if failed_keys.contains(&key) || !seen.insert(key) {
+            if failed.contains(fix) || !seen.insert(fix) {
                 continue;
             }
             candidates.push((issue, fix.clone()));
@@ -121,7 +120,7 @@ pub fn repair(
                 }
                 Err(error) => {
                     // Not offered again: the next round may still make progress without it.
-                    failed_keys.insert(fix_key(&fix));
+                    failed.insert(&fix);
                     result.failed.push(record(Some(error.to_string())));
                     progress = true;
                 }
@@ -148,9 +147,28 @@ pub fn repair(
     result
 }
 
-/// Equal fixes have equal keys (several issues often share one fix).
-fn fix_key(fix: &Fix) -> String {
-    serde_json::to_string(&fix.ops).unwrap_or_else(|_| fix.label_en.clone())
+/// Fixes already taken (several issues often share one fix), found by label first.
+#[derive(Default)]
+struct FixSet {
+    by_label: HashMap<String, Vec<Fix>>,
+}
+
+impl FixSet {
+    fn contains(&self, fix: &Fix) -> bool {
+        self.by_label
+            .get(&fix.label_en)
+            .is_some_and(|fixes| fixes.contains(fix))
+    }
+
+    /// Whether `fix` was new.
+    fn insert(&mut self, fix: &Fix) -> bool {
+        let fixes = self.by_label.entry(fix.label_en.clone()).or_default();
+        if fixes.contains(fix) {
+            return false;
+        }
+        fixes.push(fix.clone());
+        true
+    }
 }
 
 /// The structural change of a round: every fix that only deletes elements of the first such
@@ -158,13 +176,11 @@ fn fix_key(fix: &Fix) -> String {
 fn structural_step(structural: Vec<(&Issue, Fix)>) -> Option<(&Issue, Fix)> {
     let deleted_kind = |fix: &Fix| -> Option<ElementKind> {
         let mut kind = None;
-        for op in &fix.ops {
-            match op {
-                EditOp::Delete {
-                    kind: k,
-                    remove_unused_vertices: false,
-                    ..
-                } if kind.is_none_or(|kind| kind == *k) => kind = Some(*k),
+        for step in &fix.steps {
+            match step {
+                FixStep::Delete { kind: k, .. } if kind.is_none_or(|kind| kind == *k) => {
+                    kind = Some(*k);
+                }
                 _ => return None,
             }
         }
@@ -179,8 +195,8 @@ fn structural_step(structural: Vec<(&Issue, Fix)>) -> Option<(&Issue, Fix)> {
     let mut labels = vec![first_fix.label_en.clone()];
     let mut labels_ja = vec![first_fix.label_ja.clone()];
     let mut collect = |fix: &Fix| {
-        for op in &fix.ops {
-            if let EditOp::Delete { indices: i, .. } = op {
+        for step in &fix.steps {
+            if let FixStep::Delete { indices: i, .. } = step {
                 indices.extend_from_slice(i);
             }
         }

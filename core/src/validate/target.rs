@@ -243,10 +243,11 @@ fn pmd_weights(cx: &Context<'_>, covered: &mut HashSet<String>, out: &mut Vec<Is
             path: path.as_str().into_path(),
             message_en: format!("vertex {i} is {kind}; PMD holds BDEF1/BDEF2 only"),
             message_ja: format!("頂点{i}は{kind}です。PMDはBDEF1/BDEF2のみです"),
-            parts: vec![FixPart::Weight {
-                vertex: i,
-                weight: reduced,
-            }],
+            parts: vec![FixPart::set(
+                crate::edit::field::<Vertex>().weight(),
+                i,
+                reduced,
+            )],
         });
     }
     emit_findings(

@@ -6,10 +6,10 @@
 //! named. Only headers are read ([`crate::texture::probe`]), so the check stays cheap enough to
 //! run after every edit.
 
-use super::util::{Finding, FixPart, emit_findings, json};
+use super::util::{Finding, FixPart, emit_findings};
 use super::{Context, Issue, Rule, Severity};
-use crate::edit::EditTarget;
-use crate::model::{ElementKind, Model, Text, TextureIdx, Toon};
+use crate::edit::{EditTarget, field};
+use crate::model::{Model, Text, TextureIdx, Toon};
 use crate::path::ModelPath;
 use crate::texture::{self, TextureProblem};
 use std::path::{Component, Path};
@@ -91,10 +91,9 @@ impl Rule for TextureFileRule {
                         "テクスチャパス「{text}」は大文字小文字を無視したときだけファイル「{as_named}」と一致します（大文字小文字を区別するファイルシステムでは読めません）"
                     ),
                     parts: vec![FixPart::set(
-                        ElementKind::Texture,
+                        field::<Text>(),
                         index,
-                        "",
-                        json(&Text::from(as_named.as_str())),
+                        Text::from(as_named.as_str()),
                     )],
                     path,
                 });
@@ -299,9 +298,8 @@ mod tests {
         let mut fixed = model.clone();
         let mut history = crate::edit::History::new();
         let fix = case.fix.as_ref().expect("fix");
-        history
-            .apply_ops(&mut fixed, &fix.ops)
-            .expect("fix applies");
+        let edit = fix.to_edit(&mut fixed).expect("fix builds");
+        history.apply(&mut fixed, edit);
         assert_eq!(fixed.textures[0].as_str(), "Tex\\Body.png");
         assert!(codes(&check(&fixed, None, &options)).len() == 3);
         // Without a folder nothing about files is said.

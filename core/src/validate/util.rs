@@ -1,68 +1,42 @@
 //! Helpers the rules share: edit ops, issue lists with a cap per code, names of kinds.
 
-use super::{Fix, Issue, IssuePath, Severity};
-use crate::edit::{EditOp, EditTarget};
+use super::{Fix, FixStep, Issue, IssuePath, Severity};
+use crate::edit::{Element, Field, FieldType, SetField};
 use crate::model::{ElementKind, Text};
 use crate::path::ModelPath;
-use serde::Serialize;
-use serde_json::Value;
 use std::borrow::Cow;
+use std::collections::HashSet;
 
-/// A value in the JSON form edits take (model types serialize without failing; `Null` if one
-/// ever did, which the edit then rejects instead of applying something wrong).
-pub(crate) fn json<T: Serialize + ?Sized>(value: &T) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
+/// Sets `field` of the elements at `indices` (none for the header and info) to `value`.
+pub(crate) fn set_op<E: Element, T: FieldType>(
+    field: Field<E, T>,
+    indices: Vec<usize>,
+    value: T,
+) -> FixStep {
+    FixStep::Set(SetField::new(field, indices, value))
 }
 
-/// Sets `field` of the elements at `indices` to one value.
-pub(crate) fn set_op(
-    target: impl Into<EditTarget>,
+/// Sets `field` of each element at `indices` to its own value (one value for all when they are
+/// equal).
+pub(crate) fn set_each_op<E: Element, T: FieldType>(
+    field: Field<E, T>,
     indices: Vec<usize>,
-    field: &str,
-    value: Value,
-) -> EditOp {
-    EditOp::Set {
-        kind: target.into(),
-        indices,
-        field: field.to_owned(),
-        value: Some(value),
-        values: None,
+    mut values: Vec<T>,
+) -> FixStep {
+    if values.len() > 1 && values.windows(2).all(|pair| pair[0] == pair[1]) {
+        values.truncate(1);
     }
-}
-
-/// Sets `field` of each element at `indices` to its own value.
-pub(crate) fn set_each_op(
-    target: impl Into<EditTarget>,
-    indices: Vec<usize>,
-    field: &str,
-    values: Vec<Value>,
-) -> EditOp {
-    if values.len() == 1 {
-        let mut values = values;
-        let value = values.pop().unwrap_or(Value::Null);
-        return set_op(target, indices, field, value);
+    if values.len() == 1
+        && let Some(value) = values.pop()
+    {
+        return set_op(field, indices, value);
     }
-    EditOp::Set {
-        kind: target.into(),
-        indices,
-        field: field.to_owned(),
-        value: None,
-        values: Some(values),
-    }
+    FixStep::Set(SetField::each(field, indices, values))
 }
 
 /// Deletes the elements at `indices`.
-pub(crate) fn delete_op(kind: ElementKind, indices: Vec<usize>) -> EditOp {
-    EditOp::Delete {
-        kind,
-        indices,
-        remove_unused_vertices: false,
-    }
-}
-
-/// The header as a set target (`{"op": "set", "kind": "header", ...}`).
-pub(crate) fn set_header_op(field: &str, value: Value) -> EditOp {
-    set_op(EditTarget::Header, Vec::new(), field, value)
+pub(crate) fn delete_op(kind: ElementKind, indices: Vec<usize>) -> FixStep {
+    FixStep::Delete { kind, indices }
 }
 
 /// Japanese name of an element kind (頂点, ボーン, ...).
@@ -134,21 +108,12 @@ floats_vector!(crate::model::Vec2, x, y);
 floats_vector!(crate::model::Vec3, x, y, z);
 floats_vector!(crate::model::Vec4, x, y, z, w);
 
-/// One part of a fix, kept light until issues are emitted (a broken model may have a million).
+/// One part of a fix, for one element (a broken model may have a million findings: the parts
+/// of a summed-up issue merge into a few steps).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum FixPart {
-    /// Set `field` of one element.
-    Set {
-        target: EditTarget,
-        index: usize,
-        field: String,
-        value: Value,
-    },
-    /// Set a vertex's weight.
-    Weight {
-        vertex: usize,
-        weight: crate::model::Weight,
-    },
+    /// Set a typed field of one element.
+    Set(SetField),
     Delete {
         kind: ElementKind,
         index: usize,
@@ -156,76 +121,53 @@ pub(crate) enum FixPart {
 }
 
 impl FixPart {
-    pub fn set(target: impl Into<EditTarget>, index: usize, field: &str, value: Value) -> Self {
-        FixPart::Set {
-            target: target.into(),
-            index,
-            field: field.to_owned(),
-            value,
-        }
+    pub fn set<E: Element, T: FieldType>(field: Field<E, T>, index: usize, value: T) -> Self {
+        FixPart::Set(SetField::new(field, vec![index], value))
     }
 }
 
-/// The ops of `parts`, merged: the weights in one op, the other sets of one field in one op
-/// each, the deletions of one kind in one op.
-pub(crate) fn parts_to_ops(parts: &[FixPart]) -> Vec<EditOp> {
-    let mut weight_indices = Vec::new();
-    let mut weight_values = Vec::new();
-    // (target, field) -> (indices, values), in first-seen order.
-    let mut sets: Vec<(EditTarget, String, Vec<usize>, Vec<Value>)> = Vec::new();
+/// The steps of `parts`, merged: the sets of one field in one step (per value type), the
+/// deletions of one kind in one step.
+pub(crate) fn parts_to_steps(parts: Vec<FixPart>) -> Vec<FixStep> {
+    // Each merged set with the elements it already covers (an element set twice stays in
+    // separate steps, applied in order).
+    let mut sets: Vec<(SetField, HashSet<usize>)> = Vec::new();
     let mut deletes: Vec<(ElementKind, Vec<usize>)> = Vec::new();
     for part in parts {
         match part {
-            FixPart::Weight { vertex, weight } => {
-                weight_indices.push(*vertex);
-                weight_values.push(json(weight));
-            }
-            FixPart::Set {
-                target,
-                index,
-                field,
-                value,
-            } => {
-                let slot = sets.iter_mut().find(|(t, f, indices, _)| {
-                    t == target && f == field && !indices.contains(index)
-                });
-                match slot {
-                    Some((_, _, indices, values)) => {
-                        indices.push(*index);
-                        values.push(value.clone());
+            FixPart::Set(set) => {
+                let index = set.indices().first().copied().unwrap_or(0);
+                let mut pending = Some(set);
+                for (merged, covered) in &mut sets {
+                    let Some(set) = pending.take() else { break };
+                    if covered.contains(&index) {
+                        pending = Some(set);
+                        continue;
                     }
-                    None => sets.push((*target, field.clone(), vec![*index], vec![value.clone()])),
+                    match merged.absorb(set) {
+                        Ok(()) => {
+                            covered.insert(index);
+                        }
+                        Err(set) => pending = Some(set),
+                    }
+                }
+                if let Some(set) = pending {
+                    sets.push((set, HashSet::from([index])));
                 }
             }
-            FixPart::Delete { kind, index } => match deletes.iter_mut().find(|(k, _)| k == kind) {
-                Some((_, indices)) => indices.push(*index),
-                None => deletes.push((*kind, vec![*index])),
+            FixPart::Delete { kind, index } => match deletes.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, indices)) => indices.push(index),
+                None => deletes.push((kind, vec![index])),
             },
         }
     }
-    let mut ops = Vec::new();
-    if !weight_indices.is_empty() {
-        ops.push(set_each_op(
-            EditTarget::Vertex,
-            weight_indices,
-            "weight",
-            weight_values,
-        ));
-    }
-    for (target, field, indices, values) in sets {
-        let same = values.windows(2).all(|pair| pair[0] == pair[1]);
-        let mut values = values;
-        if same && !values.is_empty() {
-            values.truncate(1);
-        }
-        ops.push(set_each_op(target, indices, &field, values));
-    }
+    let mut steps: Vec<FixStep> = sets.into_iter().map(|(set, _)| FixStep::Set(set)).collect();
     for (kind, mut indices) in deletes {
         indices.sort_unstable();
         indices.dedup();
-        ops.push(delete_op(kind, indices));
+        steps.push(delete_op(kind, indices));
     }
-    ops
+    steps
 }
 
 /// A finding of a rule: the issue text and the parts of its fix.
@@ -253,7 +195,7 @@ pub(crate) fn emit_findings(
             return None;
         }
         let (en, ja) = label(count);
-        Some(Fix::new(en, ja, parts_to_ops(&parts)))
+        Some(Fix::new(en, ja, parts_to_steps(parts)))
     };
     let cap = cap.max(1);
     let total = findings.len();
@@ -381,5 +323,49 @@ pub(crate) fn repaired_weight(
                 Weight::Bdef4 { bones, weights }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::field;
+    use crate::model::{Vec3, Vertex};
+
+    #[test]
+    fn parts_of_many_findings_merge_into_few_typed_steps() {
+        let position = field::<Vertex>().position();
+        let mut parts: Vec<FixPart> = (0..1000)
+            .map(|i| FixPart::set(position.clone(), i, Vec3::ZERO))
+            .collect();
+        parts.push(FixPart::set(field::<Vertex>().edge_scale(), 7, 1.0));
+        // The same element set twice goes into a second step, applied after the first.
+        parts.push(FixPart::set(position.clone(), 3, Vec3::new(1.0, 0.0, 0.0)));
+        parts.push(FixPart::Delete {
+            kind: ElementKind::Face,
+            index: 9,
+        });
+        parts.push(FixPart::Delete {
+            kind: ElementKind::Face,
+            index: 2,
+        });
+        let steps = parts_to_steps(parts);
+        assert_eq!(steps.len(), 4);
+        let FixStep::Set(first) = &steps[0] else {
+            panic!("a set first")
+        };
+        assert_eq!(first.indices().len(), 1000);
+        assert_eq!(first.path().to_string(), "position");
+        let FixStep::Set(again) = &steps[2] else {
+            panic!("the second set of vertex 3")
+        };
+        assert_eq!(again.indices(), &[3]);
+        assert_eq!(
+            steps[3],
+            FixStep::Delete {
+                kind: ElementKind::Face,
+                indices: vec![2, 9]
+            }
+        );
     }
 }

@@ -6,11 +6,13 @@
 //! flags cleared, flip/impulse morphs and soft bodies deleted (each listed by the repair
 //! report). Raising the version to 2.1 is offered as the alternative.
 
-use super::util::{delete_op, json, set_header_op, set_op};
+use super::util::{delete_op, set_op};
 use super::{Context, Fix, Issue, Rule, Severity, Target};
-use crate::edit::EditTarget;
+use crate::edit::field;
 use crate::formats::pmx::pmx21_features;
-use crate::model::{DrawFlags, ElementKind, JointKind, PmxVersion, Weight};
+use crate::model::{
+    DrawFlags, ElementKind, Header, Joint, JointKind, Material, PmxVersion, Vertex, Weight,
+};
 
 #[derive(Debug)]
 pub(crate) struct VersionRule;
@@ -42,7 +44,11 @@ impl Rule for VersionRule {
         let raise = Fix::new(
             "Raise the version to PMX 2.1",
             "バージョンをPMX 2.1に上げる",
-            vec![set_header_op("version", json(&PmxVersion::V2_1))],
+            vec![set_op(
+                field::<Header>().version(),
+                Vec::new(),
+                PmxVersion::V2_1,
+            )],
         );
         for &vertex in qdef.iter().take(cap) {
             out.push(
@@ -89,10 +95,9 @@ impl Rule for VersionRule {
                             "Clear the PMX 2.1 draw flags",
                             "PMX 2.1の描画フラグを外す",
                             vec![set_op(
-                                EditTarget::Material,
+                                field::<Material>().draw_flags(),
                                 vec![feature.index],
-                                "draw_flags",
-                                json(&(flags - DrawFlags::PMX21_ONLY)),
+                                flags - DrawFlags::PMX21_ONLY,
                             )],
                         ),
                     )
@@ -116,10 +121,9 @@ impl Rule for VersionRule {
                         "Make the joint a spring 6DOF",
                         "ジョイントをバネ付6DOFにする",
                         vec![set_op(
-                            EditTarget::Joint,
+                            field::<Joint>().kind(),
                             vec![feature.index],
-                            "kind",
-                            json(&JointKind::Spring6Dof),
+                            JointKind::Spring6Dof,
                         )],
                     ),
                 ),
@@ -186,10 +190,10 @@ fn qdef_fix(cx: &Context<'_>, vertices: &[usize]) -> Option<Fix> {
     for &i in vertices {
         if let Some(Weight::Qdef { bones, weights }) = cx.model.vertices.get(i).map(|v| &v.weight) {
             indices.push(i);
-            values.push(json(&Weight::Bdef4 {
+            values.push(Weight::Bdef4 {
                 bones: *bones,
                 weights: *weights,
-            }));
+            });
         }
     }
     if indices.is_empty() {
@@ -200,9 +204,8 @@ fn qdef_fix(cx: &Context<'_>, vertices: &[usize]) -> Option<Fix> {
         format!("Convert {count} QDEF weight(s) to BDEF4"),
         format!("QDEFウェイト{count}個をBDEF4に変換する"),
         vec![super::util::set_each_op(
-            EditTarget::Vertex,
+            field::<Vertex>().weight(),
             indices,
-            "weight",
             values,
         )],
     ))

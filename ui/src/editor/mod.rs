@@ -648,6 +648,7 @@ impl EditorState {
                     }
                 })
             }
+            EditRequest::Fix(fix) => fix.to_edit(&mut document.model),
             EditRequest::Insert { at, elements } => Edit::insert(&document.model, at, elements),
             EditRequest::AddUvChannels(count) => Edit::add_uv_channels(&document.model, count),
             EditRequest::PoseAsRest(pose) => Edit::pose_as_rest(&document.model, &pose),
