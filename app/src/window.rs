@@ -8,11 +8,11 @@ use pmx_core::formats;
 use pmx_core::model::ElementKind;
 use pmx_ui::EditorState;
 use pmx_ui::command::Command;
+use pmx_ui::editor::settings::Settings;
+use pmx_ui::editor::workspace::Pane;
 use pmx_ui::editor::{BrowsePurpose, PlatformRequest};
-use pmx_ui::settings::Settings;
-use pmx_ui::view::PickMode;
-use pmx_ui::view::gizmo::GizmoMode;
-use pmx_ui::workspace::Pane;
+use pmx_ui::panes::view::PickMode;
+use pmx_ui::panes::view::gizmo::GizmoMode;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -24,7 +24,7 @@ const SETTINGS_KEY: &str = "pmx_studio_settings";
 /// Opens the window (optionally on `file`) and runs it until it is closed.
 pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
     let started = std::time::Instant::now();
-    let mut view_layers = pmx_ui::view::ViewLayers::default();
+    let mut view_layers = pmx_ui::panes::view::ViewLayers::default();
     if let Some(list) = &args.view_layers {
         view_layers.set_from_list(list).map_err(|e| anyhow!(e))?;
     }
@@ -72,7 +72,7 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
         "PMX Studio",
         options,
         Box::new(move |cc| {
-            pmx_ui::fonts::install(&cc.egui_ctx);
+            pmx_ui::editor::fonts::install(&cc.egui_ctx);
             let settings: Settings = if screenshot_mode {
                 Settings::default()
             } else {
@@ -323,7 +323,7 @@ impl EditorApp {
                 let _ = self.editor.show_tab(pane.name());
                 if let Some(kind) = pane.kind() {
                     self.editor.select_first(kind);
-                } else if pane == pmx_ui::workspace::Pane::Pose {
+                } else if pane == pmx_ui::editor::workspace::Pane::Pose {
                     // The pose pane shows the picked bone's fields.
                     self.editor.select_first(ElementKind::Bone);
                 }

@@ -86,22 +86,63 @@ fn uses(path: &str) -> Vec<String> {
         .collect()
 }
 
+/// Calls `visit` with every Rust file under `dir` (relative to the workspace) and its `use` lines.
+fn for_each_rust_file(dir: &str, visit: &mut dyn FnMut(&Path, Vec<String>)) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut stack = vec![root.join(dir)];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                visit(&path, uses(&relative));
+            }
+        }
+    }
+}
+
 #[test]
 fn layers_do_not_import_each_other() {
     // The generic property rows are the lower layer; the structure editors' shared rows
     // (pickers of bones, bodies, morphs, materials) build on them.
     assert!(
-        !uses("ui/src/properties.rs")
+        !uses("ui/src/widgets/properties.rs")
             .iter()
             .any(|line| line.contains("table")),
         "properties.rs imports the tables"
     );
     assert!(
-        uses("ui/src/table/fields.rs")
+        uses("ui/src/widgets/table/fields.rs")
             .iter()
-            .any(|line| line.contains("crate::properties")),
+            .any(|line| line.contains("widgets::properties")),
         "table/fields.rs builds on properties.rs"
     );
+    // The UI's layers: widgets (generic) below panes (one per tab) below the editor shell.
+    for_each_rust_file("ui/src/widgets", &mut |path, uses| {
+        for line in uses {
+            assert!(
+                !line.contains("crate::panes") && !line.contains("crate::editor"),
+                "{}: a widget imports a pane or the shell: {line}",
+                path.display()
+            );
+        }
+    });
+    for_each_rust_file("ui/src/panes", &mut |path, uses| {
+        for line in uses {
+            // The pane list (`Pane`) is the shell's; nothing else of it is used by a pane.
+            assert!(
+                !line.contains("crate::editor") || line.contains("crate::editor::workspace::Pane"),
+                "{}: a pane imports the editor shell: {line}",
+                path.display()
+            );
+        }
+    });
     // The edit layer's field access: reflect.rs (navigation and typed values) is below field.rs
     // (field edits); the handles (handle.rs) are below both.
     assert!(

@@ -11,7 +11,7 @@ use egui::Pos2;
 use pmx_core::edit::{EditOp, EditTarget, History, ops_to_edit};
 use pmx_core::generate::{LargeModelSpec, large_model};
 use pmx_core::model::{ElementKind, PmxVersion};
-use pmx_ui::view::transform::{Transform, transform_command};
+use pmx_ui::panes::view::transform::{Transform, transform_command};
 
 mod common;
 

@@ -11,8 +11,8 @@ use pmx_core::model::{ElementKind, Model, PmxVersion, TextEncoding};
 use pmx_ui::EditorState;
 use pmx_ui::command::Command;
 use pmx_ui::document::Document;
+use pmx_ui::editor::settings::Settings;
 use pmx_ui::i18n::Language;
-use pmx_ui::settings::Settings;
 use std::time::{Duration, Instant};
 
 fn english_editor() -> EditorState {
@@ -30,7 +30,7 @@ fn harness(editor: EditorState) -> Harness<'static, EditorState> {
 fn harness_sized(editor: EditorState, size: egui::Vec2) -> Harness<'static, EditorState> {
     Harness::builder()
         .with_size(size)
-        .with_context_setup(pmx_ui::fonts::install)
+        .with_context_setup(pmx_ui::editor::fonts::install)
         .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor)
 }
 
@@ -580,7 +580,7 @@ fn validation_issues_select_their_element_and_fix_as_one_step() {
     editor.open_document(Document::from_model(broken.clone(), None, None));
     let mut harness = Harness::builder()
         .with_size(egui::Vec2::new(1500.0, 1400.0))
-        .with_context_setup(pmx_ui::fonts::install)
+        .with_context_setup(pmx_ui::editor::fonts::install)
         .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
     harness.run_ok();
     tab(&mut harness, "Validation");
@@ -603,8 +603,8 @@ fn validation_issues_select_their_element_and_fix_as_one_step() {
         vec![2]
     );
     assert!(
-        pmx_ui::workspace::visible_panes(&harness.state().tree)
-            .contains(&pmx_ui::workspace::Pane::Vertices)
+        pmx_ui::editor::workspace::visible_panes(&harness.state().tree)
+            .contains(&pmx_ui::editor::workspace::Pane::Vertices)
     );
 
     // Fix this one issue: one undo step; the list refreshes after the edit.
@@ -869,7 +869,7 @@ fn dragging_the_gizmo_moves_the_selection_along_x_as_one_step() {
     let original = model();
     let mut harness = with_document(original.clone());
     let editor = select_vertices_0_and_5(&mut harness);
-    editor.view.gizmo.mode = pmx_ui::view::gizmo::GizmoMode::Move;
+    editor.view.gizmo.mode = pmx_ui::panes::view::gizmo::GizmoMode::Move;
     harness.run_ok();
     {
         // 選択を画面に合わせる: the selection in the middle of the view.
@@ -882,10 +882,11 @@ fn dragging_the_gizmo_moves_the_selection_along_x_as_one_step() {
         let editor = harness.state_mut();
         let rect = editor.view.last_rect.expect("the view was drawn");
         let document = editor.document.as_ref().unwrap();
-        let centre = pmx_ui::view::transform::selection_centre(document, ElementKind::Vertex)
-            .expect("a selection");
+        let centre =
+            pmx_ui::panes::view::transform::selection_centre(document, ElementKind::Vertex)
+                .expect("a selection");
         let size = glam::Vec2::new(rect.width(), rect.height());
-        let layout = pmx_ui::view::gizmo::Layout::new(&editor.view.camera, size, centre)
+        let layout = pmx_ui::panes::view::gizmo::Layout::new(&editor.view.camera, size, centre)
             .expect("the selection is in front of the camera");
         (rect, layout)
     };

@@ -16,9 +16,9 @@ use pmx_core::model::{ElementKind, Model, MorphKind, PmxVersion, TextEncoding};
 use pmx_ui::EditorState;
 use pmx_ui::document::Document;
 use pmx_ui::editor::MessageLevel;
+use pmx_ui::editor::settings::Settings;
+use pmx_ui::editor::workspace::Pane;
 use pmx_ui::i18n::Language;
-use pmx_ui::settings::Settings;
-use pmx_ui::workspace::Pane;
 use std::collections::BTreeSet;
 
 fn harness(model: Model) -> Harness<'static, EditorState> {
@@ -29,7 +29,7 @@ fn harness(model: Model) -> Harness<'static, EditorState> {
     editor.open_document(Document::from_model(model, None, None));
     let mut harness = Harness::builder()
         .with_size(Vec2::new(1920.0, 1200.0))
-        .with_context_setup(pmx_ui::fonts::install)
+        .with_context_setup(pmx_ui::editor::fonts::install)
         .allow_missing_glyphs()
         .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
     harness.run_ok();

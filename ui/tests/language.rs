@@ -13,8 +13,8 @@ use pmx_core::model::{ElementKind, Model, PmxVersion, TextEncoding, Vec3};
 use pmx_ui::EditorState;
 use pmx_ui::command::Command;
 use pmx_ui::document::Document;
+use pmx_ui::editor::settings::Settings;
 use pmx_ui::i18n::Language;
-use pmx_ui::settings::Settings;
 
 fn click(harness: &mut Harness<'_, EditorState>, label: &str) {
     harness.get_by_label(label).click();
@@ -152,7 +152,7 @@ fn switching_the_language_re_renders_labels_status_validation_dialog_and_pose_re
     editor.open_document(Document::from_model(original.clone(), None, None));
     let mut harness = Harness::builder()
         .with_size(egui::Vec2::new(2600.0, 1400.0))
-        .with_context_setup(pmx_ui::fonts::install)
+        .with_context_setup(pmx_ui::editor::fonts::install)
         .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
     harness.run_ok();
 

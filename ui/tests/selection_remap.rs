@@ -20,8 +20,8 @@ use pmx_core::model::{ElementKind, Model, PmxVersion, TextEncoding};
 use pmx_ui::EditorState;
 use pmx_ui::command::Command;
 use pmx_ui::document::Document;
+use pmx_ui::editor::settings::Settings;
 use pmx_ui::i18n::Language;
-use pmx_ui::settings::Settings;
 
 /// A small model using every feature, each bone, morph and material with a name of its own
 /// (given in reverse order, so that sorting by name changes the order).
@@ -50,7 +50,7 @@ fn harness(model: Model) -> Harness<'static, EditorState> {
     editor.open_document(Document::from_model(model, None, None));
     let mut harness = Harness::builder()
         .with_size(egui::Vec2::new(1600.0, 1000.0))
-        .with_context_setup(pmx_ui::fonts::install)
+        .with_context_setup(pmx_ui::editor::fonts::install)
         .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
     harness.run_ok();
     harness

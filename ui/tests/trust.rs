@@ -17,9 +17,9 @@ use pmx_ui::EditorState;
 use pmx_ui::command::Command;
 use pmx_ui::document::Document;
 use pmx_ui::editor::MessageLevel;
+use pmx_ui::editor::settings::Settings;
+use pmx_ui::editor::workspace::Pane;
 use pmx_ui::i18n::Language;
-use pmx_ui::settings::Settings;
-use pmx_ui::workspace::Pane;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -42,7 +42,7 @@ fn harness_sized(model: Model, size: Vec2) -> Harness<'static, EditorState> {
 fn build(model: Model, size: Vec2, tofu: bool) -> Harness<'static, EditorState> {
     let mut builder = Harness::builder()
         .with_size(size)
-        .with_context_setup(pmx_ui::fonts::install);
+        .with_context_setup(pmx_ui::editor::fonts::install);
     if tofu {
         builder = builder.allow_missing_glyphs();
     }

@@ -1,6 +1,6 @@
 //! `pmx-studio render MODEL OUT.png [--size WxH] [--view front|back|left|right|top]
 //! [--layers LIST] [--edit STEPS.json] [--then-undo]`: draws the 3D view alone, offscreen,
-//! with the editor's own view code (`pmx_ui::view`, `pmx_scene`, `pmx_view`: the same scene, buffers, shaders and camera
+//! with the editor's own view code (`pmx_ui::panes::view`, `pmx_scene`, `pmx_view`: the same scene, buffers, shaders and camera
 //! placement), and writes a PNG.
 //!
 //! With `--edit` the model is drawn once, the edit script is applied as one undo step through
@@ -66,8 +66,8 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
     use pmx_core::edit::{EditScript, ops_to_edit_in};
     use pmx_core::formats::{self, LoadOptions};
     use pmx_ui::document::Document;
-    use pmx_ui::view::ViewState;
-    use pmx_ui::view::camera::CameraPreset;
+    use pmx_ui::panes::view::ViewState;
+    use pmx_ui::panes::view::camera::CameraPreset;
     use pmx_view::offscreen::{MAX_SIZE, Offscreen, OffscreenError};
 
     let (width, height) = parse_size(&args.size)?;

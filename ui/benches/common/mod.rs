@@ -7,8 +7,8 @@ use egui::{
 use pmx_core::model::Model;
 use pmx_ui::EditorState;
 use pmx_ui::document::Document;
+use pmx_ui::editor::settings::Settings;
 use pmx_ui::i18n::Language;
-use pmx_ui::settings::Settings;
 
 const SCREEN: Vec2 = Vec2::new(1280.0, 760.0);
 
@@ -30,7 +30,7 @@ impl EditorBench {
         editor.show_tab(tab).unwrap();
         prepare(&mut editor);
         let ctx = egui::Context::default();
-        pmx_ui::fonts::install(&ctx);
+        pmx_ui::editor::fonts::install(&ctx);
         let mut bench = Self {
             ctx,
             editor,

@@ -3,8 +3,8 @@
 use super::{EditorState, MessageLevel};
 use crate::command::{Command, EditCommand, EditRequest};
 use crate::document::{LoadPhase, file_name};
+use crate::editor::workspace::{self, Pane};
 use crate::i18n::{Language, NameLanguage};
-use crate::workspace::{self, Pane};
 use pmx_core::edit::{EditOp, SortKey};
 use pmx_core::model::ElementKind;
 
@@ -176,7 +176,7 @@ impl EditorState {
             }
         }
         ui.separator();
-        crate::view::view_menu_ui(ui, lang, &mut self.view);
+        crate::panes::view::view_menu_ui(ui, lang, &mut self.view);
         ui.separator();
         ui.menu_button(lang.tr("menu.language"), |ui| {
             for language in Language::ALL {

@@ -3,22 +3,25 @@
 //! title, closing); tests drive it with egui_kittest, without eframe.
 
 mod dialogs;
+pub mod fonts;
 mod menu;
-mod panes;
+pub mod settings;
+mod tiles;
+pub mod workspace;
 
 use crate::command::{Command, Commands, EditCommand, EditRequest};
 use crate::document::{Document, LoadJob, file_name};
+use crate::editor::settings::Settings;
 use crate::i18n::Language;
-use crate::settings::Settings;
-use crate::table::{TableState, select_all};
-use crate::validation::ValidationState;
-use crate::workspace::{self, Pane};
+use crate::panes::validation::ValidationState;
+use crate::widgets::table::{TableState, select_all};
 use dialogs::Dialog;
 use pmx_core::edit::{Edit, EditLabel, EditOp, GestureId, LabelArg, SetField, ops_to_edit_in};
 use pmx_core::model::ElementKind;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use workspace::Pane;
 
 /// What the app has to do for the editor (things that need the platform).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,14 +84,14 @@ pub struct EditorState {
     pub message: Option<StatusMessage>,
     pub validation: ValidationState,
     /// The pose pane's pose (never part of the document until applied).
-    pub pose: crate::pose::PoseState,
+    pub pose: crate::panes::pose::PoseState,
     /// The pose generation last sent to the 3D view, and whether the view shows a pose.
     fed_pose_generation: u64,
     view_shows_pose: bool,
     /// The 3D view (camera, layers, the GPU copy of the model).
-    pub view: crate::view::ViewState,
+    pub view: crate::panes::view::ViewState,
     /// The bone tree, morph offsets and display frame tree (beside their tables).
-    pub editors: crate::editors::EditorsState,
+    pub editors: crate::panes::EditorsState,
     commands: Commands,
     dialog: Option<Dialog>,
     platform: Vec<PlatformRequest>,
@@ -148,11 +151,11 @@ impl EditorState {
             tables,
             message: None,
             validation: ValidationState::default(),
-            pose: crate::pose::PoseState::default(),
+            pose: crate::panes::pose::PoseState::default(),
             fed_pose_generation: 0,
             view_shows_pose: false,
-            view: crate::view::ViewState::default(),
-            editors: crate::editors::EditorsState::default(),
+            view: crate::panes::view::ViewState::default(),
+            editors: crate::panes::EditorsState::default(),
             commands: Commands::default(),
             dialog: None,
             platform: Vec::new(),
@@ -195,7 +198,7 @@ impl EditorState {
             *state = TableState::default();
         }
         self.validation.reset();
-        self.editors = crate::editors::EditorsState::default();
+        self.editors = crate::panes::EditorsState::default();
         self.active_gesture = None;
     }
 
@@ -698,7 +701,7 @@ impl EditorState {
             return;
         };
         // The special display frames (Root, 表情) are never deleted: the key skips them.
-        let indices = crate::table::deletable_targets(
+        let indices = crate::widgets::table::deletable_targets(
             &document.model,
             kind,
             &document.selection.get(kind).targets(),

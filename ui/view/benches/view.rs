@@ -12,9 +12,9 @@ use pmx_core::edit::{Edit, EditTarget};
 use pmx_core::generate::{LargeModelSpec, large_model};
 use pmx_core::model::ElementKind;
 use pmx_ui::document::Document;
-use pmx_ui::view::ViewState;
-use pmx_ui::view::mesh::MeshData;
-use pmx_ui::view::scene::SyncKind;
+use pmx_ui::panes::view::ViewState;
+use pmx_ui::panes::view::mesh::MeshData;
+use pmx_ui::panes::view::scene::SyncKind;
 use std::time::{Duration, Instant};
 
 fn views(c: &mut Criterion) {

@@ -11,8 +11,8 @@ use pmx_core::model::{
     Vertex, VertexIdx,
 };
 use pmx_ui::document::Document;
-use pmx_ui::view::ViewState;
-use pmx_ui::view::camera::OrbitCamera;
+use pmx_ui::panes::view::ViewState;
+use pmx_ui::panes::view::camera::OrbitCamera;
 use pmx_view::offscreen::Offscreen;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

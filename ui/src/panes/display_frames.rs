@@ -4,13 +4,11 @@
 //! bones / morphs that no frame lists yet. The special frames (Root, 表情) cannot be deleted
 //! (the edit refuses, and the tree offers no deletion).
 
-use crate::command::{Command, Commands, EditCommand, EditRequest};
-use crate::i18n::{Language, NameLanguage};
-use crate::properties::{PropertyGrid, text_field_ui};
-use crate::selection::Selection;
-use crate::table::fields::{morph_label, name_cell_ui};
-use crate::table::{ColumnSpec, ElementTable, SortValue};
-use crate::widgets::EditCx;
+use crate::command::{Command, EditCommand, EditRequest};
+use crate::widgets::properties::{PropertyGrid, text_field_ui};
+use crate::widgets::table::fields::{morph_label, name_cell_ui};
+use crate::widgets::table::{ColumnSpec, ElementTable, SortValue};
+use crate::widgets::{EditCx, PaneCx, PaneParts};
 use pmx_core::edit::Elements;
 use pmx_core::edit::{SetField, field};
 use pmx_core::model::{BoneIdx, DisplayFrame, DisplayItem, ElementKind, Model, MorphIdx};
@@ -175,16 +173,6 @@ pub struct FrameTreeState {
     pub selected: HashSet<(usize, usize)>,
 }
 
-/// What the tree needs.
-#[derive(Debug)]
-pub struct FrameTreeCx<'a> {
-    pub model: &'a Model,
-    pub selection: &'a mut Selection,
-    pub commands: &'a mut Commands,
-    pub lang: Language,
-    pub names: NameLanguage,
-}
-
 fn items_op(frame: usize, items: &[DisplayItem]) -> SetField {
     SetField::new(field::<DisplayFrame>().items(), vec![frame], items.to_vec())
 }
@@ -263,14 +251,15 @@ fn item_text(cx: &EditCx<'_>, item: DisplayItem) -> (String, bool) {
 
 /// The frame tree with its buttons.
 #[allow(clippy::too_many_lines)]
-pub fn frame_tree_ui(ui: &mut egui::Ui, state: &mut FrameTreeState, cx: FrameTreeCx<'_>) {
-    let FrameTreeCx {
+pub fn frame_tree_ui(ui: &mut egui::Ui, state: &mut FrameTreeState, cx: &mut PaneCx<'_>) {
+    let PaneParts {
         model,
         selection,
         commands,
         lang,
         names,
-    } = cx;
+        ..
+    } = cx.parts();
     let frame_count = model.display_frames.len();
     state.selected.retain(|&(f, i)| {
         model

@@ -506,14 +506,10 @@ pub fn view_menu_ui(ui: &mut egui::Ui, lang: Language, state: &mut ViewState) {
 
 /// The part of `viewport` inside `clip`, as GL's scissor box (from the bottom left).
 /// The 表示 pane.
-pub fn view_pane_ui(
-    ui: &mut egui::Ui,
-    lang: Language,
-    state: &mut ViewState,
-    document: &mut Document,
-    document_id: u64,
-    commands: &mut crate::command::Commands,
-) {
+pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::widgets::PaneCx<'_>) {
+    let (lang, document_id) = (cx.lang, cx.document_id);
+    let document = &mut *cx.document;
+    let commands = &mut *cx.commands;
     state.sync(document, document_id);
     ui.horizontal_wrapped(|ui| {
         ui.label(lang.tr("view.pick"));

@@ -3,7 +3,7 @@
 //! 16-group non-collision mask, and short labels for elements of every kind.
 
 use crate::command::Command;
-use crate::properties::{PropertyGrid, index_row_ui, key};
+use crate::widgets::properties::{PropertyGrid, index_row_ui, key};
 use crate::widgets::{EditCx, f32_drag};
 use pmx_core::edit::{Element, Field, FieldType, Vector};
 use pmx_core::model::{BoneIdx, MaterialIdx, MorphIdx, RigidBodyIdx, Text, Vec3};

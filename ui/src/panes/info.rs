@@ -2,14 +2,22 @@
 //! UV count, index sizes, element counts and what the reader noticed.
 
 use crate::command::{Command, EditCommand, EditRequest};
-use crate::widgets::{EditCx, text_commit_ui};
+use crate::widgets::{EditCx, PaneCx, text_commit_ui};
 use pmx_core::edit::field;
-use pmx_core::formats::LoadReport;
 use pmx_core::model::{ElementKind, IndexSizes, ModelInfo, Text};
 
 /// The info pane of the open model.
-pub fn info_pane_ui(ui: &mut egui::Ui, cx: &mut EditCx<'_>, report: Option<&LoadReport>) {
-    let model = cx.model;
+pub fn info_pane_ui(ui: &mut egui::Ui, pane: &mut PaneCx<'_>) {
+    let document = &*pane.document;
+    let report = document.load_report.as_ref();
+    let model = &document.model;
+    let cx = &mut EditCx {
+        model,
+        commands: &mut *pane.commands,
+        lang: pane.lang,
+        names: pane.names,
+        base_dir: None,
+    };
     egui::ScrollArea::vertical()
         .auto_shrink([false, false])
         .show(ui, |ui| {

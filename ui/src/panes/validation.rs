@@ -2,7 +2,7 @@
 //! refreshed after each edit; a click selects the element in its tab; Fix applies one issue's
 //! repair, Fix all repairs everything, each as one undo step.
 
-use crate::command::{Command, Commands, EditCommand, EditRequest};
+use crate::command::{Command, EditCommand, EditRequest};
 use crate::document::Document;
 use crate::i18n::Language;
 use egui_extras::{Column, TableBuilder};
@@ -191,13 +191,13 @@ fn target_key(target: Option<Target>) -> &'static str {
 /// The pane.
 pub fn validation_pane_ui(
     ui: &mut egui::Ui,
-    lang: Language,
     state: &mut ValidationState,
-    document: &Document,
-    document_id: u64,
-    commands: &mut Commands,
+    cx: &mut crate::widgets::PaneCx<'_>,
     texture_problems: &[TextureProblem],
 ) {
+    let (lang, document_id) = (cx.lang, cx.document_id);
+    let document: &Document = cx.document;
+    let commands = &mut *cx.commands;
     let mut force = false;
     ui.horizontal_wrapped(|ui| {
         ui.label(lang.tr("validation.target"));

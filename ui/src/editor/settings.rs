@@ -1,8 +1,8 @@
 //! Settings that persist between runs (the app stores them with eframe's persistence; the
 //! window size is eframe's own).
 
+use crate::editor::workspace::Pane;
 use crate::i18n::{Language, NameLanguage};
-use crate::workspace::Pane;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -18,7 +18,7 @@ pub struct Settings {
     pub recent_files: Vec<PathBuf>,
     /// The tab layout; `None` (or an outdated one) gives the default.
     pub layout: Option<egui_tiles::Tree<Pane>>,
-    /// The [`crate::workspace::LAYOUT_VERSION`] `layout` was saved with (0: before versions).
+    /// The [`crate::editor::workspace::LAYOUT_VERSION`] `layout` was saved with (0: before versions).
     pub layout_version: u32,
 }
 
@@ -65,14 +65,14 @@ mod tests {
             names: NameLanguage::English,
             ..Settings::default()
         };
-        settings.layout = Some(crate::workspace::default_tree());
+        settings.layout = Some(crate::editor::workspace::default_tree());
         let json = serde_json::to_string(&settings).expect("serializes");
         let back: Settings = serde_json::from_str(&json).expect("parses");
         assert_eq!(back.language, Language::English);
         assert!(
             back.layout
                 .as_ref()
-                .is_some_and(crate::workspace::is_complete)
+                .is_some_and(crate::editor::workspace::is_complete)
         );
     }
 }

@@ -9,15 +9,14 @@
 //! The offset table builds only its visible rows: a morph with 100,000 offsets scrolls as fast
 //! as one with ten.
 
-use super::fields::{
+use crate::command::Command;
+use crate::selection::{IndexSet, Selection};
+use crate::widgets::properties::{IntegerField, PropertyGrid, text_field_ui};
+use crate::widgets::table::fields::{
     Pick, choice_field_ui, choice_ui, degrees_drag, morph_label, name_cell_ui, pick_ui,
 };
-use super::{ColumnSpec, ElementTable, SortValue};
-use crate::command::{Command, Commands};
-use crate::i18n::{Language, NameLanguage};
-use crate::properties::{IntegerField, PropertyGrid, text_field_ui};
-use crate::selection::{IndexSet, Selection};
-use crate::widgets::{EditCx, f32_drag, i64_drag, index_picker_ui};
+use crate::widgets::table::{ColumnSpec, ElementTable, SortValue};
+use crate::widgets::{EditCx, PaneCx, PaneParts, f32_drag, i64_drag, index_picker_ui};
 use egui_extras::{Column, TableBuilder};
 use pmx_core::edit::Elements;
 use pmx_core::edit::{Field, Vector, field};
@@ -319,16 +318,6 @@ pub struct OffsetTableState {
     morph: Option<usize>,
     pub goto_text: String,
     scroll_to_row: Option<usize>,
-}
-
-/// What the offset table needs.
-#[derive(Debug)]
-pub struct OffsetCx<'a> {
-    pub model: &'a Model,
-    pub selection: &'a Selection,
-    pub commands: &'a mut Commands,
-    pub lang: Language,
-    pub names: NameLanguage,
 }
 
 /// Euler angles (radians, x y z) of a quaternion (x y z w), in MMD's order (Y, then X, then Z).
@@ -771,16 +760,18 @@ fn offset_cells_ui(
 pub fn offset_table_ui(
     ui: &mut egui::Ui,
     state: &mut OffsetTableState,
-    cx: OffsetCx<'_>,
+    cx: &mut PaneCx<'_>,
     index: usize,
 ) {
-    let OffsetCx {
+    let PaneParts {
         model,
         selection,
         commands,
         lang,
         names,
-    } = cx;
+        ..
+    } = cx.parts();
+    let selection = &*selection;
     let Some(morph) = model.morphs.get(index) else {
         return;
     };

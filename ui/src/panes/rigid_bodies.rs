@@ -2,14 +2,14 @@
 //! size, position, rotation in degrees, mass, dampings, restitution, friction and mode; links to
 //! the bone and to the joints that hold the body.
 
-use super::fields::{
+use crate::command::Command;
+use crate::widgets::properties::{PropertyGrid, f32_field_ui, text_field_ui, vec_field_ui};
+use crate::widgets::table::fields::bone_field_ui;
+use crate::widgets::table::fields::{
     Pick, choice_field_ui, choice_ui, degrees_vec_field_ui, group_field_ui, mask_field_ui,
     name_cell_ui, pick_ui, push_numbers, vec_cells_ui,
 };
-use super::{ColumnSpec, ElementTable, SortValue};
-use crate::command::Command;
-use crate::properties::{PropertyGrid, f32_field_ui, text_field_ui, vec_field_ui};
-use crate::table::fields::bone_field_ui;
+use crate::widgets::table::{ColumnSpec, ElementTable, SortValue};
 use crate::widgets::{EditCx, f32_drag};
 use pmx_core::edit::Elements;
 use pmx_core::edit::field;
@@ -166,7 +166,7 @@ impl ElementTable for RigidBodyTable {
                 0.01,
             ),
             Col::Rotation => {
-                super::fields::degrees_cells_ui(
+                crate::widgets::table::fields::degrees_cells_ui(
                     cx,
                     ui,
                     index,

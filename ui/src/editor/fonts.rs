@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 /// A subset of Noto Sans CJK JP (SIL Open Font License 1.1, see `resources/fonts/`): Latin,
 /// kana, JIS X 0208 kanji and the symbols MMD models use.
-const CJK_FONT: &[u8] = include_bytes!("../../resources/fonts/NotoSansCJKjp-Regular-subset.otf");
+const CJK_FONT: &[u8] = include_bytes!("../../../resources/fonts/NotoSansCJKjp-Regular-subset.otf");
 
 /// Font definitions with the Japanese font first for proportional and monospace text.
 #[must_use]

@@ -7,10 +7,10 @@
 //! is missing is a root marked with the missing index, and bones in a parent cycle are roots
 //! marked as such.
 
-use crate::command::{Command, Commands};
-use crate::i18n::{Language, NameLanguage};
+use crate::command::Command;
+use crate::panes::bones::bone_icon_ui;
 use crate::selection::KindSelection;
-use crate::table::bones::bone_icon_ui;
+use crate::widgets::{PaneCx, PaneParts};
 use pmx_core::edit::{EditOp, field};
 use pmx_core::model::{Bone, BoneIdx, ElementKind, Model};
 use std::collections::HashSet;
@@ -210,17 +210,6 @@ impl BoneTreeState {
     }
 }
 
-/// What the tree needs from the editor.
-#[derive(Debug)]
-pub struct BoneTreeCx<'a> {
-    pub model: &'a Model,
-    pub key: (u64, u64),
-    pub selection: &'a mut KindSelection,
-    pub commands: &'a mut Commands,
-    pub lang: Language,
-    pub names: NameLanguage,
-}
-
 /// Where a dragged bone was dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum DropTarget {
@@ -275,15 +264,19 @@ fn drop_op(
 }
 
 /// The tree (with its search field and buttons).
-pub fn bone_tree_ui(ui: &mut egui::Ui, state: &mut BoneTreeState, cx: BoneTreeCx<'_>) {
-    let BoneTreeCx {
+pub fn bone_tree_ui(ui: &mut egui::Ui, state: &mut BoneTreeState, cx: &mut PaneCx<'_>) {
+    let PaneParts {
         model,
-        key,
         selection,
         commands,
         lang,
         names,
-    } = cx;
+        document_id,
+        revision,
+        ..
+    } = cx.parts();
+    let key = (document_id, revision);
+    let selection = selection.get_mut(ElementKind::Bone);
     state.refresh(model, key);
     // Follow the selection made elsewhere (table, links): show and scroll to its row.
     if selection.current != state.last_current {

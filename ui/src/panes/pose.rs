@@ -7,6 +7,7 @@
 use crate::command::{Command, Commands, EditCommand, EditRequest};
 use crate::document::Document;
 use crate::i18n::{Language, NameLanguage};
+use crate::widgets::PaneCx;
 use glam::Vec3;
 use pmx_core::formats::{LoadOptions, vmd, vpd};
 use pmx_core::model::facts::{euler_degrees_to_quat, quat_to_euler_degrees};
@@ -353,15 +354,10 @@ impl PoseState {
 
 /// The pane: tools on top, the bone list and the selected bone's fields on the left, the morph
 /// sliders by panel on the right.
-pub fn pose_pane_ui(
-    ui: &mut egui::Ui,
-    lang: Language,
-    names: NameLanguage,
-    state: &mut PoseState,
-    document: &mut Document,
-    document_id: u64,
-    commands: &mut Commands,
-) {
+pub fn pose_pane_ui(ui: &mut egui::Ui, state: &mut PoseState, cx: &mut PaneCx<'_>) {
+    let (lang, names, document_id) = (cx.lang, cx.names, cx.document_id);
+    let document = &mut *cx.document;
+    let commands = &mut *cx.commands;
     state.sync(document, document_id);
     tools_ui(ui, lang, state, commands);
     files_ui(ui, lang, state, &document.model);

@@ -1,10 +1,10 @@
 //! 頂点 (vertices): position, normal, UV, additional UVs, weight type, bones and weights,
 //! SDEF C/R0/R1, edge scale.
 
-use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
-use crate::properties::{PropertyGrid, f32_field_ui, vec_field_ui};
-use crate::table::fields::bone_field_ui;
+use crate::widgets::properties::{PropertyGrid, f32_field_ui, vec_field_ui};
+use crate::widgets::table::fields::bone_field_ui;
+use crate::widgets::table::{ColumnSpec, ElementTable, SortValue};
 use crate::widgets::{EditCx, f32_drag, index_picker_ui, trim_number};
 use pmx_core::edit::Elements;
 use pmx_core::edit::{Field, Vector, field};
@@ -206,7 +206,7 @@ fn cell_vec<V: Vector>(
     value: V,
     speed: f64,
 ) {
-    super::fields::vec_cells_ui(cx, ui, index, handle, value, speed);
+    crate::widgets::table::fields::vec_cells_ui(cx, ui, index, handle, value, speed);
 }
 
 impl ElementTable for VertexTable {

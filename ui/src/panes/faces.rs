@@ -1,7 +1,7 @@
 //! 面 (faces): the material that draws each triangle and its three vertex indices.
 
-use super::{ColumnSpec, ElementTable, SortValue};
-use crate::properties::{PropertyGrid, i64_field_ui};
+use crate::widgets::properties::{PropertyGrid, i64_field_ui};
+use crate::widgets::table::{ColumnSpec, ElementTable, SortValue};
 use crate::widgets::{EditCx, i64_drag, trim_number};
 use pmx_core::edit::Elements;
 use pmx_core::edit::field;
@@ -44,7 +44,7 @@ impl ElementTable for FaceTable {
                 let name = format!("face {index} {}", corner - 1);
                 let max = i64::from(u32::MAX);
                 let (response, new) = i64_drag(ui, i64::from(value), false, 0..=max, &name);
-                if let Some(vertex) = crate::properties::IntegerField::from_i64(new) {
+                if let Some(vertex) = crate::widgets::properties::IntegerField::from_i64(new) {
                     cx.set_on_change(&response, field::<Face>().at(corner - 1), &[index], vertex);
                 }
             }

@@ -4,31 +4,12 @@
 //! in place and a context menu, plus a property panel beside it. Each kind supplies its columns
 //! and cells through [`ElementTable`].
 
-pub mod bones;
-mod faces;
 pub mod fields;
-pub mod joints;
-mod materials;
-pub mod morphs;
-pub mod rigid_bodies;
-pub mod soft_bodies;
-mod textures;
-mod vertices;
 
-pub use bones::BoneTable;
-pub use faces::FaceTable;
-pub use joints::JointTable;
-pub use materials::MaterialTable;
-pub use rigid_bodies::RigidBodyTable;
-pub use soft_bodies::SoftBodyTable;
-pub use textures::TextureTable;
-pub use vertices::VertexTable;
-
-use crate::command::{Command, Commands};
-use crate::i18n::{Language, NameLanguage};
-use crate::properties::{MixedCache, PropertyGrid};
+use crate::command::Command;
 use crate::selection::KindSelection;
-use crate::widgets::EditCx;
+use crate::widgets::properties::{MixedCache, PropertyGrid};
+use crate::widgets::{EditCx, PaneCx, PaneParts};
 use egui_extras::{Column, TableBuilder};
 use pmx_core::edit::{EditOp, Elements};
 use pmx_core::model::{ElementKind, Model};
@@ -298,20 +279,6 @@ fn compare(a: &SortValue, b: &SortValue) -> Ordering {
     }
 }
 
-/// The parts of the editor a table pane works with.
-#[derive(Debug)]
-pub struct TableCx<'a> {
-    pub model: &'a Model,
-    pub document_id: u64,
-    pub revision: u64,
-    pub structure_revision: u64,
-    pub selection: &'a mut KindSelection,
-    pub commands: &'a mut Commands,
-    pub lang: Language,
-    pub names: NameLanguage,
-    pub base_dir: Option<&'a std::path::Path>,
-}
-
 /// The widest the property panel gets by default (wider only when the user drags it).
 pub const PROPERTY_PANEL_WIDTH: f32 = 340.0;
 
@@ -354,20 +321,21 @@ pub fn table_pane_ui(
     ui: &mut egui::Ui,
     table: &dyn ElementTable,
     state: &mut TableState,
-    cx: TableCx<'_>,
+    cx: &mut PaneCx<'_>,
 ) {
-    let TableCx {
+    let kind = table.kind();
+    let structure_revision = cx.document.structure_revision(kind);
+    let PaneParts {
         model,
-        document_id,
-        revision,
-        structure_revision,
         selection,
         commands,
         lang,
         names,
         base_dir,
-    } = cx;
-    let kind = table.kind();
+        document_id,
+        revision,
+    } = cx.parts();
+    let selection = selection.get_mut(kind);
     state.refresh_view(
         table,
         model,

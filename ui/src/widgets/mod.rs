@@ -1,11 +1,84 @@
 //! Editing widgets shared by the tables and property panels. Each shows a value read from the
 //! model and, when the user changes it, pushes an edit command; none writes to the model.
 
+pub mod properties;
+pub mod table;
+
 use crate::command::{Command, Commands};
+use crate::document::Document;
 use crate::i18n::{Language, NameLanguage};
+use crate::selection::Selection;
 use pmx_core::edit::{Element, Field, FieldType};
 use pmx_core::model::Model;
 use std::hash::Hash;
+
+/// What every pane works with (one type for all of them): the document, where to push
+/// commands, the languages. A pane hands its widgets an [`EditCx`] borrowed from it.
+#[derive(Debug)]
+pub struct PaneCx<'a> {
+    pub document: &'a mut Document,
+    /// Changes when another document is opened (with the revision: cache keys).
+    pub document_id: u64,
+    pub commands: &'a mut Commands,
+    pub lang: Language,
+    pub names: NameLanguage,
+}
+
+/// A pane's context split into the parts a pane reads and writes at the same time.
+#[derive(Debug)]
+pub struct PaneParts<'p> {
+    pub model: &'p Model,
+    pub selection: &'p mut Selection,
+    pub commands: &'p mut Commands,
+    pub lang: Language,
+    pub names: NameLanguage,
+    /// The model file's folder (texture paths are relative to it).
+    pub base_dir: Option<&'p std::path::Path>,
+    pub document_id: u64,
+    /// The document's revision (changes with every edit, undo and redo).
+    pub revision: u64,
+}
+
+impl PaneCx<'_> {
+    #[must_use]
+    pub fn tr(&self, key: &'static str) -> &'static str {
+        self.lang.tr(key)
+    }
+
+    /// The context split into borrows that can be held together.
+    pub fn parts(&mut self) -> PaneParts<'_> {
+        let revision = self.document.revision();
+        let document = &mut *self.document;
+        PaneParts {
+            model: &document.model,
+            selection: &mut document.selection,
+            commands: self.commands,
+            lang: self.lang,
+            names: self.names,
+            base_dir: document.path.as_deref().and_then(std::path::Path::parent),
+            document_id: self.document_id,
+            revision,
+        }
+    }
+
+    /// The context of the pane's editing widgets.
+    pub fn edit(&mut self) -> EditCx<'_> {
+        self.parts().edit()
+    }
+}
+
+impl<'p> PaneParts<'p> {
+    /// The widgets' context (the selection stays with the caller).
+    pub fn edit(self) -> EditCx<'p> {
+        EditCx {
+            model: self.model,
+            commands: self.commands,
+            lang: self.lang,
+            names: self.names,
+            base_dir: self.base_dir,
+        }
+    }
+}
 
 /// What editing widgets need: the model to read, where to push commands, the languages.
 #[derive(Debug)]

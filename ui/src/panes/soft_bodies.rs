@@ -3,14 +3,14 @@
 //! iterations, material stiffness), and below the table the anchors (rigid body, vertex, near
 //! mode) and pinned vertices, which can be added from the vertex selection.
 
-use super::fields::{
-    Pick, choice_field_ui, group_field_ui, mask_field_ui, name_cell_ui, pick_field_ui, pick_ui,
-};
-use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
-use crate::properties::{
+use crate::widgets::properties::{
     IntegerField, PropertyGrid, f32_field_ui, flag_field_ui, i64_field_ui, text_field_ui,
 };
+use crate::widgets::table::fields::{
+    Pick, choice_field_ui, group_field_ui, mask_field_ui, name_cell_ui, pick_field_ui, pick_ui,
+};
+use crate::widgets::table::{ColumnSpec, ElementTable, SortValue};
 use crate::widgets::{EditCx, i64_drag};
 use pmx_core::edit::Elements;
 use pmx_core::edit::{Field, field};

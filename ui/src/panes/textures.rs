@@ -1,9 +1,9 @@
 //! テクスチャ (textures): the paths materials refer to, how many materials use each, and whether
 //! the file is there beside the model.
 
-use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
-use crate::properties::PropertyGrid;
+use crate::widgets::properties::PropertyGrid;
+use crate::widgets::table::{ColumnSpec, ElementTable, SortValue};
 use crate::widgets::{EditCx, text_commit_ui};
 use pmx_core::edit::Elements;
 use pmx_core::edit::field;

@@ -1,11 +1,11 @@
 //! 材質 (materials): names, colours, draw flags, edge, texture / sphere / toon with pickers from
 //! the texture list, memo and face count.
 
-use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
-use crate::properties::{
+use crate::widgets::properties::{
     PropertyGrid, color_field_ui, f32_field_ui, flag_field_ui, index_row_ui, text_field_ui,
 };
+use crate::widgets::table::{ColumnSpec, ElementTable, SortValue};
 use crate::widgets::{
     EditCx, color_swatch_ui, f32_drag, index_picker_ui, text_commit_ui, trim_number,
 };
@@ -552,7 +552,7 @@ impl ElementTable for MaterialTable {
                 let count = model.textures.len();
                 let picked = {
                     let label = |i: usize| cx.texture_label(i);
-                    let key = crate::properties::key(&handle);
+                    let key = crate::widgets::properties::key(&handle);
                     index_row_ui(cx, ui, grid, title, &key, count, &label, |i| {
                         read.get(model, i).map(|t| t.map(TextureIdx::get))
                     })

@@ -1,14 +1,14 @@
 //! Joint: kind (the six of PMX 2.1), rigid bodies A and B, position, rotation in degrees, move
 //! and rotation limits (rotation in degrees) and springs.
 
-use super::fields::{
+use crate::command::Command;
+use crate::widgets::EditCx;
+use crate::widgets::properties::{PropertyGrid, text_field_ui, vec_field_ui};
+use crate::widgets::table::fields::{
     Pick, choice_field_ui, choice_ui, degrees_vec_field_ui, name_cell_ui, pick_field_ui, pick_ui,
     push_numbers, rigid_body_label, vec_cells_ui,
 };
-use super::{ColumnSpec, ElementTable, SortValue};
-use crate::command::Command;
-use crate::properties::{PropertyGrid, text_field_ui, vec_field_ui};
-use crate::widgets::EditCx;
+use crate::widgets::table::{ColumnSpec, ElementTable, SortValue};
 use pmx_core::edit::Elements;
 use pmx_core::edit::field;
 use pmx_core::model::{ElementKind, Joint, JointKind, Model, RigidBodyIdx};
@@ -139,7 +139,7 @@ impl ElementTable for JointTable {
                 0.01,
             ),
             Col::Rotation => {
-                super::fields::degrees_cells_ui(
+                crate::widgets::table::fields::degrees_cells_ui(
                     cx,
                     ui,
                     index,

@@ -4,15 +4,15 @@
 //! target, loop count, unit angle in degrees and the IK link list with per-axis limits in
 //! degrees), and links to the vertices, rigid bodies, morphs and frames that use the bone.
 
-use super::fields::{
-    Pick, degrees_drag, degrees_field_ui, name_cell_ui, pick_ui, push_numbers, vec_cells_ui,
-};
-use super::{ColumnSpec, ElementTable, SortValue};
 use crate::command::Command;
-use crate::properties::{
+use crate::widgets::properties::{
     PropertyGrid, f32_field_ui, flag_field_ui, i64_field_ui, text_field_ui, vec_field_ui,
 };
-use crate::table::fields::bone_field_ui;
+use crate::widgets::table::fields::bone_field_ui;
+use crate::widgets::table::fields::{
+    Pick, degrees_drag, degrees_field_ui, name_cell_ui, pick_ui, push_numbers, vec_cells_ui,
+};
+use crate::widgets::table::{ColumnSpec, ElementTable, SortValue};
 use crate::widgets::{EditCx, i64_drag};
 use pmx_core::edit::Elements;
 use pmx_core::edit::field;

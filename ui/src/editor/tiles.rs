@@ -1,0 +1,152 @@
+//! The tab area (egui_tiles): tabs of panes, each drawn by [`crate::panes::pane_ui`].
+
+use super::EditorState;
+use crate::command::{Command, Commands};
+use crate::document::Document;
+use crate::editor::workspace::Pane;
+use crate::i18n::{Language, NameLanguage};
+use crate::panes::validation::ValidationState;
+use crate::panes::{PaneCx, PaneStates};
+use crate::widgets::table::TableState;
+use pmx_core::model::ElementKind;
+use std::collections::HashMap;
+
+struct Behavior<'a> {
+    lang: Language,
+    names: NameLanguage,
+    document: Option<&'a mut Document>,
+    document_id: u64,
+    tables: &'a mut HashMap<ElementKind, TableState>,
+    commands: &'a mut Commands,
+    focus_kind: &'a mut Option<ElementKind>,
+    validation: &'a mut ValidationState,
+    pose: &'a mut crate::panes::pose::PoseState,
+    view: &'a mut crate::panes::view::ViewState,
+    editors: &'a mut crate::panes::EditorsState,
+    loading: bool,
+}
+
+impl egui_tiles::Behavior<Pane> for Behavior<'_> {
+    fn tab_title_for_pane(&mut self, pane: &Pane) -> egui::WidgetText {
+        self.lang.tr(pane.title_key()).into()
+    }
+
+    fn pane_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        _tile_id: egui_tiles::TileId,
+        pane: &mut Pane,
+    ) -> egui_tiles::UiResponse {
+        // The table the user clicks in is the one Ctrl+A and Delete act on.
+        if let Some(kind) = pane.kind()
+            && ui.rect_contains_pointer(ui.max_rect())
+            && ui.input(|i| i.pointer.any_pressed())
+        {
+            *self.focus_kind = Some(kind);
+        }
+        let lang = self.lang;
+        let Some(document) = self.document.as_deref_mut() else {
+            empty_pane_ui(ui, lang, self.loading, self.commands);
+            return egui_tiles::UiResponse::None;
+        };
+        let mut cx = PaneCx {
+            document,
+            document_id: self.document_id,
+            commands: self.commands,
+            lang,
+            names: self.names,
+        };
+        let states = PaneStates {
+            tables: self.tables,
+            editors: self.editors,
+            validation: self.validation,
+            pose: self.pose,
+            view: self.view,
+        };
+        crate::panes::pane_ui(ui, *pane, states, &mut cx);
+        egui_tiles::UiResponse::None
+    }
+
+    fn simplification_options(&self) -> egui_tiles::SimplificationOptions {
+        egui_tiles::SimplificationOptions {
+            all_panes_must_have_tabs: true,
+            ..Default::default()
+        }
+    }
+}
+
+fn empty_pane_ui(ui: &mut egui::Ui, lang: Language, loading: bool, commands: &mut Commands) {
+    ui.add_space(24.0);
+    ui.vertical_centered(|ui| {
+        if loading {
+            ui.spinner();
+            ui.label(lang.tr("status.loading"));
+            return;
+        }
+        ui.heading("PMX Studio");
+        ui.label(lang.tr("status.no_model_hint"));
+        ui.add_space(8.0);
+        if ui.button(lang.tr("status.open_model")).clicked() {
+            commands.push(Command::ShowOpenDialog);
+        }
+        if ui.button(lang.tr("status.new_model")).clicked() {
+            commands.push(Command::New);
+        }
+    });
+}
+
+impl EditorState {
+    pub(super) fn workspace_ui(&mut self, ui: &mut egui::Ui) {
+        let mut behavior = Behavior {
+            lang: self.settings.language,
+            names: self.settings.names,
+            document: self.document.as_mut(),
+            document_id: self.document_id,
+            tables: &mut self.tables,
+            commands: &mut self.commands,
+            focus_kind: &mut self.focus_kind,
+            validation: &mut self.validation,
+            pose: &mut self.pose,
+            view: &mut self.view,
+            editors: &mut self.editors,
+            loading: self.loading.is_some(),
+        };
+        self.tree.ui(&mut behavior, ui);
+        self.feed_pose_to_view();
+    }
+
+    /// The 3D view draws the pose pane's pose: deformed positions and normals go to the GPU
+    /// when the pose changes, and the model's own values again when it is back at rest. The
+    /// document never changes.
+    fn feed_pose_to_view(&mut self) {
+        let Some(document) = &self.document else {
+            return;
+        };
+        let generation = self.pose.generation();
+        if generation == self.fed_pose_generation {
+            return;
+        }
+        self.fed_pose_generation = generation;
+        let to_model = |list: &[glam::Vec3]| -> Vec<pmx_core::model::Vec3> {
+            list.iter().map(|&v| v.into()).collect()
+        };
+        match self.pose.evaluated().filter(|_| !self.pose.pose.is_rest()) {
+            Some(evaluated) => {
+                self.view.scene.upload_deformed(
+                    0,
+                    &to_model(evaluated.positions()),
+                    &to_model(evaluated.normals()),
+                );
+                self.view_shows_pose = true;
+            }
+            None if self.view_shows_pose => {
+                let vertices = &document.model.vertices;
+                let positions: Vec<_> = vertices.iter().map(|v| v.position).collect();
+                let normals: Vec<_> = vertices.iter().map(|v| v.normal).collect();
+                self.view.scene.upload_deformed(0, &positions, &normals);
+                self.view_shows_pose = false;
+            }
+            None => {}
+        }
+    }
+}
