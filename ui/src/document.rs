@@ -556,12 +556,11 @@ mod tests {
     fn undo_restores_dirty_state_and_revisions_move() {
         let mut document = Document::new_empty();
         assert!(!document.is_dirty());
-        let edit = Edit::set_json(
+        let edit = Edit::set_field(
             &document.model,
-            pmx_core::edit::EditTarget::Info,
             &[],
-            "name_ja",
-            &[serde_json::json!("テスト")],
+            pmx_core::edit::field::<pmx_core::model::ModelInfo>().name_ja(),
+            pmx_core::model::Text::from("テスト"),
         )
         .expect("edit builds");
         document.apply(edit);
