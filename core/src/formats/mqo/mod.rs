@@ -28,3 +28,6 @@ pub use report::{MqoError, MqoNote, MqoReport, MqxUnavailable};
 
 /// MQO units per PMX unit when the user gives no `--scale`.
 pub const DEFAULT_MQO_UNITS_PER_PMX_UNIT: f32 = 10.0;
+
+#[cfg(test)]
+mod tests;
