@@ -6,7 +6,28 @@
 //!   200 MQO units tall and 20 PMX units tall); `--scale` overrides it.
 //! - **Axes**: both are Y-up; Metasequoia is right-handed with the model's front towards +Z,
 //!   PMX (DirectX) left-handed with the front towards −Z. Import maps (x, y, z) to
-//!   (x, y, −z) / scale and reverses each face's winding; export does the inverse.
+//!   (x, y, −z) / scale (normals (x, y, −z)); export does the inverse.
+//! - **Winding is kept as it is.** Metasequoia's front faces wind clockwise seen from outside
+//!   (the corpus cube's `+Z` face is `V(0 2 3 1)`: top-left, top-right, bottom-right,
+//!   bottom-left seen from +Z), and so do PMX's. Negating Z is a mirror, but so is reading right-handed coordinates as left-handed:
+//!   the two cancel, and the face is still clockwise seen from outside. Reversing the winding
+//!   would turn every face inside out.
+
+pub mod document;
+mod mesh;
+pub mod mqx;
+mod parse;
+pub mod read;
+pub mod report;
+mod to_model;
+
+pub use read::{
+    MqoImport, MqoImportOptions, is_archive, load_mqo_path, parse_mqo, read_mqo, read_mqo_with_mqx,
+};
+pub use report::{MqoError, MqoNote, MqoReport, MqxUnavailable};
 
 /// MQO units per PMX unit when the user gives no `--scale`.
 pub const DEFAULT_MQO_UNITS_PER_PMX_UNIT: f32 = 10.0;
+
+#[cfg(test)]
+mod tests;
