@@ -20,11 +20,15 @@ mod parse;
 pub mod read;
 pub mod report;
 mod to_model;
+pub mod write;
 
 pub use read::{
     MqoImport, MqoImportOptions, is_archive, load_mqo_path, parse_mqo, read_mqo, read_mqo_with_mqx,
 };
 pub use report::{MqoError, MqoNote, MqoReport, MqxUnavailable};
+pub use write::{
+    MqoExport, MqoExportOptions, MqoExportReport, MqoLoss, MqoObjectGrouping, write_mqo,
+};
 
 /// MQO units per PMX unit when the user gives no `--scale`.
 pub const DEFAULT_MQO_UNITS_PER_PMX_UNIT: f32 = 10.0;

@@ -1181,6 +1181,7 @@ fn morphs(
         return;
     };
     let object_named = |name: &str| document.objects.iter().position(|o| o.name == name);
+    let mut joined: HashMap<String, usize> = HashMap::new();
     for list in &mqx.morphs {
         let base = object_named(&list.base);
         for target in &list.targets {
@@ -1229,13 +1230,34 @@ fn morphs(
                     offset: Vec3::new(offset.x, offset.y, -offset.z),
                 });
             }
+            // A morph that moves several objects has one target per object, each named
+            // `morph:object` (PMX Studio's export writes them so): they join again here.
+            let name = target
+                .name
+                .strip_suffix(list.base.as_str())
+                .and_then(|rest| rest.strip_suffix(':'))
+                .filter(|rest| !rest.is_empty())
+                .unwrap_or(&target.name);
+            if let Some(&index) = joined.get(name) {
+                if let Some(Morph {
+                    offsets: MorphOffsets::Vertex(existing),
+                    ..
+                }) = model.morphs.get_mut(index)
+                {
+                    existing.extend(offsets);
+                }
+                continue;
+            }
             model.morphs.push(Morph {
-                name_ja: target.name.as_str().into(),
-                name_en: target.name.as_str().into(),
+                name_ja: name.into(),
+                name_en: name.into(),
                 panel: MorphPanel::Other,
                 offsets: MorphOffsets::Vertex(offsets),
             });
             let index = MorphIdx::new(model.morphs.len() - 1);
+            if name != target.name {
+                joined.insert(name.to_owned(), index.get());
+            }
             if let Some(frame) = model.display_frames.get_mut(1) {
                 frame.items.push(DisplayItem::Morph(Some(index)));
             }

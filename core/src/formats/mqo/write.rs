@@ -1,0 +1,1489 @@
+//! Exporting a PMX model as a Metasequoia `.mqo`, with an optional `.mqx` side file for the
+//! bones, weights and morphs that MQO itself cannot hold.
+//!
+//! - **Objects.** One object per material (the default) or per bone (each face goes to the
+//!   bone with the most weight over its corners). Within an object, PMX vertices at the same
+//!   position are welded into one MQO vertex, so Metasequoia sees whole, connected surfaces;
+//!   UVs (and vertex colours) are stored per face corner, so UV seams survive the weld. When
+//!   the MQX carries weights or morphs, only vertices that also agree on those are welded (the
+//!   upper and lower lip of a mouth that opens stay apart).
+//! - **Axes, scale, winding**: the inverse of the import (see the module documentation): PMX
+//!   (x, y, z) is written as (x, y, −z) × scale, faces keep their corner order.
+//! - **Materials.** Every PMX material is written in order (`M(i)` is the PMX index): `col` is
+//!   the diffuse colour and alpha with `dif(1)`; ambient and specular are written as a
+//!   strength (`amb`, `spc`: what readers of the original format use) times a colour
+//!   (`amb_col`, `spc_col`, Metasequoia 4), whose product is the PMX colour. Texture paths are
+//!   rewritten relative to the MQO.
+//! - **Text.** cp932 as the format expects; when a name or path has a character cp932 cannot
+//!   encode, the file is written in UTF-8 with `CodePage utf8` (Metasequoia 4.6 and later).
+//! - **MQX.** Metasequoia 4's bone plugin (`BoneSet2`: positions, parents, weights in percent)
+//!   and morph plugin (`MorphSet`: each vertex morph as a hidden target object under its base
+//!   object). Objects get `uid`s for it; vertices are referred to by their 1-based position,
+//!   which is the ID Metasequoia gives a vertex without a `vertexattr uid`.
+//!
+//! Whatever MQO cannot hold is listed in the [`MqoExportReport`], in English and Japanese.
+
+use super::DEFAULT_MQO_UNITS_PER_PMX_UNIT;
+use super::document::{CodePage, MqoVersion};
+use super::mqx::{BONE_PLUGIN, MORPH_PLUGIN};
+use crate::formats::{SaveReport, WriteError, cp932};
+use crate::model::{BoneFlags, DrawFlags, Model, MorphOffsets, Vec3, Weight};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+use std::path::{Component, Path, PathBuf};
+
+/// The spec's longest material name in bytes ("31Byte以内").
+pub const MATERIAL_NAME_MAX_BYTES: usize = 31;
+/// The spec's longest object name in bytes ("63Byte以内").
+pub const OBJECT_NAME_MAX_BYTES: usize = 63;
+
+const NONE: u32 = u32::MAX;
+
+/// How faces are gathered into MQO objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MqoObjectGrouping {
+    /// One object per PMX material, named after it.
+    #[default]
+    PerMaterial,
+    /// One object per bone: each face goes to the bone with the most weight over its corners.
+    PerBone,
+}
+
+/// How to export.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MqoExportOptions {
+    /// MQO units per PMX unit ([`DEFAULT_MQO_UNITS_PER_PMX_UNIT`] unless the user says).
+    pub units_per_pmx_unit: f32,
+    pub grouping: MqoObjectGrouping,
+    /// Write the bones and weights to an `.mqx` side file (Metasequoia 4's bone plugin).
+    pub bones: bool,
+    /// Write vertex morphs as hidden target objects listed in the `.mqx` (the morph plugin).
+    pub morphs: bool,
+    /// The MQO's file name: the `.mqx` is named after it and refers back to it.
+    pub file_name: String,
+    /// The folder the model's texture paths are relative to (the PMX's folder), and the folder
+    /// the MQO is written to: texture paths are rewritten from the one to the other. Without
+    /// both, paths are written as the model has them.
+    pub model_dir: Option<PathBuf>,
+    pub mqo_dir: Option<PathBuf>,
+}
+
+impl Default for MqoExportOptions {
+    fn default() -> Self {
+        Self {
+            units_per_pmx_unit: DEFAULT_MQO_UNITS_PER_PMX_UNIT,
+            grouping: MqoObjectGrouping::PerMaterial,
+            bones: true,
+            morphs: true,
+            file_name: "model.mqo".into(),
+            model_dir: None,
+            mqo_dir: None,
+        }
+    }
+}
+
+impl MqoExportOptions {
+    /// Options for writing `path` from a model whose textures are relative to `model_dir`.
+    #[must_use]
+    pub fn for_path(path: &Path, model_dir: Option<&Path>) -> Self {
+        Self {
+            file_name: path
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "model.mqo".into()),
+            model_dir: model_dir.map(Path::to_owned),
+            mqo_dir: Some(
+                path.parent()
+                    .filter(|dir| !dir.as_os_str().is_empty())
+                    .map_or_else(|| PathBuf::from("."), Path::to_owned),
+            ),
+            ..Self::default()
+        }
+    }
+
+    /// The `.mqx` side file's name: the MQO's with the extension `.mqx`.
+    #[must_use]
+    pub fn mqx_file_name(&self) -> String {
+        let path = Path::new(&self.file_name).with_extension("mqx");
+        path.file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "model.mqx".into())
+    }
+}
+
+/// An exported model: the MQO text, the MQX side file when there is one, and what was lost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MqoExport {
+    pub mqo: Vec<u8>,
+    /// `(file name, bytes)` of the `.mqx`, to be written next to the MQO.
+    pub mqx: Option<(String, Vec<u8>)>,
+    pub report: MqoExportReport,
+}
+
+/// What the export wrote and what MQO cannot hold.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MqoExportReport {
+    pub version: Option<MqoVersion>,
+    pub code_page: CodePage,
+    /// Objects with geometry (morph target objects not counted).
+    pub objects: usize,
+    /// MQO vertices after welding, over every geometry object.
+    pub vertices: usize,
+    pub faces: usize,
+    pub morph_targets: usize,
+    pub losses: Vec<MqoLoss>,
+}
+
+impl MqoExportReport {
+    /// The losses as a save report (English, one line each).
+    #[must_use]
+    pub fn to_save_report(&self) -> SaveReport {
+        SaveReport {
+            warnings: self.losses.iter().map(MqoLoss::message_en).collect(),
+        }
+    }
+}
+
+/// One thing the MQO (and MQX) cannot hold, or holds differently.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MqoLoss {
+    /// Elements MQO has no place for (rigid bodies, joints, soft bodies, display frames).
+    Dropped { kind: &'static str, count: usize },
+    /// Morphs MQO cannot hold: every non-vertex morph (by kind), or vertex morphs when morph
+    /// targets were not asked for.
+    MorphsDropped { kind: &'static str, count: usize },
+    /// Bones and weights, when no MQX was asked for.
+    BonesDropped { bones: usize },
+    /// Bone settings the MQX bone plugin has no place for (IK, append, axes, flags...).
+    BoneSettingsDropped { bones: usize },
+    /// SDEF and QDEF vertices written as linear blends.
+    SkinningAsLinear { sdef: usize, qdef: usize },
+    /// Additional UV channels (the vertex colour channel excepted).
+    AdditionalUvsDropped { channels: usize },
+    /// Material properties with no MQO equivalent.
+    MaterialPropertiesDropped {
+        property: &'static str,
+        materials: usize,
+    },
+    /// A value outside what MQO stores, clamped.
+    Clamped {
+        material: String,
+        property: &'static str,
+        value: f32,
+    },
+    /// Vertex normals: Metasequoia computes its own from the faces.
+    NormalsRecomputed,
+    /// Per-vertex edge scales other than 1.
+    EdgeScalesDropped { vertices: usize },
+    /// English names and the model's name and comments.
+    EnglishNamesDropped,
+    /// A name longer than the spec allows (Metasequoia 4 reads it; older versions may cut it).
+    LongName {
+        kind: &'static str,
+        name: String,
+        bytes: usize,
+        limit: usize,
+    },
+    /// A `"` in a name or path, which MQO cannot quote: written as `'`.
+    QuoteReplaced { text: String },
+    /// Two objects would share a name: the later one got a suffix.
+    NameMadeUnique { from: String, to: String },
+    /// A character cp932 cannot encode: the file is UTF-8 with `CodePage utf8`.
+    Utf8CodePage { example: String },
+    /// A morph touching several objects became one target object per object (`name:object`);
+    /// the import joins them again.
+    MorphSplit { morph: String, objects: usize },
+}
+
+impl MqoLoss {
+    #[must_use]
+    pub fn message_en(&self) -> String {
+        match self {
+            MqoLoss::Dropped { kind, count } => {
+                format!("{count} {kind}: MQO has no place for them; not written")
+            }
+            MqoLoss::MorphsDropped { kind, count } => {
+                format!("{count} {kind} morphs not written (MQO holds only vertex morphs, as morph target objects)")
+            }
+            MqoLoss::BonesDropped { bones } => format!(
+                "{bones} bones and the vertex weights not written (choose the .mqx bone data to keep them)"
+            ),
+            MqoLoss::BoneSettingsDropped { bones } => format!(
+                "{bones} bones have IK, append (付与), axis or other settings the MQX bone plugin cannot hold; their positions and parents are kept"
+            ),
+            MqoLoss::SkinningAsLinear { sdef, qdef } => format!(
+                "{sdef} SDEF and {qdef} QDEF vertices written as linear blend weights"
+            ),
+            MqoLoss::AdditionalUvsDropped { channels } => {
+                format!("{channels} additional UV channels not written")
+            }
+            MqoLoss::MaterialPropertiesDropped { property, materials } => {
+                format!("{property} of {materials} materials not written (MQO has none)")
+            }
+            MqoLoss::Clamped {
+                material,
+                property,
+                value,
+            } => format!("material \"{material}\": {property} {value} clamped to MQO's range"),
+            MqoLoss::NormalsRecomputed => {
+                "vertex normals not written: Metasequoia computes them from the faces (smoothing angle 59.5°)".into()
+            }
+            MqoLoss::EdgeScalesDropped { vertices } => {
+                format!("edge scale of {vertices} vertices not written")
+            }
+            MqoLoss::EnglishNamesDropped => {
+                "English names, the model name and comments not written (MQO has one name per element)".into()
+            }
+            MqoLoss::LongName {
+                kind,
+                name,
+                bytes,
+                limit,
+            } => format!(
+                "{kind} name \"{name}\" is {bytes} bytes, over the format's {limit}; Metasequoia 4 reads it, older versions may cut it"
+            ),
+            MqoLoss::QuoteReplaced { text } => {
+                format!("\" in \"{text}\" written as ' (MQO cannot quote it)")
+            }
+            MqoLoss::NameMadeUnique { from, to } => {
+                format!("object name \"{from}\" was taken; written as \"{to}\"")
+            }
+            MqoLoss::Utf8CodePage { example } => format!(
+                "\"{example}\" has characters Shift_JIS (cp932) cannot hold: the file is written in UTF-8 with CodePage utf8 (Metasequoia 4.6 or later)"
+            ),
+            MqoLoss::MorphSplit { morph, objects } => format!(
+                "morph \"{morph}\" touches {objects} objects: written as one target per object (\"{morph}:object\"); PMX Studio's import joins them"
+            ),
+        }
+    }
+
+    #[must_use]
+    pub fn message_ja(&self) -> String {
+        match self {
+            MqoLoss::Dropped { kind, count } => {
+                format!(
+                    "{}{count}個: MQOには保存できないため書き出しません",
+                    kind_ja(kind)
+                )
+            }
+            MqoLoss::MorphsDropped { kind, count } => format!(
+                "{}モーフ{count}個は書き出しません(MQOが保持できるのは頂点モーフのみ、モーフ対象オブジェクトとして)",
+                kind_ja(kind)
+            ),
+            MqoLoss::BonesDropped { bones } => format!(
+                "ボーン{bones}個とウェイトは書き出しません(残すには.mqxのボーンを選んでください)"
+            ),
+            MqoLoss::BoneSettingsDropped { bones } => format!(
+                "ボーン{bones}個のIK・付与・軸などの設定はMQXのボーンプラグインに保存できません(位置と親は保存します)"
+            ),
+            MqoLoss::SkinningAsLinear { sdef, qdef } => {
+                format!(
+                    "SDEF頂点{sdef}個とQDEF頂点{qdef}個は線形ブレンドのウェイトとして書き出します"
+                )
+            }
+            MqoLoss::AdditionalUvsDropped { channels } => {
+                format!("追加UV{channels}チャンネルは書き出しません")
+            }
+            MqoLoss::MaterialPropertiesDropped {
+                property,
+                materials,
+            } => format!(
+                "材質{materials}個の{}は書き出しません(MQOにありません)",
+                kind_ja(property)
+            ),
+            MqoLoss::Clamped {
+                material,
+                property,
+                value,
+            } => format!(
+                "材質「{material}」: {} {value} をMQOの範囲に収めました",
+                kind_ja(property)
+            ),
+            MqoLoss::NormalsRecomputed => {
+                "頂点法線は書き出しません: Metasequoiaが面から計算します(スムージング角59.5°)"
+                    .into()
+            }
+            MqoLoss::EdgeScalesDropped { vertices } => {
+                format!("頂点{vertices}個のエッジ倍率は書き出しません")
+            }
+            MqoLoss::EnglishNamesDropped => {
+                "英語名・モデル名・コメントは書き出しません(MQOの名前は一つだけです)".into()
+            }
+            MqoLoss::LongName {
+                kind,
+                name,
+                bytes,
+                limit,
+            } => format!(
+                "{}名「{name}」は{bytes}バイトで形式の上限{limit}バイトを超えています(Metasequoia 4は読めますが、古い版では切れることがあります)",
+                kind_ja(kind)
+            ),
+            MqoLoss::QuoteReplaced { text } => {
+                format!("「{text}」の\"は'として書き出します(MQOでは引用できません)")
+            }
+            MqoLoss::NameMadeUnique { from, to } => {
+                format!("オブジェクト名「{from}」は使用済みのため「{to}」として書き出します")
+            }
+            MqoLoss::Utf8CodePage { example } => format!(
+                "「{example}」にShift_JIS(cp932)で表せない文字があるため、UTF-8(CodePage utf8、Metasequoia 4.6以降)で書き出します"
+            ),
+            MqoLoss::MorphSplit { morph, objects } => format!(
+                "モーフ「{morph}」は{objects}個のオブジェクトにかかるため、オブジェクトごとのモーフ対象(「{morph}:オブジェクト」)として書き出します(PMX Studioの読み込みで一つに戻ります)"
+            ),
+        }
+    }
+}
+
+/// Japanese for the English words the messages are built from.
+fn kind_ja(kind: &str) -> &str {
+    match kind {
+        "rigid bodies" => "剛体",
+        "joints" => "ジョイント",
+        "soft bodies" => "ソフトボディ",
+        "display frames" => "表示枠",
+        "group" => "グループ",
+        "bone" => "ボーン",
+        "UV" => "UV",
+        "additional UV" => "追加UV",
+        "material" => "材質",
+        "flip" => "フリップ",
+        "impulse" => "インパルス",
+        "vertex" => "頂点",
+        "sphere maps" => "スフィアマップ",
+        "toons" => "トゥーン",
+        "edges" => "エッジ",
+        "draw modes (points, lines)" => "描画モード(点・線)",
+        "specular power" => "反射強度",
+        "colour" => "色",
+        "object" => "オブジェクト",
+        other => other,
+    }
+}
+
+/// One MQO object being built.
+#[derive(Debug, Default)]
+struct ObjectBuild {
+    name: String,
+    /// MQO vertex positions (MQO axes and units).
+    positions: Vec<[f32; 3]>,
+    /// The PMX vertex each MQO vertex was first made from.
+    sources: Vec<u32>,
+    /// Three MQO vertex indices per face.
+    corners: Vec<u32>,
+    /// One `Vec2` per corner.
+    uvs: Vec<[f32; 2]>,
+    /// One 0xAABBGGRR per corner, or empty.
+    colors: Vec<u32>,
+    /// `M(i)` per face.
+    materials: Vec<Option<u32>>,
+}
+
+/// What welds two PMX vertices: the bits of the written position, and a hash of what else must
+/// agree (weights, morph offsets) when the MQX carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct WeldKey {
+    position: [u32; 3],
+    extra: u64,
+}
+
+/// Writes `model` as an MQO (and an MQX when bones or morphs are asked for and the model has
+/// them).
+///
+/// # Errors
+/// [`WriteError::Unrepresentable`] for a scale that is not a positive number, a face naming a
+/// vertex that does not exist, or a position that is not finite.
+pub fn write_mqo(model: &Model, options: &MqoExportOptions) -> Result<MqoExport, WriteError> {
+    let scale = options.units_per_pmx_unit;
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(WriteError::Unrepresentable {
+            path: "scale".into(),
+            message: format!("the scale must be a positive number, not {scale}"),
+        });
+    }
+    for (index, face) in model.faces.iter().enumerate() {
+        if let Some(corner) = face.iter().find(|v| v.get() >= model.vertices.len()) {
+            return Err(WriteError::Unrepresentable {
+                path: format!("faces[{index}]"),
+                message: format!(
+                    "names vertex {} of {}; fix the model (検証) first",
+                    corner.get(),
+                    model.vertices.len()
+                ),
+            });
+        }
+    }
+    if let Some((index, _)) = model
+        .vertices
+        .iter()
+        .enumerate()
+        .find(|(_, v)| !v.position.to_array().iter().all(|c| c.is_finite()))
+    {
+        return Err(WriteError::Unrepresentable {
+            path: format!("vertices[{index}].position"),
+            message: "is not a finite number; fix the model (検証) first".into(),
+        });
+    }
+
+    let mut losses = Vec::new();
+    let write_bones = options.bones && !model.bones.is_empty();
+    let vertex_morphs: Vec<usize> = model
+        .morphs
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| matches!(m.offsets, MorphOffsets::Vertex(_)))
+        .map(|(i, _)| i)
+        .collect();
+    let write_morphs = options.morphs && !vertex_morphs.is_empty();
+    collect_model_losses(model, options, write_bones, &mut losses);
+
+    let weld_extra = weld_extras(model, write_bones, write_morphs);
+    let mut objects = build_objects(model, options, scale, &weld_extra);
+    let name_losses = make_names_unique(&mut objects);
+    losses.extend(name_losses);
+
+    let targets = if write_morphs {
+        morph_targets(model, &vertex_morphs, &objects, scale, &mut losses)
+    } else {
+        Vec::new()
+    };
+    let mqx_name = options.mqx_file_name();
+    let mqx_text = (write_bones || write_morphs).then(|| {
+        mqx_text(
+            model,
+            &objects,
+            &targets,
+            write_bones,
+            &options.file_name,
+            scale,
+        )
+    });
+
+    let (text, mut text_losses, max_corners) = mqo_text(
+        model,
+        options,
+        &objects,
+        &targets,
+        mqx_text.as_ref().map(|_| mqx_name.as_str()),
+    );
+    losses.append(&mut text_losses);
+    let version = MqoVersion {
+        major: 1,
+        minor: u32::from(max_corners > 4),
+    };
+    let text = text.replacen(
+        "Format Text Ver 1.0",
+        &format!("Format Text Ver {}.{}", version.major, version.minor),
+        1,
+    );
+    let (mqo, code_page) = match cp932::encode(&text) {
+        Some(bytes) => (bytes, CodePage::Cp932),
+        None => {
+            losses.push(MqoLoss::Utf8CodePage {
+                example: first_unencodable(model, &objects),
+            });
+            let with_code_page = text.replacen(
+                &format!("Format Text Ver {}.{}\r\n", version.major, version.minor),
+                &format!(
+                    "Format Text Ver {}.{}\r\nCodePage utf8\r\n",
+                    version.major, version.minor
+                ),
+                1,
+            );
+            (with_code_page.into_bytes(), CodePage::Utf8)
+        }
+    };
+    let report = MqoExportReport {
+        version: Some(version),
+        code_page,
+        objects: objects.len(),
+        vertices: objects.iter().map(|o| o.positions.len()).sum(),
+        faces: objects.iter().map(|o| o.materials.len()).sum(),
+        morph_targets: targets.len(),
+        losses,
+    };
+    Ok(MqoExport {
+        mqo,
+        mqx: mqx_text.map(|text| (mqx_name, text.into_bytes())),
+        report,
+    })
+}
+
+/// The losses that follow from the model alone.
+fn collect_model_losses(
+    model: &Model,
+    options: &MqoExportOptions,
+    write_bones: bool,
+    losses: &mut Vec<MqoLoss>,
+) {
+    for (kind, count) in [
+        ("rigid bodies", model.rigid_bodies.len()),
+        ("joints", model.joints.len()),
+        ("soft bodies", model.soft_bodies.len()),
+        (
+            "display frames",
+            model
+                .display_frames
+                .iter()
+                .filter(|f| !f.items.is_empty() || !f.special)
+                .count(),
+        ),
+    ] {
+        if count > 0 {
+            losses.push(MqoLoss::Dropped { kind, count });
+        }
+    }
+    let mut morph_kinds: Vec<(&'static str, usize)> = Vec::new();
+    for morph in &model.morphs {
+        let kind = match &morph.offsets {
+            MorphOffsets::Vertex(_) if options.morphs => continue,
+            MorphOffsets::Vertex(_) => "vertex",
+            MorphOffsets::Group(_) => "group",
+            MorphOffsets::Bone(_) => "bone",
+            MorphOffsets::Uv(_) => "UV",
+            MorphOffsets::AdditionalUv1(_)
+            | MorphOffsets::AdditionalUv2(_)
+            | MorphOffsets::AdditionalUv3(_)
+            | MorphOffsets::AdditionalUv4(_) => "additional UV",
+            MorphOffsets::Material(_) => "material",
+            MorphOffsets::Flip(_) => "flip",
+            MorphOffsets::Impulse(_) => "impulse",
+        };
+        match morph_kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, count)) => *count += 1,
+            None => morph_kinds.push((kind, 1)),
+        }
+    }
+    for (kind, count) in morph_kinds {
+        losses.push(MqoLoss::MorphsDropped { kind, count });
+    }
+    if !model.bones.is_empty() && !write_bones {
+        losses.push(MqoLoss::BonesDropped {
+            bones: model.bones.len(),
+        });
+    }
+    if write_bones {
+        let kept = BoneFlags::TAIL_IS_BONE
+            | BoneFlags::ROTATABLE
+            | BoneFlags::MOVABLE
+            | BoneFlags::VISIBLE
+            | BoneFlags::OPERABLE;
+        let with_settings = model
+            .bones
+            .iter()
+            .filter(|b| !(b.flags - kept).is_empty() || b.layer != 0)
+            .count();
+        if with_settings > 0 {
+            losses.push(MqoLoss::BoneSettingsDropped {
+                bones: with_settings,
+            });
+        }
+        let (mut sdef, mut qdef) = (0, 0);
+        for vertex in &model.vertices {
+            match vertex.weight {
+                Weight::Sdef { .. } => sdef += 1,
+                Weight::Qdef { .. } => qdef += 1,
+                _ => {}
+            }
+        }
+        if sdef + qdef > 0 {
+            losses.push(MqoLoss::SkinningAsLinear { sdef, qdef });
+        }
+    }
+    let colour_channel = usize::from(uses_vertex_colors(model));
+    let channels = model.additional_uvs.len().saturating_sub(colour_channel);
+    if channels > 0 {
+        losses.push(MqoLoss::AdditionalUvsDropped { channels });
+    }
+    for (property, count) in [
+        (
+            "sphere maps",
+            model
+                .materials
+                .iter()
+                .filter(|m| m.sphere_texture.is_some())
+                .count(),
+        ),
+        (
+            "toons",
+            model
+                .materials
+                .iter()
+                .filter(|m| !matches!(m.toon, crate::model::Toon::Texture(None)))
+                .count(),
+        ),
+        (
+            "edges",
+            model
+                .materials
+                .iter()
+                .filter(|m| m.draw_flags.contains(DrawFlags::EDGE))
+                .count(),
+        ),
+        (
+            "draw modes (points, lines)",
+            model
+                .materials
+                .iter()
+                .filter(|m| m.draw_flags.intersects(DrawFlags::POINT | DrawFlags::LINE))
+                .count(),
+        ),
+    ] {
+        if count > 0 {
+            losses.push(MqoLoss::MaterialPropertiesDropped {
+                property,
+                materials: count,
+            });
+        }
+    }
+    if !model.vertices.is_empty() {
+        losses.push(MqoLoss::NormalsRecomputed);
+    }
+    let edge_scaled = model
+        .vertices
+        .iter()
+        .filter(|v| v.edge_scale != 1.0)
+        .count();
+    if edge_scaled > 0 {
+        losses.push(MqoLoss::EdgeScalesDropped {
+            vertices: edge_scaled,
+        });
+    }
+    let english = !model.info.name_ja.as_str().is_empty()
+        || !model.info.name_en.as_str().is_empty()
+        || !model.info.comment_ja.as_str().is_empty()
+        || !model.info.comment_en.as_str().is_empty()
+        || model
+            .materials
+            .iter()
+            .any(|m| !m.name_en.as_str().is_empty())
+        || model.bones.iter().any(|b| !b.name_en.as_str().is_empty())
+        || model.morphs.iter().any(|m| !m.name_en.as_str().is_empty());
+    if english {
+        losses.push(MqoLoss::EnglishNamesDropped);
+    }
+}
+
+/// Whether the model's materials show vertex colours from additional UV 1 (PMX 2.1).
+fn uses_vertex_colors(model: &Model) -> bool {
+    !model.additional_uvs.is_empty()
+        && model
+            .materials
+            .iter()
+            .any(|m| m.draw_flags.contains(DrawFlags::VERTEX_COLOR))
+}
+
+/// Per PMX vertex, a hash of what must also agree for two vertices at one position to be
+/// welded: the weights when bones are written, the morph offsets when morphs are.
+fn weld_extras(model: &Model, bones: bool, morphs: bool) -> Vec<u64> {
+    let mut extras = vec![0u64; model.vertices.len()];
+    if bones {
+        for (extra, vertex) in extras.iter_mut().zip(&model.vertices) {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            for (bone, weight) in vertex.weight.bone_weights() {
+                if weight != 0.0 {
+                    bone.map(|b| b.get()).hash(&mut hasher);
+                    weight.to_bits().hash(&mut hasher);
+                }
+            }
+            *extra = hasher.finish();
+        }
+    }
+    if morphs {
+        for (index, morph) in model.morphs.iter().enumerate() {
+            let MorphOffsets::Vertex(offsets) = &morph.offsets else {
+                continue;
+            };
+            for offset in offsets {
+                if let Some(extra) = extras.get_mut(offset.vertex.get()) {
+                    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                    extra.hash(&mut hasher);
+                    index.hash(&mut hasher);
+                    offset.offset.to_array().map(f32::to_bits).hash(&mut hasher);
+                    *extra = hasher.finish();
+                }
+            }
+        }
+    }
+    extras
+}
+
+/// A PMX position in MQO axes and units.
+fn to_mqo(position: Vec3, scale: f32) -> [f32; 3] {
+    [position.x * scale, position.y * scale, -position.z * scale]
+}
+
+/// The bone with the most weight over a face's corners (`None` when no corner is weighted).
+fn dominant_bone(model: &Model, face: &[crate::model::VertexIdx; 3]) -> Option<usize> {
+    let mut totals: Vec<(usize, f32)> = Vec::with_capacity(6);
+    for corner in face {
+        for (bone, weight) in model.vertices[corner.get()].weight.bone_weights() {
+            let Some(bone) = bone else { continue };
+            if bone.get() >= model.bones.len() || weight <= 0.0 {
+                continue;
+            }
+            match totals.iter_mut().find(|(b, _)| *b == bone.get()) {
+                Some((_, total)) => *total += weight,
+                None => totals.push((bone.get(), weight)),
+            }
+        }
+    }
+    totals
+        .into_iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(bone, _)| bone)
+}
+
+/// The geometry objects, faces gathered by the grouping and vertices welded within each.
+fn build_objects(
+    model: &Model,
+    options: &MqoExportOptions,
+    scale: f32,
+    weld_extra: &[u64],
+) -> Vec<ObjectBuild> {
+    let material_of_face: Vec<Option<u32>> = {
+        let mut of_face = vec![None; model.faces.len()];
+        for (material, range) in model.material_face_ranges().into_iter().enumerate() {
+            for slot in &mut of_face[range] {
+                *slot = Some(material as u32);
+            }
+        }
+        of_face
+    };
+    // Faces per object, in face order within each.
+    let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+    match options.grouping {
+        MqoObjectGrouping::PerMaterial => {
+            let mut group_of_material: HashMap<Option<u32>, usize> = HashMap::new();
+            for (face, material) in material_of_face.iter().enumerate() {
+                let group = *group_of_material.entry(*material).or_insert_with(|| {
+                    let name = material
+                        .and_then(|m| model.materials.get(m as usize))
+                        .map_or_else(
+                            || "no material".to_owned(),
+                            |m| element_name(&m.name_ja, &m.name_en, "material", 0),
+                        );
+                    groups.push((name, Vec::new()));
+                    groups.len() - 1
+                });
+                groups[group].1.push(face as u32);
+            }
+            // Material order (faces are stored by material already; this keeps it explicit).
+            let order: Vec<Option<u32>> = {
+                let mut keys: Vec<Option<u32>> = group_of_material.keys().copied().collect();
+                keys.sort_by_key(|k| k.unwrap_or(u32::MAX));
+                keys
+            };
+            let mut sorted = Vec::with_capacity(groups.len());
+            for key in order {
+                let index = group_of_material[&key];
+                sorted.push(std::mem::take(&mut groups[index]));
+            }
+            groups = sorted;
+        }
+        MqoObjectGrouping::PerBone => {
+            let mut group_of_bone: HashMap<Option<usize>, usize> = HashMap::new();
+            for (index, face) in model.faces.iter().enumerate() {
+                let bone = dominant_bone(model, face);
+                let group = *group_of_bone.entry(bone).or_insert_with(|| {
+                    let name = bone.map_or_else(
+                        || "no bone".to_owned(),
+                        |b| {
+                            let bone = &model.bones[b];
+                            element_name(&bone.name_ja, &bone.name_en, "bone", b)
+                        },
+                    );
+                    groups.push((name, Vec::new()));
+                    groups.len() - 1
+                });
+                groups[group].1.push(index as u32);
+            }
+            let mut keys: Vec<Option<usize>> = group_of_bone.keys().copied().collect();
+            keys.sort_by_key(|k| k.unwrap_or(usize::MAX));
+            let mut sorted = Vec::with_capacity(groups.len());
+            for key in keys {
+                sorted.push(std::mem::take(&mut groups[group_of_bone[&key]]));
+            }
+            groups = sorted;
+        }
+    }
+
+    let colors = uses_vertex_colors(model).then(|| &model.additional_uvs[0]);
+    let mut local_of = vec![NONE; model.vertices.len()];
+    let mut objects = Vec::with_capacity(groups.len());
+    for (name, faces) in groups {
+        let mut object = ObjectBuild {
+            name,
+            ..ObjectBuild::default()
+        };
+        let mut welded: HashMap<WeldKey, u32> = HashMap::new();
+        let mut touched = Vec::new();
+        for &face in &faces {
+            let material = material_of_face[face as usize];
+            let vertex_colors = colors.filter(|_| {
+                material
+                    .and_then(|m| model.materials.get(m as usize))
+                    .is_some_and(|m| m.draw_flags.contains(DrawFlags::VERTEX_COLOR))
+            });
+            for corner in model.faces[face as usize] {
+                let source = corner.get();
+                let vertex = &model.vertices[source];
+                if local_of[source] == NONE {
+                    let position = to_mqo(vertex.position, scale);
+                    let key = WeldKey {
+                        position: position.map(|c| (c + 0.0).to_bits()),
+                        extra: weld_extra[source],
+                    };
+                    let local = match welded.entry(key) {
+                        Entry::Occupied(entry) => *entry.get(),
+                        Entry::Vacant(entry) => {
+                            let local = object.positions.len() as u32;
+                            object.positions.push(position);
+                            object.sources.push(source as u32);
+                            *entry.insert(local)
+                        }
+                    };
+                    local_of[source] = local;
+                    touched.push(source);
+                }
+                object.corners.push(local_of[source]);
+                object.uvs.push(vertex.uv.to_array());
+                if let Some(channel) = vertex_colors {
+                    let color = channel
+                        .get(source)
+                        .copied()
+                        .unwrap_or(crate::model::Vec4::ONE);
+                    object.colors.push(pack_color(color.to_array()));
+                } else if colors.is_some() {
+                    object.colors.push(0xFFFF_FFFF);
+                }
+            }
+            object.materials.push(material);
+        }
+        for source in touched {
+            local_of[source] = NONE;
+        }
+        if object.colors.iter().all(|&c| c == 0xFFFF_FFFF) {
+            object.colors.clear();
+        }
+        objects.push(object);
+    }
+    objects
+}
+
+/// RGBA in 0..1 as the 0xAABBGGRR of `COL`.
+fn pack_color(color: [f32; 4]) -> u32 {
+    let channel = |value: f32| (value.clamp(0.0, 1.0) * 255.0).round() as u32;
+    channel(color[0])
+        | (channel(color[1]) << 8)
+        | (channel(color[2]) << 16)
+        | (channel(color[3]) << 24)
+}
+
+/// An element's name for MQO: the Japanese one, else the English one, else kind and index.
+fn element_name(
+    name_ja: &crate::model::Text,
+    name_en: &crate::model::Text,
+    kind: &str,
+    index: usize,
+) -> String {
+    let ja = name_ja.as_str();
+    if !ja.trim().is_empty() {
+        return ja.into_owned();
+    }
+    let en = name_en.as_str();
+    if !en.trim().is_empty() {
+        return en.into_owned();
+    }
+    format!("{kind}{index}")
+}
+
+/// Gives objects that would share a name a numeric suffix.
+fn make_names_unique(objects: &mut [ObjectBuild]) -> Vec<MqoLoss> {
+    let mut losses = Vec::new();
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for object in objects {
+        let name = quote_safe(&object.name);
+        if taken.insert(name.clone()) {
+            object.name = name;
+            continue;
+        }
+        let mut suffix = 2;
+        let unique = loop {
+            let candidate = format!("{name}_{suffix}");
+            if !taken.contains(&candidate) {
+                break candidate;
+            }
+            suffix += 1;
+        };
+        losses.push(MqoLoss::NameMadeUnique {
+            from: name,
+            to: unique.clone(),
+        });
+        taken.insert(unique.clone());
+        object.name = unique;
+    }
+    losses
+}
+
+/// `"` cannot be written inside an MQO string.
+fn quote_safe(text: &str) -> String {
+    text.replace('"', "'")
+}
+
+/// A morph target object: a base object's vertices moved by one morph.
+#[derive(Debug)]
+struct MorphTarget {
+    name: String,
+    base: usize,
+    positions: Vec<[f32; 3]>,
+}
+
+/// Hidden target objects for the vertex morphs: per morph, one per object it moves.
+fn morph_targets(
+    model: &Model,
+    vertex_morphs: &[usize],
+    objects: &[ObjectBuild],
+    scale: f32,
+    losses: &mut Vec<MqoLoss>,
+) -> Vec<MorphTarget> {
+    // Where each PMX vertex went: (object, local vertex); a vertex a face of another object
+    // also uses is in both.
+    let mut first: Vec<(u32, u32)> = vec![(NONE, NONE); model.vertices.len()];
+    let mut more: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+    // Only each MQO vertex's first PMX vertex is listed: the others welded into it have the
+    // same morph offsets (the weld key includes them).
+    for (object_index, object) in objects.iter().enumerate() {
+        for (local, &source) in object.sources.iter().enumerate() {
+            let entry = (object_index as u32, local as u32);
+            let slot = &mut first[source as usize];
+            if slot.0 == NONE {
+                *slot = entry;
+            } else {
+                more.entry(source).or_default().push(entry);
+            }
+        }
+    }
+
+    let mut targets = Vec::new();
+    let mut names: std::collections::HashSet<String> =
+        objects.iter().map(|o| o.name.clone()).collect();
+    for &morph_index in vertex_morphs {
+        let morph = &model.morphs[morph_index];
+        let MorphOffsets::Vertex(offsets) = &morph.offsets else {
+            continue;
+        };
+        let mut moved: Vec<(usize, Vec<[f32; 3]>)> = Vec::new();
+        for offset in offsets {
+            let vertex = offset.vertex.get();
+            let Some(&primary) = first.get(vertex) else {
+                continue;
+            };
+            if primary.0 == NONE {
+                continue;
+            }
+            let delta = to_mqo(offset.offset, scale);
+            let extra = more.get(&(vertex as u32));
+            for &(object, local) in std::iter::once(&primary).chain(extra.into_iter().flatten()) {
+                let object = object as usize;
+                let index = match moved.iter().position(|(o, _)| *o == object) {
+                    Some(index) => index,
+                    None => {
+                        moved.push((object, objects[object].positions.clone()));
+                        moved.len() - 1
+                    }
+                };
+                let position = &mut moved[index].1[local as usize];
+                let base = objects[object].positions[local as usize];
+                *position = [base[0] + delta[0], base[1] + delta[1], base[2] + delta[2]];
+            }
+        }
+        if moved.is_empty() {
+            continue;
+        }
+        moved.sort_by_key(|(object, _)| *object);
+        let morph_name = quote_safe(&element_name(
+            &morph.name_ja,
+            &morph.name_en,
+            "morph",
+            morph_index,
+        ));
+        if moved.len() > 1 {
+            losses.push(MqoLoss::MorphSplit {
+                morph: morph_name.clone(),
+                objects: moved.len(),
+            });
+        }
+        // A target named like an object (a material and a morph may share a name) takes the
+        // `morph:object` form, which the import reads back as the morph's name.
+        let split = moved.len() > 1 || names.contains(&morph_name);
+        for (object, positions) in moved {
+            let wanted = if split {
+                format!("{morph_name}:{}", objects[object].name)
+            } else {
+                morph_name.clone()
+            };
+            let mut name = wanted.clone();
+            let mut suffix = 2;
+            while names.contains(&name) {
+                name = format!("{wanted}_{suffix}");
+                suffix += 1;
+            }
+            if name != wanted {
+                losses.push(MqoLoss::NameMadeUnique {
+                    from: wanted,
+                    to: name.clone(),
+                });
+            }
+            names.insert(name.clone());
+            targets.push(MorphTarget {
+                name,
+                base: object,
+                positions,
+            });
+        }
+    }
+    targets
+}
+
+/// A float as MQO text: the shortest decimal that reads back to the same `f32` (never an
+/// exponent, which some readers do not parse).
+fn number(value: f32) -> String {
+    let value = value + 0.0; // −0 as 0
+    format!("{value}")
+}
+
+/// A 0..1 value with three decimals, clamped (the readers' patterns expect `d.ddd`).
+fn unit(value: f32) -> String {
+    let value = if value.is_finite() {
+        value.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    format!("{value:.3}")
+}
+
+/// The MQO text (always with `Format Text Ver 1.0`; the caller sets the version), the losses
+/// found writing it, and the most corners of a face.
+fn mqo_text(
+    model: &Model,
+    options: &MqoExportOptions,
+    objects: &[ObjectBuild],
+    targets: &[MorphTarget],
+    mqx_name: Option<&str>,
+) -> (String, Vec<MqoLoss>, usize) {
+    let mut losses = Vec::new();
+    let mut out = String::with_capacity(
+        64 * objects
+            .iter()
+            .map(|o| o.positions.len() + o.materials.len())
+            .sum::<usize>()
+            + 1024,
+    );
+    out.push_str("Metasequoia Document\r\nFormat Text Ver 1.0\r\n\r\n");
+    if let Some(name) = mqx_name {
+        let _ = write!(out, "IncludeXml \"{}\"\r\n", quote_safe(name));
+    }
+    if !model.materials.is_empty() {
+        let _ = write!(out, "Material {} {{\r\n", model.materials.len());
+        for (index, material) in model.materials.iter().enumerate() {
+            let raw_name = element_name(&material.name_ja, &material.name_en, "material", index);
+            let name = quote_safe(&raw_name);
+            if name != raw_name {
+                losses.push(MqoLoss::QuoteReplaced {
+                    text: raw_name.clone(),
+                });
+            }
+            let bytes = cp932::encode(&name).map_or(name.len(), |b| b.len());
+            if bytes > MATERIAL_NAME_MAX_BYTES {
+                losses.push(MqoLoss::LongName {
+                    kind: "material",
+                    name: name.clone(),
+                    bytes,
+                    limit: MATERIAL_NAME_MAX_BYTES,
+                });
+            }
+            let [r, g, b, a] = material.diffuse.to_array();
+            if [r, g, b, a].iter().any(|c| !(0.0..=1.0).contains(c)) {
+                losses.push(MqoLoss::Clamped {
+                    material: name.clone(),
+                    property: "colour",
+                    value: [r, g, b, a].into_iter().fold(0.0, f32::max),
+                });
+            }
+            let _ = write!(out, "\t\"{name}\" shader(3)");
+            if material.draw_flags.contains(DrawFlags::VERTEX_COLOR) && uses_vertex_colors(model) {
+                out.push_str(" vcol(1)");
+            }
+            if material.draw_flags.contains(DrawFlags::DOUBLE_SIDED) {
+                out.push_str(" dbls(1)");
+            }
+            // Strength × colour = the PMX colour; the strength alone is what readers of the
+            // original format see, so it is the colour's brightest channel.
+            let ambient = material.ambient.to_array();
+            let ambient_strength = ambient.into_iter().fold(0.0f32, f32::max).clamp(0.0, 1.0);
+            let specular = material.specular.to_array();
+            let specular_strength = specular.into_iter().fold(0.0f32, f32::max).clamp(0.0, 1.0);
+            let _ = write!(
+                out,
+                " col({} {} {} {}) dif(1.000) amb({}) emi(0.000) spc({})",
+                unit(r),
+                unit(g),
+                unit(b),
+                unit(a),
+                unit(ambient_strength),
+                unit(specular_strength),
+            );
+            let power = material.specular_power;
+            let written_power = if power.is_finite() {
+                power.clamp(0.0, 100.0)
+            } else {
+                0.0
+            };
+            if written_power != power {
+                losses.push(MqoLoss::Clamped {
+                    material: name.clone(),
+                    property: "specular power",
+                    value: power,
+                });
+            }
+            let _ = write!(out, " power({written_power:.2})");
+            if let Some(texture) = material.texture.and_then(|t| model.textures.get(t.get())) {
+                let path = texture_path(&texture.as_str(), options);
+                let safe = quote_safe(&path);
+                if safe != path {
+                    losses.push(MqoLoss::QuoteReplaced { text: path.clone() });
+                }
+                if !safe.is_empty() {
+                    let _ = write!(out, " tex(\"{safe}\")");
+                }
+            }
+            let colour = |strength: f32, channels: [f32; 3]| {
+                channels.map(|c| if strength > 0.0 { c / strength } else { 0.0 })
+            };
+            let [ar, ag, ab] = colour(ambient_strength, ambient);
+            let [sr, sg, sb] = colour(specular_strength, specular);
+            let _ = write!(
+                out,
+                " amb_col({} {} {}) spc_col({} {} {})\r\n",
+                number(ar),
+                number(ag),
+                number(ab),
+                number(sr),
+                number(sg),
+                number(sb)
+            );
+        }
+        out.push_str("}\r\n");
+    }
+    let uids = mqx_name.is_some();
+    let mut max_corners = 0usize;
+    for (index, object) in objects.iter().enumerate() {
+        let bytes = cp932::encode(&object.name).map_or(object.name.len(), |b| b.len());
+        if bytes > OBJECT_NAME_MAX_BYTES {
+            losses.push(MqoLoss::LongName {
+                kind: "object",
+                name: object.name.clone(),
+                bytes,
+                limit: OBJECT_NAME_MAX_BYTES,
+            });
+        }
+        object_header(&mut out, &object.name, uids.then_some(index + 1), 0, true);
+        vertex_chunk(&mut out, &object.positions);
+        max_corners = max_corners.max(face_chunk(&mut out, object));
+        out.push_str("}\r\n");
+        for (target_index, target) in targets.iter().enumerate() {
+            if target.base != index {
+                continue;
+            }
+            object_header(
+                &mut out,
+                &target.name,
+                uids.then_some(objects.len() + target_index + 1),
+                1,
+                false,
+            );
+            vertex_chunk(&mut out, &target.positions);
+            face_chunk(&mut out, object);
+            out.push_str("}\r\n");
+        }
+    }
+    out.push_str("Eof\r\n");
+    (out, losses, max_corners)
+}
+
+fn object_header(out: &mut String, name: &str, uid: Option<usize>, depth: u32, visible: bool) {
+    let _ = write!(out, "Object \"{name}\" {{\r\n");
+    if let Some(uid) = uid {
+        let _ = write!(out, "\tuid {uid}\r\n");
+    }
+    let _ = write!(
+        out,
+        "\tdepth {depth}\r\n\tfolding 0\r\n\tscale 1.000000 1.000000 1.000000\r\n\trotation 0.000000 0.000000 0.000000\r\n\ttranslation 0.000000 0.000000 0.000000\r\n\tvisible {}\r\n\tlocking 0\r\n\tshading 1\r\n\tfacet 59.5\r\n\tcolor 0.898 0.498 0.698\r\n\tcolor_type 0\r\n",
+        if visible { 15 } else { 0 }
+    );
+}
+
+fn vertex_chunk(out: &mut String, positions: &[[f32; 3]]) {
+    let _ = write!(out, "\tvertex {} {{\r\n", positions.len());
+    for [x, y, z] in positions {
+        let _ = write!(out, "\t\t{} {} {}\r\n", number(*x), number(*y), number(*z));
+    }
+    out.push_str("\t}\r\n");
+}
+
+/// Writes an object's faces; returns the most corners of one.
+fn face_chunk(out: &mut String, object: &ObjectBuild) -> usize {
+    let _ = write!(out, "\tface {} {{\r\n", object.materials.len());
+    for (face, material) in object.materials.iter().enumerate() {
+        let corners = face * 3..face * 3 + 3;
+        let [a, b, c] = [
+            object.corners[corners.start],
+            object.corners[corners.start + 1],
+            object.corners[corners.start + 2],
+        ];
+        let _ = write!(out, "\t\t3 V({a} {b} {c})");
+        if let Some(material) = material {
+            let _ = write!(out, " M({material})");
+        }
+        out.push_str(" UV(");
+        for (i, [u, v]) in object.uvs[corners.clone()].iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            let _ = write!(out, "{} {}", number(*u), number(*v));
+        }
+        out.push(')');
+        if !object.colors.is_empty() {
+            let [p, q, r] = [
+                object.colors[corners.start],
+                object.colors[corners.start + 1],
+                object.colors[corners.start + 2],
+            ];
+            let _ = write!(out, " COL({p} {q} {r})");
+        }
+        out.push_str("\r\n");
+    }
+    out.push_str("\t}\r\n");
+    3
+}
+
+/// A texture path as the MQO should name it: relative to the MQO's folder when both folders
+/// are known and the path is relative to the model's.
+fn texture_path(path: &str, options: &MqoExportOptions) -> String {
+    let (Some(model_dir), Some(mqo_dir)) = (&options.model_dir, &options.mqo_dir) else {
+        return path.to_owned();
+    };
+    let backslashes = path.contains('\\');
+    let portable = path.replace('\\', "/");
+    let as_path = Path::new(&portable);
+    if as_path.is_absolute() || portable.get(1..2) == Some(":") {
+        return path.to_owned();
+    }
+    let (Some(from), Some(to)) = (
+        lexical_absolute(mqo_dir),
+        lexical_absolute(&model_dir.join(as_path)),
+    ) else {
+        return path.to_owned();
+    };
+    let relative = relative_to(&from, &to);
+    if backslashes {
+        relative.replace('/', "\\")
+    } else {
+        relative
+    }
+}
+
+/// `path` made absolute against the working folder, with `.` and `..` resolved lexically.
+fn lexical_absolute(path: &Path) -> Option<Vec<String>> {
+    let absolute = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir().ok()?.join(path)
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for component in absolute.components() {
+        match component {
+            Component::Prefix(prefix) => {
+                parts.push(prefix.as_os_str().to_string_lossy().into_owned());
+            }
+            Component::RootDir | Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop();
+            }
+            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+        }
+    }
+    Some(parts)
+}
+
+/// The path from folder `from` to `to`, `/`-separated.
+fn relative_to(from: &[String], to: &[String]) -> String {
+    let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<&str> = vec![".."; from.len() - common];
+    parts.extend(to[common..].iter().map(String::as_str));
+    parts.join("/")
+}
+
+/// The first name or path of the export that cp932 cannot encode (for the report).
+fn first_unencodable(model: &Model, objects: &[ObjectBuild]) -> String {
+    let names = model
+        .materials
+        .iter()
+        .map(|m| m.name_ja.as_str().into_owned())
+        .chain(model.textures.iter().map(|t| t.as_str().into_owned()))
+        .chain(objects.iter().map(|o| o.name.clone()))
+        .chain(model.bones.iter().map(|b| b.name_ja.as_str().into_owned()))
+        .chain(model.morphs.iter().map(|m| m.name_ja.as_str().into_owned()));
+    for name in names {
+        if cp932::encode(&name).is_none() {
+            return name;
+        }
+    }
+    String::new()
+}
+
+/// Text escaped for an XML attribute.
+fn xml_escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&apos;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+/// The `.mqx` text: the bone plugin's `BoneSet2` and the morph plugin's `MorphSet`.
+fn mqx_text(
+    model: &Model,
+    objects: &[ObjectBuild],
+    targets: &[MorphTarget],
+    bones: bool,
+    mqo_name: &str,
+    scale: f32,
+) -> String {
+    let mut out = String::new();
+    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\r\n<MetasequoiaDocument>\r\n");
+    let _ = write!(
+        out,
+        "    <IncludedBy>{}</IncludedBy>\r\n",
+        xml_escape(mqo_name)
+    );
+    if bones {
+        // Weights per bone, per object: (object uid, vertex uid, percent).
+        let mut weights: Vec<Vec<(usize, usize, f32)>> = vec![Vec::new(); model.bones.len()];
+        for (object_index, object) in objects.iter().enumerate() {
+            for (local, &source) in object.sources.iter().enumerate() {
+                let mut merged: Vec<(usize, f32)> = Vec::with_capacity(4);
+                for (bone, weight) in model.vertices[source as usize].weight.bone_weights() {
+                    let Some(bone) = bone.map(|b| b.get()).filter(|&b| b < model.bones.len())
+                    else {
+                        continue;
+                    };
+                    if !(weight > 0.0) {
+                        continue;
+                    }
+                    match merged.iter_mut().find(|(b, _)| *b == bone) {
+                        Some((_, total)) => *total += weight,
+                        None => merged.push((bone, weight)),
+                    }
+                }
+                for (bone, weight) in merged {
+                    weights[bone].push((object_index + 1, local + 1, weight * 100.0));
+                }
+            }
+        }
+        let _ = write!(
+            out,
+            "    <{BONE_PLUGIN} name=\"ボーン\">\r\n        <BoneSet2 normalize=\"1\" skinning=\"0\" config=\"std\">\r\n"
+        );
+        for (index, bone) in model.bones.iter().enumerate() {
+            let name = element_name(&bone.name_ja, &bone.name_en, "bone", index);
+            let _ = write!(
+                out,
+                "            <Bone id=\"{}\" name=\"{}\"",
+                index + 1,
+                xml_escape(&name)
+            );
+            if let Some(parent) = bone
+                .parent
+                .map(|p| p.get())
+                .filter(|&p| p < model.bones.len())
+            {
+                let _ = write!(out, " parent=\"{}\"", parent + 1);
+            }
+            // Positions in MQO units and axes, like the vertices.
+            let [x, y, z] = to_mqo(bone.position, scale);
+            let _ = write!(out, " pos=\"{},{},{}\"", number(x), number(y), number(z));
+            if !bone.flags.contains(BoneFlags::VISIBLE) {
+                out.push_str(" hide=\"1\"");
+            }
+            if bone.flags.contains(BoneFlags::MOVABLE) {
+                out.push_str(" movable=\"1\"");
+            }
+            let list = &weights[index];
+            if list.is_empty() {
+                out.push_str("/>\r\n");
+                continue;
+            }
+            out.push_str(">\r\n");
+            let mut current = None;
+            for &(object, vertex, percent) in list {
+                if current != Some(object) {
+                    if current.is_some() {
+                        out.push_str("                </W>\r\n");
+                    }
+                    let _ = write!(out, "                <W obj=\"{object}\">\r\n");
+                    current = Some(object);
+                }
+                let _ = write!(
+                    out,
+                    "                    <V v=\"{vertex}\" w=\"{}\"/>\r\n",
+                    number(percent)
+                );
+            }
+            out.push_str("                </W>\r\n            </Bone>\r\n");
+        }
+        out.push_str("        </BoneSet2>\r\n");
+        for index in 0..objects.len() {
+            let _ = write!(out, "        <Obj id=\"{}\"/>\r\n", index + 1);
+        }
+        let _ = write!(out, "    </{BONE_PLUGIN}>\r\n");
+    }
+    if !targets.is_empty() {
+        let _ = write!(
+            out,
+            "    <{MORPH_PLUGIN} name=\"モーフ\">\r\n        <MorphSet>\r\n"
+        );
+        for (index, object) in objects.iter().enumerate() {
+            let mine: Vec<&MorphTarget> = targets.iter().filter(|t| t.base == index).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let _ = write!(
+                out,
+                "            <TargetList base=\"{}\">\r\n",
+                xml_escape(&object.name)
+            );
+            for target in mine {
+                let _ = write!(
+                    out,
+                    "                <Target name=\"{}\" param=\"0\"/>\r\n",
+                    xml_escape(&target.name)
+                );
+            }
+            out.push_str("            </TargetList>\r\n");
+        }
+        let _ = write!(out, "        </MorphSet>\r\n    </{MORPH_PLUGIN}>\r\n");
+    }
+    out.push_str("</MetasequoiaDocument>\r\n");
+    out
+}
