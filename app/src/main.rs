@@ -20,7 +20,7 @@ fn open_window(file: Option<std::path::PathBuf>, options: cli::WindowArgs) -> Ex
     match window::run(file, options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", cli::describe(&error));
             ExitCode::from(1)
         }
     }

@@ -45,6 +45,7 @@ impl SaveSettings {
                 index_sizes: self.index_sizes,
                 allow_version_violations: false,
             },
+            ..formats::SaveOptions::default()
         }
     }
 }

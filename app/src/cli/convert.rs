@@ -1,6 +1,8 @@
-//! `pmx-studio convert IN OUT [--version] [--encoding] [--index-sizes] [--allow-version-violations]`.
+//! `pmx-studio convert IN OUT [--version] [--encoding] [--index-sizes] [--allow-version-violations]
+//! [--scale] [--mqo-objects] [--mqx]`.
 
 use anyhow::{Result, bail};
+use pmx_core::formats::mqo::{DEFAULT_MQO_UNITS_PER_PMX_UNIT, MqoExportOptions, MqoObjectGrouping};
 use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
 use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions};
 use pmx_core::model::{PmxVersion, TextEncoding};
@@ -11,7 +13,7 @@ use std::process::ExitCode;
 pub struct ConvertArgs {
     /// The model to read.
     pub input: PathBuf,
-    /// The file to write; its extension chooses the format (.pmx, .pmd, .json).
+    /// The file to write; its extension chooses the format (.pmx, .pmd, .mqo, .json).
     pub output: PathBuf,
     /// PMX version to write (default: the model's).
     #[arg(long, value_parser = ["2.0", "2.1"])]
@@ -25,6 +27,17 @@ pub struct ConvertArgs {
     /// Write PMX 2.0 even though the model uses PMX 2.1 features.
     #[arg(long)]
     pub allow_version_violations: bool,
+    /// Metasequoia units per PMX unit, for an .mqo input or output (default 10: a figure
+    /// modelled at Metasequoia's usual size comes in at MMD's).
+    #[arg(long, value_name = "MQO_UNITS")]
+    pub scale: Option<f32>,
+    /// MQO output: one object per material, or per bone (the bone with most weight per face).
+    #[arg(long, value_parser = ["material", "bone"], default_value = "material")]
+    pub mqo_objects: String,
+    /// MQO output: what the .mqx side file next to it holds (Metasequoia 4's bone and morph
+    /// plugins); `none` writes no .mqx.
+    #[arg(long, value_parser = ["all", "bones", "morphs", "none"], default_value = "all")]
+    pub mqx: String,
 }
 
 impl ConvertArgs {
@@ -53,22 +66,89 @@ impl ConvertArgs {
                 },
                 allow_version_violations: self.allow_version_violations,
             },
+            mqo: MqoExportOptions {
+                units_per_pmx_unit: self.scale.unwrap_or(DEFAULT_MQO_UNITS_PER_PMX_UNIT),
+                grouping: if self.mqo_objects == "bone" {
+                    MqoObjectGrouping::PerBone
+                } else {
+                    MqoObjectGrouping::PerMaterial
+                },
+                bones: matches!(self.mqx.as_str(), "all" | "bones"),
+                morphs: matches!(self.mqx.as_str(), "all" | "morphs"),
+                model_dir: Some(
+                    self.input
+                        .parent()
+                        .filter(|dir| !dir.as_os_str().is_empty())
+                        .map_or_else(|| PathBuf::from("."), PathBuf::from),
+                ),
+                ..MqoExportOptions::default()
+            },
         }
     }
 }
 
 pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
-    if FileFormat::from_extension(&args.output).is_none() {
+    let Some(format) = FileFormat::from_extension(&args.output) else {
         bail!(
-            "{}: unknown output format (use .pmx, .pmd or .json)",
+            "{}: unknown output format (use .pmx, .pmd, .mqo or .json)",
+            args.output.display()
+        );
+    };
+    if let Some(scale) = args.scale
+        && !(scale.is_finite() && scale > 0.0)
+    {
+        bail!("--scale must be a positive number of MQO units per PMX unit, not {scale}");
+    }
+    if args
+        .output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("mqoz"))
+    {
+        bail!(
+            "{}: .mqoz is read, not written; write .mqo (and zip it with its .mqx if you need an archive)",
             args.output.display()
         );
     }
-    let loaded = formats::load_path(&args.input, &LoadOptions::default())?;
-    let report = formats::save_path(&loaded.model, &args.output, &args.save_options())?;
-    if FileFormat::from_extension(&args.output) == Some(FileFormat::Pmd)
-        && !report.warnings.is_empty()
-    {
+    let load = LoadOptions {
+        mqo_units_per_pmx_unit: args.scale,
+        ..LoadOptions::default()
+    };
+    let loaded = formats::load_path(&args.input, &load)?;
+    for note in &loaded.report.notes {
+        if loaded.format == FileFormat::Mqo {
+            eprintln!("note: {}", note.message);
+        }
+    }
+    let options = args.save_options();
+    if format == FileFormat::Mqo {
+        let export = formats::save_mqo(&loaded.model, &args.output, &options.mqo)?;
+        let report = &export.report;
+        eprintln!(
+            "wrote {}: {} objects, {} vertices, {} faces, {} morph targets{}",
+            args.output.display(),
+            report.objects,
+            report.vertices,
+            report.faces,
+            report.morph_targets,
+            export
+                .mqx
+                .as_ref()
+                .map(|(name, _)| format!("; bones and morphs in {name}"))
+                .unwrap_or_default()
+        );
+        if !report.losses.is_empty() {
+            eprintln!(
+                "{} things the MQO file cannot hold (written as described):",
+                report.losses.len()
+            );
+        }
+        for loss in &report.losses {
+            eprintln!("warning: {}", loss.message_en());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let report = formats::save_path(&loaded.model, &args.output, &options)?;
+    if format == FileFormat::Pmd && !report.warnings.is_empty() {
         eprintln!(
             "{} things the PMD file cannot hold (written as described):",
             report.warnings.len()

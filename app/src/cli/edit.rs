@@ -78,6 +78,7 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
             allow_version_violations: args.allow_version_violations,
             ..PmxSaveOptions::default()
         },
+        ..SaveOptions::default()
     };
     let saved = formats::save_path(&model, &args.output, &options)?;
     for warning in &saved.warnings {

@@ -18,6 +18,27 @@ pub struct Location {
 }
 
 impl Location {
+    /// The section of a place in a text format, whose `element` is the 1-based line.
+    pub const TEXT_LINE: &'static str = "line";
+
+    /// A line of a text file (MQO), or the whole file for `None`.
+    #[must_use]
+    pub fn text_line(line: Option<usize>) -> Self {
+        Self {
+            section: Self::TEXT_LINE,
+            element: line,
+            sub: None,
+            field: "",
+            offset: 0,
+        }
+    }
+
+    /// Whether this is a line of a text file rather than a byte of a binary one.
+    #[must_use]
+    pub fn is_text_line(&self) -> bool {
+        self.section == Self::TEXT_LINE
+    }
+
     /// The element path, e.g. `bones[12].ik.links[3].bone`.
     #[must_use]
     pub fn path(&self) -> String {
@@ -38,6 +59,12 @@ impl Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_text_line() {
+            return match self.element {
+                Some(line) => write!(f, "line {line}"),
+                None => write!(f, "the file"),
+            };
+        }
         write!(
             f,
             "{} at byte {} (0x{:x})",
@@ -102,12 +129,15 @@ impl Default for LoadLimits {
 }
 
 /// How to read a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct LoadOptions {
     /// Read as much of a broken file as possible: keep every complete element before the
     /// first error and report what was lost, instead of failing.
     pub recover: bool,
     pub limits: LoadLimits,
+    /// MQO units per PMX unit when importing `.mqo` (`None`: the documented default,
+    /// [`crate::formats::mqo::DEFAULT_MQO_UNITS_PER_PMX_UNIT`]).
+    pub mqo_units_per_pmx_unit: Option<f32>,
 }
 
 /// Something a reader noticed but read past.

@@ -23,6 +23,9 @@ pub enum FileFormat {
     Pmx,
     Json,
     Pmd,
+    /// Metasequoia `.mqo` (and the zipped `.mqoz`): imported and exported, not a document
+    /// format (the model is converted; see [`mqo`]).
+    Mqo,
 }
 
 impl FileFormat {
@@ -33,6 +36,7 @@ impl FileFormat {
             FileFormat::Pmx => "pmx",
             FileFormat::Json => "json",
             FileFormat::Pmd => "pmd",
+            FileFormat::Mqo => "mqo",
         }
     }
 
@@ -44,6 +48,7 @@ impl FileFormat {
             "pmx" => Some(FileFormat::Pmx),
             "json" => Some(FileFormat::Json),
             "pmd" => Some(FileFormat::Pmd),
+            "mqo" | "mqoz" => Some(FileFormat::Mqo),
             _ => None,
         }
     }
@@ -56,6 +61,9 @@ impl FileFormat {
         }
         if bytes.starts_with(pmd::MAGIC) {
             return Some(FileFormat::Pmd);
+        }
+        if bytes.starts_with(b"Metasequoia Document") {
+            return Some(FileFormat::Mqo);
         }
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first == Some(&b'{') {
@@ -83,7 +91,7 @@ pub enum FileError {
         path: PathBuf,
         source: Box<WriteError>,
     },
-    #[error("{path}: unknown file format (expected .pmx, .pmd or .json)")]
+    #[error("{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz or .json)")]
     UnknownFormat { path: PathBuf },
 }
 
@@ -105,6 +113,22 @@ pub fn read_bytes(
         FileFormat::Pmx => pmx::read(bytes, options),
         FileFormat::Json => json::read(bytes),
         FileFormat::Pmd => pmd::read(bytes, options),
+        FileFormat::Mqo => {
+            let imported = mqo::read_mqo(bytes, &mqo_import_options(options))?;
+            Ok((imported.model, imported.report.to_load_report()))
+        }
+    }
+}
+
+/// The MQO import options `options` ask for.
+#[must_use]
+pub fn mqo_import_options(options: &LoadOptions) -> mqo::MqoImportOptions {
+    mqo::MqoImportOptions {
+        units_per_pmx_unit: options
+            .mqo_units_per_pmx_unit
+            .unwrap_or(mqo::DEFAULT_MQO_UNITS_PER_PMX_UNIT),
+        limits: options.limits,
+        ..mqo::MqoImportOptions::default()
     }
 }
 
@@ -117,6 +141,20 @@ pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError
     let format = FileFormat::detect(path, &bytes).ok_or_else(|| FileError::UnknownFormat {
         path: path.to_owned(),
     })?;
+    if format == FileFormat::Mqo {
+        // From the path: the `.mqx` side file is looked up next to it.
+        let imported = mqo::load_mqo_path(path, &mqo_import_options(options)).map_err(|error| {
+            FileError::Read {
+                path: path.to_owned(),
+                source: Box::new(error.into()),
+            }
+        })?;
+        return Ok(Loaded {
+            model: imported.model,
+            report: imported.report.to_load_report(),
+            format,
+        });
+    }
     let (model, report) =
         read_bytes(&bytes, format, options).map_err(|source| FileError::Read {
             path: path.to_owned(),
@@ -130,9 +168,12 @@ pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError
 }
 
 /// Settings for writing a model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SaveOptions {
     pub pmx: pmx::PmxSaveOptions,
+    /// For `.mqo`: scale, grouping, `.mqx` contents. [`save_path`] sets the file names and
+    /// folders from the path.
+    pub mqo: mqo::MqoExportOptions,
 }
 
 /// Writes `model` in `format`.
@@ -148,6 +189,9 @@ pub fn write_bytes(
             let warnings = report.losses.iter().map(ToString::to_string).collect();
             (bytes, SaveReport { warnings })
         }),
+        // The MQO alone: [`save_path`] also writes the `.mqx` side file.
+        FileFormat::Mqo => mqo::write_mqo(model, &options.mqo)
+            .map(|export| (export.mqo, export.report.to_save_report())),
     }
 }
 
@@ -160,6 +204,9 @@ pub fn save_path(
     let format = FileFormat::from_extension(path).ok_or_else(|| FileError::UnknownFormat {
         path: path.to_owned(),
     })?;
+    if format == FileFormat::Mqo {
+        return save_mqo(model, path, &options.mqo).map(|export| export.report.to_save_report());
+    }
     let (bytes, report) =
         write_bytes(model, format, options).map_err(|source| FileError::Write {
             path: path.to_owned(),
@@ -170,6 +217,38 @@ pub fn save_path(
         source,
     })?;
     Ok(report)
+}
+
+/// Exports `model` to the MQO at `path` and its `.mqx` beside it (when bones or morphs are
+/// written), each atomically; `options`' file name and MQO folder are taken from `path`, the
+/// model folder (for texture paths) is kept.
+pub fn save_mqo(
+    model: &Model,
+    path: &Path,
+    options: &mqo::MqoExportOptions,
+) -> Result<mqo::MqoExport, FileError> {
+    let located = mqo::MqoExportOptions::for_path(path, options.model_dir.as_deref());
+    let options = mqo::MqoExportOptions {
+        file_name: located.file_name,
+        mqo_dir: located.mqo_dir,
+        ..options.clone()
+    };
+    let export = mqo::write_mqo(model, &options).map_err(|source| FileError::Write {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })?;
+    if let Some((name, bytes)) = &export.mqx {
+        let mqx_path = path.with_file_name(name);
+        write_atomic(&mqx_path, bytes).map_err(|source| FileError::Io {
+            path: mqx_path.clone(),
+            source,
+        })?;
+    }
+    write_atomic(path, &export.mqo).map_err(|source| FileError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(export)
 }
 
 /// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over

@@ -110,11 +110,17 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
     // Where the model path is cut back, the file's own place is said in the message.
     let place = location.path();
     let offset = location.offset;
-    let (at, at_ja) = if path.to_string() == place {
-        (offset.to_string(), format!("{offset}バイト目"))
+    let (at, at_ja) = if location.is_text_line() {
+        // Text formats (MQO) say the line; their messages name it already when there is one.
+        match location.element {
+            Some(line) => (format!("line {line}"), format!("{line}行目")),
+            None => ("in the file".to_owned(), "ファイル内".to_owned()),
+        }
+    } else if path.to_string() == place {
+        (format!("byte {offset}"), format!("{offset}バイト目"))
     } else {
         (
-            format!("{offset}, {place} in the file"),
+            format!("byte {offset}, {place} in the file"),
             format!("{offset}バイト目、ファイルの{place}"),
         )
     };
@@ -123,7 +129,7 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
             Severity::Error,
             "E-VERSION",
             "header.version",
-            format!("{} (byte {at})", note.message),
+            format!("{} ({at})", note.message),
             format!(
                 "PMXのバージョンが2.0でも2.1でもありません: {}（{at_ja}）",
                 note.message
@@ -135,7 +141,7 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
             Severity::Error,
             "E-HEADER-SIZE",
             file_path(),
-            format!("{} (byte {at})", note.message),
+            format!("{} ({at})", note.message),
             format!(
                 "ヘッダのバイト数が8ではありません: {}（{at_ja}）",
                 note.message
@@ -162,7 +168,7 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
             Severity::Error,
             "E-FILE-LOST",
             path,
-            format!("{} (byte {at})", note.message),
+            format!("{} ({at})", note.message),
             format!(
                 "読み込み時にデータが失われました: {}（{at_ja}）",
                 note.message
@@ -173,7 +179,7 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
         Severity::Info,
         "I-FILE-NOTE",
         path,
-        format!("{} (byte {at})", note.message),
+        format!("{} ({at})", note.message),
         format!("読み込み時の注記: {}（{at_ja}）", note.message),
     ))
 }

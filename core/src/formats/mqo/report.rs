@@ -105,24 +105,18 @@ impl MqoError {
 impl From<MqoError> for ReadError {
     /// The error as the other readers report theirs (the app's load error dialog).
     fn from(error: MqoError) -> Self {
-        let location = |line: usize| Location {
-            section: "mqo",
-            element: Some(line),
-            sub: None,
-            field: "line",
-            offset: 0,
-        };
+        let location = |line: usize| Location::text_line((line > 0).then_some(line));
         match error {
             MqoError::Syntax {
                 line,
                 column,
+                ref section,
                 ref message,
-                ..
             } => ReadError::Parse {
                 format: "MQO",
                 line,
                 column,
-                message: message.clone(),
+                message: format!("{section}: {message}"),
             },
             MqoError::Unsupported { line, .. } | MqoError::TrialNoise { line } => {
                 ReadError::Unsupported {
@@ -630,13 +624,7 @@ impl MqoReport {
                 .notes
                 .iter()
                 .map(|note| LoadNote {
-                    location: Location {
-                        section: "mqo",
-                        element: note.line(),
-                        sub: None,
-                        field: "",
-                        offset: 0,
-                    },
+                    location: Location::text_line(note.line()),
                     message: note.message_en(),
                     lost: false,
                 })

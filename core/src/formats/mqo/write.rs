@@ -192,9 +192,9 @@ pub enum MqoLoss {
     NameMadeUnique { from: String, to: String },
     /// A character cp932 cannot encode: the file is UTF-8 with `CodePage utf8`.
     Utf8CodePage { example: String },
-    /// A morph touching several objects became one target object per object (`name:object`);
-    /// the import joins them again.
-    MorphSplit { morph: String, objects: usize },
+    /// Morphs touching several objects became one target per object (`name:object`); the
+    /// import joins them again.
+    MorphsSplit { morphs: usize, example: String },
 }
 
 impl MqoLoss {
@@ -253,8 +253,8 @@ impl MqoLoss {
             MqoLoss::Utf8CodePage { example } => format!(
                 "\"{example}\" has characters Shift_JIS (cp932) cannot hold: the file is written in UTF-8 with CodePage utf8 (Metasequoia 4.6 or later)"
             ),
-            MqoLoss::MorphSplit { morph, objects } => format!(
-                "morph \"{morph}\" touches {objects} objects: written as one target per object (\"{morph}:object\"); PMX Studio's import joins them"
+            MqoLoss::MorphsSplit { morphs, example } => format!(
+                "{morphs} morphs move several objects (e.g. \"{example}\"): written as one target object per object moved, named \"{example}:object\"; PMX Studio's import joins them"
             ),
         }
     }
@@ -329,8 +329,8 @@ impl MqoLoss {
             MqoLoss::Utf8CodePage { example } => format!(
                 "「{example}」にShift_JIS(cp932)で表せない文字があるため、UTF-8(CodePage utf8、Metasequoia 4.6以降)で書き出します"
             ),
-            MqoLoss::MorphSplit { morph, objects } => format!(
-                "モーフ「{morph}」は{objects}個のオブジェクトにかかるため、オブジェクトごとのモーフ対象(「{morph}:オブジェクト」)として書き出します(PMX Studioの読み込みで一つに戻ります)"
+            MqoLoss::MorphsSplit { morphs, example } => format!(
+                "モーフ{morphs}個(例:「{example}」)は複数のオブジェクトを動かすため、オブジェクトごとのモーフ対象(「{example}:オブジェクト」)として書き出します(PMX Studioの読み込みで一つに戻ります)"
             ),
         }
     }
@@ -966,6 +966,8 @@ fn morph_targets(
         }
     }
 
+    let mut split_morphs = 0usize;
+    let mut split_example = String::new();
     let mut targets = Vec::new();
     let mut names: std::collections::HashSet<String> =
         objects.iter().map(|o| o.name.clone()).collect();
@@ -1010,10 +1012,10 @@ fn morph_targets(
             morph_index,
         ));
         if moved.len() > 1 {
-            losses.push(MqoLoss::MorphSplit {
-                morph: morph_name.clone(),
-                objects: moved.len(),
-            });
+            split_morphs += 1;
+            if split_example.is_empty() {
+                split_example.clone_from(&morph_name);
+            }
         }
         // A target named like an object (a material and a morph may share a name) takes the
         // `morph:object` form, which the import reads back as the morph's name.
@@ -1043,6 +1045,12 @@ fn morph_targets(
                 positions,
             });
         }
+    }
+    if split_morphs > 0 {
+        losses.push(MqoLoss::MorphsSplit {
+            morphs: split_morphs,
+            example: split_example,
+        });
     }
     targets
 }
