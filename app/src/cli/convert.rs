@@ -2,7 +2,9 @@
 //! [--scale] [--mqo-objects] [--mqx]`.
 
 use anyhow::{Result, bail};
-use pmx_core::formats::mqo::{DEFAULT_MQO_UNITS_PER_PMX_UNIT, MqoExportOptions, MqoObjectGrouping};
+use pmx_core::formats::mqo::{
+    DEFAULT_MQO_UNITS_PER_PMX_UNIT, MqoExportOptions, MqoImportOptions, MqoObjectGrouping,
+};
 use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
 use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions};
 use pmx_core::model::{PmxVersion, TextEncoding};
@@ -110,7 +112,10 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
         );
     }
     let load = LoadOptions {
-        mqo_units_per_pmx_unit: args.scale,
+        mqo: Some(MqoImportOptions {
+            units_per_pmx_unit: args.scale.unwrap_or(DEFAULT_MQO_UNITS_PER_PMX_UNIT),
+            ..MqoImportOptions::default()
+        }),
         ..LoadOptions::default()
     };
     let loaded = formats::load_path(&args.input, &load)?;

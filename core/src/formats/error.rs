@@ -135,9 +135,9 @@ pub struct LoadOptions {
     /// first error and report what was lost, instead of failing.
     pub recover: bool,
     pub limits: LoadLimits,
-    /// MQO units per PMX unit when importing `.mqo` (`None`: the documented default,
-    /// [`crate::formats::mqo::DEFAULT_MQO_UNITS_PER_PMX_UNIT`]).
-    pub mqo_units_per_pmx_unit: Option<f32>,
+    /// How to import `.mqo` (scale, hidden objects, vertex colours); `None` for the defaults.
+    /// Its limits are replaced by `limits`.
+    pub mqo: Option<crate::formats::mqo::MqoImportOptions>,
 }
 
 /// Something a reader noticed but read past.

@@ -124,11 +124,8 @@ pub fn read_bytes(
 #[must_use]
 pub fn mqo_import_options(options: &LoadOptions) -> mqo::MqoImportOptions {
     mqo::MqoImportOptions {
-        units_per_pmx_unit: options
-            .mqo_units_per_pmx_unit
-            .unwrap_or(mqo::DEFAULT_MQO_UNITS_PER_PMX_UNIT),
         limits: options.limits,
-        ..mqo::MqoImportOptions::default()
+        ..options.mqo.unwrap_or_default()
     }
 }
 

@@ -27,7 +27,8 @@ pub use read::{
 };
 pub use report::{MqoError, MqoNote, MqoReport, MqxUnavailable};
 pub use write::{
-    MqoExport, MqoExportOptions, MqoExportReport, MqoLoss, MqoObjectGrouping, write_mqo,
+    MqoExport, MqoExportOptions, MqoExportReport, MqoLoss, MqoObjectGrouping, mqo_export_report,
+    write_mqo,
 };
 
 /// MQO units per PMX unit when the user gives no `--scale`.

@@ -388,6 +388,15 @@ struct WeldKey {
     extra: u64,
 }
 
+/// What an export will write, short of the text: the objects, the morph targets and the losses.
+struct Plan {
+    objects: Vec<ObjectBuild>,
+    targets: Vec<MorphTarget>,
+    write_bones: bool,
+    write_morphs: bool,
+    report: MqoExportReport,
+}
+
 /// Writes `model` as an MQO (and an MQX when bones or morphs are asked for and the model has
 /// them).
 ///
@@ -395,6 +404,59 @@ struct WeldKey {
 /// [`WriteError::Unrepresentable`] for a scale that is not a positive number, a face naming a
 /// vertex that does not exist, or a position that is not finite.
 pub fn write_mqo(model: &Model, options: &MqoExportOptions) -> Result<MqoExport, WriteError> {
+    let plan = plan(model, options)?;
+    let scale = options.units_per_pmx_unit;
+    let mqx_name = options.mqx_file_name();
+    let mqx_text = (plan.write_bones || plan.write_morphs).then(|| {
+        mqx_text(
+            model,
+            &plan.objects,
+            &plan.targets,
+            plan.write_bones,
+            &options.file_name,
+            scale,
+        )
+    });
+    let version = plan
+        .report
+        .version
+        .unwrap_or(MqoVersion { major: 1, minor: 0 });
+    let text = mqo_text(
+        model,
+        options,
+        &plan.objects,
+        &plan.targets,
+        mqx_text.as_ref().map(|_| mqx_name.as_str()),
+        version,
+        plan.report.code_page,
+    );
+    let mqo = match plan.report.code_page {
+        // The plan found every name and path encodable; were one not, it would be written as
+        // `?`, never lost silently (the report says UTF-8 was needed).
+        CodePage::Cp932 => cp932::encode(&text)
+            .unwrap_or_else(|| encoding_rs::SHIFT_JIS.encode(&text).0.into_owned()),
+        CodePage::Utf8 => text.into_bytes(),
+    };
+    Ok(MqoExport {
+        mqo,
+        mqx: mqx_text.map(|text| (mqx_name, text.into_bytes())),
+        report: plan.report,
+    })
+}
+
+/// What [`write_mqo`] would report, without writing the text (cheap enough for an export
+/// dialog to show before writing).
+///
+/// # Errors
+/// As [`write_mqo`].
+pub fn mqo_export_report(
+    model: &Model,
+    options: &MqoExportOptions,
+) -> Result<MqoExportReport, WriteError> {
+    plan(model, options).map(|plan| plan.report)
+}
+
+fn plan(model: &Model, options: &MqoExportOptions) -> Result<Plan, WriteError> {
     let scale = options.units_per_pmx_unit;
     if !(scale.is_finite() && scale > 0.0) {
         return Err(WriteError::Unrepresentable {
@@ -440,59 +502,22 @@ pub fn write_mqo(model: &Model, options: &MqoExportOptions) -> Result<MqoExport,
 
     let weld_extra = weld_extras(model, write_bones, write_morphs);
     let mut objects = build_objects(model, options, scale, &weld_extra);
-    let name_losses = make_names_unique(&mut objects);
-    losses.extend(name_losses);
-
+    losses.extend(make_names_unique(&mut objects));
     let targets = if write_morphs {
         morph_targets(model, &vertex_morphs, &objects, scale, &mut losses)
     } else {
         Vec::new()
     };
-    let mqx_name = options.mqx_file_name();
-    let mqx_text = (write_bones || write_morphs).then(|| {
-        mqx_text(
-            model,
-            &objects,
-            &targets,
-            write_bones,
-            &options.file_name,
-            scale,
-        )
-    });
-
-    let (text, mut text_losses, max_corners) = mqo_text(
-        model,
-        options,
-        &objects,
-        &targets,
-        mqx_text.as_ref().map(|_| mqx_name.as_str()),
-    );
-    losses.append(&mut text_losses);
+    let code_page = text_losses(model, options, &objects, &targets, &mut losses);
+    // Every face is a triangle: Ver 1.0 (Ver 1.1 is for faces of five corners and more).
+    let max_corners = if objects.iter().any(|o| !o.materials.is_empty()) {
+        3
+    } else {
+        0
+    };
     let version = MqoVersion {
         major: 1,
         minor: u32::from(max_corners > 4),
-    };
-    let text = text.replacen(
-        "Format Text Ver 1.0",
-        &format!("Format Text Ver {}.{}", version.major, version.minor),
-        1,
-    );
-    let (mqo, code_page) = match cp932::encode(&text) {
-        Some(bytes) => (bytes, CodePage::Cp932),
-        None => {
-            losses.push(MqoLoss::Utf8CodePage {
-                example: first_unencodable(model, &objects),
-            });
-            let with_code_page = text.replacen(
-                &format!("Format Text Ver {}.{}\r\n", version.major, version.minor),
-                &format!(
-                    "Format Text Ver {}.{}\r\nCodePage utf8\r\n",
-                    version.major, version.minor
-                ),
-                1,
-            );
-            (with_code_page.into_bytes(), CodePage::Utf8)
-        }
     };
     let report = MqoExportReport {
         version: Some(version),
@@ -503,11 +528,94 @@ pub fn write_mqo(model: &Model, options: &MqoExportOptions) -> Result<MqoExport,
         morph_targets: targets.len(),
         losses,
     };
-    Ok(MqoExport {
-        mqo,
-        mqx: mqx_text.map(|text| (mqx_name, text.into_bytes())),
+    Ok(Plan {
+        objects,
+        targets,
+        write_bones,
+        write_morphs,
         report,
     })
+}
+
+/// The losses of the names and paths as written (quotes, lengths), and the code page the text
+/// needs: cp932 unless a name or path has a character it cannot encode.
+fn text_losses(
+    model: &Model,
+    options: &MqoExportOptions,
+    objects: &[ObjectBuild],
+    targets: &[MorphTarget],
+    losses: &mut Vec<MqoLoss>,
+) -> CodePage {
+    let mut unencodable: Option<String> = None;
+    let mut check = |text: &str| -> Option<usize> {
+        let bytes = cp932::encode(text).map(|b| b.len());
+        if bytes.is_none() && unencodable.is_none() {
+            unencodable = Some(text.to_owned());
+        }
+        bytes
+    };
+    for (index, material) in model.materials.iter().enumerate() {
+        let raw = element_name(&material.name_ja, &material.name_en, "material", index);
+        let name = quote_safe(&raw);
+        if name != raw {
+            losses.push(MqoLoss::QuoteReplaced { text: raw });
+        }
+        let bytes = check(&name).unwrap_or(name.len());
+        if bytes > MATERIAL_NAME_MAX_BYTES {
+            losses.push(MqoLoss::LongName {
+                kind: "material",
+                name: name.clone(),
+                bytes,
+                limit: MATERIAL_NAME_MAX_BYTES,
+            });
+        }
+        let [r, g, b, a] = material.diffuse.to_array();
+        if [r, g, b, a].iter().any(|c| !(0.0..=1.0).contains(c)) {
+            losses.push(MqoLoss::Clamped {
+                material: name.clone(),
+                property: "colour",
+                value: [r, g, b, a].into_iter().fold(0.0, f32::max),
+            });
+        }
+        let power = material.specular_power;
+        if !(power.is_finite() && (0.0..=100.0).contains(&power)) {
+            losses.push(MqoLoss::Clamped {
+                material: name.clone(),
+                property: "specular power",
+                value: power,
+            });
+        }
+        if let Some(texture) = material.texture.and_then(|t| model.textures.get(t.get())) {
+            let path = texture_path(&texture.as_str(), options);
+            let safe = quote_safe(&path);
+            if safe != path {
+                losses.push(MqoLoss::QuoteReplaced { text: path });
+            }
+            check(&safe);
+        }
+    }
+    for object in objects {
+        let bytes = check(&object.name).unwrap_or(object.name.len());
+        if bytes > OBJECT_NAME_MAX_BYTES {
+            losses.push(MqoLoss::LongName {
+                kind: "object",
+                name: object.name.clone(),
+                bytes,
+                limit: OBJECT_NAME_MAX_BYTES,
+            });
+        }
+    }
+    for target in targets {
+        check(&target.name);
+    }
+    check(&quote_safe(&options.mqx_file_name()));
+    match unencodable {
+        Some(example) => {
+            losses.push(MqoLoss::Utf8CodePage { example });
+            CodePage::Utf8
+        }
+        None => CodePage::Cp932,
+    }
 }
 
 /// The losses that follow from the model alone.
@@ -1072,16 +1180,16 @@ fn unit(value: f32) -> String {
     format!("{value:.3}")
 }
 
-/// The MQO text (always with `Format Text Ver 1.0`; the caller sets the version), the losses
-/// found writing it, and the most corners of a face.
+/// The MQO text.
 fn mqo_text(
     model: &Model,
     options: &MqoExportOptions,
     objects: &[ObjectBuild],
     targets: &[MorphTarget],
     mqx_name: Option<&str>,
-) -> (String, Vec<MqoLoss>, usize) {
-    let mut losses = Vec::new();
+    version: MqoVersion,
+    code_page: CodePage,
+) -> String {
     let mut out = String::with_capacity(
         64 * objects
             .iter()
@@ -1089,37 +1197,28 @@ fn mqo_text(
             .sum::<usize>()
             + 1024,
     );
-    out.push_str("Metasequoia Document\r\nFormat Text Ver 1.0\r\n\r\n");
+    let _ = write!(
+        out,
+        "Metasequoia Document\r\nFormat Text Ver {}.{}\r\n",
+        version.major, version.minor
+    );
+    if code_page == CodePage::Utf8 {
+        out.push_str("CodePage utf8\r\n");
+    }
+    out.push_str("\r\n");
     if let Some(name) = mqx_name {
         let _ = write!(out, "IncludeXml \"{}\"\r\n", quote_safe(name));
     }
     if !model.materials.is_empty() {
         let _ = write!(out, "Material {} {{\r\n", model.materials.len());
         for (index, material) in model.materials.iter().enumerate() {
-            let raw_name = element_name(&material.name_ja, &material.name_en, "material", index);
-            let name = quote_safe(&raw_name);
-            if name != raw_name {
-                losses.push(MqoLoss::QuoteReplaced {
-                    text: raw_name.clone(),
-                });
-            }
-            let bytes = cp932::encode(&name).map_or(name.len(), |b| b.len());
-            if bytes > MATERIAL_NAME_MAX_BYTES {
-                losses.push(MqoLoss::LongName {
-                    kind: "material",
-                    name: name.clone(),
-                    bytes,
-                    limit: MATERIAL_NAME_MAX_BYTES,
-                });
-            }
+            let name = quote_safe(&element_name(
+                &material.name_ja,
+                &material.name_en,
+                "material",
+                index,
+            ));
             let [r, g, b, a] = material.diffuse.to_array();
-            if [r, g, b, a].iter().any(|c| !(0.0..=1.0).contains(c)) {
-                losses.push(MqoLoss::Clamped {
-                    material: name.clone(),
-                    property: "colour",
-                    value: [r, g, b, a].into_iter().fold(0.0, f32::max),
-                });
-            }
             let _ = write!(out, "\t\"{name}\" shader(3)");
             if material.draw_flags.contains(DrawFlags::VERTEX_COLOR) && uses_vertex_colors(model) {
                 out.push_str(" vcol(1)");
@@ -1149,22 +1248,11 @@ fn mqo_text(
             } else {
                 0.0
             };
-            if written_power != power {
-                losses.push(MqoLoss::Clamped {
-                    material: name.clone(),
-                    property: "specular power",
-                    value: power,
-                });
-            }
             let _ = write!(out, " power({written_power:.2})");
             if let Some(texture) = material.texture.and_then(|t| model.textures.get(t.get())) {
-                let path = texture_path(&texture.as_str(), options);
-                let safe = quote_safe(&path);
-                if safe != path {
-                    losses.push(MqoLoss::QuoteReplaced { text: path.clone() });
-                }
-                if !safe.is_empty() {
-                    let _ = write!(out, " tex(\"{safe}\")");
+                let path = quote_safe(&texture_path(&texture.as_str(), options));
+                if !path.is_empty() {
+                    let _ = write!(out, " tex(\"{path}\")");
                 }
             }
             let colour = |strength: f32, channels: [f32; 3]| {
@@ -1186,20 +1274,10 @@ fn mqo_text(
         out.push_str("}\r\n");
     }
     let uids = mqx_name.is_some();
-    let mut max_corners = 0usize;
     for (index, object) in objects.iter().enumerate() {
-        let bytes = cp932::encode(&object.name).map_or(object.name.len(), |b| b.len());
-        if bytes > OBJECT_NAME_MAX_BYTES {
-            losses.push(MqoLoss::LongName {
-                kind: "object",
-                name: object.name.clone(),
-                bytes,
-                limit: OBJECT_NAME_MAX_BYTES,
-            });
-        }
         object_header(&mut out, &object.name, uids.then_some(index + 1), 0, true);
         vertex_chunk(&mut out, &object.positions);
-        max_corners = max_corners.max(face_chunk(&mut out, object));
+        face_chunk(&mut out, object);
         out.push_str("}\r\n");
         for (target_index, target) in targets.iter().enumerate() {
             if target.base != index {
@@ -1218,7 +1296,7 @@ fn mqo_text(
         }
     }
     out.push_str("Eof\r\n");
-    (out, losses, max_corners)
+    out
 }
 
 fn object_header(out: &mut String, name: &str, uid: Option<usize>, depth: u32, visible: bool) {
@@ -1241,8 +1319,8 @@ fn vertex_chunk(out: &mut String, positions: &[[f32; 3]]) {
     out.push_str("\t}\r\n");
 }
 
-/// Writes an object's faces; returns the most corners of one.
-fn face_chunk(out: &mut String, object: &ObjectBuild) -> usize {
+/// Writes an object's faces (triangles).
+fn face_chunk(out: &mut String, object: &ObjectBuild) {
     let _ = write!(out, "\tface {} {{\r\n", object.materials.len());
     for (face, material) in object.materials.iter().enumerate() {
         let corners = face * 3..face * 3 + 3;
@@ -1274,7 +1352,6 @@ fn face_chunk(out: &mut String, object: &ObjectBuild) -> usize {
         out.push_str("\r\n");
     }
     out.push_str("\t}\r\n");
-    3
 }
 
 /// A texture path as the MQO should name it: relative to the MQO's folder when both folders
@@ -1332,24 +1409,6 @@ fn relative_to(from: &[String], to: &[String]) -> String {
     let mut parts: Vec<&str> = vec![".."; from.len() - common];
     parts.extend(to[common..].iter().map(String::as_str));
     parts.join("/")
-}
-
-/// The first name or path of the export that cp932 cannot encode (for the report).
-fn first_unencodable(model: &Model, objects: &[ObjectBuild]) -> String {
-    let names = model
-        .materials
-        .iter()
-        .map(|m| m.name_ja.as_str().into_owned())
-        .chain(model.textures.iter().map(|t| t.as_str().into_owned()))
-        .chain(objects.iter().map(|o| o.name.clone()))
-        .chain(model.bones.iter().map(|b| b.name_ja.as_str().into_owned()))
-        .chain(model.morphs.iter().map(|m| m.name_ja.as_str().into_owned()));
-    for name in names {
-        if cp932::encode(&name).is_none() {
-            return name;
-        }
-    }
-    String::new()
 }
 
 /// Text escaped for an XML attribute.
