@@ -62,6 +62,10 @@ pub struct Document {
     pub load_report: Option<LoadReport>,
     /// The format of the file it came from (a PMD model is saved as PMX unless asked).
     pub format: FileFormat,
+    /// The file an imported model (MQO) came from: it names the document and is the folder
+    /// textures are found in, but saving never writes back to it (`path` is `None` until the
+    /// model is saved as PMX).
+    pub imported_from: Option<PathBuf>,
     pub save_settings: SaveSettings,
     revision: u64,
     structure_revisions: [u64; ElementKind::ALL.len()],
@@ -79,6 +83,12 @@ impl Document {
 
     #[must_use]
     pub fn from_loaded(path: PathBuf, loaded: Loaded) -> Self {
+        if loaded.format == FileFormat::Mqo {
+            // An import: the model is new, the MQO is not its file.
+            let mut document = Self::from_model(loaded.model, None, Some(loaded.report));
+            document.imported_from = Some(path);
+            return document;
+        }
         let mut document = Self::from_model(loaded.model, Some(path), Some(loaded.report));
         document.format = loaded.format;
         document
@@ -98,6 +108,7 @@ impl Document {
             selection: Selection::default(),
             load_report,
             format: FileFormat::Pmx,
+            imported_from: None,
             save_settings,
             revision: 0,
             structure_revisions: [0; ElementKind::ALL.len()],
@@ -108,7 +119,20 @@ impl Document {
     /// The file name for the title bar ("無題" is the caller's business when `None`).
     #[must_use]
     pub fn file_name(&self) -> Option<String> {
-        self.path.as_deref().map(file_name)
+        self.path
+            .as_deref()
+            .or(self.imported_from.as_deref())
+            .map(file_name)
+    }
+
+    /// The folder the model's relative paths (textures) start from: its file's, or the folder
+    /// of the file it was imported from.
+    #[must_use]
+    pub fn folder(&self) -> Option<&Path> {
+        self.path
+            .as_deref()
+            .or(self.imported_from.as_deref())
+            .and_then(Path::parent)
     }
 
     /// Whether the model differs from the file (through undo and redo).
@@ -228,7 +252,7 @@ impl Document {
         &self,
         target: Option<pmx_core::validate::Target>,
     ) -> pmx_core::validate::CheckOptions {
-        let mut options = match &self.path {
+        let mut options = match self.path.as_ref().or(self.imported_from.as_ref()) {
             Some(path) => pmx_core::validate::CheckOptions::for_file(path),
             None => pmx_core::validate::CheckOptions::default(),
         };
@@ -272,6 +296,7 @@ impl Document {
             .map_err(|e| e.to_string())?;
         self.format = FileFormat::from_extension(path).unwrap_or(FileFormat::Pmx);
         self.path = Some(path.to_owned());
+        self.imported_from = None;
         self.save_settings = settings;
         self.history.mark_saved();
         // The file on disk is now a correct one: what the reader noticed no longer applies.
@@ -359,6 +384,8 @@ pub struct LoadJob {
     pub path: PathBuf,
     pub progress: Arc<LoadProgress>,
     pub recover: bool,
+    /// File > Import into the open model: the loaded model is merged, not opened.
+    pub merge: bool,
     pub started: Instant,
     result: Receiver<Result<(Loaded, FirstCheck), LoadFailure>>,
     first_check: Option<FirstCheck>,
@@ -376,13 +403,29 @@ impl LoadJob {
     /// Starts loading `path`; `wake` is called when there is progress or a result, so the UI
     /// repaints (egui's `request_repaint`).
     pub fn start(path: PathBuf, recover: bool, wake: Arc<dyn Fn() + Send + Sync>) -> Self {
+        let options = LoadOptions {
+            recover,
+            ..LoadOptions::default()
+        };
+        Self::start_with(path, options, false, wake)
+    }
+
+    /// Starts loading `path` with `options` (File > Import: the MQO settings), to be opened
+    /// as a document or, with `merge`, merged into the open one.
+    pub fn start_with(
+        path: PathBuf,
+        options: LoadOptions,
+        merge: bool,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> Self {
+        let recover = options.recover;
         let (sender, receiver) = channel();
         let progress = Arc::new(LoadProgress::default());
         let worker_progress = Arc::clone(&progress);
         let worker_path = path.clone();
         std::thread::spawn(move || {
             let result =
-                load_with_progress(&worker_path, recover, &worker_progress, &*wake).map(|loaded| {
+                load_with_progress(&worker_path, options, &worker_progress, &*wake).map(|loaded| {
                     let started = Instant::now();
                     let issues = pmx_core::validate::check(
                         &loaded.model,
@@ -400,6 +443,7 @@ impl LoadJob {
             path,
             progress,
             recover,
+            merge,
             started: Instant::now(),
             result: receiver,
             first_check: None,
@@ -440,7 +484,7 @@ const READ_CHUNK: usize = 4 << 20;
 
 fn load_with_progress(
     path: &Path,
-    recover: bool,
+    options: LoadOptions,
     progress: &LoadProgress,
     wake: &(dyn Fn() + Send + Sync),
 ) -> Result<Loaded, LoadFailure> {
@@ -472,16 +516,24 @@ fn load_with_progress(
     let format = FileFormat::detect(path, &bytes).ok_or_else(|| {
         failure(
             format!(
-                "{}: unknown file format (expected .pmx or .json)",
+                "{}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz or .json)",
                 path.display()
             ),
             false,
         )
     })?;
-    let options = LoadOptions {
-        recover,
-        ..LoadOptions::default()
-    };
+    if format == FileFormat::Mqo {
+        // From the path: the `.mqx` side file is read from beside it.
+        let imported =
+            pmx_core::formats::mqo::load_mqo_path(path, &formats::mqo_import_options(&options))
+                .map_err(|e| failure(format!("{}: {e}", path.display()), false))?;
+        progress.set(LoadPhase::Parsing, bytes.len() as u64);
+        return Ok(Loaded {
+            model: imported.model,
+            report: imported.report.to_load_report(),
+            format,
+        });
+    }
     // Wake the UI at most every 1 % of the file, not on every report.
     let step = (bytes.len() / 100).max(1);
     let last_woken = Cell::new(0usize);

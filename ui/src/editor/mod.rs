@@ -625,11 +625,7 @@ impl EditorState {
                 None
             }
         };
-        let base_dir = document
-            .path
-            .as_deref()
-            .and_then(|p| p.parent())
-            .map(ToOwned::to_owned);
+        let base_dir = document.folder().map(ToOwned::to_owned);
         let built = match command.request {
             // A drag's later frames go straight into its step (the old values were read on
             // its first frame).

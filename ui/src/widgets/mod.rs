@@ -55,7 +55,12 @@ impl PaneCx<'_> {
             commands: self.commands,
             lang: self.lang,
             names: self.names,
-            base_dir: document.path.as_deref().and_then(std::path::Path::parent),
+            // Document::folder, spelled out: `selection` is borrowed mutably beside it.
+            base_dir: document
+                .path
+                .as_deref()
+                .or(document.imported_from.as_deref())
+                .and_then(std::path::Path::parent),
             document_id: self.document_id,
             revision,
         }

@@ -174,7 +174,7 @@ impl scene::SceneSource for Document {
         &self.model
     }
     fn base_dir(&self) -> Option<&std::path::Path> {
-        self.path.as_deref().and_then(std::path::Path::parent)
+        self.folder()
     }
     fn revision(&self) -> u64 {
         Document::revision(self)
