@@ -1106,6 +1106,8 @@ impl<'a> Parser<'a, '_> {
                     }
                     has_vertices = true;
                     for _ in 0..corner_count {
+                        // The column of an index out of range is the index's, not the space's.
+                        tokens.skip_space();
                         let start = tokens.position;
                         let index = self.unsigned(&mut tokens, section, "a vertex index")?;
                         // Vertices come before faces in every file Metasequoia writes; a file
