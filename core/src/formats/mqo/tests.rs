@@ -1226,3 +1226,84 @@ fn column_of(error: &MqoError) -> Option<usize> {
         _ => None,
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// MQX bones: objects by uid, vertices by vertexattr uid
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn mqx_weights_name_objects_by_uid_and_vertices_by_vertexattr_uid() {
+    // "first" has no uid (it gets 1, its place in the file) and no vertexattr (vertex i has
+    // the ID i + 1); "second" has `uid 7` and the vertex IDs 30, 10, 20.
+    let mqo = format!(
+        "{HEADER}IncludeXml \"x.mqx\"\n\
+         Object \"first\" {{\n\tvertex 3 {{\n\t\t0 0 0\n\t\t10 0 0\n\t\t0 10 0\n\t}}\n\
+         \tface 1 {{\n\t\t3 V(0 1 2)\n\t}}\n}}\n\
+         Object \"second\" {{\n\tuid 7\n\tvertex 3 {{\n\t\t100 0 0\n\t\t110 0 0\n\t\t100 10 0\n\t}}\n\
+         \tvertexattr {{\n\t\tuid {{\n\t\t\t30\n\t\t\t10\n\t\t\t20\n\t\t}}\n\t}}\n\
+         \tface 1 {{\n\t\t3 V(0 1 2)\n\t}}\n}}\nEof\n"
+    );
+    let mqx = r#"<?xml version="1.0" encoding="UTF-8"?>
+<MetasequoiaDocument>
+    <Plugin.56A31D20.71F282AB name="Bone">
+        <BoneSet2>
+            <Bone id="1" name="a" pos="0,0,0">
+                <W obj="7"><V v="10" w="100"/><V v="20" w="60"/></W>
+            </Bone>
+            <Bone id="2" name="b" parent="1" pos="0,10,0">
+                <W obj="7"><V v="20" w="40"/><V v="99" w="100"/></W>
+                <W obj="1"><V v="1" w="100"/></W>
+            </Bone>
+        </BoneSet2>
+        <Obj id="7"/>
+    </Plugin.56A31D20.71F282AB>
+</MetasequoiaDocument>
+"#;
+    let imported = read_mqo_with_mqx(mqo.as_bytes(), mqx.as_bytes(), &MqoImportOptions::default())
+        .expect("imports");
+    let model = &imported.model;
+    assert_valid(model);
+    let names: Vec<String> = model
+        .bones
+        .iter()
+        .map(|b| b.name_ja.as_str().into())
+        .collect();
+    assert_eq!(names, ["a", "b", "センター"]);
+    assert_eq!(model.bones[1].parent.map(|p| p.get()), Some(0));
+    assert_close(
+        V3::from(model.bones[1].position.to_array()),
+        [0.0, 1.0, 0.0],
+        0.0,
+        "bone b",
+    );
+    let weight_at = |at: [f32; 3]| {
+        let [v] = vertices_at(model, at)[..] else {
+            panic!("one vertex at {at:?}");
+        };
+        model.vertices[v].weight.clone()
+    };
+    let bone = |i: usize| Some(crate::model::BoneIdx::new(i));
+    // first, ID 1 → b; IDs 2 and 3 → the root.
+    assert_eq!(weight_at([0.0, 0.0, 0.0]), Weight::Bdef1 { bone: bone(1) });
+    assert_eq!(weight_at([1.0, 0.0, 0.0]), Weight::Bdef1 { bone: bone(2) });
+    // second: index 1 is ID 10 → a; index 2 is ID 20 → a 60 %, b 40 %; index 0 is ID 30 →
+    // the root.
+    assert_eq!(weight_at([11.0, 0.0, 0.0]), Weight::Bdef1 { bone: bone(0) });
+    assert_eq!(
+        weight_at([10.0, 1.0, 0.0]),
+        Weight::Bdef2 {
+            bones: [bone(0), bone(1)],
+            weight: 0.6
+        }
+    );
+    assert_eq!(weight_at([10.0, 0.0, 0.0]), Weight::Bdef1 { bone: bone(2) });
+    let notes = &imported.report.notes;
+    assert!(notes.contains(&MqoNote::DanglingWeights {
+        bone: "b".into(),
+        count: 1
+    }));
+    assert!(notes.contains(&MqoNote::RootBoneAdded {
+        name: "センター".into(),
+        vertices: 3
+    }));
+}
