@@ -1216,6 +1216,39 @@ fn syntax_errors_point_at_the_column() {
     assert!(error.to_string().contains("`)`"), "{error}");
 }
 
+#[test]
+fn error_columns_count_characters_and_unclosed_chunks_point_past_the_end() {
+    // A cp932 name before the error: 肌 is two bytes but one character. Line 4 is
+    // `\t"肌" col(1 1 x 1)`; the `x` is its fourteenth character.
+    let mut bytes = format!("{HEADER}Material 1 {{\n\t").into_bytes();
+    bytes.extend(
+        encoding_rs::SHIFT_JIS
+            .encode("\"肌\" col(1 1 x 1)\n}\nEof\n")
+            .0
+            .iter(),
+    );
+    let error = read_mqo(&bytes, &MqoImportOptions::default()).expect_err("refused");
+    assert_eq!(
+        (error.line(), column_of(&error)),
+        (Some(4), Some(14)),
+        "{error}"
+    );
+    assert!(
+        error.message_ja().contains("4行14桁目"),
+        "{}",
+        error.message_ja()
+    );
+    // An object that is never closed: the error is on line 9, after the last line (8).
+    let text =
+        format!("{HEADER}Object \"o\" {{\n\tvertex 1 {{\n\t\t0 0 0\n\t}}\n\tface 0 {{\n\t}}\n");
+    let error = import_error(&text);
+    assert_eq!(error.line(), Some(9), "{error}");
+    assert!(
+        error.to_string().contains("line 3"),
+        "names the opening line: {error}"
+    );
+}
+
 fn import_error(text: &str) -> MqoError {
     read_mqo(text.as_bytes(), &MqoImportOptions::default()).expect_err("refused")
 }
