@@ -12,12 +12,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use pmx_core::LoadOptions;
 use pmx_core::formats::LoadLimits;
 use pmx_core::formats::mqo::{self, MqoImportOptions};
 use pmx_core::formats::pmx;
 use pmx_core::model::PmxVersion;
 use pmx_core::validate::{self, CheckOptions};
-use pmx_core::LoadOptions;
 
 fuzz_target!(|data: &[u8]| {
     // Small limits: a fuzzed count must not make the run slow, only the reader's checks matter.
@@ -54,6 +54,10 @@ fuzz_target!(|data: &[u8]| {
         let (bytes, _) = pmx::write(model, &pmx::PmxSaveOptions::default())
             .unwrap_or_else(|error| panic!("imported model not writable: {error}"));
         let reread = pmx::read(&bytes, &LoadOptions::default());
-        assert!(reread.is_ok(), "written file not readable: {:?}", reread.err());
+        assert!(
+            reread.is_ok(),
+            "written file not readable: {:?}",
+            reread.err()
+        );
     }
 });
