@@ -1340,3 +1340,69 @@ fn mqx_weights_name_objects_by_uid_and_vertices_by_vertexattr_uid() {
         vertices: 3
     }));
 }
+
+// ---------------------------------------------------------------------------------------------
+// .mqoz: the MQO and its MQX in a zip
+// ---------------------------------------------------------------------------------------------
+
+fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, data) in files {
+        writer
+            .start_file(
+                *name,
+                zip::write::SimpleFileOptions::default()
+                    .compression_method(zip::CompressionMethod::Deflated),
+            )
+            .unwrap();
+        writer.write_all(data).unwrap();
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+#[test]
+fn mqoz_archive_holds_the_mqo_and_its_mqx() {
+    let mqo = cube("\tuid 1\n").replacen(
+        "Format Text Ver 1.1\n",
+        "Format Text Ver 1.1\nIncludeXml \"sub\\Bones.MQX\"\n",
+        1,
+    );
+    // One bone weighting the cube's vertex 1 (index 0, at (−10, 10, 10)).
+    let mqx = br#"<MetasequoiaDocument><Plugin.56A31D20.71F282AB><BoneSet2>
+        <Bone id="1" name="top" pos="0,10,0"><W obj="1"><V v="1" w="100"/></W></Bone>
+        </BoneSet2></Plugin.56A31D20.71F282AB></MetasequoiaDocument>"#;
+    // The MQX is found by its file name in any letter case, whatever folder it names.
+    let archive = zip(&[
+        ("readme.txt", b"not read"),
+        ("model/cube.mqo", mqo.as_bytes()),
+        ("model/bones.mqx", mqx),
+    ]);
+    assert!(is_archive(&archive));
+    let imported = import_with(&archive, &MqoImportOptions::default());
+    assert_eq!(imported.model.faces.len(), 12);
+    assert_eq!(imported.model.bones.len(), 2, "top and the root");
+    assert!(!imported.report.mqx_missing());
+    for v in vertices_at(&imported.model, [-1.0, 1.0, -1.0]) {
+        assert_eq!(bone_of(&imported.model, v), Some(0));
+    }
+    assert_eq!(imported.report.file_size, archive.len());
+
+    // Without the MQX in it, the bones are reported missing.
+    let alone = zip(&[("cube.mqo", mqo.as_bytes())]);
+    let imported = import_with(&alone, &MqoImportOptions::default());
+    assert!(imported.report.notes.contains(&MqoNote::MqxMissing {
+        file: "sub\\Bones.MQX".into(),
+        reason: MqxUnavailable::BytesOnly
+    }));
+    assert_eq!(imported.model.bones.len(), 1);
+
+    // An archive with no .mqo, and a broken one, are refused.
+    let empty = zip(&[("readme.txt", b"no model")]);
+    let error = read_mqo(&empty, &MqoImportOptions::default()).expect_err("refused");
+    assert!(matches!(error, MqoError::Archive { .. }), "{error}");
+    assert!(error.to_string().contains("no .mqo"), "{error}");
+    let error =
+        read_mqo(&archive[..archive.len() / 2], &MqoImportOptions::default()).expect_err("refused");
+    assert!(matches!(error, MqoError::Archive { .. }), "{error}");
+}
