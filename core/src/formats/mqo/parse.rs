@@ -1130,7 +1130,12 @@ impl<'a> Parser<'a, '_> {
                 }
                 "m" => {
                     let material = self.integer(&mut tokens, section, "a material index")?;
-                    face.material = u32::try_from(material).ok();
+                    // Only -1 means "no material"; any other index out of range (-2, 2^40)
+                    // names a material that does not exist, which the conversion reports.
+                    face.material = match material {
+                        -1 => None,
+                        other => Some(u32::try_from(other).unwrap_or(u32::MAX)),
+                    };
                 }
                 "uv" => {
                     if face.has_uv {

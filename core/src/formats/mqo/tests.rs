@@ -729,18 +729,21 @@ fn faces_without_a_material_get_the_default_one() {
             "3 V(0 1 2) M(-1)",
             "3 V(0 1 2)",
             "3 V(0 1 2) M(3)",
+            "3 V(0 1 2) M(-2)",
+            "3 V(0 1 2) M(4294967296)",
         ],
     ));
     let model = &imported.model;
-    assert_eq!(face_counts(model), [1, 3], "red first, then the default");
+    assert_eq!(face_counts(model), [1, 5], "red first, then the default");
     assert_eq!(model.materials[0].name_ja.as_str(), "red");
     assert_eq!(model.materials[1].name_ja.as_str(), "既定の材質");
     assert_eq!(model.materials[0].diffuse.to_array(), [0.8, 0.0, 0.0, 1.0]);
     let notes = &imported.report.notes;
-    assert!(notes.contains(&MqoNote::DefaultMaterial { faces: 3 }));
+    assert!(notes.contains(&MqoNote::DefaultMaterial { faces: 5 }));
+    // M(3), M(-2) and M(2^32) name no material (only -1 means "none", says the spec).
     assert!(notes.contains(&MqoNote::MissingMaterial {
         object: "obj".into(),
-        count: 1
+        count: 3
     }));
 }
 
