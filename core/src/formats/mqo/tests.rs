@@ -1409,3 +1409,70 @@ fn mqoz_archive_holds_the_mqo_and_its_mqx() {
         read_mqo(&archive[..archive.len() / 2], &MqoImportOptions::default()).expect_err("refused");
     assert!(matches!(error, MqoError::Archive { .. }), "{error}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// MQX morphs
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn mqx_morph_targets_become_vertex_morphs_of_their_base() {
+    // "base" is a triangle mirrored on X; "smile" is the same triangle with vertex 0 moved by
+    // (5, 0, −10) MQO: PMX (0.5, 0, 1) on the original, mirrored on the copy to (−0.5, 0, 1).
+    let object = |name: &str, extra: &str, first: &str| {
+        format!(
+            "Object \"{name}\" {{\n{extra}\tvertex 3 {{\n\t\t{first}\n\t\t20 0 0\n\t\t10 10 0\n\t}}\n\
+             \tface 1 {{\n\t\t3 V(0 1 2)\n\t}}\n}}\n"
+        )
+    };
+    let mqo = format!(
+        "{HEADER}IncludeXml \"m.mqx\"\n{}{}Eof\n",
+        object("base", "\tmirror 1\n\tmirror_axis 1\n", "10 0 0"),
+        object("smile", "\tvisible 0\n", "15 0 -10"),
+    );
+    let mqx = br#"<MetasequoiaDocument><Plugin.56A31D20.C452C6DB><MorphSet>
+        <TargetList base="base"><Target name="smile" param="0"/><Target name="gone"/></TargetList>
+        </MorphSet></Plugin.56A31D20.C452C6DB></MetasequoiaDocument>"#;
+    let imported =
+        read_mqo_with_mqx(mqo.as_bytes(), mqx, &MqoImportOptions::default()).expect("imports");
+    let model = &imported.model;
+    assert_valid(model);
+    // The target is not drawn: only the base and its mirror image.
+    assert_eq!(model.faces.len(), 2);
+    assert_eq!(model.vertices.len(), 6);
+    assert_eq!(model.morphs.len(), 1);
+    assert_eq!(model.morphs[0].name_ja.as_str(), "smile");
+    let crate::model::MorphOffsets::Vertex(offsets) = &model.morphs[0].offsets else {
+        panic!("a vertex morph");
+    };
+    let mut moved: Vec<([f32; 3], [f32; 3])> = offsets
+        .iter()
+        .map(|o| (pos(model, o.vertex.get()).to_array(), o.offset.to_array()))
+        .collect();
+    moved.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]));
+    assert_eq!(moved.len(), 2);
+    assert_close(
+        V3::from(moved[0].0),
+        [-1.0, 0.0, 0.0],
+        1e-6,
+        "mirrored vertex",
+    );
+    assert_close(
+        V3::from(moved[0].1),
+        [-0.5, 0.0, 1.0],
+        1e-6,
+        "mirrored offset",
+    );
+    assert_close(V3::from(moved[1].0), [1.0, 0.0, 0.0], 1e-6, "vertex");
+    assert_close(V3::from(moved[1].1), [0.5, 0.0, 1.0], 1e-6, "offset");
+    assert!(
+        imported
+            .report
+            .notes
+            .contains(&MqoNote::MorphTargetMismatch {
+                base: "base".into(),
+                target: "gone".into()
+            })
+    );
+    // A morph target is not a hidden object the user should hear about.
+    assert_eq!(imported.report.hidden_objects().count(), 0);
+}
