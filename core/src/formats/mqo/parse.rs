@@ -1106,6 +1106,8 @@ impl<'a> Parser<'a, '_> {
                     }
                     has_vertices = true;
                     for _ in 0..corner_count {
+                        // The column of an index out of range is the index's, not the space's.
+                        tokens.skip_space();
                         let start = tokens.position;
                         let index = self.unsigned(&mut tokens, section, "a vertex index")?;
                         // Vertices come before faces in every file Metasequoia writes; a file
@@ -1128,7 +1130,12 @@ impl<'a> Parser<'a, '_> {
                 }
                 "m" => {
                     let material = self.integer(&mut tokens, section, "a material index")?;
-                    face.material = u32::try_from(material).ok();
+                    // Only -1 means "no material"; any other index out of range (-2, 2^40)
+                    // names a material that does not exist, which the conversion reports.
+                    face.material = match material {
+                        -1 => None,
+                        other => Some(u32::try_from(other).unwrap_or(u32::MAX)),
+                    };
                 }
                 "uv" => {
                     if face.has_uv {

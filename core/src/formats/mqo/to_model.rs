@@ -150,16 +150,16 @@ impl Frame {
         }
     }
 
-    fn to_local(&self, position: GVec3) -> GVec3 {
+    fn to_local(self, position: GVec3) -> GVec3 {
         self.inverse.transform_point3(position)
     }
 
-    fn to_world(&self, position: GVec3) -> GVec3 {
+    fn to_world(self, position: GVec3) -> GVec3 {
         self.world.transform_point3(position)
     }
 
     /// The world map of a local linear map `local`.
-    fn conjugate(&self, local: Mat4) -> Mat4 {
+    fn conjugate(self, local: Mat4) -> Mat4 {
         self.world * local * self.inverse
     }
 }
@@ -572,7 +572,7 @@ impl Builder<'_> {
         }
         let copy = |vertex: u32, k: u32| -> u32 {
             let start = ring_start[vertex as usize];
-            if k % segments == 0 || start == vertex {
+            if k.is_multiple_of(segments) || start == vertex {
                 vertex
             } else {
                 start + (k % segments) - 1
@@ -1063,7 +1063,7 @@ fn bones_and_weights(
             });
         }
     }
-    entries.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    entries.sort_by_key(|e| (e.0, e.1, e.2));
 
     let mut root: Option<BoneIdx> = None;
     let mut unweighted = 0usize;
