@@ -210,9 +210,16 @@ impl EditorApp {
         let sender = self.browse_sender.clone();
         let ctx = ctx.clone();
         std::thread::spawn(move || {
-            let mut dialog = rfd::FileDialog::new()
-                .add_filter("PMX / PMD", &["pmx", "PMX", "pmd", "PMD"])
-                .add_filter("JSON", &["json"]);
+            let mut dialog = match purpose {
+                BrowsePurpose::ImportMqo => rfd::FileDialog::new()
+                    .add_filter("Metasequoia", &["mqo", "MQO", "mqoz", "MQOZ"]),
+                BrowsePurpose::ExportMqo => {
+                    rfd::FileDialog::new().add_filter("Metasequoia", &["mqo", "MQO"])
+                }
+                BrowsePurpose::Open | BrowsePurpose::Save => rfd::FileDialog::new()
+                    .add_filter("PMX / PMD", &["pmx", "PMX", "pmd", "PMD"])
+                    .add_filter("JSON", &["json"]),
+            };
             if let Some(suggested) = &suggested {
                 if let Some(dir) = suggested.parent().filter(|d| d.is_dir()) {
                     dialog = dialog.set_directory(dir);
@@ -222,8 +229,8 @@ impl EditorApp {
                 }
             }
             let path = match purpose {
-                BrowsePurpose::Open => dialog.pick_file(),
-                BrowsePurpose::Save => dialog.save_file(),
+                BrowsePurpose::Open | BrowsePurpose::ImportMqo => dialog.pick_file(),
+                BrowsePurpose::Save | BrowsePurpose::ExportMqo => dialog.save_file(),
             };
             let _ = sender.send((purpose, path));
             ctx.request_repaint();
@@ -238,6 +245,12 @@ impl EditorApp {
         for request in self.editor.take_platform_requests() {
             match request {
                 PlatformRequest::BrowseOpen => self.browse(ctx, BrowsePurpose::Open, None),
+                PlatformRequest::BrowseImportMqo => {
+                    self.browse(ctx, BrowsePurpose::ImportMqo, None);
+                }
+                PlatformRequest::BrowseExportMqo { suggested } => {
+                    self.browse(ctx, BrowsePurpose::ExportMqo, suggested);
+                }
                 PlatformRequest::BrowseSave { suggested } => {
                     self.browse(ctx, BrowsePurpose::Save, suggested);
                 }

@@ -67,6 +67,16 @@ pub enum Command {
     ShowSaveAsDialog,
     /// The save-as dialog with the path's extension set to `.pmd` (File > Export PMD).
     ShowExportPmdDialog,
+    /// File > Import MQO: the import dialog.
+    ShowImportMqoDialog,
+    /// File > Export MQO: the export dialog.
+    ShowExportMqoDialog,
+    /// Imports `path` (an MQO) as a new model, or merges it into the open one as one step.
+    Import {
+        path: PathBuf,
+        options: pmx_core::formats::LoadOptions,
+        merge: bool,
+    },
     Close,
     Quit,
     /// Applies every automatic fix of the validator (checking for `target`) as one undo step.

@@ -21,6 +21,8 @@ pub(super) enum Dialog {
     Open(OpenDialog),
     SaveAs(SaveAsDialog),
     LoadError(LoadFailure),
+    ImportMqo(super::mqo_dialogs::ImportMqoDialog),
+    ExportMqo(super::mqo_dialogs::ExportMqoDialog),
     Error {
         title: &'static str,
         message: String,
@@ -59,7 +61,7 @@ struct TargetProblems {
 }
 
 /// Problems listed at most (the count of the rest is shown).
-const MAX_PROBLEMS_SHOWN: usize = 12;
+pub(super) const MAX_PROBLEMS_SHOWN: usize = 12;
 
 impl Dialog {
     pub(super) fn open(document: Option<&Document>) -> Self {
@@ -76,9 +78,15 @@ impl Dialog {
 
     pub(super) fn save_as(document: &Document, then: Option<PendingAction>) -> Self {
         let mut path = document.path.clone().unwrap_or_else(|| {
-            std::env::current_dir()
-                .unwrap_or_default()
-                .join("untitled.pmx")
+            // An imported model is offered as a PMX beside the file it came from.
+            document.imported_from.clone().map_or_else(
+                || {
+                    std::env::current_dir()
+                        .unwrap_or_default()
+                        .join("untitled.pmx")
+                },
+                |from| from.with_extension("pmx"),
+            )
         });
         if document.format == FileFormat::Pmd {
             path.set_extension("pmx");
@@ -184,7 +192,7 @@ fn save_options_ui(
 }
 
 /// What a dialog's frame decided.
-enum Outcome {
+pub(super) enum Outcome {
     Keep(Dialog),
     Close,
 }
@@ -203,6 +211,8 @@ impl EditorState {
                 Dialog::Open(open) => self.open_ui(ui, open),
                 Dialog::SaveAs(save) => self.save_as_ui(ui, save),
                 Dialog::LoadError(failure) => self.load_error_ui(ui, failure),
+                Dialog::ImportMqo(import) => self.import_mqo_ui(ui, import),
+                Dialog::ExportMqo(export) => self.export_mqo_ui(ui, export),
                 Dialog::Error { title, message } => self.error_ui(ui, title, message),
                 Dialog::About => self.about_ui(ui),
                 Dialog::Shortcuts => self.shortcuts_ui(ui),
@@ -407,16 +417,19 @@ impl EditorState {
             );
         }
         // Export PMD writes PMD only (Save as is there for the other formats).
+        // MQO is an export (File > Export MQO), never the document's own file.
         let wrong_extension = if save.export_pmd {
             format != Some(FileFormat::Pmd)
         } else {
-            format.is_none()
+            format.is_none() || format == Some(FileFormat::Mqo)
         };
         if wrong_extension && !save.path.trim().is_empty() {
             ui.colored_label(
                 ui.visuals().warn_fg_color,
                 lang.tr(if save.export_pmd {
                     "dialog.pmd_extension"
+                } else if format == Some(FileFormat::Mqo) {
+                    "dialog.mqo_use_export"
                 } else {
                     "dialog.unknown_extension"
                 }),

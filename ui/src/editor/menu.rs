@@ -87,6 +87,21 @@ impl EditorState {
             Command::ShowExportPmdDialog,
         );
         ui.separator();
+        self.item(
+            ui,
+            "menu.import_mqo",
+            "",
+            true,
+            Command::ShowImportMqoDialog,
+        );
+        self.item(
+            ui,
+            "menu.export_mqo",
+            "",
+            open,
+            Command::ShowExportMqoDialog,
+        );
+        ui.separator();
         self.item(ui, "menu.close", "Ctrl+W", open, Command::Close);
         self.item(ui, "menu.quit", "Ctrl+Q", true, Command::Quit);
     }

@@ -5,6 +5,7 @@
 mod dialogs;
 pub mod fonts;
 mod menu;
+mod mqo_dialogs;
 pub mod settings;
 mod tiles;
 pub mod workspace;
@@ -30,6 +31,10 @@ pub enum PlatformRequest {
     BrowseOpen,
     /// Show a native save dialog; answer with [`EditorState::browse_finished`].
     BrowseSave { suggested: Option<PathBuf> },
+    /// Show a native open dialog for `.mqo`/`.mqoz` (File > Import MQO).
+    BrowseImportMqo,
+    /// Show a native save dialog for `.mqo` (File > Export MQO).
+    BrowseExportMqo { suggested: Option<PathBuf> },
     /// Close the window: the user confirmed quitting.
     Quit,
 }
@@ -39,13 +44,23 @@ pub enum PlatformRequest {
 pub enum BrowsePurpose {
     Open,
     Save,
+    ImportMqo,
+    ExportMqo,
 }
 
 /// An action that would replace or drop the document, waiting for the unsaved-changes answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PendingAction {
     New,
-    Open { path: PathBuf, recover: bool },
+    Open {
+        path: PathBuf,
+        recover: bool,
+    },
+    /// File > Import as a new model.
+    Import {
+        path: PathBuf,
+        options: pmx_core::formats::LoadOptions,
+    },
     Close,
     Quit,
 }
@@ -297,8 +312,10 @@ impl EditorState {
         let path = job.path.clone();
         let elapsed = job.started.elapsed();
         let first_check = job.take_first_check();
+        let merge = job.merge;
         self.loading = None;
         match result {
+            Ok(loaded) if merge => self.merge_loaded(&path, &loaded),
             Ok(loaded) => {
                 let notes = loaded.report.notes.len();
                 let recovered = loaded.report.recovered_from.is_some();
@@ -336,6 +353,30 @@ impl EditorState {
         }
     }
 
+    /// File > Import into the open model: `loaded` is merged as one undo step.
+    fn merge_loaded(&mut self, path: &std::path::Path, loaded: &pmx_core::formats::Loaded) {
+        let Some(document) = &mut self.document else {
+            return;
+        };
+        let merged = Edit::merge_model(
+            &mut document.model,
+            &loaded.model,
+            pmx_core::edit::MergeOptions::default(),
+        );
+        match merged {
+            Ok(edit) => {
+                document.apply(edit);
+                self.set_message(
+                    MessageLevel::Info,
+                    EditLabel::new("status.merged")
+                        .arg("name", LabelArg::Text(file_name(path)))
+                        .arg("count", LabelArg::Number(loaded.model.faces.len())),
+                );
+            }
+            Err(error) => self.set_message(MessageLevel::Error, error.to_string()),
+        }
+    }
+
     /// Shows `message` in the status bar (a text such as an error reads the same in either
     /// language; keyed messages follow the language).
     pub fn set_message(&mut self, level: MessageLevel, message: impl Into<EditLabel>) {
@@ -362,6 +403,17 @@ impl EditorState {
                 workspace::show_pane(&mut self.tree, Pane::Info);
             }
             PendingAction::Open { path, recover } => self.start_loading(path, recover),
+            PendingAction::Import { path, options } => {
+                if let Some(job) = self.loading.take() {
+                    job.cancel();
+                }
+                self.loading = Some(LoadJob::start_with(
+                    path,
+                    options,
+                    false,
+                    Arc::clone(&self.wake),
+                ));
+            }
             PendingAction::Close => {
                 self.document = None;
             }
@@ -388,6 +440,16 @@ impl EditorState {
             }
             (BrowsePurpose::Save, Some(path)) => {
                 if let Some(Dialog::SaveAs(dialog)) = &mut self.dialog {
+                    dialog.path = path.display().to_string();
+                }
+            }
+            (BrowsePurpose::ImportMqo, Some(path)) => {
+                if let Some(Dialog::ImportMqo(dialog)) = &mut self.dialog {
+                    dialog.path = path.display().to_string();
+                }
+            }
+            (BrowsePurpose::ExportMqo, Some(path)) => {
+                if let Some(Dialog::ExportMqo(dialog)) = &mut self.dialog {
                     dialog.path = path.display().to_string();
                 }
             }
@@ -505,6 +567,34 @@ impl EditorState {
             Command::ShowExportPmdDialog => {
                 if let Some(document) = &self.document {
                     self.dialog = Some(Dialog::export_pmd(document));
+                }
+            }
+            Command::ShowImportMqoDialog => {
+                self.dialog = Some(Dialog::import_mqo(self.document.as_ref()));
+            }
+            Command::ShowExportMqoDialog => {
+                if let Some(document) = &self.document {
+                    self.dialog = Some(Dialog::export_mqo(document));
+                }
+            }
+            Command::Import {
+                path,
+                options,
+                merge,
+            } => {
+                if merge && self.document.is_some() {
+                    // Into the open model: nothing is replaced, no question to ask.
+                    if let Some(job) = self.loading.take() {
+                        job.cancel();
+                    }
+                    self.loading = Some(LoadJob::start_with(
+                        path,
+                        options,
+                        true,
+                        Arc::clone(&self.wake),
+                    ));
+                } else {
+                    self.guard(PendingAction::Import { path, options });
                 }
             }
             Command::Close => self.guard(PendingAction::Close),
