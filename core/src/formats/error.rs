@@ -186,6 +186,9 @@ pub enum WriteError {
     Unrepresentable { path: String, message: String },
     #[error("cannot serialize: {0}")]
     Serialize(String),
+    /// A VRM export of a model without bones VRM requires (each named as VRM and MMD name it).
+    #[error("the model has no bone for these required VRM humanoid bones: {}", .bones.join(", "))]
+    MissingHumanoidBones { bones: Vec<String> },
 }
 
 fn summarize(items: &[String]) -> String {

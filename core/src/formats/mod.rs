@@ -8,6 +8,7 @@ pub mod pmd;
 pub mod pmx;
 pub mod vmd;
 pub mod vpd;
+pub mod vrm;
 
 pub use error::{
     LoadLimits, LoadNote, LoadOptions, LoadReport, Location, ReadError, SaveReport, WriteError,
