@@ -136,15 +136,15 @@ impl Builder {
         entries: &[(u32, [f32; 3])],
         with_bounds: bool,
     ) -> Index<json::Accessor> {
-        let mut bounds_min = [0.0f32; 3];
-        let mut bounds_max = [0.0f32; 3];
+        let mut bounds_min = [f32::INFINITY; 3];
+        let mut bounds_max = [f32::NEG_INFINITY; 3];
         for (_, value) in entries {
             for axis in 0..3 {
                 bounds_min[axis] = bounds_min[axis].min(value[axis]);
                 bounds_max[axis] = bounds_max[axis].max(value[axis]);
             }
         }
-        if entries.len() < count {
+        if entries.len() < count || entries.is_empty() {
             // The untouched vertices are zeros, which the bounds must include.
             for axis in 0..3 {
                 bounds_min[axis] = bounds_min[axis].min(0.0);

@@ -1,1 +1,352 @@
-//! Tests of the VRM export.
+//! Tests of the VRM export on the generated sample model and on broken models.
+
+// Test code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use super::*;
+use crate::formats::WriteError;
+use crate::generate::sample_model;
+use crate::model::{BoneIdx, Face, Model, MorphOffsets, Vec3, VertexIdx};
+use glam::Vec3 as G;
+use serde_json::Value;
+
+fn export(model: &Model) -> (Value, VrmExport) {
+    let export = write_vrm(model, &VrmExportOptions::default()).expect("exports");
+    let (json, _) = split_glb(&export.vrm).expect("a GLB");
+    (json, export)
+}
+
+/// Every node's model-space position (translations only: the writer writes no rotations).
+fn node_positions(json: &Value) -> Vec<G> {
+    let nodes = json["nodes"].as_array().expect("nodes");
+    let mut parent = vec![None; nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        assert!(node.get("rotation").is_none() && node.get("matrix").is_none());
+        for child in node["children"].as_array().into_iter().flatten() {
+            parent[child.as_u64().expect("index") as usize] = Some(i);
+        }
+    }
+    (0..nodes.len())
+        .map(|i| {
+            let mut position = G::ZERO;
+            let mut current = Some(i);
+            while let Some(n) = current {
+                let t = &nodes[n]["translation"];
+                if t.is_array() {
+                    position += G::new(
+                        t[0].as_f64().unwrap() as f32,
+                        t[1].as_f64().unwrap() as f32,
+                        t[2].as_f64().unwrap() as f32,
+                    );
+                }
+                current = parent[n];
+            }
+            position
+        })
+        .collect()
+}
+
+fn human_node(json: &Value, bone: &str) -> usize {
+    json["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"][bone]["node"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{bone} assigned")) as usize
+}
+
+/// Degrees between `direction` and `target`.
+fn angle(direction: G, target: G) -> f32 {
+    direction.normalize().angle_between(target).to_degrees()
+}
+
+#[test]
+fn sample_model_exports_with_the_required_humanoid_bones() {
+    let (json, export) = export(&sample_model());
+    assert_eq!(&export.vrm[0..4], b"glTF");
+    let used: Vec<&str> = json["extensionsUsed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(used.contains(&"VRMC_vrm") && used.contains(&"VRMC_materials_mtoon"));
+    assert!(json.get("extensionsRequired").is_none());
+    let vrm = &json["extensions"]["VRMC_vrm"];
+    assert_eq!(vrm["specVersion"], "1.0");
+    assert_eq!(vrm["meta"]["licenseUrl"], VRM_LICENSE_URL);
+    assert_eq!(vrm["meta"]["name"], "サンプル人形");
+    for bone in humanoid::REQUIRED {
+        human_node(&json, bone.vrm_name());
+    }
+    // あ is the aa preset; the others are custom.
+    assert!(vrm["expressions"]["preset"]["aa"]["morphTargetBinds"].is_array());
+    assert!(vrm["expressions"]["custom"]["髪上げ"].is_object());
+    // The 15 required bones and the neck.
+    assert_eq!(export.report.humanoid_bones, 16);
+    assert!(
+        export
+            .report
+            .losses
+            .iter()
+            .any(|l| matches!(l, VrmLoss::HipsAdded))
+    );
+}
+
+#[test]
+fn hips_is_at_the_pelvis_above_spine_and_legs() {
+    let (json, _) = export(&sample_model());
+    let positions = node_positions(&json);
+    let hips = human_node(&json, "hips");
+    // 下半身 is at (0, 10, 0) MMD units.
+    assert!((positions[hips] - G::new(0.0, 0.8, 0.0)).length() < 1e-4);
+    let nodes = json["nodes"].as_array().unwrap();
+    let children: Vec<u64> = nodes[hips]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    assert!(children.contains(&(human_node(&json, "spine") as u64)));
+}
+
+#[test]
+fn rest_pose_is_a_t_pose() {
+    let (json, _) = export(&sample_model());
+    let positions = node_positions(&json);
+    for (side, x) in [("left", 1.0), ("right", -1.0)] {
+        let upper = positions[human_node(&json, &format!("{side}UpperArm"))];
+        let lower = positions[human_node(&json, &format!("{side}LowerArm"))];
+        let hand = positions[human_node(&json, &format!("{side}Hand"))];
+        let along = G::new(x, 0.0, 0.0);
+        assert!(angle(lower - upper, along) < 2.0, "{side} upper arm");
+        assert!(angle(hand - lower, along) < 2.0, "{side} forearm");
+    }
+    // The left hand is at +X in VRM, as in MMD: no mirror across X.
+    assert!(positions[human_node(&json, "leftHand")].x > 0.3);
+}
+
+#[test]
+fn without_t_pose_the_arms_stay_as_modelled() {
+    let options = VrmExportOptions {
+        t_pose: false,
+        ..VrmExportOptions::default()
+    };
+    let export = write_vrm(&sample_model(), &options).unwrap();
+    let (json, _) = split_glb(&export.vrm).unwrap();
+    let positions = node_positions(&json);
+    let upper = positions[human_node(&json, "leftUpperArm")];
+    let lower = positions[human_node(&json, "leftLowerArm")];
+    assert!(angle(lower - upper, G::X) > 30.0);
+}
+
+#[test]
+fn t_pose_moves_the_skinned_vertices_with_the_arms() {
+    let model = sample_model();
+    let map = map_bones(&model);
+    let (posed, _) = tpose::bake_t_pose(&model, &map).unwrap();
+    // The left hand's box (weighted to 左手首) ends up level with the shoulder, far out on +X.
+    let wrist = map.get(HumanBone::LeftHand).unwrap();
+    let arm = map.get(HumanBone::LeftUpperArm).unwrap();
+    let hand_vertices: Vec<_> = posed
+        .vertices
+        .iter()
+        .filter(|v| matches!(v.weight, crate::model::Weight::Bdef1 { bone: Some(b) } if b.get() == wrist))
+        .collect();
+    assert!(!hand_vertices.is_empty());
+    let arm_y = posed.bones[arm].position.y;
+    for vertex in hand_vertices {
+        assert!((vertex.position.y - arm_y).abs() < 1.0, "{:?}", vertex.position);
+        assert!(vertex.position.x > 5.0);
+    }
+}
+
+/// The values of a dense accessor, as f32 (floats) or as integers widened to f32.
+fn read_accessor(json: &Value, bin: &[u8], index: usize) -> Vec<f32> {
+    let accessor = &json["accessors"][index];
+    let view = &json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+    let start = view["byteOffset"].as_u64().unwrap() as usize;
+    let bytes = &bin[start..start + view["byteLength"].as_u64().unwrap() as usize];
+    match accessor["componentType"].as_u64().unwrap() {
+        5126 => bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect(),
+        5123 => bytes
+            .chunks_exact(2)
+            .map(|c| f32::from(u16::from_le_bytes(c.try_into().unwrap())))
+            .collect(),
+        5125 => bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()) as f32)
+            .collect(),
+        other => panic!("component type {other}"),
+    }
+}
+
+#[test]
+fn triangles_face_their_normals_counter_clockwise() {
+    let (json, export) = export(&sample_model());
+    let (_, bin) = split_glb(&export.vrm).unwrap();
+    let mut triangles = 0;
+    for mesh in json["meshes"].as_array().unwrap() {
+        for primitive in mesh["primitives"].as_array().unwrap() {
+            let attribute = |name: &str| primitive["attributes"][name].as_u64().unwrap() as usize;
+            let positions = read_accessor(&json, bin, attribute("POSITION"));
+            let normals = read_accessor(&json, bin, attribute("NORMAL"));
+            let indices = read_accessor(&json, bin, primitive["indices"].as_u64().unwrap() as usize);
+            let at = |values: &[f32], i: f32| G::from_slice(&values[i as usize * 3..i as usize * 3 + 3]);
+            for corner in indices.chunks_exact(3) {
+                let [a, b, c] = [corner[0], corner[1], corner[2]].map(|i| at(&positions, i));
+                let facing = (b - a).cross(c - a);
+                let normal = at(&normals, corner[0]);
+                assert!(facing.dot(normal) > 0.0, "a triangle faces away from its normal");
+                triangles += 1;
+            }
+        }
+    }
+    assert!(triangles > 0);
+    // The head's front (MMD normal −Z) faces +Z in VRM.
+    let model = sample_model();
+    assert!(model.vertices.iter().any(|v| v.normal == Vec3::new(0.0, 0.0, -1.0)));
+}
+
+#[test]
+fn morph_normal_deltas_are_differences() {
+    let model = sample_model();
+    let (json, export) = export(&model);
+    let (_, bin) = split_glb(&export.vrm).unwrap();
+    let face = json["meshes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "face")
+        .expect("a mesh with targets");
+    let accessors = json["accessors"].as_array().unwrap();
+    let views = json["bufferViews"].as_array().unwrap();
+    for primitive in face["primitives"].as_array().unwrap() {
+        for target in primitive["targets"].as_array().unwrap() {
+            let normal = &accessors[target["NORMAL"].as_u64().unwrap() as usize];
+            // Sparse over zeros: never absolute normals (which would be unit vectors).
+            assert!(normal.get("bufferView").is_none());
+            if let Some(sparse) = normal.get("sparse") {
+                let view = &views[sparse["values"]["bufferView"].as_u64().unwrap() as usize];
+                let offset = view["byteOffset"].as_u64().unwrap() as usize;
+                let length = view["byteLength"].as_u64().unwrap() as usize;
+                let values: Vec<f32> = bin[offset..offset + length]
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                    .collect();
+                for delta in values.chunks_exact(3) {
+                    assert!(G::from_slice(delta).length() < 2.0);
+                }
+            }
+            let position = &accessors[target["POSITION"].as_u64().unwrap() as usize];
+            assert!(position["min"].is_array() && position["max"].is_array());
+        }
+    }
+}
+
+#[test]
+fn missing_required_bones_are_named() {
+    let mut model = sample_model();
+    for bone in &mut model.bones {
+        if bone.name_ja.as_str() == "左ひじ" {
+            bone.name_ja = "left something".into();
+            bone.name_en = "".into();
+        }
+    }
+    match write_vrm(&model, &VrmExportOptions::default()) {
+        Err(WriteError::MissingHumanoidBones { bones }) => {
+            assert_eq!(bones.len(), 1);
+            assert!(bones[0].contains("leftLowerArm") && bones[0].contains("左ひじ"));
+        }
+        other => panic!("expected missing bones, got {other:?}"),
+    }
+}
+
+#[test]
+fn models_without_bones_are_refused() {
+    let mut model = sample_model();
+    model.bones.clear();
+    let error = write_vrm(&model, &VrmExportOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("no bones"), "{error}");
+    let error = write_vrm(&Model::new_empty(), &VrmExportOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("no bones"), "{error}");
+}
+
+#[test]
+fn nan_and_faces_past_the_vertex_list_are_errors() {
+    let mut model = sample_model();
+    model.vertices[3].position = Vec3::new(f32::NAN, 0.0, 0.0);
+    let error = write_vrm(&model, &VrmExportOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("vertices[3]"), "{error}");
+
+    let mut model = sample_model();
+    let past = model.vertices.len() + 5;
+    model.faces.push([VertexIdx::new(0), VertexIdx::new(1), VertexIdx::new(past)] as Face);
+    let error = write_vrm(&model, &VrmExportOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("faces["), "{error}");
+
+    let mut model = sample_model();
+    model.bones[2].position = Vec3::new(0.0, f32::INFINITY, 0.0);
+    assert!(write_vrm(&model, &VrmExportOptions::default()).is_err());
+
+    let mut model = sample_model();
+    if let Some(MorphOffsets::Vertex(offsets)) = model.morphs.first_mut().map(|m| &mut m.offsets)
+    {
+        offsets[0].vertex = VertexIdx::new(1_000_000);
+    }
+    assert!(write_vrm(&model, &VrmExportOptions::default()).is_err());
+}
+
+#[test]
+fn parent_loops_and_dangling_weights_do_not_panic() {
+    let mut model = sample_model();
+    // 髪元's parent loops through itself; a vertex weights a bone past the end.
+    let last = model.bones.len() - 1;
+    model.bones[last].parent = Some(BoneIdx::new(last));
+    model.vertices[0].weight = crate::model::Weight::Bdef1 {
+        bone: Some(BoneIdx::new(9999)),
+    };
+    let export = write_vrm(&model, &VrmExportOptions::default()).unwrap();
+    assert!(
+        export
+            .report
+            .losses
+            .iter()
+            .any(|l| matches!(l, VrmLoss::WeightsNormalised { .. }))
+    );
+}
+
+#[test]
+fn preset_table_maps_the_usual_names() {
+    assert_eq!(preset_for("あ", ""), Some("aa"));
+    assert_eq!(preset_for("まばたき", ""), Some("blink"));
+    assert_eq!(preset_for("ウインク右", ""), Some("blinkRight"));
+    assert_eq!(preset_for("笑い", ""), Some("happy"));
+    assert_eq!(preset_for("眉上", "Blink"), Some("blink"));
+    assert_eq!(preset_for("眉上", ""), None);
+}
+
+#[test]
+fn authors_come_from_the_comment() {
+    let mut model = sample_model();
+    model.info.comment_ja = "モデル説明\r\n作者：山田\r\n".into();
+    assert_eq!(
+        write::author_from_comment(&model).as_deref(),
+        Some("山田")
+    );
+    model.info.comment_ja = "".into();
+    model.info.comment_en = "".into();
+    let (json, _) = export(&model);
+    assert_eq!(
+        json["extensions"]["VRMC_vrm"]["meta"]["authors"][0],
+        "unknown"
+    );
+}
+
+#[test]
+fn loss_messages_have_both_languages() {
+    let (_, export) = export(&sample_model());
+    for loss in &export.report.losses {
+        assert!(!loss.message_en().is_empty() && !loss.message_ja().is_empty());
+    }
+}
