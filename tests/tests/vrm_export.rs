@@ -24,7 +24,11 @@ const CORPUS_HUMANOIDS: [(&str, &str); 3] = [
 
 /// (name, model, folder its textures are in).
 fn models() -> Vec<(String, Model, Option<PathBuf>)> {
-    let mut models = vec![("sample".to_owned(), pmx_core::generate::sample_model(), None)];
+    let mut models = vec![(
+        "sample".to_owned(),
+        pmx_core::generate::sample_model(),
+        None,
+    )];
     for (sub, file) in CORPUS_HUMANOIDS {
         let Some(dir) = corpus_dir(sub) else { continue };
         let path = dir.join(file);
@@ -210,6 +214,31 @@ fn corpus_models_rest_in_a_t_pose() {
                 let degrees = (to - from).normalize().angle_between(along).to_degrees();
                 eprintln!("{name}: {side} {segment} {degrees:.2}° from ±X");
                 assert!(degrees < 3.0, "{name}: {side} {segment} is {degrees}° off");
+            }
+            // Fingers along ±X, thumbs along the bisector of ±X and +Z (when the model has them).
+            let thumb = glam::Vec3::new(x, 0.0, 1.0).normalize();
+            for (finger, target) in [
+                ("Index", along),
+                ("Middle", along),
+                ("Ring", along),
+                ("Little", along),
+            ] {
+                let proximal = format!("{side}{finger}Proximal");
+                let intermediate = format!("{side}{finger}Intermediate");
+                if bones[&proximal].is_null() || bones[&intermediate].is_null() {
+                    continue;
+                }
+                let direction = at(&intermediate) - at(&proximal);
+                let degrees = direction.normalize().angle_between(target).to_degrees();
+                assert!(degrees < 3.0, "{name}: {side} {finger} is {degrees}° off");
+            }
+            let metacarpal = format!("{side}ThumbMetacarpal");
+            let proximal = format!("{side}ThumbProximal");
+            if !bones[&metacarpal].is_null() && !bones[&proximal].is_null() {
+                let direction = at(&proximal) - at(&metacarpal);
+                let degrees = direction.normalize().angle_between(thumb).to_degrees();
+                eprintln!("{name}: {side} thumb {degrees:.2}° from the X+Z bisector");
+                assert!(degrees < 3.0, "{name}: {side} thumb is {degrees}° off");
             }
         }
     }

@@ -253,10 +253,12 @@ fn expression(
                         }));
                         let edge = offset.edge_color.to_array();
                         if !untouched(&edge) {
+                            // MToon's outline colour has no alpha: the 4th value is ignored by
+                            // the spec, and three-vrm warns unless it is left at 1.
                             let outline: Vec<f64> = (0..4)
                                 .map(|c| {
                                     let value = apply(base.edge_gamma[c], edge[c]).clamp(0.0, 1.0);
-                                    f64::from(if c < 3 { srgb_to_linear(value) } else { value })
+                                    f64::from(if c < 3 { srgb_to_linear(value) } else { 1.0 })
                                 })
                                 .collect();
                             color_binds.push(json!({

@@ -153,7 +153,11 @@ fn t_pose_moves_the_skinned_vertices_with_the_arms() {
     assert!(!hand_vertices.is_empty());
     let arm_y = posed.bones[arm].position.y;
     for vertex in hand_vertices {
-        assert!((vertex.position.y - arm_y).abs() < 1.0, "{:?}", vertex.position);
+        assert!(
+            (vertex.position.y - arm_y).abs() < 1.0,
+            "{:?}",
+            vertex.position
+        );
         assert!(vertex.position.x > 5.0);
     }
 }
@@ -191,13 +195,18 @@ fn triangles_face_their_normals_counter_clockwise() {
             let attribute = |name: &str| primitive["attributes"][name].as_u64().unwrap() as usize;
             let positions = read_accessor(&json, bin, attribute("POSITION"));
             let normals = read_accessor(&json, bin, attribute("NORMAL"));
-            let indices = read_accessor(&json, bin, primitive["indices"].as_u64().unwrap() as usize);
-            let at = |values: &[f32], i: f32| G::from_slice(&values[i as usize * 3..i as usize * 3 + 3]);
+            let indices =
+                read_accessor(&json, bin, primitive["indices"].as_u64().unwrap() as usize);
+            let at =
+                |values: &[f32], i: f32| G::from_slice(&values[i as usize * 3..i as usize * 3 + 3]);
             for corner in indices.chunks_exact(3) {
                 let [a, b, c] = [corner[0], corner[1], corner[2]].map(|i| at(&positions, i));
                 let facing = (b - a).cross(c - a);
                 let normal = at(&normals, corner[0]);
-                assert!(facing.dot(normal) > 0.0, "a triangle faces away from its normal");
+                assert!(
+                    facing.dot(normal) > 0.0,
+                    "a triangle faces away from its normal"
+                );
                 triangles += 1;
             }
         }
@@ -205,7 +214,12 @@ fn triangles_face_their_normals_counter_clockwise() {
     assert!(triangles > 0);
     // The head's front (MMD normal −Z) faces +Z in VRM.
     let model = sample_model();
-    assert!(model.vertices.iter().any(|v| v.normal == Vec3::new(0.0, 0.0, -1.0)));
+    assert!(
+        model
+            .vertices
+            .iter()
+            .any(|v| v.normal == Vec3::new(0.0, 0.0, -1.0))
+    );
 }
 
 #[test]
@@ -281,7 +295,9 @@ fn nan_and_faces_past_the_vertex_list_are_errors() {
 
     let mut model = sample_model();
     let past = model.vertices.len() + 5;
-    model.faces.push([VertexIdx::new(0), VertexIdx::new(1), VertexIdx::new(past)] as Face);
+    model
+        .faces
+        .push([VertexIdx::new(0), VertexIdx::new(1), VertexIdx::new(past)] as Face);
     let error = write_vrm(&model, &VrmExportOptions::default()).unwrap_err();
     assert!(error.to_string().contains("faces["), "{error}");
 
@@ -290,8 +306,7 @@ fn nan_and_faces_past_the_vertex_list_are_errors() {
     assert!(write_vrm(&model, &VrmExportOptions::default()).is_err());
 
     let mut model = sample_model();
-    if let Some(MorphOffsets::Vertex(offsets)) = model.morphs.first_mut().map(|m| &mut m.offsets)
-    {
+    if let Some(MorphOffsets::Vertex(offsets)) = model.morphs.first_mut().map(|m| &mut m.offsets) {
         offsets[0].vertex = VertexIdx::new(1_000_000);
     }
     assert!(write_vrm(&model, &VrmExportOptions::default()).is_err());
@@ -330,10 +345,7 @@ fn preset_table_maps_the_usual_names() {
 fn authors_come_from_the_comment() {
     let mut model = sample_model();
     model.info.comment_ja = "モデル説明\r\n作者：山田\r\n".into();
-    assert_eq!(
-        write::author_from_comment(&model).as_deref(),
-        Some("山田")
-    );
+    assert_eq!(write::author_from_comment(&model).as_deref(), Some("山田"));
     model.info.comment_ja = "".into();
     model.info.comment_en = "".into();
     let (json, _) = export(&model);
