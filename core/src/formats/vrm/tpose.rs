@@ -139,7 +139,7 @@ pub fn bake_t_pose(model: &Model, map: &HumanoidMap) -> Result<(Model, Vec<Strin
             let turn = Quat::from_rotation_arc(direction.normalize(), target);
             let current = pose.bones[bone];
             let local = current.rotation * global.rotation.inverse() * turn * global.rotation;
-            pose.set_bone(BoneIdx::new(bone), local, current.translation.into());
+            pose.set_bone(BoneIdx::new(bone), local, current.translation);
             turned += 1;
         }
     }
