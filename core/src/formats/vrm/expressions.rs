@@ -233,7 +233,9 @@ fn expression(
                         || !untouched(&offset.ambient.to_array())
                         || !untouched(&offset.texture_tint.to_array())
                         || !untouched(&offset.sphere_tint.to_array())
-                        || !untouched(&offset.toon_tint.to_array());
+                        || !untouched(&offset.toon_tint.to_array())
+                        // MToon's outline has neither alpha nor a bindable width.
+                        || !untouched(&[offset.edge_color.w, offset.edge_size]);
                     for material in affected {
                         let base = &targets.materials[material];
                         let apply = |base: f32, value: f32| match offset.op {
@@ -252,7 +254,7 @@ fn expression(
                             "material": material, "type": "color", "targetValue": color
                         }));
                         let edge = offset.edge_color.to_array();
-                        if !untouched(&edge) {
+                        if !untouched(&edge[..3]) {
                             // MToon's outline colour has no alpha: the 4th value is ignored by
                             // the spec, and three-vrm warns unless it is left at 1.
                             let outline: Vec<f64> = (0..4)

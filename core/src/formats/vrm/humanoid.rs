@@ -286,6 +286,17 @@ impl HumanBone {
         })
     }
 
+    /// Whether the spec's "Needs Parent Bone" column says yes: the bone may only exist when
+    /// its spec parent does.
+    #[must_use]
+    pub fn needs_parent(self) -> bool {
+        let name = self.vrm_name();
+        self == H::UpperChest
+            || name.ends_with("Intermediate")
+            || name.ends_with("Distal")
+            || name.ends_with("ThumbProximal")
+    }
+
     /// The MMD name a user would look for (for error messages): the standard Japanese name.
     #[must_use]
     pub fn mmd_name(self) -> String {
@@ -611,6 +622,24 @@ pub(super) fn exported_ancestor(
 /// Drops optional humanoid bones whose nearest humanoid ancestor is not what the spec asks
 /// (for example eyes that are not under the head): a wrong tree breaks VRM applications.
 fn check_ancestry(model: &Model, map: &mut HumanoidMap) {
+    // "Needs Parent Bone: Yes" in the spec: these exist only below their spec parent.
+    for bone in HumanBone::ALL {
+        if !bone.needs_parent() || !map.bones.contains_key(&bone) {
+            continue;
+        }
+        if let Some(parent) = bone.spec_parent()
+            && !map.bones.contains_key(&parent)
+        {
+            map.bones.remove(&bone);
+            map.dropped.push((
+                bone,
+                format!(
+                    "VRM needs {} before it, which the model lacks",
+                    parent.vrm_name()
+                ),
+            ));
+        }
+    }
     for bone in HumanBone::ALL {
         let Some(&index) = map.bones.get(&bone) else {
             continue;

@@ -110,7 +110,7 @@ impl VrmLoss {
                 "{count} bone morphs written as morph targets (their vertex movement in the T-pose)"
             ),
             VrmLoss::MaterialMorphPartial { morph } => format!(
-                "material morph \"{morph}\": only the diffuse and edge colours are kept (VRM expressions change colours, not specular, ambient or texture tints)"
+                "material morph \"{morph}\": only the diffuse colour and alpha and the edge colour are kept (VRM expressions change colours, not specular, ambient, texture tints, edge alpha or edge size)"
             ),
             VrmLoss::UvMorphDropped { morph } => format!(
                 "UV morph \"{morph}\" not written: VRM can only shift whole materials' UVs uniformly"
@@ -180,7 +180,7 @@ impl VrmLoss {
                 "ボーンモーフ{count}個はTポーズでの頂点の動きをモーフターゲットとして書き出します"
             ),
             VrmLoss::MaterialMorphPartial { morph } => format!(
-                "材質モーフ「{morph}」: 拡散色とエッジ色のみ保持します(VRMの表情はスペキュラ・環境色・テクスチャ係数を変えられません)"
+                "材質モーフ「{morph}」: 拡散色(α含む)とエッジ色のみ保持します(VRMの表情はスペキュラ・環境色・テクスチャ係数・エッジのα・エッジサイズを変えられません)"
             ),
             VrmLoss::UvMorphDropped { morph } => format!(
                 "UVモーフ「{morph}」は書き出しません(VRMは材質全体のUVの一様な移動のみ扱えます)"

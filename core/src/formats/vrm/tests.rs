@@ -362,3 +362,158 @@ fn loss_messages_have_both_languages() {
         assert!(!loss.message_en().is_empty() && !loss.message_ja().is_empty());
     }
 }
+
+fn write_image(path: &std::path::Path, format: image::ImageFormat, pixels: &[[u8; 4]], width: u32) {
+    let height = pixels.len() as u32 / width;
+    let raw: Vec<u8> = pixels.iter().flatten().copied().collect();
+    let image = image::RgbaImage::from_raw(width, height, raw).unwrap();
+    match format {
+        image::ImageFormat::Bmp => image::DynamicImage::ImageRgba8(image)
+            .to_rgb8()
+            .save_with_format(path, format)
+            .unwrap(),
+        _ => image.save_with_format(path, format).unwrap(),
+    }
+}
+
+#[test]
+fn textures_are_embedded_as_png_and_set_the_alpha_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let opaque = [[200, 150, 100, 255]; 4];
+    write_image(
+        &dir.path().join("skin.bmp"),
+        image::ImageFormat::Bmp,
+        &opaque,
+        2,
+    );
+    // A cut-out: texels fully clear or fully opaque.
+    let cutout = [
+        [10, 10, 10, 0],
+        [10, 10, 10, 255],
+        [10, 10, 10, 255],
+        [10, 10, 10, 0],
+    ];
+    write_image(
+        &dir.path().join("hair.png"),
+        image::ImageFormat::Png,
+        &cutout,
+        2,
+    );
+    // Half-transparent lace.
+    let lace = [[90, 90, 90, 128]; 4];
+    write_image(
+        &dir.path().join("lace.tga"),
+        image::ImageFormat::Tga,
+        &lace,
+        2,
+    );
+    // A toon: white on top, (128, 64, 32) at the bottom.
+    let toon = [
+        [255, 255, 255, 255],
+        [255, 255, 255, 255],
+        [128, 64, 32, 255],
+        [128, 64, 32, 255],
+    ];
+    write_image(
+        &dir.path().join("toon.bmp"),
+        image::ImageFormat::Bmp,
+        &toon,
+        2,
+    );
+
+    let mut model = sample_model();
+    model.textures = vec![
+        "skin.bmp".into(),
+        "hair.png".into(),
+        "lace.tga".into(),
+        "toon.bmp".into(),
+        "missing.spa".into(),
+    ];
+    use crate::model::{SphereMode, TextureIdx, Toon};
+    model.materials[0].texture = Some(TextureIdx::new(0));
+    model.materials[0].toon = Toon::Texture(Some(TextureIdx::new(3)));
+    model.materials[0].diffuse = crate::model::Vec4::new(1.0, 1.0, 1.0, 1.0);
+    model.materials[1].texture = Some(TextureIdx::new(2));
+    model.materials[1].sphere_texture = Some(TextureIdx::new(4));
+    model.materials[1].sphere_mode = SphereMode::Add;
+    model.materials[2].texture = Some(TextureIdx::new(1));
+    let options = VrmExportOptions {
+        model_dir: Some(dir.path().to_owned()),
+        ..VrmExportOptions::default()
+    };
+    let export = write_vrm(&model, &options).unwrap();
+    let (json, bin) = split_glb(&export.vrm).unwrap();
+    let images = json["images"].as_array().unwrap();
+    assert_eq!(images.len(), 3, "the toon is read, not embedded");
+    for image in images {
+        assert_eq!(image["mimeType"], "image/png");
+        let view = &json["bufferViews"][image["bufferView"].as_u64().unwrap() as usize];
+        let start = view["byteOffset"].as_u64().unwrap() as usize;
+        assert_eq!(&bin[start..start + 4], b"\x89PNG");
+    }
+    let materials = json["materials"].as_array().unwrap();
+    assert!(materials[0].get("alphaMode").is_none_or(|m| m == "OPAQUE"));
+    assert_eq!(materials[1]["alphaMode"], "BLEND");
+    assert_eq!(
+        materials[1]["extensions"]["VRMC_materials_mtoon"]["transparentWithZWrite"],
+        true
+    );
+    assert_eq!(materials[2]["alphaMode"], "MASK");
+    // Shade: white diffuse × the toon's bottom row, linearised.
+    let shade = &materials[0]["extensions"]["VRMC_materials_mtoon"]["shadeColorFactor"];
+    let expected = material::srgb_to_linear(128.0 / 255.0);
+    assert!(
+        (shade[0].as_f64().unwrap() as f32 - expected).abs() < 1e-4,
+        "{shade}"
+    );
+    assert!(materials[0]["extensions"]["VRMC_materials_mtoon"]["shadeMultiplyTexture"].is_object());
+    assert!(
+        export
+            .report
+            .losses
+            .iter()
+            .any(|l| matches!(l, VrmLoss::TextureMissing { name, .. } if name == "missing.spa"))
+    );
+}
+
+#[test]
+fn material_and_group_morphs_become_binds() {
+    let (json, _) = export(&sample_model());
+    let custom = &json["extensions"]["VRMC_vrm"]["expressions"]["custom"];
+    // 服透明 multiplies the clothes' alpha: a colour bind on material 1.
+    let fade = &custom["服透明"]["materialColorBinds"];
+    assert!(
+        fade.as_array()
+            .unwrap()
+            .iter()
+            .any(|b| b["material"] == 1 && b["type"] == "color"),
+        "{fade}"
+    );
+    // まとめ combines あ and うなずき (a bone morph baked into a target).
+    let combined = &custom["まとめ"]["morphTargetBinds"];
+    assert_eq!(combined.as_array().unwrap().len(), 2, "{combined}");
+}
+
+#[test]
+fn finger_segments_need_their_parents() {
+    let mut model = sample_model();
+    let hand = model
+        .bones
+        .iter()
+        .position(|b| b.name_ja.as_str() == "左手首")
+        .unwrap();
+    // 人指2 without 人指1: VRM allows no intermediate without a proximal.
+    model.bones.push(crate::model::Bone {
+        name_ja: "左人指２".into(),
+        parent: Some(BoneIdx::new(hand)),
+        position: Vec3::new(6.0, 10.0, 0.0),
+        ..crate::model::Bone::default()
+    });
+    let map = map_bones(&model);
+    assert_eq!(map.get(HumanBone::LeftIndexIntermediate), None);
+    assert!(
+        map.dropped
+            .iter()
+            .any(|(b, _)| *b == HumanBone::LeftIndexIntermediate)
+    );
+}
