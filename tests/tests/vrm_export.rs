@@ -24,11 +24,14 @@ const CORPUS_HUMANOIDS: [(&str, &str); 3] = [
 
 /// (name, model, folder its textures are in).
 fn models() -> Vec<(String, Model, Option<PathBuf>)> {
-    let mut models = vec![(
-        "sample".to_owned(),
-        pmx_core::generate::sample_model(),
-        None,
-    )];
+    let mut models = vec![
+        (
+            "sample".to_owned(),
+            pmx_core::generate::sample_model(),
+            None,
+        ),
+        textured_sample(),
+    ];
     for (sub, file) in CORPUS_HUMANOIDS {
         let Some(dir) = corpus_dir(sub) else { continue };
         let path = dir.join(file);
@@ -44,6 +47,46 @@ fn models() -> Vec<(String, Model, Option<PathBuf>)> {
         models.push((file.to_owned(), model, Some(dir)));
     }
     models
+}
+
+/// A 2×2 24-bit BMP of one colour (written by hand: the tests crate has no image codec).
+fn bmp(rgb: [u8; 3]) -> Vec<u8> {
+    let row = [rgb[2], rgb[1], rgb[0], rgb[2], rgb[1], rgb[0], 0, 0];
+    let mut out = Vec::new();
+    out.extend_from_slice(b"BM");
+    out.extend_from_slice(&(54u32 + 16).to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&54u32.to_le_bytes());
+    for value in [40u32, 2, 2] {
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&24u16.to_le_bytes());
+    for value in [0u32, 16, 2835, 2835, 0, 0] {
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+    out.extend_from_slice(&row);
+    out.extend_from_slice(&row);
+    out
+}
+
+/// The sample with a BMP texture, an additive sphere and a toon texture beside it.
+fn textured_sample() -> (String, Model, Option<PathBuf>) {
+    let dir = std::env::temp_dir().join(format!("pmx-vrm-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("skin.bmp"), bmp([230, 200, 180])).unwrap();
+    std::fs::write(dir.join("metal.spa"), bmp([60, 60, 80])).unwrap();
+    std::fs::write(dir.join("toon.bmp"), bmp([200, 160, 160])).unwrap();
+    let mut model = pmx_core::generate::sample_model();
+    model.textures = vec!["skin.bmp".into(), "metal.spa".into(), "toon.bmp".into()];
+    use pmx_core::model::{SphereMode, TextureIdx, Toon};
+    for material in &mut model.materials {
+        material.texture = Some(TextureIdx::new(0));
+        material.toon = Toon::Texture(Some(TextureIdx::new(2)));
+    }
+    model.materials[1].sphere_texture = Some(TextureIdx::new(1));
+    model.materials[1].sphere_mode = SphereMode::Add;
+    ("sample_textured".to_owned(), model, Some(dir))
 }
 
 /// Every model written to `dir`: (name, path, required humanoid bones + expressions expected).
