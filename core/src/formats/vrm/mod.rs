@@ -41,6 +41,7 @@
 mod expressions;
 mod glb;
 pub mod humanoid;
+pub mod limit;
 mod material;
 mod report;
 pub mod tpose;
