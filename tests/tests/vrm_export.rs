@@ -211,6 +211,14 @@ fn three_vrm_loads_vrm_1_with_the_humanoid_and_expressions() {
         }
         assert_eq!(verdict["expressions"], expressions, "{name}: {verdict}");
         assert!(verdict["mtoon_materials"].as_u64().unwrap() > 0, "{name}");
+        // The corpus models have 左目/右目: lookAt of type bone.
+        if !name.starts_with("sample") {
+            assert_eq!(
+                verdict["look_at"], "VRMLookAtBoneApplier",
+                "{name}: {verdict}"
+            );
+            assert!(bones.contains(&"leftEye") && bones.contains(&"rightEye"));
+        }
     }
 }
 

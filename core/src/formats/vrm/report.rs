@@ -38,6 +38,8 @@ pub enum VrmLoss {
     WeightsNormalised { vertices: usize },
     /// D-bones and twist bones: their weights moved onto the humanoid bone driving them.
     WeightsMoved { bones: Vec<String> },
+    /// Vertex weights on bones above the hips (センター, グルーブ...), moved onto the hips.
+    WeightsMovedToHips { weights: usize },
     /// IK bones: not exported (VRM applications move the humanoid bones themselves).
     IkBonesDropped { bones: usize },
     /// Append (付与) rotations and moves of the bones that are exported.
@@ -88,6 +90,9 @@ impl VrmLoss {
                 "weights of {} D-bones and twist bones moved onto the humanoid bones driving them ({}); the bones are not exported",
                 bones.len(),
                 bones.join(", ")
+            ),
+            VrmLoss::WeightsMovedToHips { weights } => format!(
+                "{weights} vertex weights on bones above the hips (センター, グルーブ...) moved onto the hips, which VRM applications move"
             ),
             VrmLoss::IkBonesDropped { bones } => {
                 format!("{bones} IK bones not exported (VRM applications move the humanoid bones)")
@@ -158,6 +163,9 @@ impl VrmLoss {
                 "D系ボーン・捩りボーン{}個のウェイトを、それを動かすヒューマノイドボーンに移しました({})。これらのボーンは書き出しません",
                 bones.len(),
                 bones.join("、")
+            ),
+            VrmLoss::WeightsMovedToHips { weights } => format!(
+                "hipsより上のボーン(センター・グルーブなど)のウェイト{weights}個をhipsに移しました(VRMのアプリが動かすのはhipsです)"
             ),
             VrmLoss::IkBonesDropped { bones } => format!(
                 "IKボーン{bones}個は書き出しません(VRMのアプリはヒューマノイドボーンを直接動かします)"

@@ -517,3 +517,164 @@ fn finger_segments_need_their_parents() {
             .any(|(b, _)| *b == HumanBone::LeftIndexIntermediate)
     );
 }
+
+#[test]
+fn uniform_uv_morphs_become_texture_transforms() {
+    use crate::model::{Morph, MorphPanel, UvMorphOffset, Vec4};
+    let mut model = sample_model();
+    // Every vertex of the hair (material 2) shifted by (0.25, 0): a scroll.
+    let ranges = model.material_face_ranges();
+    let hair: std::collections::BTreeSet<usize> = ranges[2]
+        .clone()
+        .flat_map(|f| model.faces[f].iter().map(|v| v.get()).collect::<Vec<_>>())
+        .collect();
+    let scroll = hair
+        .iter()
+        .map(|&v| UvMorphOffset {
+            vertex: VertexIdx::new(v),
+            offset: Vec4::new(0.25, 0.0, 0.0, 0.0),
+        })
+        .collect::<Vec<_>>();
+    let mut uneven = scroll.clone();
+    uneven[0].offset.x = 0.5;
+    for (name, offsets) in [("scroll", scroll), ("uneven", uneven)] {
+        model.morphs.push(Morph {
+            name_ja: name.into(),
+            name_en: "".into(),
+            panel: MorphPanel::Other,
+            offsets: MorphOffsets::Uv(offsets),
+        });
+    }
+    let (json, export) = export(&model);
+    let custom = &json["extensions"]["VRMC_vrm"]["expressions"]["custom"];
+    let binds = custom["scroll"]["textureTransformBinds"]
+        .as_array()
+        .unwrap();
+    assert_eq!(binds.len(), 1);
+    assert_eq!(binds[0]["material"], 2);
+    assert_eq!(binds[0]["offset"][0], 0.25);
+    assert!(custom["uneven"].get("textureTransformBinds").is_none());
+    assert!(
+        export
+            .report
+            .losses
+            .iter()
+            .any(|l| matches!(l, VrmLoss::UvMorphDropped { morph } if morph == "uneven"))
+    );
+}
+
+#[test]
+fn sdef_and_qdef_are_counted_and_weights_sum_to_one() {
+    use crate::model::Weight;
+    let mut model = sample_model();
+    let (a, b) = (Some(BoneIdx::new(2)), Some(BoneIdx::new(3)));
+    model.vertices[0].weight = Weight::Sdef {
+        bones: [a, b],
+        weight: 0.3,
+        c: Vec3::ZERO,
+        r0: Vec3::ZERO,
+        r1: Vec3::ZERO,
+    };
+    model.vertices[1].weight = Weight::Qdef {
+        bones: [a, b, None, None],
+        weights: [0.2, 0.2, 0.0, 0.0],
+    };
+    model.vertices[2].weight = Weight::Bdef4 {
+        bones: [a, a, b, None],
+        weights: [0.5, 0.25, 0.25, 0.0],
+    };
+    let (json, export) = export(&model);
+    assert!(
+        export
+            .report
+            .losses
+            .contains(&VrmLoss::SkinningAsLinear { sdef: 1, qdef: 1 })
+    );
+    let (_, bin) = split_glb(&export.vrm).unwrap();
+    for mesh in json["meshes"].as_array().unwrap() {
+        for primitive in mesh["primitives"].as_array().unwrap() {
+            let index = primitive["attributes"]["WEIGHTS_0"].as_u64().unwrap() as usize;
+            for weights in read_accessor(&json, bin, index).chunks_exact(4) {
+                let sum: f32 = weights.iter().sum();
+                assert!((sum - 1.0).abs() < 1e-5, "{weights:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn meta_options_are_written() {
+    let options = VrmExportOptions {
+        meta: VrmMeta {
+            name: Some("Avatar".into()),
+            version: Some("1.2".into()),
+            authors: vec!["Ann".into(), " ".into()],
+            avatar_permission: AvatarPermission::Everyone,
+            commercial_usage: CommercialUsage::Corporation,
+            modification: Modification::AllowModification,
+            allow_redistribution: true,
+            ..VrmMeta::default()
+        },
+        ..VrmExportOptions::default()
+    };
+    let export = write_vrm(&sample_model(), &options).unwrap();
+    let (json, _) = split_glb(&export.vrm).unwrap();
+    let meta = &json["extensions"]["VRMC_vrm"]["meta"];
+    assert_eq!(meta["name"], "Avatar");
+    assert_eq!(meta["version"], "1.2");
+    assert_eq!(meta["authors"], serde_json::json!(["Ann"]));
+    assert_eq!(meta["avatarPermission"], "everyone");
+    assert_eq!(meta["commercialUsage"], "corporation");
+    assert_eq!(meta["modification"], "allowModification");
+    assert_eq!(meta["allowRedistribution"], true);
+    assert_eq!(meta["creditNotation"], "required");
+    // Defaults stay the conservative ones.
+    let (json, _) = export_default();
+    let meta = &json["extensions"]["VRMC_vrm"]["meta"];
+    assert_eq!(meta["avatarPermission"], "onlyAuthor");
+    assert_eq!(meta["commercialUsage"], "personalNonProfit");
+    assert_eq!(meta["modification"], "prohibited");
+    assert_eq!(meta["allowRedistribution"], false);
+}
+
+fn export_default() -> (Value, VrmExport) {
+    export(&sample_model())
+}
+
+#[test]
+fn legs_under_the_spine_are_refused() {
+    let mut model = sample_model();
+    let spine = model
+        .bones
+        .iter()
+        .position(|b| b.name_ja.as_str() == "上半身")
+        .unwrap();
+    for bone in &mut model.bones {
+        if bone.name_ja.as_str() == "下半身" {
+            bone.parent = Some(BoneIdx::new(spine));
+        }
+    }
+    let error = write_vrm(&model, &VrmExportOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("上半身"), "{error}");
+}
+
+#[test]
+fn weights_above_the_hips_go_with_the_hips() {
+    use crate::model::Weight;
+    let mut model = sample_model();
+    let center = model
+        .bones
+        .iter()
+        .position(|b| b.name_ja.as_str() == "センター")
+        .unwrap();
+    model.vertices[0].weight = Weight::Bdef1 {
+        bone: Some(BoneIdx::new(center)),
+    };
+    let (_, export) = export(&model);
+    assert!(
+        export
+            .report
+            .losses
+            .contains(&VrmLoss::WeightsMovedToHips { weights: 1 })
+    );
+}

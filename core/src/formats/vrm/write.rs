@@ -260,6 +260,18 @@ fn skin_vertices(
         };
         skeleton.node_of_bone.get(bone).copied().flatten()
     };
+    // VRM applications move the hips, never the nodes above it (センター, グルーブ, 全ての親):
+    // skin weighted to those would stay behind, so it goes with the hips.
+    let mut above_hips = vec![false; skeleton.nodes.len()];
+    let mut current = skeleton.nodes[skeleton.hips].parent;
+    while let Some(node) = current {
+        if above_hips[node] {
+            break;
+        }
+        above_hips[node] = true;
+        current = skeleton.nodes[node].parent;
+    }
+    let mut moved_to_hips = 0usize;
     let (mut sdef, mut qdef, mut normalised) = (0, 0, 0);
     let mut joints = Vec::with_capacity(model.vertices.len());
     let mut weights = Vec::with_capacity(model.vertices.len());
@@ -271,11 +283,15 @@ fn skin_vertices(
         }
         let mut merged: Vec<(usize, f32)> = Vec::with_capacity(4);
         for (bone, weight) in vertex.weight.bone_weights() {
-            let Some(node) = bone.and_then(|b| node_for_bone(b.get())) else {
+            let Some(mut node) = bone.and_then(|b| node_for_bone(b.get())) else {
                 continue;
             };
             if weight <= 0.0 {
                 continue;
+            }
+            if above_hips[node] {
+                node = skeleton.hips;
+                moved_to_hips += 1;
             }
             match merged.iter_mut().find(|(n, _)| *n == node) {
                 Some(entry) => entry.1 += weight,
@@ -300,6 +316,11 @@ fn skin_vertices(
         }
         joints.push(j);
         weights.push(w);
+    }
+    if moved_to_hips > 0 {
+        losses.push(VrmLoss::WeightsMovedToHips {
+            weights: moved_to_hips,
+        });
     }
     if sdef + qdef > 0 {
         losses.push(VrmLoss::SkinningAsLinear { sdef, qdef });
