@@ -678,3 +678,91 @@ fn weights_above_the_hips_go_with_the_hips() {
             .contains(&VrmLoss::WeightsMovedToHips { weights: 1 })
     );
 }
+
+fn bone_index(model: &Model, name: &str) -> usize {
+    model
+        .bones
+        .iter()
+        .position(|b| b.name_ja.as_str() == name)
+        .unwrap_or_else(|| panic!("{name}"))
+}
+
+#[test]
+fn a_waist_bone_above_spine_and_legs_is_the_hips() {
+    let mut model = sample_model();
+    let center = bone_index(&model, "センター");
+    model.bones[center].name_ja = "腰".into();
+    let (json, export) = export(&model);
+    let nodes = json["nodes"].as_array().unwrap();
+    assert_eq!(nodes[human_node(&json, "hips")]["name"], "腰");
+    assert!(!export.report.losses.contains(&VrmLoss::HipsAdded));
+}
+
+#[test]
+fn english_bone_names_map_too() {
+    let mut model = sample_model();
+    for bone in &mut model.bones {
+        bone.name_ja = bone.name_en.clone();
+    }
+    let map = map_bones(&model);
+    assert!(
+        map.missing_required().is_empty(),
+        "{:?}",
+        map.missing_required()
+    );
+    assert_eq!(
+        map.get(HumanBone::LeftLowerArm),
+        Some(bone_index(&model, "left elbow"))
+    );
+    write_vrm(&model, &VrmExportOptions::default()).unwrap();
+    // mmd_tools' style.
+    assert_eq!(humanoid::fold_name("Ｅｌｂｏｗ_L"), "elbow_l");
+}
+
+#[test]
+fn d_bone_weights_move_onto_the_bone_driving_them() {
+    use crate::model::{Bone, BoneFlags, Weight};
+    let mut model = sample_model();
+    let leg = bone_index(&model, "左足");
+    let lower = bone_index(&model, "下半身");
+    let d_bone = model.bones.len();
+    model.bones.push(Bone {
+        name_ja: "左足D".into(),
+        position: model.bones[leg].position,
+        parent: Some(BoneIdx::new(lower)),
+        flags: BoneFlags::ROTATABLE | BoneFlags::APPEND_ROTATE,
+        append_parent: Some(BoneIdx::new(leg)),
+        append_ratio: 1.0,
+        ..Bone::default()
+    });
+    for vertex in &mut model.vertices {
+        if vertex.weight
+            == (Weight::Bdef1 {
+                bone: Some(BoneIdx::new(leg)),
+            })
+        {
+            vertex.weight = Weight::Bdef1 {
+                bone: Some(BoneIdx::new(d_bone)),
+            };
+        }
+    }
+    let map = map_bones(&model);
+    assert_eq!(
+        map.roles[d_bone],
+        humanoid::BoneRole::Redirected { to: leg }
+    );
+    let (json, export) = export(&model);
+    assert!(
+        export.report.losses.iter().any(
+            |l| matches!(l, VrmLoss::WeightsMoved { bones } if bones == &["左足D".to_owned()])
+        )
+    );
+    // No node for the D-bone.
+    assert!(
+        json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["name"] != "左足D")
+    );
+}
