@@ -244,6 +244,63 @@ pub fn choose_limit(ranges: SwingRanges) -> SpringLimit {
     limit.clamped()
 }
 
+/// A joint's rotation axes and ranges from MMD into glTF space. MMD joint limits are
+/// per axis of the joint's frame (`rotation`, MMD's Euler angles as a quaternion) in MMD's
+/// left-handed space; glTF's space is MMD's with z mirrored (see the module documentation of
+/// `vrm`), and the mirror `M` turns a rotation by θ about axis `a` into a rotation by −θ about
+/// `M·a`. Returns the three axes (glTF world) and each axis's (lower, upper) in glTF's sense.
+#[must_use]
+pub fn mmd_joint_axes_to_gltf(
+    rotation: Quat,
+    lower: Vec3,
+    upper: Vec3,
+) -> ([Vec3; 3], [(f32, f32); 3]) {
+    let mirror = |v: Vec3| Vec3::new(v.x, v.y, -v.z);
+    let axes = [Vec3::X, Vec3::Y, Vec3::Z].map(|axis| mirror(rotation * axis));
+    let ranges = [0, 1, 2].map(|i| (-upper[i], -lower[i]));
+    (axes, ranges)
+}
+
+/// The swing ranges of a joint in the limit frame `frame` (limit frame → world, without the
+/// limit's own rotation: [`limit_frame`] with `Quat::IDENTITY`). Each joint axis goes to the
+/// frame axis it is closest to (with its sign); the one closest to Y, the twist about the
+/// bone, is dropped. When two joint axes fall on one frame axis the wider range is kept.
+#[must_use]
+pub fn swing_ranges(axes: [Vec3; 3], ranges: [(f32, f32); 3], frame: Quat) -> SwingRanges {
+    let mut about_x: Option<(f32, f32)> = None;
+    let mut about_z: Option<(f32, f32)> = None;
+    let inverse = frame.inverse();
+    for (axis, (lower, upper)) in axes.into_iter().zip(ranges) {
+        let local = inverse * axis;
+        let components = [local.x, local.y, local.z];
+        let (k, component) = components
+            .iter()
+            .copied()
+            .enumerate()
+            .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+            .unwrap_or((1, 1.0));
+        // A rotation about −e is a rotation about +e by the opposite angle.
+        let range = if component < 0.0 {
+            (-upper, -lower)
+        } else {
+            (lower, upper)
+        };
+        let slot = match k {
+            0 => &mut about_x,
+            2 => &mut about_z,
+            _ => continue,
+        };
+        let wider = slot.is_none_or(|(l, u)| (range.1 - range.0) > (u - l));
+        if wider {
+            *slot = Some(range);
+        }
+    }
+    SwingRanges {
+        about_x: about_x.unwrap_or((0.0, 0.0)),
+        about_z: about_z.unwrap_or((0.0, 0.0)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -460,5 +517,68 @@ mod tests {
                 .len(),
             4
         );
+    }
+
+    #[test]
+    fn hanging_hair_joint_becomes_a_hinge() {
+        // MMD: a bone hanging down (−Y), its joint free ±30° about X only.
+        let (axes, ranges) = mmd_joint_axes_to_gltf(
+            Quat::IDENTITY,
+            Vec3::new(deg(-30.0), 0.0, 0.0),
+            Vec3::new(deg(30.0), 0.0, 0.0),
+        );
+        let frame = limit_frame(Quat::IDENTITY, Quat::IDENTITY, -Vec3::Y, Quat::IDENTITY);
+        let swing = swing_ranges(axes, ranges, frame);
+        assert!((swing.about_x.0 + deg(30.0)).abs() < 1e-5);
+        assert!((swing.about_x.1 - deg(30.0)).abs() < 1e-5);
+        assert_eq!(swing.about_z, (0.0, 0.0));
+        assert!(
+            matches!(choose_limit(swing), SpringLimit::Hinge { angle, .. } if (angle - deg(30.0)).abs() < 1e-5)
+        );
+    }
+
+    #[test]
+    fn arm_like_joint_about_z_limits_the_swing_in_the_xy_plane() {
+        // MMD: a bone along +X, its joint free −10°..40° about Z (MMD and glTF agree on
+        // rotations within the XY plane, which the z mirror does not touch).
+        let (axes, ranges) = mmd_joint_axes_to_gltf(
+            Quat::IDENTITY,
+            Vec3::new(0.0, 0.0, deg(-10.0)),
+            Vec3::new(0.0, 0.0, deg(40.0)),
+        );
+        let frame = limit_frame(Quat::IDENTITY, Quat::IDENTITY, Vec3::X, Quat::IDENTITY);
+        let swing = swing_ranges(axes, ranges, frame);
+        assert!((swing.about_z.0 + deg(10.0)).abs() < 1e-5, "{swing:?}");
+        assert!((swing.about_z.1 - deg(40.0)).abs() < 1e-5, "{swing:?}");
+        let limit = choose_limit(swing);
+        let full = limit_frame(Quat::IDENTITY, Quat::IDENTITY, Vec3::X, limit.rotation());
+        let turned = |degrees: f32| Quat::from_rotation_z(deg(degrees)) * Vec3::X;
+        assert!(close(limit.apply_world(turned(40.0), full), turned(40.0)));
+        assert!(close(limit.apply_world(turned(0.0), full), turned(0.0)));
+        assert!(close(limit.apply_world(turned(60.0), full), turned(40.0)));
+        assert!(close(limit.apply_world(turned(-20.0), full), turned(-10.0)));
+        // Out of the plane: projected back into it.
+        let out = limit.apply_world(Vec3::new(1.0, 0.0, 1.0).normalize(), full);
+        assert!(out.z.abs() < 1e-5);
+    }
+
+    #[test]
+    fn joint_axes_mirror_into_gltf() {
+        // 30° about MMD's +X is −30° about glTF's +X (the mirror flips the turn).
+        let (axes, ranges) = mmd_joint_axes_to_gltf(
+            Quat::IDENTITY,
+            Vec3::new(deg(10.0), 0.0, 0.0),
+            Vec3::new(deg(30.0), 0.0, 0.0),
+        );
+        assert!(close(axes[0], Vec3::X) && close(axes[2], -Vec3::Z));
+        assert!((ranges[0].0 + deg(30.0)).abs() < 1e-6 && (ranges[0].1 + deg(10.0)).abs() < 1e-6);
+        // Check against points: MMD's Rx(30°) turns −Y towards −Z... in MMD numbers
+        // (0, −c, −s); mirrored that is (0, −c, s), which glTF's Rx(−30°) gives from −Y.
+        let mmd = Quat::from_rotation_x(deg(30.0)) * -Vec3::Y;
+        let mirrored = Vec3::new(mmd.x, mmd.y, -mmd.z);
+        assert!(close(
+            Quat::from_rotation_x(deg(-30.0)) * -Vec3::Y,
+            mirrored
+        ));
     }
 }
