@@ -80,9 +80,13 @@ impl Textures<'_> {
 
     fn image(&self, name: &str) -> Result<crate::texture::Image, String> {
         crate::texture::load(self.options.model_dir.as_deref(), name).map_err(|problem| {
+            use crate::texture::TextureProblem;
             match problem {
-                crate::texture::TextureProblem::NotFound { .. } => "not found".to_owned(),
-                other => format!("{other:?}"),
+                TextureProblem::NotFound { .. } => "not found".to_owned(),
+                TextureProblem::Unreadable { message, .. } => format!("cannot be read: {message}"),
+                TextureProblem::Undecodable { message, .. } => {
+                    format!("cannot be decoded: {message}")
+                }
             }
         })
     }
