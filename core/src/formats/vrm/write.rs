@@ -585,15 +585,18 @@ pub fn write_vrm(model: &Model, options: &VrmExportOptions) -> Result<VrmExport,
             reason: reason.clone(),
         });
     }
-    let (posed, notes) = if options.t_pose {
-        bake_t_pose(model, &map).map_err(|e| invalid("T-pose".into(), e.to_string()))?
+    // The T-pose needs a posed copy of the model; without it the model is read as it is.
+    let posed: std::borrow::Cow<'_, Model> = if options.t_pose {
+        let (posed, notes) =
+            bake_t_pose(model, &map).map_err(|e| invalid("T-pose".into(), e.to_string()))?;
+        for note in notes {
+            losses.push(VrmLoss::TPoseNote { note });
+        }
+        std::borrow::Cow::Owned(posed)
     } else {
-        (model.clone(), Vec::new())
+        std::borrow::Cow::Borrowed(model)
     };
-    for note in notes {
-        losses.push(VrmLoss::TPoseNote { note });
-    }
-    let model = &posed;
+    let model = posed.as_ref();
     let skeleton = build_skeleton(model, &map)?;
     if skeleton.hips_added {
         losses.push(VrmLoss::HipsAdded);
