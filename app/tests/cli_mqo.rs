@@ -168,3 +168,37 @@ fn a_malformed_mqo_says_the_line_and_column_and_check_reads_mqo() {
         "the skipped chunk is a note: {text}"
     );
 }
+
+#[test]
+fn vertex_colours_come_in_with_version_2_1_and_hidden_objects_can_be_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("coloured.mqo");
+    std::fs::write(
+        &path,
+        "Metasequoia Document\r\nFormat Text Ver 1.0\r\nMaterial 1 {\r\n\t\"m\" vcol(1) col(1.000 1.000 1.000 1.000)\r\n}\r\n\
+         Object \"shown\" {\r\n\tvertex 3 {\r\n\t\t0 0 0\r\n\t\t10 0 0\r\n\t\t0 10 0\r\n\t}\r\n\tface 1 {\r\n\t\t3 V(0 2 1) M(0) COL(4278190335 4278255360 4294901760)\r\n\t}\r\n}\r\n\
+         Object \"hidden\" {\r\n\tvisible 0\r\n\tvertex 3 {\r\n\t\t0 0 5\r\n\t\t10 0 5\r\n\t\t0 10 5\r\n\t}\r\n\tface 1 {\r\n\t\t3 V(0 2 1) M(0)\r\n\t}\r\n}\r\nEof\r\n",
+    )
+    .unwrap();
+    let plain = dir.path().join("plain.pmx");
+    ok(&["convert", path.to_str().unwrap(), plain.to_str().unwrap()]);
+    let plain = info(&plain);
+    assert_eq!(plain["additional_uv"], 0);
+    assert_eq!(plain["counts"]["faces"], 2, "the hidden object is imported");
+    let coloured = dir.path().join("coloured.pmx");
+    ok(&[
+        "convert",
+        path.to_str().unwrap(),
+        coloured.to_str().unwrap(),
+        "--version",
+        "2.1",
+        "--skip-hidden-objects",
+    ]);
+    let coloured = info(&coloured);
+    assert_eq!(coloured["version"], 2.1);
+    assert_eq!(
+        coloured["additional_uv"], 1,
+        "vertex colours as PMX 2.1 keeps them"
+    );
+    assert_eq!(coloured["counts"]["faces"], 1, "the hidden object left out");
+}
