@@ -2,13 +2,15 @@
 //! shading, UVs) generated in memory as Metasequoia writes it, parsed, triangulated, given
 //! normals and converted to a PMX model. Also the same grid as 1,000,000 explicit triangles.
 //!
+//! Then the imported model exported back to MQO (welding, text, cp932).
+//!
 //! `cargo bench -p pmx_core --bench mqo_import`
 
 // A benchmark on generated data: a failure here is a bug to see at once, not input to handle.
 #![allow(clippy::expect_used)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use pmx_core::formats::mqo::{MqoImportOptions, read_mqo};
+use pmx_core::formats::mqo::{MqoExportOptions, MqoImportOptions, read_mqo, write_mqo};
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Duration;
@@ -84,6 +86,10 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("1M triangles", |b| {
         b.iter(|| black_box(read_mqo(black_box(triangles.as_bytes()), &options)));
+    });
+    let export = MqoExportOptions::default();
+    group.bench_function("export 1M triangles", |b| {
+        b.iter(|| black_box(write_mqo(black_box(&imported.model), &export)));
     });
     group.finish();
 }

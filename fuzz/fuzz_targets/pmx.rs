@@ -39,6 +39,7 @@ fuzz_target!(|data: &[u8]| {
         &LoadOptions {
             recover: false,
             limits,
+            ..LoadOptions::default()
         },
     );
     let recovered = pmx::read(
@@ -46,6 +47,7 @@ fuzz_target!(|data: &[u8]| {
         &LoadOptions {
             recover: true,
             limits,
+            ..LoadOptions::default()
         },
     );
     if header_is_valid(data) {

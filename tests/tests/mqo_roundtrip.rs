@@ -195,11 +195,8 @@ fn generated_model_round_trips_with_bones_weights_and_morphs() {
         let position = bones
             .get(&name)
             .unwrap_or_else(|| panic!("bone {name} comes back"));
-        for k in 0..3 {
-            assert!(
-                (position[k] - bone.position.to_array()[k]).abs() < 1e-4,
-                "{name}"
-            );
+        for (back, original) in position.iter().zip(bone.position.to_array()) {
+            assert!((back - original).abs() < 1e-4, "{name}");
         }
     }
 }

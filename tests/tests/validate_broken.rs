@@ -18,6 +18,7 @@ const RECOVER: LoadOptions = LoadOptions {
         max_elements: i32::MAX as usize,
         max_text_bytes: 64 * 1024 * 1024,
     },
+    mqo: None,
 };
 
 fn write(model: &Model) -> Vec<u8> {

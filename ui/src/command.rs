@@ -71,11 +71,12 @@ pub enum Command {
     ShowImportMqoDialog,
     /// File > Export MQO: the export dialog.
     ShowExportMqoDialog,
-    /// Imports `path` (an MQO) as a new model, or merges it into the open one as one step.
+    /// Imports `path` (an MQO) as a new model, or with `merge` merges it into the open one as
+    /// one step.
     Import {
         path: PathBuf,
         options: pmx_core::formats::LoadOptions,
-        merge: bool,
+        merge: Option<pmx_core::edit::MergeOptions>,
     },
     Close,
     Quit,

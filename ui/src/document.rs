@@ -384,8 +384,9 @@ pub struct LoadJob {
     pub path: PathBuf,
     pub progress: Arc<LoadProgress>,
     pub recover: bool,
-    /// File > Import into the open model: the loaded model is merged, not opened.
-    pub merge: bool,
+    /// File > Import into the open model: the loaded model is merged with these options, not
+    /// opened.
+    pub merge: Option<pmx_core::edit::MergeOptions>,
     pub started: Instant,
     result: Receiver<Result<(Loaded, FirstCheck), LoadFailure>>,
     first_check: Option<FirstCheck>,
@@ -407,7 +408,7 @@ impl LoadJob {
             recover,
             ..LoadOptions::default()
         };
-        Self::start_with(path, options, false, wake)
+        Self::start_with(path, options, None, wake)
     }
 
     /// Starts loading `path` with `options` (File > Import: the MQO settings), to be opened
@@ -415,7 +416,7 @@ impl LoadJob {
     pub fn start_with(
         path: PathBuf,
         options: LoadOptions,
-        merge: bool,
+        merge: Option<pmx_core::edit::MergeOptions>,
         wake: Arc<dyn Fn() + Send + Sync>,
     ) -> Self {
         let recover = options.recover;

@@ -1,5 +1,5 @@
 //! `pmx-studio convert IN OUT [--version] [--encoding] [--index-sizes] [--allow-version-violations]
-//! [--scale] [--mqo-objects] [--mqx]`.
+//! [--scale] [--skip-hidden-objects] [--mqo-objects] [--mqx]`.
 
 use anyhow::{Result, bail};
 use pmx_core::formats::mqo::{
@@ -33,6 +33,9 @@ pub struct ConvertArgs {
     /// modelled at Metasequoia's usual size comes in at MMD's).
     #[arg(long, value_name = "MQO_UNITS")]
     pub scale: Option<f32>,
+    /// MQO input: leave out the objects hidden in Metasequoia (imported by default, and listed).
+    #[arg(long)]
+    pub skip_hidden_objects: bool,
     /// MQO output: one object per material, or per bone (the bone with most weight per face).
     #[arg(long, value_parser = ["material", "bone"], default_value = "material")]
     pub mqo_objects: String,
@@ -114,6 +117,13 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     let load = LoadOptions {
         mqo: Some(MqoImportOptions {
             units_per_pmx_unit: args.scale.unwrap_or(DEFAULT_MQO_UNITS_PER_PMX_UNIT),
+            skip_hidden_objects: args.skip_hidden_objects,
+            // Vertex colours need PMX 2.1: asking for 2.1 keeps them.
+            version: if args.version.as_deref() == Some("2.1") {
+                PmxVersion::V2_1
+            } else {
+                PmxVersion::V2_0
+            },
             ..MqoImportOptions::default()
         }),
         ..LoadOptions::default()

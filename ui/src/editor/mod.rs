@@ -315,7 +315,9 @@ impl EditorState {
         let merge = job.merge;
         self.loading = None;
         match result {
-            Ok(loaded) if merge => self.merge_loaded(&path, &loaded),
+            Ok(loaded) if merge.is_some() => {
+                self.merge_loaded(&path, &loaded, merge.unwrap_or_default());
+            }
             Ok(loaded) => {
                 let notes = loaded.report.notes.len();
                 let recovered = loaded.report.recovered_from.is_some();
@@ -354,15 +356,16 @@ impl EditorState {
     }
 
     /// File > Import into the open model: `loaded` is merged as one undo step.
-    fn merge_loaded(&mut self, path: &std::path::Path, loaded: &pmx_core::formats::Loaded) {
+    fn merge_loaded(
+        &mut self,
+        path: &std::path::Path,
+        loaded: &pmx_core::formats::Loaded,
+        options: pmx_core::edit::MergeOptions,
+    ) {
         let Some(document) = &mut self.document else {
             return;
         };
-        let merged = Edit::merge_model(
-            &mut document.model,
-            &loaded.model,
-            pmx_core::edit::MergeOptions::default(),
-        );
+        let merged = Edit::merge_model(&mut document.model, &loaded.model, options);
         match merged {
             Ok(edit) => {
                 document.apply(edit);
@@ -410,7 +413,7 @@ impl EditorState {
                 self.loading = Some(LoadJob::start_with(
                     path,
                     options,
-                    false,
+                    None,
                     Arc::clone(&self.wake),
                 ));
             }
@@ -582,7 +585,9 @@ impl EditorState {
                 options,
                 merge,
             } => {
-                if merge && self.document.is_some() {
+                if let Some(merge) = merge
+                    && self.document.is_some()
+                {
                     // Into the open model: nothing is replaced, no question to ask.
                     if let Some(job) = self.loading.take() {
                         job.cancel();
@@ -590,7 +595,7 @@ impl EditorState {
                     self.loading = Some(LoadJob::start_with(
                         path,
                         options,
-                        true,
+                        Some(merge),
                         Arc::clone(&self.wake),
                     ));
                 } else {

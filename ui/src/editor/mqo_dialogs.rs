@@ -26,6 +26,8 @@ pub(super) struct ImportMqoDialog {
     vertex_colors: bool,
     /// Merge into the open model instead of opening a new one.
     merge: bool,
+    /// When merging: bones named like one of the open model's are that bone.
+    match_bones: bool,
 }
 
 /// File > Export MQO.
@@ -49,6 +51,7 @@ impl Dialog {
             skip_hidden: false,
             vertex_colors: false,
             merge: false,
+            match_bones: true,
         })
     }
 
@@ -134,6 +137,11 @@ impl EditorState {
                 });
                 ui.end_row();
                 ui.label("");
+                ui.add_enabled_ui(import.merge, |ui| {
+                    ui.checkbox(&mut import.match_bones, lang.tr("dialog.mqo_match_bones"));
+                });
+                ui.end_row();
+                ui.label("");
                 ui.checkbox(&mut import.skip_hidden, lang.tr("dialog.mqo_skip_hidden"));
                 ui.end_row();
                 ui.label("");
@@ -177,7 +185,9 @@ impl EditorState {
                 self.commands.push(Command::Import {
                     path: path.clone(),
                     options,
-                    merge: import.merge,
+                    merge: import.merge.then_some(pmx_core::edit::MergeOptions {
+                        match_bones_by_name: import.match_bones,
+                    }),
                 });
                 outcome = Some(Outcome::Close);
             }

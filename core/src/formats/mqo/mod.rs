@@ -36,3 +36,5 @@ pub const DEFAULT_MQO_UNITS_PER_PMX_UNIT: f32 = 10.0;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod write_tests;

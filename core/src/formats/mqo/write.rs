@@ -1314,7 +1314,8 @@ fn object_header(out: &mut String, name: &str, uid: Option<usize>, depth: u32, v
 fn vertex_chunk(out: &mut String, positions: &[[f32; 3]]) {
     let _ = write!(out, "\tvertex {} {{\r\n", positions.len());
     for [x, y, z] in positions {
-        let _ = write!(out, "\t\t{} {} {}\r\n", number(*x), number(*y), number(*z));
+        // Written in place (no String per number): a million vertices are three million.
+        let _ = write!(out, "\t\t{} {} {}\r\n", *x + 0.0, *y + 0.0, *z + 0.0);
     }
     out.push_str("\t}\r\n");
 }
@@ -1338,7 +1339,7 @@ fn face_chunk(out: &mut String, object: &ObjectBuild) {
             if i > 0 {
                 out.push(' ');
             }
-            let _ = write!(out, "{} {}", number(*u), number(*v));
+            let _ = write!(out, "{} {}", *u + 0.0, *v + 0.0);
         }
         out.push(')');
         if !object.colors.is_empty() {
@@ -1455,7 +1456,7 @@ fn mqx_text(
                     else {
                         continue;
                     };
-                    if !(weight > 0.0) {
+                    if weight.is_nan() || weight <= 0.0 {
                         continue;
                     }
                     match merged.iter_mut().find(|(b, _)| *b == bone) {
