@@ -481,9 +481,21 @@ impl HumanoidMap {
     }
 }
 
+/// The user's changes to the mapping by name: a humanoid bone given another model bone
+/// (`Some(index)`), or left unassigned (`None`).
+pub type HumanoidOverrides = BTreeMap<HumanBone, Option<usize>>;
+
 /// Maps the model's bones to humanoid bones by name and decides every bone's role.
 #[must_use]
 pub fn map_bones(model: &Model) -> HumanoidMap {
+    map_bones_with(model, &HumanoidOverrides::new())
+}
+
+/// [`map_bones`] with the user's changes applied before the roles and the tree are checked. An
+/// override naming a bone that does not exist or is an IK bone is ignored (the mapping by name
+/// stays); a bone given to one humanoid bone is taken from any other it had by name.
+#[must_use]
+pub fn map_bones_with(model: &Model, overrides: &HumanoidOverrides) -> HumanoidMap {
     let folded: Vec<String> = model
         .bones
         .iter()
@@ -527,6 +539,19 @@ pub fn map_bones(model: &Model) -> HumanoidMap {
             }
             if let Some(second) = bones.remove(&distal) {
                 bones.insert(proximal, second);
+            }
+        }
+    }
+
+    for (&human, &choice) in overrides {
+        match choice {
+            Some(index) if model.bones.get(index).is_some_and(|bone| !bone.is_ik()) => {
+                bones.retain(|_, &mut b| b != index);
+                bones.insert(human, index);
+            }
+            Some(_) => {}
+            None => {
+                bones.remove(&human);
             }
         }
     }

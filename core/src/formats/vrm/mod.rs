@@ -52,7 +52,7 @@ mod tests;
 
 pub use expressions::{PRESET_TABLE, preset_for};
 pub use glb::split_glb;
-pub use humanoid::{HumanBone, HumanoidMap, map_bones};
+pub use humanoid::{HumanBone, HumanoidMap, HumanoidOverrides, map_bones, map_bones_with};
 pub use report::{VrmExportReport, VrmLoss};
 pub use write::write_vrm;
 
@@ -160,6 +160,11 @@ pub struct VrmExportOptions {
     /// Bake the VRM T-pose into the rest pose (the spec requires it; off only for tests and
     /// for models already in a T-pose).
     pub t_pose: bool,
+    /// The user's changes to the humanoid mapping found by name (the export dialog's table).
+    pub humanoid_overrides: HumanoidOverrides,
+    /// Write the MMD physics as spring bones (`VRMC_springBone`, with
+    /// `VRMC_springBone_limit` from the joints' rotation limits).
+    pub spring_bones: bool,
 }
 
 impl Default for VrmExportOptions {
@@ -168,6 +173,8 @@ impl Default for VrmExportOptions {
             meta: VrmMeta::default(),
             model_dir: None,
             t_pose: true,
+            humanoid_overrides: HumanoidOverrides::new(),
+            spring_bones: true,
         }
     }
 }

@@ -2,7 +2,9 @@
 
 use super::expressions::{Targets, expressions};
 use super::glb::Builder;
-use super::humanoid::{BoneRole, HumanBone, HumanoidMap, exported_ancestor, fold_name, map_bones};
+use super::humanoid::{
+    BoneRole, HumanBone, HumanoidMap, exported_ancestor, fold_name, map_bones_with,
+};
 use super::material::write_materials;
 use super::report::{VrmExportReport, VrmLoss};
 use super::tpose::bake_t_pose;
@@ -568,7 +570,7 @@ pub(super) fn author_from_comment(model: &Model) -> Option<String> {
 /// Writes `model` as a VRM 1.0 file.
 pub fn write_vrm(model: &Model, options: &VrmExportOptions) -> Result<VrmExport, WriteError> {
     check_model(model)?;
-    let map = map_bones(model);
+    let map = map_bones_with(model, &options.humanoid_overrides);
     let missing = map.missing_required();
     if !missing.is_empty() {
         return Err(WriteError::MissingHumanoidBones {
