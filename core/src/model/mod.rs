@@ -872,7 +872,9 @@ pub struct RigidBody {
     pub bone: Option<BoneIdx>,
     /// Collision group 0..15 (shown as 1..16).
     pub group: u8,
-    /// Bit n set: does not collide with group n.
+    /// The file's collision mask: bit n set = collides with group n (0xFFFF: with every
+    /// group). PmxEditor's 非衝突グループ checkboxes are the cleared bits; the field keeps the
+    /// PMX name.
     pub non_collision_mask: u16,
     pub shape: RigidShape,
     pub size: Vec3,

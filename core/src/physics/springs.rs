@@ -4,8 +4,9 @@
 //! - **Chains** follow the bone tree through the bones that carry a physics body (modes 1 and
 //!   2): a chain starts at such a bone whose parent carries none, goes on through the first
 //!   child that carries one (other such children start chains of their own), and ends with the
-//!   first child of its last bone as the tail (a chain whose last bone has no child has no tail
-//!   for it; the report says so).
+//!   first child of its last bone as the tail; without a child, the last bone's tail offset
+//!   (表示先) is the tail, for the exporter to make a leaf node of (a chain with neither has no
+//!   tail; the report says so).
 //! - **Each joint** gets the settings of `spring_params` from its body and the MMD joint that
 //!   hangs the body on its parent (the joint whose `body_b` it is; the spring constant is the mean
 //!   of the two rotation springs across the bone), and a hit radius from the body's size.
@@ -16,7 +17,7 @@
 
 use super::spring_params::{SpringSettings, SwingingBody, spring_settings};
 use crate::model::facts::euler_to_quat;
-use crate::model::{Model, RigidMode, RigidShape};
+use crate::model::{BoneFlags, Model, RigidMode, RigidShape};
 use glam::{Quat, Vec3};
 
 /// A model vector as glam's.
@@ -35,6 +36,10 @@ pub struct PlannedSpring {
     pub joints: Vec<PlannedJoint>,
     /// Indices into [`SpringPlan::groups`].
     pub collider_groups: Vec<usize>,
+    /// When the last bone has no child but a tail offset (PMX's 表示先 as an offset): that
+    /// offset (MMD units, from the last bone), which the exporter makes a leaf node for the
+    /// chain's tail. The last joint's settings are derived with the segment to it.
+    pub tail_offset: Option<Vec3>,
 }
 
 /// One joint of a chain.
@@ -233,14 +238,29 @@ pub fn plan_springs(model: &Model) -> SpringPlan {
             }
         }
         let tail = children[current].first().copied();
-        if tail.is_none() {
+        // Without a child bone, the display tail: a tail bone elsewhere in the tree cannot be
+        // a spring joint's child, but an offset can become a leaf node.
+        let tail_offset = if tail.is_none() {
+            let last = &model.bones[current];
+            let offset = g(last.tail_offset);
+            let usable = !last.flags.contains(BoneFlags::TAIL_IS_BONE)
+                && offset.is_finite()
+                && offset.length_squared() > 1e-12;
+            usable.then_some(offset)
+        } else {
+            None
+        };
+        if tail.is_none() && tail_offset.is_none() {
             plan.notes.push(SpringNote::NoTail { bone: current });
         }
         let mut joints: Vec<PlannedJoint> = bones
             .iter()
             .enumerate()
             .map(|(i, &bone)| {
-                let next = bones.get(i + 1).copied().or(tail);
+                let next = match bones.get(i + 1).copied().or(tail) {
+                    Some(next) => Some(g(model.bones[next].position)),
+                    None => tail_offset.map(|offset| g(model.bones[bone].position) + offset),
+                };
                 planned_joint(model, bone, body_of_bone[bone], next)
             })
             .collect();
@@ -264,6 +284,7 @@ pub fn plan_springs(model: &Model) -> SpringPlan {
             name: model.bones[root].name_ja.as_str().into_owned(),
             joints,
             collider_groups: Vec::new(),
+            tail_offset,
         });
     }
     colliders(model, &mut plan);
@@ -274,12 +295,12 @@ fn planned_joint(
     model: &Model,
     bone: usize,
     body: Option<usize>,
-    next: Option<usize>,
+    next: Option<Vec3>,
 ) -> PlannedJoint {
     let position = g(model.bones[bone].position);
-    let length = next.map_or(0.0, |n| (g(model.bones[n].position) - position).length());
+    let length = next.map_or(0.0, |n| (n - position).length());
     let direction = next
-        .map(|n| g(model.bones[n].position) - position)
+        .map(|n| n - position)
         .filter(|d| d.length_squared() > 0.0)
         .map_or(Vec3::ZERO, Vec3::normalize);
     let Some(body_index) = body else {
@@ -375,12 +396,14 @@ fn colliders(model: &Model, plan: &mut SpringPlan) {
         }
     }
     plan.groups.sort_by_key(|g| g.mmd_group);
-    // A chain collides with the groups any of its bodies' masks leave on.
+    // A chain collides with the groups any of its bodies' masks leave on. The file's mask has
+    // a bit set for each group the body collides with (PmxEditor's 非衝突グループ are the
+    // cleared bits; real files hold 0xFFFF, 0xFFFE, ...).
     for spring in &mut plan.springs {
         let mut open = 0u16;
         for joint in &spring.joints {
             if let Some(body) = joint.body.and_then(|b| model.rigid_bodies.get(b)) {
-                open |= !body.non_collision_mask;
+                open |= body.non_collision_mask;
             }
         }
         spring.collider_groups = plan
@@ -431,7 +454,7 @@ mod tests {
                 name_ja: "髪1".into(),
                 bone: Some(BoneIdx::new(1)),
                 group: 1,
-                non_collision_mask: 1 << 1,
+                non_collision_mask: !(1 << 1),
                 shape: RigidShape::Capsule,
                 size: MVec3::new(0.3, 1.4, 0.0),
                 position: MVec3::new(0.0, 14.0, 0.0),
@@ -445,7 +468,7 @@ mod tests {
                 name_ja: "髪2".into(),
                 bone: Some(BoneIdx::new(2)),
                 group: 1,
-                non_collision_mask: 1 << 1,
+                non_collision_mask: !(1 << 1),
                 shape: RigidShape::Capsule,
                 size: MVec3::new(0.25, 1.4, 0.0),
                 position: MVec3::new(0.0, 12.0, 0.0),
@@ -521,7 +544,7 @@ mod tests {
         // Masking group 0 on every hair body leaves the spring without colliders.
         let mut model = hair_model();
         for body in &mut model.rigid_bodies[1..] {
-            body.non_collision_mask = 0b11;
+            body.non_collision_mask = !0b11;
         }
         assert!(plan_springs(&model).springs[0].collider_groups.is_empty());
     }

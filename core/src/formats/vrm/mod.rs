@@ -1,5 +1,7 @@
 //! VRM 1.0 export: the model as a glTF 2.0 binary (`.vrm`) with `VRMC_vrm` (humanoid, meta,
-//! expressions, lookAt, firstPerson) and `VRMC_materials_mtoon`.
+//! expressions, lookAt, firstPerson), `VRMC_materials_mtoon`, `VRMC_springBone` with
+//! `VRMC_springBone_limit` (from the MMD physics) and `VRMC_node_constraint` (from append
+//! rotations). Extensions are listed in `extensionsUsed` only, never required.
 //!
 //! # Axes, units, winding
 //!
@@ -35,6 +37,11 @@
 //!   both computed from the faces the same way, so untouched vertices get exactly 0.
 //! - **Expressions.** See [`expressions`].
 //! - **Materials.** `VRMC_materials_mtoon`; see [`material`].
+//! - **Spring bones.** Chains from the physics bodies along the bone tree, settings derived
+//!   from each body and joint, limits from the joints' rotation ranges, colliders from the
+//!   follow-bone bodies; see [`springs`] and [`crate::physics`].
+//! - **Node constraints.** Append rotations of non-humanoid bones with a ratio in 0..1, as
+//!   rotation constraints on their source.
 //!
 //! Whatever the VRM cannot hold is listed in the [`VrmExportReport`], in English and Japanese.
 
@@ -44,6 +51,7 @@ pub mod humanoid;
 pub mod limit;
 mod material;
 mod report;
+mod springs;
 pub mod tpose;
 mod write;
 
@@ -54,6 +62,7 @@ pub use expressions::{PRESET_TABLE, preset_for};
 pub use glb::split_glb;
 pub use humanoid::{HumanBone, HumanoidMap, HumanoidOverrides, map_bones, map_bones_with};
 pub use report::{VrmExportReport, VrmLoss};
+pub use springs::SpringCounts;
 pub use write::write_vrm;
 
 use std::path::PathBuf;

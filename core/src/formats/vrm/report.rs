@@ -1,5 +1,6 @@
 //! What a VRM export wrote, and what the VRM cannot hold, in English and Japanese.
 
+use super::springs::SpringCounts;
 use crate::formats::SaveReport;
 
 /// What the export wrote and what it lost.
@@ -16,6 +17,10 @@ pub struct VrmExportReport {
     pub custom_expressions: usize,
     pub materials: usize,
     pub images: usize,
+    /// The spring bones written from the MMD physics.
+    pub springs: SpringCounts,
+    /// Append rotations kept as `VRMC_node_constraint` rotation constraints.
+    pub node_constraints: usize,
     pub losses: Vec<VrmLoss>,
 }
 
@@ -42,7 +47,8 @@ pub enum VrmLoss {
     WeightsMovedToHips { weights: usize },
     /// IK bones: not exported (VRM applications move the humanoid bones themselves).
     IkBonesDropped { bones: usize },
-    /// Append (付与) rotations and moves of the bones that are exported.
+    /// Append (付与) rotations and moves that no node constraint holds (moves, local appends,
+    /// ratios outside 0..1, humanoid bones, sources not exported).
     AppendDropped { bones: usize },
     /// An optional humanoid bone found by name but not usable.
     HumanBoneDropped { bone: &'static str, reason: String },
@@ -60,8 +66,19 @@ pub enum VrmLoss {
     UvMorphDropped { morph: String },
     /// Group morph ratios outside 0..1, clamped.
     GroupRatioClamped { morph: String },
-    /// Physics (part of a later export step).
-    PhysicsDropped { rigid_bodies: usize, joints: usize },
+    /// MMD physics no spring bone carries: physics bodies outside every written chain,
+    /// follow-bone bodies that are no collider, joints that hang no spring joint (the links
+    /// across chains, such as a skirt's rings).
+    PhysicsNotCarried {
+        dynamic_bodies: usize,
+        static_bodies: usize,
+        joints: usize,
+    },
+    /// A physics chain ending at a bone without a child: its last bone has no segment to swing.
+    SpringWithoutTail { bone: String },
+    /// Physics chains that run through bones that are not nodes (IK or D-bones): written up to
+    /// that bone.
+    SpringChainsCut { chains: Vec<String> },
     /// A texture that could not be found or decoded.
     TextureMissing { name: String, reason: String },
     /// Sphere maps other than additive ones (additive ones become the MToon matcap).
@@ -98,7 +115,7 @@ impl VrmLoss {
                 format!("{bones} IK bones not exported (VRM applications move the humanoid bones)")
             }
             VrmLoss::AppendDropped { bones } => format!(
-                "append (付与) rotations and moves of {bones} bones not kept: the bones are exported as plain nodes"
+                "append (付与) of {bones} bones not kept (moves, local appends, ratios outside 0..1, humanoid bones): the bones are exported as plain nodes"
             ),
             VrmLoss::HumanBoneDropped { bone, reason } => {
                 format!("humanoid bone {bone} not assigned: {reason}")
@@ -123,11 +140,19 @@ impl VrmLoss {
             VrmLoss::GroupRatioClamped { morph } => {
                 format!("group morph \"{morph}\": ratios outside 0..1 clamped")
             }
-            VrmLoss::PhysicsDropped {
-                rigid_bodies,
+            VrmLoss::PhysicsNotCarried {
+                dynamic_bodies,
+                static_bodies,
                 joints,
             } => format!(
-                "{rigid_bodies} rigid bodies and {joints} joints not written (spring bones are not exported yet)"
+                "not carried into spring bones: {dynamic_bodies} physics bodies, {static_bodies} follow-bone bodies (no collider), {joints} joints (links across chains and the like)"
+            ),
+            VrmLoss::SpringWithoutTail { bone } => format!(
+                "physics chain ending at \"{bone}\" has no child bone: its last bone does not swing"
+            ),
+            VrmLoss::SpringChainsCut { chains } => format!(
+                "physics chains running through IK or D-bones written up to that bone: {}",
+                chains.join(", ")
             ),
             VrmLoss::TextureMissing { name, reason } => {
                 format!("texture \"{name}\" not embedded: {reason}")
@@ -171,7 +196,7 @@ impl VrmLoss {
                 "IKボーン{bones}個は書き出しません(VRMのアプリはヒューマノイドボーンを直接動かします)"
             ),
             VrmLoss::AppendDropped { bones } => format!(
-                "ボーン{bones}個の付与(回転・移動)は保持されません: 通常のノードとして書き出します"
+                "ボーン{bones}個の付与(移動付与・ローカル付与・0〜1外の付与率・ヒューマノイドボーン)は保持されません: 通常のノードとして書き出します"
             ),
             VrmLoss::HumanBoneDropped { bone, reason } => {
                 format!("ヒューマノイドボーン{bone}は割り当てません: {reason}")
@@ -196,11 +221,19 @@ impl VrmLoss {
             VrmLoss::GroupRatioClamped { morph } => {
                 format!("グループモーフ「{morph}」: 0〜1の範囲外の係数を範囲内に収めました")
             }
-            VrmLoss::PhysicsDropped {
-                rigid_bodies,
+            VrmLoss::PhysicsNotCarried {
+                dynamic_bodies,
+                static_bodies,
                 joints,
             } => format!(
-                "剛体{rigid_bodies}個とジョイント{joints}個は書き出しません(揺れもの(スプリングボーン)の書き出しは未対応)"
+                "スプリングボーンにならないもの: 物理剛体{dynamic_bodies}個、ボーン追従剛体{static_bodies}個(コライダーなし)、ジョイント{joints}個(チェーン間の連結など)"
+            ),
+            VrmLoss::SpringWithoutTail { bone } => format!(
+                "「{bone}」で終わる物理チェーンには子ボーンがありません: 最後のボーンは揺れません"
+            ),
+            VrmLoss::SpringChainsCut { chains } => format!(
+                "IKボーンやDボーンを通る物理チェーンはそのボーンの手前まで書き出します: {}",
+                chains.join("、")
             ),
             VrmLoss::TextureMissing { name, reason } => {
                 format!("テクスチャ「{name}」は埋め込めません: {reason}")

@@ -766,3 +766,263 @@ fn d_bone_weights_move_onto_the_bone_driving_them() {
             .all(|n| n["name"] != "左足D")
     );
 }
+
+/// The sample model with a three-bone hair chain hanging straight down behind the head: two
+/// physics bodies, the first hung on the head body by a joint free ±0.5 rad about X and Z (a
+/// cone), the second on the first by a joint free ±0.4 rad about X only (a hinge).
+fn model_with_hair_chain() -> Model {
+    use crate::model::{Bone, BoneFlags, Joint, RigidBody, RigidBodyIdx, RigidMode, RigidShape};
+    let mut model = sample_model();
+    let head = bone_index(&model, "頭");
+    let head_body = model
+        .rigid_bodies
+        .iter()
+        .position(|b| b.name_ja.as_str() == "頭")
+        .expect("the sample's head body");
+    let first = model.bones.len();
+    for (i, y) in [17.0f32, 15.0, 13.0].into_iter().enumerate() {
+        model.bones.push(Bone {
+            name_ja: format!("後髪{}", i + 1).into(),
+            position: Vec3::new(0.0, y, 1.5),
+            parent: Some(BoneIdx::new(if i == 0 { head } else { first + i - 1 })),
+            flags: BoneFlags::ROTATABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE,
+            ..Bone::default()
+        });
+    }
+    let body = model.rigid_bodies.len();
+    for i in 0..2 {
+        model.rigid_bodies.push(RigidBody {
+            name_ja: format!("後髪{}", i + 1).into(),
+            bone: Some(BoneIdx::new(first + i)),
+            group: 1,
+            non_collision_mask: 0xFFFF,
+            shape: RigidShape::Capsule,
+            size: Vec3::new(0.4, 1.2, 0.0),
+            position: Vec3::new(0.0, 16.0 - 2.0 * i as f32, 1.5),
+            mass: 1.0,
+            linear_damping: 0.5,
+            angular_damping: 0.5,
+            mode: RigidMode::Physics,
+            ..RigidBody::default()
+        });
+    }
+    for (i, (limit_x, limit_z)) in [(0.5f32, 0.5f32), (0.4, 0.0)].into_iter().enumerate() {
+        model.joints.push(Joint {
+            name_ja: format!("後髪{}", i + 1).into(),
+            body_a: Some(RigidBodyIdx::new(if i == 0 { head_body } else { body + i - 1 })),
+            body_b: Some(RigidBodyIdx::new(body + i)),
+            position: Vec3::new(0.0, 17.0 - 2.0 * i as f32, 1.5),
+            rotate_lower: Vec3::new(-limit_x, -0.1, -limit_z),
+            rotate_upper: Vec3::new(limit_x, 0.1, limit_z),
+            spring_rotate: Vec3::new(100.0, 100.0, 100.0),
+            ..Joint::default()
+        });
+    }
+    model
+}
+
+fn node_named(json: &Value, name: &str) -> usize {
+    json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n["name"] == name)
+        .unwrap_or_else(|| panic!("a node named {name}"))
+}
+
+#[test]
+fn physics_chains_become_springs_with_limits_and_colliders() {
+    let model = model_with_hair_chain();
+    let (json, export) = export(&model);
+    let used: Vec<&str> = json["extensionsUsed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for extension in [
+        "VRMC_springBone",
+        "VRMC_springBone_limit",
+        "VRMC_node_constraint",
+    ] {
+        assert!(used.contains(&extension), "{extension} in {used:?}");
+    }
+    assert!(json.get("extensionsRequired").is_none());
+    let springs = &json["extensions"]["VRMC_springBone"];
+    assert_eq!(springs["specVersion"], "1.0");
+    let spring = springs["springs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "後髪1")
+        .expect("the hair chain's spring");
+    let joints = spring["joints"].as_array().unwrap();
+    let nodes: Vec<usize> = joints
+        .iter()
+        .map(|j| j["node"].as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(
+        nodes,
+        ["後髪1", "後髪2", "後髪3"].map(|n| node_named(&json, n))
+    );
+    for joint in &joints[..2] {
+        // Capsule radius 0.4 MMD units = 3.2 cm.
+        assert!((joint["hitRadius"].as_f64().unwrap() - 0.032).abs() < 1e-6);
+        assert!(joint["stiffness"].as_f64().unwrap() > 0.0);
+        assert!(joint["gravityPower"].as_f64().unwrap() > 0.0);
+        let drag = joint["dragForce"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&drag));
+        assert_eq!(joint["gravityDir"], serde_json::json!([0.0, -1.0, 0.0]));
+        assert_eq!(
+            joint["extensions"]["VRMC_springBone_limit"]["specVersion"],
+            "1.0-draft"
+        );
+    }
+    let limit = |i: usize| &joints[i]["extensions"]["VRMC_springBone_limit"]["limit"];
+    assert!((limit(0)["cone"]["angle"].as_f64().unwrap() - 0.5).abs() < 1e-5);
+    assert!((limit(1)["hinge"]["angle"].as_f64().unwrap() - 0.4).abs() < 1e-5);
+    assert!(limit(1)["hinge"].get("rotation").is_none());
+    assert!(joints[2].get("extensions").is_none());
+    assert!(export.report.springs.springs >= 1);
+    assert!(export.report.springs.cone_limits >= 1 && export.report.springs.hinge_limits >= 1);
+
+    // The head's follow-bone sphere is a collider on the head node, offset from it in metres
+    // with z mirrored.
+    let head = human_node(&json, "head");
+    let collider = springs["colliders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["node"] == head)
+        .expect("a collider on the head");
+    let sphere = &collider["shape"]["sphere"];
+    assert!((sphere["radius"].as_f64().unwrap() - 1.4 * 0.08).abs() < 1e-6);
+    let head_bone = &model.bones[bone_index(&model, "頭")];
+    let offset = sphere["offset"].as_array().unwrap();
+    let expected_y = (16.2 - head_bone.position.y) * 0.08;
+    assert!((offset[1].as_f64().unwrap() as f32 - expected_y).abs() < 1e-4);
+    // The chain collides with the head's group (its mask leaves every group on).
+    let groups = spring["colliderGroups"].as_array().expect("collider groups");
+    let head_collider = springs["colliders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["node"] == head)
+        .unwrap();
+    assert!(groups.iter().any(|g| {
+        springs["colliderGroups"][g.as_u64().unwrap() as usize]["colliders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_u64() == Some(head_collider as u64))
+    }));
+}
+
+#[test]
+fn a_chain_ending_in_a_tail_offset_gets_a_tail_node() {
+    let mut model = model_with_hair_chain();
+    // Drop the tip bone; the last physics bone points at its tail by an offset instead.
+    let tip = bone_index(&model, "後髪3");
+    model.bones.truncate(tip);
+    let last = bone_index(&model, "後髪2");
+    model.bones[last].tail_offset = Vec3::new(0.0, -2.0, 0.0);
+    let (json, export) = export(&model);
+    let spring = json["extensions"]["VRMC_springBone"]["springs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "後髪1")
+        .expect("the hair chain's spring")
+        .clone();
+    let joints = spring["joints"].as_array().unwrap();
+    assert_eq!(joints.len(), 3);
+    let tail = joints[2]["node"].as_u64().unwrap() as usize;
+    assert_eq!(json["nodes"][tail]["name"], "後髪2先");
+    let translation = json["nodes"][tail]["translation"].as_array().unwrap();
+    assert!((translation[1].as_f64().unwrap() + 0.16).abs() < 1e-6);
+    let parent = node_named(&json, "後髪2");
+    assert!(
+        json["nodes"][parent]["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_u64() == Some(tail as u64))
+    );
+    // The second joint's limit is measured along the segment to the tail node.
+    assert!(joints[1]["extensions"]["VRMC_springBone_limit"]["limit"]["hinge"].is_object());
+    assert!(
+        !export
+            .report
+            .losses
+            .iter()
+            .any(|l| matches!(l, VrmLoss::SpringWithoutTail { bone } if bone == "後髪2"))
+    );
+}
+
+#[test]
+fn spring_bones_can_be_left_out() {
+    let model = model_with_hair_chain();
+    let export = write_vrm(
+        &model,
+        &VrmExportOptions {
+            spring_bones: false,
+            ..VrmExportOptions::default()
+        },
+    )
+    .unwrap();
+    let (json, _) = split_glb(&export.vrm).unwrap();
+    assert!(json["extensions"].get("VRMC_springBone").is_none());
+    assert_eq!(export.report.springs, SpringCounts::default());
+    assert!(export.report.losses.iter().any(|l| matches!(
+        l,
+        VrmLoss::PhysicsNotCarried {
+            dynamic_bodies: 3,
+            joints: 3,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn append_rotations_become_node_constraints() {
+    let model = sample_model();
+    let (json, export) = export(&model);
+    // The sample's 髪元 follows half of the neck's rotation.
+    let hair = node_named(&json, "髪元");
+    let neck = human_node(&json, "neck");
+    let constraint = &json["nodes"][hair]["extensions"]["VRMC_node_constraint"];
+    assert_eq!(constraint["specVersion"], "1.0");
+    assert_eq!(constraint["constraint"]["rotation"]["source"], neck);
+    assert_eq!(constraint["constraint"]["rotation"]["weight"], 0.5);
+    assert_eq!(export.report.node_constraints, 1);
+}
+
+#[test]
+fn humanoid_overrides_change_and_clear_the_mapping() {
+    let model = sample_model();
+    let neck = bone_index(&model, "首");
+    let mut options = VrmExportOptions::default();
+    options
+        .humanoid_overrides
+        .insert(HumanBone::Neck, None);
+    let export = write_vrm(&model, &options).unwrap();
+    let (json, _) = split_glb(&export.vrm).unwrap();
+    assert!(json["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]
+        .get("neck")
+        .is_none());
+    // A required bone taken away is named in the error.
+    let spine = bone_index(&model, "上半身");
+    options.humanoid_overrides.insert(HumanBone::Spine, None);
+    match write_vrm(&model, &options) {
+        Err(WriteError::MissingHumanoidBones { bones }) => {
+            assert!(bones.iter().any(|b| b.starts_with("spine")), "{bones:?}");
+        }
+        other => panic!("expected the missing spine, got {other:?}"),
+    }
+    // Given back by index, and the neck given to the spine's bone's child works the same way.
+    options.humanoid_overrides.insert(HumanBone::Spine, Some(spine));
+    options.humanoid_overrides.insert(HumanBone::Neck, Some(neck));
+    let map = map_bones_with(&model, &options.humanoid_overrides);
+    assert_eq!(map.get(HumanBone::Neck), Some(neck));
+    assert_eq!(map.get(HumanBone::Spine), Some(spine));
+}

@@ -7,10 +7,11 @@ use super::humanoid::{
 };
 use super::material::write_materials;
 use super::report::{VrmExportReport, VrmLoss};
+use super::springs::{SpringBones, SpringCounts, node_constraints, spring_bones};
 use super::tpose::bake_t_pose;
 use super::{METRES_PER_MMD_UNIT, VRM_LICENSE_URL, VrmExport, VrmExportOptions};
 use crate::formats::WriteError;
-use crate::model::{Model, MorphOffsets, Weight};
+use crate::model::{Model, MorphOffsets, RigidMode, Weight};
 use crate::pose::{Pose, PoseEvaluator};
 use glam::Vec3;
 use gltf_json as json;
@@ -20,7 +21,7 @@ use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 
 /// MMD position or offset → glTF (see the module documentation of `vrm`).
-fn to_gltf(v: Vec3) -> [f32; 3] {
+pub(super) fn to_gltf(v: Vec3) -> [f32; 3] {
     [
         v.x * METRES_PER_MMD_UNIT,
         v.y * METRES_PER_MMD_UNIT,
@@ -29,7 +30,7 @@ fn to_gltf(v: Vec3) -> [f32; 3] {
 }
 
 /// MMD direction → glTF (no scale).
-fn direction_to_gltf(v: Vec3) -> [f32; 3] {
+pub(super) fn direction_to_gltf(v: Vec3) -> [f32; 3] {
     [v.x, v.y, -v.z]
 }
 
@@ -617,15 +618,7 @@ pub fn write_vrm(model: &Model, options: &VrmExportOptions) -> Result<VrmExport,
     if ik > 0 {
         losses.push(VrmLoss::IkBonesDropped { bones: ik });
     }
-    let append = model
-        .bones
-        .iter()
-        .zip(&map.roles)
-        .filter(|(bone, role)| **role == BoneRole::Node && bone.has_append())
-        .count();
-    if append > 0 {
-        losses.push(VrmLoss::AppendDropped { bones: append });
-    }
+    let constraints = node_constraints(model, &map, &skeleton.node_of_bone, &mut losses);
 
     let mut builder = Builder::default();
     builder.root.asset = json::Asset {
@@ -662,6 +655,13 @@ pub fn write_vrm(model: &Model, options: &VrmExportOptions) -> Result<VrmExport,
             skin: None,
             weights: None,
         });
+    }
+    for (node, constraint) in &constraints {
+        let mut extension = json::extensions::scene::Node::default();
+        extension
+            .others
+            .insert("VRMC_node_constraint".into(), constraint.clone());
+        builder.root.nodes[*node].extensions = Some(extension);
     }
     let inverse_binds: Vec<[f32; 16]> = skeleton
         .nodes
@@ -959,11 +959,82 @@ pub fn write_vrm(model: &Model, options: &VrmExportOptions) -> Result<VrmExport,
             .push("VRMC_materials_mtoon".into());
     }
 
-    if !model.rigid_bodies.is_empty() || !model.joints.is_empty() {
-        losses.push(VrmLoss::PhysicsDropped {
-            rigid_bodies: model.rigid_bodies.len(),
-            joints: model.joints.len(),
+    let springs = if options.spring_bones {
+        spring_bones(
+            model,
+            &map,
+            &skeleton.node_of_bone,
+            builder.root.nodes.len(),
+            &mut losses,
+        )
+    } else {
+        if !model.rigid_bodies.is_empty() || !model.joints.is_empty() {
+            losses.push(VrmLoss::PhysicsNotCarried {
+                dynamic_bodies: model
+                    .rigid_bodies
+                    .iter()
+                    .filter(|b| b.mode != RigidMode::FollowBone)
+                    .count(),
+                static_bodies: model
+                    .rigid_bodies
+                    .iter()
+                    .filter(|b| b.mode == RigidMode::FollowBone)
+                    .count(),
+                joints: model.joints.len(),
+            });
+        }
+        SpringBones {
+            extension: None,
+            counts: SpringCounts::default(),
+            tail_nodes: Vec::new(),
+        }
+    };
+    for tail in &springs.tail_nodes {
+        let index = builder.root.push(json::Node {
+            camera: None,
+            children: None,
+            extensions: None,
+            extras: Default::default(),
+            matrix: None,
+            mesh: None,
+            name: Some(tail.name.clone()),
+            rotation: None,
+            scale: None,
+            translation: Some(tail.translation),
+            skin: None,
+            weights: None,
         });
+        builder.root.nodes[tail.parent]
+            .children
+            .get_or_insert_with(Vec::new)
+            .push(index);
+    }
+    if let Some(extension) = &springs.extension {
+        let others = &mut builder
+            .root
+            .extensions
+            .get_or_insert_with(Default::default)
+            .others;
+        others.insert("VRMC_springBone".into(), extension.clone());
+        builder
+            .root
+            .extensions_used
+            .push("VRMC_springBone".into());
+        let limits = springs.counts.cone_limits
+            + springs.counts.hinge_limits
+            + springs.counts.spherical_limits;
+        if limits > 0 {
+            builder
+                .root
+                .extensions_used
+                .push("VRMC_springBone_limit".into());
+        }
+    }
+    if !constraints.is_empty() {
+        builder
+            .root
+            .extensions_used
+            .push("VRMC_node_constraint".into());
     }
     if !model.additional_uvs.is_empty() {
         losses.push(VrmLoss::AdditionalUvsDropped {
@@ -991,6 +1062,8 @@ pub fn write_vrm(model: &Model, options: &VrmExportOptions) -> Result<VrmExport,
         custom_expressions: customs,
         materials: builder.root.materials.len(),
         images: builder.root.images.len(),
+        springs: springs.counts,
+        node_constraints: constraints.len(),
         losses,
     };
     let vrm = builder.finish()?;

@@ -324,8 +324,10 @@ pub fn mask_field_ui<E: Element>(
             ui.horizontal(|ui| {
                 for bit in row * 8..row * 8 + 8 {
                     let key = format!("{field_name}&{bit}");
+                    // Checked = does not collide: the file's mask has the bit cleared (real
+                    // files hold 0xFFFF, 0xFFFE, ...; PmxEditor shows the cleared bits).
                     let Some((on, mixed)) =
-                        grid.summary(&key, |i| get(i).map(|m| m & (1 << bit) != 0))
+                        grid.summary(&key, |i| get(i).map(|m| m & (1 << bit) == 0))
                     else {
                         continue;
                     };
@@ -343,9 +345,9 @@ pub fn mask_field_ui<E: Element>(
                             .map(|&i| {
                                 let mask = get(i).unwrap_or_default();
                                 if checked {
-                                    mask | (1 << bit)
-                                } else {
                                     mask & !(1 << bit)
+                                } else {
+                                    mask | (1 << bit)
                                 }
                             })
                             .collect();
