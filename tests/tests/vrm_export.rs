@@ -8,7 +8,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use pmx_core::LoadOptions;
-use pmx_core::formats::vrm::{VrmExportOptions, split_glb, write_vrm};
+use pmx_core::formats::vrm::{SpringCounts, VrmExportOptions, split_glb, write_vrm};
 use pmx_core::formats::{WriteError, pmd, pmx};
 use pmx_core::model::Model;
 use pmx_tests::corpus_dir;
@@ -89,8 +89,8 @@ fn textured_sample() -> (String, Model, Option<PathBuf>) {
     ("sample_textured".to_owned(), model, Some(dir))
 }
 
-/// Every model written to `dir`: (name, path, required humanoid bones + expressions expected).
-fn written(dir: &Path) -> Vec<(String, PathBuf, usize)> {
+/// Every model written to `dir`: (name, path, expressions expected, spring counts written).
+fn written(dir: &Path) -> Vec<(String, PathBuf, usize, SpringCounts)> {
     models()
         .into_iter()
         .map(|(name, model, model_dir)| {
@@ -113,11 +113,23 @@ fn written(dir: &Path) -> Vec<(String, PathBuf, usize)> {
                 report.images,
                 report.losses.len()
             );
+            let springs = report.springs;
+            eprintln!(
+                "{name}: {} springs, {} spring joints, {} colliders in {} groups, limits {} cone / {} hinge / {} spherical, {} node constraints",
+                springs.springs,
+                springs.joints,
+                springs.colliders,
+                springs.collider_groups,
+                springs.cone_limits,
+                springs.hinge_limits,
+                springs.spherical_limits,
+                report.node_constraints
+            );
             for loss in &report.losses {
                 eprintln!("  - {}", loss.message_en());
             }
             let expressions = report.preset_expressions + report.custom_expressions;
-            (name, path, expressions)
+            (name, path, expressions, springs)
         })
         .collect()
 }
@@ -173,7 +185,15 @@ fn the_khronos_validator_finds_no_errors() {
         return;
     };
     let (_keep, dir) = output_dir();
-    for (name, path, _) in written(&dir) {
+    for (name, path, _, springs) in written(&dir) {
+        // Gene's hair, skirt and ribbons are physics chains with joint limits.
+        if name.contains("gene") {
+            assert!(
+                springs.springs > 10 && springs.colliders > 0,
+                "{name}: {springs:?}"
+            );
+            assert!(springs.cone_limits + springs.hinge_limits + springs.spherical_limits > 10);
+        }
         let Some(verdict) = run_peer(&validator, &path) else {
             return;
         };
@@ -189,7 +209,7 @@ fn three_vrm_loads_vrm_1_with_the_humanoid_and_expressions() {
         return;
     };
     let (_keep, dir) = output_dir();
-    for (name, path, expressions) in written(&dir) {
+    for (name, path, expressions, springs) in written(&dir) {
         let Some(verdict) = run_peer(&three_vrm, &path) else {
             return;
         };
@@ -210,6 +230,18 @@ fn three_vrm_loads_vrm_1_with_the_humanoid_and_expressions() {
             );
         }
         assert_eq!(verdict["expressions"], expressions, "{name}: {verdict}");
+        // three-vrm makes one joint per file joint that has a child joint (not the tails).
+        assert_eq!(
+            verdict["spring_joints"].as_u64().unwrap() as usize,
+            springs.joints - springs.springs,
+            "{name}: {verdict}"
+        );
+        assert_eq!(verdict["springs_in_file"], springs.springs, "{name}");
+        assert_eq!(
+            verdict["spring_colliders"].as_u64().unwrap() as usize,
+            springs.colliders,
+            "{name}: {verdict}"
+        );
         assert!(verdict["mtoon_materials"].as_u64().unwrap() > 0, "{name}");
         // The corpus models have 左目/右目: lookAt of type bone.
         if !name.starts_with("sample") {

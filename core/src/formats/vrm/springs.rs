@@ -16,10 +16,10 @@
 //! limit is above its upper one, and so does this. A joint that allows no swing at all gets a
 //! cone of angle 0: the body cannot swing in MikuMikuDance either.
 
+use super::METRES_PER_MMD_UNIT;
 use super::humanoid::{BoneRole, HumanoidMap, exported_ancestor};
 use super::limit::{limit_json, mmd_joint_axes_to_gltf, swing_ranges, unrotated_frame};
 use super::report::VrmLoss;
-use super::METRES_PER_MMD_UNIT;
 use super::write::{direction_to_gltf, to_gltf};
 use crate::model::facts::euler_to_quat;
 use crate::model::{BoneFlags, JointKind, Model, RigidMode};
@@ -109,7 +109,8 @@ fn joint_limit(model: &Model, mmd_joint: usize, position: Vec3, next: Vec3) -> O
     let (axes, ranges) = mmd_joint_axes_to_gltf(euler_to_quat(joint.rotation), lower, upper);
     let frame = unrotated_frame(Quat::IDENTITY, bone_axis);
     let swing = swing_ranges(axes, ranges, frame);
-    if swing.pitch.1 - swing.pitch.0 >= 2.0 * PI - 1e-3 && swing.yaw.1 - swing.yaw.0 >= 2.0 * PI - 1e-3
+    if swing.pitch.1 - swing.pitch.0 >= 2.0 * PI - 1e-3
+        && swing.yaw.1 - swing.yaw.0 >= 2.0 * PI - 1e-3
     {
         return None;
     }
@@ -131,50 +132,6 @@ pub(super) fn spring_bones(
     let plan = plan_springs(model);
     let mut counts = SpringCounts::default();
     let bone_position = |b: usize| -> Vec3 { model.bones[b].position.into() };
-
-    // Colliders: each on its bone's node (or the node carrying the bone), offsets relative to it.
-    let mut collider_index: Vec<Option<usize>> = vec![None; plan.colliders.len()];
-    let mut colliders = Vec::new();
-    for (i, collider) in plan.colliders.iter().enumerate() {
-        let Some((node, carrier)) = carrier_node(model, map, node_of_bone, collider.bone) else {
-            continue;
-        };
-        let shift = bone_position(collider.bone) - bone_position(carrier);
-        let shape = match collider.shape {
-            ColliderShape::Sphere { offset, radius } => json!({ "sphere": {
-                "offset": offset_json(offset + shift),
-                "radius": f64::from(radius * METRES_PER_MMD_UNIT),
-            }}),
-            ColliderShape::Capsule {
-                offset,
-                tail,
-                radius,
-            } => json!({ "capsule": {
-                "offset": offset_json(offset + shift),
-                "radius": f64::from(radius * METRES_PER_MMD_UNIT),
-                "tail": offset_json(tail + shift),
-            }}),
-        };
-        collider_index[i] = Some(colliders.len());
-        colliders.push(json!({ "node": node, "shape": shape }));
-    }
-    let mut group_index: Vec<Option<usize>> = vec![None; plan.groups.len()];
-    let mut groups = Vec::new();
-    for (i, group) in plan.groups.iter().enumerate() {
-        let members: Vec<usize> = group
-            .colliders
-            .iter()
-            .filter_map(|&c| collider_index.get(c).copied().flatten())
-            .collect();
-        if members.is_empty() {
-            continue;
-        }
-        group_index[i] = Some(groups.len());
-        groups.push(json!({
-            "name": format!("MMD group {}", u16::from(group.mmd_group) + 1),
-            "colliders": members,
-        }));
-    }
 
     let mut springs = Vec::new();
     let mut used_mmd_joints = BTreeSet::new();
@@ -258,17 +215,83 @@ pub(super) fn spring_bones(
             }));
         }
         counts.joints += joints.len();
-        let collider_groups: Vec<usize> = spring
-            .collider_groups
-            .iter()
-            .filter_map(|&g| group_index.get(g).copied().flatten())
-            .collect();
-        let mut object = json!({ "name": spring.name, "joints": joints });
-        if !collider_groups.is_empty() {
-            object["colliderGroups"] = json!(collider_groups);
-        }
-        springs.push(object);
+        springs.push((json!({ "name": spring.name, "joints": joints }), spring));
     }
+    // Only the colliders some spring collides with: three-vrm and UniVRM load no others, and
+    // unused ones would only cost the runtimes time.
+    let used_groups: BTreeSet<usize> = springs
+        .iter()
+        .flat_map(|(_, spring)| spring.collider_groups.iter().copied())
+        .collect();
+    let used_colliders: BTreeSet<usize> = used_groups
+        .iter()
+        .filter_map(|&g| plan.groups.get(g))
+        .flat_map(|group| group.colliders.iter().copied())
+        .collect();
+    // Colliders: each on its bone's node (or the node carrying the bone), offsets relative to it.
+    let mut collider_index: Vec<Option<usize>> = vec![None; plan.colliders.len()];
+    let mut colliders = Vec::new();
+    for (i, collider) in plan.colliders.iter().enumerate() {
+        if !used_colliders.contains(&i) {
+            continue;
+        }
+        let Some((node, carrier)) = carrier_node(model, map, node_of_bone, collider.bone) else {
+            continue;
+        };
+        let shift = bone_position(collider.bone) - bone_position(carrier);
+        let shape = match collider.shape {
+            ColliderShape::Sphere { offset, radius } => json!({ "sphere": {
+                "offset": offset_json(offset + shift),
+                "radius": f64::from(radius * METRES_PER_MMD_UNIT),
+            }}),
+            ColliderShape::Capsule {
+                offset,
+                tail,
+                radius,
+            } => json!({ "capsule": {
+                "offset": offset_json(offset + shift),
+                "radius": f64::from(radius * METRES_PER_MMD_UNIT),
+                "tail": offset_json(tail + shift),
+            }}),
+        };
+        collider_index[i] = Some(colliders.len());
+        colliders.push(json!({ "node": node, "shape": shape }));
+    }
+    let mut group_index: Vec<Option<usize>> = vec![None; plan.groups.len()];
+    let mut groups = Vec::new();
+    for (i, group) in plan.groups.iter().enumerate() {
+        if !used_groups.contains(&i) {
+            continue;
+        }
+        let members: Vec<usize> = group
+            .colliders
+            .iter()
+            .filter_map(|&c| collider_index.get(c).copied().flatten())
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        group_index[i] = Some(groups.len());
+        groups.push(json!({
+            "name": format!("MMD group {}", u16::from(group.mmd_group) + 1),
+            "colliders": members,
+        }));
+    }
+
+    let springs: Vec<Value> = springs
+        .into_iter()
+        .map(|(mut object, spring)| {
+            let collider_groups: Vec<usize> = spring
+                .collider_groups
+                .iter()
+                .filter_map(|&g| group_index.get(g).copied().flatten())
+                .collect();
+            if !collider_groups.is_empty() {
+                object["colliderGroups"] = json!(collider_groups);
+            }
+            object
+        })
+        .collect();
     counts.springs = springs.len();
     counts.colliders = colliders.len();
     counts.collider_groups = groups.len();

@@ -809,7 +809,11 @@ fn model_with_hair_chain() -> Model {
     for (i, (limit_x, limit_z)) in [(0.5f32, 0.5f32), (0.4, 0.0)].into_iter().enumerate() {
         model.joints.push(Joint {
             name_ja: format!("後髪{}", i + 1).into(),
-            body_a: Some(RigidBodyIdx::new(if i == 0 { head_body } else { body + i - 1 })),
+            body_a: Some(RigidBodyIdx::new(if i == 0 {
+                head_body
+            } else {
+                body + i - 1
+            })),
             body_b: Some(RigidBodyIdx::new(body + i)),
             position: Vec3::new(0.0, 17.0 - 2.0 * i as f32, 1.5),
             rotate_lower: Vec3::new(-limit_x, -0.1, -limit_z),
@@ -902,7 +906,9 @@ fn physics_chains_become_springs_with_limits_and_colliders() {
     let expected_y = (16.2 - head_bone.position.y) * 0.08;
     assert!((offset[1].as_f64().unwrap() as f32 - expected_y).abs() < 1e-4);
     // The chain collides with the head's group (its mask leaves every group on).
-    let groups = spring["colliderGroups"].as_array().expect("collider groups");
+    let groups = spring["colliderGroups"]
+        .as_array()
+        .expect("collider groups");
     let head_collider = springs["colliders"]
         .as_array()
         .unwrap()
@@ -1002,14 +1008,14 @@ fn humanoid_overrides_change_and_clear_the_mapping() {
     let model = sample_model();
     let neck = bone_index(&model, "首");
     let mut options = VrmExportOptions::default();
-    options
-        .humanoid_overrides
-        .insert(HumanBone::Neck, None);
+    options.humanoid_overrides.insert(HumanBone::Neck, None);
     let export = write_vrm(&model, &options).unwrap();
     let (json, _) = split_glb(&export.vrm).unwrap();
-    assert!(json["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]
-        .get("neck")
-        .is_none());
+    assert!(
+        json["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]
+            .get("neck")
+            .is_none()
+    );
     // A required bone taken away is named in the error.
     let spine = bone_index(&model, "上半身");
     options.humanoid_overrides.insert(HumanBone::Spine, None);
@@ -1020,8 +1026,12 @@ fn humanoid_overrides_change_and_clear_the_mapping() {
         other => panic!("expected the missing spine, got {other:?}"),
     }
     // Given back by index, and the neck given to the spine's bone's child works the same way.
-    options.humanoid_overrides.insert(HumanBone::Spine, Some(spine));
-    options.humanoid_overrides.insert(HumanBone::Neck, Some(neck));
+    options
+        .humanoid_overrides
+        .insert(HumanBone::Spine, Some(spine));
+    options
+        .humanoid_overrides
+        .insert(HumanBone::Neck, Some(neck));
     let map = map_bones_with(&model, &options.humanoid_overrides);
     assert_eq!(map.get(HumanBone::Neck), Some(neck));
     assert_eq!(map.get(HumanBone::Spine), Some(spine));

@@ -1016,10 +1016,7 @@ pub fn write_vrm(model: &Model, options: &VrmExportOptions) -> Result<VrmExport,
             .get_or_insert_with(Default::default)
             .others;
         others.insert("VRMC_springBone".into(), extension.clone());
-        builder
-            .root
-            .extensions_used
-            .push("VRMC_springBone".into());
+        builder.root.extensions_used.push("VRMC_springBone".into());
         let limits = springs.counts.cone_limits
             + springs.counts.hinge_limits
             + springs.counts.spherical_limits;
