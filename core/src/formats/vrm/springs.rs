@@ -189,16 +189,15 @@ pub(super) fn spring_bones(
             if let Some(mmd_joint) = joint.mmd_joint {
                 used_mmd_joints.insert(mmd_joint);
             }
-            if let (Some(mmd_joint), Some(next)) = (joint.mmd_joint, next_position(i)) {
-                if let Some(limit) = joint_limit(model, mmd_joint, bone_position(joint.bone), next)
-                {
-                    match limit.shape {
-                        LimitShape::Cone { .. } => counts.cone_limits += 1,
-                        LimitShape::Hinge { .. } => counts.hinge_limits += 1,
-                        LimitShape::Spherical { .. } => counts.spherical_limits += 1,
-                    }
-                    object["extensions"] = json!({ "VRMC_springBone_limit": limit_json(&limit) });
+            if let (Some(mmd_joint), Some(next)) = (joint.mmd_joint, next_position(i))
+                && let Some(limit) = joint_limit(model, mmd_joint, bone_position(joint.bone), next)
+            {
+                match limit.shape {
+                    LimitShape::Cone { .. } => counts.cone_limits += 1,
+                    LimitShape::Hinge { .. } => counts.hinge_limits += 1,
+                    LimitShape::Spherical { .. } => counts.spherical_limits += 1,
                 }
+                object["extensions"] = json!({ "VRMC_springBone_limit": limit_json(&limit) });
             }
             joints.push(object);
         }
