@@ -901,7 +901,8 @@ impl Default for RigidBody {
             name_en: Text::default(),
             bone: None,
             group: 0,
-            non_collision_mask: 0,
+            // Collides with every group, as a new body in PmxEditor (no 非衝突 box checked).
+            non_collision_mask: 0xFFFF,
             shape: RigidShape::Sphere,
             size: Vec3::new(1.0, 1.0, 1.0),
             position: Vec3::ZERO,
