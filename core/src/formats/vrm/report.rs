@@ -76,8 +76,8 @@ pub enum VrmLoss {
     },
     /// A physics chain ending at a bone without a child: its last bone has no segment to swing.
     SpringWithoutTail { bone: String },
-    /// Physics chains that run through bones that are not nodes (IK or D-bones): written up to
-    /// that bone.
+    /// Physics chains that run through bones that are not nodes (IK or D-bones) or are
+    /// humanoid bones: written up to that bone.
     SpringChainsCut { chains: Vec<String> },
     /// A texture that could not be found or decoded.
     TextureMissing { name: String, reason: String },
@@ -151,7 +151,7 @@ impl VrmLoss {
                 "physics chain ending at \"{bone}\" has no child bone: its last bone does not swing"
             ),
             VrmLoss::SpringChainsCut { chains } => format!(
-                "physics chains running through IK or D-bones written up to that bone: {}",
+                "physics chains running through IK, D- or humanoid bones written up to that bone: {}",
                 chains.join(", ")
             ),
             VrmLoss::TextureMissing { name, reason } => {
@@ -232,7 +232,7 @@ impl VrmLoss {
                 "「{bone}」で終わる物理チェーンには子ボーンがありません: 最後のボーンは揺れません"
             ),
             VrmLoss::SpringChainsCut { chains } => format!(
-                "IKボーンやDボーンを通る物理チェーンはそのボーンの手前まで書き出します: {}",
+                "IKボーン・Dボーン・ヒューマノイドボーンを通る物理チェーンはそのボーンの手前まで書き出します: {}",
                 chains.join("、")
             ),
             VrmLoss::TextureMissing { name, reason } => {

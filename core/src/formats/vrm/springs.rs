@@ -133,20 +133,23 @@ pub(super) fn spring_bones(
     let mut counts = SpringCounts::default();
     let bone_position = |b: usize| -> Vec3 { model.bones[b].position.into() };
 
+    let humanoid: BTreeSet<usize> = map.bones.values().copied().collect();
     let mut springs = Vec::new();
     let mut used_mmd_joints = BTreeSet::new();
     let mut carried_bodies = BTreeSet::new();
     let mut cut_chains = Vec::new();
     let mut tail_nodes = Vec::new();
     for spring in &plan.springs {
-        // The chain as far as its bones are nodes (IK or redirected bones cannot swing).
+        // The chain as far as its bones are non-humanoid nodes: IK or redirected bones cannot
+        // swing, and humanoid bones are posed by the application, not by a spring.
         let nodes: Vec<usize> = spring
             .joints
             .iter()
             .map_while(|joint| {
-                matches!(map.roles.get(joint.bone), Some(BoneRole::Node))
-                    .then(|| node_of_bone[joint.bone])
-                    .flatten()
+                (matches!(map.roles.get(joint.bone), Some(BoneRole::Node))
+                    && !humanoid.contains(&joint.bone))
+                .then(|| node_of_bone[joint.bone])
+                .flatten()
             })
             .collect();
         let whole = nodes.len() == spring.joints.len();
