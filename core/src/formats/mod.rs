@@ -6,6 +6,7 @@ pub mod json;
 pub mod mqo;
 pub mod pmd;
 pub mod pmx;
+pub mod smf;
 pub mod vmd;
 pub mod vpd;
 
