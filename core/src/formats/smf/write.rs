@@ -124,6 +124,9 @@ pub enum SmfLoss {
     IkDropped { bones: usize },
     /// Append (付与) settings.
     AppendDropped { bones: usize },
+    /// Deform layers (変形階層) and after-physics order: the engine updates frames parent
+    /// first.
+    DeformOrderDropped { bones: usize },
     /// SDEF vertices written as their linear (BDEF2) blend.
     SdefAsLinear { vertices: usize },
     /// BDEF4/QDEF vertices cut to their two largest weights.
@@ -172,6 +175,9 @@ impl SmfLoss {
             SmfLoss::AppendDropped { bones } => {
                 format!("{bones} bones with append (付与): written as plain frames")
             }
+            SmfLoss::DeformOrderDropped { bones } => format!(
+                "{bones} bones have a deform layer or deform after physics: Selene updates frames from parent to child"
+            ),
             SmfLoss::SdefAsLinear { vertices } => {
                 format!("{vertices} SDEF vertices written as linear two-bone blends")
             }
@@ -232,6 +238,9 @@ impl SmfLoss {
             SmfLoss::AppendDropped { bones } => {
                 format!("付与親のあるボーン{bones}個は通常のフレームとして書き出します")
             }
+            SmfLoss::DeformOrderDropped { bones } => format!(
+                "変形階層または物理後変形のあるボーン{bones}個: Seleneは親から子の順にフレームを計算します"
+            ),
             SmfLoss::SdefAsLinear { vertices } => {
                 format!("SDEF頂点{vertices}個は2ボーンの線形ブレンドとして書き出します")
             }
@@ -658,6 +667,16 @@ fn report_dropped(model: &Model, report: &mut SmfExportReport) {
     let append = model.bones.iter().filter(|b| b.has_append()).count();
     if append > 0 {
         report.losses.push(SmfLoss::AppendDropped { bones: append });
+    }
+    let ordered = model
+        .bones
+        .iter()
+        .filter(|b| b.layer != 0 || b.flags.contains(crate::model::BoneFlags::AFTER_PHYSICS))
+        .count();
+    if ordered > 0 {
+        report
+            .losses
+            .push(SmfLoss::DeformOrderDropped { bones: ordered });
     }
     let mut uv_loss = model.additional_uvs.len().saturating_sub(1);
     if model
