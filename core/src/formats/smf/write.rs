@@ -156,6 +156,9 @@ pub enum SmfLoss {
     },
     /// Faces past the last material's range.
     FacesWithoutMaterial { faces: usize },
+    /// A model without faces: its materials need a mesh, and a mesh without vertices is not
+    /// safe to give the engine (a vertex buffer of zero bytes).
+    MaterialsWithoutFaces { materials: usize },
     /// A collision material index the model does not have.
     CollisionMaterialMissing { material: usize },
     /// English names, the model's name and comments.
@@ -214,6 +217,9 @@ impl SmfLoss {
             SmfLoss::FacesWithoutMaterial { faces } => {
                 format!("{faces} faces belong to no material: not written")
             }
+            SmfLoss::MaterialsWithoutFaces { materials } => format!(
+                "{materials} materials not written: the model has no faces, and SMF keeps materials in meshes"
+            ),
             SmfLoss::CollisionMaterialMissing { material } => {
                 format!("collision material {material} does not exist: skipped")
             }
@@ -282,6 +288,9 @@ impl SmfLoss {
             SmfLoss::FacesWithoutMaterial { faces } => {
                 format!("どの材質にも属さない面{faces}個は書き出しません")
             }
+            SmfLoss::MaterialsWithoutFaces { materials } => format!(
+                "面がないため材質{materials}個は書き出しません(SMFの材質はメッシュに属します)"
+            ),
             SmfLoss::CollisionMaterialMissing { material } => {
                 format!("コリジョン用の材質{material}は存在しないため飛ばします")
             }
@@ -878,6 +887,10 @@ fn split_meshes(
                 .into_iter()
                 .map(|run| MaterialRun { first_face, ..run }),
         );
+    } else if !current.runs.is_empty() {
+        report.losses.push(SmfLoss::MaterialsWithoutFaces {
+            materials: current.runs.len(),
+        });
     }
     meshes
 }
