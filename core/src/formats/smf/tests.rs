@@ -846,9 +846,23 @@ fn byte_flips_never_panic() {
             let at = rng.below(broken.len());
             broken[at] = rng.next_u64() as u8;
         }
-        if let Err(error) = read_smf(&broken, &LoadOptions::default()) {
-            failures += 1;
-            assert!(error.location().is_some(), "{error}");
+        match read_smf(&broken, &LoadOptions::default()) {
+            Err(error) => {
+                failures += 1;
+                assert!(error.location().is_some(), "{error}");
+            }
+            // What the fuzz target checks: a model that validates and exports again.
+            Ok((model, _)) => {
+                let errors: Vec<_> =
+                    crate::validate::check(&model, None, &crate::validate::CheckOptions::default())
+                        .into_iter()
+                        .filter(|issue| issue.is_error())
+                        .collect();
+                assert!(errors.is_empty(), "{errors:#?}");
+                let export = write_smf(&model, &SmfExportOptions::default()).unwrap();
+                let (again, _) = read_smf(&export.bytes, &LoadOptions::default()).unwrap();
+                assert_eq!(again.faces.len(), model.faces.len());
+            }
         }
     }
     assert!(failures > 0);
