@@ -238,7 +238,7 @@ fn need(chunk: &Chunk<'_>, needed: usize, place: Place, what: &str) -> Res<()> {
 
 /// The number of `stride`-byte records in `chunk`, which must be a whole number.
 fn records(chunk: &Chunk<'_>, stride: usize, place: Place, limit: usize) -> Res<usize> {
-    if chunk.body.len() % stride != 0 {
+    if !chunk.body.len().is_multiple_of(stride) {
         return Err(place.malformed(
             "Size",
             chunk.offset + 4,
@@ -783,11 +783,7 @@ fn read_material(
             ..place
         };
         match sub.id {
-            id::TEXC => {
-                if !sub.body.is_empty() {
-                    material.texture = Some(name_at(sub.body));
-                }
-            }
+            id::TEXC if !sub.body.is_empty() => material.texture = Some(name_at(sub.body)),
             id::DRAW | id::ZTES | id::ZWRI | id::ATES | id::ABND | id::LGT | id::BUMP => {
                 need(&sub, size::FLAG, value_place, "a 4-byte value")?;
             }
@@ -1062,13 +1058,15 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], notes: &mut Vec<LoadNote>) -> 
         }
         let mut covered = vec![false; mesh.indices.len() / 3];
         for (index, chunk) in mesh.materials.iter().enumerate() {
-            for polygon in chunk.polygon_start..chunk.polygon_start + chunk.polygon_count {
+            let range = chunk.polygon_start..chunk.polygon_start + chunk.polygon_count;
+            let triangles = mesh.indices[range.start * 3..range.end * 3].chunks_exact(3);
+            for (triangle, seen) in triangles.zip(&mut covered[range]) {
                 let corners = [0, 1, 2].map(|c| {
-                    let local = mesh.indices[polygon * 3 + c] as usize;
+                    let local = triangle[c] as usize;
                     VertexIdx(local_to_model.get(local).copied().unwrap_or(0))
                 });
                 model.faces.push(corners);
-                covered[polygon] = true;
+                *seen = true;
             }
             let continues = index == 0
                 && chunk.polygon_count > 0

@@ -85,9 +85,9 @@ fn rd_f32(b: &[u8], at: usize) -> f32 {
 }
 fn rd_m4(b: &[u8], at: usize) -> M4 {
     let mut m = [[0.0; 4]; 4];
-    for r in 0..4 {
-        for c in 0..4 {
-            m[r][c] = rd_f32(b, at + (r * 4 + c) * 4);
+    for (r, row) in m.iter_mut().enumerate() {
+        for (c, cell) in row.iter_mut().enumerate() {
+            *cell = rd_f32(b, at + (r * 4 + c) * 4);
         }
     }
     m

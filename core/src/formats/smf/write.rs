@@ -858,14 +858,13 @@ fn split_meshes(
             if current.palette.len() + current.missing(&needed) > MAX_BONE_COUNT {
                 // The next mesh continues this material; a run the old mesh got no face of
                 // moves with it.
-                let moved = current.runs.pop_if(|run| run.faces == 0);
+                current.runs.pop_if(|run| run.faces == 0);
                 meshes.push(std::mem::take(&mut current));
                 current.runs.push(MaterialRun {
                     material: material_index,
                     first_face: 0,
                     faces: 0,
                 });
-                drop(moved);
             }
             current.add_face(corners, &needed);
             face += 1;
