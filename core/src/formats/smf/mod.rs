@@ -13,8 +13,9 @@
 //! **Axes, handedness, winding: nothing flips.** Selene is a Direct3D 9 engine like MMD:
 //! left-handed, Y up, front faces wound clockwise (spec, `CULL`: 左手座標系なので時計回りが表面),
 //! texture V down from the top, row vectors times row-major matrices (D3DX: translation in the
-//! fourth row, `world = local × parent_world`). PMX coordinates, normals, UVs and corner
-//! order are written as they are.
+//! fourth row, `world = local × parent_world`). `CULL` 1 becomes the engine's `CULL_FRONT`,
+//! which `CRender` sets as `D3DCULL_CCW`: counter-clockwise faces are culled, clockwise ones
+//! drawn, as in MMD. PMX coordinates, normals, UVs and corner order are written as they are.
 //!
 //! **Skinning as the engine does it** (`CFrame::UpdateTransform`, `CModelActorObject::Update`):
 //! a frame's world matrix is `local × parent_world`; a frame named in a `BONE` palette becomes

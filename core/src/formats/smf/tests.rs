@@ -926,3 +926,43 @@ fn large_generated_model_round_trips() {
     let (read, _) = read_smf(&export.bytes, &LoadOptions::default()).unwrap();
     assert_eq!(corners_of(&read), corners_of(&model));
 }
+
+#[test]
+fn a_mesh_past_65535_vertices_uses_32_bit_indices() {
+    // A grid without bones: one mesh, 300 × 240 = 72,000 vertices.
+    let (columns, rows) = (300usize, 240usize);
+    let mut model = Model::new_empty();
+    for r in 0..rows {
+        for c in 0..columns {
+            model.vertices.push(Vertex {
+                position: Vec3::new(c as f32, r as f32, 0.0),
+                uv: Vec2::new(c as f32 / columns as f32, r as f32 / rows as f32),
+                ..Vertex::default()
+            });
+        }
+    }
+    for r in 0..rows - 1 {
+        for c in 0..columns - 1 {
+            let a = (r * columns + c) as u32;
+            let b = a + 1;
+            let d = a + columns as u32;
+            model.faces.push([VertexIdx(a), VertexIdx(d), VertexIdx(b)]);
+            model
+                .faces
+                .push([VertexIdx(b), VertexIdx(d), VertexIdx(d + 1)]);
+        }
+    }
+    model.materials.push(Material {
+        name_ja: "grid".into(),
+        face_index_count: (model.faces.len() * 3) as u32,
+        ..Material::default()
+    });
+    let export = write_smf(&model, &SmfExportOptions::default()).unwrap();
+    let file = engine_walk(&export.bytes);
+    assert_eq!(file.meshes.len(), 1);
+    assert!(file.meshes[0].wide_indices);
+    assert!(file.meshes[0].weights.is_empty(), "no V_A without bones");
+    let (read, _) = read_smf(&export.bytes, &LoadOptions::default()).unwrap();
+    assert_eq!(corners_of(&read), corners_of(&model));
+    assert!(read.bones.is_empty(), "the mesh holder frame is not a bone");
+}

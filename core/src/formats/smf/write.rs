@@ -1179,16 +1179,10 @@ fn write_collision(
 
 /// The same name cut or unmappable in many places is reported once.
 fn dedupe_name_losses(losses: &mut Vec<SmfLoss>) {
-    let mut seen = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     losses.retain(|loss| match loss {
-        SmfLoss::NameCut { .. } | SmfLoss::Unmappable { .. } => {
-            if seen.contains(loss) {
-                false
-            } else {
-                seen.push(loss.clone());
-                true
-            }
-        }
+        SmfLoss::NameCut { kind, name, .. } => seen.insert(("cut", *kind, name.clone())),
+        SmfLoss::Unmappable { kind, name } => seen.insert(("unmappable", *kind, name.clone())),
         _ => true,
     });
 }
