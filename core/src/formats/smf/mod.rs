@@ -17,6 +17,15 @@
 //! which `CRender` sets as `D3DCULL_CCW`: counter-clockwise faces are culled, clockwise ones
 //! drawn, as in MMD. PMX coordinates, normals, UVs and corner order are written as they are.
 //!
+//! **Animation (`ANIS`).** Times are MMD frames (1/30 s): key `Time` and `LastTime` count
+//! frames, and the application advances the controller by 30 units a second. A VMD motion is
+//! baked through the pose engine into one key per frame per moving bone, in the frame's local
+//! space (rotation and translation from the parent frame, scale 1), since Selene has neither
+//! IK nor Bézier curves. `CFrame::UpdateAnimationTransform` builds `scale × rotation` with the
+//! translation in the fourth row; `Matrix = Quaternion` (Math/Matrix.h) puts the column-vector
+//! rotation matrix in the rows, which for row vectors turns by the inverse, so the writer
+//! stores the conjugate of each rotation.
+//!
 //! **Skinning as the engine does it** (`CFrame::UpdateTransform`, `CModelActorObject::Update`):
 //! a frame's world matrix is `local × parent_world`; a frame named in a `BONE` palette becomes
 //! a bone frame whose skin matrix is `bone_offset × world`; the vertex shader blends the first
@@ -32,8 +41,8 @@ mod tests;
 
 pub use read::read_smf;
 pub use write::{
-    AlphaTestMaterials, SmfExport, SmfExportOptions, SmfExportReport, SmfLoss, WeightReduction,
-    two_bone_weight, write_smf,
+    AlphaTestMaterials, SmfAnimation, SmfExport, SmfExportOptions, SmfExportReport, SmfLoss,
+    WeightReduction, two_bone_weight, write_smf,
 };
 
 /// `SMF_VERSION_GUID`: the only version the loader accepts.

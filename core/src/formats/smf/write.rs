@@ -50,8 +50,16 @@ pub enum AlphaTestMaterials {
     Listed(Vec<usize>),
 }
 
+/// A motion to bake into the file as one animation set (`ANIS`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SmfAnimation {
+    /// The animation set's name (cp932, at most 63 bytes).
+    pub name: String,
+    pub motion: crate::formats::vmd::Motion,
+}
+
 /// How to export.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SmfExportOptions {
     /// Materials (by index) whose faces are also written as collision data (`C_AT`, `C_FC`,
     /// `C_VX`, in the first mesh), for stage models. Each face's attribute is its material
@@ -60,6 +68,8 @@ pub struct SmfExportOptions {
     pub alpha_test: AlphaTestMaterials,
     /// `ABND`: pixels with alpha at or below this (0-255) are cut.
     pub alpha_boundary: u32,
+    /// A VMD motion baked into one animation set (see [`super`] for the keys and time unit).
+    pub animation: Option<SmfAnimation>,
 }
 
 impl Default for SmfExportOptions {
@@ -69,6 +79,7 @@ impl Default for SmfExportOptions {
             alpha_test: AlphaTestMaterials::Automatic,
             // Low enough to keep the soft edges of anti-aliased cut-outs.
             alpha_boundary: 16,
+            animation: None,
         }
     }
 }
@@ -163,6 +174,11 @@ pub enum SmfLoss {
     CollisionMaterialMissing { material: usize },
     /// English names, the model's name and comments.
     EnglishNamesDropped,
+    /// Motion keys with no place in an animation set: morph keys, bones the model lacks.
+    MotionKeysDropped {
+        morph_tracks: usize,
+        unmatched_bones: usize,
+    },
 }
 
 impl SmfLoss {
@@ -226,6 +242,12 @@ impl SmfLoss {
             SmfLoss::EnglishNamesDropped => {
                 "English names, the model name and comments not written (SMF has one name per element)".into()
             }
+            SmfLoss::MotionKeysDropped {
+                morph_tracks,
+                unmatched_bones,
+            } => format!(
+                "motion: {morph_tracks} morph tracks not written (SMF animates frames only); {unmatched_bones} bone tracks name bones the model does not have"
+            ),
         }
     }
 
@@ -297,6 +319,12 @@ impl SmfLoss {
             SmfLoss::EnglishNamesDropped => {
                 "英語名・モデル名・コメントは書き出しません(SMFの名前は一つだけです)".into()
             }
+            SmfLoss::MotionKeysDropped {
+                morph_tracks,
+                unmatched_bones,
+            } => format!(
+                "モーション: モーフのトラック{morph_tracks}個は書き出しません(SMFはフレームのみ動かします)。ボーンのトラック{unmatched_bones}個はモデルにないボーンのものです"
+            ),
         }
     }
 }
@@ -582,7 +610,7 @@ pub fn write_smf(model: &Model, options: &SmfExportOptions) -> Result<SmfExport,
     out.u32(SMF_VERSION_GUID);
     out.count(meshes.len())?;
     out.count(frame_count)?;
-    out.u32(0);
+    out.u32(u32::from(options.animation.is_some() && bone_count > 0));
     out.end(head)?;
 
     for (index, bone) in model.bones.iter().enumerate() {
@@ -608,6 +636,10 @@ pub fn write_smf(model: &Model, options: &SmfExportOptions) -> Result<SmfExport,
         out.index(Some(index))?;
         out.i32(-1);
         out.end(frame)?;
+    }
+
+    if let Some(animation) = options.animation.as_ref().filter(|_| bone_count > 0) {
+        write_animation(&mut out, model, animation, &mut report)?;
     }
 
     let alpha_tested = alpha_tested_materials(model, &options.alpha_test);
@@ -1093,6 +1125,90 @@ fn write_material(
         out.f32(material.specular_power);
         // MMD has no roughness: 1 is the neutral value.
         out.f32(1.0);
+        out.end(sub)?;
+    }
+    out.end(chunk)
+}
+
+/// One `ANIS` with an `ANI` per bone the motion moves: the motion is played through the pose
+/// engine (IK and append included) frame by frame, and each bone's local rotation and
+/// translation (from its parent) at every frame becomes a key. Scale is 1 throughout (two keys,
+/// so the engine has a segment to interpolate). Times are MMD frames (1/30 s).
+fn write_animation(
+    out: &mut ChunkWriter,
+    model: &Model,
+    animation: &SmfAnimation,
+    report: &mut SmfExportReport,
+) -> Result<(), WriteError> {
+    use crate::pose::{Pose, PoseEvaluator};
+    let motion = &animation.motion;
+    let binding = motion.bind(model);
+    if !motion.morph_tracks.is_empty() || !binding.unmatched_bones.is_empty() {
+        report.losses.push(SmfLoss::MotionKeysDropped {
+            morph_tracks: motion.morph_tracks.len(),
+            unmatched_bones: binding.unmatched_bones.len(),
+        });
+    }
+    let last = motion.last_frame();
+    let mut evaluator = PoseEvaluator::new(model);
+    let mut pose = Pose::new(model);
+    let bones = model.bones.len();
+    let frames = last as usize + 1;
+    // keys[bone][frame] = (rotation, translation) in the parent's space.
+    let mut keys: Vec<Vec<(glam::Quat, glam::Vec3)>> = vec![Vec::with_capacity(frames); bones];
+    for frame in 0..=last {
+        pose.reset();
+        motion.sample(&binding, frame as f32, &mut pose);
+        evaluator
+            .evaluate_bones(model, &pose)
+            .map_err(|error| WriteError::Unrepresentable {
+                path: "motion".into(),
+                message: error.to_string(),
+            })?;
+        for (bone, track) in keys.iter_mut().enumerate() {
+            let local = evaluator
+                .skeleton
+                .local(crate::model::BoneIdx::new(bone))
+                .map_or((glam::Quat::IDENTITY, glam::Vec3::ZERO), |local| {
+                    (local.rotation, glam::Vec3::from(local.translation))
+                });
+            track.push(local);
+        }
+    }
+    let moving: Vec<usize> = (0..bones)
+        .filter(|&bone| {
+            let first = keys[bone].first().copied();
+            keys[bone].iter().any(|&key| Some(key) != first)
+                || first.is_some_and(|(r, _)| r != glam::Quat::IDENTITY)
+        })
+        .collect();
+    let chunk = out.begin(id::ANIS);
+    out.name(&animation.name, "animation", report);
+    out.count(moving.len())?;
+    out.count(last as usize)?;
+    for &bone in &moving {
+        let sub = out.begin(id::ANI);
+        out.count(bone)?;
+        out.count(2)?;
+        out.count(frames)?;
+        out.count(frames)?;
+        for time in [0, last.max(1)] {
+            out.count(time as usize)?;
+            out.vec3([1.0; 3]);
+        }
+        for (time, (rotation, _)) in keys[bone].iter().enumerate() {
+            out.count(time)?;
+            // Selene's `Matrix = Quaternion` puts the column-vector rotation matrix of q in
+            // its rows, so for row vectors it turns by q's inverse: the conjugate is written
+            // for the engine to turn by q.
+            for value in [-rotation.x, -rotation.y, -rotation.z, rotation.w] {
+                out.f32(value);
+            }
+        }
+        for (time, (_, translation)) in keys[bone].iter().enumerate() {
+            out.count(time)?;
+            out.vec3(translation.to_array());
+        }
         out.end(sub)?;
     }
     out.end(chunk)
