@@ -220,6 +220,32 @@ fn name_at(field: &[u8]) -> String {
     cp932::SjisName::from_field(field).text
 }
 
+/// Checks that the floats at `offsets` of each of `count` `stride`-byte records of `chunk`'s
+/// body are finite: a model keeps no NaN or infinity (the validator refuses them).
+fn finite(
+    chunk: &Chunk<'_>,
+    count: usize,
+    stride: usize,
+    offsets: &[usize],
+    place: Place,
+    field: &'static str,
+) -> Res<()> {
+    for record in 0..count {
+        for &offset in offsets {
+            let at = record * stride + offset;
+            let value = f32_at(chunk.body, at);
+            if !value.is_finite() {
+                return Err(place.malformed(
+                    field,
+                    chunk.body_offset() + at,
+                    format!("{value} is not a finite number"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Checks that `chunk` holds at least `needed` bytes.
 fn need(chunk: &Chunk<'_>, needed: usize, place: Place, what: &str) -> Res<()> {
     if chunk.body.len() < needed {
@@ -416,6 +442,12 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
                 meshes.push(read_mesh(chunk, place, frame_count, limit)?);
             }
             id::ANIS => {
+                let place = Place {
+                    section: "ANIS",
+                    element: Some(animation_sets),
+                    sub: None,
+                };
+                read_animation_set(chunk, place, frame_count)?;
                 if animation_sets == animation_set_count {
                     return Err(Place {
                         section: "ANIS",
@@ -461,7 +493,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
         });
     }
     check_frame_tree(&frames)?;
-    let model = build_model(&frames, &meshes, &mut notes);
+    let model = build_model(&frames, &meshes, &mut notes)?;
     Ok((
         model,
         LoadReport {
@@ -499,6 +531,8 @@ fn read_frame(
                     )
                 })
         };
+    let offsets: Vec<usize> = (0..16).map(|i| i * 4).collect();
+    finite(chunk, 1, size::MATRIX, &offsets, place, "mTransform")?;
     let name_at_offset = size::MATRIX;
     let mesh = optional(i32_at(body, 128), mesh_count, "MeshNo", 128)?;
     let parent = optional(i32_at(body, 132), frame_count, "ParentFrameNo", 132)?;
@@ -510,6 +544,61 @@ fn read_frame(
         mesh,
         parent,
     })
+}
+
+/// Checks an animation set as the loader would read it (the model keeps no motion): every
+/// `ANI`'s target frame exists and its key arrays fit inside it.
+fn read_animation_set(chunk: &Chunk<'_>, place: Place, frame_count: usize) -> Res<()> {
+    need(
+        chunk,
+        size::ANIMATION_SET_DATA,
+        place,
+        "SMF_ANIMATIONSETDATA",
+    )?;
+    let base = chunk.body_offset() + size::ANIMATION_SET_DATA;
+    let subs = chunks(&chunk.body[size::ANIMATION_SET_DATA..], base, place)?;
+    for (index, sub) in subs.iter().enumerate() {
+        if sub.id != id::ANI {
+            continue;
+        }
+        let sub_place = place.with_sub("ANI", index);
+        need(sub, 16, sub_place, "SMF_ANIMATIONDATA")?;
+        let at = sub.body_offset();
+        let target = i32_at(sub.body, 0);
+        if usize::try_from(target).map_or(true, |t| t >= frame_count) {
+            return Err(sub_place.malformed(
+                "TargetFrame",
+                at,
+                format!("{target} is not a frame (there are {frame_count})"),
+            ));
+        }
+        let mut needed = 16usize;
+        for (field, offset, stride) in [
+            ("KeyMaxScale", 4, 16usize),
+            ("KeyMaxRotate", 8, 20),
+            ("KeyMaxTranslate", 12, 16),
+        ] {
+            let count = checked_count(
+                i32_at(sub.body, offset),
+                sub.body.len() / stride,
+                sub_place,
+                field,
+                at + offset,
+            )?;
+            needed = needed.saturating_add(count * stride);
+        }
+        if needed > sub.body.len() {
+            return Err(sub_place.malformed(
+                "Size",
+                sub.offset + 4,
+                format!(
+                    "the keys need {needed} bytes but ANI holds {}",
+                    sub.body.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) -> Res<Mesh> {
@@ -605,6 +694,7 @@ fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) 
             id::V_PC => {
                 let count = records(sub, size::V_PC, sub_place, limit)?;
                 vertices(count)?;
+                finite(sub, count, size::V_PC, &[0, 4, 8], sub_place, "Position")?;
                 mesh.positions = (0..count)
                     .map(|i| vec3_at(sub.body, i * size::V_PC))
                     .collect();
@@ -612,6 +702,7 @@ fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) 
             id::V_N => {
                 let count = records(sub, size::V_N, sub_place, limit)?;
                 vertices(count)?;
+                finite(sub, count, size::V_N, &[0, 4, 8], sub_place, "Normal")?;
                 mesh.normals = Some(
                     (0..count)
                         .map(|i| vec3_at(sub.body, i * size::V_N))
@@ -625,6 +716,7 @@ fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) 
             id::V_A => {
                 let count = records(sub, size::V_A, sub_place, limit)?;
                 vertices(count)?;
+                finite(sub, count, size::V_A, &[0], sub_place, "Weight")?;
                 mesh.weights = Some(
                     (0..count)
                         .map(|i| {
@@ -638,6 +730,7 @@ fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) 
             id::V_UV => {
                 let count = records(sub, size::V_UV, sub_place, limit)?;
                 vertices(count)?;
+                finite(sub, count, size::V_UV, &[0, 4, 8, 12], sub_place, "UV")?;
                 mesh.uvs = Some(
                     (0..count)
                         .map(|i| {
@@ -793,16 +886,19 @@ fn read_material(
             }
             id::DIFF => {
                 need(&sub, size::DIFF, value_place, "SMF_VECTOR4")?;
+                finite(&sub, 1, size::DIFF, &[0, 4, 8, 12], value_place, "DIFF")?;
                 for (i, c) in material.diffuse.iter_mut().enumerate() {
                     *c = f32_at(sub.body, i * 4);
                 }
             }
             id::EMIS => {
                 need(&sub, size::EMIS, value_place, "SMF_VECTOR3")?;
+                finite(&sub, 1, size::EMIS, &[0, 4, 8], value_place, "EMIS")?;
                 material.emissive = vec3_at(sub.body, 0);
             }
             id::SPEC => {
                 need(&sub, size::SPEC, value_place, "SMF_SPECULAR")?;
+                finite(&sub, 1, size::SPEC, &[0, 4, 8, 12], value_place, "SPEC")?;
                 material.specular = Some((vec3_at(sub.body, 0), f32_at(sub.body, 12)));
             }
             _ => {}
@@ -862,7 +958,7 @@ fn bits<const N: usize>(values: [f32; N]) -> [u32; N] {
     values.map(f32::to_bits)
 }
 
-fn build_model(frames: &[Frame], meshes: &[Mesh], notes: &mut Vec<LoadNote>) -> Model {
+fn build_model(frames: &[Frame], meshes: &[Mesh], notes: &mut Vec<LoadNote>) -> Res<Model> {
     let mut model = Model::new_empty();
     // Rest world matrices, parents first (the tree has no loops).
     let mut worlds: Vec<Option<Matrix>> = vec![None; frames.len()];
@@ -885,6 +981,21 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], notes: &mut Vec<LoadNote>) -> 
         }
     }
     let worlds: Vec<Matrix> = worlds.into_iter().map(|w| w.unwrap_or(IDENTITY)).collect();
+    if let Some(frame) = worlds
+        .iter()
+        .position(|w| w.iter().flatten().any(|v| !v.is_finite()))
+    {
+        return Err(Place {
+            section: "FRM",
+            element: Some(frame),
+            sub: None,
+        }
+        .malformed(
+            "mTransform",
+            0,
+            "the frame's world matrix (its matrix times its parents') overflows",
+        ));
+    }
 
     // Frames that only hold a mesh are not bones.
     let mut has_child = vec![false; frames.len()];
@@ -1010,6 +1121,18 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], notes: &mut Vec<LoadNote>) -> 
                         m[3] = [0.0, 0.0, 0.0, 1.0];
                         m
                     });
+                    if p.iter().chain(&n).any(|v| !v.is_finite()) {
+                        return Err(Place {
+                            section: "MESH",
+                            element: Some(mesh_index),
+                            sub: None,
+                        }
+                        .malformed(
+                            "V_PC",
+                            0,
+                            format!("vertex {i} overflows when moved by its holder frame's matrix"),
+                        ));
+                    }
                     (p, n, [rigid_bone, rigid_bone], 1.0)
                 }
             };
@@ -1128,7 +1251,7 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], notes: &mut Vec<LoadNote>) -> 
     {
         model.additional_uvs = vec![second_uvs];
     }
-    model
+    Ok(model)
 }
 
 fn same_material(a: &MaterialChunk, b: &MaterialChunk) -> bool {

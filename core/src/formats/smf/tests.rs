@@ -14,6 +14,7 @@ use crate::model::{
 };
 use crate::pose::{Pose, PoseEvaluator};
 use glam::{Mat3, Quat, Vec3 as GVec3};
+use write::SmfAnimation;
 
 // ---------------------------------------------------------------------------------------------
 // Chunk IDs
@@ -68,10 +69,19 @@ struct EngineMesh {
     collision: [usize; 3],
 }
 
+/// One `ANI`: target frame and its keys (time, value).
+#[derive(Debug, Default)]
+struct EngineAnimation {
+    target: usize,
+    rotations: Vec<(i32, [f32; 4])>,
+    translations: Vec<(i32, [f32; 3])>,
+}
+
 #[derive(Debug, Default)]
 struct EngineFile {
     frames: Vec<EngineFrame>,
     meshes: Vec<EngineMesh>,
+    animation_sets: Vec<(i32, Vec<EngineAnimation>)>,
 }
 
 fn rd_u32(b: &[u8], at: usize) -> u32 {
@@ -121,7 +131,7 @@ fn engine_walk(bytes: &[u8]) -> EngineFile {
     assert_eq!(rd_u32(head, 0), 0x2007_1101);
     let mesh_count = rd_i32(head, 4) as usize;
     let frame_count = rd_i32(head, 8) as usize;
-    assert_eq!(rd_i32(head, 12), 0, "no animation sets yet");
+    let animation_set_count = rd_i32(head, 12) as usize;
     let mut file = EngineFile::default();
     for (id, body) in &top[1..] {
         match id {
@@ -135,7 +145,18 @@ fn engine_walk(bytes: &[u8]) -> EngineFile {
                 });
             }
             b"HSEM" => file.meshes.push(engine_mesh(body)),
+            b"SINA" => file.animation_sets.push(engine_animation_set(body)),
             other => panic!("unexpected top-level chunk {other:?}"),
+        }
+    }
+    assert_eq!(
+        file.animation_sets.len(),
+        animation_set_count,
+        "AnimationSetCount"
+    );
+    for (_, animations) in &file.animation_sets {
+        for animation in animations {
+            assert!(animation.target < frame_count);
         }
     }
     assert_eq!(file.frames.len(), frame_count, "FrameCount");
@@ -158,6 +179,48 @@ fn engine_walk(bytes: &[u8]) -> EngineFile {
         }
     }
     file
+}
+
+fn engine_animation_set(body: &[u8]) -> (i32, Vec<EngineAnimation>) {
+    assert!(body.len() >= 72);
+    assert_eq!(body[63], 0);
+    let count = rd_i32(body, 64) as usize;
+    let last_time = rd_i32(body, 68);
+    let mut animations = Vec::new();
+    for (id, sub) in engine_chunks(&body[72..]) {
+        assert_eq!(&id, b"INA\0", "only ANI inside ANIS");
+        let target = rd_i32(sub, 0) as usize;
+        let [scales, rotations, translations] = [4, 8, 12].map(|at| rd_i32(sub, at) as usize);
+        assert_eq!(
+            sub.len(),
+            16 + 16 * scales + 20 * rotations + 16 * translations,
+            "ANI size"
+        );
+        assert!(rotations >= 1 && scales >= 1 && translations >= 1);
+        let mut at = 16 + 16 * scales;
+        let mut animation = EngineAnimation {
+            target,
+            ..EngineAnimation::default()
+        };
+        for _ in 0..rotations {
+            animation.rotations.push((
+                rd_i32(sub, at),
+                [0, 1, 2, 3].map(|k| rd_f32(sub, at + 4 + k * 4)),
+            ));
+            at += 20;
+        }
+        for _ in 0..translations {
+            animation.translations.push((
+                rd_i32(sub, at),
+                [0, 1, 2].map(|k| rd_f32(sub, at + 4 + k * 4)),
+            ));
+            at += 16;
+        }
+        assert!(animation.rotations.iter().all(|&(t, _)| t <= last_time));
+        animations.push(animation);
+    }
+    assert_eq!(animations.len(), count, "AnimationCount");
+    (last_time, animations)
 }
 
 fn engine_mesh(body: &[u8]) -> EngineMesh {
@@ -308,8 +371,6 @@ fn engine_material(body: &[u8]) -> EngineMaterial {
 /// the frame's local space before its translation: `local' = R × local`), face corner by face
 /// corner in file order.
 fn engine_skinned_corners(file: &EngineFile, rotations: &[Quat]) -> Vec<GVec3> {
-    let n = file.frames.len();
-    let mut world: Vec<Option<M4>> = vec![None; n];
     fn rot(q: Quat) -> M4 {
         // Row-vector matrix: its rows are the column-vector matrix's columns.
         let m = Mat3::from_quat(q);
@@ -320,15 +381,75 @@ fn engine_skinned_corners(file: &EngineFile, rotations: &[Quat]) -> Vec<GVec3> {
         }
         out
     }
-    fn resolve(i: usize, file: &EngineFile, rotations: &[Quat], world: &mut Vec<Option<M4>>) -> M4 {
+    engine_corners(file, |i, frame| {
+        let q = rotations.get(i).copied().unwrap_or(Quat::IDENTITY);
+        multiply(&rot(q), &frame.local)
+    })
+}
+
+/// Selene's `Matrix = Quaternion` (Math/Matrix.h), as written there.
+fn selene_rotation(q: [f32; 4]) -> M4 {
+    let [x, y, z, w] = q;
+    let (xx, yy, zz, xy, xz, yz, wx, wy, wz) = (
+        x * x,
+        y * y,
+        z * z,
+        x * y,
+        x * z,
+        y * z,
+        w * x,
+        w * y,
+        w * z,
+    );
+    [
+        [1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy), 0.0],
+        [2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx), 0.0],
+        [2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy), 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ]
+}
+
+/// The engine at key time `time` of animation set 0: `CFrame::UpdateAnimationTransform`'s
+/// `scale × rotation` with the translation in the fourth row for animated frames, the default
+/// local matrix for the others.
+fn engine_animated_corners(file: &EngineFile, time: i32) -> Vec<GVec3> {
+    let animations = &file.animation_sets[0].1;
+    engine_corners(file, |i, frame| {
+        match animations.iter().find(|a| a.target == i) {
+            Some(animation) => {
+                let rotation = animation.rotations.iter().find(|k| k.0 == time).unwrap().1;
+                let translation = animation
+                    .translations
+                    .iter()
+                    .find(|k| k.0 == time)
+                    .unwrap()
+                    .1;
+                let mut local = selene_rotation(rotation);
+                local[3] = [translation[0], translation[1], translation[2], 1.0];
+                local
+            }
+            None => frame.local,
+        }
+    })
+}
+
+/// Face corners skinned with each frame's local matrix from `local_of`.
+fn engine_corners(file: &EngineFile, local_of: impl Fn(usize, &EngineFrame) -> M4) -> Vec<GVec3> {
+    let n = file.frames.len();
+    let mut world: Vec<Option<M4>> = vec![None; n];
+    fn resolve(
+        i: usize,
+        file: &EngineFile,
+        local_of: &dyn Fn(usize, &EngineFrame) -> M4,
+        world: &mut Vec<Option<M4>>,
+    ) -> M4 {
         if let Some(m) = world[i] {
             return m;
         }
         let frame = &file.frames[i];
-        let q = rotations.get(i).copied().unwrap_or(Quat::IDENTITY);
-        let local = multiply(&rot(q), &frame.local);
+        let local = local_of(i, frame);
         let m = if frame.parent >= 0 {
-            let parent = resolve(frame.parent as usize, file, rotations, world);
+            let parent = resolve(frame.parent as usize, file, local_of, world);
             multiply(&local, &parent)
         } else {
             local
@@ -341,7 +462,7 @@ fn engine_skinned_corners(file: &EngineFile, rotations: &[Quat]) -> Vec<GVec3> {
         let skin: Vec<M4> = mesh
             .palette
             .iter()
-            .map(|(offset, frame)| multiply(offset, &resolve(*frame, file, rotations, &mut world)))
+            .map(|(offset, frame)| multiply(offset, &resolve(*frame, file, &local_of, &mut world)))
             .collect();
         let skinned: Vec<GVec3> = mesh
             .positions
@@ -812,12 +933,42 @@ fn chain_reads_back_with_split_vertices_joined() {
     }
 }
 
+/// A small file with every kind of chunk: meshes, materials with every state chunk, collision
+/// data and an animation set.
+fn small_file() -> Vec<u8> {
+    use crate::formats::vmd::{BoneKey, BoneTrack, Motion};
+    let mut model = long_chain(4);
+    model.textures.push("a.png".into());
+    model.materials[0].texture = Some(crate::model::TextureIdx::new(0));
+    model.materials[1].specular = Vec3::new(0.5, 0.5, 0.5);
+    let motion = Motion {
+        bone_tracks: vec![BoneTrack {
+            name: crate::formats::cp932::SjisName::from_text("骨1").unwrap(),
+            keys: vec![BoneKey {
+                frame: 2,
+                translation: Vec3::ZERO,
+                rotation: crate::model::Vec4::new(0.0, 0.0, 0.3f32.sin(), 0.3f32.cos()),
+                interpolation: [20; 64],
+            }],
+        }],
+        ..Motion::default()
+    };
+    let options = SmfExportOptions {
+        collision_materials: vec![0],
+        animation: Some(SmfAnimation {
+            name: "anim".into(),
+            motion,
+        }),
+        ..SmfExportOptions::default()
+    };
+    let bytes = write_smf(&model, &options).unwrap().bytes;
+    assert_eq!(engine_walk(&bytes).animation_sets.len(), 1);
+    bytes
+}
+
 #[test]
 fn every_prefix_fails_cleanly_with_a_location() {
-    let model = long_chain(4);
-    let bytes = write_smf(&model, &SmfExportOptions::default())
-        .unwrap()
-        .bytes;
+    let bytes = small_file();
     assert!(read_smf(&bytes, &LoadOptions::default()).is_ok());
     for end in 0..bytes.len() {
         match read_smf(&bytes[..end], &LoadOptions::default()) {
@@ -834,10 +985,7 @@ fn every_prefix_fails_cleanly_with_a_location() {
 
 #[test]
 fn byte_flips_never_panic() {
-    let model = long_chain(6);
-    let bytes = write_smf(&model, &SmfExportOptions::default())
-        .unwrap()
-        .bytes;
+    let bytes = small_file();
     let mut rng = generate::Rng::new(0x5F_u64);
     let mut failures = 0;
     for _ in 0..3000 {
@@ -965,4 +1113,131 @@ fn a_mesh_past_65535_vertices_uses_32_bit_indices() {
     let (read, _) = read_smf(&export.bytes, &LoadOptions::default()).unwrap();
     assert_eq!(corners_of(&read), corners_of(&model));
     assert!(read.bones.is_empty(), "the mesh holder frame is not a bone");
+}
+
+#[test]
+fn a_motion_is_baked_into_an_animation_set_the_engine_plays_as_the_pose_engine() {
+    use crate::formats::cp932::SjisName;
+    use crate::formats::vmd::{BoneKey, BoneTrack, Motion};
+    let model = long_chain(60);
+    let mut interpolation = [0u8; 64];
+    for c in 0..4 {
+        interpolation[c] = 20;
+        interpolation[4 + c] = 20;
+        interpolation[8 + c] = 107;
+        interpolation[12 + c] = 107;
+    }
+    let key = |frame: u32, rotation: Quat, translation: Vec3| BoneKey {
+        frame,
+        translation,
+        rotation: crate::model::Vec4::new(rotation.x, rotation.y, rotation.z, rotation.w),
+        interpolation,
+    };
+    let track = |name: &str, keys: Vec<BoneKey>| BoneTrack {
+        name: SjisName::from_text(name).unwrap(),
+        keys,
+    };
+    let motion = Motion {
+        bone_tracks: vec![
+            track(
+                "骨3",
+                vec![
+                    key(0, Quat::IDENTITY, Vec3::ZERO),
+                    key(10, Quat::from_rotation_z(0.8), Vec3::ZERO),
+                ],
+            ),
+            track(
+                "骨30",
+                vec![
+                    key(0, Quat::IDENTITY, Vec3::ZERO),
+                    key(10, Quat::from_rotation_x(-0.6), Vec3::new(0.5, 0.0, 0.0)),
+                ],
+            ),
+            track("骨なし", vec![key(0, Quat::IDENTITY, Vec3::ZERO)]),
+        ],
+        ..Motion::default()
+    };
+    let options = SmfExportOptions {
+        animation: Some(SmfAnimation {
+            name: "歩き".into(),
+            motion: motion.clone(),
+        }),
+        ..SmfExportOptions::default()
+    };
+    let export = write_smf(&model, &options).unwrap();
+    assert!(export.report.losses.iter().any(|l| matches!(
+        l,
+        SmfLoss::MotionKeysDropped {
+            unmatched_bones: 1,
+            ..
+        }
+    )));
+    let file = engine_walk(&export.bytes);
+    assert_eq!(file.animation_sets.len(), 1);
+    assert_eq!(file.animation_sets[0].0, 10, "LastTime in frames");
+    let targets: Vec<usize> = file.animation_sets[0].1.iter().map(|a| a.target).collect();
+    assert_eq!(targets, vec![3, 30], "only the bones that move");
+
+    let reference = as_engine_sees_it(&model);
+    let binding = motion.bind(&reference);
+    for frame in [0u32, 4, 10] {
+        let mut pose = Pose::new(&reference);
+        motion.sample(&binding, frame as f32, &mut pose);
+        let expected = posed_corners(&reference, &pose);
+        let got = engine_animated_corners(&file, frame as i32);
+        assert_close(&got, &expected, &format!("frame {frame}"));
+    }
+    // The reader skips the animation set with a note.
+    let (read, report) = read_smf(&export.bytes, &LoadOptions::default()).unwrap();
+    assert_eq!(read.faces.len(), model.faces.len());
+    assert!(report.notes.iter().any(|n| n.message.contains("ANIS")));
+}
+
+#[test]
+fn gene_nodding_plays_in_the_engine_as_in_the_pose_engine() {
+    let (Some(model_bytes), Some(motion_bytes)) = (
+        corpus_file("pmx", "pmxeditor_gene_cc_by.pmx"),
+        corpus_file("vmd", "mmdagent_ex_nod.vmd"),
+    ) else {
+        return;
+    };
+    let (model, _) = crate::formats::pmx::read(&model_bytes, &LoadOptions::default()).unwrap();
+    let motion = crate::formats::vmd::read(&motion_bytes, &LoadOptions::default()).unwrap();
+    let options = SmfExportOptions {
+        animation: Some(SmfAnimation {
+            name: "motion".into(),
+            motion: motion.clone(),
+        }),
+        ..SmfExportOptions::default()
+    };
+    let export = write_smf(&model, &options).unwrap();
+    let file = engine_walk(&export.bytes);
+    let last = file.animation_sets[0].0;
+    assert_eq!(last as u32, motion.last_frame());
+    eprintln!(
+        "gene motion: {} frames, {} animated bones",
+        last,
+        file.animation_sets[0].1.len()
+    );
+    assert!(!file.animation_sets[0].1.is_empty());
+    // The pose engine on the model itself (IK and append included: the keys are baked), with
+    // the weights the file holds.
+    let mut reference = model.clone();
+    let bones = reference.bones.len();
+    for vertex in &mut reference.vertices {
+        vertex.weight = two_bone_weight(&vertex.weight, bones).map_or(
+            Weight::Bdef1 {
+                bone: Some(BoneIdx::new(0)),
+            },
+            |(w, _)| w,
+        );
+    }
+    let binding = motion.bind(&reference);
+    for frame in [0, last / 3, last / 2, last] {
+        let mut pose = Pose::new(&reference);
+        motion.sample(&binding, frame as f32, &mut pose);
+        let expected = posed_corners(&reference, &pose);
+        let got = engine_animated_corners(&file, frame);
+        assert_close(&got, &expected, &format!("gene frame {frame}"));
+    }
 }
