@@ -91,6 +91,16 @@ fn round_trip(model: &Model, what: &str) -> Model {
         "{what}: palette of {}",
         export.report.largest_palette
     );
+    eprintln!(
+        "{what}: {} bones, {} faces -> {} meshes, largest palette {}, {} vertices written ({} in the model), {} weights reduced",
+        model.bones.len(),
+        model.faces.len(),
+        export.report.meshes,
+        export.report.largest_palette,
+        export.report.vertices,
+        model.vertices.len(),
+        export.report.weight_reductions.len()
+    );
     let (read, _) = read_smf(&export.bytes, &LoadOptions::default())
         .unwrap_or_else(|e| panic!("{what}: import failed: {e}"));
     let faces = material_faces(model);
@@ -213,7 +223,9 @@ fn corpus_pmx_round_trips() {
         eprintln!("skipped: no PMX corpus");
         return;
     };
-    for path in files_with_extension(&dir, "pmx") {
+    let files = files_with_extension(&dir, "pmx");
+    assert!(!files.is_empty(), "the corpus folder has pmx files");
+    for path in files {
         let what = path.display().to_string();
         let bytes = std::fs::read(&path).unwrap();
         let (model, _) = pmx::read(&bytes, &LoadOptions::default()).unwrap();
@@ -230,7 +242,9 @@ fn corpus_pmd_round_trips() {
         eprintln!("skipped: no PMD corpus");
         return;
     };
-    for path in files_with_extension(&dir, "pmd") {
+    let files = files_with_extension(&dir, "pmd");
+    assert!(!files.is_empty(), "the corpus folder has pmd files");
+    for path in files {
         let what = path.display().to_string();
         let bytes = std::fs::read(&path).unwrap();
         let (model, _) = pmd::read(&bytes, &LoadOptions::default()).unwrap();

@@ -18,7 +18,10 @@
 //! - **Materials**, one per `MTRL`; the last `MTRL` of a mesh and the first of the next are one
 //!   material when they agree in every property (the export cut a material there).
 //! - **Weights**: `V_A`'s two palette entries and weight, as BDEF1 or BDEF2.
-//! - Collision data and animation sets are noted, not kept.
+//! - Collision data and animation sets are checked and noted, not kept.
+//!
+//! `LoadOptions::recover` is not used: an SMF file's chunks point into each other (palettes
+//! name frames, materials name polygon ranges), so a file cut short has no usable part.
 
 use super::{ChunkId, IDENTITY, MAX_BONE_COUNT, Matrix, SMF_VERSION_GUID, id, multiply, size};
 use crate::formats::cp932;

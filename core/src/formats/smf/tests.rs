@@ -1241,3 +1241,41 @@ fn gene_nodding_plays_in_the_engine_as_in_the_pose_engine() {
         assert_close(&got, &expected, &format!("gene frame {frame}"));
     }
 }
+
+#[test]
+fn the_report_lists_what_smf_cannot_hold_in_both_languages() {
+    let mut model = feature_model();
+    model.vertices.push(Vertex::default());
+    let export = write_smf(&model, &SmfExportOptions::default()).unwrap();
+    let losses = &export.report.losses;
+    for expected in ["morphs", "rigid bodies", "joints"] {
+        assert!(
+            losses
+                .iter()
+                .any(|l| matches!(l, SmfLoss::Dropped { kind, .. } if *kind == expected)),
+            "{expected} in {losses:#?}"
+        );
+    }
+    assert!(
+        losses
+            .iter()
+            .any(|l| matches!(l, SmfLoss::IkDropped { .. }))
+    );
+    assert!(
+        losses
+            .iter()
+            .any(|l| matches!(l, SmfLoss::AppendDropped { .. }))
+    );
+    assert!(
+        losses
+            .iter()
+            .any(|l| matches!(l, SmfLoss::WeightsReduced { .. }))
+    );
+    assert!(losses.contains(&SmfLoss::UnusedVertices { vertices: 1 }));
+    assert!(losses.contains(&SmfLoss::EnglishNamesDropped));
+    for loss in losses {
+        assert!(!loss.message_en().is_empty());
+        assert!(!loss.message_ja().is_ascii(), "{}", loss.message_ja());
+    }
+    assert_eq!(export.report.to_save_report().warnings.len(), losses.len());
+}

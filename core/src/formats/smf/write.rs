@@ -170,6 +170,8 @@ pub enum SmfLoss {
     /// A model without faces: its materials need a mesh, and a mesh without vertices is not
     /// safe to give the engine (a vertex buffer of zero bytes).
     MaterialsWithoutFaces { materials: usize },
+    /// Vertices no written face uses: SMF stores vertices per mesh, for its faces.
+    UnusedVertices { vertices: usize },
     /// A collision material index the model does not have.
     CollisionMaterialMissing { material: usize },
     /// English names, the model's name and comments.
@@ -236,6 +238,9 @@ impl SmfLoss {
             SmfLoss::MaterialsWithoutFaces { materials } => format!(
                 "{materials} materials not written: the model has no faces, and SMF keeps materials in meshes"
             ),
+            SmfLoss::UnusedVertices { vertices } => {
+                format!("{vertices} vertices no face uses: not written")
+            }
             SmfLoss::CollisionMaterialMissing { material } => {
                 format!("collision material {material} does not exist: skipped")
             }
@@ -313,6 +318,9 @@ impl SmfLoss {
             SmfLoss::MaterialsWithoutFaces { materials } => format!(
                 "面がないため材質{materials}個は書き出しません(SMFの材質はメッシュに属します)"
             ),
+            SmfLoss::UnusedVertices { vertices } => {
+                format!("どの面にも使われていない頂点{vertices}個は書き出しません")
+            }
             SmfLoss::CollisionMaterialMissing { material } => {
                 format!("コリジョン用の材質{material}は存在しないため飛ばします")
             }
@@ -602,6 +610,18 @@ pub fn write_smf(model: &Model, options: &SmfExportOptions) -> Result<SmfExport,
     }
 
     let meshes = split_meshes(model, &weights, bone_count > 0, &mut report);
+    let mut used = vec![false; model.vertices.len()];
+    for mesh in &meshes {
+        for &vertex in &mesh.vertices {
+            used[vertex] = true;
+        }
+    }
+    let unused = used.iter().filter(|&&u| !u).count();
+    if unused > 0 {
+        report
+            .losses
+            .push(SmfLoss::UnusedVertices { vertices: unused });
+    }
 
     // The file.
     let mut out = ChunkWriter::default();
