@@ -18,7 +18,8 @@
 //! drawn, as in MMD. PMX coordinates, normals, UVs and corner order are written as they are.
 //!
 //! **Animation (`ANIS`).** Times are MMD frames (1/30 s): key `Time` and `LastTime` count
-//! frames, and the application advances the controller by 30 units a second. A VMD motion is
+//! frames (the engine only compares them with the time the application passes, so playing at
+//! MMD speed means advancing it by 30 a second). A VMD motion is
 //! baked through the pose engine into one key per frame per moving bone, in the frame's local
 //! space (rotation and translation from the parent frame, scale 1), since Selene has neither
 //! IK nor Bézier curves. `CFrame::UpdateAnimationTransform` builds `scale × rotation` with the
