@@ -7,6 +7,7 @@ pub mod generate;
 pub mod i18n;
 pub mod model;
 pub mod path;
+pub mod physics;
 pub mod pose;
 pub(crate) mod serde_f32;
 pub mod texture;

@@ -162,17 +162,7 @@ impl ElementTable for BoneTable {
     }
 
     fn columns(&self, _model: &Model) -> Vec<ColumnSpec> {
-        COLUMNS
-            .iter()
-            .map(|&(col, title, width)| {
-                let spec = ColumnSpec::new(title, width);
-                if matches!(col, Col::Position | Col::Flags) {
-                    spec.unsortable()
-                } else {
-                    spec
-                }
-            })
-            .collect()
+        ColumnSpec::of_list_except(&COLUMNS, |col| matches!(col, Col::Position | Col::Flags))
     }
 
     fn cell_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, column: usize) {

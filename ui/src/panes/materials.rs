@@ -201,20 +201,12 @@ impl ElementTable for MaterialTable {
     }
 
     fn columns(&self, _model: &Model) -> Vec<ColumnSpec> {
-        COLUMNS
-            .iter()
-            .map(|&(col, title, width)| {
-                let spec = ColumnSpec::new(title, width);
-                if matches!(
-                    col,
-                    Col::Flags | Col::Diffuse | Col::Specular | Col::Ambient | Col::EdgeColor
-                ) {
-                    spec.unsortable()
-                } else {
-                    spec
-                }
-            })
-            .collect()
+        ColumnSpec::of_list_except(&COLUMNS, |col| {
+            matches!(
+                col,
+                Col::Flags | Col::Diffuse | Col::Specular | Col::Ambient | Col::EdgeColor
+            )
+        })
     }
 
     fn cell_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, column: usize) {

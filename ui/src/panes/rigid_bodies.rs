@@ -88,17 +88,9 @@ impl ElementTable for RigidBodyTable {
     }
 
     fn columns(&self, _model: &Model) -> Vec<ColumnSpec> {
-        COLUMNS
-            .iter()
-            .map(|&(col, title, width)| {
-                let spec = ColumnSpec::new(title, width);
-                if matches!(col, Col::Size | Col::Position | Col::Rotation) {
-                    spec.unsortable()
-                } else {
-                    spec
-                }
-            })
-            .collect()
+        ColumnSpec::of_list_except(&COLUMNS, |col| {
+            matches!(col, Col::Size | Col::Position | Col::Rotation)
+        })
     }
 
     fn cell_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, column: usize) {

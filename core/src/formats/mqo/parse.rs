@@ -911,36 +911,61 @@ impl<'a> Parser<'a, '_> {
                     vertices = Some(list);
                 }
                 // Ver 2.0's BVertex keeps the weights and colours vertexattr later took.
-                "weit" if opens_chunk(line.text) => {
-                    let weights = parser.indexed_list(line, &section, "weit", |p, t, s| {
-                        p.float(t, s, "a weight")
-                    })?;
-                    object.vertex_weights.extend(weights);
+                "weit" | "color" if opens_chunk(line.text) => {
+                    parser.vertex_list(line, &section, &keyword, object)?;
                 }
-                "color" if opens_chunk(line.text) => {
-                    let colors = parser.indexed_list(line, &section, "color", |p, t, s| {
-                        p.unsigned(t, s, "a colour")
-                    })?;
-                    object.vertex_colors.extend(colors);
-                }
-                _ => {
-                    if opens_chunk(line.text) {
-                        parser.skip_chunk(line, &section)?;
-                    } else {
-                        parser.skip_binary(line, &section)?;
-                    }
-                    parser.notes.push(MqoNote::UnknownAttribute {
-                        name: keyword,
-                        where_: "BVertex".into(),
-                        line: line.number,
-                    });
-                }
+                _ => parser.skip_unknown(line, &section, keyword, "BVertex")?,
             }
             Ok(())
         })?;
         object.vertices = vertices.ok_or_else(|| {
             self.error_at_line(opening.number, &section, "BVertex without a Vector block")
         })?;
+        Ok(())
+    }
+
+    /// `weit` (curve weights) or `color` (0xAABBGGRR) per vertex: Ver 2.0 keeps them in
+    /// `BVertex`, later versions in `vertexattr`.
+    fn vertex_list(
+        &mut self,
+        opening: Line<'a>,
+        section: &str,
+        keyword: &str,
+        object: &mut MqoObject,
+    ) -> Result<(), MqoError> {
+        if keyword == "weit" {
+            let weights = self.indexed_list(opening, section, "weit", |p, t, s| {
+                p.float(t, s, "a weight")
+            })?;
+            object.vertex_weights.extend(weights);
+        } else {
+            let colors = self.indexed_list(opening, section, "color", |p, t, s| {
+                p.unsigned(t, s, "a colour")
+            })?;
+            object.vertex_colors.extend(colors);
+        }
+        Ok(())
+    }
+
+    /// Reads past an attribute of `where_` this importer does not know (a chunk or a binary
+    /// block), and notes it.
+    fn skip_unknown(
+        &mut self,
+        line: Line<'a>,
+        section: &str,
+        keyword: String,
+        where_: &str,
+    ) -> Result<(), MqoError> {
+        if opens_chunk(line.text) {
+            self.skip_chunk(line, section)?;
+        } else {
+            self.skip_binary(line, section)?;
+        }
+        self.notes.push(MqoNote::UnknownAttribute {
+            name: keyword,
+            where_: where_.into(),
+            line: line.number,
+        });
         Ok(())
     }
 
@@ -985,30 +1010,10 @@ impl<'a> Parser<'a, '_> {
                     })?;
                     object.vertex_uids = uids;
                 }
-                "weit" if opens_chunk(line.text) => {
-                    let weights = parser.indexed_list(line, &section, "weit", |p, t, s| {
-                        p.float(t, s, "a weight")
-                    })?;
-                    object.vertex_weights.extend(weights);
+                "weit" | "color" if opens_chunk(line.text) => {
+                    parser.vertex_list(line, &section, &keyword, object)?;
                 }
-                "color" if opens_chunk(line.text) => {
-                    let colors = parser.indexed_list(line, &section, "color", |p, t, s| {
-                        p.unsigned(t, s, "a colour")
-                    })?;
-                    object.vertex_colors.extend(colors);
-                }
-                _ => {
-                    if opens_chunk(line.text) {
-                        parser.skip_chunk(line, &section)?;
-                    } else {
-                        parser.skip_binary(line, &section)?;
-                    }
-                    parser.notes.push(MqoNote::UnknownAttribute {
-                        name: keyword,
-                        where_: "vertexattr".into(),
-                        line: line.number,
-                    });
-                }
+                _ => parser.skip_unknown(line, &section, keyword, "vertexattr")?,
             }
             Ok(())
         })

@@ -34,6 +34,26 @@ impl ColumnSpec {
             .collect()
     }
 
+    /// The specs of a table's `(column, i18n key, width)` list, the columns `unsortable` names
+    /// not sortable (values such as vectors and flags have no one order).
+    #[must_use]
+    pub fn of_list_except<C: Copy>(
+        columns: &[(C, &'static str, f32)],
+        unsortable: impl Fn(C) -> bool,
+    ) -> Vec<Self> {
+        columns
+            .iter()
+            .map(|&(column, title, width)| {
+                let spec = Self::new(title, width);
+                if unsortable(column) {
+                    spec.unsortable()
+                } else {
+                    spec
+                }
+            })
+            .collect()
+    }
+
     #[must_use]
     pub const fn new(title: &'static str, width: f32) -> Self {
         Self {
