@@ -231,7 +231,8 @@ fn a_motion_picked_in_the_file_dialog_is_baked_and_its_time_unit_shown() {
 fn an_unreadable_motion_blocks_the_export_and_a_bad_extension_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.vmd");
-    std::fs::write(&bad, b"not a motion").unwrap();
+    // Longer than VMD's 30-byte signature, so the reader says what is wrong with it.
+    std::fs::write(&bad, [b'x'; 64]).unwrap();
     let mut harness = with_document(model(), Language::English);
     open_export_dialog(&mut harness);
     set_path(&mut harness, &dir.path().join("out.pmx"));
@@ -240,7 +241,14 @@ fn an_unreadable_motion_blocks_the_export_and_a_bad_extension_is_named() {
         .state_mut()
         .browse_finished(BrowsePurpose::SmfMotion, Some(bad));
     harness.run_ok();
-    harness.get_by_label_contains("not a VMD file");
+    // A long wrapped label is exposed as a value (on the label and its text runs).
+    let shown = harness
+        .query_all_by(|node| {
+            node.value()
+                .is_some_and(|value| value.contains("not a VMD file"))
+        })
+        .count();
+    assert!(shown > 0, "the reader's error is shown");
     set_path(&mut harness, &dir.path().join("out.smf"));
     click(&mut harness, "Export");
     assert!(!dir.path().join("out.smf").exists(), "Export is disabled");
