@@ -92,7 +92,7 @@ fn open_export_dialog(harness: &mut Harness<'_, EditorState>) {
 /// has no writer.
 fn write_vmd(path: &Path, bone: &str) {
     let mut bytes = Vec::new();
-    let mut field = |bytes: &mut Vec<u8>, text: &[u8], len: usize| {
+    let field = |bytes: &mut Vec<u8>, text: &[u8], len: usize| {
         let mut f = text.to_vec();
         f.resize(len, 0);
         bytes.extend_from_slice(&f[..len]);
