@@ -219,7 +219,17 @@ impl EditorApp {
                 BrowsePurpose::Open | BrowsePurpose::Save => rfd::FileDialog::new()
                     .add_filter("PMX / PMD", &["pmx", "PMX", "pmd", "PMD"])
                     .add_filter("JSON", &["json"]),
+                BrowsePurpose::ExportSmf => {
+                    rfd::FileDialog::new().add_filter("Selene SMF", &["smf", "SMF"])
+                }
+                BrowsePurpose::SmfMotion => {
+                    rfd::FileDialog::new().add_filter("VMD", &["vmd", "VMD"])
+                }
             };
+            // File > Open imports SMF too; Save as never writes it (File > Export SMF does).
+            if purpose == BrowsePurpose::Open {
+                dialog = dialog.add_filter("Selene SMF", &["smf", "SMF"]);
+            }
             if let Some(suggested) = &suggested {
                 if let Some(dir) = suggested.parent().filter(|d| d.is_dir()) {
                     dialog = dialog.set_directory(dir);
@@ -231,6 +241,8 @@ impl EditorApp {
             let path = match purpose {
                 BrowsePurpose::Open | BrowsePurpose::ImportMqo => dialog.pick_file(),
                 BrowsePurpose::Save | BrowsePurpose::ExportMqo => dialog.save_file(),
+                BrowsePurpose::SmfMotion => dialog.pick_file(),
+                BrowsePurpose::ExportSmf => dialog.save_file(),
             };
             let _ = sender.send((purpose, path));
             ctx.request_repaint();
@@ -250,6 +262,12 @@ impl EditorApp {
                 }
                 PlatformRequest::BrowseExportMqo { suggested } => {
                     self.browse(ctx, BrowsePurpose::ExportMqo, suggested);
+                }
+                PlatformRequest::BrowseExportSmf { suggested } => {
+                    self.browse(ctx, BrowsePurpose::ExportSmf, suggested);
+                }
+                PlatformRequest::BrowseSmfMotion => {
+                    self.browse(ctx, BrowsePurpose::SmfMotion, None);
                 }
                 PlatformRequest::BrowseSave { suggested } => {
                     self.browse(ctx, BrowsePurpose::Save, suggested);

@@ -71,6 +71,14 @@ pub enum Command {
     ShowImportMqoDialog,
     /// File > Export MQO: the export dialog.
     ShowExportMqoDialog,
+    /// File > Export SMF: the export dialog.
+    ShowExportSmfDialog,
+    /// Writes the open model to `path` as SMF (the export dialog's Export button); the
+    /// document is not changed.
+    ExportSmf {
+        path: PathBuf,
+        options: pmx_core::formats::smf::SmfExportOptions,
+    },
     /// Imports `path` (an MQO) as a new model, or with `merge` merges it into the open one as
     /// one step.
     Import {

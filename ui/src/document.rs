@@ -62,7 +62,7 @@ pub struct Document {
     pub load_report: Option<LoadReport>,
     /// The format of the file it came from (a PMD model is saved as PMX unless asked).
     pub format: FileFormat,
-    /// The file an imported model (MQO) came from: it names the document and is the folder
+    /// The file an imported model (MQO, SMF) came from: it names the document and is the folder
     /// textures are found in, but saving never writes back to it (`path` is `None` until the
     /// model is saved as PMX).
     pub imported_from: Option<PathBuf>,
@@ -83,8 +83,8 @@ impl Document {
 
     #[must_use]
     pub fn from_loaded(path: PathBuf, loaded: Loaded) -> Self {
-        if loaded.format == FileFormat::Mqo {
-            // An import: the model is new, the MQO is not its file.
+        if matches!(loaded.format, FileFormat::Mqo | FileFormat::Smf) {
+            // An import: the model is new, the MQO (or SMF) is not its file.
             let mut document = Self::from_model(loaded.model, None, Some(loaded.report));
             document.imported_from = Some(path);
             return document;
@@ -517,7 +517,7 @@ fn load_with_progress(
     let format = FileFormat::detect(path, &bytes).ok_or_else(|| {
         failure(
             format!(
-                "{}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz or .json)",
+                "{}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf or .json)",
                 path.display()
             ),
             false,

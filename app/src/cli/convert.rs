@@ -1,21 +1,23 @@
 //! `pmx-studio convert IN OUT [--version] [--encoding] [--index-sizes] [--allow-version-violations]
-//! [--scale] [--skip-hidden-objects] [--mqo-objects] [--mqx]`.
+//! [--scale] [--skip-hidden-objects] [--mqo-objects] [--mqx] [--vmd MOTION.vmd]
+//! [--collision-materials LIST] [--alpha-test auto|none|LIST] [--alpha-boundary N]`.
 
-use anyhow::{Result, bail};
+use anyhow::{Context as _, Result, bail};
 use pmx_core::formats::mqo::{
     DEFAULT_MQO_UNITS_PER_PMX_UNIT, MqoExportOptions, MqoImportOptions, MqoObjectGrouping,
 };
 use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
-use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions};
-use pmx_core::model::{PmxVersion, TextEncoding};
-use std::path::PathBuf;
+use pmx_core::formats::smf::{AlphaTestMaterials, SmfAnimation, SmfExportOptions};
+use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions, vmd};
+use pmx_core::model::{Model, PmxVersion, TextEncoding};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
 pub struct ConvertArgs {
     /// The model to read.
     pub input: PathBuf,
-    /// The file to write; its extension chooses the format (.pmx, .pmd, .mqo, .json).
+    /// The file to write; its extension chooses the format (.pmx, .pmd, .mqo, .smf, .json).
     pub output: PathBuf,
     /// PMX version to write (default: the model's).
     #[arg(long, value_parser = ["2.0", "2.1"])]
@@ -43,6 +45,22 @@ pub struct ConvertArgs {
     /// plugins); `none` writes no .mqx.
     #[arg(long, value_parser = ["all", "bones", "morphs", "none"], default_value = "all")]
     pub mqx: String,
+    /// SMF output: a VMD motion baked into the file as one animation set (one key per MMD
+    /// frame, 1/30 s, per moving bone).
+    #[arg(long, value_name = "MOTION.vmd")]
+    pub vmd: Option<PathBuf>,
+    /// SMF output: materials (indices or Japanese names, comma-separated) whose faces are also
+    /// written as collision data (stage models).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub collision_materials: Vec<String>,
+    /// SMF output: materials drawn with an alpha test (cut-out textures): `auto` (textures that
+    /// can carry alpha: .png, .tga, .dds), `none`, or materials (indices or Japanese names,
+    /// comma-separated).
+    #[arg(long, value_name = "auto|none|LIST", default_value = "auto")]
+    pub alpha_test: String,
+    /// SMF output: the alpha test cuts pixels whose alpha is at or below this (0-255).
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=255))]
+    pub alpha_boundary: u32,
 }
 
 impl ConvertArgs {
@@ -88,14 +106,91 @@ impl ConvertArgs {
                 ),
                 ..MqoExportOptions::default()
             },
+            // Needs the model (material names) and the motion file: see `smf_options`.
+            smf: SmfExportOptions::default(),
         }
     }
+
+    /// The SMF export options these flags ask for, with material names resolved in `model`
+    /// and the motion read.
+    pub fn smf_options(&self, model: &Model) -> Result<SmfExportOptions> {
+        let collision_materials = material_indices(model, &self.collision_materials)?;
+        let alpha_test = match self.alpha_test.trim() {
+            "auto" => AlphaTestMaterials::Automatic,
+            "none" => AlphaTestMaterials::None,
+            list => {
+                let items: Vec<String> = list.split(',').map(str::to_owned).collect();
+                AlphaTestMaterials::Listed(material_indices(model, &items)?)
+            }
+        };
+        let animation = match &self.vmd {
+            Some(path) => Some(read_motion(path)?),
+            None => None,
+        };
+        Ok(SmfExportOptions {
+            collision_materials,
+            alpha_test,
+            alpha_boundary: self.alpha_boundary,
+            animation,
+        })
+    }
+
+    /// Whether any SMF-only flag was given (they are refused for other outputs rather than
+    /// silently ignored).
+    fn has_smf_flags(&self) -> bool {
+        self.vmd.is_some()
+            || !self.collision_materials.is_empty()
+            || self.alpha_test != "auto"
+            || self.alpha_boundary != 16
+    }
+}
+
+/// The motion at `path` as an animation set named after the file.
+fn read_motion(path: &Path) -> Result<SmfAnimation> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}", path.display()))?;
+    let motion = vmd::read(&bytes, &LoadOptions::default())
+        .with_context(|| format!("{}", path.display()))?;
+    let name = path
+        .file_stem()
+        .map_or_else(|| "motion".to_owned(), |s| s.to_string_lossy().into_owned());
+    Ok(SmfAnimation { name, motion })
+}
+
+/// Material indices from `items`: each an index or a material's Japanese (else English) name.
+fn material_indices(model: &Model, items: &[String]) -> Result<Vec<usize>> {
+    let mut indices = Vec::new();
+    for item in items.iter().map(|i| i.trim()).filter(|i| !i.is_empty()) {
+        let found = if let Ok(index) = item.parse::<usize>() {
+            (index < model.materials.len()).then_some(index)
+        } else {
+            model
+                .materials
+                .iter()
+                .position(|m| m.name_ja.as_str() == item)
+                .or_else(|| {
+                    model
+                        .materials
+                        .iter()
+                        .position(|m| m.name_en.as_str() == item)
+                })
+        };
+        let Some(index) = found else {
+            bail!(
+                "no material {item:?} (the model has {} materials: give an index or a name)",
+                model.materials.len()
+            );
+        };
+        if !indices.contains(&index) {
+            indices.push(index);
+        }
+    }
+    Ok(indices)
 }
 
 pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     let Some(format) = FileFormat::from_extension(&args.output) else {
         bail!(
-            "{}: unknown output format (use .pmx, .pmd, .mqo or .json)",
+            "{}: unknown output format (use .pmx, .pmd, .mqo, .smf or .json)",
             args.output.display()
         );
     };
@@ -114,6 +209,11 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
             args.output.display()
         );
     }
+    if format != FileFormat::Smf && args.has_smf_flags() {
+        bail!(
+            "--vmd, --collision-materials, --alpha-test and --alpha-boundary are for .smf output"
+        );
+    }
     let load = LoadOptions {
         mqo: Some(MqoImportOptions {
             units_per_pmx_unit: args.scale.unwrap_or(DEFAULT_MQO_UNITS_PER_PMX_UNIT),
@@ -130,7 +230,9 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     };
     let loaded = formats::load_path(&args.input, &load)?;
     for note in &loaded.report.notes {
-        if loaded.format == FileFormat::Mqo {
+        // The readers of conversions (MQO, SMF) say what they made of the file; the others'
+        // notes are for `check`.
+        if matches!(loaded.format, FileFormat::Mqo | FileFormat::Smf) {
             eprintln!("note: {}", note.message);
         }
     }
@@ -154,6 +256,46 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
         if !report.losses.is_empty() {
             eprintln!(
                 "{} things the MQO file cannot hold (written as described):",
+                report.losses.len()
+            );
+        }
+        for loss in &report.losses {
+            eprintln!("warning: {}", loss.message_en());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if format == FileFormat::Smf {
+        let smf = args.smf_options(&loaded.model)?;
+        let export = formats::save_smf(&loaded.model, &args.output, &smf)?;
+        let report = &export.report;
+        eprintln!(
+            "wrote {}: {} frames, {} meshes (largest bone palette {} of {}), {} vertices, {} faces{}{}",
+            args.output.display(),
+            report.frames,
+            report.meshes,
+            report.largest_palette,
+            formats::smf::MAX_BONE_COUNT,
+            report.vertices,
+            report.faces,
+            if smf.collision_materials.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", collision from {} materials",
+                    smf.collision_materials.len()
+                )
+            },
+            smf.animation
+                .as_ref()
+                .map(|a| format!(
+                    ", animation set \"{}\" (key times in MMD frames, 30 a second)",
+                    a.name
+                ))
+                .unwrap_or_default(),
+        );
+        if !report.losses.is_empty() {
+            eprintln!(
+                "{} things the SMF file cannot hold (written as described):",
                 report.losses.len()
             );
         }

@@ -6,6 +6,7 @@ pub mod json;
 pub mod mqo;
 pub mod pmd;
 pub mod pmx;
+pub mod smf;
 pub mod vmd;
 pub mod vpd;
 pub mod vrm;
@@ -27,6 +28,9 @@ pub enum FileFormat {
     /// Metasequoia `.mqo` (and the zipped `.mqoz`): imported and exported, not a document
     /// format (the model is converted; see [`mqo`]).
     Mqo,
+    /// Selene SMF `.smf`: exported and imported, not a document format (a conversion: see
+    /// [`smf`]).
+    Smf,
 }
 
 impl FileFormat {
@@ -38,6 +42,7 @@ impl FileFormat {
             FileFormat::Json => "json",
             FileFormat::Pmd => "pmd",
             FileFormat::Mqo => "mqo",
+            FileFormat::Smf => "smf",
         }
     }
 
@@ -50,6 +55,7 @@ impl FileFormat {
             "json" => Some(FileFormat::Json),
             "pmd" => Some(FileFormat::Pmd),
             "mqo" | "mqoz" => Some(FileFormat::Mqo),
+            "smf" => Some(FileFormat::Smf),
             _ => None,
         }
     }
@@ -65,6 +71,11 @@ impl FileFormat {
         }
         if bytes.starts_with(b"Metasequoia Document") {
             return Some(FileFormat::Mqo);
+        }
+        // The `SMF` header chunk must come first (the loader refuses anything else); its ID is
+        // stored as the little-endian multi-character constant, `46 4D 53 00`.
+        if bytes.starts_with(&smf::id::SMF.to_bytes()) {
+            return Some(FileFormat::Smf);
         }
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first == Some(&b'{') {
@@ -92,7 +103,7 @@ pub enum FileError {
         path: PathBuf,
         source: Box<WriteError>,
     },
-    #[error("{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz or .json)")]
+    #[error("{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf or .json)")]
     UnknownFormat { path: PathBuf },
 }
 
@@ -118,6 +129,7 @@ pub fn read_bytes(
             let imported = mqo::read_mqo(bytes, &mqo_import_options(options))?;
             Ok((imported.model, imported.report.to_load_report()))
         }
+        FileFormat::Smf => smf::read_smf(bytes, options),
     }
 }
 
@@ -172,6 +184,8 @@ pub struct SaveOptions {
     /// For `.mqo`: scale, grouping, `.mqx` contents. [`save_path`] sets the file names and
     /// folders from the path.
     pub mqo: mqo::MqoExportOptions,
+    /// For `.smf`: collision materials, alpha test, a motion to bake.
+    pub smf: smf::SmfExportOptions,
 }
 
 /// Writes `model` in `format`.
@@ -190,6 +204,8 @@ pub fn write_bytes(
         // The MQO alone: [`save_path`] also writes the `.mqx` side file.
         FileFormat::Mqo => mqo::write_mqo(model, &options.mqo)
             .map(|export| (export.mqo, export.report.to_save_report())),
+        FileFormat::Smf => smf::write_smf(model, &options.smf)
+            .map(|export| (export.bytes, export.report.to_save_report())),
     }
 }
 
@@ -204,6 +220,9 @@ pub fn save_path(
     })?;
     if format == FileFormat::Mqo {
         return save_mqo(model, path, &options.mqo).map(|export| export.report.to_save_report());
+    }
+    if format == FileFormat::Smf {
+        return save_smf(model, path, &options.smf).map(|export| export.report.to_save_report());
     }
     let (bytes, report) =
         write_bytes(model, format, options).map_err(|source| FileError::Write {
@@ -243,6 +262,24 @@ pub fn save_mqo(
         })?;
     }
     write_atomic(path, &export.mqo).map_err(|source| FileError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(export)
+}
+
+/// Exports `model` to the SMF at `path`, atomically. Returns the export with its report (the
+/// bytes written, the counts and what SMF could not hold).
+pub fn save_smf(
+    model: &Model,
+    path: &Path,
+    options: &smf::SmfExportOptions,
+) -> Result<smf::SmfExport, FileError> {
+    let export = smf::write_smf(model, options).map_err(|source| FileError::Write {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })?;
+    write_atomic(path, &export.bytes).map_err(|source| FileError::Io {
         path: path.to_owned(),
         source,
     })?;
@@ -289,6 +326,32 @@ mod tests {
         let result = save_path(&model, &path, &SaveOptions::default());
         assert!(result.is_err());
         assert_eq!(std::fs::read(&path).unwrap_or_default(), b"original");
+        let leftovers = std::fs::read_dir(dir.path())
+            .map(|d| d.count())
+            .unwrap_or(0);
+        assert_eq!(leftovers, 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn smf_is_detected_by_its_header_chunk_and_saved_atomically() {
+        let dir = tempfile::tempdir().unwrap_or_else(|_| std::process::abort());
+        // A misleading extension: the header chunk decides.
+        let path = dir.path().join("sample.smf");
+        let model = crate::generate::sample_model();
+        let export = save_smf(&model, &path, &smf::SmfExportOptions::default());
+        assert!(export.is_ok(), "{export:?}");
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        assert_eq!(
+            FileFormat::detect(Path::new("model.bin"), &bytes),
+            Some(FileFormat::Smf)
+        );
+        assert_eq!(FileFormat::from_extension(&path), Some(FileFormat::Smf));
+        let loaded = load_path(&path, &LoadOptions::default());
+        assert!(loaded.is_ok(), "{loaded:?}");
+        if let Ok(loaded) = loaded {
+            assert_eq!(loaded.format, FileFormat::Smf);
+            assert_eq!(loaded.model.faces.len(), model.faces.len());
+        }
         let leftovers = std::fs::read_dir(dir.path())
             .map(|d| d.count())
             .unwrap_or(0);

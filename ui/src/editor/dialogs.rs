@@ -23,6 +23,7 @@ pub(super) enum Dialog {
     LoadError(LoadFailure),
     ImportMqo(super::mqo_dialogs::ImportMqoDialog),
     ExportMqo(super::mqo_dialogs::ExportMqoDialog),
+    ExportSmf(super::smf_dialogs::ExportSmfDialog),
     Error {
         title: &'static str,
         message: String,
@@ -213,6 +214,7 @@ impl EditorState {
                 Dialog::LoadError(failure) => self.load_error_ui(ui, failure),
                 Dialog::ImportMqo(import) => self.import_mqo_ui(ui, import),
                 Dialog::ExportMqo(export) => self.export_mqo_ui(ui, export),
+                Dialog::ExportSmf(export) => self.export_smf_ui(ui, export),
                 Dialog::Error { title, message } => self.error_ui(ui, title, message),
                 Dialog::About => self.about_ui(ui),
                 Dialog::Shortcuts => self.shortcuts_ui(ui),
@@ -421,7 +423,7 @@ impl EditorState {
         let wrong_extension = if save.export_pmd {
             format != Some(FileFormat::Pmd)
         } else {
-            format.is_none() || format == Some(FileFormat::Mqo)
+            format.is_none() || format == Some(FileFormat::Mqo) || format == Some(FileFormat::Smf)
         };
         if wrong_extension && !save.path.trim().is_empty() {
             ui.colored_label(
@@ -430,6 +432,8 @@ impl EditorState {
                     "dialog.pmd_extension"
                 } else if format == Some(FileFormat::Mqo) {
                     "dialog.mqo_use_export"
+                } else if format == Some(FileFormat::Smf) {
+                    "dialog.smf_use_export"
                 } else {
                     "dialog.unknown_extension"
                 }),

@@ -7,6 +7,7 @@ pub mod fonts;
 mod menu;
 mod mqo_dialogs;
 pub mod settings;
+mod smf_dialogs;
 mod tiles;
 pub mod workspace;
 
@@ -35,6 +36,10 @@ pub enum PlatformRequest {
     BrowseImportMqo,
     /// Show a native save dialog for `.mqo` (File > Export MQO).
     BrowseExportMqo { suggested: Option<PathBuf> },
+    /// Show a native save dialog for `.smf` (File > Export SMF).
+    BrowseExportSmf { suggested: Option<PathBuf> },
+    /// Show a native open dialog for the `.vmd` to bake into an SMF export.
+    BrowseSmfMotion,
     /// Close the window: the user confirmed quitting.
     Quit,
 }
@@ -46,6 +51,8 @@ pub enum BrowsePurpose {
     Save,
     ImportMqo,
     ExportMqo,
+    ExportSmf,
+    SmfMotion,
 }
 
 /// An action that would replace or drop the document, waiting for the unsaved-changes answer.
@@ -456,6 +463,16 @@ impl EditorState {
                     dialog.path = path.display().to_string();
                 }
             }
+            (BrowsePurpose::ExportSmf, Some(path)) => {
+                if let Some(Dialog::ExportSmf(dialog)) = &mut self.dialog {
+                    dialog.path = path.display().to_string();
+                }
+            }
+            (BrowsePurpose::SmfMotion, Some(path)) => {
+                if let Some(Dialog::ExportSmf(dialog)) = &mut self.dialog {
+                    dialog.motion_path = path.display().to_string();
+                }
+            }
             (_, None) => {
                 self.set_message(
                     MessageLevel::Info,
@@ -580,6 +597,12 @@ impl EditorState {
                     self.dialog = Some(Dialog::export_mqo(document));
                 }
             }
+            Command::ShowExportSmfDialog => {
+                if let Some(document) = &self.document {
+                    self.dialog = Some(Dialog::export_smf(document));
+                }
+            }
+            Command::ExportSmf { path, options } => self.export_smf_to(&path, &options),
             Command::Import {
                 path,
                 options,

@@ -1,0 +1,341 @@
+//! File > Export SMF: the Selene engine's chunk format, with its options (a VMD motion baked
+//! into an animation set, the materials written as collision data, the alpha test), and the
+//! counts and everything SMF cannot hold listed before anything is written. The document is
+//! not changed: SMF is an export, like MQO.
+
+use super::dialogs::{Dialog, MAX_PROBLEMS_SHOWN, Outcome};
+use super::{EditorState, MessageLevel, PlatformRequest};
+use crate::command::Command;
+use crate::document::{Document, file_name};
+use crate::i18n::Language;
+use pmx_core::edit::{EditLabel, LabelArg};
+use pmx_core::formats::smf::{
+    AlphaTestMaterials, MAX_BONE_COUNT, SmfAnimation, SmfExportOptions, SmfExportReport, write_smf,
+};
+use pmx_core::formats::{self, LoadOptions, vmd};
+use std::path::{Path, PathBuf};
+
+/// What the preview was computed for: the document revision and every option (the motion by
+/// its path: comparing whole motions every frame would cost more than the key saves).
+type PreviewKey = (u64, Vec<usize>, AlphaTestMaterials, u32, Option<PathBuf>);
+
+/// File > Export SMF.
+#[derive(Debug)]
+pub(super) struct ExportSmfDialog {
+    pub path: String,
+    /// The VMD to bake, as typed or picked (empty: no animation).
+    pub motion_path: String,
+    /// The motion read from `motion_path`, or why it could not be read.
+    motion: Option<(PathBuf, Result<SmfAnimation, String>)>,
+    collision: Vec<bool>,
+    alpha_test: AlphaTestMaterials,
+    alpha_boundary: u32,
+    preview: Option<(PreviewKey, Result<SmfExportReport, String>)>,
+}
+
+impl Dialog {
+    pub(super) fn export_smf(document: &Document) -> Self {
+        let mut path = document
+            .path
+            .clone()
+            .or_else(|| document.imported_from.clone())
+            .unwrap_or_else(|| {
+                std::env::current_dir()
+                    .unwrap_or_default()
+                    .join("untitled.smf")
+            });
+        path.set_extension("smf");
+        let defaults = SmfExportOptions::default();
+        Dialog::ExportSmf(ExportSmfDialog {
+            path: path.display().to_string(),
+            motion_path: String::new(),
+            motion: None,
+            collision: vec![false; document.model.materials.len()],
+            alpha_test: defaults.alpha_test,
+            alpha_boundary: defaults.alpha_boundary,
+            preview: None,
+        })
+    }
+}
+
+fn is_smf_path(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("smf"))
+}
+
+/// Reads the VMD at `path` as an animation set named after the file.
+fn read_motion(path: &Path) -> Result<SmfAnimation, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let motion = vmd::read(&bytes, &LoadOptions::default())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = path
+        .file_stem()
+        .map_or_else(|| "motion".to_owned(), |s| s.to_string_lossy().into_owned());
+    Ok(SmfAnimation { name, motion })
+}
+
+impl ExportSmfDialog {
+    /// The export options as the dialog stands (`None` while the chosen motion is unreadable).
+    fn options(&self) -> Option<SmfExportOptions> {
+        let animation = match &self.motion {
+            Some((_, Ok(animation))) => Some(animation.clone()),
+            Some((_, Err(_))) => return None,
+            None => None,
+        };
+        Some(SmfExportOptions {
+            collision_materials: self.collision_materials(),
+            alpha_test: self.alpha_test.clone(),
+            alpha_boundary: self.alpha_boundary,
+            animation,
+        })
+    }
+
+    fn collision_materials(&self) -> Vec<usize> {
+        self.collision
+            .iter()
+            .enumerate()
+            .filter_map(|(index, &on)| on.then_some(index))
+            .collect()
+    }
+}
+
+impl EditorState {
+    pub(super) fn export_smf_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        mut export: ExportSmfDialog,
+    ) -> Outcome {
+        let lang = self.lang();
+        let Some(document) = &self.document else {
+            return Outcome::Close;
+        };
+        ui.heading(lang.tr("dialog.export_smf_title"));
+        ui.horizontal(|ui| {
+            ui.add(egui::TextEdit::singleline(&mut export.path).desired_width(440.0))
+                .accessible_name(lang.tr("dialog.path"));
+            if ui.button(lang.tr("dialog.browse")).clicked() {
+                self.platform.push(PlatformRequest::BrowseExportSmf {
+                    suggested: Some(PathBuf::from(&export.path)),
+                });
+            }
+        });
+        // The material list follows the model (an edit behind the dialog is not possible, but
+        // a reload is cheap to survive).
+        export
+            .collision
+            .resize(document.model.materials.len(), false);
+        egui::Grid::new("export_smf_options")
+            .num_columns(2)
+            .spacing([12.0, 6.0])
+            .show(ui, |ui| {
+                ui.label(lang.tr("dialog.smf_motion"));
+                ui.horizontal(|ui| {
+                    ui.add(
+                        egui::TextEdit::singleline(&mut export.motion_path)
+                            .hint_text(lang.tr("dialog.smf_no_motion"))
+                            .desired_width(300.0),
+                    )
+                    .accessible_name(lang.tr("dialog.smf_motion"));
+                    if ui.button(lang.tr("dialog.smf_browse_motion")).clicked() {
+                        self.platform.push(PlatformRequest::BrowseSmfMotion);
+                    }
+                    if !export.motion_path.is_empty()
+                        && ui
+                            .small_button(lang.tr("dialog.smf_clear_motion"))
+                            .clicked()
+                    {
+                        export.motion_path.clear();
+                    }
+                });
+                ui.end_row();
+                ui.label(lang.tr("dialog.smf_collision"));
+                ui.vertical(|ui| {
+                    ui.weak(lang.tr("dialog.smf_collision_hint"));
+                    egui::ScrollArea::vertical()
+                        .id_salt("smf_collision")
+                        .max_height(140.0)
+                        .show(ui, |ui| {
+                            for (index, (material, on)) in document
+                                .model
+                                .materials
+                                .iter()
+                                .zip(export.collision.iter_mut())
+                                .enumerate()
+                            {
+                                // Japanese names: SMF keeps those (in cp932), and stage
+                                // materials are named in Japanese by their authors.
+                                ui.checkbox(on, format!("{index}: {}", material.name_ja.as_str()));
+                            }
+                        });
+                });
+                ui.end_row();
+                ui.label(lang.tr("dialog.smf_alpha_test"));
+                ui.horizontal(|ui| {
+                    let automatic = matches!(export.alpha_test, AlphaTestMaterials::Automatic);
+                    if ui
+                        .radio(automatic, lang.tr("dialog.smf_alpha_auto"))
+                        .clicked()
+                    {
+                        export.alpha_test = AlphaTestMaterials::Automatic;
+                    }
+                    if ui
+                        .radio(!automatic, lang.tr("dialog.smf_alpha_none"))
+                        .clicked()
+                    {
+                        export.alpha_test = AlphaTestMaterials::None;
+                    }
+                    ui.label(lang.tr("dialog.smf_alpha_boundary"));
+                    ui.add_enabled(
+                        automatic,
+                        egui::DragValue::new(&mut export.alpha_boundary).range(0..=255),
+                    )
+                    .accessible_name(lang.tr("dialog.smf_alpha_boundary"));
+                });
+                ui.end_row();
+            });
+        // The motion is read again only when its path changes.
+        let motion_path = export.motion_path.trim();
+        if motion_path.is_empty() {
+            export.motion = None;
+        } else if export
+            .motion
+            .as_ref()
+            .is_none_or(|(path, _)| path.as_os_str() != motion_path)
+        {
+            let path = PathBuf::from(motion_path);
+            export.motion = Some((path.clone(), read_motion(&path)));
+        }
+        let mut blocked = false;
+        if let Some((_, Err(message))) = &export.motion {
+            blocked = true;
+            ui.colored_label(ui.visuals().error_fg_color, message);
+        }
+        let options = export.options();
+        // What SMF cannot hold, worked out again only when the model or the options change:
+        // the report comes from the writer itself, so the list is exactly what Export does.
+        if let Some(options) = &options {
+            let key: PreviewKey = (
+                document.revision(),
+                options.collision_materials.clone(),
+                options.alpha_test.clone(),
+                options.alpha_boundary,
+                export.motion.as_ref().map(|(path, _)| path.clone()),
+            );
+            if export.preview.as_ref().is_none_or(|(k, _)| *k != key) {
+                let report = write_smf(&document.model, options)
+                    .map(|export| export.report)
+                    .map_err(|e| e.to_string());
+                export.preview = Some((key, report));
+            }
+        }
+        if let (Some(_), Some((_, report))) = (&options, &export.preview) {
+            match report {
+                Ok(report) => {
+                    ui.add_space(6.0);
+                    ui.label(lang.format(
+                        "dialog.smf_summary",
+                        &[
+                            ("frames", &report.frames),
+                            ("meshes", &report.meshes),
+                            ("palette", &report.largest_palette),
+                            ("max", &MAX_BONE_COUNT),
+                            ("vertices", &report.vertices),
+                            ("faces", &report.faces),
+                        ],
+                    ));
+                    if export.motion.is_some() {
+                        ui.weak(lang.tr("dialog.smf_time_unit"));
+                    }
+                    if !report.losses.is_empty() {
+                        ui.colored_label(
+                            ui.visuals().warn_fg_color,
+                            lang.format("dialog.smf_losses", &[("count", &report.losses.len())]),
+                        );
+                        egui::ScrollArea::vertical()
+                            .id_salt("smf_losses")
+                            .max_height(200.0)
+                            .show(ui, |ui| {
+                                for loss in report.losses.iter().take(MAX_PROBLEMS_SHOWN * 2) {
+                                    ui.label(match lang {
+                                        Language::Japanese => loss.message_ja(),
+                                        Language::English => loss.message_en(),
+                                    });
+                                }
+                            });
+                    }
+                }
+                Err(message) => {
+                    blocked = true;
+                    ui.colored_label(ui.visuals().error_fg_color, message);
+                }
+            }
+        }
+        let path = PathBuf::from(export.path.trim());
+        let valid = is_smf_path(&path);
+        if !valid && !export.path.trim().is_empty() {
+            ui.colored_label(ui.visuals().warn_fg_color, lang.tr("dialog.smf_extension"));
+        }
+        ui.add_space(8.0);
+        let mut outcome = None;
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(
+                    valid && !blocked && options.is_some(),
+                    egui::Button::new(lang.tr("dialog.export")),
+                )
+                .clicked()
+                && let Some(options) = options.clone()
+            {
+                outcome = Some(Outcome::Close);
+                self.commands.push(Command::ExportSmf {
+                    path: path.clone(),
+                    options,
+                });
+            }
+            if ui.button(lang.tr("dialog.cancel")).clicked() {
+                outcome = Some(Outcome::Close);
+            }
+        });
+        outcome.unwrap_or(Outcome::Keep(Dialog::ExportSmf(export)))
+    }
+
+    /// Writes the SMF and says so in the status bar; the document keeps its own file and is
+    /// not changed.
+    pub(super) fn export_smf_to(&mut self, path: &Path, options: &SmfExportOptions) {
+        let Some(document) = &self.document else {
+            return;
+        };
+        let started = std::time::Instant::now();
+        match formats::save_smf(&document.model, path, options) {
+            Ok(export) => {
+                let seconds = format!("{:.2}", started.elapsed().as_secs_f64());
+                let mut text = vec![
+                    EditLabel::new("status.exported")
+                        .arg("name", LabelArg::Text(file_name(path)))
+                        .arg("seconds", LabelArg::Text(seconds)),
+                ];
+                let lost = export.report.losses.len();
+                if lost > 0 {
+                    text.push(
+                        EditLabel::new("status.smf_lost").arg("count", LabelArg::Number(lost)),
+                    );
+                }
+                let level = if lost > 0 {
+                    MessageLevel::Warning
+                } else {
+                    MessageLevel::Info
+                };
+                self.set_message_parts(level, text);
+            }
+            Err(error) => {
+                let message = error.to_string();
+                self.set_message(MessageLevel::Error, message.as_str());
+                self.dialog = Some(Dialog::Error {
+                    title: "dialog.export_failed",
+                    message,
+                });
+            }
+        }
+    }
+}
