@@ -43,6 +43,7 @@ mod glb;
 pub mod humanoid;
 pub mod limit;
 mod material;
+mod meta_json;
 mod report;
 pub mod tpose;
 mod write;
@@ -53,6 +54,7 @@ mod tests;
 pub use expressions::{PRESET_TABLE, preset_for};
 pub use glb::split_glb;
 pub use humanoid::{HumanBone, HumanoidMap, HumanoidOverrides, map_bones, map_bones_with};
+pub use meta_json::{META_JSON_KEYS, MetaJsonError, ParsedMetaJson, parse_meta_json};
 pub use report::{VrmExportReport, VrmLoss};
 pub use write::write_vrm;
 
