@@ -216,6 +216,9 @@ impl EditorApp {
                 BrowsePurpose::ExportMqo => {
                     rfd::FileDialog::new().add_filter("Metasequoia", &["mqo", "MQO"])
                 }
+                BrowsePurpose::ExportVrm => {
+                    rfd::FileDialog::new().add_filter("VRM 1.0", &["vrm", "VRM"])
+                }
                 BrowsePurpose::Open | BrowsePurpose::Save => rfd::FileDialog::new()
                     .add_filter("PMX / PMD", &["pmx", "PMX", "pmd", "PMD"])
                     .add_filter("JSON", &["json"]),
@@ -230,7 +233,9 @@ impl EditorApp {
             }
             let path = match purpose {
                 BrowsePurpose::Open | BrowsePurpose::ImportMqo => dialog.pick_file(),
-                BrowsePurpose::Save | BrowsePurpose::ExportMqo => dialog.save_file(),
+                BrowsePurpose::Save | BrowsePurpose::ExportMqo | BrowsePurpose::ExportVrm => {
+                    dialog.save_file()
+                }
             };
             let _ = sender.send((purpose, path));
             ctx.request_repaint();
@@ -250,6 +255,9 @@ impl EditorApp {
                 }
                 PlatformRequest::BrowseExportMqo { suggested } => {
                     self.browse(ctx, BrowsePurpose::ExportMqo, suggested);
+                }
+                PlatformRequest::BrowseExportVrm { suggested } => {
+                    self.browse(ctx, BrowsePurpose::ExportVrm, suggested);
                 }
                 PlatformRequest::BrowseSave { suggested } => {
                     self.browse(ctx, BrowsePurpose::Save, suggested);

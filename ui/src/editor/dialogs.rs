@@ -23,6 +23,7 @@ pub(super) enum Dialog {
     LoadError(LoadFailure),
     ImportMqo(super::mqo_dialogs::ImportMqoDialog),
     ExportMqo(super::mqo_dialogs::ExportMqoDialog),
+    ExportVrm(Box<super::vrm_dialogs::ExportVrmDialog>),
     Error {
         title: &'static str,
         message: String,
@@ -213,6 +214,7 @@ impl EditorState {
                 Dialog::LoadError(failure) => self.load_error_ui(ui, failure),
                 Dialog::ImportMqo(import) => self.import_mqo_ui(ui, import),
                 Dialog::ExportMqo(export) => self.export_mqo_ui(ui, export),
+                Dialog::ExportVrm(export) => self.export_vrm_ui(ui, export),
                 Dialog::Error { title, message } => self.error_ui(ui, title, message),
                 Dialog::About => self.about_ui(ui),
                 Dialog::Shortcuts => self.shortcuts_ui(ui),

@@ -8,6 +8,7 @@ mod menu;
 mod mqo_dialogs;
 pub mod settings;
 mod tiles;
+mod vrm_dialogs;
 pub mod workspace;
 
 use crate::command::{Command, Commands, EditCommand, EditRequest};
@@ -35,6 +36,8 @@ pub enum PlatformRequest {
     BrowseImportMqo,
     /// Show a native save dialog for `.mqo` (File > Export MQO).
     BrowseExportMqo { suggested: Option<PathBuf> },
+    /// Show a native save dialog for `.vrm` (File > Export VRM).
+    BrowseExportVrm { suggested: Option<PathBuf> },
     /// Close the window: the user confirmed quitting.
     Quit,
 }
@@ -46,6 +49,7 @@ pub enum BrowsePurpose {
     Save,
     ImportMqo,
     ExportMqo,
+    ExportVrm,
 }
 
 /// An action that would replace or drop the document, waiting for the unsaved-changes answer.
@@ -456,6 +460,11 @@ impl EditorState {
                     dialog.path = path.display().to_string();
                 }
             }
+            (BrowsePurpose::ExportVrm, Some(path)) => {
+                if let Some(Dialog::ExportVrm(dialog)) = &mut self.dialog {
+                    dialog.path = path.display().to_string();
+                }
+            }
             (_, None) => {
                 self.set_message(
                     MessageLevel::Info,
@@ -580,6 +589,12 @@ impl EditorState {
                     self.dialog = Some(Dialog::export_mqo(document));
                 }
             }
+            Command::ShowExportVrmDialog => {
+                if let Some(document) = &self.document {
+                    self.dialog = Some(Dialog::export_vrm(document));
+                }
+            }
+            Command::ExportVrm { path, options } => self.export_vrm_to(&path, &options),
             Command::Import {
                 path,
                 options,
