@@ -428,7 +428,7 @@ fn mapping_ui(
                         .show_ui(ui, |ui| {
                             ui.selectable_value(&mut choice, None, none);
                             for (index, name) in bones {
-                                ui.selectable_value(&mut choice, Some(*index), name);
+                                ui.selectable_value(&mut choice, Some(*index), name.as_str());
                             }
                         })
                         .response
@@ -485,6 +485,11 @@ impl EditorState {
             .map(|(_, map)| map.missing_required())
             .unwrap_or_default();
 
+        finish_check(&mut export);
+        // The key the report on screen is for (the layout below may change it).
+        let shown_key: CheckKey = (revision, export.overrides.clone(), export.spring_bones);
+        let running = export.job.is_some();
+        let mut check_now = false;
         ui.add_space(4.0);
         ui.horizontal_top(|ui| {
             ui.vertical(|ui| {
@@ -515,7 +520,11 @@ impl EditorState {
                 ui.strong(lang.tr("dialog.vrm_humanoid"));
                 if let (Some((_, bones)), Some((_, map))) = (&export.bone_choices, &export.mapping)
                 {
-                    mapping_ui(ui, lang, bones, map, &mut export.overrides);
+                    // A fixed height: inside a horizontal layout the table would otherwise
+                    // get the row's height and show no rows.
+                    ui.allocate_ui(egui::vec2(530.0, 300.0), |ui| {
+                        mapping_ui(ui, lang, bones, map, &mut export.overrides);
+                    });
                 }
                 ui.horizontal(|ui| {
                     if ui
@@ -541,6 +550,17 @@ impl EditorState {
                 ui.add_space(4.0);
                 ui.checkbox(&mut export.spring_bones, lang.tr("dialog.vrm_spring_bones"))
                     .on_hover_text(lang.tr("dialog.vrm_spring_bones_hint"));
+                ui.separator();
+                ui.horizontal(|ui| {
+                    ui.strong(lang.tr("dialog.vrm_report"));
+                    if ui
+                        .add_enabled(!running, egui::Button::new(lang.tr("dialog.vrm_check")))
+                        .clicked()
+                    {
+                        check_now = true;
+                    }
+                });
+                report_ui(ui, lang, &export.checked, running, &shown_key);
             });
         });
 
@@ -552,26 +572,13 @@ impl EditorState {
             spring_bones: export.spring_bones,
             ..VrmExportOptions::default()
         };
-        let mut check_now = false;
-        ui.add_space(6.0);
-        ui.separator();
-        ui.horizontal(|ui| {
-            ui.strong(lang.tr("dialog.vrm_report"));
-            if ui
-                .add_enabled(export.job.is_none(), egui::Button::new(lang.tr("dialog.vrm_check")))
-                .clicked()
-            {
-                check_now = true;
-            }
-        });
-        finish_check(&mut export);
         let stale = export.checked.as_ref().is_none_or(|(k, _)| *k != key);
         if export.job.is_none() && (check_now || stale) {
             // Checked automatically when the dialog opens and whenever the mapping or the
             // spring switch changes; one run at a time, the newest settings next.
             export.job = Some(start_check(ui.ctx(), model, key.clone(), options.clone()));
+            ui.ctx().request_repaint();
         }
-        report_ui(ui, lang, &export, &key);
 
         let path = PathBuf::from(export.path.trim());
         let valid = is_vrm_path(&path);
@@ -690,12 +697,19 @@ fn finish_check(export: &mut ExportVrmDialog) {
     export.checked = Some((job.key, result));
 }
 
-fn report_ui(ui: &mut egui::Ui, lang: Language, export: &ExportVrmDialog, key: &CheckKey) {
-    let Some((checked_key, result)) = &export.checked else {
+/// The last check's counts and losses (or the refusal in words), and whether a newer one runs.
+fn report_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    checked: &Option<(CheckKey, Result<VrmExportReport, WriteError>)>,
+    running: bool,
+    key: &CheckKey,
+) {
+    let Some((checked_key, result)) = checked else {
         ui.label(lang.tr("dialog.vrm_checking"));
         return;
     };
-    if export.job.is_some() || checked_key != key {
+    if running || checked_key != key {
         ui.label(lang.tr("dialog.vrm_checking"));
     }
     match result {
@@ -721,18 +735,19 @@ fn report_ui(ui: &mut egui::Ui, lang: Language, export: &ExportVrmDialog, key: &
                 ui.visuals().warn_fg_color,
                 lang.format("dialog.vrm_losses", &[("count", &report.losses.len())]),
             );
-            egui::ScrollArea::vertical()
-                .id_salt("vrm_losses")
-                .max_height(160.0)
-                .auto_shrink([false, true])
-                .show(ui, |ui| {
-                    for loss in &report.losses {
-                        ui.label(match lang {
-                            Language::Japanese => loss.message_ja(),
-                            Language::English => loss.message_en(),
-                        });
-                    }
-                });
+            ui.allocate_ui(egui::vec2(530.0, 150.0), |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt("vrm_losses")
+                    .auto_shrink([false, true])
+                    .show(ui, |ui| {
+                        for loss in &report.losses {
+                            ui.label(match lang {
+                                Language::Japanese => loss.message_ja(),
+                                Language::English => loss.message_en(),
+                            });
+                        }
+                    });
+            });
         }
         Err(error) => {
             ui.colored_label(ui.visuals().error_fg_color, refusal(error, lang));

@@ -38,7 +38,7 @@ pub enum MetaJsonError {
     Syntax { message: String },
     #[error("META.json must be a JSON object with the VRM 1.0 meta keys, not {found}")]
     NotAnObject { found: &'static str },
-    #[error("META.json: unknown key {} (the keys are VRM 1.0's meta names: {})", quoted(keys), META_JSON_KEYS.join(", "))]
+    #[error("META.json: unknown key {} (the keys are VRM 1.0's meta names: {})", quoted(.keys), META_JSON_KEYS.join(", "))]
     UnknownKeys { keys: Vec<String> },
     #[error("META.json: \"{key}\" must be {expected}, not {found}")]
     WrongType {
@@ -46,7 +46,7 @@ pub enum MetaJsonError {
         expected: &'static str,
         found: &'static str,
     },
-    #[error("META.json: \"{key}\" is \"{value}\"; it must be one of {}", allowed.join(", "))]
+    #[error("META.json: \"{key}\" is \"{value}\"; it must be one of {}", .allowed.join(", "))]
     UnknownValue {
         key: &'static str,
         value: String,
