@@ -334,7 +334,11 @@ mod tests {
             &vrm::VrmExportOptions::default(),
         );
         assert!(report.is_ok_and(|report| report.humanoid_bones > 0));
-        assert!(std::fs::read(&path).unwrap_or_default().starts_with(b"glTF"));
+        assert!(
+            std::fs::read(&path)
+                .unwrap_or_default()
+                .starts_with(b"glTF")
+        );
         // No bones at all: refused before anything is written.
         let refused = dir.path().join("refused.vrm");
         let result = save_vrm(

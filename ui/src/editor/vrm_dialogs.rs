@@ -183,10 +183,9 @@ fn is_required(bone: HumanBone) -> bool {
 /// The words for an export the writer refused: the missing bones in the UI's language.
 fn refusal(error: &WriteError, lang: Language) -> String {
     match error {
-        WriteError::MissingHumanoidBones { bones } => lang.format(
-            "dialog.vrm_missing_bones",
-            &[("bones", &bones.join(", "))],
-        ),
+        WriteError::MissingHumanoidBones { bones } => {
+            lang.format("dialog.vrm_missing_bones", &[("bones", &bones.join(", "))])
+        }
         other => other.to_string(),
     }
 }
@@ -211,9 +210,7 @@ fn modification_label(modification: Modification) -> &'static str {
     match modification {
         Modification::Prohibited => "dialog.vrm_modification_prohibited",
         Modification::AllowModification => "dialog.vrm_modification_allowed",
-        Modification::AllowModificationRedistribution => {
-            "dialog.vrm_modification_redistribution"
-        }
+        Modification::AllowModificationRedistribution => "dialog.vrm_modification_redistribution",
     }
 }
 
@@ -247,7 +244,8 @@ fn text_row(ui: &mut egui::Ui, lang: Language, key: &'static str, text: &mut Str
     } else {
         egui::TextEdit::singleline(text)
     };
-    ui.add(edit.desired_width(240.0)).accessible_name(lang.tr(key));
+    ui.add(edit.desired_width(240.0))
+        .accessible_name(lang.tr(key));
     ui.end_row();
 }
 
@@ -379,7 +377,7 @@ fn mapping_ui(
         .column(Column::exact(150.0))
         .column(Column::exact(170.0))
         .column(Column::exact(190.0))
-        .max_scroll_height(300.0)
+        .max_scroll_height(230.0)
         .header(20.0, |mut header| {
             for key in [
                 "dialog.vrm_column_vrm",
@@ -464,7 +462,11 @@ impl EditorState {
         });
         let model = &document.model;
         let revision = document.revision();
-        if export.bone_choices.as_ref().is_none_or(|(r, _)| *r != revision) {
+        if export
+            .bone_choices
+            .as_ref()
+            .is_none_or(|(r, _)| *r != revision)
+        {
             let choices = model
                 .bones
                 .iter()
@@ -475,7 +477,11 @@ impl EditorState {
             export.bone_choices = Some((revision, choices));
         }
         let mapping_key = (revision, export.overrides.clone());
-        if export.mapping.as_ref().is_none_or(|(k, _)| *k != mapping_key) {
+        if export
+            .mapping
+            .as_ref()
+            .is_none_or(|(k, _)| *k != mapping_key)
+        {
             let map = map_bones_with(model, &export.overrides);
             export.mapping = Some((mapping_key, map));
         }
@@ -503,7 +509,8 @@ impl EditorState {
                         export.meta_message = Some(load_meta(&export.meta_path, &mut export.meta));
                     }
                     if ui.button(lang.tr("dialog.vrm_meta_save")).clicked() {
-                        export.meta_message = Some(save_meta(&export.meta_path, &export.meta, lang));
+                        export.meta_message =
+                            Some(save_meta(&export.meta_path, &export.meta, lang));
                     }
                 });
                 if let Some((failed, message)) = &export.meta_message {
@@ -515,14 +522,16 @@ impl EditorState {
                     ui.colored_label(color, message);
                 }
             });
-            ui.separator();
+            // Space, not a vertical separator: a separator takes the height the modal had
+            // last frame, and the modal then grows every frame.
+            ui.add_space(16.0);
             ui.vertical(|ui| {
                 ui.strong(lang.tr("dialog.vrm_humanoid"));
                 if let (Some((_, bones)), Some((_, map))) = (&export.bone_choices, &export.mapping)
                 {
                     // A fixed height: inside a horizontal layout the table would otherwise
                     // get the row's height and show no rows.
-                    ui.allocate_ui(egui::vec2(530.0, 300.0), |ui| {
+                    ui.allocate_ui(egui::vec2(530.0, 250.0), |ui| {
                         mapping_ui(ui, lang, bones, map, &mut export.overrides);
                     });
                 }
@@ -692,7 +701,9 @@ fn finish_check(export: &mut ExportVrmDialog) {
     };
     let result = result.unwrap_or_else(|| {
         // The writer panicked: say so rather than wait for ever.
-        Err(WriteError::Serialize("the check stopped unexpectedly".into()))
+        Err(WriteError::Serialize(
+            "the check stopped unexpectedly".into(),
+        ))
     });
     export.checked = Some((job.key, result));
 }
@@ -735,7 +746,7 @@ fn report_ui(
                 ui.visuals().warn_fg_color,
                 lang.format("dialog.vrm_losses", &[("count", &report.losses.len())]),
             );
-            ui.allocate_ui(egui::vec2(530.0, 150.0), |ui| {
+            ui.allocate_ui(egui::vec2(530.0, 110.0), |ui| {
                 egui::ScrollArea::vertical()
                     .id_salt("vrm_losses")
                     .auto_shrink([false, true])

@@ -137,7 +137,10 @@ mod tests {
         assert_eq!(value["limit"]["cone"]["angle"], 0.5);
         assert!(value["limit"]["cone"].get("rotation").is_none());
         let value = limit_json(&SpringLimit {
-            shape: LimitShape::Spherical { pitch: 0.5, yaw: 3.0 },
+            shape: LimitShape::Spherical {
+                pitch: 0.5,
+                yaw: 3.0,
+            },
             rotation: Quat::from_rotation_x(0.1),
         });
         assert_eq!(value["limit"].as_object().unwrap().len(), 1);

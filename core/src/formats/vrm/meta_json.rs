@@ -277,7 +277,8 @@ impl VrmMeta {
         text("contactInformation", &self.contact_information);
         text("thirdPartyLicenses", &self.third_party_licenses);
         text("otherLicenseUrl", &self.other_license_url);
-        let list = |items: &[String]| Value::Array(items.iter().cloned().map(Value::String).collect());
+        let list =
+            |items: &[String]| Value::Array(items.iter().cloned().map(Value::String).collect());
         object.insert("authors".into(), list(&self.authors));
         object.insert("references".into(), list(&self.references));
         object.insert("licenseUrl".into(), VRM_LICENSE_URL.into());
@@ -360,10 +361,7 @@ mod tests {
         assert_eq!(meta.version.as_deref(), Some("1.0"));
         assert_eq!(meta.authors, ["Ann", "Bob"]);
         assert_eq!(meta.copyright_information.as_deref(), Some("(c) Ann"));
-        assert_eq!(
-            meta.contact_information.as_deref(),
-            Some("ann@example.com")
-        );
+        assert_eq!(meta.contact_information.as_deref(), Some("ann@example.com"));
         assert_eq!(meta.references, ["https://example.com/original"]);
         assert_eq!(meta.third_party_licenses.as_deref(), Some("textures: CC0"));
         assert_eq!(meta.avatar_permission, AvatarPermission::Everyone);
@@ -439,7 +437,10 @@ mod tests {
             "{text}"
         );
         let text = message(r#"{"avatarPermission": "anyone"}"#);
-        assert!(text.contains("\"avatarPermission\" is \"anyone\""), "{text}");
+        assert!(
+            text.contains("\"avatarPermission\" is \"anyone\""),
+            "{text}"
+        );
         assert!(text.contains("onlyAuthor"), "{text}");
         let text = message(r#"{"creditNotation": "no"}"#);
         assert!(text.contains("required, unnecessary"), "{text}");
@@ -449,13 +450,13 @@ mod tests {
 
     #[test]
     fn another_licence_url_is_ignored_with_a_warning() {
-        let parsed = parse_meta_json(r#"{"licenseUrl": "https://example.com/mine"}"#)
-            .unwrap_or_default();
+        let parsed =
+            parse_meta_json(r#"{"licenseUrl": "https://example.com/mine"}"#).unwrap_or_default();
         assert_eq!(parsed.meta, VrmMeta::default());
         assert_eq!(parsed.warnings.len(), 1);
         assert!(parsed.warnings[0].contains("otherLicenseUrl"));
-        let parsed =
-            parse_meta_json(r#"{"licenseUrl": "https://vrm.dev/licenses/1.0"}"#).unwrap_or_default();
+        let parsed = parse_meta_json(r#"{"licenseUrl": "https://vrm.dev/licenses/1.0"}"#)
+            .unwrap_or_default();
         assert!(parsed.warnings.is_empty());
     }
 }
