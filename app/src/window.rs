@@ -216,6 +216,9 @@ impl EditorApp {
                 BrowsePurpose::ExportMqo => {
                     rfd::FileDialog::new().add_filter("Metasequoia", &["mqo", "MQO"])
                 }
+                BrowsePurpose::ExportVrm => {
+                    rfd::FileDialog::new().add_filter("VRM 1.0", &["vrm", "VRM"])
+                }
                 BrowsePurpose::Open | BrowsePurpose::Save => rfd::FileDialog::new()
                     .add_filter("PMX / PMD", &["pmx", "PMX", "pmd", "PMD"])
                     .add_filter("JSON", &["json"]),
@@ -240,9 +243,11 @@ impl EditorApp {
             }
             let path = match purpose {
                 BrowsePurpose::Open | BrowsePurpose::ImportMqo => dialog.pick_file(),
-                BrowsePurpose::Save | BrowsePurpose::ExportMqo => dialog.save_file(),
+                BrowsePurpose::Save
+                | BrowsePurpose::ExportMqo
+                | BrowsePurpose::ExportSmf
+                | BrowsePurpose::ExportVrm => dialog.save_file(),
                 BrowsePurpose::SmfMotion => dialog.pick_file(),
-                BrowsePurpose::ExportSmf => dialog.save_file(),
             };
             let _ = sender.send((purpose, path));
             ctx.request_repaint();
@@ -268,6 +273,9 @@ impl EditorApp {
                 }
                 PlatformRequest::BrowseSmfMotion => {
                     self.browse(ctx, BrowsePurpose::SmfMotion, None);
+                }
+                PlatformRequest::BrowseExportVrm { suggested } => {
+                    self.browse(ctx, BrowsePurpose::ExportVrm, suggested);
                 }
                 PlatformRequest::BrowseSave { suggested } => {
                     self.browse(ctx, BrowsePurpose::Save, suggested);

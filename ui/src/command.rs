@@ -79,6 +79,14 @@ pub enum Command {
         path: PathBuf,
         options: pmx_core::formats::smf::SmfExportOptions,
     },
+    /// File > Export VRM: the export dialog (meta, humanoid mapping, report).
+    ShowExportVrmDialog,
+    /// Writes the open model as a VRM at `path` (the export dialog's Export button); the
+    /// document is not changed.
+    ExportVrm {
+        path: PathBuf,
+        options: Box<pmx_core::formats::vrm::VrmExportOptions>,
+    },
     /// Imports `path` (an MQO) as a new model, or with `merge` merges it into the open one as
     /// one step.
     Import {

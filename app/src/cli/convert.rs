@@ -1,6 +1,7 @@
 //! `pmx-studio convert IN OUT [--version] [--encoding] [--index-sizes] [--allow-version-violations]
 //! [--scale] [--skip-hidden-objects] [--mqo-objects] [--mqx] [--vmd MOTION.vmd]
-//! [--collision-materials LIST] [--alpha-test auto|none|LIST] [--alpha-boundary N]`.
+//! [--collision-materials LIST] [--alpha-test auto|none|LIST] [--alpha-boundary N]
+//! [--vrm-meta META.json] [--no-spring-bones]`.
 
 use anyhow::{Context as _, Result, bail};
 use pmx_core::formats::mqo::{
@@ -8,6 +9,7 @@ use pmx_core::formats::mqo::{
 };
 use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
 use pmx_core::formats::smf::{AlphaTestMaterials, SmfAnimation, SmfExportOptions};
+use pmx_core::formats::vrm::{VrmExportOptions, VrmMeta, parse_meta_json};
 use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions, vmd};
 use pmx_core::model::{Model, PmxVersion, TextEncoding};
 use std::path::{Path, PathBuf};
@@ -17,7 +19,7 @@ use std::process::ExitCode;
 pub struct ConvertArgs {
     /// The model to read.
     pub input: PathBuf,
-    /// The file to write; its extension chooses the format (.pmx, .pmd, .mqo, .smf, .json).
+    /// The file to write; its extension chooses the format (.pmx, .pmd, .mqo, .smf, .json, .vrm).
     pub output: PathBuf,
     /// PMX version to write (default: the model's).
     #[arg(long, value_parser = ["2.0", "2.1"])]
@@ -61,9 +63,24 @@ pub struct ConvertArgs {
     /// SMF output: the alpha test cuts pixels whose alpha is at or below this (0-255).
     #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=255))]
     pub alpha_boundary: u32,
+    /// VRM output: the VRM 1.0 `meta` (name, authors, permissions...) as a JSON object with
+    /// the spec's key names; keys left out keep the most restrictive choice.
+    #[arg(long, value_name = "META.json")]
+    pub vrm_meta: Option<PathBuf>,
+    /// VRM output: leave the MMD physics out instead of writing it as spring bones.
+    #[arg(long)]
+    pub no_spring_bones: bool,
 }
 
 impl ConvertArgs {
+    /// The input's folder: the model's texture paths are relative to it.
+    fn input_dir(&self) -> PathBuf {
+        self.input
+            .parent()
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), PathBuf::from)
+    }
+
     /// The save options these flags ask for.
     pub fn save_options(&self) -> SaveOptions {
         SaveOptions {
@@ -98,12 +115,7 @@ impl ConvertArgs {
                 },
                 bones: matches!(self.mqx.as_str(), "all" | "bones"),
                 morphs: matches!(self.mqx.as_str(), "all" | "morphs"),
-                model_dir: Some(
-                    self.input
-                        .parent()
-                        .filter(|dir| !dir.as_os_str().is_empty())
-                        .map_or_else(|| PathBuf::from("."), PathBuf::from),
-                ),
+                model_dir: Some(self.input_dir()),
                 ..MqoExportOptions::default()
             },
             // Needs the model (material names) and the motion file: see `smf_options`.
@@ -188,12 +200,26 @@ fn material_indices(model: &Model, items: &[String]) -> Result<Vec<usize>> {
 }
 
 pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
-    let Some(format) = FileFormat::from_extension(&args.output) else {
+    let vrm = formats::is_vrm_path(&args.output);
+    if !vrm && (args.vrm_meta.is_some() || args.no_spring_bones) {
         bail!(
-            "{}: unknown output format (use .pmx, .pmd, .mqo, .smf or .json)",
+            "--vrm-meta and --no-spring-bones are for a .vrm output, not {}",
             args.output.display()
         );
+    }
+    // Read before the model: a mistyped key is reported without waiting for a big model.
+    let meta = if vrm {
+        Some(read_vrm_meta(args.vrm_meta.as_deref())?)
+    } else {
+        None
     };
+    let format = FileFormat::from_extension(&args.output);
+    if format.is_none() && !vrm {
+        bail!(
+            "{}: unknown output format (use .pmx, .pmd, .mqo, .smf, .json or .vrm)",
+            args.output.display()
+        );
+    }
     if let Some(scale) = args.scale
         && !(scale.is_finite() && scale > 0.0)
     {
@@ -209,7 +235,7 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
             args.output.display()
         );
     }
-    if format != FileFormat::Smf && args.has_smf_flags() {
+    if format != Some(FileFormat::Smf) && args.has_smf_flags() {
         bail!(
             "--vmd, --collision-materials, --alpha-test and --alpha-boundary are for .smf output"
         );
@@ -236,6 +262,12 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
             eprintln!("note: {}", note.message);
         }
     }
+    if let Some(meta) = meta {
+        return export_vrm(args, &loaded.model, meta);
+    }
+    let Some(format) = format else {
+        bail!("{}: unknown output format", args.output.display());
+    };
     let options = args.save_options();
     if format == FileFormat::Mqo {
         let export = formats::save_mqo(&loaded.model, &args.output, &options.mqo)?;
@@ -313,6 +345,54 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     }
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The meta of `--vrm-meta` (its warnings on stderr), or the defaults without it.
+fn read_vrm_meta(path: Option<&Path>) -> Result<VrmMeta> {
+    let Some(path) = path else {
+        return Ok(VrmMeta::default());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read the VRM meta", path.display()))?;
+    let parsed = parse_meta_json(&text).with_context(|| path.display().to_string())?;
+    for warning in &parsed.warnings {
+        eprintln!("warning: {}: {warning}", path.display());
+    }
+    Ok(parsed.meta)
+}
+
+/// Writes the VRM and lists on stderr what it holds and what it could not hold.
+fn export_vrm(args: &ConvertArgs, model: &Model, meta: VrmMeta) -> Result<ExitCode> {
+    let options = VrmExportOptions {
+        meta,
+        model_dir: Some(args.input_dir()),
+        spring_bones: !args.no_spring_bones,
+        ..VrmExportOptions::default()
+    };
+    let report = formats::save_vrm(model, &args.output, &options)?;
+    eprintln!(
+        "wrote {}: {} humanoid bones, {} joints, {} meshes ({} primitives), {} morph targets, {} preset and {} custom expressions, {} materials, {} images",
+        args.output.display(),
+        report.humanoid_bones,
+        report.joints,
+        report.meshes,
+        report.primitives,
+        report.morph_targets,
+        report.preset_expressions,
+        report.custom_expressions,
+        report.materials,
+        report.images,
+    );
+    if !report.losses.is_empty() {
+        eprintln!(
+            "{} things the VRM file cannot hold (written as described):",
+            report.losses.len()
+        );
+    }
+    for loss in &report.losses {
+        eprintln!("warning: {}", loss.message_en());
     }
     Ok(ExitCode::SUCCESS)
 }

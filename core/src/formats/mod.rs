@@ -286,6 +286,33 @@ pub fn save_smf(
     Ok(export)
 }
 
+/// Whether `path` names a VRM file (`.vrm`, any case): an export format only, written by
+/// [`save_vrm`], never read as a model.
+#[must_use]
+pub fn is_vrm_path(path: &Path) -> bool {
+    path.extension()
+        .and_then(|extension| extension.to_str())
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("vrm"))
+}
+
+/// Exports `model` as a VRM 1.0 file at `path`, atomically (nothing is written when the export
+/// fails, e.g. on missing humanoid bones). Returns what was written and lost.
+pub fn save_vrm(
+    model: &Model,
+    path: &Path,
+    options: &vrm::VrmExportOptions,
+) -> Result<vrm::VrmExportReport, FileError> {
+    let export = vrm::write_vrm(model, options).map_err(|source| FileError::Write {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })?;
+    write_atomic(path, &export.vrm).map_err(|source| FileError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(export.report)
+}
+
 /// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over
 /// `path`: a failed save never truncates or damages the file that was there.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -356,5 +383,33 @@ mod tests {
             .map(|d| d.count())
             .unwrap_or(0);
         assert_eq!(leftovers, 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn save_vrm_writes_the_glb_or_nothing() {
+        let dir = tempfile::tempdir().unwrap_or_else(|_| std::process::abort());
+        let path = dir.path().join("model.VRM");
+        assert!(is_vrm_path(&path));
+        assert!(!is_vrm_path(&dir.path().join("model.pmx")));
+        let report = save_vrm(
+            &crate::generate::sample_model(),
+            &path,
+            &vrm::VrmExportOptions::default(),
+        );
+        assert!(report.is_ok_and(|report| report.humanoid_bones > 0));
+        assert!(
+            std::fs::read(&path)
+                .unwrap_or_default()
+                .starts_with(b"glTF")
+        );
+        // No bones at all: refused before anything is written.
+        let refused = dir.path().join("refused.vrm");
+        let result = save_vrm(
+            &Model::new_empty(),
+            &refused,
+            &vrm::VrmExportOptions::default(),
+        );
+        assert!(result.is_err());
+        assert!(!refused.exists());
     }
 }

@@ -24,6 +24,7 @@ pub(super) enum Dialog {
     ImportMqo(super::mqo_dialogs::ImportMqoDialog),
     ExportMqo(super::mqo_dialogs::ExportMqoDialog),
     ExportSmf(super::smf_dialogs::ExportSmfDialog),
+    ExportVrm(Box<super::vrm_dialogs::ExportVrmDialog>),
     Error {
         title: &'static str,
         message: String,
@@ -215,6 +216,7 @@ impl EditorState {
                 Dialog::ImportMqo(import) => self.import_mqo_ui(ui, import),
                 Dialog::ExportMqo(export) => self.export_mqo_ui(ui, export),
                 Dialog::ExportSmf(export) => self.export_smf_ui(ui, export),
+                Dialog::ExportVrm(export) => self.export_vrm_ui(ui, export),
                 Dialog::Error { title, message } => self.error_ui(ui, title, message),
                 Dialog::About => self.about_ui(ui),
                 Dialog::Shortcuts => self.shortcuts_ui(ui),

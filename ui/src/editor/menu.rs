@@ -108,6 +108,13 @@ impl EditorState {
             open,
             Command::ShowExportSmfDialog,
         );
+        self.item(
+            ui,
+            "menu.export_vrm",
+            "",
+            open,
+            Command::ShowExportVrmDialog,
+        );
         ui.separator();
         self.item(ui, "menu.close", "Ctrl+W", open, Command::Close);
         self.item(ui, "menu.quit", "Ctrl+Q", true, Command::Quit);

@@ -9,6 +9,7 @@ mod mqo_dialogs;
 pub mod settings;
 mod smf_dialogs;
 mod tiles;
+mod vrm_dialogs;
 pub mod workspace;
 
 use crate::command::{Command, Commands, EditCommand, EditRequest};
@@ -40,6 +41,8 @@ pub enum PlatformRequest {
     BrowseExportSmf { suggested: Option<PathBuf> },
     /// Show a native open dialog for the `.vmd` to bake into an SMF export.
     BrowseSmfMotion,
+    /// Show a native save dialog for `.vrm` (File > Export VRM).
+    BrowseExportVrm { suggested: Option<PathBuf> },
     /// Close the window: the user confirmed quitting.
     Quit,
 }
@@ -53,6 +56,7 @@ pub enum BrowsePurpose {
     ExportMqo,
     ExportSmf,
     SmfMotion,
+    ExportVrm,
 }
 
 /// An action that would replace or drop the document, waiting for the unsaved-changes answer.
@@ -473,6 +477,11 @@ impl EditorState {
                     dialog.motion_path = path.display().to_string();
                 }
             }
+            (BrowsePurpose::ExportVrm, Some(path)) => {
+                if let Some(Dialog::ExportVrm(dialog)) = &mut self.dialog {
+                    dialog.path = path.display().to_string();
+                }
+            }
             (_, None) => {
                 self.set_message(
                     MessageLevel::Info,
@@ -603,6 +612,12 @@ impl EditorState {
                 }
             }
             Command::ExportSmf { path, options } => self.export_smf_to(&path, &options),
+            Command::ShowExportVrmDialog => {
+                if let Some(document) = &self.document {
+                    self.dialog = Some(Dialog::export_vrm(document));
+                }
+            }
+            Command::ExportVrm { path, options } => self.export_vrm_to(&path, &options),
             Command::Import {
                 path,
                 options,
