@@ -238,5 +238,17 @@ fn corpus_models_convert() {
             json["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]["hips"]["node"].is_number(),
             "{file}"
         );
+        // Gene's physics: the spring counts on stderr are the springs in the file.
+        if file.contains("gene") {
+            let springs = json["extensions"]["VRMC_springBone"]["springs"]
+                .as_array()
+                .map_or(0, Vec::len);
+            assert_eq!(springs, 38, "{file}");
+            assert!(
+                stderr(&output).contains("spring bones: 38 springs"),
+                "{file}: {}",
+                stderr(&output)
+            );
+        }
     }
 }

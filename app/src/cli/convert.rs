@@ -373,7 +373,7 @@ fn export_vrm(args: &ConvertArgs, model: &Model, meta: VrmMeta) -> Result<ExitCo
     };
     let report = formats::save_vrm(model, &args.output, &options)?;
     eprintln!(
-        "wrote {}: {} humanoid bones, {} joints, {} meshes ({} primitives), {} morph targets, {} preset and {} custom expressions, {} materials, {} images",
+        "wrote {}: {} humanoid bones, {} nodes, {} meshes ({} primitives), {} morph targets, {} preset and {} custom expressions, {} materials, {} images",
         args.output.display(),
         report.humanoid_bones,
         report.joints,
@@ -384,6 +384,18 @@ fn export_vrm(args: &ConvertArgs, model: &Model, meta: VrmMeta) -> Result<ExitCo
         report.custom_expressions,
         report.materials,
         report.images,
+    );
+    let springs = &report.springs;
+    eprintln!(
+        "spring bones: {} springs, {} spring joints, {} colliders in {} groups; limits: {} cone, {} hinge, {} spherical; {} node constraints",
+        springs.springs,
+        springs.joints,
+        springs.colliders,
+        springs.collider_groups,
+        springs.cone_limits,
+        springs.hinge_limits,
+        springs.spherical_limits,
+        report.node_constraints
     );
     if !report.losses.is_empty() {
         eprintln!(

@@ -739,6 +739,20 @@ fn report_ui(
                     ("images", &report.images),
                 ],
             ));
+            let springs = &report.springs;
+            ui.label(lang.format(
+                "dialog.vrm_springs",
+                &[
+                    ("springs", &springs.springs),
+                    ("spring_joints", &springs.joints),
+                    ("colliders", &springs.colliders),
+                    ("groups", &springs.collider_groups),
+                    ("cone", &springs.cone_limits),
+                    ("hinge", &springs.hinge_limits),
+                    ("spherical", &springs.spherical_limits),
+                    ("constraints", &report.node_constraints),
+                ],
+            ));
             if report.losses.is_empty() {
                 return;
             }
