@@ -110,7 +110,7 @@ fn export_shows_the_writers_report_then_writes_the_vrm_and_leaves_the_document_a
         .unwrap()
         .report;
     let summary = format!(
-        "{} humanoid bones, {} joints, {} meshes ({} primitives), {} morph targets",
+        "{} humanoid bones, {} nodes, {} meshes ({} primitives), {} morph targets",
         expected.humanoid_bones,
         expected.joints,
         expected.meshes,
@@ -118,6 +118,11 @@ fn export_shows_the_writers_report_then_writes_the_vrm_and_leaves_the_document_a
         expected.morph_targets
     );
     wait_for_label(&mut harness, &summary);
+    let springs = &expected.springs;
+    harness.get_by_label_contains(&format!(
+        "{} spring chains with {} spring joints, {} colliders",
+        springs.springs, springs.joints, springs.colliders
+    ));
     if let Some(loss) = expected.losses.first() {
         harness.get_by_label_contains(&format!("VRM cannot hold {} things", expected.losses.len()));
         harness.get_by_label(&loss.message_en());
@@ -242,7 +247,7 @@ fn the_vrm_dialog_speaks_japanese() {
     harness.get_by_label("VRM 1.0形式で出力");
     harness.get_by_role_and_label(Role::ComboBox, "アバターとして使える人");
     harness.get_by_label("物理をスプリングボーンとして出力");
-    wait_for_label(&mut harness, "個、ジョイント");
+    wait_for_label(&mut harness, "個、ノード");
     click(&mut harness, "キャンセル");
     assert!(harness.query_by_label("VRM 1.0形式で出力").is_none());
 }
