@@ -3,10 +3,11 @@
 //! (its own title, no PMX choices, what PMD loses), load errors with recovery, about, keyboard
 //! shortcuts.
 
-use super::{EditorState, PendingAction, PlatformRequest};
+use super::{EditorState, MessageLevel, PendingAction, PlatformRequest};
 use crate::command::Command;
 use crate::document::{Document, LoadFailure, SaveSettings, file_name};
 use crate::i18n::Language;
+use pmx_core::edit::{EditLabel, LabelArg};
 use pmx_core::formats::FileFormat;
 use pmx_core::formats::pmx::{IndexSizeMode, pmx21_features};
 use pmx_core::model::{PmxVersion, TextEncoding};
@@ -561,5 +562,45 @@ impl EditorState {
 
     pub(super) fn show_shortcuts(&mut self) {
         self.dialog = Some(Dialog::Shortcuts);
+    }
+}
+
+impl EditorState {
+    /// Ends an export (MQO, SMF, VRM): the status bar says what was written, in how long, and
+    /// how many things the format could not hold (`lost_key` words that count); a failure is
+    /// said in the status bar and in an error dialog. The document is not touched either way.
+    pub(super) fn export_finished(
+        &mut self,
+        path: &Path,
+        started: std::time::Instant,
+        result: Result<usize, String>,
+        lost_key: &'static str,
+    ) {
+        match result {
+            Ok(lost) => {
+                let seconds = format!("{:.2}", started.elapsed().as_secs_f64());
+                let mut text = vec![
+                    EditLabel::new("status.exported")
+                        .arg("name", LabelArg::Text(file_name(path)))
+                        .arg("seconds", LabelArg::Text(seconds)),
+                ];
+                if lost > 0 {
+                    text.push(EditLabel::new(lost_key).arg("count", LabelArg::Number(lost)));
+                }
+                let level = if lost > 0 {
+                    MessageLevel::Warning
+                } else {
+                    MessageLevel::Info
+                };
+                self.set_message_parts(level, text);
+            }
+            Err(message) => {
+                self.set_message(MessageLevel::Error, message.as_str());
+                self.dialog = Some(Dialog::Error {
+                    title: "dialog.export_failed",
+                    message,
+                });
+            }
+        }
     }
 }

@@ -4,11 +4,10 @@
 //! not changed: SMF is an export, like MQO.
 
 use super::dialogs::{Dialog, MAX_PROBLEMS_SHOWN, Outcome};
-use super::{EditorState, MessageLevel, PlatformRequest};
+use super::{EditorState, PlatformRequest};
 use crate::command::Command;
-use crate::document::{Document, file_name};
+use crate::document::Document;
 use crate::i18n::Language;
-use pmx_core::edit::{EditLabel, LabelArg};
 use pmx_core::formats::smf::{
     AlphaTestMaterials, MAX_BONE_COUNT, SmfAnimation, SmfExportOptions, SmfExportReport, write_smf,
 };
@@ -307,35 +306,9 @@ impl EditorState {
             return;
         };
         let started = std::time::Instant::now();
-        match formats::save_smf(&document.model, path, options) {
-            Ok(export) => {
-                let seconds = format!("{:.2}", started.elapsed().as_secs_f64());
-                let mut text = vec![
-                    EditLabel::new("status.exported")
-                        .arg("name", LabelArg::Text(file_name(path)))
-                        .arg("seconds", LabelArg::Text(seconds)),
-                ];
-                let lost = export.report.losses.len();
-                if lost > 0 {
-                    text.push(
-                        EditLabel::new("status.smf_lost").arg("count", LabelArg::Number(lost)),
-                    );
-                }
-                let level = if lost > 0 {
-                    MessageLevel::Warning
-                } else {
-                    MessageLevel::Info
-                };
-                self.set_message_parts(level, text);
-            }
-            Err(error) => {
-                let message = error.to_string();
-                self.set_message(MessageLevel::Error, message.as_str());
-                self.dialog = Some(Dialog::Error {
-                    title: "dialog.export_failed",
-                    message,
-                });
-            }
-        }
+        let result = formats::save_smf(&document.model, path, options)
+            .map(|export| export.report.losses.len())
+            .map_err(|error| error.to_string());
+        self.export_finished(path, started, result, "status.smf_lost");
     }
 }

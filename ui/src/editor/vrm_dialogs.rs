@@ -4,12 +4,11 @@
 //! document: an export is a copy, with no undo step and no unsaved change.
 
 use super::dialogs::{Dialog, Outcome};
-use super::{EditorState, MessageLevel, PlatformRequest};
+use super::{EditorState, PlatformRequest};
 use crate::command::Command;
 use crate::document::{Document, file_name};
 use crate::i18n::Language;
 use egui_extras::{Column, TableBuilder};
-use pmx_core::edit::{EditLabel, LabelArg};
 use pmx_core::formats::vrm::{
     AvatarPermission, CommercialUsage, HumanBone, HumanoidMap, HumanoidOverrides, Modification,
     VrmExportOptions, VrmExportReport, VrmMeta, map_bones_with, parse_meta_json, write_vrm,
@@ -624,41 +623,16 @@ impl EditorState {
             return;
         };
         let started = std::time::Instant::now();
-        match formats::save_vrm(&document.model, path, options) {
-            Ok(report) => {
-                let seconds = format!("{:.2}", started.elapsed().as_secs_f64());
-                let mut text = vec![
-                    EditLabel::new("status.exported")
-                        .arg("name", LabelArg::Text(file_name(path)))
-                        .arg("seconds", LabelArg::Text(seconds)),
-                ];
-                let lost = report.losses.len();
-                if lost > 0 {
-                    text.push(
-                        EditLabel::new("status.vrm_lost").arg("count", LabelArg::Number(lost)),
-                    );
+        let lang = self.lang();
+        let result = formats::save_vrm(&document.model, path, options)
+            .map(|report| report.losses.len())
+            .map_err(|error| match &error {
+                formats::FileError::Write { path, source } => {
+                    format!("{}: {}", path.display(), refusal(source, lang))
                 }
-                let level = if lost > 0 {
-                    MessageLevel::Warning
-                } else {
-                    MessageLevel::Info
-                };
-                self.set_message_parts(level, text);
-            }
-            Err(error) => {
-                let message = match &error {
-                    formats::FileError::Write { path, source } => {
-                        format!("{}: {}", path.display(), refusal(source, self.lang()))
-                    }
-                    other => other.to_string(),
-                };
-                self.set_message(MessageLevel::Error, message.as_str());
-                self.dialog = Some(Dialog::Error {
-                    title: "dialog.export_failed",
-                    message,
-                });
-            }
-        }
+                other => other.to_string(),
+            });
+        self.export_finished(path, started, result, "status.vrm_lost");
     }
 }
 
