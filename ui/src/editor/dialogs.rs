@@ -66,6 +66,29 @@ struct TargetProblems {
 /// Problems listed at most (the count of the rest is shown).
 pub(super) const MAX_PROBLEMS_SHOWN: usize = 12;
 
+/// An export dialog's list of what the format cannot hold: `heading` in the warning colour,
+/// then the first `2 × MAX_PROBLEMS_SHOWN` losses in `lang`, scrolling (the MQO and SMF exports).
+pub(super) fn losses_ui<L>(
+    ui: &mut egui::Ui,
+    heading: String,
+    salt: &str,
+    losses: &[L],
+    message: impl Fn(&L) -> String,
+) {
+    if losses.is_empty() {
+        return;
+    }
+    ui.colored_label(ui.visuals().warn_fg_color, heading);
+    egui::ScrollArea::vertical()
+        .id_salt(salt)
+        .max_height(200.0)
+        .show(ui, |ui| {
+            for loss in losses.iter().take(MAX_PROBLEMS_SHOWN * 2) {
+                ui.label(message(loss));
+            }
+        });
+}
+
 impl Dialog {
     pub(super) fn open(document: Option<&Document>) -> Self {
         let folder = document

@@ -2,7 +2,7 @@
 //! hidden objects, vertex colours; object grouping, the `.mqx` contents), and for the export
 //! what MQO cannot hold, listed before anything is written.
 
-use super::dialogs::{Dialog, MAX_PROBLEMS_SHOWN, Outcome};
+use super::dialogs::{Dialog, Outcome, losses_ui};
 use super::{EditorState, PlatformRequest};
 use crate::command::Command;
 use crate::document::Document;
@@ -272,23 +272,16 @@ impl EditorState {
                             ("targets", &report.morph_targets),
                         ],
                     ));
-                    if !report.losses.is_empty() {
-                        ui.colored_label(
-                            ui.visuals().warn_fg_color,
-                            lang.format("dialog.mqo_losses", &[("count", &report.losses.len())]),
-                        );
-                        egui::ScrollArea::vertical()
-                            .id_salt("mqo_losses")
-                            .max_height(200.0)
-                            .show(ui, |ui| {
-                                for loss in report.losses.iter().take(MAX_PROBLEMS_SHOWN * 2) {
-                                    ui.label(match lang {
-                                        Language::Japanese => loss.message_ja(),
-                                        Language::English => loss.message_en(),
-                                    });
-                                }
-                            });
-                    }
+                    losses_ui(
+                        ui,
+                        lang.format("dialog.mqo_losses", &[("count", &report.losses.len())]),
+                        "mqo_losses",
+                        &report.losses,
+                        |loss| match lang {
+                            Language::Japanese => loss.message_ja(),
+                            Language::English => loss.message_en(),
+                        },
+                    );
                 }
                 Err(message) => {
                     blocked = true;

@@ -3,7 +3,7 @@
 //! counts and everything SMF cannot hold listed before anything is written. The document is
 //! not changed: SMF is an export, like MQO.
 
-use super::dialogs::{Dialog, MAX_PROBLEMS_SHOWN, Outcome};
+use super::dialogs::{Dialog, Outcome, losses_ui};
 use super::{EditorState, PlatformRequest};
 use crate::command::Command;
 use crate::document::Document;
@@ -246,23 +246,16 @@ impl EditorState {
                     if export.motion.is_some() {
                         ui.weak(lang.tr("dialog.smf_time_unit"));
                     }
-                    if !report.losses.is_empty() {
-                        ui.colored_label(
-                            ui.visuals().warn_fg_color,
-                            lang.format("dialog.smf_losses", &[("count", &report.losses.len())]),
-                        );
-                        egui::ScrollArea::vertical()
-                            .id_salt("smf_losses")
-                            .max_height(200.0)
-                            .show(ui, |ui| {
-                                for loss in report.losses.iter().take(MAX_PROBLEMS_SHOWN * 2) {
-                                    ui.label(match lang {
-                                        Language::Japanese => loss.message_ja(),
-                                        Language::English => loss.message_en(),
-                                    });
-                                }
-                            });
-                    }
+                    losses_ui(
+                        ui,
+                        lang.format("dialog.smf_losses", &[("count", &report.losses.len())]),
+                        "smf_losses",
+                        &report.losses,
+                        |loss| match lang {
+                            Language::Japanese => loss.message_ja(),
+                            Language::English => loss.message_en(),
+                        },
+                    );
                 }
                 Err(message) => {
                     blocked = true;
