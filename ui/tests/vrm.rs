@@ -219,13 +219,22 @@ fn unmapping_a_required_bone_in_the_table_shows_it_and_blocks_the_export() {
         std::thread::sleep(Duration::from_millis(10));
     }
 
-    // Back to a bone: the export is possible again.
+    // Back to a bone: the export is possible again. The report line goes once the check that
+    // runs on its own thread has finished, so wait for it (as a user sees it clear).
     choose(&mut harness, "head", &head_choice);
-    assert!(
-        harness
-            .query_by_label_contains("No bone for these")
-            .is_none()
-    );
+    let started = Instant::now();
+    while harness
+        .query_all_by_label_contains("No bone for these")
+        .count()
+        > 0
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the missing-bone message stays after the bone is chosen again"
+        );
+        harness.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
     assert!(
         !harness
             .get_by_label("Export")
