@@ -27,6 +27,9 @@ pub enum FileFormat {
     /// Metasequoia `.mqo` (and the zipped `.mqoz`): imported and exported, not a document
     /// format (the model is converted; see [`mqo`]).
     Mqo,
+    /// VRM 1.0 / 0.x and glTF binary (`.vrm`, `.glb`): imported, not a document format (the
+    /// avatar is converted to an MMD model; see [`vrm::import`]). Writing it is the VRM export.
+    Vrm,
 }
 
 impl FileFormat {
@@ -38,6 +41,7 @@ impl FileFormat {
             FileFormat::Json => "json",
             FileFormat::Pmd => "pmd",
             FileFormat::Mqo => "mqo",
+            FileFormat::Vrm => "vrm",
         }
     }
 
@@ -50,6 +54,7 @@ impl FileFormat {
             "json" => Some(FileFormat::Json),
             "pmd" => Some(FileFormat::Pmd),
             "mqo" | "mqoz" => Some(FileFormat::Mqo),
+            "vrm" | "glb" => Some(FileFormat::Vrm),
             _ => None,
         }
     }
@@ -62,6 +67,9 @@ impl FileFormat {
         }
         if bytes.starts_with(pmd::MAGIC) {
             return Some(FileFormat::Pmd);
+        }
+        if vrm::import::is_glb(bytes) {
+            return Some(FileFormat::Vrm);
         }
         if bytes.starts_with(b"Metasequoia Document") {
             return Some(FileFormat::Mqo);
@@ -92,7 +100,7 @@ pub enum FileError {
         path: PathBuf,
         source: Box<WriteError>,
     },
-    #[error("{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz or .json)")]
+    #[error("{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .vrm, .glb or .json)")]
     UnknownFormat { path: PathBuf },
 }
 
@@ -117,6 +125,10 @@ pub fn read_bytes(
         FileFormat::Mqo => {
             let imported = mqo::read_mqo(bytes, &mqo_import_options(options))?;
             Ok((imported.model, imported.report.to_load_report()))
+        }
+        FileFormat::Vrm => {
+            let imported = vrm::read_vrm(bytes, options)?;
+            Ok((imported.model, imported.report))
         }
     }
 }
@@ -190,6 +202,11 @@ pub fn write_bytes(
         // The MQO alone: [`save_path`] also writes the `.mqx` side file.
         FileFormat::Mqo => mqo::write_mqo(model, &options.mqo)
             .map(|export| (export.mqo, export.report.to_save_report())),
+        // The VRM export with its defaults (the T-pose, spring bones; no texture folder).
+        FileFormat::Vrm => vrm::write_vrm(model, &vrm::VrmExportOptions::default()).map(|export| {
+            let warnings = export.report.losses.iter().map(|loss| loss.message_en()).collect();
+            (export.vrm, SaveReport { warnings })
+        }),
     }
 }
 
