@@ -204,7 +204,12 @@ pub fn write_bytes(
             .map(|export| (export.mqo, export.report.to_save_report())),
         // The VRM export with its defaults (the T-pose, spring bones; no texture folder).
         FileFormat::Vrm => vrm::write_vrm(model, &vrm::VrmExportOptions::default()).map(|export| {
-            let warnings = export.report.losses.iter().map(|loss| loss.message_en()).collect();
+            let warnings = export
+                .report
+                .losses
+                .iter()
+                .map(|loss| loss.message_en())
+                .collect();
             (export.vrm, SaveReport { warnings })
         }),
     }

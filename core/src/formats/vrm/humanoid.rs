@@ -313,7 +313,9 @@ impl HumanBone {
     /// The bone named `name` in VRM 1.0's `humanoid.humanBones` (`leftUpperArm`).
     #[must_use]
     pub fn from_vrm_name(name: &str) -> Option<HumanBone> {
-        HumanBone::ALL.into_iter().find(|bone| bone.vrm_name() == name)
+        HumanBone::ALL
+            .into_iter()
+            .find(|bone| bone.vrm_name() == name)
     }
 
     /// The MMD standard names (Japanese, English) an imported humanoid bone gets: the first
@@ -332,7 +334,11 @@ impl HumanBone {
         let Some((side, ja, en)) = names(self) else {
             return (self.vrm_name().into(), self.vrm_name().into());
         };
-        let ja_name = format!("{}{}", side_ja(side), ja.first().copied().unwrap_or_default());
+        let ja_name = format!(
+            "{}{}",
+            side_ja(side),
+            ja.first().copied().unwrap_or_default()
+        );
         let en_stem = en.first().copied().unwrap_or_else(|| self.vrm_name());
         let en_name = match side {
             Some(Side::Left) => format!("{en_stem}_L"),

@@ -61,8 +61,8 @@ mod tests;
 
 pub use expressions::{PRESET_TABLE, preset_for};
 pub use glb::split_glb;
-pub use import::{ImportedTexture, VrmImport, VrmVersion, read_vrm};
 pub use humanoid::{HumanBone, HumanoidMap, HumanoidOverrides, map_bones, map_bones_with};
+pub use import::{ImportedTexture, VrmImport, VrmVersion, read_vrm};
 pub use report::{VrmExportReport, VrmLoss};
 pub use springs::SpringCounts;
 pub use write::write_vrm;

@@ -19,7 +19,12 @@ pub(super) struct GlbChunks<'a> {
     pub bin_offset: usize,
 }
 
-fn at(section: &'static str, element: Option<usize>, field: &'static str, offset: usize) -> Location {
+fn at(
+    section: &'static str,
+    element: Option<usize>,
+    field: &'static str,
+    offset: usize,
+) -> Location {
     Location {
         section,
         element,

@@ -32,7 +32,9 @@ impl<T: Copy> Elements<T> {
 
     pub fn get(&self, index: usize) -> &[T] {
         let start = index * self.components;
-        self.values.get(start..start + self.components).unwrap_or(&[])
+        self.values
+            .get(start..start + self.components)
+            .unwrap_or(&[])
     }
 }
 
@@ -75,7 +77,11 @@ impl Component {
         match self {
             Component::I8 => {
                 let value = f32::from(b(0) as i8);
-                if normalized { (value / 127.0).max(-1.0) } else { value }
+                if normalized {
+                    (value / 127.0).max(-1.0)
+                } else {
+                    value
+                }
             }
             Component::U8 => {
                 let value = f32::from(b(0));
@@ -146,7 +152,12 @@ struct Span<'a> {
 
 impl<'a> Gltf<'a> {
     /// A location in the JSON: `section[element].field`, at the JSON chunk's offset.
-    pub fn at(&self, section: &'static str, element: Option<usize>, field: &'static str) -> Location {
+    pub fn at(
+        &self,
+        section: &'static str,
+        element: Option<usize>,
+        field: &'static str,
+    ) -> Location {
         Location {
             section,
             element,
@@ -191,7 +202,10 @@ impl<'a> Gltf<'a> {
                 from.0,
                 from.1,
                 from.2,
-                format!("{name}[{index}] does not exist ({} in the file)", items.len()),
+                format!(
+                    "{name}[{index}] does not exist ({} in the file)",
+                    items.len()
+                ),
             )
         })
     }
@@ -210,12 +224,21 @@ impl<'a> Gltf<'a> {
                 .and_then(|v| usize::try_from(v).ok())
                 .map(Some)
                 .ok_or_else(|| {
-                    self.malformed(site.0, site.1, site.2, format!("`{key}` must be a non-negative integer, not {value}"))
+                    self.malformed(
+                        site.0,
+                        site.1,
+                        site.2,
+                        format!("`{key}` must be a non-negative integer, not {value}"),
+                    )
                 }),
         }
     }
 
-    fn buffer_bytes(&self, index: usize, from: (&'static str, Option<usize>, &'static str)) -> Result<&'a [u8], ReadError> {
+    fn buffer_bytes(
+        &self,
+        index: usize,
+        from: (&'static str, Option<usize>, &'static str),
+    ) -> Result<&'a [u8], ReadError> {
         let buffer = self.item("buffers", index, from)?;
         if let Some(uri) = buffer.get("uri").and_then(Value::as_str) {
             let shown: String = uri.chars().take(40).collect();
@@ -227,7 +250,12 @@ impl<'a> Gltf<'a> {
             });
         }
         let Some(bin) = self.bin else {
-            return Err(self.malformed("buffers", Some(index), "", "the GLB has no BIN chunk for this buffer"));
+            return Err(self.malformed(
+                "buffers",
+                Some(index),
+                "",
+                "the GLB has no BIN chunk for this buffer",
+            ));
         };
         let declared = self
             .index_field(buffer, "byteLength", ("buffers", Some(index), "byteLength"))?
@@ -262,15 +290,28 @@ impl<'a> Gltf<'a> {
         let buffer_index = self
             .index_field(view, "buffer", ("bufferViews", Some(view_index), "buffer"))?
             .ok_or_else(|| self.malformed(site.0, site.1, "buffer", "missing"))?;
-        let buffer = self.buffer_bytes(buffer_index, ("bufferViews", Some(view_index), "buffer"))?;
+        let buffer =
+            self.buffer_bytes(buffer_index, ("bufferViews", Some(view_index), "buffer"))?;
         let view_offset = self
-            .index_field(view, "byteOffset", ("bufferViews", Some(view_index), "byteOffset"))?
+            .index_field(
+                view,
+                "byteOffset",
+                ("bufferViews", Some(view_index), "byteOffset"),
+            )?
             .unwrap_or(0);
         let view_length = self
-            .index_field(view, "byteLength", ("bufferViews", Some(view_index), "byteLength"))?
+            .index_field(
+                view,
+                "byteLength",
+                ("bufferViews", Some(view_index), "byteLength"),
+            )?
             .unwrap_or(0);
         let stride = self
-            .index_field(view, "byteStride", ("bufferViews", Some(view_index), "byteStride"))?
+            .index_field(
+                view,
+                "byteStride",
+                ("bufferViews", Some(view_index), "byteStride"),
+            )?
             .unwrap_or(element_size);
         let view_end = view_offset
             .checked_add(view_length)
@@ -324,10 +365,18 @@ impl<'a> Gltf<'a> {
     }
 
     /// The whole of buffer view `view` (an embedded image).
-    pub fn view_bytes(&self, view: usize, from: (&'static str, Option<usize>, &'static str)) -> Result<&'a [u8], ReadError> {
+    pub fn view_bytes(
+        &self,
+        view: usize,
+        from: (&'static str, Option<usize>, &'static str),
+    ) -> Result<&'a [u8], ReadError> {
         let value = self.item("bufferViews", view, from)?;
         let length = self
-            .index_field(value, "byteLength", ("bufferViews", Some(view), "byteLength"))?
+            .index_field(
+                value,
+                "byteLength",
+                ("bufferViews", Some(view), "byteLength"),
+            )?
             .unwrap_or(0);
         let span = self.view_span(view, 0, 1, length, from)?;
         Ok(&span.bytes[..length])
@@ -338,11 +387,13 @@ impl<'a> Gltf<'a> {
         let (components, raw) = self.read(index, Want::Floats)?;
         Ok(Elements {
             components,
-            values: raw.into_iter().map(|v| match v {
-                Raw::F(f) => f,
-                Raw::U(u) => u as f32,
-            })
-            .collect(),
+            values: raw
+                .into_iter()
+                .map(|v| match v {
+                    Raw::F(f) => f,
+                    Raw::U(u) => u as f32,
+                })
+                .collect(),
         })
     }
 
@@ -351,16 +402,22 @@ impl<'a> Gltf<'a> {
         let (components, raw) = self.read(index, Want::Integers)?;
         Ok(Elements {
             components,
-            values: raw.into_iter().map(|v| match v {
-                Raw::U(u) => u,
-                Raw::F(f) => f as u32,
-            })
-            .collect(),
+            values: raw
+                .into_iter()
+                .map(|v| match v {
+                    Raw::U(u) => u,
+                    Raw::F(f) => f as u32,
+                })
+                .collect(),
         })
     }
 
     /// The `count` an accessor declares (for checking before reading).
-    pub fn accessor_count(&self, index: usize, from: (&'static str, Option<usize>, &'static str)) -> Result<usize, ReadError> {
+    pub fn accessor_count(
+        &self,
+        index: usize,
+        from: (&'static str, Option<usize>, &'static str),
+    ) -> Result<usize, ReadError> {
         let accessor = self.item("accessors", index, from)?;
         Ok(self
             .index_field(accessor, "count", ("accessors", Some(index), "count"))?
@@ -370,11 +427,21 @@ impl<'a> Gltf<'a> {
     fn read(&self, index: usize, want: Want) -> Result<(usize, Vec<Raw>), ReadError> {
         let here = ("accessors", Some(index), "");
         let accessor = self.item("accessors", index, here)?;
-        let code = accessor.get("componentType").and_then(Value::as_u64).unwrap_or(0);
+        let code = accessor
+            .get("componentType")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
         let component = Component::from_code(code).ok_or_else(|| {
-            self.malformed("accessors", Some(index), "componentType", format!("unknown component type {code}"))
+            self.malformed(
+                "accessors",
+                Some(index),
+                "componentType",
+                format!("unknown component type {code}"),
+            )
         })?;
-        if want == Want::Integers && matches!(component, Component::F32 | Component::I8 | Component::I16) {
+        if want == Want::Integers
+            && matches!(component, Component::F32 | Component::I8 | Component::I16)
+        {
             return Err(self.malformed(
                 "accessors",
                 Some(index),
@@ -384,7 +451,12 @@ impl<'a> Gltf<'a> {
         }
         let kind = accessor.get("type").and_then(Value::as_str).unwrap_or("");
         let components = components_of(kind).ok_or_else(|| {
-            self.malformed("accessors", Some(index), "type", format!("unknown accessor type \"{kind}\""))
+            self.malformed(
+                "accessors",
+                Some(index),
+                "type",
+                format!("unknown accessor type \"{kind}\""),
+            )
         })?;
         if kind.starts_with("MAT") && component != Component::F32 {
             // Matrices of bytes and shorts pad their columns; nothing VRM uses needs them.
@@ -393,7 +465,10 @@ impl<'a> Gltf<'a> {
                 message: format!("{kind} of integer components"),
             });
         }
-        let normalized = accessor.get("normalized").and_then(Value::as_bool).unwrap_or(false);
+        let normalized = accessor
+            .get("normalized")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
         let count = self
             .index_field(accessor, "count", ("accessors", Some(index), "count"))?
             .unwrap_or(0);
@@ -410,12 +485,26 @@ impl<'a> Gltf<'a> {
                 Want::Integers => Raw::U(component.to_u32(bytes).unwrap_or(0)),
             }
         };
-        let mut values = match self.index_field(accessor, "bufferView", ("accessors", Some(index), "bufferView"))? {
+        let mut values = match self.index_field(
+            accessor,
+            "bufferView",
+            ("accessors", Some(index), "bufferView"),
+        )? {
             Some(view) => {
                 let offset = self
-                    .index_field(accessor, "byteOffset", ("accessors", Some(index), "byteOffset"))?
+                    .index_field(
+                        accessor,
+                        "byteOffset",
+                        ("accessors", Some(index), "byteOffset"),
+                    )?
                     .unwrap_or(0);
-                let span = self.view_span(view, offset, count, element_size, ("accessors", Some(index), "bufferView"))?;
+                let span = self.view_span(
+                    view,
+                    offset,
+                    count,
+                    element_size,
+                    ("accessors", Some(index), "bufferView"),
+                )?;
                 let _ = span.file_offset;
                 let mut values = Vec::with_capacity(count * components);
                 for element in 0..count {
@@ -451,7 +540,15 @@ impl<'a> Gltf<'a> {
             }
         };
         if let Some(sparse) = accessor.get("sparse") {
-            self.apply_sparse(index, sparse, count, components, element_size, &decode, &mut values)?;
+            self.apply_sparse(
+                index,
+                sparse,
+                count,
+                components,
+                element_size,
+                &decode,
+                &mut values,
+            )?;
         }
         Ok((components, values))
     }
@@ -477,26 +574,58 @@ impl<'a> Gltf<'a> {
                 format!("{sparse_count} substitutions for {count} elements"),
             ));
         }
-        let (Some(indices), Some(sparse_values)) = (sparse.get("indices"), sparse.get("values")) else {
-            return Err(self.malformed(site.0, site.1, "sparse", "needs both `indices` and `values`"));
+        let (Some(indices), Some(sparse_values)) = (sparse.get("indices"), sparse.get("values"))
+        else {
+            return Err(self.malformed(
+                site.0,
+                site.1,
+                "sparse",
+                "needs both `indices` and `values`",
+            ));
         };
-        let index_code = indices.get("componentType").and_then(Value::as_u64).unwrap_or(0);
+        let index_code = indices
+            .get("componentType")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
         let index_component = Component::from_code(index_code)
             .filter(|c| matches!(c, Component::U8 | Component::U16 | Component::U32))
             .ok_or_else(|| {
-                self.malformed(site.0, site.1, "sparse.indices.componentType", format!("{index_code} is not an unsigned integer type"))
+                self.malformed(
+                    site.0,
+                    site.1,
+                    "sparse.indices.componentType",
+                    format!("{index_code} is not an unsigned integer type"),
+                )
             })?;
         let index_view = self
-            .index_field(indices, "bufferView", ("accessors", Some(index), "sparse.indices.bufferView"))?
-            .ok_or_else(|| self.malformed(site.0, site.1, "sparse.indices.bufferView", "missing"))?;
+            .index_field(
+                indices,
+                "bufferView",
+                ("accessors", Some(index), "sparse.indices.bufferView"),
+            )?
+            .ok_or_else(|| {
+                self.malformed(site.0, site.1, "sparse.indices.bufferView", "missing")
+            })?;
         let index_offset = self
-            .index_field(indices, "byteOffset", ("accessors", Some(index), "sparse.indices.byteOffset"))?
+            .index_field(
+                indices,
+                "byteOffset",
+                ("accessors", Some(index), "sparse.indices.byteOffset"),
+            )?
             .unwrap_or(0);
         let value_view = self
-            .index_field(sparse_values, "bufferView", ("accessors", Some(index), "sparse.values.bufferView"))?
+            .index_field(
+                sparse_values,
+                "bufferView",
+                ("accessors", Some(index), "sparse.values.bufferView"),
+            )?
             .ok_or_else(|| self.malformed(site.0, site.1, "sparse.values.bufferView", "missing"))?;
         let value_offset = self
-            .index_field(sparse_values, "byteOffset", ("accessors", Some(index), "sparse.values.byteOffset"))?
+            .index_field(
+                sparse_values,
+                "byteOffset",
+                ("accessors", Some(index), "sparse.values.byteOffset"),
+            )?
             .unwrap_or(0);
         // Sparse data is tightly packed (no byteStride).
         let index_span = self.view_span(
@@ -525,12 +654,15 @@ impl<'a> Gltf<'a> {
                         offset: index_span.file_offset + at,
                         ..self.at("accessors", Some(index), "sparse.indices")
                     },
-                    message: format!("sparse index {target} is past the accessor's {count} elements"),
+                    message: format!(
+                        "sparse index {target} is past the accessor's {count} elements"
+                    ),
                 });
             }
             for c in 0..components {
                 let from = k * element_size + c * component_size;
-                values[target * components + c] = decode(&value_span.bytes[from..from + component_size]);
+                values[target * components + c] =
+                    decode(&value_span.bytes[from..from + component_size]);
             }
         }
         Ok(())
@@ -538,7 +670,10 @@ impl<'a> Gltf<'a> {
 }
 
 fn index_bytes(span: &Span<'_>, at: usize, size: usize) -> Vec<u8> {
-    span.bytes.get(at..at + size).map(<[u8]>::to_vec).unwrap_or_default()
+    span.bytes
+        .get(at..at + size)
+        .map(<[u8]>::to_vec)
+        .unwrap_or_default()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

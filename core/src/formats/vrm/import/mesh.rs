@@ -32,7 +32,12 @@ impl Buckets {
     }
 }
 
-fn primitive_location(import: &Importer<'_>, mesh: usize, primitive: usize, field: &'static str) -> Location {
+fn primitive_location(
+    import: &Importer<'_>,
+    mesh: usize,
+    primitive: usize,
+    field: &'static str,
+) -> Location {
     Location {
         sub: Some(("primitives", primitive)),
         ..import.gltf.at("meshes", Some(mesh), field)
@@ -47,14 +52,29 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
         let Some(mesh) = import.nodes[node].mesh else {
             continue;
         };
-        let mesh_value = import.gltf.item("meshes", mesh, ("nodes", Some(node), "mesh"))?.clone();
+        let mesh_value = import
+            .gltf
+            .item("meshes", mesh, ("nodes", Some(node), "mesh"))?
+            .clone();
         let skin = match import.nodes[node].skin {
             Some(skin) => Some(skin_matrices(import, node, skin)?),
             None => None,
         };
-        let primitives = mesh_value.get("primitives").and_then(Value::as_array).cloned().unwrap_or_default();
+        let primitives = mesh_value
+            .get("primitives")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         for (index, primitive) in primitives.iter().enumerate() {
-            let result = read_primitive(import, node, mesh, index, primitive, skin.as_ref(), &mut buckets);
+            let result = read_primitive(
+                import,
+                node,
+                mesh,
+                index,
+                primitive,
+                skin.as_ref(),
+                &mut buckets,
+            );
             match result {
                 Ok(cut) => over_four += cut,
                 Err(error) if import.recover => {
@@ -84,13 +104,19 @@ struct Skin {
 }
 
 fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin, ReadError> {
-    let value = import.gltf.item("skins", skin, ("nodes", Some(node), "skin"))?;
+    let value = import
+        .gltf
+        .item("skins", skin, ("nodes", Some(node), "skin"))?;
     let joints: Vec<usize> = value
         .get("joints")
         .and_then(Value::as_array)
         .map(|list| {
             list.iter()
-                .map(|j| j.as_u64().and_then(|j| usize::try_from(j).ok()).unwrap_or(usize::MAX))
+                .map(|j| {
+                    j.as_u64()
+                        .and_then(|j| usize::try_from(j).ok())
+                        .unwrap_or(usize::MAX)
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -99,12 +125,25 @@ fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin
             "skins",
             Some(skin),
             "joints",
-            format!("joint {} is not a node", if *bad == usize::MAX { "?".into() } else { bad.to_string() }),
+            format!(
+                "joint {} is not a node",
+                if *bad == usize::MAX {
+                    "?".into()
+                } else {
+                    bad.to_string()
+                }
+            ),
         ));
     }
-    let inverse = match import.gltf.index_field(value, "inverseBindMatrices", ("skins", Some(skin), "inverseBindMatrices"))? {
+    let inverse = match import.gltf.index_field(
+        value,
+        "inverseBindMatrices",
+        ("skins", Some(skin), "inverseBindMatrices"),
+    )? {
         Some(accessor) => {
-            let count = import.gltf.accessor_count(accessor, ("skins", Some(skin), "inverseBindMatrices"))?;
+            let count = import
+                .gltf
+                .accessor_count(accessor, ("skins", Some(skin), "inverseBindMatrices"))?;
             if count < joints.len() {
                 return Err(import.gltf.malformed(
                     "skins",
@@ -115,7 +154,12 @@ fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin
             }
             let elements = import.gltf.floats(accessor)?;
             if elements.components != 16 {
-                return Err(import.gltf.malformed("skins", Some(skin), "inverseBindMatrices", "must be MAT4"));
+                return Err(import.gltf.malformed(
+                    "skins",
+                    Some(skin),
+                    "inverseBindMatrices",
+                    "must be MAT4",
+                ));
             }
             (0..joints.len())
                 .map(|j| {
@@ -157,11 +201,15 @@ fn attribute(
             message: format!("{name} is not an accessor index"),
         });
     };
-    let count = import.gltf.accessor_count(accessor, ("meshes", Some(mesh), "attributes"))?;
+    let count = import
+        .gltf
+        .accessor_count(accessor, ("meshes", Some(mesh), "attributes"))?;
     if count != expected {
         return Err(ReadError::Malformed {
             location: primitive_location(import, mesh, primitive, "attributes"),
-            message: format!("{name} (accessors[{accessor}]) has {count} elements; POSITION has {expected}"),
+            message: format!(
+                "{name} (accessors[{accessor}]) has {count} elements; POSITION has {expected}"
+            ),
         });
     }
     if floats {
@@ -185,21 +233,37 @@ fn read_primitive(
     skin: Option<&Skin>,
     buckets: &mut Buckets,
 ) -> Result<usize, ReadError> {
-    if primitive.get("extensions").and_then(|e| e.get("KHR_draco_mesh_compression")).is_some() {
+    if primitive
+        .get("extensions")
+        .and_then(|e| e.get("KHR_draco_mesh_compression"))
+        .is_some()
+    {
         return Err(ReadError::Unsupported {
             location: primitive_location(import, mesh, index, "extensions"),
-            message: "Draco-compressed mesh (KHR_draco_mesh_compression) cannot be decoded here".into(),
+            message: "Draco-compressed mesh (KHR_draco_mesh_compression) cannot be decoded here"
+                .into(),
         });
     }
-    let mode = primitive.get("mode").and_then(Value::as_u64).unwrap_or(MODE_TRIANGLES);
+    let mode = primitive
+        .get("mode")
+        .and_then(Value::as_u64)
+        .unwrap_or(MODE_TRIANGLES);
     if !matches!(mode, MODE_TRIANGLES | MODE_STRIP | MODE_FAN) {
         let location = primitive_location(import, mesh, index, "mode");
-        import.note(location, format!("points or lines (mode {mode}) are not imported"), true);
+        import.note(
+            location,
+            format!("points or lines (mode {mode}) are not imported"),
+            true,
+        );
         return Ok(0);
     }
     let empty = Value::Null;
     let attributes = primitive.get("attributes").unwrap_or(&empty);
-    let Some(position_accessor) = attributes.get("POSITION").and_then(Value::as_u64).and_then(|a| usize::try_from(a).ok()) else {
+    let Some(position_accessor) = attributes
+        .get("POSITION")
+        .and_then(Value::as_u64)
+        .and_then(|a| usize::try_from(a).ok())
+    else {
         return Err(ReadError::Malformed {
             location: primitive_location(import, mesh, index, "attributes.POSITION"),
             message: "the primitive has no POSITION".into(),
@@ -213,28 +277,54 @@ fn read_primitive(
         });
     }
     let count = positions.count();
-    let normals = attribute(import, attributes, "NORMAL", count, mesh, index, true)?.filter(|n| n.components == 3);
-    let uvs = attribute(import, attributes, "TEXCOORD_0", count, mesh, index, true)?.filter(|n| n.components == 2);
+    let normals = attribute(import, attributes, "NORMAL", count, mesh, index, true)?
+        .filter(|n| n.components == 3);
+    let uvs = attribute(import, attributes, "TEXCOORD_0", count, mesh, index, true)?
+        .filter(|n| n.components == 2);
     let mut influences: Vec<(Elements<f32>, Elements<f32>)> = Vec::new();
     if skin.is_some() {
         for set in 0..4 {
-            let joints = attribute(import, attributes, &format!("JOINTS_{set}"), count, mesh, index, false)?;
-            let weights = attribute(import, attributes, &format!("WEIGHTS_{set}"), count, mesh, index, true)?;
+            let joints = attribute(
+                import,
+                attributes,
+                &format!("JOINTS_{set}"),
+                count,
+                mesh,
+                index,
+                false,
+            )?;
+            let weights = attribute(
+                import,
+                attributes,
+                &format!("WEIGHTS_{set}"),
+                count,
+                mesh,
+                index,
+                true,
+            )?;
             match (joints, weights) {
-                (Some(j), Some(w)) if j.components == 4 && w.components == 4 => influences.push((j, w)),
+                (Some(j), Some(w)) if j.components == 4 && w.components == 4 => {
+                    influences.push((j, w))
+                }
                 _ => break,
             }
         }
     }
 
     // Indices, as triangles in glTF's counter-clockwise order.
-    let indices: Vec<u32> = match import.gltf.index_field(primitive, "indices", ("meshes", Some(mesh), "primitives.indices"))? {
+    let indices: Vec<u32> = match import.gltf.index_field(
+        primitive,
+        "indices",
+        ("meshes", Some(mesh), "primitives.indices"),
+    )? {
         Some(accessor) => {
             let elements = import.gltf.integers(accessor)?;
             if let Some(bad) = elements.values.iter().find(|&&i| i as usize >= count) {
                 return Err(ReadError::Malformed {
                     location: primitive_location(import, mesh, index, "indices"),
-                    message: format!("index {bad} is past the primitive's {count} vertices (accessors[{accessor}])"),
+                    message: format!(
+                        "index {bad} is past the primitive's {count} vertices (accessors[{accessor}])"
+                    ),
                 });
             }
             elements.values
@@ -264,8 +354,15 @@ fn read_primitive(
                     let joint = joints.get(v)[k] as usize;
                     if joint >= skin_bones {
                         return Err(ReadError::Malformed {
-                            location: primitive_location(import, mesh, index, "attributes.JOINTS_0"),
-                            message: format!("joint {joint} of vertex {v} is past the skin's {skin_bones} joints"),
+                            location: primitive_location(
+                                import,
+                                mesh,
+                                index,
+                                "attributes.JOINTS_0",
+                            ),
+                            message: format!(
+                                "joint {joint} of vertex {v} is past the skin's {skin_bones} joints"
+                            ),
                         });
                     }
                     weights.push((joint, weight));
@@ -279,11 +376,21 @@ fn read_primitive(
                 for &(joint, w) in &weights {
                     blend += skin.matrices[joint] * (w / total);
                 }
-                let (weight, cut) = bone_weight(&weights.iter().map(|&(j, w)| (skin.bones[j], w)).collect::<Vec<_>>());
+                let (weight, cut) = bone_weight(
+                    &weights
+                        .iter()
+                        .map(|&(j, w)| (skin.bones[j], w))
+                        .collect::<Vec<_>>(),
+                );
                 over_four += usize::from(cut);
                 (blend, weight)
             }
-            _ => (node_world, Weight::Bdef1 { bone: Some(BoneIdx::new(node_bone)) }),
+            _ => (
+                node_world,
+                Weight::Bdef1 {
+                    bone: Some(BoneIdx::new(node_bone)),
+                },
+            ),
         };
         let p = positions.get(v);
         let position = blend.transform_point3(GVec3::new(p[0], p[1], p[2]));
@@ -314,7 +421,8 @@ fn read_primitive(
     // Morph targets: position deltas through each vertex's rest-pose matrix.
     if let Some(targets) = primitive.get("targets").and_then(Value::as_array) {
         for (target_index, target) in targets.iter().enumerate() {
-            let Some(deltas) = attribute(import, target, "POSITION", count, mesh, index, true)? else {
+            let Some(deltas) = attribute(import, target, "POSITION", count, mesh, index, true)?
+            else {
                 continue;
             };
             if deltas.components != 3 {
@@ -329,7 +437,11 @@ fn read_primitive(
                 let moved = Mat3::from_mat4(*blend) * GVec3::new(d[0], d[1], d[2]);
                 offsets.push((base + v, finite(import.point(moved))));
             }
-            import.targets.entry((mesh, target_index)).or_default().extend(offsets);
+            import
+                .targets
+                .entry((mesh, target_index))
+                .or_default()
+                .extend(offsets);
         }
     }
 
@@ -345,9 +457,17 @@ fn read_primitive(
             ]
         })
         .collect();
-    let material = import.gltf.index_field(primitive, "material", ("meshes", Some(mesh), "primitives.material"))?;
+    let material = import.gltf.index_field(
+        primitive,
+        "material",
+        ("meshes", Some(mesh), "primitives.material"),
+    )?;
     if let Some(material) = material {
-        import.gltf.item("materials", material, ("meshes", Some(mesh), "primitives.material"))?;
+        import.gltf.item(
+            "materials",
+            material,
+            ("meshes", Some(mesh), "primitives.material"),
+        )?;
     }
     buckets.add(material, faces);
     Ok(over_four)
@@ -372,7 +492,10 @@ fn triangles(indices: &[u32], mode: u64) -> Vec<[u32; 3]> {
         MODE_FAN => (1..indices.len().saturating_sub(1))
             .map(|i| [indices[i], indices[i + 1], indices[0]])
             .collect(),
-        _ => indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
+        _ => indices
+            .chunks_exact(3)
+            .map(|t| [t[0], t[1], t[2]])
+            .collect(),
     }
 }
 
@@ -457,14 +580,20 @@ fn materials(import: &mut Importer<'_>, buckets: Buckets) -> Result<(), ReadErro
     for key in order {
         let faces = faces.remove(&key).unwrap_or_default();
         let value = match key {
-            Some(material) => import.gltf.item("materials", material, ("materials", Some(material), ""))?.clone(),
+            Some(material) => import
+                .gltf
+                .item("materials", material, ("materials", Some(material), ""))?
+                .clone(),
             None => Value::Null,
         };
         let wanted = value
             .get("name")
             .and_then(Value::as_str)
             .filter(|n| !n.trim().is_empty())
-            .map_or_else(|| key.map_or("default".to_owned(), |k| format!("material{k}")), str::to_owned);
+            .map_or_else(
+                || key.map_or("default".to_owned(), |k| format!("material{k}")),
+                str::to_owned,
+            );
         let name = unique_name(&mut names, &wanted);
         let pbr = value.get("pbrMetallicRoughness");
         let diffuse = color(pbr.and_then(|p| p.get("baseColorFactor")), [1.0; 4]);
@@ -479,10 +608,18 @@ fn materials(import: &mut Importer<'_>, buckets: Buckets) -> Result<(), ReadErro
         if value.get("doubleSided").and_then(Value::as_bool) == Some(true) {
             material.draw_flags |= DrawFlags::DOUBLE_SIDED;
         }
-        let mtoon = value.get("extensions").and_then(|e| e.get("VRMC_materials_mtoon"));
+        let mtoon = value
+            .get("extensions")
+            .and_then(|e| e.get("VRMC_materials_mtoon"));
         if let Some(mtoon) = mtoon {
-            let mode = mtoon.get("outlineWidthMode").and_then(Value::as_str).unwrap_or("none");
-            let width = mtoon.get("outlineWidthFactor").and_then(Value::as_f64).unwrap_or(0.0);
+            let mode = mtoon
+                .get("outlineWidthMode")
+                .and_then(Value::as_str)
+                .unwrap_or("none");
+            let width = mtoon
+                .get("outlineWidthFactor")
+                .and_then(Value::as_f64)
+                .unwrap_or(0.0);
             if mode != "none" && width > 0.0 {
                 material.draw_flags |= DrawFlags::EDGE;
                 material.edge_color = color(mtoon.get("outlineColorFactor"), [0.0, 0.0, 0.0, 1.0]);
@@ -531,7 +668,10 @@ fn v0_outline(import: &Importer<'_>, name: &str, material: &mut Material) {
     else {
         return;
     };
-    let Some(found) = properties.iter().find(|p| p.get("name").and_then(Value::as_str) == Some(name)) else {
+    let Some(found) = properties
+        .iter()
+        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
+    else {
         return;
     };
     let mode = found
@@ -548,9 +688,17 @@ fn v0_outline(import: &Importer<'_>, name: &str, material: &mut Material) {
         material.draw_flags |= DrawFlags::EDGE;
         // 0.x colours are stored in gamma space already.
         let mut rgba = [0.0, 0.0, 0.0, 1.0];
-        if let Some(items) = found.get("vectorProperties").and_then(|v| v.get("_OutlineColor")).and_then(Value::as_array) {
+        if let Some(items) = found
+            .get("vectorProperties")
+            .and_then(|v| v.get("_OutlineColor"))
+            .and_then(Value::as_array)
+        {
             for (slot, item) in rgba.iter_mut().zip(items) {
-                *slot = item.as_f64().filter(|n| n.is_finite()).unwrap_or(0.0).clamp(0.0, 1.0) as f32;
+                *slot = item
+                    .as_f64()
+                    .filter(|n| n.is_finite())
+                    .unwrap_or(0.0)
+                    .clamp(0.0, 1.0) as f32;
             }
         }
         material.edge_color = Vec4::from_array(rgba);
@@ -562,11 +710,22 @@ fn v0_outline(import: &Importer<'_>, name: &str, material: &mut Material) {
 fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<TextureIdx>, ReadError> {
     let Some(value) = import.gltf.list("images")?.get(image).cloned() else {
         let location = import.gltf.at("textures", None, "source");
-        import.note(location, format!("images[{image}] does not exist; the material has no texture"), true);
+        import.note(
+            location,
+            format!("images[{image}] does not exist; the material has no texture"),
+            true,
+        );
         return Ok(None);
     };
-    let path = if let Some(view) = import.gltf.index_field(&value, "bufferView", ("images", Some(image), "bufferView"))? {
-        let bytes = import.gltf.view_bytes(view, ("images", Some(image), "bufferView"))?.to_vec();
+    let path = if let Some(view) =
+        import
+            .gltf
+            .index_field(&value, "bufferView", ("images", Some(image), "bufferView"))?
+    {
+        let bytes = import
+            .gltf
+            .view_bytes(view, ("images", Some(image), "bufferView"))?
+            .to_vec();
         let extension = match value.get("mimeType").and_then(Value::as_str) {
             Some("image/jpeg") => "jpg",
             Some("image/png") => "png",
@@ -589,7 +748,11 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
     } else if let Some(uri) = value.get("uri").and_then(Value::as_str) {
         if uri.starts_with("data:") {
             let location = import.gltf.at("images", Some(image), "uri");
-            import.note(location, "images in data URIs are not imported yet; the material has no texture", true);
+            import.note(
+                location,
+                "images in data URIs are not imported yet; the material has no texture",
+                true,
+            );
             return Ok(None);
         }
         uri.to_owned()
@@ -605,7 +768,13 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
 fn safe_file_stem(name: &str) -> String {
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
     stem.chars()
-        .map(|c| if c.is_control() || "\\/:*?\"<>|".contains(c) { '_' } else { c })
+        .map(|c| {
+            if c.is_control() || "\\/:*?\"<>|".contains(c) {
+                '_'
+            } else {
+                c
+            }
+        })
         .collect::<String>()
         .trim_matches(|c: char| c == '.' || c.is_whitespace())
         .to_owned()
@@ -624,13 +793,22 @@ mod tests {
         };
         assert_eq!(bones[0], Some(BoneIdx::new(2)));
         assert!((weights.iter().sum::<f32>() - 1.0).abs() < 1e-6);
-        assert!(!bones.contains(&Some(BoneIdx::new(5))), "the smallest tie goes: {bones:?}");
+        assert!(
+            !bones.contains(&Some(BoneIdx::new(5))),
+            "the smallest tie goes: {bones:?}"
+        );
     }
 
     #[test]
     fn strips_and_fans_keep_the_turn() {
-        assert_eq!(triangles(&[0, 1, 2, 3], MODE_STRIP), vec![[0, 1, 2], [2, 1, 3]]);
-        assert_eq!(triangles(&[0, 1, 2, 3], MODE_FAN), vec![[1, 2, 0], [2, 3, 0]]);
+        assert_eq!(
+            triangles(&[0, 1, 2, 3], MODE_STRIP),
+            vec![[0, 1, 2], [2, 1, 3]]
+        );
+        assert_eq!(
+            triangles(&[0, 1, 2, 3], MODE_FAN),
+            vec![[1, 2, 0], [2, 3, 0]]
+        );
         assert_eq!(safe_file_stem("a/b:c.png"), "a_b_c");
     }
 }

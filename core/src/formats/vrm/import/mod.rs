@@ -326,7 +326,8 @@ impl<'a> Importer<'a> {
             let local = match gltf::numbers::<16>(value.get("matrix")) {
                 Some(matrix) => Mat4::from_cols_array(&matrix),
                 None => {
-                    let translation = gltf::numbers::<3>(value.get("translation")).unwrap_or([0.0; 3]);
+                    let translation =
+                        gltf::numbers::<3>(value.get("translation")).unwrap_or([0.0; 3]);
                     let rotation = gltf::numbers::<4>(value.get("rotation"))
                         .map(Quat::from_array)
                         .filter(|q| q.length_squared() > 1e-12)
@@ -342,8 +343,12 @@ impl<'a> Importer<'a> {
             nodes.push(Node {
                 name: value.get("name").and_then(Value::as_str).map(str::to_owned),
                 children,
-                mesh: self.gltf.index_field(value, "mesh", ("nodes", site.1, "mesh"))?,
-                skin: self.gltf.index_field(value, "skin", ("nodes", site.1, "skin"))?,
+                mesh: self
+                    .gltf
+                    .index_field(value, "mesh", ("nodes", site.1, "mesh"))?,
+                skin: self
+                    .gltf
+                    .index_field(value, "skin", ("nodes", site.1, "skin"))?,
                 local,
             });
         }
@@ -394,7 +399,11 @@ impl<'a> Importer<'a> {
                 break;
             }
             let location = self.gltf.at("nodes", Some(next_unseen), "children");
-            self.note(location, "the node hierarchy has a cycle here; it was cut", true);
+            self.note(
+                location,
+                "the node hierarchy has a cycle here; it was cut",
+                true,
+            );
             parents[next_unseen] = None;
             starts.push(next_unseen);
         }
@@ -425,13 +434,23 @@ impl<'a> Importer<'a> {
         let Some(meta) = self.vrm_extension().and_then(|vrm| vrm.get("meta")) else {
             return;
         };
-        let text = |key: &str| meta.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
+        let text = |key: &str| {
+            meta.get(key)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
         let (name, authors, license) = match self.version {
             VrmVersion::V1 => {
                 let authors: Vec<String> = meta
                     .get("authors")
                     .and_then(Value::as_array)
-                    .map(|list| list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .map(|list| {
+                        list.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
                     .unwrap_or_default();
                 (text("name"), authors.join(", "), text("licenseUrl"))
             }
@@ -447,11 +466,18 @@ impl<'a> Importer<'a> {
     }
 
     fn read_humanoid(&mut self) -> Result<(), ReadError> {
-        let Some(humanoid) = self.vrm_extension().and_then(|vrm| vrm.get("humanoid")).cloned()
+        let Some(humanoid) = self
+            .vrm_extension()
+            .and_then(|vrm| vrm.get("humanoid"))
+            .cloned()
         else {
             if self.version != VrmVersion::Gltf {
                 let location = self.gltf.at("extensions", None, "humanoid");
-                self.note(location, "the VRM has no humanoid: no MMD standard bones", true);
+                self.note(
+                    location,
+                    "the VRM has no humanoid: no MMD standard bones",
+                    true,
+                );
             }
             return Ok(());
         };
@@ -479,18 +505,29 @@ impl<'a> Importer<'a> {
             }
             _ => {
                 let location = self.gltf.at("extensions", None, "humanoid.humanBones");
-                self.note(location, "humanBones is missing or of the wrong shape", true);
+                self.note(
+                    location,
+                    "humanBones is missing or of the wrong shape",
+                    true,
+                );
             }
         }
         for (name, node) in found {
             let Some(bone) = HumanBone::from_vrm_name(&name) else {
                 if name != "jaw" {
                     let location = self.gltf.at("extensions", None, "humanoid.humanBones");
-                    self.note(location, format!("unknown humanoid bone \"{name}\" ignored"), true);
+                    self.note(
+                        location,
+                        format!("unknown humanoid bone \"{name}\" ignored"),
+                        true,
+                    );
                 }
                 continue;
             };
-            match node.and_then(|n| usize::try_from(n).ok()).filter(|&n| n < node_count) {
+            match node
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|&n| n < node_count)
+            {
                 Some(node) if !self.humanoid.values().any(|&n| n == node) => {
                     self.humanoid.insert(bone, node);
                 }
@@ -498,7 +535,9 @@ impl<'a> Importer<'a> {
                     let location = self.gltf.at("extensions", None, "humanoid.humanBones");
                     self.note(
                         location,
-                        format!("humanoid bone \"{name}\": node {node} is already another humanoid bone"),
+                        format!(
+                            "humanoid bone \"{name}\": node {node} is already another humanoid bone"
+                        ),
                         true,
                     );
                 }
@@ -556,7 +595,12 @@ impl<'a> Importer<'a> {
     }
 
     fn note_not_imported(&mut self) {
-        let extensions = self.gltf.json.get("extensions").cloned().unwrap_or(Value::Null);
+        let extensions = self
+            .gltf
+            .json
+            .get("extensions")
+            .cloned()
+            .unwrap_or(Value::Null);
         let springs = match self.version {
             VrmVersion::V1 => extensions
                 .get("VRMC_springBone")
@@ -575,7 +619,9 @@ impl<'a> Importer<'a> {
             let location = self.gltf.at("extensions", None, "springs");
             self.note(
                 location,
-                format!("{springs} spring bone chains are not imported as rigid bodies and joints yet"),
+                format!(
+                    "{springs} spring bone chains are not imported as rigid bodies and joints yet"
+                ),
                 true,
             );
         }
@@ -584,11 +630,21 @@ impl<'a> Importer<'a> {
             .list("nodes")
             .unwrap_or(&[])
             .iter()
-            .filter(|n| n.get("extensions").and_then(|e| e.get("VRMC_node_constraint")).is_some())
+            .filter(|n| {
+                n.get("extensions")
+                    .and_then(|e| e.get("VRMC_node_constraint"))
+                    .is_some()
+            })
             .count();
         if constraints > 0 {
-            let location = self.gltf.at("nodes", None, "extensions.VRMC_node_constraint");
-            self.note(location, format!("{constraints} node constraints are not imported"), true);
+            let location = self
+                .gltf
+                .at("nodes", None, "extensions.VRMC_node_constraint");
+            self.note(
+                location,
+                format!("{constraints} node constraints are not imported"),
+                true,
+            );
         }
     }
 }

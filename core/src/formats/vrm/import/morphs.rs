@@ -96,8 +96,14 @@ fn expressions_v1(import: &Importer<'_>) -> Vec<Expression> {
                     other_binds: 0,
                 }
             };
-            for bind in expression.get("morphTargetBinds").and_then(Value::as_array).map_or(&[][..], Vec::as_slice) {
-                let mesh = index(bind.get("node")).and_then(|node| import.nodes.get(node)).and_then(|n| n.mesh);
+            for bind in expression
+                .get("morphTargetBinds")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice)
+            {
+                let mesh = index(bind.get("node"))
+                    .and_then(|node| import.nodes.get(node))
+                    .and_then(|n| n.mesh);
                 let target = index(bind.get("index"));
                 let weight = bind.get("weight").and_then(Value::as_f64).unwrap_or(1.0) as f32;
                 if let (Some(mesh), Some(target)) = (mesh, target) {
@@ -107,7 +113,10 @@ fn expressions_v1(import: &Importer<'_>) -> Vec<Expression> {
                 }
             }
             for key in ["materialColorBinds", "textureTransformBinds"] {
-                read.other_binds += expression.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+                read.other_binds += expression
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
             }
             out.push(read);
         }
@@ -124,7 +133,10 @@ fn expressions_v0(import: &Importer<'_>) -> Vec<Expression> {
         .and_then(Value::as_array);
     for group in groups.map_or(&[][..], Vec::as_slice) {
         let name = group.get("name").and_then(Value::as_str).unwrap_or("");
-        let preset = group.get("presetName").and_then(Value::as_str).and_then(v1_preset_of_v0);
+        let preset = group
+            .get("presetName")
+            .and_then(Value::as_str)
+            .and_then(v1_preset_of_v0);
         let mut read = match preset {
             Some(preset) => preset_expression(preset),
             None => Expression {
@@ -135,7 +147,11 @@ fn expressions_v0(import: &Importer<'_>) -> Vec<Expression> {
                 other_binds: 0,
             },
         };
-        for bind in group.get("binds").and_then(Value::as_array).map_or(&[][..], Vec::as_slice) {
+        for bind in group
+            .get("binds")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice)
+        {
             // 0.x weights are percentages.
             let weight = bind.get("weight").and_then(Value::as_f64).unwrap_or(100.0) as f32 / 100.0;
             match (index(bind.get("mesh")), index(bind.get("index"))) {
@@ -143,7 +159,10 @@ fn expressions_v0(import: &Importer<'_>) -> Vec<Expression> {
                 _ => read.other_binds += 1,
             }
         }
-        read.other_binds += group.get("materialValues").and_then(Value::as_array).map_or(0, Vec::len);
+        read.other_binds += group
+            .get("materialValues")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
         out.push(read);
     }
     out
@@ -168,7 +187,11 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
                 continue;
             };
             used.insert((mesh, target));
-            let weight = if weight.is_finite() { weight.clamp(0.0, 1.0) } else { 0.0 };
+            let weight = if weight.is_finite() {
+                weight.clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
             for &(vertex, offset) in offsets {
                 let slot = summed.entry(vertex).or_insert(Vec3::ZERO);
                 slot.x += offset.x * weight;
@@ -178,10 +201,20 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
         }
         other_binds += expression.other_binds;
         let name = unique_name(&mut names, &expression.name_ja);
-        morphs.push(vertex_morph(&name, &expression.name_en, expression.panel, summed));
+        morphs.push(vertex_morph(
+            &name,
+            &expression.name_en,
+            expression.panel,
+            summed,
+        ));
     }
     // Morph targets no expression uses (a plain glTF's, or a VRM's spare shapes).
-    let unused: Vec<(usize, usize)> = import.targets.keys().copied().filter(|k| !used.contains(k)).collect();
+    let unused: Vec<(usize, usize)> = import
+        .targets
+        .keys()
+        .copied()
+        .filter(|k| !used.contains(k))
+        .collect();
     for (mesh, target) in unused {
         let mesh_value = import.gltf.list("meshes")?.get(mesh);
         let target_name = mesh_value
@@ -191,22 +224,35 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
             .and_then(Value::as_str)
             .map(str::to_owned)
             .unwrap_or_else(|| {
-                let mesh_name = mesh_value.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("mesh");
+                let mesh_name = mesh_value
+                    .and_then(|m| m.get("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("mesh");
                 format!("{mesh_name}.{target}")
             });
         let name = unique_name(&mut names, &target_name);
-        let offsets: BTreeMap<usize, Vec3> = import.targets.get(&(mesh, target)).map_or_else(BTreeMap::new, |list| {
-            let mut map = BTreeMap::new();
-            for &(vertex, offset) in list {
-                map.insert(vertex, offset);
-            }
-            map
-        });
+        let offsets: BTreeMap<usize, Vec3> =
+            import
+                .targets
+                .get(&(mesh, target))
+                .map_or_else(BTreeMap::new, |list| {
+                    let mut map = BTreeMap::new();
+                    for &(vertex, offset) in list {
+                        map.insert(vertex, offset);
+                    }
+                    map
+                });
         morphs.push(vertex_morph(&name, &name, MorphPanel::Other, offsets));
     }
     if missing_binds > 0 {
         let location = import.gltf.at("extensions", None, "expressions");
-        import.note(location, format!("{missing_binds} expression binds name a morph target that does not exist; ignored"), true);
+        import.note(
+            location,
+            format!(
+                "{missing_binds} expression binds name a morph target that does not exist; ignored"
+            ),
+            true,
+        );
     }
     if other_binds > 0 {
         let location = import.gltf.at("extensions", None, "expressions");
@@ -220,7 +266,12 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
     Ok(())
 }
 
-fn vertex_morph(name_ja: &str, name_en: &str, panel: MorphPanel, offsets: BTreeMap<usize, Vec3>) -> Morph {
+fn vertex_morph(
+    name_ja: &str,
+    name_en: &str,
+    panel: MorphPanel,
+    offsets: BTreeMap<usize, Vec3>,
+) -> Morph {
     Morph {
         name_ja: name_ja.into(),
         name_en: name_en.into(),

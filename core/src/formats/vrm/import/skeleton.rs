@@ -38,16 +38,26 @@ fn sub(a: Vec3, b: Vec3) -> Vec3 {
 
 pub(super) fn build(import: &mut Importer<'_>) {
     let node_count = import.nodes.len();
-    let position_of = |import: &Importer<'_>, node: usize| import.point(import.world[node].w_axis.truncate());
-    let human_of: std::collections::HashMap<usize, HumanBone> =
-        import.humanoid.iter().map(|(&bone, &node)| (node, bone)).collect();
+    let position_of =
+        |import: &Importer<'_>, node: usize| import.point(import.world[node].w_axis.truncate());
+    let human_of: std::collections::HashMap<usize, HumanBone> = import
+        .humanoid
+        .iter()
+        .map(|(&bone, &node)| (node, bone))
+        .collect();
     let hips = import.humanoid.get(&H::Hips).copied();
     let spine = import.humanoid.get(&H::Spine).copied();
     let mut taken: HashSet<String> = HashSet::new();
     let mut bones: Vec<Bone> = Vec::new();
 
-    let movable = BoneFlags::ROTATABLE | BoneFlags::MOVABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE;
-    let mut root = bone(&unique_name(&mut taken, "全ての親"), "master", Vec3::ZERO, None);
+    let movable =
+        BoneFlags::ROTATABLE | BoneFlags::MOVABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE;
+    let mut root = bone(
+        &unique_name(&mut taken, "全ての親"),
+        "master",
+        Vec3::ZERO,
+        None,
+    );
     root.flags = movable;
     bones.push(root);
     // グルーブ's index: the parent of 上半身 and 下半身 (全ての親 without a humanoid).
@@ -57,10 +67,20 @@ pub(super) fn build(import: &mut Importer<'_>) {
         // センター near the knees' height, as in the standard models (it is the body's
         // move handle; its height only changes where MMD draws it).
         let center_position = Vec3::new(0.0, hips_position.y * 0.6, 0.0);
-        let mut center = bone(&unique_name(&mut taken, "センター"), "center", center_position, Some(0));
+        let mut center = bone(
+            &unique_name(&mut taken, "センター"),
+            "center",
+            center_position,
+            Some(0),
+        );
         center.flags = movable;
         bones.push(center);
-        let mut groove = bone(&unique_name(&mut taken, "グルーブ"), "groove", center_position, Some(1));
+        let mut groove = bone(
+            &unique_name(&mut taken, "グルーブ"),
+            "groove",
+            center_position,
+            Some(1),
+        );
         groove.flags = movable;
         bones.push(groove);
         waist_parent = 2;
@@ -111,12 +131,19 @@ pub(super) fn build(import: &mut Importer<'_>) {
         node_bone[node] = bones.len();
         bones.push(new);
         if human == Some(H::Head)
-            && let (Some(&left), Some(&right)) =
-                (import.humanoid.get(&H::LeftEye), import.humanoid.get(&H::RightEye))
+            && let (Some(&left), Some(&right)) = (
+                import.humanoid.get(&H::LeftEye),
+                import.humanoid.get(&H::RightEye),
+            )
         {
             let (l, r) = (position_of(import, left), position_of(import, right));
             let middle = Vec3::new((l.x + r.x) / 2.0, (l.y + r.y) / 2.0, (l.z + r.z) / 2.0);
-            let mut eyes = bone(&unique_name(&mut taken, "両目"), "eyes", middle, Some(node_bone[node]));
+            let mut eyes = bone(
+                &unique_name(&mut taken, "両目"),
+                "eyes",
+                middle,
+                Some(node_bone[node]),
+            );
             eyes.tail_offset = Vec3::new(0.0, 0.0, -1.0);
             both_eyes = Some(bones.len());
             bones.push(eyes);
@@ -174,19 +201,45 @@ pub(super) fn build(import: &mut Importer<'_>) {
 fn is_side_branch(bone: HumanBone) -> bool {
     matches!(
         bone,
-        H::LeftEye | H::RightEye | H::LeftShoulder | H::RightShoulder | H::LeftUpperLeg | H::RightUpperLeg
+        H::LeftEye
+            | H::RightEye
+            | H::LeftShoulder
+            | H::RightShoulder
+            | H::LeftUpperLeg
+            | H::RightUpperLeg
     ) || bone.vrm_name().contains("Thumb")
         || bone.vrm_name().contains("Index")
         || bone.vrm_name().contains("Ring")
         || bone.vrm_name().contains("Little")
 }
 
-fn leg_ik(import: &mut Importer<'_>, bones: &mut Vec<Bone>, node_bone: &[usize], taken: &mut HashSet<String>) {
+fn leg_ik(
+    import: &mut Importer<'_>,
+    bones: &mut Vec<Bone>,
+    node_bone: &[usize],
+    taken: &mut HashSet<String>,
+) {
     let sides = [
-        ("左", "_L", H::LeftUpperLeg, H::LeftLowerLeg, H::LeftFoot, H::LeftToes),
-        ("右", "_R", H::RightUpperLeg, H::RightLowerLeg, H::RightFoot, H::RightToes),
+        (
+            "左",
+            "_L",
+            "left",
+            H::LeftUpperLeg,
+            H::LeftLowerLeg,
+            H::LeftFoot,
+            H::LeftToes,
+        ),
+        (
+            "右",
+            "_R",
+            "right",
+            H::RightUpperLeg,
+            H::RightLowerLeg,
+            H::RightFoot,
+            H::RightToes,
+        ),
     ];
-    for (side_ja, side_en, upper, lower, foot, toes) in sides {
+    for (side_ja, side_en, side_word, upper, lower, foot, toes) in sides {
         let (Some(&upper), Some(&lower), Some(&foot)) = (
             import.humanoid.get(&upper),
             import.humanoid.get(&lower),
@@ -194,7 +247,11 @@ fn leg_ik(import: &mut Importer<'_>, bones: &mut Vec<Bone>, node_bone: &[usize],
         ) else {
             continue;
         };
-        let flags = BoneFlags::ROTATABLE | BoneFlags::MOVABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE | BoneFlags::IK;
+        let flags = BoneFlags::ROTATABLE
+            | BoneFlags::MOVABLE
+            | BoneFlags::VISIBLE
+            | BoneFlags::OPERABLE
+            | BoneFlags::IK;
         let foot_bone = node_bone[foot];
         let mut leg_ik = bone(
             &unique_name(taken, &format!("{side_ja}足ＩＫ")),
@@ -228,7 +285,7 @@ fn leg_ik(import: &mut Importer<'_>, bones: &mut Vec<Bone>, node_bone: &[usize],
             let location = import.gltf.at("extensions", None, "humanoid.humanBones");
             import.note(
                 location,
-                format!("no toes bone on the {side_en} side: {side_ja}つま先ＩＫ is not made"),
+                format!("no {side_word} toes bone: {side_ja}つま先ＩＫ is not made"),
                 false,
             );
             continue;
