@@ -6,7 +6,7 @@ use pmx_core::formats::mqo::{
     DEFAULT_MQO_UNITS_PER_PMX_UNIT, MqoExportOptions, MqoImportOptions, MqoObjectGrouping,
 };
 use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
-use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions};
+use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions, vrm};
 use pmx_core::model::{PmxVersion, TextEncoding};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -95,7 +95,7 @@ impl ConvertArgs {
 pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     let Some(format) = FileFormat::from_extension(&args.output) else {
         bail!(
-            "{}: unknown output format (use .pmx, .pmd, .mqo or .json)",
+            "{}: unknown output format (use .pmx, .pmd, .mqo, .vrm or .json)",
             args.output.display()
         );
     };
@@ -128,10 +128,23 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
         }),
         ..LoadOptions::default()
     };
-    let loaded = formats::load_path(&args.input, &load)?;
+    let (loaded, vrm_textures) = load_input(&args.input, &load)?;
     for note in &loaded.report.notes {
-        if loaded.format == FileFormat::Mqo {
+        if matches!(loaded.format, FileFormat::Mqo | FileFormat::Vrm) {
             eprintln!("note: {}", note.message);
+        }
+    }
+    if let Some(import) = &vrm_textures
+        && format != FileFormat::Vrm
+    {
+        // The images a VRM embeds go beside the output, where its texture paths point.
+        let dir = match args.output.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+            _ => std::path::PathBuf::from("."),
+        };
+        let written = import.write_textures(&dir)?;
+        if written > 0 {
+            eprintln!("wrote {written} texture(s) under {}", dir.display());
         }
     }
     let options = args.save_options();
@@ -173,4 +186,29 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
         eprintln!("warning: {warning}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reads the input; a VRM is imported directly so that its embedded images can be written
+/// beside the output.
+fn load_input(
+    path: &std::path::Path,
+    options: &LoadOptions,
+) -> Result<(formats::Loaded, Option<vrm::VrmImport>)> {
+    let bytes = std::fs::read(path).map_err(|source| formats::FileError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    if FileFormat::detect(path, &bytes) != Some(FileFormat::Vrm) {
+        return Ok((formats::load_path(path, options)?, None));
+    }
+    let import = vrm::read_vrm(&bytes, options).map_err(|source| formats::FileError::Read {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })?;
+    let loaded = formats::Loaded {
+        model: import.model.clone(),
+        report: import.report.clone(),
+        format: FileFormat::Vrm,
+    };
+    Ok((loaded, Some(import)))
 }

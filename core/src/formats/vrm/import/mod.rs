@@ -354,9 +354,8 @@ impl<'a> Importer<'a> {
         }
         // A node has one parent; a second claim (not a tree) is dropped and listed.
         let mut parents = vec![None; count];
-        for index in 0..count {
-            for child_slot in 0..nodes[index].children.len() {
-                let child = nodes[index].children[child_slot];
+        for (index, node) in nodes.iter().enumerate() {
+            for &child in &node.children {
                 if parents[child].is_some() {
                     let location = self.gltf.at("nodes", Some(index), "children");
                     self.note(
