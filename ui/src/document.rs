@@ -83,8 +83,12 @@ impl Document {
 
     #[must_use]
     pub fn from_loaded(path: PathBuf, loaded: Loaded) -> Self {
-        if matches!(loaded.format, FileFormat::Mqo | FileFormat::Smf) {
-            // An import: the model is new, the MQO (or SMF) is not its file.
+        if matches!(
+            loaded.format,
+            FileFormat::Mqo | FileFormat::Smf | FileFormat::Vrm
+        ) {
+            // An import: the model is new, the MQO, SMF or VRM is not its file (saving must
+            // never write over the source).
             let mut document = Self::from_model(loaded.model, None, Some(loaded.report));
             document.imported_from = Some(path);
             return document;
@@ -517,7 +521,7 @@ fn load_with_progress(
     let format = FileFormat::detect(path, &bytes).ok_or_else(|| {
         failure(
             format!(
-                "{}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf or .json)",
+                "{}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb or .json)",
                 path.display()
             ),
             false,

@@ -9,7 +9,7 @@ use pmx_core::formats::mqo::{
 };
 use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
 use pmx_core::formats::smf::{AlphaTestMaterials, SmfAnimation, SmfExportOptions};
-use pmx_core::formats::vrm::{VrmExportOptions, VrmMeta, parse_meta_json};
+use pmx_core::formats::vrm::{self, VrmExportOptions, VrmMeta, parse_meta_json};
 use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions, vmd};
 use pmx_core::model::{Model, PmxVersion, TextEncoding};
 use std::path::{Path, PathBuf};
@@ -200,7 +200,8 @@ fn material_indices(model: &Model, items: &[String]) -> Result<Vec<usize>> {
 }
 
 pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
-    let vrm = formats::is_vrm_path(&args.output);
+    // `.vrm` and `.glb` outputs are both the VRM export.
+    let vrm = FileFormat::from_extension(&args.output) == Some(FileFormat::Vrm);
     if !vrm && (args.vrm_meta.is_some() || args.no_spring_bones) {
         bail!(
             "--vrm-meta and --no-spring-bones are for a .vrm output, not {}",
@@ -254,20 +255,46 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
         }),
         ..LoadOptions::default()
     };
-    let loaded = formats::load_path(&args.input, &load)?;
+    let (loaded, vrm_textures) = load_input(&args.input, &load)?;
     for note in &loaded.report.notes {
-        // The readers of conversions (MQO, SMF) say what they made of the file; the others'
-        // notes are for `check`.
-        if matches!(loaded.format, FileFormat::Mqo | FileFormat::Smf) {
+        // The readers of conversions (MQO, SMF, VRM) say what they made of the file; the
+        // others' notes are for `check`.
+        if matches!(
+            loaded.format,
+            FileFormat::Mqo | FileFormat::Smf | FileFormat::Vrm
+        ) {
             eprintln!("note: {}", note.message);
         }
     }
     if let Some(meta) = meta {
-        return export_vrm(args, &loaded.model, meta);
+        // A VRM read back out: the export finds its images in a scratch folder.
+        let scratch = match &vrm_textures {
+            Some(import) => {
+                let dir = tempfile::tempdir().context("cannot make a folder for the textures")?;
+                import.write_textures(dir.path())?;
+                Some(dir)
+            }
+            None => None,
+        };
+        let model_dir = scratch
+            .as_ref()
+            .map_or_else(|| args.input_dir(), |dir| dir.path().to_owned());
+        return export_vrm(args, &loaded.model, meta, model_dir);
     }
     let Some(format) = format else {
         bail!("{}: unknown output format", args.output.display());
     };
+    if let Some(import) = &vrm_textures {
+        // The images a VRM embeds go beside the output, where its texture paths point.
+        let dir = match args.output.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        let written = import.write_textures(&dir)?;
+        if written > 0 {
+            eprintln!("wrote {written} texture(s) under {}", dir.display());
+        }
+    }
     let options = args.save_options();
     if format == FileFormat::Mqo {
         let export = formats::save_mqo(&loaded.model, &args.output, &options.mqo)?;
@@ -364,10 +391,15 @@ fn read_vrm_meta(path: Option<&Path>) -> Result<VrmMeta> {
 }
 
 /// Writes the VRM and lists on stderr what it holds and what it could not hold.
-fn export_vrm(args: &ConvertArgs, model: &Model, meta: VrmMeta) -> Result<ExitCode> {
+fn export_vrm(
+    args: &ConvertArgs,
+    model: &Model,
+    meta: VrmMeta,
+    model_dir: PathBuf,
+) -> Result<ExitCode> {
     let options = VrmExportOptions {
         meta,
-        model_dir: Some(args.input_dir()),
+        model_dir: Some(model_dir),
         spring_bones: !args.no_spring_bones,
         ..VrmExportOptions::default()
     };
@@ -407,4 +439,29 @@ fn export_vrm(args: &ConvertArgs, model: &Model, meta: VrmMeta) -> Result<ExitCo
         eprintln!("warning: {}", loss.message_en());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reads the input; a VRM is imported directly so that its embedded images can be written
+/// beside the output.
+fn load_input(
+    path: &std::path::Path,
+    options: &LoadOptions,
+) -> Result<(formats::Loaded, Option<vrm::VrmImport>)> {
+    let bytes = std::fs::read(path).map_err(|source| formats::FileError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    if FileFormat::detect(path, &bytes) != Some(FileFormat::Vrm) {
+        return Ok((formats::load_path(path, options)?, None));
+    }
+    let import = vrm::read_vrm(&bytes, options).map_err(|source| formats::FileError::Read {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })?;
+    let loaded = formats::Loaded {
+        model: import.model.clone(),
+        report: import.report.clone(),
+        format: FileFormat::Vrm,
+    };
+    Ok((loaded, Some(import)))
 }

@@ -31,6 +31,9 @@ pub enum FileFormat {
     /// Selene SMF `.smf`: exported and imported, not a document format (a conversion: see
     /// [`smf`]).
     Smf,
+    /// VRM 1.0 / 0.x and glTF binary (`.vrm`, `.glb`): imported, not a document format (the
+    /// avatar is converted to an MMD model; see [`vrm::import`]). Writing it is the VRM export.
+    Vrm,
 }
 
 impl FileFormat {
@@ -43,6 +46,7 @@ impl FileFormat {
             FileFormat::Pmd => "pmd",
             FileFormat::Mqo => "mqo",
             FileFormat::Smf => "smf",
+            FileFormat::Vrm => "vrm",
         }
     }
 
@@ -56,6 +60,7 @@ impl FileFormat {
             "pmd" => Some(FileFormat::Pmd),
             "mqo" | "mqoz" => Some(FileFormat::Mqo),
             "smf" => Some(FileFormat::Smf),
+            "vrm" | "glb" => Some(FileFormat::Vrm),
             _ => None,
         }
     }
@@ -68,6 +73,9 @@ impl FileFormat {
         }
         if bytes.starts_with(pmd::MAGIC) {
             return Some(FileFormat::Pmd);
+        }
+        if vrm::import::is_glb(bytes) {
+            return Some(FileFormat::Vrm);
         }
         if bytes.starts_with(b"Metasequoia Document") {
             return Some(FileFormat::Mqo);
@@ -103,7 +111,9 @@ pub enum FileError {
         path: PathBuf,
         source: Box<WriteError>,
     },
-    #[error("{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf or .json)")]
+    #[error(
+        "{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb or .json)"
+    )]
     UnknownFormat { path: PathBuf },
 }
 
@@ -130,6 +140,10 @@ pub fn read_bytes(
             Ok((imported.model, imported.report.to_load_report()))
         }
         FileFormat::Smf => smf::read_smf(bytes, options),
+        FileFormat::Vrm => {
+            let imported = vrm::read_vrm(bytes, options)?;
+            Ok((imported.model, imported.report))
+        }
     }
 }
 
@@ -206,6 +220,16 @@ pub fn write_bytes(
             .map(|export| (export.mqo, export.report.to_save_report())),
         FileFormat::Smf => smf::write_smf(model, &options.smf)
             .map(|export| (export.bytes, export.report.to_save_report())),
+        // The VRM export with its defaults (the T-pose, spring bones; no texture folder).
+        FileFormat::Vrm => vrm::write_vrm(model, &vrm::VrmExportOptions::default()).map(|export| {
+            let warnings = export
+                .report
+                .losses
+                .iter()
+                .map(|loss| loss.message_en())
+                .collect();
+            (export.vrm, SaveReport { warnings })
+        }),
     }
 }
 

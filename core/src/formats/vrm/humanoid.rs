@@ -309,6 +309,46 @@ impl HumanBone {
     }
 }
 
+impl HumanBone {
+    /// The bone named `name` in VRM 1.0's `humanoid.humanBones` (`leftUpperArm`).
+    #[must_use]
+    pub fn from_vrm_name(name: &str) -> Option<HumanBone> {
+        HumanBone::ALL
+            .into_iter()
+            .find(|bone| bone.vrm_name() == name)
+    }
+
+    /// The MMD standard names (Japanese, English) an imported humanoid bone gets: the first
+    /// Japanese name of the table above with its side (`左腕`), and MMD's English name with the
+    /// mmd_tools side suffix (`arm_L`), which [`map_bones`] finds again on export. The hips
+    /// become 下半身 (the VRM pelvis carries the legs, as 下半身 does in MMD); the toes become
+    /// つま先 (the target つま先ＩＫ needs; 足先EX is semi-standard).
+    #[must_use]
+    pub fn mmd_standard_names(self) -> (String, String) {
+        match self {
+            H::Hips => return ("下半身".into(), "lower body".into()),
+            H::LeftToes => return ("左つま先".into(), "toe_L".into()),
+            H::RightToes => return ("右つま先".into(), "toe_R".into()),
+            _ => {}
+        }
+        let Some((side, ja, en)) = names(self) else {
+            return (self.vrm_name().into(), self.vrm_name().into());
+        };
+        let ja_name = format!(
+            "{}{}",
+            side_ja(side),
+            ja.first().copied().unwrap_or_default()
+        );
+        let en_stem = en.first().copied().unwrap_or_else(|| self.vrm_name());
+        let en_name = match side {
+            Some(Side::Left) => format!("{en_stem}_L"),
+            Some(Side::Right) => format!("{en_stem}_R"),
+            None => en_stem.to_owned(),
+        };
+        (ja_name, en_name)
+    }
+}
+
 fn side_ja(side: Option<Side>) -> &'static str {
     match side {
         Some(Side::Left) => "左",

@@ -48,6 +48,7 @@
 mod expressions;
 mod glb;
 pub mod humanoid;
+pub mod import;
 pub mod limit;
 mod material;
 mod meta_json;
@@ -62,6 +63,7 @@ mod tests;
 pub use expressions::{PRESET_TABLE, preset_for};
 pub use glb::split_glb;
 pub use humanoid::{HumanBone, HumanoidMap, HumanoidOverrides, map_bones, map_bones_with};
+pub use import::{ImportedTexture, VrmImport, VrmVersion, read_vrm};
 pub use meta_json::{META_JSON_KEYS, MetaJsonError, ParsedMetaJson, parse_meta_json};
 pub use report::{VrmExportReport, VrmLoss};
 pub use springs::SpringCounts;

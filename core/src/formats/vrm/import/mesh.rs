@@ -1,0 +1,814 @@
+//! Mesh primitives → vertices, faces and materials; morph targets → per-vertex offsets for
+//! [`super::morphs`]; images → texture paths and bytes.
+
+use super::gltf::Elements;
+use super::{ImportedTexture, Importer, VrmVersion, unique_name};
+use crate::formats::{Location, ReadError};
+use crate::model::{
+    BoneIdx, DrawFlags, Face, Material, TextureIdx, Vec2, Vec3, Vec4, Vertex, VertexIdx, Weight,
+};
+use glam::{Mat3, Mat4, Vec3 as GVec3};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Triangles, strips and fans are drawn; points and lines have no PMX 2.0 material.
+const MODE_TRIANGLES: u64 = 4;
+const MODE_STRIP: u64 = 5;
+const MODE_FAN: u64 = 6;
+
+/// The faces of each glTF material (`None`: the default material), in order of first use.
+#[derive(Default)]
+struct Buckets {
+    order: Vec<Option<usize>>,
+    faces: HashMap<Option<usize>, Vec<Face>>,
+}
+
+impl Buckets {
+    fn add(&mut self, material: Option<usize>, faces: Vec<Face>) {
+        if !self.faces.contains_key(&material) {
+            self.order.push(material);
+        }
+        self.faces.entry(material).or_default().extend(faces);
+    }
+}
+
+fn primitive_location(
+    import: &Importer<'_>,
+    mesh: usize,
+    primitive: usize,
+    field: &'static str,
+) -> Location {
+    Location {
+        sub: Some(("primitives", primitive)),
+        ..import.gltf.at("meshes", Some(mesh), field)
+    }
+}
+
+pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
+    let mut buckets = Buckets::default();
+    let mut over_four = 0usize;
+    let order = import.order.clone();
+    for node in order {
+        let Some(mesh) = import.nodes[node].mesh else {
+            continue;
+        };
+        let mesh_value = import
+            .gltf
+            .item("meshes", mesh, ("nodes", Some(node), "mesh"))?
+            .clone();
+        let skin = match import.nodes[node].skin {
+            Some(skin) => Some(skin_matrices(import, node, skin)?),
+            None => None,
+        };
+        let primitives = mesh_value
+            .get("primitives")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for (index, primitive) in primitives.iter().enumerate() {
+            let result = read_primitive(
+                import,
+                node,
+                mesh,
+                index,
+                primitive,
+                skin.as_ref(),
+                &mut buckets,
+            );
+            match result {
+                Ok(cut) => over_four += cut,
+                Err(error) if import.recover => {
+                    let location = primitive_location(import, mesh, index, "");
+                    import.note(location, format!("primitive left out: {error}"), true);
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+    if over_four > 0 {
+        let location = import.gltf.at("meshes", None, "JOINTS");
+        import.note(
+            location,
+            format!("{over_four} vertices have more than 4 bone influences: the 4 largest were kept and renormalised"),
+            true,
+        );
+    }
+    materials(import, buckets)?;
+    Ok(())
+}
+
+/// Per joint: the node's bone and `world(joint) · inverseBind`, the rest-pose skinning matrix.
+struct Skin {
+    bones: Vec<usize>,
+    matrices: Vec<Mat4>,
+}
+
+fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin, ReadError> {
+    let value = import
+        .gltf
+        .item("skins", skin, ("nodes", Some(node), "skin"))?;
+    let joints: Vec<usize> = value
+        .get("joints")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .map(|j| {
+                    j.as_u64()
+                        .and_then(|j| usize::try_from(j).ok())
+                        .unwrap_or(usize::MAX)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(bad) = joints.iter().find(|&&j| j >= import.nodes.len()) {
+        return Err(import.gltf.malformed(
+            "skins",
+            Some(skin),
+            "joints",
+            format!(
+                "joint {} is not a node",
+                if *bad == usize::MAX {
+                    "?".into()
+                } else {
+                    bad.to_string()
+                }
+            ),
+        ));
+    }
+    let inverse = match import.gltf.index_field(
+        value,
+        "inverseBindMatrices",
+        ("skins", Some(skin), "inverseBindMatrices"),
+    )? {
+        Some(accessor) => {
+            let count = import
+                .gltf
+                .accessor_count(accessor, ("skins", Some(skin), "inverseBindMatrices"))?;
+            if count < joints.len() {
+                return Err(import.gltf.malformed(
+                    "skins",
+                    Some(skin),
+                    "inverseBindMatrices",
+                    format!("{count} matrices for {} joints", joints.len()),
+                ));
+            }
+            let elements = import.gltf.floats(accessor)?;
+            if elements.components != 16 {
+                return Err(import.gltf.malformed(
+                    "skins",
+                    Some(skin),
+                    "inverseBindMatrices",
+                    "must be MAT4",
+                ));
+            }
+            (0..joints.len())
+                .map(|j| {
+                    let values = elements.get(j);
+                    let mut array = [0.0; 16];
+                    array.copy_from_slice(&values[..16]);
+                    Mat4::from_cols_array(&array)
+                })
+                .collect()
+        }
+        None => vec![Mat4::IDENTITY; joints.len()],
+    };
+    Ok(Skin {
+        bones: joints.iter().map(|&j| import.node_bone[j]).collect(),
+        matrices: joints
+            .iter()
+            .zip(inverse)
+            .map(|(&joint, inverse): (&usize, Mat4)| import.world[joint] * inverse)
+            .collect(),
+    })
+}
+
+/// Reads an attribute of `expected` elements, refusing a count that differs before reading.
+fn attribute(
+    import: &Importer<'_>,
+    attributes: &Value,
+    name: &str,
+    expected: usize,
+    mesh: usize,
+    primitive: usize,
+    floats: bool,
+) -> Result<Option<Elements<f32>>, ReadError> {
+    let Some(accessor) = attributes.get(name) else {
+        return Ok(None);
+    };
+    let Some(accessor) = accessor.as_u64().and_then(|a| usize::try_from(a).ok()) else {
+        return Err(ReadError::Malformed {
+            location: primitive_location(import, mesh, primitive, "attributes"),
+            message: format!("{name} is not an accessor index"),
+        });
+    };
+    let count = import
+        .gltf
+        .accessor_count(accessor, ("meshes", Some(mesh), "attributes"))?;
+    if count != expected {
+        return Err(ReadError::Malformed {
+            location: primitive_location(import, mesh, primitive, "attributes"),
+            message: format!(
+                "{name} (accessors[{accessor}]) has {count} elements; POSITION has {expected}"
+            ),
+        });
+    }
+    if floats {
+        import.gltf.floats(accessor).map(Some)
+    } else {
+        let integers = import.gltf.integers(accessor)?;
+        Ok(Some(Elements {
+            components: integers.components,
+            values: integers.values.into_iter().map(|v| v as f32).collect(),
+        }))
+    }
+}
+
+/// Reads one primitive into the model; returns how many vertices lost influences past four.
+fn read_primitive(
+    import: &mut Importer<'_>,
+    node: usize,
+    mesh: usize,
+    index: usize,
+    primitive: &Value,
+    skin: Option<&Skin>,
+    buckets: &mut Buckets,
+) -> Result<usize, ReadError> {
+    if primitive
+        .get("extensions")
+        .and_then(|e| e.get("KHR_draco_mesh_compression"))
+        .is_some()
+    {
+        return Err(ReadError::Unsupported {
+            location: primitive_location(import, mesh, index, "extensions"),
+            message: "Draco-compressed mesh (KHR_draco_mesh_compression) cannot be decoded here"
+                .into(),
+        });
+    }
+    let mode = primitive
+        .get("mode")
+        .and_then(Value::as_u64)
+        .unwrap_or(MODE_TRIANGLES);
+    if !matches!(mode, MODE_TRIANGLES | MODE_STRIP | MODE_FAN) {
+        let location = primitive_location(import, mesh, index, "mode");
+        import.note(
+            location,
+            format!("points or lines (mode {mode}) are not imported"),
+            true,
+        );
+        return Ok(0);
+    }
+    let empty = Value::Null;
+    let attributes = primitive.get("attributes").unwrap_or(&empty);
+    let Some(position_accessor) = attributes
+        .get("POSITION")
+        .and_then(Value::as_u64)
+        .and_then(|a| usize::try_from(a).ok())
+    else {
+        return Err(ReadError::Malformed {
+            location: primitive_location(import, mesh, index, "attributes.POSITION"),
+            message: "the primitive has no POSITION".into(),
+        });
+    };
+    let positions = import.gltf.floats(position_accessor)?;
+    if positions.components != 3 {
+        return Err(ReadError::Malformed {
+            location: primitive_location(import, mesh, index, "attributes.POSITION"),
+            message: "POSITION must be VEC3".into(),
+        });
+    }
+    let count = positions.count();
+    let normals = attribute(import, attributes, "NORMAL", count, mesh, index, true)?
+        .filter(|n| n.components == 3);
+    let uvs = attribute(import, attributes, "TEXCOORD_0", count, mesh, index, true)?
+        .filter(|n| n.components == 2);
+    let mut influences: Vec<(Elements<f32>, Elements<f32>)> = Vec::new();
+    if skin.is_some() {
+        for set in 0..4 {
+            let joints = attribute(
+                import,
+                attributes,
+                &format!("JOINTS_{set}"),
+                count,
+                mesh,
+                index,
+                false,
+            )?;
+            let weights = attribute(
+                import,
+                attributes,
+                &format!("WEIGHTS_{set}"),
+                count,
+                mesh,
+                index,
+                true,
+            )?;
+            match (joints, weights) {
+                (Some(j), Some(w)) if j.components == 4 && w.components == 4 => {
+                    influences.push((j, w))
+                }
+                _ => break,
+            }
+        }
+    }
+
+    // Indices, as triangles in glTF's counter-clockwise order.
+    let indices: Vec<u32> = match import.gltf.index_field(
+        primitive,
+        "indices",
+        ("meshes", Some(mesh), "primitives.indices"),
+    )? {
+        Some(accessor) => {
+            let elements = import.gltf.integers(accessor)?;
+            if let Some(bad) = elements.values.iter().find(|&&i| i as usize >= count) {
+                return Err(ReadError::Malformed {
+                    location: primitive_location(import, mesh, index, "indices"),
+                    message: format!(
+                        "index {bad} is past the primitive's {count} vertices (accessors[{accessor}])"
+                    ),
+                });
+            }
+            elements.values
+        }
+        None => (0..count as u32).collect(),
+    };
+    let triangles = triangles(&indices, mode);
+
+    let skin_bones = skin.map_or(0, |s| s.bones.len());
+    let base = import.model.vertices.len();
+    let node_world = import.world[node];
+    let node_bone = import.node_bone[node];
+    let computed_normals = if normals.is_none() {
+        Some(face_normals(&positions, &triangles))
+    } else {
+        None
+    };
+    let mut over_four = 0;
+    let mut blends: Vec<Mat4> = Vec::with_capacity(count);
+    for v in 0..count {
+        // The rest-pose matrix of this vertex and its bones.
+        let mut weights: Vec<(usize, f32)> = Vec::new();
+        for (joints, w) in &influences {
+            for k in 0..4 {
+                let weight = w.get(v)[k];
+                if weight > 0.0 && weight.is_finite() {
+                    let joint = joints.get(v)[k] as usize;
+                    if joint >= skin_bones {
+                        return Err(ReadError::Malformed {
+                            location: primitive_location(
+                                import,
+                                mesh,
+                                index,
+                                "attributes.JOINTS_0",
+                            ),
+                            message: format!(
+                                "joint {joint} of vertex {v} is past the skin's {skin_bones} joints"
+                            ),
+                        });
+                    }
+                    weights.push((joint, weight));
+                }
+            }
+        }
+        let (blend, weight) = match skin {
+            Some(skin) if !weights.is_empty() => {
+                let total: f32 = weights.iter().map(|w| w.1).sum();
+                let mut blend = Mat4::ZERO;
+                for &(joint, w) in &weights {
+                    blend += skin.matrices[joint] * (w / total);
+                }
+                let (weight, cut) = bone_weight(
+                    &weights
+                        .iter()
+                        .map(|&(j, w)| (skin.bones[j], w))
+                        .collect::<Vec<_>>(),
+                );
+                over_four += usize::from(cut);
+                (blend, weight)
+            }
+            _ => (
+                node_world,
+                Weight::Bdef1 {
+                    bone: Some(BoneIdx::new(node_bone)),
+                },
+            ),
+        };
+        let p = positions.get(v);
+        let position = blend.transform_point3(GVec3::new(p[0], p[1], p[2]));
+        let n = match (&normals, &computed_normals) {
+            (Some(normals), _) => {
+                let n = normals.get(v);
+                GVec3::new(n[0], n[1], n[2])
+            }
+            (None, Some(computed)) => computed[v],
+            _ => GVec3::Y,
+        };
+        let normal_matrix = Mat3::from_mat4(blend).inverse().transpose();
+        let normal = (normal_matrix * n).try_normalize().unwrap_or(GVec3::Y);
+        let uv = uvs.as_ref().map_or([0.0, 0.0], |uvs| {
+            let uv = uvs.get(v);
+            [uv[0], uv[1]]
+        });
+        import.model.vertices.push(Vertex {
+            position: finite(import.point(position)),
+            normal: finite(import.to_mmd(normal, 1.0)),
+            uv: Vec2::new(uv[0], uv[1]),
+            weight,
+            edge_scale: 1.0,
+        });
+        blends.push(blend);
+    }
+
+    // Morph targets: position deltas through each vertex's rest-pose matrix.
+    if let Some(targets) = primitive.get("targets").and_then(Value::as_array) {
+        for (target_index, target) in targets.iter().enumerate() {
+            let Some(deltas) = attribute(import, target, "POSITION", count, mesh, index, true)?
+            else {
+                continue;
+            };
+            if deltas.components != 3 {
+                continue;
+            }
+            let mut offsets = Vec::new();
+            for (v, blend) in blends.iter().enumerate() {
+                let d = deltas.get(v);
+                if d.iter().all(|c| *c == 0.0 || !c.is_finite()) {
+                    continue;
+                }
+                let moved = Mat3::from_mat4(*blend) * GVec3::new(d[0], d[1], d[2]);
+                offsets.push((base + v, finite(import.point(moved))));
+            }
+            import
+                .targets
+                .entry((mesh, target_index))
+                .or_default()
+                .extend(offsets);
+        }
+    }
+
+    // glTF turns its front faces counter-clockwise and the axis change mirrors them: MMD's
+    // clockwise front faces are the reversed corners.
+    let faces: Vec<Face> = triangles
+        .iter()
+        .map(|&[a, b, c]| {
+            [
+                VertexIdx::new(base + a as usize),
+                VertexIdx::new(base + c as usize),
+                VertexIdx::new(base + b as usize),
+            ]
+        })
+        .collect();
+    let material = import.gltf.index_field(
+        primitive,
+        "material",
+        ("meshes", Some(mesh), "primitives.material"),
+    )?;
+    if let Some(material) = material {
+        import.gltf.item(
+            "materials",
+            material,
+            ("meshes", Some(mesh), "primitives.material"),
+        )?;
+    }
+    buckets.add(material, faces);
+    Ok(over_four)
+}
+
+fn finite(v: Vec3) -> Vec3 {
+    if v.is_finite() { v } else { Vec3::ZERO }
+}
+
+/// The triangles of an index list in the primitive's mode (glTF spec § 3.7.2.1).
+fn triangles(indices: &[u32], mode: u64) -> Vec<[u32; 3]> {
+    match mode {
+        MODE_STRIP => (0..indices.len().saturating_sub(2))
+            .map(|i| {
+                if i % 2 == 0 {
+                    [indices[i], indices[i + 1], indices[i + 2]]
+                } else {
+                    [indices[i + 1], indices[i], indices[i + 2]]
+                }
+            })
+            .collect(),
+        MODE_FAN => (1..indices.len().saturating_sub(1))
+            .map(|i| [indices[i], indices[i + 1], indices[0]])
+            .collect(),
+        _ => indices
+            .chunks_exact(3)
+            .map(|t| [t[0], t[1], t[2]])
+            .collect(),
+    }
+}
+
+/// Area-weighted vertex normals (for primitives without NORMAL), in the primitive's space.
+fn face_normals(positions: &Elements<f32>, triangles: &[[u32; 3]]) -> Vec<GVec3> {
+    let point = |i: u32| {
+        let p = positions.get(i as usize);
+        GVec3::new(p[0], p[1], p[2])
+    };
+    let mut normals = vec![GVec3::ZERO; positions.count()];
+    for &[a, b, c] in triangles {
+        let n = (point(b) - point(a)).cross(point(c) - point(a));
+        for i in [a, b, c] {
+            normals[i as usize] += n;
+        }
+    }
+    normals
+}
+
+/// A PMX weight from (bone, weight) pairs: the same bone summed, the four largest kept and
+/// renormalised. Returns whether influences were cut.
+fn bone_weight(pairs: &[(usize, f32)]) -> (Weight, bool) {
+    let mut summed: Vec<(usize, f32)> = Vec::new();
+    for &(bone, weight) in pairs {
+        match summed.iter_mut().find(|(b, _)| *b == bone) {
+            Some(entry) => entry.1 += weight,
+            None => summed.push((bone, weight)),
+        }
+    }
+    summed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let cut = summed.len() > 4;
+    summed.truncate(4);
+    let total: f32 = summed.iter().map(|w| w.1).sum();
+    let bone = |i: usize| summed.get(i).map(|&(b, _)| BoneIdx::new(b));
+    let weight = |i: usize| summed.get(i).map_or(0.0, |&(_, w)| w / total);
+    let result = match summed.len() {
+        0 | 1 => Weight::Bdef1 { bone: bone(0) },
+        2 => Weight::Bdef2 {
+            bones: [bone(0), bone(1)],
+            weight: weight(0),
+        },
+        _ => Weight::Bdef4 {
+            bones: [bone(0), bone(1), bone(2), bone(3)],
+            weights: [weight(0), weight(1), weight(2), weight(3)],
+        },
+    };
+    (result, cut)
+}
+
+fn linear_to_srgb(value: f32) -> f32 {
+    let value = value.clamp(0.0, 1.0);
+    if value <= 0.003_130_8 {
+        value * 12.92
+    } else {
+        1.055 * value.powf(1.0 / 2.4) - 0.055
+    }
+}
+
+/// A colour factor (linear RGB(A) in glTF) as MMD's sRGB.
+fn color(value: Option<&Value>, default: [f32; 4]) -> Vec4 {
+    let mut rgba = default;
+    if let Some(items) = value.and_then(Value::as_array) {
+        for (slot, item) in rgba.iter_mut().zip(items) {
+            if let Some(number) = item.as_f64().filter(|n| n.is_finite()) {
+                *slot = number as f32;
+            }
+        }
+    }
+    Vec4::new(
+        linear_to_srgb(rgba[0]),
+        linear_to_srgb(rgba[1]),
+        linear_to_srgb(rgba[2]),
+        rgba[3].clamp(0.0, 1.0),
+    )
+}
+
+/// One PMX material per glTF material, faces in the order the buckets were filled.
+fn materials(import: &mut Importer<'_>, buckets: Buckets) -> Result<(), ReadError> {
+    let mut names = HashSet::new();
+    let mut image_textures: BTreeMap<usize, Option<TextureIdx>> = BTreeMap::new();
+    let Buckets { order, mut faces } = buckets;
+    for key in order {
+        let faces = faces.remove(&key).unwrap_or_default();
+        let value = match key {
+            Some(material) => import
+                .gltf
+                .item("materials", material, ("materials", Some(material), ""))?
+                .clone(),
+            None => Value::Null,
+        };
+        let wanted = value
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.trim().is_empty())
+            .map_or_else(
+                || key.map_or("default".to_owned(), |k| format!("material{k}")),
+                str::to_owned,
+            );
+        let name = unique_name(&mut names, &wanted);
+        let pbr = value.get("pbrMetallicRoughness");
+        let diffuse = color(pbr.and_then(|p| p.get("baseColorFactor")), [1.0; 4]);
+        let mut material = Material {
+            name_ja: name.as_str().into(),
+            name_en: name.as_str().into(),
+            diffuse,
+            ambient: Vec3::new(diffuse.x * 0.5, diffuse.y * 0.5, diffuse.z * 0.5),
+            face_index_count: u32::try_from(faces.len() * 3).unwrap_or(u32::MAX),
+            ..Material::default()
+        };
+        if value.get("doubleSided").and_then(Value::as_bool) == Some(true) {
+            material.draw_flags |= DrawFlags::DOUBLE_SIDED;
+        }
+        let mtoon = value
+            .get("extensions")
+            .and_then(|e| e.get("VRMC_materials_mtoon"));
+        if let Some(mtoon) = mtoon {
+            let mode = mtoon
+                .get("outlineWidthMode")
+                .and_then(Value::as_str)
+                .unwrap_or("none");
+            let width = mtoon
+                .get("outlineWidthFactor")
+                .and_then(Value::as_f64)
+                .unwrap_or(0.0);
+            if mode != "none" && width > 0.0 {
+                material.draw_flags |= DrawFlags::EDGE;
+                material.edge_color = color(mtoon.get("outlineColorFactor"), [0.0, 0.0, 0.0, 1.0]);
+            }
+        }
+        if import.version == VrmVersion::V0 {
+            v0_outline(import, &name, &mut material);
+        }
+        if let Some(texture) = pbr
+            .and_then(|p| p.get("baseColorTexture"))
+            .and_then(|t| t.get("index"))
+            .and_then(Value::as_u64)
+            .and_then(|t| usize::try_from(t).ok())
+        {
+            let source = import
+                .gltf
+                .list("textures")?
+                .get(texture)
+                .and_then(|t| t.get("source"))
+                .and_then(Value::as_u64)
+                .and_then(|s| usize::try_from(s).ok());
+            if let Some(image) = source {
+                let index = match image_textures.get(&image) {
+                    Some(&index) => index,
+                    None => {
+                        let index = image_texture(import, image)?;
+                        image_textures.insert(image, index);
+                        index
+                    }
+                };
+                material.texture = index;
+            }
+        }
+        import.model.faces.extend(faces);
+        import.model.materials.push(material);
+    }
+    Ok(())
+}
+
+/// VRM 0.x keeps MToon's outline in `materialProperties` (matched by material name).
+fn v0_outline(import: &Importer<'_>, name: &str, material: &mut Material) {
+    let Some(properties) = import
+        .vrm_extension()
+        .and_then(|vrm| vrm.get("materialProperties"))
+        .and_then(Value::as_array)
+    else {
+        return;
+    };
+    let Some(found) = properties
+        .iter()
+        .find(|p| p.get("name").and_then(Value::as_str) == Some(name))
+    else {
+        return;
+    };
+    let mode = found
+        .get("floatProperties")
+        .and_then(|f| f.get("_OutlineWidthMode"))
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    let width = found
+        .get("floatProperties")
+        .and_then(|f| f.get("_OutlineWidth"))
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    if mode > 0.0 && width > 0.0 {
+        material.draw_flags |= DrawFlags::EDGE;
+        // 0.x colours are stored in gamma space already.
+        let mut rgba = [0.0, 0.0, 0.0, 1.0];
+        if let Some(items) = found
+            .get("vectorProperties")
+            .and_then(|v| v.get("_OutlineColor"))
+            .and_then(Value::as_array)
+        {
+            for (slot, item) in rgba.iter_mut().zip(items) {
+                *slot = item
+                    .as_f64()
+                    .filter(|n| n.is_finite())
+                    .unwrap_or(0.0)
+                    .clamp(0.0, 1.0) as f32;
+            }
+        }
+        material.edge_color = Vec4::from_array(rgba);
+    }
+}
+
+/// Makes `images[image]` a texture of the model: embedded bytes under `tex/`, an external
+/// file by its relative path. `None` when the image cannot be used (listed in the report).
+fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<TextureIdx>, ReadError> {
+    let Some(value) = import.gltf.list("images")?.get(image).cloned() else {
+        let location = import.gltf.at("textures", None, "source");
+        import.note(
+            location,
+            format!("images[{image}] does not exist; the material has no texture"),
+            true,
+        );
+        return Ok(None);
+    };
+    let path = if let Some(view) =
+        import
+            .gltf
+            .index_field(&value, "bufferView", ("images", Some(image), "bufferView"))?
+    {
+        let bytes = import
+            .gltf
+            .view_bytes(view, ("images", Some(image), "bufferView"))?
+            .to_vec();
+        let extension = match value.get("mimeType").and_then(Value::as_str) {
+            Some("image/jpeg") => "jpg",
+            Some("image/png") => "png",
+            _ if bytes.starts_with(&[0xFF, 0xD8]) => "jpg",
+            _ => "png",
+        };
+        let stem = value
+            .get("name")
+            .and_then(Value::as_str)
+            .map(safe_file_stem)
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| format!("image{image}"));
+        let mut taken: HashSet<String> = import.textures.iter().map(|t| t.path.clone()).collect();
+        let path = unique_name(&mut taken, &format!("tex/{stem}.{extension}"));
+        import.textures.push(ImportedTexture {
+            path: path.clone(),
+            bytes,
+        });
+        path
+    } else if let Some(uri) = value.get("uri").and_then(Value::as_str) {
+        if uri.starts_with("data:") {
+            let location = import.gltf.at("images", Some(image), "uri");
+            import.note(
+                location,
+                "images in data URIs are not imported yet; the material has no texture",
+                true,
+            );
+            return Ok(None);
+        }
+        uri.to_owned()
+    } else {
+        return Ok(None);
+    };
+    let index = import.model.textures.len();
+    import.model.textures.push(path.as_str().into());
+    Ok(Some(TextureIdx::new(index)))
+}
+
+/// A file name stem without path separators or characters Windows refuses.
+fn safe_file_stem(name: &str) -> String {
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    stem.chars()
+        .map(|c| {
+            if c.is_control() || "\\/:*?\"<>|".contains(c) {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect::<String>()
+        .trim_matches(|c: char| c == '.' || c.is_whitespace())
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn more_than_four_influences_keep_the_largest_renormalised() {
+        let (weight, cut) = bone_weight(&[(1, 0.1), (2, 0.4), (3, 0.2), (4, 0.2), (5, 0.1)]);
+        assert!(cut);
+        let Weight::Bdef4 { bones, weights } = weight else {
+            panic!("BDEF4 expected, got {weight:?}");
+        };
+        assert_eq!(bones[0], Some(BoneIdx::new(2)));
+        assert!((weights.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        assert!(
+            !bones.contains(&Some(BoneIdx::new(5))),
+            "the smallest tie goes: {bones:?}"
+        );
+    }
+
+    #[test]
+    fn strips_and_fans_keep_the_turn() {
+        assert_eq!(
+            triangles(&[0, 1, 2, 3], MODE_STRIP),
+            vec![[0, 1, 2], [2, 1, 3]]
+        );
+        assert_eq!(
+            triangles(&[0, 1, 2, 3], MODE_FAN),
+            vec![[1, 2, 0], [2, 3, 0]]
+        );
+        assert_eq!(safe_file_stem("a/b:c.png"), "a_b_c");
+    }
+}

@@ -1,0 +1,661 @@
+//! VRM import: a `.vrm` / `.glb` (VRM 1.0, VRM 0.x or plain glTF 2.0) as an MMD model.
+//!
+//! # Reading
+//!
+//! The GLB container ([`glb`]) and the glTF JSON and buffers ([`gltf`]) are read by hand from
+//! `serde_json::Value`, so nothing in a file can make the reader panic: every index is looked
+//! up, every byte range checked against the bytes present before anything is allocated (an
+//! accessor without data is held to 4 × the file size), and errors name the JSON path and the
+//! byte offset. Required extensions this reader does not know (Draco among them) are refused
+//! with the extension's name. With [`LoadOptions::recover`] a primitive that cannot be read is
+//! left out and listed instead.
+//!
+//! # Axes, units, winding
+//!
+//! The inverse of the export (see [`super`]): VRM 1.0 and plain glTF face +Z, so
+//! `MMD (x, y, z) = glTF (x, y, −z) / 0.08`. VRM 0.x models face −Z in glTF space (they are
+//! turned 180° about Y against 1.0), so for them `MMD (x, y, z) = glTF (−x, y, z) / 0.08`.
+//! Both are mirrors, so every triangle's corners are reversed: glTF (a, b, c) becomes MMD
+//! (a, c, b). Normals map like positions, without the scale.
+//!
+//! # What the model gets
+//!
+//! - **Bones**: one per node, names kept (made unique), in parent-first order; the humanoid
+//!   bones renamed to MMD's standard names ([`HumanBone::mmd_standard_names`]); 全ての親,
+//!   センター and グルーブ added at the root; the hips become 下半身 and the spine 上半身, both
+//!   children of グルーブ at the waist (MMD turns the upper and lower body apart); 両目 over
+//!   the eyes; 足ＩＫ and つま先ＩＫ with MMD's usual loop counts, angles and knee limits.
+//!   MMD bones carry no rotation, so the rest pose is baked into the vertices.
+//! - **Meshes**: every primitive of every mesh node, in node order, skinned by its rest pose
+//!   (`Σ wᵢ · world(jointᵢ) · inverseBindᵢ`) or placed by its node; one PMX material per glTF
+//!   material. Weights: BDEF1/2/4, more than four influences cut to the four largest and
+//!   renormalised (counted in the report).
+//! - **Morphs**: each VRM expression (1.0 presets and custom, 0.x blend shape groups) one
+//!   vertex morph, its morph target binds summed; presets named as MMD names them (aa → あ,
+//!   blink → まばたき, from [`super::PRESET_TABLE`]); morph targets no expression uses become
+//!   morphs of their own.
+//! - **Materials**: base colour (linear → sRGB) and texture, double-sidedness, the MToon /
+//!   0.x outline as the edge. Embedded images are kept in [`VrmImport::textures`] with the
+//!   relative path the model names them by, for the caller to write beside the PMX.
+//!
+//! Not yet imported (listed in the report when present): spring bones and colliders, node
+//! constraints, material colour and texture transform binds.
+
+mod glb;
+mod gltf;
+mod mesh;
+mod morphs;
+mod skeleton;
+
+pub use glb::GLB_MAGIC;
+
+use super::HumanBone;
+use crate::formats::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
+use crate::model::{DisplayFrame, DisplayItem, Model, Vec3};
+use glam::{Mat4, Quat, Vec3 as GVec3};
+use gltf::Gltf;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Which VRM a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VrmVersion {
+    /// `VRMC_vrm` (1.0).
+    V1,
+    /// The `VRM` extension (0.x).
+    V0,
+    /// glTF 2.0 without VRM: no humanoid, imported as plain nodes and meshes.
+    Gltf,
+}
+
+/// An image the model refers to, with its bytes when the file embeds them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportedTexture {
+    /// The path in [`Model::textures`], relative to the PMX (`tex/face.png`).
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// An imported model and what the import noticed.
+#[derive(Debug, Clone)]
+pub struct VrmImport {
+    pub model: Model,
+    pub report: LoadReport,
+    pub version: VrmVersion,
+    /// The embedded images, to be written next to the PMX ([`VrmImport::write_textures`]).
+    pub textures: Vec<ImportedTexture>,
+}
+
+impl VrmImport {
+    /// Writes the embedded images under `dir` (the PMX's folder) at their relative paths.
+    pub fn write_textures(&self, dir: &Path) -> std::io::Result<usize> {
+        for texture in &self.textures {
+            let path = dir.join(&texture.path);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            crate::formats::write_atomic(&path, &texture.bytes)?;
+        }
+        Ok(self.textures.len())
+    }
+}
+
+/// Extensions a file may require: the ones this reader reads, and those whose absence only
+/// changes the look (a viewer without them still shows the model).
+const UNDERSTOOD_EXTENSIONS: [&str; 11] = [
+    "VRM",
+    "VRMC_vrm",
+    "VRMC_springBone",
+    "VRMC_springBone_extended_collider",
+    "VRMC_springBone_limit",
+    "VRMC_node_constraint",
+    "VRMC_materials_mtoon",
+    "KHR_materials_unlit",
+    "KHR_texture_transform",
+    "KHR_materials_emissive_strength",
+    "KHR_mesh_quantization",
+];
+
+/// Whether `bytes` start like a GLB.
+#[must_use]
+pub fn is_glb(bytes: &[u8]) -> bool {
+    bytes.starts_with(GLB_MAGIC)
+}
+
+/// Reads a `.vrm` / `.glb` (or a text glTF whose buffers are all in the file) as a model.
+pub fn read_vrm(bytes: &[u8], options: &LoadOptions) -> Result<VrmImport, ReadError> {
+    let chunks = glb::split(bytes)?;
+    let json: Value = serde_json::from_slice(chunks.json).map_err(|error| ReadError::Parse {
+        format: "glTF JSON",
+        line: error.line(),
+        column: error.column(),
+        message: error.to_string(),
+    })?;
+    let gltf = Gltf {
+        json,
+        bin: chunks.bin,
+        bin_offset: chunks.bin_offset,
+        json_offset: chunks.json_offset,
+        file_len: bytes.len(),
+        limits: options.limits,
+    };
+    if !gltf.json.is_object() {
+        return Err(gltf.malformed("json", None, "", "the glTF JSON must be an object"));
+    }
+    check_required_extensions(&gltf)?;
+    let mut import = Importer::new(gltf, options.recover)?;
+    import.run()?;
+    let Importer {
+        model,
+        notes,
+        version,
+        textures,
+        ..
+    } = import;
+    Ok(VrmImport {
+        model,
+        report: LoadReport {
+            recovered_from: None,
+            notes,
+            file_size: bytes.len(),
+            face_index_count: None,
+        },
+        version,
+        textures,
+    })
+}
+
+fn check_required_extensions(gltf: &Gltf<'_>) -> Result<(), ReadError> {
+    let required = gltf.list("extensionsRequired")?;
+    let unknown: Vec<&str> = required
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|name| !UNDERSTOOD_EXTENSIONS.contains(name))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let why = if unknown.contains(&"KHR_draco_mesh_compression") {
+        " (Draco-compressed meshes cannot be decoded here; export the model without mesh compression)"
+    } else {
+        ""
+    };
+    Err(ReadError::Unsupported {
+        location: gltf.at("extensionsRequired", None, ""),
+        message: format!(
+            "the file requires {} which this reader does not support{why}",
+            unknown.join(", ")
+        ),
+    })
+}
+
+/// A node as the importer needs it.
+#[derive(Debug, Clone)]
+struct Node {
+    name: Option<String>,
+    children: Vec<usize>,
+    mesh: Option<usize>,
+    skin: Option<usize>,
+    local: Mat4,
+}
+
+/// The state of one import.
+struct Importer<'a> {
+    gltf: Gltf<'a>,
+    recover: bool,
+    version: VrmVersion,
+    nodes: Vec<Node>,
+    parents: Vec<Option<usize>>,
+    /// Nodes parents first (depth-first from the roots, children in file order).
+    order: Vec<usize>,
+    world: Vec<Mat4>,
+    humanoid: BTreeMap<HumanBone, usize>,
+    node_bone: Vec<usize>,
+    model: Model,
+    notes: Vec<LoadNote>,
+    textures: Vec<ImportedTexture>,
+    /// The vertex offsets of each (mesh, morph target), in MMD space.
+    targets: BTreeMap<(usize, usize), Vec<(usize, Vec3)>>,
+}
+
+impl<'a> Importer<'a> {
+    fn new(gltf: Gltf<'a>, recover: bool) -> Result<Self, ReadError> {
+        let extensions = gltf.json.get("extensions");
+        let version = if extensions.and_then(|e| e.get("VRMC_vrm")).is_some() {
+            VrmVersion::V1
+        } else if extensions.and_then(|e| e.get("VRM")).is_some() {
+            VrmVersion::V0
+        } else {
+            VrmVersion::Gltf
+        };
+        Ok(Self {
+            gltf,
+            recover,
+            version,
+            nodes: Vec::new(),
+            parents: Vec::new(),
+            order: Vec::new(),
+            world: Vec::new(),
+            humanoid: BTreeMap::new(),
+            node_bone: Vec::new(),
+            model: Model::new_empty(),
+            notes: Vec::new(),
+            textures: Vec::new(),
+            targets: BTreeMap::new(),
+        })
+    }
+
+    fn note(&mut self, location: Location, message: impl Into<String>, lost: bool) {
+        self.notes.push(LoadNote {
+            location,
+            message: message.into(),
+            lost,
+        });
+    }
+
+    fn run(&mut self) -> Result<(), ReadError> {
+        if self.version == VrmVersion::Gltf {
+            let location = self.gltf.at("extensions", None, "");
+            self.note(
+                location,
+                "no VRM extension (VRMC_vrm or VRM): read as plain glTF, without humanoid bones",
+                false,
+            );
+        }
+        self.read_nodes()?;
+        if self.nodes.is_empty() {
+            return Err(self.gltf.malformed(
+                "nodes",
+                None,
+                "",
+                "the file has no nodes: there is no model to import",
+            ));
+        }
+        self.read_info();
+        self.read_humanoid()?;
+        skeleton::build(self);
+        mesh::build(self)?;
+        morphs::build(self)?;
+        self.display_frames();
+        self.note_not_imported();
+        Ok(())
+    }
+
+    /// glTF world space → MMD space, for points (scaled) and directions (`scale` 1).
+    fn to_mmd(&self, v: GVec3, scale: f32) -> Vec3 {
+        let v = v * scale;
+        match self.version {
+            VrmVersion::V0 => Vec3::new(-v.x, v.y, v.z),
+            _ => Vec3::new(v.x, v.y, -v.z),
+        }
+    }
+
+    fn point(&self, v: GVec3) -> Vec3 {
+        self.to_mmd(v, 1.0 / super::METRES_PER_MMD_UNIT)
+    }
+
+    fn read_nodes(&mut self) -> Result<(), ReadError> {
+        let count = self.gltf.list("nodes")?.len();
+        if count > self.gltf.limits.max_elements {
+            return Err(ReadError::LimitExceeded {
+                location: self.gltf.at("nodes", None, ""),
+                message: format!("{count} nodes (limit {})", self.gltf.limits.max_elements),
+            });
+        }
+        let mut nodes = Vec::with_capacity(count);
+        for index in 0..count {
+            let value = &self.gltf.list("nodes")?[index];
+            let site = ("nodes", Some(index), "");
+            let mut children = Vec::new();
+            if let Some(list) = value.get("children").and_then(Value::as_array) {
+                for child in list {
+                    match child.as_u64().and_then(|c| usize::try_from(c).ok()) {
+                        Some(child) if child < count && child != index => children.push(child),
+                        _ => {
+                            return Err(self.gltf.malformed(
+                                "nodes",
+                                Some(index),
+                                "children",
+                                format!("child {child} is not a node of the {count}"),
+                            ));
+                        }
+                    }
+                }
+            }
+            let local = match gltf::numbers::<16>(value.get("matrix")) {
+                Some(matrix) => Mat4::from_cols_array(&matrix),
+                None => {
+                    let translation =
+                        gltf::numbers::<3>(value.get("translation")).unwrap_or([0.0; 3]);
+                    let rotation = gltf::numbers::<4>(value.get("rotation"))
+                        .map(Quat::from_array)
+                        .filter(|q| q.length_squared() > 1e-12)
+                        .map_or(Quat::IDENTITY, Quat::normalize);
+                    let scale = gltf::numbers::<3>(value.get("scale")).unwrap_or([1.0; 3]);
+                    Mat4::from_scale_rotation_translation(
+                        GVec3::from_array(scale),
+                        rotation,
+                        GVec3::from_array(translation),
+                    )
+                }
+            };
+            nodes.push(Node {
+                name: value.get("name").and_then(Value::as_str).map(str::to_owned),
+                children,
+                mesh: self
+                    .gltf
+                    .index_field(value, "mesh", ("nodes", site.1, "mesh"))?,
+                skin: self
+                    .gltf
+                    .index_field(value, "skin", ("nodes", site.1, "skin"))?,
+                local,
+            });
+        }
+        // A node has one parent; a second claim (not a tree) is dropped and listed.
+        let mut parents = vec![None; count];
+        for (index, node) in nodes.iter().enumerate() {
+            for &child in &node.children {
+                if parents[child].is_some() {
+                    let location = self.gltf.at("nodes", Some(index), "children");
+                    self.note(
+                        location,
+                        format!("node {child} is a child of two nodes; kept under the first"),
+                        true,
+                    );
+                } else {
+                    parents[child] = Some(index);
+                }
+            }
+        }
+        // Depth first from the roots; nodes in a cycle have no root and are started from
+        // themselves (their link into the cycle broken).
+        let mut order = Vec::with_capacity(count);
+        let mut seen = vec![false; count];
+        // Popped from the end: reversed so the roots come in file order.
+        let mut starts: Vec<usize> = (0..count).rev().filter(|&n| parents[n].is_none()).collect();
+        let mut next_unseen = 0;
+        loop {
+            while let Some(start) = starts.pop() {
+                let mut stack = vec![start];
+                while let Some(node) = stack.pop() {
+                    if seen[node] {
+                        continue;
+                    }
+                    seen[node] = true;
+                    order.push(node);
+                    for &child in nodes[node].children.iter().rev() {
+                        if parents[child] == Some(node) && !seen[child] {
+                            stack.push(child);
+                        }
+                    }
+                }
+            }
+            while next_unseen < count && seen[next_unseen] {
+                next_unseen += 1;
+            }
+            if next_unseen == count {
+                break;
+            }
+            let location = self.gltf.at("nodes", Some(next_unseen), "children");
+            self.note(
+                location,
+                "the node hierarchy has a cycle here; it was cut",
+                true,
+            );
+            parents[next_unseen] = None;
+            starts.push(next_unseen);
+        }
+        let mut world = vec![Mat4::IDENTITY; count];
+        for &node in &order {
+            world[node] = match parents[node] {
+                Some(parent) => world[parent] * nodes[node].local,
+                None => nodes[node].local,
+            };
+        }
+        self.nodes = nodes;
+        self.parents = parents;
+        self.order = order;
+        self.world = world;
+        Ok(())
+    }
+
+    fn vrm_extension(&self) -> Option<&Value> {
+        let extensions = self.gltf.json.get("extensions")?;
+        match self.version {
+            VrmVersion::V1 => extensions.get("VRMC_vrm"),
+            VrmVersion::V0 => extensions.get("VRM"),
+            VrmVersion::Gltf => None,
+        }
+    }
+
+    fn read_info(&mut self) {
+        let Some(meta) = self.vrm_extension().and_then(|vrm| vrm.get("meta")) else {
+            return;
+        };
+        let text = |key: &str| {
+            meta.get(key)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        let (name, authors, license) = match self.version {
+            VrmVersion::V1 => {
+                let authors: Vec<String> = meta
+                    .get("authors")
+                    .and_then(Value::as_array)
+                    .map(|list| {
+                        list.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                (text("name"), authors.join(", "), text("licenseUrl"))
+            }
+            _ => (text("title"), text("author"), text("licenseName")),
+        };
+        if !name.is_empty() {
+            self.model.info.name_ja = name.as_str().into();
+            self.model.info.name_en = name.as_str().into();
+        }
+        let comment = format!("Author: {authors}\nLicense: {license}\n(imported from VRM)");
+        self.model.info.comment_ja = comment.as_str().into();
+        self.model.info.comment_en = comment.as_str().into();
+    }
+
+    fn read_humanoid(&mut self) -> Result<(), ReadError> {
+        let Some(humanoid) = self
+            .vrm_extension()
+            .and_then(|vrm| vrm.get("humanoid"))
+            .cloned()
+        else {
+            if self.version != VrmVersion::Gltf {
+                let location = self.gltf.at("extensions", None, "humanoid");
+                self.note(
+                    location,
+                    "the VRM has no humanoid: no MMD standard bones",
+                    true,
+                );
+            }
+            return Ok(());
+        };
+        let node_count = self.nodes.len();
+        let mut found: Vec<(String, Option<u64>)> = Vec::new();
+        match (self.version, humanoid.get("humanBones")) {
+            (VrmVersion::V1, Some(Value::Object(bones))) => {
+                for (name, bone) in bones {
+                    found.push((name.clone(), bone.get("node").and_then(Value::as_u64)));
+                }
+            }
+            (VrmVersion::V0, Some(Value::Array(bones))) => {
+                for bone in bones {
+                    let name = bone.get("bone").and_then(Value::as_str).unwrap_or("");
+                    // 0.x counts the thumb from the proximal; 1.0 from the metacarpal.
+                    let name = match name {
+                        "leftThumbProximal" => "leftThumbMetacarpal",
+                        "leftThumbIntermediate" => "leftThumbProximal",
+                        "rightThumbProximal" => "rightThumbMetacarpal",
+                        "rightThumbIntermediate" => "rightThumbProximal",
+                        other => other,
+                    };
+                    found.push((name.to_owned(), bone.get("node").and_then(Value::as_u64)));
+                }
+            }
+            _ => {
+                let location = self.gltf.at("extensions", None, "humanoid.humanBones");
+                self.note(
+                    location,
+                    "humanBones is missing or of the wrong shape",
+                    true,
+                );
+            }
+        }
+        for (name, node) in found {
+            let Some(bone) = HumanBone::from_vrm_name(&name) else {
+                if name != "jaw" {
+                    let location = self.gltf.at("extensions", None, "humanoid.humanBones");
+                    self.note(
+                        location,
+                        format!("unknown humanoid bone \"{name}\" ignored"),
+                        true,
+                    );
+                }
+                continue;
+            };
+            match node
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|&n| n < node_count)
+            {
+                Some(node) if !self.humanoid.values().any(|&n| n == node) => {
+                    self.humanoid.insert(bone, node);
+                }
+                Some(node) => {
+                    let location = self.gltf.at("extensions", None, "humanoid.humanBones");
+                    self.note(
+                        location,
+                        format!(
+                            "humanoid bone \"{name}\": node {node} is already another humanoid bone"
+                        ),
+                        true,
+                    );
+                }
+                None => {
+                    let location = self.gltf.at("extensions", None, "humanoid.humanBones");
+                    let shown = node.map_or_else(|| "no node".to_owned(), |n| format!("node {n}"));
+                    self.note(
+                        location,
+                        format!("humanoid bone \"{name}\" points at {shown}, which does not exist ({node_count} nodes); ignored"),
+                        true,
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn display_frames(&mut self) {
+        let bone_count = self.model.bones.len();
+        let center: Vec<usize> = (0..bone_count)
+            .filter(|&b| {
+                let name = self.model.bones[b].name_ja.as_str();
+                name == "センター" || name == "グルーブ"
+            })
+            .collect();
+        if let Some(root) = self.model.display_frames.first_mut() {
+            root.items = vec![DisplayItem::Bone(Some(crate::model::BoneIdx::new(0)))];
+        }
+        if let Some(faces) = self.model.display_frames.get_mut(1) {
+            faces.items = (0..self.model.morphs.len())
+                .map(|m| DisplayItem::Morph(Some(crate::model::MorphIdx::new(m))))
+                .collect();
+        }
+        self.model.display_frames.push(DisplayFrame {
+            name_ja: "センター".into(),
+            name_en: "Center".into(),
+            special: false,
+            items: center
+                .iter()
+                .map(|&b| DisplayItem::Bone(Some(crate::model::BoneIdx::new(b))))
+                .collect(),
+        });
+        let rest: Vec<DisplayItem> = (1..bone_count)
+            .filter(|b| !center.contains(b))
+            .map(|b| DisplayItem::Bone(Some(crate::model::BoneIdx::new(b))))
+            .collect();
+        if !rest.is_empty() {
+            self.model.display_frames.push(DisplayFrame {
+                name_ja: "ボーン".into(),
+                name_en: "Bones".into(),
+                special: false,
+                items: rest,
+            });
+        }
+    }
+
+    fn note_not_imported(&mut self) {
+        let extensions = self
+            .gltf
+            .json
+            .get("extensions")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let springs = match self.version {
+            VrmVersion::V1 => extensions
+                .get("VRMC_springBone")
+                .and_then(|s| s.get("springs"))
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len),
+            VrmVersion::V0 => extensions
+                .get("VRM")
+                .and_then(|v| v.get("secondaryAnimation"))
+                .and_then(|s| s.get("boneGroups"))
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len),
+            VrmVersion::Gltf => 0,
+        };
+        if springs > 0 {
+            let location = self.gltf.at("extensions", None, "springs");
+            self.note(
+                location,
+                format!(
+                    "{springs} spring bone chains are not imported as rigid bodies and joints yet"
+                ),
+                true,
+            );
+        }
+        let constraints = self
+            .gltf
+            .list("nodes")
+            .unwrap_or(&[])
+            .iter()
+            .filter(|n| {
+                n.get("extensions")
+                    .and_then(|e| e.get("VRMC_node_constraint"))
+                    .is_some()
+            })
+            .count();
+        if constraints > 0 {
+            let location = self
+                .gltf
+                .at("nodes", None, "extensions.VRMC_node_constraint");
+            self.note(
+                location,
+                format!("{constraints} node constraints are not imported"),
+                true,
+            );
+        }
+    }
+}
+
+/// A name made unique among `taken` by a numbered suffix (MMD finds bones and morphs by name).
+fn unique_name(taken: &mut std::collections::HashSet<String>, wanted: &str) -> String {
+    let mut name = wanted.to_owned();
+    let mut n = 2;
+    while taken.contains(&name) {
+        name = format!("{wanted}_{n}");
+        n += 1;
+    }
+    taken.insert(name.clone());
+    name
+}
