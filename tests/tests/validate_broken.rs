@@ -19,6 +19,7 @@ const RECOVER: LoadOptions = LoadOptions {
         max_text_bytes: 64 * 1024 * 1024,
     },
     mqo: None,
+    vrm: None,
 };
 
 fn write(model: &Model) -> Vec<u8> {

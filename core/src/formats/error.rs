@@ -138,6 +138,8 @@ pub struct LoadOptions {
     /// How to import `.mqo` (scale, hidden objects, vertex colours); `None` for the defaults.
     /// Its limits are replaced by `limits`.
     pub mqo: Option<crate::formats::mqo::MqoImportOptions>,
+    /// How to import `.vrm` / `.glb` / `.gltf` (A-pose, physics); `None` for the defaults.
+    pub vrm: Option<crate::formats::vrm::VrmImportOptions>,
 }
 
 /// Something a reader noticed but read past.

@@ -69,6 +69,30 @@ pub enum VrmVersion {
     Gltf,
 }
 
+/// How a VRM becomes an MMD model.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VrmImportOptions {
+    /// Turn the arms down from the T-pose to MMD's usual A-pose (upper arms at
+    /// [`Self::arm_angle_degrees`] below horizontal), baked through the pose engine so the
+    /// mesh, morphs and physics follow. MMD motions are made for models in the A-pose.
+    pub a_pose: bool,
+    /// How far below horizontal the upper arms end up, in degrees (MMD's standard models
+    /// hold them at about 35°).
+    pub arm_angle_degrees: f32,
+    /// Spring bones become rigid bodies and joints (and colliders static bodies).
+    pub physics: bool,
+}
+
+impl Default for VrmImportOptions {
+    fn default() -> Self {
+        Self {
+            a_pose: true,
+            arm_angle_degrees: 35.0,
+            physics: true,
+        }
+    }
+}
+
 /// An image the model refers to, with its bytes when the file embeds them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportedTexture {
@@ -144,7 +168,7 @@ pub fn read_vrm(bytes: &[u8], options: &LoadOptions) -> Result<VrmImport, ReadEr
         return Err(gltf.malformed("json", None, "", "the glTF JSON must be an object"));
     }
     check_required_extensions(&gltf)?;
-    let mut import = Importer::new(gltf, options.recover)?;
+    let mut import = Importer::new(gltf, options.recover, options.vrm.unwrap_or_default())?;
     import.run()?;
     let Importer {
         model,
@@ -204,6 +228,7 @@ struct Node {
 struct Importer<'a> {
     gltf: Gltf<'a>,
     recover: bool,
+    options: VrmImportOptions,
     version: VrmVersion,
     nodes: Vec<Node>,
     parents: Vec<Option<usize>>,
@@ -220,7 +245,7 @@ struct Importer<'a> {
 }
 
 impl<'a> Importer<'a> {
-    fn new(gltf: Gltf<'a>, recover: bool) -> Result<Self, ReadError> {
+    fn new(gltf: Gltf<'a>, recover: bool, options: VrmImportOptions) -> Result<Self, ReadError> {
         let extensions = gltf.json.get("extensions");
         let version = if extensions.and_then(|e| e.get("VRMC_vrm")).is_some() {
             VrmVersion::V1
@@ -232,6 +257,7 @@ impl<'a> Importer<'a> {
         Ok(Self {
             gltf,
             recover,
+            options,
             version,
             nodes: Vec::new(),
             parents: Vec::new(),
