@@ -213,6 +213,8 @@ impl EditorApp {
             let mut dialog = match purpose {
                 BrowsePurpose::ImportMqo => rfd::FileDialog::new()
                     .add_filter("Metasequoia", &["mqo", "MQO", "mqoz", "MQOZ"]),
+                BrowsePurpose::ImportVrm => rfd::FileDialog::new()
+                    .add_filter("VRM / glTF", &["vrm", "VRM", "glb", "GLB", "gltf", "GLTF"]),
                 BrowsePurpose::ExportMqo => {
                     rfd::FileDialog::new().add_filter("Metasequoia", &["mqo", "MQO"])
                 }
@@ -229,9 +231,12 @@ impl EditorApp {
                     rfd::FileDialog::new().add_filter("VMD", &["vmd", "VMD"])
                 }
             };
-            // File > Open imports SMF too; Save as never writes it (File > Export SMF does).
+            // File > Open imports SMF and VRM too; Save as never writes them (File > Export
+            // does).
             if purpose == BrowsePurpose::Open {
-                dialog = dialog.add_filter("Selene SMF", &["smf", "SMF"]);
+                dialog = dialog
+                    .add_filter("Selene SMF", &["smf", "SMF"])
+                    .add_filter("VRM / glTF", &["vrm", "VRM", "glb", "GLB", "gltf", "GLTF"]);
             }
             if let Some(suggested) = &suggested {
                 if let Some(dir) = suggested.parent().filter(|d| d.is_dir()) {
@@ -242,7 +247,9 @@ impl EditorApp {
                 }
             }
             let path = match purpose {
-                BrowsePurpose::Open | BrowsePurpose::ImportMqo => dialog.pick_file(),
+                BrowsePurpose::Open | BrowsePurpose::ImportMqo | BrowsePurpose::ImportVrm => {
+                    dialog.pick_file()
+                }
                 BrowsePurpose::Save
                 | BrowsePurpose::ExportMqo
                 | BrowsePurpose::ExportSmf
@@ -264,6 +271,9 @@ impl EditorApp {
                 PlatformRequest::BrowseOpen => self.browse(ctx, BrowsePurpose::Open, None),
                 PlatformRequest::BrowseImportMqo => {
                     self.browse(ctx, BrowsePurpose::ImportMqo, None);
+                }
+                PlatformRequest::BrowseImportVrm => {
+                    self.browse(ctx, BrowsePurpose::ImportVrm, None);
                 }
                 PlatformRequest::BrowseExportMqo { suggested } => {
                     self.browse(ctx, BrowsePurpose::ExportMqo, suggested);

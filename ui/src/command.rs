@@ -69,6 +69,8 @@ pub enum Command {
     ShowExportPmdDialog,
     /// File > Import MQO: the import dialog.
     ShowImportMqoDialog,
+    /// File > Import VRM: the import dialog (`.vrm`, `.glb`, `.gltf`).
+    ShowImportVrmDialog,
     /// File > Export MQO: the export dialog.
     ShowExportMqoDialog,
     /// File > Export SMF: the export dialog.

@@ -4,7 +4,7 @@
 use crate::selection::{Direction, Selection, kind_slot};
 use pmx_core::edit::{Edit, History, Touched};
 use pmx_core::formats::pmx::{self, IndexSizeMode};
-use pmx_core::formats::{self, FileFormat, LoadOptions, LoadReport, Loaded};
+use pmx_core::formats::{self, EmbeddedFile, FileFormat, LoadOptions, LoadReport, Loaded};
 use pmx_core::model::{ElementKind, Model, PmxVersion, TextEncoding};
 use std::cell::Cell;
 use std::io::Read as _;
@@ -66,6 +66,9 @@ pub struct Document {
     /// textures are found in, but saving never writes back to it (`path` is `None` until the
     /// model is saved as PMX).
     pub imported_from: Option<PathBuf>,
+    /// Images an imported model carries inside its file (a VRM's), unpacked so the view and
+    /// the validator find them before the model is saved; saving writes them beside the PMX.
+    pub unpacked: Option<UnpackedFiles>,
     pub save_settings: SaveSettings,
     revision: u64,
     structure_revisions: [u64; ElementKind::ALL.len()],
@@ -81,8 +84,11 @@ impl Document {
         Self::from_model(Model::new_empty(), None, None)
     }
 
+    /// `loaded` as a document; `unpacked` holds its embedded files when the loader already
+    /// unpacked them (see [`FirstCheck::unpacked`]), otherwise they are unpacked here.
     #[must_use]
-    pub fn from_loaded(path: PathBuf, loaded: Loaded) -> Self {
+    pub fn from_loaded(path: PathBuf, loaded: Loaded, unpacked: Option<UnpackedFiles>) -> Self {
+        let unpacked = unpacked.or_else(|| UnpackedFiles::unpack(&loaded.embedded_files));
         if matches!(
             loaded.format,
             FileFormat::Mqo | FileFormat::Smf | FileFormat::Vrm
@@ -91,6 +97,7 @@ impl Document {
             // never write over the source).
             let mut document = Self::from_model(loaded.model, None, Some(loaded.report));
             document.imported_from = Some(path);
+            document.unpacked = unpacked;
             return document;
         }
         let mut document = Self::from_model(loaded.model, Some(path), Some(loaded.report));
@@ -113,6 +120,7 @@ impl Document {
             load_report,
             format: FileFormat::Pmx,
             imported_from: None,
+            unpacked: None,
             save_settings,
             revision: 0,
             structure_revisions: [0; ElementKind::ALL.len()],
@@ -129,14 +137,18 @@ impl Document {
             .map(file_name)
     }
 
-    /// The folder the model's relative paths (textures) start from: its file's, or the folder
-    /// of the file it was imported from.
+    /// The folder the model's relative paths (textures) start from: its file's, or, for a
+    /// model not saved yet, where its embedded images were unpacked, or the folder of the file
+    /// it was imported from.
     #[must_use]
     pub fn folder(&self) -> Option<&Path> {
-        self.path
-            .as_deref()
-            .or(self.imported_from.as_deref())
-            .and_then(Path::parent)
+        if let Some(path) = &self.path {
+            return path.parent();
+        }
+        if let Some(unpacked) = &self.unpacked {
+            return Some(unpacked.dir.path());
+        }
+        self.imported_from.as_deref().and_then(Path::parent)
     }
 
     /// Whether the model differs from the file (through undo and redo).
@@ -256,12 +268,11 @@ impl Document {
         &self,
         target: Option<pmx_core::validate::Target>,
     ) -> pmx_core::validate::CheckOptions {
-        let mut options = match self.path.as_ref().or(self.imported_from.as_ref()) {
-            Some(path) => pmx_core::validate::CheckOptions::for_file(path),
-            None => pmx_core::validate::CheckOptions::default(),
-        };
-        options.target = target;
-        options
+        pmx_core::validate::CheckOptions {
+            target,
+            model_dir: self.folder().map(Path::to_owned),
+            ..pmx_core::validate::CheckOptions::default()
+        }
     }
 
     /// Applies every automatic fix of the validator as one undo step (see
@@ -298,6 +309,19 @@ impl Document {
     pub fn save_to(&mut self, path: &Path, settings: SaveSettings) -> Result<Vec<String>, String> {
         let report = formats::save_path(&self.model, path, &settings.to_options())
             .map_err(|e| e.to_string())?;
+        let mut warnings = report.warnings;
+        if let Some(unpacked) = &self.unpacked {
+            // The images the model came with go beside it, where its texture paths point; a
+            // file already there with other contents is kept, and the user told.
+            let folder = path
+                .parent()
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            match formats::write_embedded_files(&unpacked.files, folder, false) {
+                Ok(_) => self.unpacked = None,
+                Err(error) => warnings.push(format!("images not written: {error}")),
+            }
+        }
         self.format = FileFormat::from_extension(path).unwrap_or(FileFormat::Pmx);
         self.path = Some(path.to_owned());
         self.imported_from = None;
@@ -305,7 +329,42 @@ impl Document {
         self.history.mark_saved();
         // The file on disk is now a correct one: what the reader noticed no longer applies.
         self.load_report = None;
-        Ok(report.warnings)
+        Ok(warnings)
+    }
+}
+
+/// Files an imported model carried inside its file, written to a scratch folder (removed with
+/// this value) until the model is saved.
+#[derive(Debug)]
+pub struct UnpackedFiles {
+    pub dir: tempfile::TempDir,
+    pub files: Vec<EmbeddedFile>,
+}
+
+impl UnpackedFiles {
+    /// `files` written to a new scratch folder; `None` when there are none or the folder cannot
+    /// be written (the textures then show as missing, as they would on disk).
+    #[must_use]
+    pub fn unpack(files: &[EmbeddedFile]) -> Option<Self> {
+        if files.is_empty() {
+            return None;
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("pmx-studio-import-")
+            .tempdir()
+            .ok()?;
+        formats::write_embedded_files(files, dir.path(), true).ok()?;
+        Some(Self {
+            dir,
+            files: files.to_vec(),
+        })
+    }
+
+    /// Adds `files` (an import merged into the model) to the scratch folder.
+    pub fn add(&mut self, files: &[EmbeddedFile]) -> std::io::Result<()> {
+        formats::write_embedded_files(files, self.dir.path(), true)?;
+        self.files.extend_from_slice(files);
+        Ok(())
     }
 }
 
@@ -402,6 +461,8 @@ pub struct LoadJob {
 pub struct FirstCheck {
     pub issues: Vec<pmx_core::validate::Issue>,
     pub duration: std::time::Duration,
+    /// The model's embedded files, unpacked for the check (the document keeps them).
+    pub unpacked: Option<UnpackedFiles>,
 }
 
 impl LoadJob {
@@ -432,13 +493,29 @@ impl LoadJob {
             let result =
                 load_with_progress(&worker_path, options, &worker_progress, &*wake).map(|loaded| {
                     let started = Instant::now();
+                    // Embedded images are checked where the document will find them.
+                    let unpacked = UnpackedFiles::unpack(&loaded.embedded_files);
+                    let check_options = match &unpacked {
+                        Some(unpacked) => pmx_core::validate::CheckOptions {
+                            model_dir: Some(unpacked.dir.path().to_owned()),
+                            ..pmx_core::validate::CheckOptions::default()
+                        },
+                        None => pmx_core::validate::CheckOptions::for_file(&worker_path),
+                    };
                     let issues = pmx_core::validate::check(
                         &loaded.model,
                         Some(&loaded.report),
-                        &pmx_core::validate::CheckOptions::for_file(&worker_path),
+                        &check_options,
                     );
                     let duration = started.elapsed();
-                    (loaded, FirstCheck { issues, duration })
+                    (
+                        loaded,
+                        FirstCheck {
+                            issues,
+                            duration,
+                            unpacked,
+                        },
+                    )
                 });
             // The receiver is gone when the load was cancelled: nothing to do then.
             let _ = sender.send(result);
@@ -521,7 +598,7 @@ fn load_with_progress(
     let format = FileFormat::detect(path, &bytes).ok_or_else(|| {
         failure(
             format!(
-                "{}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb or .json)",
+                "{}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb, .gltf or .json)",
                 path.display()
             ),
             false,
@@ -537,6 +614,23 @@ fn load_with_progress(
             model: imported.model,
             report: imported.report.to_load_report(),
             format,
+            embedded_files: Vec::new(),
+        });
+    }
+    if format == FileFormat::Vrm {
+        // With the folder: a `.gltf` keeps its buffers and images in files beside it.
+        let folder = path
+            .parent()
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let imported = pmx_core::formats::vrm::read_vrm_in(&bytes, &options, Some(folder))
+            .map_err(|e| failure(format!("{}: {e}", path.display()), true))?;
+        progress.set(LoadPhase::Parsing, bytes.len() as u64);
+        return Ok(Loaded {
+            model: imported.model,
+            report: imported.report,
+            format,
+            embedded_files: imported.textures,
         });
     }
     // Wake the UI at most every 1 % of the file, not on every report.
@@ -559,6 +653,7 @@ fn load_with_progress(
         model,
         report,
         format,
+        embedded_files: Vec::new(),
     })
 }
 

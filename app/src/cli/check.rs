@@ -73,8 +73,21 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(UNREADABLE));
         }
     };
+    // A VRM's images are inside it: they are checked where a conversion would write them.
+    let unpacked = if args.no_texture_files || loaded.embedded_files.is_empty() {
+        None
+    } else {
+        let dir = tempfile::tempdir()?;
+        formats::write_embedded_files(&loaded.embedded_files, dir.path(), true)?;
+        Some(dir)
+    };
     let mut check_options = if args.no_texture_files {
         CheckOptions::default()
+    } else if let Some(dir) = &unpacked {
+        CheckOptions {
+            model_dir: Some(dir.path().to_owned()),
+            ..CheckOptions::default()
+        }
     } else {
         CheckOptions::for_file(&args.file)
     };

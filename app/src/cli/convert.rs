@@ -9,7 +9,7 @@ use pmx_core::formats::mqo::{
 };
 use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
 use pmx_core::formats::smf::{AlphaTestMaterials, SmfAnimation, SmfExportOptions};
-use pmx_core::formats::vrm::{self, VrmExportOptions, VrmMeta, parse_meta_json};
+use pmx_core::formats::vrm::{VrmExportOptions, VrmMeta, parse_meta_json};
 use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions, vmd};
 use pmx_core::model::{Model, PmxVersion, TextEncoding};
 use std::path::{Path, PathBuf};
@@ -255,7 +255,7 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
         }),
         ..LoadOptions::default()
     };
-    let (loaded, vrm_textures) = load_input(&args.input, &load)?;
+    let loaded = formats::load_path(&args.input, &load)?;
     for note in &loaded.report.notes {
         // The readers of conversions (MQO, SMF, VRM) say what they made of the file; the
         // others' notes are for `check`.
@@ -268,13 +268,12 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     }
     if let Some(meta) = meta {
         // A VRM read back out: the export finds its images in a scratch folder.
-        let scratch = match &vrm_textures {
-            Some(import) => {
-                let dir = tempfile::tempdir().context("cannot make a folder for the textures")?;
-                import.write_textures(dir.path())?;
-                Some(dir)
-            }
-            None => None,
+        let scratch = if loaded.embedded_files.is_empty() {
+            None
+        } else {
+            let dir = tempfile::tempdir().context("cannot make a folder for the textures")?;
+            formats::write_embedded_files(&loaded.embedded_files, dir.path(), true)?;
+            Some(dir)
         };
         let model_dir = scratch
             .as_ref()
@@ -284,15 +283,17 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     let Some(format) = format else {
         bail!("{}: unknown output format", args.output.display());
     };
-    if let Some(import) = &vrm_textures {
-        // The images a VRM embeds go beside the output, where its texture paths point.
+    if !loaded.embedded_files.is_empty() {
+        // The images a VRM embeds go beside the output, where its texture paths point. A file
+        // already there with other contents is kept (nothing is lost) and the run fails.
         let dir = match args.output.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
             _ => PathBuf::from("."),
         };
-        let written = import.write_textures(&dir)?;
-        if written > 0 {
-            eprintln!("wrote {written} texture(s) under {}", dir.display());
+        let written = formats::write_embedded_files(&loaded.embedded_files, &dir, false)
+            .with_context(|| format!("writing the model's images under {}", dir.display()))?;
+        if !written.is_empty() {
+            eprintln!("wrote {} image(s) under {}", written.len(), dir.display());
         }
     }
     let options = args.save_options();
@@ -439,29 +440,4 @@ fn export_vrm(
         eprintln!("warning: {}", loss.message_en());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Reads the input; a VRM is imported directly so that its embedded images can be written
-/// beside the output.
-fn load_input(
-    path: &std::path::Path,
-    options: &LoadOptions,
-) -> Result<(formats::Loaded, Option<vrm::VrmImport>)> {
-    let bytes = std::fs::read(path).map_err(|source| formats::FileError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    if FileFormat::detect(path, &bytes) != Some(FileFormat::Vrm) {
-        return Ok((formats::load_path(path, options)?, None));
-    }
-    let import = vrm::read_vrm(&bytes, options).map_err(|source| formats::FileError::Read {
-        path: path.to_owned(),
-        source: Box::new(source),
-    })?;
-    let loaded = formats::Loaded {
-        model: import.model.clone(),
-        report: import.report.clone(),
-        format: FileFormat::Vrm,
-    };
-    Ok((loaded, Some(import)))
 }

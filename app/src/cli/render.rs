@@ -97,7 +97,7 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
         None => None,
     };
     let loaded = formats::load_path(&args.model, &LoadOptions::default())?;
-    let mut document = Document::from_loaded(args.model.clone(), loaded);
+    let mut document = Document::from_loaded(args.model.clone(), loaded, None);
 
     let offscreen = match Offscreen::new() {
         Ok(offscreen) => offscreen,

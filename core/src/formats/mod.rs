@@ -60,7 +60,7 @@ impl FileFormat {
             "pmd" => Some(FileFormat::Pmd),
             "mqo" | "mqoz" => Some(FileFormat::Mqo),
             "smf" => Some(FileFormat::Smf),
-            "vrm" | "glb" => Some(FileFormat::Vrm),
+            "vrm" | "glb" | "gltf" => Some(FileFormat::Vrm),
             _ => None,
         }
     }
@@ -87,6 +87,10 @@ impl FileFormat {
         }
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first == Some(&b'{') {
+            // Both are JSON: a text glTF is told from this editor's JSON form by its name.
+            if Self::from_extension(path) == Some(FileFormat::Vrm) {
+                return Some(FileFormat::Vrm);
+            }
             return Some(FileFormat::Json);
         }
         Self::from_extension(path)
@@ -112,7 +116,7 @@ pub enum FileError {
         source: Box<WriteError>,
     },
     #[error(
-        "{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb or .json)"
+        "{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb, .gltf or .json)"
     )]
     UnknownFormat { path: PathBuf },
 }
@@ -123,6 +127,62 @@ pub struct Loaded {
     pub model: Model,
     pub report: LoadReport,
     pub format: FileFormat,
+    /// Files the model names by a relative path whose bytes were inside the file read (a
+    /// VRM's images): they belong beside the PMX it is saved as ([`write_embedded_files`]).
+    pub embedded_files: Vec<EmbeddedFile>,
+}
+
+/// A file carried inside another (an image in a VRM), with the path a model names it by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbeddedFile {
+    /// Relative to the model's folder, with `/` separators (`tex/face.png`).
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Writes `files` under `dir` at their relative paths, atomically each. An existing file with
+/// other bytes is replaced only when `replace` is set (otherwise it is kept, and its path is
+/// in the error). Returns the paths written (files already there with the same bytes are
+/// skipped).
+pub fn write_embedded_files(
+    files: &[EmbeddedFile],
+    dir: &Path,
+    replace: bool,
+) -> std::io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for file in files {
+        let relative = Path::new(&file.path);
+        if relative.is_absolute()
+            || relative
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{}: not a plain relative path", file.path),
+            ));
+        }
+        let path = dir.join(relative);
+        match std::fs::read(&path) {
+            Ok(existing) if existing == file.bytes => continue,
+            Ok(_) if !replace => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{} exists with other contents; not replaced",
+                        path.display()
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        write_atomic(&path, &file.bytes)?;
+        written.push(path);
+    }
+    Ok(written)
 }
 
 /// Reads `bytes` in `format`.
@@ -165,6 +225,16 @@ pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError
     let format = FileFormat::detect(path, &bytes).ok_or_else(|| FileError::UnknownFormat {
         path: path.to_owned(),
     })?;
+    if format == FileFormat::Vrm {
+        // From the path: a `.gltf` keeps its buffers and images in files beside it.
+        let imported = vrm::load_vrm_path(path, options)?;
+        return Ok(Loaded {
+            model: imported.model,
+            report: imported.report,
+            format,
+            embedded_files: imported.textures,
+        });
+    }
     if format == FileFormat::Mqo {
         // From the path: the `.mqx` side file is looked up next to it.
         let imported = mqo::load_mqo_path(path, &mqo_import_options(options)).map_err(|error| {
@@ -177,6 +247,7 @@ pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError
             model: imported.model,
             report: imported.report.to_load_report(),
             format,
+            embedded_files: Vec::new(),
         });
     }
     let (model, report) =
@@ -188,6 +259,7 @@ pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError
         model,
         report,
         format,
+        embedded_files: Vec::new(),
     })
 }
 

@@ -96,6 +96,13 @@ impl EditorState {
         );
         self.item(
             ui,
+            "menu.import_vrm",
+            "",
+            true,
+            Command::ShowImportVrmDialog,
+        );
+        self.item(
+            ui,
             "menu.export_mqo",
             "",
             open,

@@ -10,6 +10,7 @@ pub mod settings;
 mod smf_dialogs;
 mod tiles;
 mod vrm_dialogs;
+mod vrm_import_dialog;
 pub mod workspace;
 
 use crate::command::{Command, Commands, EditCommand, EditRequest};
@@ -35,6 +36,8 @@ pub enum PlatformRequest {
     BrowseSave { suggested: Option<PathBuf> },
     /// Show a native open dialog for `.mqo`/`.mqoz` (File > Import MQO).
     BrowseImportMqo,
+    /// Show a native open dialog for `.vrm`/`.glb`/`.gltf` (File > Import VRM).
+    BrowseImportVrm,
     /// Show a native save dialog for `.mqo` (File > Export MQO).
     BrowseExportMqo { suggested: Option<PathBuf> },
     /// Show a native save dialog for `.smf` (File > Export SMF).
@@ -53,6 +56,7 @@ pub enum BrowsePurpose {
     Open,
     Save,
     ImportMqo,
+    ImportVrm,
     ExportMqo,
     ExportSmf,
     SmfMotion,
@@ -322,18 +326,20 @@ impl EditorState {
         };
         let path = job.path.clone();
         let elapsed = job.started.elapsed();
-        let first_check = job.take_first_check();
+        let mut first_check = job.take_first_check();
+        // The embedded images the loader unpacked go with the document.
+        let unpacked = first_check.as_mut().and_then(|check| check.unpacked.take());
         let merge = job.merge;
         self.loading = None;
         match result {
             Ok(loaded) if merge.is_some() => {
-                self.merge_loaded(&path, &loaded, merge.unwrap_or_default());
+                self.merge_loaded(&path, &loaded, merge.unwrap_or_default(), unpacked);
             }
             Ok(loaded) => {
                 let notes = loaded.report.notes.len();
                 let recovered = loaded.report.recovered_from.is_some();
                 self.settings.add_recent(&path);
-                self.open_document(Document::from_loaded(path.clone(), loaded));
+                self.open_document(Document::from_loaded(path.clone(), loaded, unpacked));
                 if let (Some(check), Some(document)) = (first_check, &self.document) {
                     self.validation.adopt(check, document, self.document_id);
                 }
@@ -372,6 +378,7 @@ impl EditorState {
         path: &std::path::Path,
         loaded: &pmx_core::formats::Loaded,
         options: pmx_core::edit::MergeOptions,
+        unpacked: Option<crate::document::UnpackedFiles>,
     ) {
         let Some(document) = &mut self.document else {
             return;
@@ -380,6 +387,17 @@ impl EditorState {
         match merged {
             Ok(edit) => {
                 document.apply(edit);
+                // The merged model's images are written beside the model when it is saved.
+                match (&mut document.unpacked, unpacked) {
+                    (Some(held), Some(_)) => {
+                        if let Err(error) = held.add(&loaded.embedded_files) {
+                            self.set_message(MessageLevel::Error, error.to_string());
+                            return;
+                        }
+                    }
+                    (held @ None, unpacked) => *held = unpacked,
+                    (Some(_), None) => {}
+                }
                 self.set_message(
                     MessageLevel::Info,
                     EditLabel::new("status.merged")
@@ -459,6 +477,11 @@ impl EditorState {
             }
             (BrowsePurpose::ImportMqo, Some(path)) => {
                 if let Some(Dialog::ImportMqo(dialog)) = &mut self.dialog {
+                    dialog.path = path.display().to_string();
+                }
+            }
+            (BrowsePurpose::ImportVrm, Some(path)) => {
+                if let Some(Dialog::ImportVrm(dialog)) = &mut self.dialog {
                     dialog.path = path.display().to_string();
                 }
             }
@@ -600,6 +623,9 @@ impl EditorState {
             }
             Command::ShowImportMqoDialog => {
                 self.dialog = Some(Dialog::import_mqo(self.document.as_ref()));
+            }
+            Command::ShowImportVrmDialog => {
+                self.dialog = Some(Dialog::import_vrm(self.document.as_ref()));
             }
             Command::ShowExportMqoDialog => {
                 if let Some(document) = &self.document {

@@ -93,7 +93,7 @@ fn open_to_first_frame(c: &mut Criterion) {
             for _ in 0..iterations {
                 let started = Instant::now();
                 let loaded = pmx_core::formats::load_path(&path, &Default::default()).unwrap();
-                let document = Document::from_loaded(path.clone(), loaded);
+                let document = Document::from_loaded(path.clone(), loaded, None);
                 let read = started.elapsed();
                 let mut view = ViewState::default();
                 view.sync(&document, 1);

@@ -63,7 +63,9 @@ mod tests;
 pub use expressions::{PRESET_TABLE, preset_for};
 pub use glb::split_glb;
 pub use humanoid::{HumanBone, HumanoidMap, HumanoidOverrides, map_bones, map_bones_with};
-pub use import::{ImportedTexture, VrmImport, VrmImportOptions, VrmVersion, read_vrm};
+pub use import::{
+    ImportedTexture, VrmImport, VrmImportOptions, VrmVersion, load_vrm_path, read_vrm, read_vrm_in,
+};
 pub use meta_json::{META_JSON_KEYS, MetaJsonError, ParsedMetaJson, parse_meta_json};
 pub use report::{VrmExportReport, VrmLoss};
 pub use springs::SpringCounts;

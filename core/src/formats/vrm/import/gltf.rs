@@ -16,6 +16,11 @@ pub(super) struct Gltf<'a> {
     pub json_offset: usize,
     pub file_len: usize,
     pub limits: LoadLimits,
+    /// The data of each buffer that has a `uri` (a text `.gltf`), by buffer index: `None`
+    /// for buffers in the BIN chunk.
+    pub external: &'a [Option<super::external::Resolved>],
+    /// The folder of the file, where relative `uri`s (images of a text `.gltf`) are found.
+    pub base_dir: Option<&'a std::path::Path>,
 }
 
 /// An accessor's elements, `components` values each, in one flat list.
@@ -240,13 +245,35 @@ impl<'a> Gltf<'a> {
         from: (&'static str, Option<usize>, &'static str),
     ) -> Result<&'a [u8], ReadError> {
         let buffer = self.item("buffers", index, from)?;
-        if let Some(uri) = buffer.get("uri").and_then(Value::as_str) {
-            let shown: String = uri.chars().take(40).collect();
-            return Err(ReadError::Unsupported {
-                location: self.at("buffers", Some(index), "uri"),
-                message: format!(
-                    "buffer data outside the GLB (\"{shown}\") is not read; only the GLB's own BIN chunk"
-                ),
+        if buffer.get("uri").and_then(Value::as_str).is_some() {
+            let external: &'a [Option<super::external::Resolved>] = self.external;
+            let bytes = match external.get(index) {
+                Some(Some(Ok(bytes))) => bytes.as_slice(),
+                Some(Some(Err(why))) => {
+                    return Err(self.malformed("buffers", Some(index), "uri", why.clone()));
+                }
+                _ => {
+                    return Err(self.malformed(
+                        "buffers",
+                        Some(index),
+                        "uri",
+                        "the buffer's data was not read",
+                    ));
+                }
+            };
+            let declared = self
+                .index_field(buffer, "byteLength", ("buffers", Some(index), "byteLength"))?
+                .unwrap_or(0);
+            return bytes.get(..declared).ok_or_else(|| {
+                self.malformed(
+                    "buffers",
+                    Some(index),
+                    "byteLength",
+                    format!(
+                        "byteLength {declared} is more than the {} bytes its uri holds",
+                        bytes.len()
+                    ),
+                )
             });
         }
         let Some(bin) = self.bin else {

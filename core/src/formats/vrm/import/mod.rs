@@ -41,6 +41,7 @@
 //! Not yet imported (listed in the report when present): spring bones and colliders, node
 //! constraints, material colour and texture transform binds.
 
+mod external;
 mod glb;
 mod gltf;
 mod mesh;
@@ -93,13 +94,8 @@ impl Default for VrmImportOptions {
     }
 }
 
-/// An image the model refers to, with its bytes when the file embeds them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportedTexture {
-    /// The path in [`Model::textures`], relative to the PMX (`tex/face.png`).
-    pub path: String,
-    pub bytes: Vec<u8>,
-}
+/// An image the model refers to by a relative path, with its bytes (the file embeds them).
+pub use crate::formats::EmbeddedFile as ImportedTexture;
 
 /// An imported model and what the import noticed.
 #[derive(Debug, Clone)]
@@ -114,14 +110,7 @@ pub struct VrmImport {
 impl VrmImport {
     /// Writes the embedded images under `dir` (the PMX's folder) at their relative paths.
     pub fn write_textures(&self, dir: &Path) -> std::io::Result<usize> {
-        for texture in &self.textures {
-            let path = dir.join(&texture.path);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            crate::formats::write_atomic(&path, &texture.bytes)?;
-        }
-        Ok(self.textures.len())
+        crate::formats::write_embedded_files(&self.textures, dir, true).map(|written| written.len())
     }
 }
 
@@ -147,8 +136,39 @@ pub fn is_glb(bytes: &[u8]) -> bool {
     bytes.starts_with(GLB_MAGIC)
 }
 
-/// Reads a `.vrm` / `.glb` (or a text glTF whose buffers are all in the file) as a model.
+/// Reads a `.vrm` / `.glb` (or a text glTF whose buffers are all in the file or in `data:`
+/// URIs) as a model. [`read_vrm_in`] also reads buffers in files beside it.
 pub fn read_vrm(bytes: &[u8], options: &LoadOptions) -> Result<VrmImport, ReadError> {
+    read_vrm_in(bytes, options, None)
+}
+
+/// Reads the `.vrm`, `.glb` or `.gltf` at `path`, with the buffers and images a `.gltf` keeps
+/// in files beside it.
+pub fn load_vrm_path(
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<VrmImport, crate::formats::FileError> {
+    let bytes = std::fs::read(path).map_err(|source| crate::formats::FileError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let folder = path
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    read_vrm_in(&bytes, options, Some(folder)).map_err(|source| crate::formats::FileError::Read {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })
+}
+
+/// Reads a `.vrm` / `.glb` / `.gltf` whose relative `uri`s are files under `base_dir` (none
+/// are read when it is `None`).
+pub fn read_vrm_in(
+    bytes: &[u8],
+    options: &LoadOptions,
+    base_dir: Option<&Path>,
+) -> Result<VrmImport, ReadError> {
     let chunks = glb::split(bytes)?;
     let json: Value = serde_json::from_slice(chunks.json).map_err(|error| ReadError::Parse {
         format: "glTF JSON",
@@ -156,13 +176,39 @@ pub fn read_vrm(bytes: &[u8], options: &LoadOptions) -> Result<VrmImport, ReadEr
         column: error.column(),
         message: error.to_string(),
     })?;
+    // Buffers named by a uri are read up front (the accessors borrow their bytes).
+    let external: Vec<Option<external::Resolved>> = json
+        .get("buffers")
+        .and_then(Value::as_array)
+        .map(|buffers| {
+            buffers
+                .iter()
+                .map(|buffer| {
+                    buffer
+                        .get("uri")
+                        .and_then(Value::as_str)
+                        .map(|uri| external::resolve(uri, base_dir))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let gltf = Gltf {
         json,
         bin: chunks.bin,
         bin_offset: chunks.bin_offset,
         json_offset: chunks.json_offset,
-        file_len: bytes.len(),
+        // Accessors without data are held to a multiple of the bytes present, buffers included.
+        file_len: bytes.len().saturating_add(
+            external
+                .iter()
+                .flatten()
+                .filter_map(|data| data.as_ref().ok())
+                .map(Vec::len)
+                .sum(),
+        ),
         limits: options.limits,
+        external: &external,
+        base_dir,
     };
     if !gltf.json.is_object() {
         return Err(gltf.malformed("json", None, "", "the glTF JSON must be an object"));
