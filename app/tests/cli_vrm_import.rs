@@ -72,7 +72,15 @@ fn a_vrm_becomes_a_pmx_with_its_images_beside_it() {
         .iter()
         .map(|b| b.name_ja.as_str().into_owned())
         .collect();
-    for name in ["全ての親", "センター", "上半身", "頭", "左腕", "右ひじ", "左足ＩＫ"] {
+    for name in [
+        "全ての親",
+        "センター",
+        "上半身",
+        "頭",
+        "左腕",
+        "右ひじ",
+        "左足ＩＫ",
+    ] {
         assert!(names.iter().any(|n| n == name), "no {name} in {names:?}");
     }
     // The PMX passes check with its images found.

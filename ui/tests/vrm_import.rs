@@ -102,7 +102,13 @@ fn an_avatar_imports_as_a_new_model_and_saves_with_its_images() {
     click(&mut harness, "Import");
     wait_for_load(&mut harness);
     let imported = document(&harness);
-    assert!(imported.model.bones.iter().any(|b| b.name_ja == "センター"));
+    assert!(
+        imported
+            .model
+            .bones
+            .iter()
+            .any(|b| b.name_ja.as_str() == "センター")
+    );
     assert_eq!(imported.path, None, "the VRM is not the model's file");
     assert_eq!(imported.imported_from.as_deref(), Some(source.as_path()));
     assert!(!imported.is_dirty(), "opening is not an edit");
@@ -112,14 +118,10 @@ fn an_avatar_imports_as_a_new_model_and_saves_with_its_images() {
     for texture in &imported.model.textures {
         assert!(folder.join(texture.as_str().as_ref()).is_file());
     }
-    let missing = pmx_core::validate::check(
-        &imported.model,
-        None,
-        &imported.check_options(None),
-    )
-    .into_iter()
-    .filter(|issue| issue.code.starts_with("W-TEXTURE"))
-    .count();
+    let missing = pmx_core::validate::check(&imported.model, None, &imported.check_options(None))
+        .into_iter()
+        .filter(|issue| issue.code.starts_with("W-TEXTURE"))
+        .count();
     assert_eq!(missing, 0);
 
     // Save offers a PMX beside the VRM and writes the images with it.
@@ -129,9 +131,16 @@ fn an_avatar_imports_as_a_new_model_and_saves_with_its_images() {
         .get_by_role_and_label(Role::TextInput, "Path")
         .value()
         .unwrap();
-    assert_eq!(offered, dir.path().join("godette.pmx").display().to_string());
+    assert_eq!(
+        offered,
+        dir.path().join("godette.pmx").display().to_string()
+    );
     click(&mut harness, "Save");
-    assert_eq!(std::fs::read(&source).unwrap(), before, "the VRM is untouched");
+    assert_eq!(
+        std::fs::read(&source).unwrap(),
+        before,
+        "the VRM is untouched"
+    );
     let saved = formats::load_path(&dir.path().join("godette.pmx"), &Default::default()).unwrap();
     assert_eq!(saved.format, FileFormat::Pmx);
     for texture in &saved.model.textures {
@@ -199,5 +208,7 @@ fn the_import_dialog_speaks_japanese() {
     harness.get_by_label_contains("VRM・glTF読み込み").click();
     harness.run_ok();
     harness.get_by_label("VRM (1.0 / 0.x)・glTF のインポート");
-    harness.get_by_label("揺れもの（スプリングボーン）を剛体とジョイントに、コライダーを静的剛体にする");
+    harness.get_by_label(
+        "揺れもの（スプリングボーン）を剛体とジョイントに、コライダーを静的剛体にする",
+    );
 }

@@ -338,6 +338,13 @@ impl EditorState {
             Ok(loaded) => {
                 let notes = loaded.report.notes.len();
                 let recovered = loaded.report.recovered_from.is_some();
+                // A conversion's report (what the VRM or MQO became) is shown, not only counted.
+                let converted = matches!(
+                    loaded.format,
+                    pmx_core::formats::FileFormat::Mqo
+                        | pmx_core::formats::FileFormat::Smf
+                        | pmx_core::formats::FileFormat::Vrm
+                );
                 self.settings.add_recent(&path);
                 self.open_document(Document::from_loaded(path.clone(), loaded, unpacked));
                 if let (Some(check), Some(document)) = (first_check, &self.document) {
@@ -359,7 +366,7 @@ impl EditorState {
                 } else {
                     MessageLevel::Info
                 };
-                if recovered {
+                if recovered || (converted && notes > 0) {
                     workspace::show_pane(&mut self.tree, Pane::Info);
                 }
                 self.set_message_parts(level, text);
