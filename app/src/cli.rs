@@ -59,7 +59,8 @@ pub enum Command {
     /// Print the value at each path of a model as JSON (`bones[3].ik.links[1].bone`; exit 2
     /// when a path does not resolve).
     Get(get::GetArgs),
-    /// Convert a model; the output format follows OUT's extension (.pmx, .pmd, .json).
+    /// Convert a model (PMX, PMD, JSON, MQO, SMF, VRM/GLB/glTF in); the output format follows
+    /// OUT's extension (.pmx, .pmd, .json, .mqo, .smf, .vrm).
     Convert(convert::ConvertArgs),
     /// Apply an edit script (JSON) as one undo step and write the result.
     Edit(edit::EditArgs),

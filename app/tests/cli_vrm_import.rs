@@ -186,3 +186,44 @@ fn a_vrm_converts_back_to_vrm() {
     let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(entries.len(), 1);
 }
+
+#[test]
+fn import_flags_choose_the_pose_and_the_physics() {
+    let Some(vrm) = corpus("vrm/metalkit_springbone_capsule_collider_vrm1.vrm") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bodies = |name: &str, flags: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec!["convert", s(&vrm), s(&out)];
+        args.extend_from_slice(flags);
+        ok(&args);
+        let (model, _) = pmx::read(&std::fs::read(&out).unwrap(), &LoadOptions::default()).unwrap();
+        model.rigid_bodies.len()
+    };
+    assert!(bodies("physics.pmx", &[]) > 0, "the spring becomes bodies");
+    assert_eq!(bodies("none.pmx", &["--no-physics"]), 0);
+    assert!(bodies("t.pmx", &["--keep-t-pose", "--arm-angle", "30"]) > 0);
+    // The flags mean nothing for other inputs, and a silly angle is refused.
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../resources/sample/sample.pmx");
+    let output = run(&[
+        "convert",
+        s(&sample),
+        s(&dir.path().join("x.pmx")),
+        "--keep-t-pose",
+    ]);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("--keep-t-pose"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run(&[
+        "convert",
+        s(&vrm),
+        s(&dir.path().join("y.pmx")),
+        "--arm-angle",
+        "400",
+    ]);
+    assert!(!output.status.success());
+}

@@ -1,7 +1,7 @@
 //! `pmx-studio convert IN OUT [--version] [--encoding] [--index-sizes] [--allow-version-violations]
 //! [--scale] [--skip-hidden-objects] [--mqo-objects] [--mqx] [--vmd MOTION.vmd]
 //! [--collision-materials LIST] [--alpha-test auto|none|LIST] [--alpha-boundary N]
-//! [--vrm-meta META.json] [--no-spring-bones]`.
+//! [--vrm-meta META.json] [--no-spring-bones] [--keep-t-pose] [--arm-angle DEGREES] [--no-physics]`.
 
 use anyhow::{Context as _, Result, bail};
 use pmx_core::formats::mqo::{
@@ -9,7 +9,7 @@ use pmx_core::formats::mqo::{
 };
 use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
 use pmx_core::formats::smf::{AlphaTestMaterials, SmfAnimation, SmfExportOptions};
-use pmx_core::formats::vrm::{VrmExportOptions, VrmMeta, parse_meta_json};
+use pmx_core::formats::vrm::{VrmExportOptions, VrmImportOptions, VrmMeta, parse_meta_json};
 use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions, vmd};
 use pmx_core::model::{Model, PmxVersion, TextEncoding};
 use std::path::{Path, PathBuf};
@@ -70,6 +70,16 @@ pub struct ConvertArgs {
     /// VRM output: leave the MMD physics out instead of writing it as spring bones.
     #[arg(long)]
     pub no_spring_bones: bool,
+    /// VRM / glTF input: keep the avatar's T-pose instead of turning the arms down to MMD's
+    /// A-pose.
+    #[arg(long)]
+    pub keep_t_pose: bool,
+    /// VRM / glTF input: how far below horizontal the upper arms end up in the A-pose.
+    #[arg(long, value_name = "DEGREES", default_value_t = 35.0)]
+    pub arm_angle: f32,
+    /// VRM / glTF input: leave the spring bones out instead of making rigid bodies and joints.
+    #[arg(long)]
+    pub no_physics: bool,
 }
 
 impl ConvertArgs {
@@ -149,6 +159,10 @@ impl ConvertArgs {
 
     /// Whether any SMF-only flag was given (they are refused for other outputs rather than
     /// silently ignored).
+    fn has_vrm_import_flags(&self) -> bool {
+        self.keep_t_pose || self.no_physics || self.arm_angle != 35.0
+    }
+
     fn has_smf_flags(&self) -> bool {
         self.vmd.is_some()
             || !self.collision_materials.is_empty()
@@ -236,6 +250,20 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
             args.output.display()
         );
     }
+    if args.has_vrm_import_flags() {
+        let input = FileFormat::from_extension(&args.input);
+        if input != Some(FileFormat::Vrm) {
+            bail!(
+                "--keep-t-pose, --arm-angle and --no-physics are for a .vrm, .glb or .gltf input"
+            );
+        }
+        if !(args.arm_angle.is_finite() && (0.0..=90.0).contains(&args.arm_angle)) {
+            bail!(
+                "--arm-angle must be between 0 and 90 degrees below horizontal, not {}",
+                args.arm_angle
+            );
+        }
+    }
     if format != Some(FileFormat::Smf) && args.has_smf_flags() {
         bail!(
             "--vmd, --collision-materials, --alpha-test and --alpha-boundary are for .smf output"
@@ -252,6 +280,11 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
                 PmxVersion::V2_0
             },
             ..MqoImportOptions::default()
+        }),
+        vrm: Some(VrmImportOptions {
+            a_pose: !args.keep_t_pose,
+            arm_angle_degrees: args.arm_angle,
+            physics: !args.no_physics,
         }),
         ..LoadOptions::default()
     };
