@@ -49,9 +49,7 @@ use crate::model::{
     BoneIdx, Joint, JointKind, RigidBody, RigidBodyIdx, RigidMode, RigidShape, Vec3,
 };
 use crate::physics::spring_limit::{LimitShape, SpringLimit, axis_rotation};
-use crate::physics::spring_params::{
-    FRAME_SECONDS, METRES_PER_UNIT, MMD_GRAVITY, SwingingBody, inertia_across,
-};
+use crate::physics::spring_params::{FRAME_SECONDS, METRES_PER_UNIT, MMD_GRAVITY, inertia_across};
 use glam::{EulerRot, Quat, Vec3 as GVec3};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -80,7 +78,7 @@ const PLANE_HALF_THICKNESS: f32 = 1.0;
 
 /// The largest damping an `f32` holds below 1: Bullet keeps `(1 − damping)^Δt` of a velocity
 /// each step, and a damping that rounds to 1 stops the body dead. A spring asking for more drag
-/// than this gets this (about dragForce 0.24 on a typical segment).
+/// than this gets this (about dragForce 0.15 to 0.25, by segment).
 pub const MAX_DAMPING: f32 = 1.0 - f32::EPSILON;
 
 // ----------------------------------------------------------------------------------------
@@ -134,8 +132,12 @@ impl SegmentBody {
     /// damping (linear and angular alike).
     #[cfg(test)]
     #[must_use]
-    pub fn swinging(&self, spring: f32, damping: f32) -> SwingingBody {
-        SwingingBody {
+    pub fn swinging(
+        &self,
+        spring: f32,
+        damping: f32,
+    ) -> crate::physics::spring_params::SwingingBody {
+        crate::physics::spring_params::SwingingBody {
             mass: BODY_MASS,
             shape: RigidShape::Capsule,
             size: self.size(),
@@ -1164,7 +1166,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
         }
         if capped_drag > 0 {
             approximations.push(format!(
-                "{capped_drag} joints ask for more drag than an MMD damping can hold (about dragForce 0.24); they are damped as much as it can"
+                "{capped_drag} joints ask for more drag than an MMD damping can hold (about dragForce 0.15 to 0.25, by segment); they are damped as much as it can"
             ));
         }
         found.push((approximations.join("; "), false));
@@ -1277,4 +1279,217 @@ fn collider_rigid_body(
         friction: 0.5,
         mode: RigidMode::FollowBone,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::formats::vrm::limit::{mmd_joint_axes_to_gltf, swing_ranges, unrotated_frame};
+    use crate::model::facts::euler_to_quat;
+    use crate::physics::spring_limit::choose_limit;
+    use crate::physics::spring_params::spring_settings;
+
+    /// Segments hanging down, level and pointing up, short and long, thin and thick.
+    fn bodies() -> Vec<SegmentBody> {
+        let mut out = Vec::new();
+        for (radius, length) in [(0.05, 0.5), (0.3, 2.0), (1.0, 1.5), (0.2, 6.0)] {
+            for down in [1.0, 0.0, -0.7] {
+                out.push(SegmentBody::new(radius, length, down));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn glam_xzy_euler_is_x_then_z_then_y() {
+        let q =
+            Quat::from_rotation_x(0.3) * Quat::from_rotation_z(-0.2) * Quat::from_rotation_y(0.1);
+        let (a, b, c) = q.to_euler(EulerRot::XZY);
+        assert!((a - 0.3).abs() < 1e-5 && (b + 0.2).abs() < 1e-5 && (c - 0.1).abs() < 1e-5);
+    }
+
+    #[test]
+    fn stiffness_round_trips_through_the_export() {
+        for body in bodies() {
+            for stiffness in [0.0, 0.05, 0.3, 1.0, 2.5, 4.0] {
+                let spring = joint_spring_for_stiffness(stiffness, &body);
+                let back = spring_settings(&body.swinging(spring, 0.5)).stiffness;
+                assert!(
+                    (back - stiffness).abs() <= 1e-4 * stiffness.max(1.0),
+                    "{body:?}: stiffness {stiffness} → K {spring} → {back}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn drag_round_trips_through_the_export_where_mmd_can_hold_it() {
+        for body in bodies() {
+            for stiffness in [0.0, 0.5, 2.0] {
+                let spring = joint_spring_for_stiffness(stiffness, &body);
+                // The least drag a body can give: the spring algorithm's own (no damping).
+                let least = spring_settings(&body.swinging(spring, 0.0)).drag_force;
+                let most = spring_settings(&body.swinging(spring, MAX_DAMPING)).drag_force;
+                for drag in [0.0, 0.01, 0.05, 0.1, 0.15, 0.2, 0.4, 0.8, 1.0] {
+                    let damping = damping_for_drag(drag, stiffness, &body);
+                    assert!((0.0..=MAX_DAMPING).contains(&damping), "{damping}");
+                    let back = spring_settings(&body.swinging(spring, damping)).drag_force;
+                    let expected = drag.clamp(least, most);
+                    assert!(
+                        (back - expected).abs() <= 2e-3,
+                        "{body:?} stiffness {stiffness}: drag {drag} → damping {damping} → {back} (expected {expected}, range {least}..{most})"
+                    );
+                }
+            }
+        }
+        // A typical hanging segment holds every drag up to 0.1 (to 2e-3); above about 0.14
+        // the damping rounds to 1 in f32 and is held at MAX_DAMPING.
+        let body = SegmentBody::new(0.3, 2.0, 1.0);
+        let spring = joint_spring_for_stiffness(1.0, &body);
+        let most = spring_settings(&body.swinging(spring, MAX_DAMPING)).drag_force;
+        assert!((0.12..0.16).contains(&most), "{most}");
+        for drag in [0.02, 0.06, 0.1] {
+            let back = spring_settings(&body.swinging(spring, damping_for_drag(drag, 1.0, &body)))
+                .drag_force;
+            assert!((back - drag).abs() < 2e-3, "{drag} → {back}");
+        }
+    }
+
+    #[test]
+    fn broken_numbers_give_no_spring_and_no_damping() {
+        let body = SegmentBody::new(0.3, 2.0, 1.0);
+        assert_eq!(joint_spring_for_stiffness(f32::NAN, &body), 0.0);
+        assert_eq!(joint_spring_for_stiffness(-1.0, &body), 0.0);
+        assert_eq!(damping_for_drag(f32::NAN, 1.0, &body), 0.0);
+        let point = SegmentBody::new(0.3, 0.0, 1.0);
+        assert_eq!(joint_spring_for_stiffness(1.0, &point), 0.0);
+        assert!(damping_for_drag(0.5, 1.0, &point).is_finite());
+    }
+
+    /// What the export makes of an MMD joint: its `joint_limit`, for a segment along
+    /// `direction_mmd` and nodes without rotation.
+    fn export_limit(limits: &JointLimits, direction_mmd: GVec3) -> Option<SpringLimit> {
+        let bone_axis = direction_mmd * GVec3::new(1.0, 1.0, -1.0);
+        let rotation = quat_to_euler(limits.frame);
+        let (axes, ranges) =
+            mmd_joint_axes_to_gltf(euler_to_quat(rotation), limits.lower, limits.upper);
+        let swing = swing_ranges(axes, ranges, unrotated_frame(Quat::IDENTITY, bone_axis));
+        if swing.pitch.1 - swing.pitch.0 >= 2.0 * PI - 1e-3
+            && swing.yaw.1 - swing.yaw.0 >= 2.0 * PI - 1e-3
+        {
+            return None;
+        }
+        choose_limit(swing)
+    }
+
+    fn same_limit(a: &SpringLimit, b: &SpringLimit) -> bool {
+        let shape = match (a.shape, b.shape) {
+            (LimitShape::Cone { angle: x }, LimitShape::Cone { angle: y })
+            | (LimitShape::Hinge { angle: x }, LimitShape::Hinge { angle: y }) => {
+                (x - y).abs() < 1e-4
+            }
+            (
+                LimitShape::Spherical { pitch: p, yaw: w },
+                LimitShape::Spherical { pitch: q, yaw: v },
+            ) => (p - q).abs() < 1e-4 && (w - v).abs() < 1e-4,
+            _ => false,
+        };
+        shape && a.rotation.dot(b.rotation).abs() > 1.0 - 1e-6
+    }
+
+    #[test]
+    fn limits_round_trip_through_the_export() {
+        let directions = [
+            GVec3::NEG_Y,
+            GVec3::X,
+            GVec3::new(0.3, -0.9, 0.3).normalize(),
+            GVec3::new(-0.5, 0.2, -0.8).normalize(),
+        ];
+        let limits = [
+            SpringLimit {
+                shape: LimitShape::Cone { angle: 0.5 },
+                rotation: Quat::IDENTITY,
+            },
+            SpringLimit {
+                shape: LimitShape::Cone { angle: 1.2 },
+                rotation: Quat::from_rotation_x(0.2) * Quat::from_rotation_z(-0.1),
+            },
+            SpringLimit {
+                shape: LimitShape::Hinge { angle: 0.7 },
+                rotation: Quat::IDENTITY,
+            },
+            SpringLimit {
+                shape: LimitShape::Hinge { angle: 0.4 },
+                rotation: Quat::from_rotation_x(0.3),
+            },
+            // A hinge swinging sideways, as `choose_limit` writes one.
+            SpringLimit {
+                shape: LimitShape::Hinge { angle: 0.6 },
+                rotation: Quat::from_rotation_z(-0.1) * Quat::from_rotation_y(FRAC_PI_2),
+            },
+            SpringLimit {
+                shape: LimitShape::Spherical {
+                    pitch: 0.6,
+                    yaw: 0.3,
+                },
+                rotation: Quat::IDENTITY,
+            },
+            SpringLimit {
+                shape: LimitShape::Spherical {
+                    pitch: 0.2,
+                    yaw: 0.9,
+                },
+                rotation: Quat::from_rotation_x(-0.25) * Quat::from_rotation_z(0.15),
+            },
+        ];
+        for direction in directions {
+            let axis_gltf = direction * GVec3::new(1.0, 1.0, -1.0);
+            for limit in &limits {
+                let joint =
+                    joint_frame_and_limits(Some(limit), direction, axis_gltf, Quat::IDENTITY);
+                let back = export_limit(&joint, direction)
+                    .unwrap_or_else(|| panic!("{limit:?} along {direction}: no limit back"));
+                assert!(
+                    same_limit(&back, limit),
+                    "along {direction}: {limit:?} → {joint:?} → {back:?}"
+                );
+            }
+            // No limit: free swing, which the export reads as no limit; the twist is locked.
+            let free = joint_frame_and_limits(None, direction, axis_gltf, Quat::IDENTITY);
+            assert!(export_limit(&free, direction).is_none());
+            assert_eq!((free.lower.y, free.upper.y), (0.0, 0.0));
+            // The frame's Y runs along the segment.
+            assert!((free.frame * GVec3::Y - direction).length() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn a_hanging_segment_s_limits_worked_by_hand() {
+        // Straight down in glTF: the unrotated frame is 180° about X, which the mirror keeps;
+        // MMD's X range is glTF's negated and reversed, Z's is glTF's.
+        let cone = SpringLimit {
+            shape: LimitShape::Cone { angle: 0.5 },
+            rotation: Quat::IDENTITY,
+        };
+        let joint = joint_frame_and_limits(Some(&cone), GVec3::NEG_Y, GVec3::NEG_Y, Quat::IDENTITY);
+        assert!((joint.lower - GVec3::new(-0.5, 0.0, -0.5)).length() < 1e-6);
+        assert!((joint.upper - GVec3::new(0.5, 0.0, 0.5)).length() < 1e-6);
+        let pitched = SpringLimit {
+            shape: LimitShape::Hinge { angle: 0.4 },
+            rotation: Quat::from_rotation_x(0.3),
+        };
+        let joint =
+            joint_frame_and_limits(Some(&pitched), GVec3::NEG_Y, GVec3::NEG_Y, Quat::IDENTITY);
+        // glTF pitch −0.1..0.7 about X → MMD −0.7..0.1; no yaw.
+        assert!(
+            (joint.lower - GVec3::new(-0.7, 0.0, 0.0)).length() < 1e-5,
+            "{joint:?}"
+        );
+        assert!(
+            (joint.upper - GVec3::new(0.1, 0.0, 0.0)).length() < 1e-5,
+            "{joint:?}"
+        );
+    }
 }
