@@ -592,6 +592,12 @@ fn read_collider_form(
                 .and_then(Value::as_bool)
                 .unwrap_or(false)
         });
+        if inside && fallback.is_none() {
+            return Err(
+                "an extended \"inside\" collider (which MMD bodies cannot hold) without a base shape"
+                    .to_owned(),
+            );
+        }
         if inside {
             found.push((
                 format!(
@@ -1111,7 +1117,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
     let available = usize::from(SPRING_GROUP);
     if classes.len() > available {
         // The largest classes keep a group each; the rest share the last.
-        classes.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+        classes.sort_by_key(|class| std::cmp::Reverse(class.1.len()));
         let merged = classes.split_off(available - 1);
         let count = merged.len();
         let mut shared = (BTreeSet::new(), Vec::new());
