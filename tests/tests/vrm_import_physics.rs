@@ -579,3 +579,207 @@ fn every_good_corpus_file_with_springs_imports_bodies_that_validate() {
     }
     println!("{checked} files with springs checked");
 }
+
+/// `springs` two-segment strands under one root node, `colliders` spheres on the root, each
+/// in its own group; `groups_of(s)` lists spring `s`'s collider groups.
+fn strands_vrm(springs: usize, colliders: usize, groups_of: impl Fn(usize) -> Vec<usize>) -> Value {
+    let mut nodes = vec![json!({ "name": "Root", "translation": [0.0, 1.5, 0.0], "children": [] })];
+    let mut spring_list = Vec::new();
+    for s in 0..springs {
+        let first = nodes.len();
+        nodes[0]["children"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!(first));
+        let x = 0.05 * s as f32;
+        nodes.push(json!({ "name": format!("S{s}a"), "translation": [x, 0.0, 0.0], "children": [first + 1] }));
+        nodes.push(json!({ "name": format!("S{s}b"), "translation": [0.0, -0.1, 0.0], "children": [first + 2] }));
+        nodes.push(json!({ "name": format!("S{s}c"), "translation": [0.0, -0.1, 0.0] }));
+        let joint = |node: usize| json!({ "node": node, "hitRadius": 0.01, "stiffness": 1.0, "dragForce": 0.1 });
+        spring_list.push(json!({
+            "joints": [joint(first), joint(first + 1), { "node": first + 2 }],
+            "colliderGroups": groups_of(s),
+        }));
+    }
+    let collider_list: Vec<Value> = (0..colliders)
+        .map(|c| json!({ "node": 0, "shape": { "sphere": { "offset": [0.0, 0.01 * c as f32, 0.1], "radius": 0.02 } } }))
+        .collect();
+    let groups: Vec<Value> = (0..colliders)
+        .map(|c| json!({ "colliders": [c] }))
+        .collect();
+    json!({
+        "asset": { "version": "2.0" },
+        "nodes": nodes,
+        "extensions": {
+            "VRMC_vrm": { "specVersion": "1.0", "meta": { "name": "strands" }, "humanoid": { "humanBones": {} } },
+            "VRMC_springBone": {
+                "specVersion": "1.0",
+                "colliders": collider_list,
+                "colliderGroups": groups,
+                "springs": spring_list,
+            },
+        },
+    })
+}
+
+/// Whether the bodies of spring `s` (its first segment body, named after `S{s}a`) and
+/// collider `c` (the `c`-th body named Root...) would collide in Bullet.
+fn collides(model: &Model, spring: usize, collider: usize) -> bool {
+    let strand = body_named(model, &format!("S{spring}a"));
+    let sphere = model
+        .rigid_bodies
+        .iter()
+        .filter(|b| {
+            b.name_ja.as_str().starts_with("Root")
+                && b.shape == pmx_core::model::RigidShape::Sphere
+                && b.non_collision_mask != 0
+        })
+        .nth(collider)
+        .unwrap();
+    strand.non_collision_mask & (1 << sphere.group) != 0
+        && sphere.non_collision_mask & (1 << strand.group) != 0
+}
+
+#[test]
+fn each_spring_hits_exactly_its_colliders_while_16_groups_allow() {
+    // Spring 0 hits collider 0; spring 1 colliders 0 and 1; spring 2 none.
+    let vrm = strands_vrm(3, 2, |s| match s {
+        0 => vec![0],
+        1 => vec![0, 1],
+        _ => vec![],
+    });
+    let imported = read_vrm(&glb(&vrm), &LoadOptions::default()).unwrap();
+    let model = &imported.model;
+    assert!(errors(model).is_empty(), "{:#?}", errors(model));
+    assert_eq!(dynamic_bodies(model), 6);
+    assert!(collides(model, 0, 0) && !collides(model, 0, 1));
+    assert!(collides(model, 1, 0) && collides(model, 1, 1));
+    assert!(!collides(model, 2, 0) && !collides(model, 2, 1));
+    // Strands never hit each other (nor themselves).
+    for a in 0..3 {
+        for b in 0..3 {
+            let (x, y) = (
+                body_named(model, &format!("S{a}a")),
+                body_named(model, &format!("S{b}b")),
+            );
+            assert_eq!(x.non_collision_mask & (1 << y.group), 0);
+        }
+    }
+    assert!(
+        imported
+            .report
+            .notes
+            .iter()
+            .all(|n| !n.to_string().contains("share"))
+    );
+
+    // Twenty springs, each with a collider of its own: twenty classes for fifteen groups.
+    let vrm = strands_vrm(20, 20, |s| vec![s]);
+    let imported = read_vrm(&glb(&vrm), &LoadOptions::default()).unwrap();
+    let model = &imported.model;
+    assert!(errors(model).is_empty(), "{:#?}", errors(model));
+    let shared = imported
+        .report
+        .notes
+        .iter()
+        .find(|n| n.to_string().contains("share"))
+        .expect("a note says colliders share a group");
+    assert!(!shared.lost, "an approximation, not damage");
+    for s in 0..20 {
+        assert!(
+            collides(model, s, s),
+            "spring {s} still hits its own collider"
+        );
+    }
+    let extra = (0..20)
+        .flat_map(|s| (0..20).map(move |c| (s, c)))
+        .filter(|&(s, c)| s != c && collides(model, s, c))
+        .count();
+    assert!(extra > 0, "the merged classes hit each other's colliders");
+}
+
+#[test]
+fn a_vrm0_bone_group_swings_every_node_under_its_roots() {
+    // A 0.x file: a root with two strands of two nodes each; the bone group lists the root.
+    // The collider's offset is in Unity's axes (z reversed against glTF's).
+    let vrm = json!({
+        "asset": { "version": "2.0" },
+        "nodes": [
+            { "name": "Head", "translation": [0.0, 1.5, 0.0], "children": [1] },
+            { "name": "HairRoot", "translation": [0.0, 0.0, 0.0], "children": [2, 4] },
+            { "name": "L1", "translation": [0.1, -0.1, 0.0], "children": [3] },
+            { "name": "L2", "translation": [0.0, -0.1, 0.0] },
+            { "name": "R1", "translation": [-0.1, -0.1, 0.0], "children": [5] },
+            { "name": "R2", "translation": [0.0, -0.1, 0.0] },
+        ],
+        "extensions": { "VRM": {
+            "specVersion": "0.0",
+            "meta": { "title": "v0" },
+            "humanoid": { "humanBones": [] },
+            "secondaryAnimation": {
+                "boneGroups": [{
+                    "stiffiness": 1.0, "gravityPower": 0.0, "dragForce": 0.1, "hitRadius": 0.02,
+                    "bones": [1, 2],
+                    "colliderGroups": [0],
+                }],
+                "colliderGroups": [{ "node": 0, "colliders": [{ "offset": { "x": 0.1, "y": 0.0, "z": 0.2 }, "radius": 0.05 }] }],
+            },
+        }},
+    });
+    let imported = read_vrm(&glb(&vrm), &LoadOptions::default()).unwrap();
+    let model = &imported.model;
+    for note in &imported.report.notes {
+        println!("note: {note}");
+    }
+    assert!(errors(model).is_empty(), "{:#?}", errors(model));
+    assert_no_nan(model, "v0");
+    // Five swinging nodes (the root, both strands; node 2 listed again as a root swings once):
+    // five dynamic bodies and joints; the root hangs on an anchor on Head.
+    assert_eq!(dynamic_bodies(model), 5);
+    assert_eq!(model.joints.len(), 5);
+    // The strands' first bodies hang on the root's body.
+    let root_body = model
+        .rigid_bodies
+        .iter()
+        .position(|b| b.name_ja.as_str() == "HairRoot")
+        .unwrap();
+    let l1 = model
+        .rigid_bodies
+        .iter()
+        .position(|b| b.name_ja.as_str() == "L1")
+        .unwrap();
+    let hanging = joint_named(model, "L1");
+    assert_eq!(hanging.body_a.map(|b| b.get()), Some(root_body));
+    assert_eq!(hanging.body_b.map(|b| b.get()), Some(l1));
+    // A leaf's tail is 7 cm on along its parent's direction: L2's capsule runs 0.875 units
+    // down from its head.
+    let l2_bone = model
+        .bones
+        .iter()
+        .find(|b| b.name_ja.as_str() == "L2")
+        .unwrap();
+    let l2 = body_named(model, "L2");
+    assert!(
+        (l2.position.y - (l2_bone.position.y - 0.875 / 2.0)).abs() < 1e-4,
+        "{l2:?}"
+    );
+    // The collider: Unity (0.1, 0, 0.2) is glTF (0.1, 0, −0.2); 0.x faces −Z, so MMD is
+    // glTF (−x, y, z) / 0.08 = (−1.25, 0, −2.5) from the head.
+    let head = model
+        .bones
+        .iter()
+        .find(|b| b.name_ja.as_str() == "Head")
+        .unwrap();
+    let sphere = model
+        .rigid_bodies
+        .iter()
+        .find(|b| b.name_ja.as_str() == "Head" && b.mode == RigidMode::FollowBone)
+        .unwrap();
+    let offset = [
+        sphere.position.x - head.position.x,
+        sphere.position.y - head.position.y,
+        sphere.position.z - head.position.z,
+    ];
+    assert!(close(offset, [-1.25, 0.0, -2.5], 1e-4), "{offset:?}");
+    assert!((sphere.size.x - 0.625).abs() < 1e-5);
+}
