@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 /// A GLB of `json` alone (no BIN chunk), padded to four bytes as the spec requires.
 fn glb(json: &Value) -> Vec<u8> {
     let mut json_bytes = serde_json::to_vec(json).unwrap();
-    while json_bytes.len() % 4 != 0 {
+    while !json_bytes.len().is_multiple_of(4) {
         json_bytes.push(b' ');
     }
     let total = 12 + 8 + json_bytes.len();
@@ -336,9 +336,12 @@ fn without_physics_there_are_no_bodies() {
     );
 }
 
+/// A change that damages a spring's JSON.
+type Damage = Box<dyn Fn(&mut Value)>;
+
 #[test]
 fn malformed_springs_are_listed_and_left_out() {
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    let cases: Vec<(&str, Damage)> = vec![
         (
             "joints[2]",
             Box::new(|spring: &mut Value| spring["joints"][2]["node"] = json!(99)),
