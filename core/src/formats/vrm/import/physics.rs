@@ -1,6 +1,6 @@
 //! Spring bones as MMD physics: VRM 1.0 `VRMC_springBone` (with `VRMC_springBone_limit` and
 //! `VRMC_springBone_extended_collider`) and VRM 0.x `secondaryAnimation` become rigid bodies
-//! and joints, the inverse of the export (`super::super::springs` and
+//! and joints, the inverse of the export (`formats::vrm::springs`, [`crate::physics::springs`] and
 //! [`crate::physics::spring_params`]).
 //!
 //! # What becomes what
@@ -717,7 +717,14 @@ impl Importer<'_> {
                         found.push((format!("{at}: {why}; this joint does not swing"), true));
                         None
                     }
-                    Ok(_) if node == tail || !swinging.insert(node) => {
+                    Ok(_) if node == tail => {
+                        found.push((
+                            format!("{at}: the next joint is the same node {node}; left out"),
+                            true,
+                        ));
+                        None
+                    }
+                    Ok(_) if !swinging.insert(node) => {
                         found.push((
                             format!("{at}: node {node} already swings (in this or another spring); left out"),
                             true,
@@ -940,10 +947,6 @@ fn along(direction: GVec3) -> Vec3 {
     quat_to_euler(Quat::from_rotation_arc(GVec3::Y, direction))
 }
 
-fn finite(v: GVec3) -> bool {
-    v.is_finite()
-}
-
 /// Builds the rigid bodies and joints of the file's spring bones (see the module doc).
 pub(super) fn build(import: &mut Importer<'_>) {
     let mut found = Found::new();
@@ -999,7 +1002,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
                 },
                 Tail::Point(point) => import.point(point).into(),
             };
-            if !(finite(head) && finite(tail)) {
+            if !(head.is_finite() && tail.is_finite()) {
                 continue;
             }
             let parent_body = match segment.parent.and_then(|p| segment_body[p]) {
@@ -1166,7 +1169,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
         )];
         if parsed.with_gravity > 0 {
             approximations.push(format!(
-                "{} joints' gravityPower / gravityDir are not kept: MMD's gravity pulls every body straight down",
+                "the gravityPower / gravityDir of {} spring joints (0.x: bone groups) are not kept: MMD's gravity pulls every body straight down",
                 parsed.with_gravity
             ));
         }
