@@ -44,6 +44,7 @@
 mod external;
 mod glb;
 mod gltf;
+mod materials;
 mod mesh;
 mod morphs;
 mod skeleton;
