@@ -88,7 +88,7 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
         import.note(
             location,
             format!("{over_four} vertices have more than 4 bone influences: the 4 largest were kept and renormalised"),
-            true,
+            false,
         );
     }
     super::materials::build(import, buckets)?;
@@ -250,8 +250,8 @@ fn read_primitive(
         let location = primitive_location(import, mesh, index, "mode");
         import.note(
             location,
-            format!("points or lines (mode {mode}) are not imported"),
-            true,
+            format!("points or lines (mode {mode}) are not imported (PMX draws triangles only)"),
+            false,
         );
         return Ok(0);
     }

@@ -287,6 +287,8 @@ struct Importer<'a> {
     model: Model,
     notes: Vec<LoadNote>,
     textures: Vec<ImportedTexture>,
+    /// Per PMX material, what expressions' material binds change ([`materials::BindBase`]).
+    material_binds: Vec<materials::BindBase>,
     /// The vertex offsets of each (mesh, morph target), in MMD space.
     targets: BTreeMap<(usize, usize), Vec<(usize, Vec3)>>,
 }
@@ -315,6 +317,7 @@ impl<'a> Importer<'a> {
             model: Model::new_empty(),
             notes: Vec::new(),
             textures: Vec::new(),
+            material_binds: Vec::new(),
             targets: BTreeMap::new(),
         })
     }
