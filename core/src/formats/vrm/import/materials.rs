@@ -247,7 +247,6 @@ pub(super) struct BindBase {
     pub edge: [f32; 3],
     /// The toon ramp's dark end (the shade over the base colour).
     pub toon_dark: [f32; 3],
-    pub shade: [f32; 3],
     pub matcap: [f32; 3],
     pub emission: [f32; 3],
     pub transform: UvTransform,
@@ -507,7 +506,6 @@ pub(super) fn build(import: &mut Importer<'_>, buckets: Buckets) -> Result<(), R
             diffuse,
             edge: look.outline.map_or([0.0; 3], |(_, color)| color),
             toon_dark: dark,
-            shade: look.shade.map_or(rgb, |(shade, _)| shade),
             matcap: look.matcap.map_or([1.0; 3], |(_, factor)| factor),
             emission: look.emission,
             transform: look.transform,
