@@ -68,7 +68,7 @@ fn morph<'a>(model: &'a Model, name: &str) -> (usize, &'a pmx_core::model::Morph
 }
 
 /// The embedded bytes of texture `index`.
-fn texture_bytes<'a>(import: &'a VrmImport, index: usize) -> &'a [u8] {
+fn texture_bytes(import: &VrmImport, index: usize) -> &[u8] {
     let path = import.model.textures[index].as_str().into_owned();
     &import
         .textures
@@ -101,11 +101,11 @@ fn toon_ends(import: &VrmImport, index: usize) -> ([u8; 4], [u8; 4]) {
 /// A GLB of `json` and `bin`, both padded to four bytes as the spec requires.
 fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
     let mut json_bytes = serde_json::to_vec(json).unwrap();
-    while json_bytes.len() % 4 != 0 {
+    while !json_bytes.len().is_multiple_of(4) {
         json_bytes.push(b' ');
     }
     let mut bin_bytes = bin.to_vec();
-    while bin_bytes.len() % 4 != 0 {
+    while !bin_bytes.len().is_multiple_of(4) {
         bin_bytes.push(0);
     }
     let total = 12 + 8 + json_bytes.len() + 8 + bin_bytes.len();
@@ -234,7 +234,7 @@ fn vrm0_material_properties_give_edge_and_shade_toon() {
     assert!(!face.draw_flags.contains(DrawFlags::DOUBLE_SIDED));
     let (top, bottom) = toon_ends(&import, face_index);
     assert_eq!(top, [255, 255, 255, 255]);
-    let expected = [0.827_000_02_f32, 0.735_954_1, 0.85].map(|c| (c * 255.0).round() as u8);
+    let expected = [0.827_f32, 0.735_954_1, 0.85].map(|c| (c * 255.0).round() as u8);
     assert_eq!(
         &bottom[..3],
         &expected,
