@@ -526,3 +526,60 @@ fn a_bad_data_uri_or_a_glb_without_folder_is_listed_without_panic() {
         "{notes:#?}"
     );
 }
+
+#[test]
+fn vrm0_material_values_become_material_and_uv_morphs() {
+    let Some(path) = corpus_file("vrm", "godette_vrm0_cc_by.vrm") else {
+        return;
+    };
+    let bytes = std::fs::read(path).unwrap();
+    let (mut json, bin) = split_glb(&bytes).unwrap();
+    let groups = json["extensions"]["VRM"]["blendShapeMaster"]["blendShapeGroups"]
+        .as_array_mut()
+        .unwrap();
+    let joy = groups
+        .iter_mut()
+        .find(|g| g["presetName"] == "joy")
+        .expect("Godette has a joy group");
+    // Face: _Color white → red (Unity colours are sRGB); _MainTex [offset 0 0, scale 1 1] →
+    // _MainTex_ST [scale 1 1, offset 0.5 0]: u + 0.5, and V flipped: 1 − 0 − 1 = 0 → v + 0.
+    joy["materialValues"] = json!([
+        { "materialName": "Face", "propertyName": "_Color", "targetValue": [1.0, 0.0, 0.0, 1.0] },
+        { "materialName": "Face", "propertyName": "_MainTex_ST", "targetValue": [1.0, 1.0, 0.5, 0.0] },
+        { "materialName": "Face", "propertyName": "_OutlineWidth", "targetValue": [0.0] }
+    ]);
+    let import = read_vrm(&glb(&json, bin), &LoadOptions::default()).unwrap();
+    let model = &import.model;
+    assert!(errors(model).is_empty(), "{:#?}", errors(model));
+    let (face_index, _) = material(model, "Face");
+    let (_, colour) = morph(model, "笑い_材質");
+    let MorphOffsets::Material(offsets) = &colour.offsets else {
+        panic!("笑い_材質 is a material morph");
+    };
+    let face = offsets
+        .iter()
+        .find(|o| o.material.map(|m| m.get()) == Some(face_index))
+        .unwrap();
+    let d = face.diffuse.to_array();
+    assert!(close(d[0], 0.0) && close(d[1], -1.0) && close(d[2], -1.0) && close(d[3], 0.0));
+    let (_, scroll) = morph(model, "笑い_UV");
+    let MorphOffsets::Uv(uv) = &scroll.offsets else {
+        panic!("笑い_UV is a UV morph");
+    };
+    assert!(!uv.is_empty());
+    assert!(
+        uv.iter()
+            .all(|o| close(o.offset.x, 0.5) && close(o.offset.y, 0.0))
+    );
+    // 笑い is the group of its parts (its blend shape binds, the colour and the UV scroll).
+    let (_, joy) = morph(model, "笑い");
+    assert!(matches!(joy.offsets, MorphOffsets::Group(_)));
+    // The width has no PMX morph: a conversion note, not a loss.
+    assert!(
+        import
+            .report
+            .notes
+            .iter()
+            .any(|n| !n.lost && n.message.contains("0.x properties"))
+    );
+}
