@@ -11,12 +11,12 @@
 //!   MMD's default light it gives the base colour on lit faces), the whole diffuse for unlit
 //!   materials. **Specular** is black (MToon has none).
 //! - **Toon**: MToon shades by blending from the shade colour to the base colour across the
-//!   light. A 32 × 32 ramp is generated per look (top row lit, bottom row facing away, as MMD
-//!   looks toons up by `0.5 − N·L / 2`), its rows following MToon's shading range
-//!   (`shadingToonyFactor` / `shadingShiftFactor`, 0.x `_ShadeToony` / `_ShadeShift`). MMD
-//!   multiplies the toon into the diffuse × texture colour, so the dark end is
-//!   `shade / base` per channel (clamped to 0..1; the shade itself for a white base). This is
-//!   the inverse of the export, which writes `shade = diffuse × toon's bottom row`.
+//!   light. A 32 × 32 ramp is generated (once per distinct ramp): top row lit, bottom row
+//!   facing away, as MMD looks toons up by `0.5 − N·L / 2`, its rows following MToon's
+//!   shading range (`shadingToonyFactor` / `shadingShiftFactor`, 0.x `_ShadeToony` /
+//!   `_ShadeShift`). MMD multiplies the toon into the diffuse × texture colour, so the dark
+//!   end is `shade / base` per channel (clamped to 0..1; the shade itself for a white base).
+//!   This is the inverse of the export, which writes `shade = diffuse × toon's bottom row`.
 //! - **Edge**: an outline becomes the edge flag, colour and size. World-coordinate widths:
 //!   `edge size = width / 5 mm` ([`METRES_PER_EDGE_SIZE`], the export's factor). VRM 0.x
 //!   widths are in centimetres (× 0.01). Screen-coordinate widths (a fraction of the screen
@@ -627,22 +627,21 @@ fn tinted_copy(
     ))
 }
 
-/// Embeds `bytes` at a unique relative path and names it as a texture of the model.
+/// Embeds `bytes` at a relative path unique among the embedded files (compared ignoring case,
+/// as Windows and macOS file systems do) and names it as a texture of the model.
 fn add_texture(import: &mut Importer<'_>, wanted: &str, bytes: Vec<u8>) -> TextureIdx {
-    let mut taken: HashSet<String> = import.textures.iter().map(|t| t.path.clone()).collect();
-    let path = match wanted.rsplit_once('.') {
-        Some((stem, extension)) if taken.contains(wanted) => {
-            let mut n = 2;
-            loop {
-                let candidate = format!("{stem}_{n}.{extension}");
-                if !taken.contains(&candidate) {
-                    break candidate;
-                }
-                n += 1;
-            }
-        }
-        _ => unique_name(&mut taken, wanted),
-    };
+    let taken: HashSet<String> = import
+        .textures
+        .iter()
+        .map(|t| t.path.to_lowercase())
+        .collect();
+    let (stem, extension) = wanted.rsplit_once('.').unwrap_or((wanted, ""));
+    let mut path = wanted.to_owned();
+    let mut n = 2;
+    while taken.contains(&path.to_lowercase()) {
+        path = format!("{stem}_{n}.{extension}");
+        n += 1;
+    }
     import.textures.push(ImportedTexture {
         path: path.clone(),
         bytes,
