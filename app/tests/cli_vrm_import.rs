@@ -59,7 +59,7 @@ fn a_vrm_becomes_a_pmx_with_its_images_beside_it() {
     let toons = model
         .textures
         .iter()
-        .filter(|t| t.as_str().starts_with("tex/toon_"))
+        .filter(|t| t.as_str().starts_with("godette_vrm0_cc_by_tex/toon_"))
         .count();
     assert!(toons >= 1, "{:?}", model.textures);
     assert_eq!(model.textures.len(), 3 + toons);
@@ -107,7 +107,7 @@ fn an_image_already_there_with_other_contents_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("a.pmx");
     ok(&["convert", s(&vrm), s(&first)]);
-    let image = std::fs::read_dir(dir.path().join("tex"))
+    let image = std::fs::read_dir(dir.path().join("godette_vrm0_cc_by_tex"))
         .unwrap()
         .next()
         .unwrap()
@@ -122,6 +122,35 @@ fn an_image_already_there_with_other_contents_is_kept() {
         stderr(&output)
     );
     assert_eq!(std::fs::read(&image).unwrap(), b"the user's own picture");
+}
+
+#[test]
+fn avatars_converted_into_one_folder_keep_their_images_apart() {
+    let (Some(first), Some(second)) = (
+        corpus("vrm/godette_vrm0_cc_by.vrm"),
+        corpus("vrm/s06_mtoon1_vrm1.vrm"),
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (vrm, out) in [(&first, "godette.pmx"), (&second, "mtoon.pmx")] {
+        ok(&["convert", s(vrm), s(&dir.path().join(out))]);
+    }
+    for (out, folder) in [
+        ("godette.pmx", "godette_vrm0_cc_by_tex/"),
+        ("mtoon.pmx", "s06_mtoon1_vrm1_tex/"),
+    ] {
+        let (model, _) = pmx::read(
+            &std::fs::read(dir.path().join(out)).unwrap(),
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        assert!(!model.textures.is_empty());
+        for texture in &model.textures {
+            assert!(texture.as_str().starts_with(folder), "{texture:?}");
+            assert!(dir.path().join(texture.as_str().as_ref()).is_file());
+        }
+    }
 }
 
 #[test]

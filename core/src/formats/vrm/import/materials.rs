@@ -800,7 +800,7 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
 }
 
 /// A file name stem without path separators or characters Windows refuses.
-fn safe_file_stem(name: &str) -> String {
+pub(super) fn safe_file_stem(name: &str) -> String {
     let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
     stem.chars()
         .map(|c| {

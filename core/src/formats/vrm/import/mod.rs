@@ -120,6 +120,23 @@ pub struct VrmImport {
 }
 
 impl VrmImport {
+    /// Puts the embedded images under `folder/` instead of `tex/`, the model's texture paths
+    /// with them (`folder` is one plain path component).
+    pub fn move_images_under(&mut self, folder: &str) {
+        let mut moved: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+        for file in &mut self.textures {
+            if let Some(rest) = file.path.strip_prefix("tex/") {
+                let path = format!("{folder}/{rest}");
+                moved.insert(std::mem::replace(&mut file.path, path.clone()), path);
+            }
+        }
+        for texture in &mut self.model.textures {
+            if let Some(path) = moved.get(texture.as_str().as_ref()) {
+                *texture = path.as_str().into();
+            }
+        }
+    }
+
     /// Writes the embedded images under `dir` (the PMX's folder) at their relative paths.
     pub fn write_textures(&self, dir: &Path) -> std::io::Result<usize> {
         crate::formats::write_embedded_files(&self.textures, dir, true).map(|written| written.len())
@@ -168,10 +185,21 @@ pub fn load_vrm_path(
         .parent()
         .filter(|dir| !dir.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    read_vrm_in(&bytes, options, Some(folder)).map_err(|source| crate::formats::FileError::Read {
-        path: path.to_owned(),
-        source: Box::new(source),
-    })
+    let mut import = read_vrm_in(&bytes, options, Some(folder)).map_err(|source| {
+        crate::formats::FileError::Read {
+            path: path.to_owned(),
+            source: Box::new(source),
+        }
+    })?;
+    // Images go in a folder named after the file (as UniVRM's `<name>.Textures`), so avatars
+    // converted into one folder, or merged into one model, never share an image path.
+    let stem = path
+        .file_stem()
+        .map(|stem| materials::safe_file_stem(&stem.to_string_lossy()))
+        .filter(|stem| !stem.is_empty())
+        .unwrap_or_else(|| "vrm".to_owned());
+    import.move_images_under(&format!("{stem}_tex"));
+    Ok(import)
 }
 
 /// Reads a `.vrm` / `.glb` / `.gltf` whose relative `uri`s are files under `base_dir` (none
