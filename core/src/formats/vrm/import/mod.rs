@@ -41,7 +41,10 @@
 //! Not yet imported (listed in the report when present): spring bones and colliders, node
 //! constraints, material colour and texture transform binds.
 
+mod apose;
+mod constraints;
 mod external;
+mod frames;
 mod glb;
 mod gltf;
 mod mesh;
@@ -52,7 +55,7 @@ pub use glb::GLB_MAGIC;
 
 use super::HumanBone;
 use crate::formats::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
-use crate::model::{DisplayFrame, DisplayItem, Model, Vec3};
+use crate::model::{Model, Vec3};
 use glam::{Mat4, Quat, Vec3 as GVec3};
 use gltf::Gltf;
 use serde_json::Value;
@@ -349,8 +352,13 @@ impl<'a> Importer<'a> {
         skeleton::build(self);
         mesh::build(self)?;
         morphs::build(self)?;
-        self.display_frames();
+        constraints::build(self);
+        frames::build(self);
         self.note_not_imported();
+        // Last: the A-pose bakes everything built before it (mesh, morphs, physics).
+        if self.options.a_pose {
+            apose::build(self);
+        }
         Ok(())
     }
 
@@ -626,45 +634,6 @@ impl<'a> Importer<'a> {
         Ok(())
     }
 
-    fn display_frames(&mut self) {
-        let bone_count = self.model.bones.len();
-        let center: Vec<usize> = (0..bone_count)
-            .filter(|&b| {
-                let name = self.model.bones[b].name_ja.as_str();
-                name == "センター" || name == "グルーブ"
-            })
-            .collect();
-        if let Some(root) = self.model.display_frames.first_mut() {
-            root.items = vec![DisplayItem::Bone(Some(crate::model::BoneIdx::new(0)))];
-        }
-        if let Some(faces) = self.model.display_frames.get_mut(1) {
-            faces.items = (0..self.model.morphs.len())
-                .map(|m| DisplayItem::Morph(Some(crate::model::MorphIdx::new(m))))
-                .collect();
-        }
-        self.model.display_frames.push(DisplayFrame {
-            name_ja: "センター".into(),
-            name_en: "Center".into(),
-            special: false,
-            items: center
-                .iter()
-                .map(|&b| DisplayItem::Bone(Some(crate::model::BoneIdx::new(b))))
-                .collect(),
-        });
-        let rest: Vec<DisplayItem> = (1..bone_count)
-            .filter(|b| !center.contains(b))
-            .map(|b| DisplayItem::Bone(Some(crate::model::BoneIdx::new(b))))
-            .collect();
-        if !rest.is_empty() {
-            self.model.display_frames.push(DisplayFrame {
-                name_ja: "ボーン".into(),
-                name_en: "Bones".into(),
-                special: false,
-                items: rest,
-            });
-        }
-    }
-
     fn note_not_imported(&mut self) {
         let extensions = self
             .gltf
@@ -693,27 +662,6 @@ impl<'a> Importer<'a> {
                 format!(
                     "{springs} spring bone chains are not imported as rigid bodies and joints yet"
                 ),
-                true,
-            );
-        }
-        let constraints = self
-            .gltf
-            .list("nodes")
-            .unwrap_or(&[])
-            .iter()
-            .filter(|n| {
-                n.get("extensions")
-                    .and_then(|e| e.get("VRMC_node_constraint"))
-                    .is_some()
-            })
-            .count();
-        if constraints > 0 {
-            let location = self
-                .gltf
-                .at("nodes", None, "extensions.VRMC_node_constraint");
-            self.note(
-                location,
-                format!("{constraints} node constraints are not imported"),
                 true,
             );
         }

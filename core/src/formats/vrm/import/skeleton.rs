@@ -1,5 +1,8 @@
 //! Nodes → bones, with MMD's standard skeleton around the humanoid: 全ての親, センター and
-//! グルーブ at the root, 上半身 and 下半身 as siblings at the waist, 両目, and the leg IK.
+//! グルーブ at the root, 上半身 and 下半身 as siblings at the waist, 両目, the leg IK, and a
+//! つま先 made in front of the foot when the VRM has no toes. Tails point down the humanoid
+//! chain (spine → chest → neck → head, hand → middle finger) so the bones draw as MMD draws
+//! its standard models.
 
 use super::{HumanBone, Importer, unique_name};
 use crate::model::{AngleLimits, Bone, BoneFlags, BoneIdx, Ik, IkLink, Vec3};
@@ -13,6 +16,9 @@ const LEG_IK_ANGLE: f32 = 2.0;
 /// つま先ＩＫ: 3 iterations of at most 4 rad.
 const TOE_IK_LOOPS: i32 = 3;
 const TOE_IK_ANGLE: f32 = 4.0;
+/// A made-up つま先 lies this many ankle heights in front of the ankle (about where a
+/// shoe's tip is).
+const TOE_LENGTH_PER_ANKLE_HEIGHT: f32 = 1.5;
 /// The knee bends only one way: −180° to −0.5° about X (the standard models' limit; the
 /// −0.5° keeps the solver from locking the leg straight).
 const KNEE_LOWER_X: f32 = -std::f32::consts::PI;
@@ -120,7 +126,10 @@ pub(super) fn build(import: &mut Importer<'_>) {
             position = position_of(import, spine);
         }
         let mut new = bone(&name_ja, &name_en, position, Some(parent));
-        if human == Some(H::Hips) || human.is_none() && import.parents[node].is_none() {
+        // Only the body's handles move in MMD (全ての親, センター, グルーブ and the IK bones):
+        // 下半身 and the other humanoid bones turn. A non-humanoid root (an armature, a prop)
+        // keeps its translation handle.
+        if human.is_none() && import.parents[node].is_none() {
             new.flags |= BoneFlags::MOVABLE;
         }
         if let (Some(H::LeftEye | H::RightEye), Some(eyes)) = (human, both_eyes) {
@@ -156,10 +165,12 @@ pub(super) fn build(import: &mut Importer<'_>) {
         let this = node_bone[node];
         let human = human_of.get(&node).copied();
         let children = &import.nodes[node].children;
-        let humanoid_child = children.iter().copied().find(|child| {
-            human_of
-                .get(child)
-                .is_some_and(|c| human.is_some() && c.spec_parent() == human && !is_side_branch(*c))
+        let humanoid_child = human.and_then(|human| {
+            children.iter().copied().find(|child| {
+                human_of.get(child).is_some_and(|&c| {
+                    present_spec_parent(&import.humanoid, c) == Some(human) && !is_side_branch(c)
+                })
+            })
         });
         let only_child = (children.len() == 1).then(|| children[0]);
         if human == Some(H::Hips) {
@@ -196,8 +207,25 @@ pub(super) fn build(import: &mut Importer<'_>) {
     import.model.bones = bones;
 }
 
-/// Children that branch off sideways (eyes under the head, shoulders under the chest): not
-/// where the parent's tail points.
+/// The nearest humanoid ancestor `bone` has in the spec's tree among the bones the file
+/// maps (the neck's is the chest when there is no upper chest).
+fn present_spec_parent(
+    humanoid: &std::collections::BTreeMap<HumanBone, usize>,
+    bone: HumanBone,
+) -> Option<HumanBone> {
+    let mut parent = bone.spec_parent();
+    while let Some(p) = parent {
+        if humanoid.contains_key(&p) {
+            return Some(p);
+        }
+        parent = p.spec_parent();
+    }
+    None
+}
+
+/// Children that branch off sideways (eyes under the head, shoulders under the chest, the
+/// fingers but the middle one under the hand): not where the parent's tail points. The
+/// finger segments after the first continue their finger, so they are not side branches.
 fn is_side_branch(bone: HumanBone) -> bool {
     matches!(
         bone,
@@ -207,10 +235,8 @@ fn is_side_branch(bone: HumanBone) -> bool {
             | H::RightShoulder
             | H::LeftUpperLeg
             | H::RightUpperLeg
-    ) || bone.vrm_name().contains("Thumb")
-        || bone.vrm_name().contains("Index")
-        || bone.vrm_name().contains("Ring")
-        || bone.vrm_name().contains("Little")
+    ) || matches!(bone.spec_parent(), Some(H::LeftHand | H::RightHand))
+        && !matches!(bone, H::LeftMiddleProximal | H::RightMiddleProximal)
 }
 
 fn leg_ik(
@@ -281,16 +307,32 @@ fn leg_ik(
         };
         let leg_ik_index = bones.len();
         bones.push(leg_ik);
-        let Some(&toes) = import.humanoid.get(&toes) else {
-            let location = import.gltf.at("extensions", None, "humanoid.humanBones");
-            import.note(
-                location,
-                format!("no {side_word} toes bone: {side_ja}つま先ＩＫ is not made"),
-                false,
-            );
-            continue;
+        let toes_bone = match import.humanoid.get(&toes) {
+            Some(&toes) => node_bone[toes],
+            None => {
+                // つま先ＩＫ needs a target: a つま先 tip in front of the ankle on the ground,
+                // as long as the ankle is high (a usual foot), weighted by nothing.
+                let ankle = bones[foot_bone].position;
+                let length = ankle.y.max(0.5) * TOE_LENGTH_PER_ANKLE_HEIGHT;
+                let mut tip = bone(
+                    &unique_name(taken, &format!("{side_ja}つま先")),
+                    &format!("toe{side_en}"),
+                    Vec3::new(ankle.x, 0.0_f32.min(ankle.y), ankle.z - length),
+                    Some(foot_bone),
+                );
+                tip.tail_offset = Vec3::new(0.0, 0.0, -length * 0.5);
+                let location = import.gltf.at("extensions", None, "humanoid.humanBones");
+                import.note(
+                    location,
+                    format!(
+                        "no {side_word} toes bone: {side_ja}つま先 was made in front of the foot for {side_ja}つま先ＩＫ"
+                    ),
+                    false,
+                );
+                bones.push(tip);
+                bones.len() - 1
+            }
         };
-        let toes_bone = node_bone[toes];
         let mut toe_ik = bone(
             &unique_name(taken, &format!("{side_ja}つま先ＩＫ")),
             &format!("toe IK{side_en}"),
