@@ -180,10 +180,15 @@ pub(super) fn build(import: &mut Importer<'_>) {
                 .filter_map(|leg| import.humanoid.get(leg))
                 .map(|&leg| position_of(import, leg))
                 .collect();
-            if !legs.is_empty() {
-                let y = legs.iter().map(|p| p.y).sum::<f32>() / legs.len() as f32;
-                bones[this].tail_offset = Vec3::new(0.0, y - bones[this].position.y, 0.0);
-            }
+            let y = legs.iter().map(|p| p.y).sum::<f32>() / legs.len().max(1) as f32;
+            let down = y - bones[this].position.y;
+            // Legs level with the waist (or none) still get a tail, so the bone is drawn.
+            let down = if legs.is_empty() || down > -0.1 {
+                -1.0
+            } else {
+                down
+            };
+            bones[this].tail_offset = Vec3::new(0.0, down, 0.0);
             continue;
         }
         match humanoid_child.or(only_child) {
