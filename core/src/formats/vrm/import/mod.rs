@@ -21,11 +21,27 @@
 //! # What the model gets
 //!
 //! - **Bones**: one per node, names kept (made unique), in parent-first order; the humanoid
-//!   bones renamed to MMD's standard names ([`HumanBone::mmd_standard_names`]); 全ての親,
+//!   bones renamed to MMD's standard names ([`HumanBone::mmd_standard_names`]: 上半身,
+//!   上半身2 (chest), 上半身3 (upper chest), 首, 頭, 左目, 左肩, 左腕, 左ひじ, 左手首, the fingers
+//!   with full-width digits (左親指０, 左人指１), 左足, 左ひざ, 左足首, 左つま先, ...); 全ての親,
 //!   センター and グルーブ added at the root; the hips become 下半身 and the spine 上半身, both
 //!   children of グルーブ at the waist (MMD turns the upper and lower body apart); 両目 over
-//!   the eyes; 足ＩＫ and つま先ＩＫ with MMD's usual loop counts, angles and knee limits.
-//!   MMD bones carry no rotation, so the rest pose is baked into the vertices.
+//!   the eyes (which append its rotation); 足ＩＫ and つま先ＩＫ with MMD's usual loop counts,
+//!   angles and knee limits (a つま先 is made in front of the foot when the VRM has no toes).
+//!   Tails run down the humanoid chains; only the handles (全ての親, センター, グルーブ, IK
+//!   bones, non-humanoid roots) move. MMD bones carry no rotation, so the rest pose is baked
+//!   into the vertices.
+//! - **Node constraints** (`VRMC_node_constraint`): rotation constraints become append (付与)
+//!   rotations from the source with the weight as the ratio; roll constraints the same,
+//!   approximated (the whole rotation is appended); aim constraints are listed. Malformed ones
+//!   (no source, their own node, a cycle) are listed and skipped ([`constraints`]).
+//! - **Display frames**: Root, 表情 (every morph), then センター, 体(上), 腕, 指, 体(下), 足 as
+//!   MMD's standard models have them and その他 for the other bones; every bone but the root
+//!   in exactly one frame ([`frames`]).
+//! - **A-pose** ([`VrmImportOptions::a_pose`], the last step): the upper arms turned down to
+//!   [`VrmImportOptions::arm_angle_degrees`] below horizontal, measured from the arm's actual
+//!   direction, and baked with the pose engine's pose-as-rest so mesh, morphs, bones and
+//!   physics follow ([`apose`]).
 //! - **Meshes**: every primitive of every mesh node, in node order, skinned by its rest pose
 //!   (`Σ wᵢ · world(jointᵢ) · inverseBindᵢ`) or placed by its node; one PMX material per glTF
 //!   material. Weights: BDEF1/2/4, more than four influences cut to the four largest and
@@ -38,8 +54,8 @@
 //!   0.x outline as the edge. Embedded images are kept in [`VrmImport::textures`] with the
 //!   relative path the model names them by, for the caller to write beside the PMX.
 //!
-//! Not yet imported (listed in the report when present): spring bones and colliders, node
-//! constraints, material colour and texture transform binds.
+//! Not yet imported (listed in the report when present): spring bones and colliders,
+//! material colour and texture transform binds.
 
 mod apose;
 mod constraints;
