@@ -649,6 +649,29 @@ fn node_constraints_become_append_rotations() {
     let errors = errors(model);
     assert!(errors.is_empty(), "{errors:#?}");
 
+    // The A-pose bake turned the bones below the arm with the arm only: the roll bone, which
+    // appends a quarter of the arm's rotation, did not turn further.
+    let t_pose = read_vrm(&glb(&json), &options(false)).unwrap().model;
+    let (pivot, elbow) = (
+        Vec3::from(t_pose.bones[bone(&t_pose, "左腕")].position),
+        Vec3::from(t_pose.bones[bone(&t_pose, "左ひじ")].position),
+    );
+    let turn = Quat::from_rotation_arc(
+        (elbow - pivot).normalize(),
+        Vec3::new(35f32.to_radians().cos(), -35f32.to_radians().sin(), 0.0),
+    );
+    let roll_tail = |m: &Model| Vec3::from(m.bones[bone(m, "roll")].tail_offset);
+    assert!(
+        (roll_tail(model) - turn * roll_tail(&t_pose)).length() < 1e-4,
+        "{} vs {}",
+        roll_tail(model),
+        turn * roll_tail(&t_pose)
+    );
+    assert!(
+        model.bones[bone(model, "roll")].has_append(),
+        "restored after the bake"
+    );
+
     // The twist turns half as far as the hand.
     let mut pose = Pose::new(model);
     let hand = bone(model, "左手首");

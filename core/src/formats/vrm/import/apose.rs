@@ -10,10 +10,13 @@
 //! 25° for a 35° A-pose, and one held lower than asked is raised to it, so the result is the
 //! asked angle whatever the file's rest pose.
 //!
+//! Appends (付与, from node constraints) are off during the bake: a new rest pose is not a
+//! motion, so a twist bone appending the arm's rotation must not turn with it.
+//!
 //! If the pose cannot be evaluated the model keeps its T-pose and the report says so.
 
 use super::Importer;
-use crate::model::BoneIdx;
+use crate::model::{BoneFlags, BoneIdx};
 use crate::pose::{Pose, pose_as_rest};
 use glam::{Quat, Vec3};
 
@@ -72,7 +75,24 @@ pub(super) fn build(import: &mut Importer<'_>) {
     if turned == 0 {
         return;
     }
-    match pose_as_rest(&import.model, &pose) {
+    // A change of rest pose is no motion: bones that append the arm's rotation (node
+    // constraints on twist bones) must not turn with it. Their appends are switched off for
+    // the bake and restored after it.
+    let appends: Vec<BoneFlags> = import
+        .model
+        .bones
+        .iter_mut()
+        .map(|bone| {
+            let append = bone.flags & (BoneFlags::APPEND_ROTATE | BoneFlags::APPEND_MOVE);
+            bone.flags.remove(append);
+            append
+        })
+        .collect();
+    let baked = pose_as_rest(&import.model, &pose);
+    for (bone, append) in import.model.bones.iter_mut().zip(appends) {
+        bone.flags |= append;
+    }
+    match baked {
         Ok(changes) => {
             changes.apply_to(&mut import.model);
             for note in &changes.notes {
