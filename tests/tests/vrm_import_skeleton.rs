@@ -738,3 +738,36 @@ fn a_corpus_motion_moves_the_arms_and_legs_of_an_imported_avatar() {
         assert!(moved, "the motion turns {name}");
     }
 }
+
+#[test]
+fn a_vrm_without_a_chest_gets_an_upper_body_2_above_the_spine() {
+    let imported = read_vrm(&glb(&humanoid_vrm(&[])), &LoadOptions::default()).unwrap();
+    let model = &imported.model;
+    let upper_body_2 = bone(model, "上半身2");
+    assert_eq!(parent_name(model, upper_body_2), "上半身");
+    // The spine's children (head and arms in this file) hang from it.
+    for child in ["頭", "左腕", "右腕"] {
+        assert_eq!(parent_name(model, bone(model, child)), "上半身2", "{child}");
+    }
+    let (spine, head) = (
+        model.bones[bone(model, "上半身")].position,
+        model.bones[bone(model, "頭")].position,
+    );
+    let position = model.bones[upper_body_2].position;
+    assert!(spine.y < position.y && position.y < head.y);
+    assert_eq!(
+        model.bones[bone(model, "上半身")]
+            .tail_bone
+            .map(|b| b.get()),
+        Some(upper_body_2)
+    );
+    let note = imported
+        .report
+        .notes
+        .iter()
+        .find(|n| n.message.contains("上半身2"))
+        .expect("the made-up bone is listed");
+    assert!(!note.lost);
+    let errors = errors(model);
+    assert!(errors.is_empty(), "{errors:#?}");
+}

@@ -98,13 +98,20 @@ pub(super) fn build(import: &mut Importer<'_>) {
 
     let mut node_bone = vec![0usize; node_count];
     let mut both_eyes = None;
+    // Without a chest (optional in VRM) a 上半身2 is made above 上半身 and the spine's
+    // children hang from it, so motions that key 上半身2 (most do) still bend the back.
+    let make_upper_body_2 = spine.is_some() && !import.humanoid.contains_key(&H::Chest);
+    let mut upper_body_2 = None;
     let order = import.order.clone();
     for &node in &order {
         let human = human_of.get(&node).copied();
         let parent = if Some(node) == hips || Some(node) == spine {
             waist_parent
         } else {
-            import.parents[node].map_or(0, |p| node_bone[p])
+            import.parents[node].map_or(0, |p| match upper_body_2 {
+                Some(stand_in) if Some(p) == spine => stand_in,
+                _ => node_bone[p],
+            })
         };
         let mut position = position_of(import, node);
         let (name_ja, name_en) = match human {
@@ -139,6 +146,33 @@ pub(super) fn build(import: &mut Importer<'_>) {
         }
         node_bone[node] = bones.len();
         bones.push(new);
+        if human == Some(H::Spine) && make_upper_body_2 {
+            // Halfway up to the neck (else the head), where a chest would bend.
+            let above = [H::Neck, H::Head]
+                .iter()
+                .find_map(|b| import.humanoid.get(b))
+                .map_or(position, |&n| position_of(import, n));
+            let halfway = Vec3::new(
+                (position.x + above.x) / 2.0,
+                (position.y + above.y) / 2.0,
+                (position.z + above.z) / 2.0,
+            );
+            let mut stand_in = bone(
+                &unique_name(&mut taken, "上半身2"),
+                "upper body2",
+                halfway,
+                Some(node_bone[node]),
+            );
+            stand_in.tail_offset = sub(above, halfway);
+            upper_body_2 = Some(bones.len());
+            bones.push(stand_in);
+            let location = import.gltf.at("extensions", None, "humanoid.humanBones");
+            import.note(
+                location,
+                "no chest bone: 上半身2 was made between 上半身 and the neck (it carries no vertices)",
+                false,
+            );
+        }
         if human == Some(H::Head)
             && let (Some(&left), Some(&right)) = (
                 import.humanoid.get(&H::LeftEye),
@@ -204,6 +238,19 @@ pub(super) fn build(import: &mut Importer<'_>) {
                 let along = sub(bones[this].position, parent_position);
                 bones[this].tail_offset = Vec3::new(along.x * 0.5, along.y * 0.5, along.z * 0.5);
             }
+        }
+    }
+
+    if let (Some(stand_in), Some(spine)) = (upper_body_2, spine) {
+        let spine_bone = node_bone[spine];
+        bones[spine_bone].flags |= BoneFlags::TAIL_IS_BONE;
+        bones[spine_bone].tail_bone = idx(stand_in);
+        if let Some(&neck) = [H::Neck, H::Head]
+            .iter()
+            .find_map(|b| import.humanoid.get(b))
+        {
+            bones[stand_in].flags |= BoneFlags::TAIL_IS_BONE;
+            bones[stand_in].tail_bone = idx(node_bone[neck]);
         }
     }
 
