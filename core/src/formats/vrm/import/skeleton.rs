@@ -1,6 +1,7 @@
 //! Nodes → bones, with MMD's standard skeleton around the humanoid: 全ての親, センター and
-//! グルーブ at the root, 上半身 and 下半身 as siblings at the waist, 両目, the leg IK, and a
-//! つま先 made in front of the foot when the VRM has no toes. Tails point down the humanoid
+//! グルーブ at the root, 上半身 and 下半身 as siblings at the waist, 両目, the leg IK, a
+//! つま先 made in front of the foot when the VRM has no toes and a 上半身2 above the spine
+//! when it has no chest. Tails point down the humanoid
 //! chain (spine → chest → neck → head, hand → middle finger) so the bones draw as MMD draws
 //! its standard models.
 
