@@ -477,7 +477,7 @@ fn a_pose_turns_the_arms_down_and_the_hands_follow() {
 /// A GLB holding only `json` (no binary chunk: the test VRMs have no meshes).
 fn glb(json: &Value) -> Vec<u8> {
     let mut text = serde_json::to_vec(json).unwrap();
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
     let total = 12 + 8 + text.len();
