@@ -771,3 +771,27 @@ fn a_vrm_without_a_chest_gets_an_upper_body_2_above_the_spine() {
     let errors = errors(model);
     assert!(errors.is_empty(), "{errors:#?}");
 }
+
+#[test]
+fn an_impossible_arm_angle_keeps_the_t_pose() {
+    let json = humanoid_vrm(&[]);
+    for degrees in [f32::NAN, 400.0] {
+        let options = LoadOptions {
+            vrm: Some(VrmImportOptions {
+                arm_angle_degrees: degrees,
+                ..VrmImportOptions::default()
+            }),
+            ..LoadOptions::default()
+        };
+        let imported = read_vrm(&glb(&json), &options).unwrap();
+        let model = &imported.model;
+        assert!(below_horizontal(model, "左腕", "左ひじ").abs() < 1e-3);
+        assert!(
+            imported
+                .report
+                .notes
+                .iter()
+                .any(|n| n.message.contains("T-pose") && !n.lost)
+        );
+    }
+}

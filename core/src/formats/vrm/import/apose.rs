@@ -43,7 +43,17 @@ pub(crate) fn lowering_rotation(direction: Vec3, angle_below_horizontal: f32) ->
 }
 
 pub(super) fn build(import: &mut Importer<'_>) {
-    let angle = import.options.arm_angle_degrees.to_radians();
+    let degrees = import.options.arm_angle_degrees;
+    if !(-90.0..=90.0).contains(&degrees) {
+        let location = import.gltf.at("nodes", None, "");
+        import.note(
+            location,
+            format!("arm angle {degrees}° is not between −90° and 90°: the model keeps its T-pose"),
+            false,
+        );
+        return;
+    }
+    let angle = degrees.to_radians();
     let model = &import.model;
     let find = |name: &str| {
         model
