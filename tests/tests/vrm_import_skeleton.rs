@@ -740,15 +740,38 @@ fn a_corpus_motion_moves_the_arms_and_legs_of_an_imported_avatar() {
 }
 
 #[test]
-fn a_vrm_without_a_chest_gets_an_upper_body_2_above_the_spine() {
+fn a_vrm_without_chest_and_shoulders_gets_an_upper_body_2_and_shoulders() {
     let imported = read_vrm(&glb(&humanoid_vrm(&[])), &LoadOptions::default()).unwrap();
     let model = &imported.model;
     let upper_body_2 = bone(model, "上半身2");
     assert_eq!(parent_name(model, upper_body_2), "上半身");
-    // The spine's children (head and arms in this file) hang from it.
-    for child in ["頭", "左腕", "右腕"] {
-        assert_eq!(parent_name(model, bone(model, child)), "上半身2", "{child}");
+    // The spine's children (head and arms in this file) hang from it, the arms through the
+    // shoulders made for them.
+    for (child, parent) in [
+        ("頭", "上半身2"),
+        ("左肩", "上半身2"),
+        ("右肩", "上半身2"),
+        ("左腕", "左肩"),
+        ("右腕", "右肩"),
+    ] {
+        assert_eq!(parent_name(model, bone(model, child)), parent, "{child}");
     }
+    let shoulder = &model.bones[bone(model, "左肩")];
+    assert_eq!(
+        shoulder.tail_bone.map(|b| b.get()),
+        Some(bone(model, "左腕"))
+    );
+    assert!(
+        shoulder.position.x > 0.0
+            && shoulder.position.x < model.bones[bone(model, "左腕")].position.x
+    );
+    assert!(
+        imported
+            .report
+            .notes
+            .iter()
+            .any(|n| n.message.contains("左肩") && !n.lost)
+    );
     let (spine, head) = (
         model.bones[bone(model, "上半身")].position,
         model.bones[bone(model, "頭")].position,

@@ -28,7 +28,8 @@
 //!   children of グルーブ at the waist (MMD turns the upper and lower body apart); 両目 over
 //!   the eyes (which append its rotation); 足ＩＫ and つま先ＩＫ with MMD's usual loop counts,
 //!   angles and knee limits (a つま先 is made in front of the foot when the VRM has no toes,
-//!   a 上半身2 above the spine when it has no chest).
+//!   a 上半身2 above the spine when it has no chest, a 肩 at the base of an arm without a
+//!   shoulder; none of them carries vertices).
 //!   Tails run down the humanoid chains; only the handles (全ての親, センター, グルーブ, IK
 //!   bones, non-humanoid roots) move. MMD bones carry no rotation, so the rest pose is baked
 //!   into the vertices.

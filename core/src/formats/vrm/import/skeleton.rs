@@ -1,7 +1,8 @@
 //! Nodes → bones, with MMD's standard skeleton around the humanoid: 全ての親, センター and
 //! グルーブ at the root, 上半身 and 下半身 as siblings at the waist, 両目, the leg IK, a
-//! つま先 made in front of the foot when the VRM has no toes and a 上半身2 above the spine
-//! when it has no chest. Tails point down the humanoid
+//! つま先 made in front of the foot when the VRM has no toes, a 上半身2 above the spine when
+//! it has no chest and a 肩 at the base of an arm without a shoulder (the bones MMD motions
+//! key). Tails point down the humanoid
 //! chain (spine → chest → neck → head, hand → middle finger) so the bones draw as MMD draws
 //! its standard models.
 
@@ -17,6 +18,8 @@ const LEG_IK_ANGLE: f32 = 2.0;
 /// つま先ＩＫ: 3 iterations of at most 4 rad.
 const TOE_IK_LOOPS: i32 = 3;
 const TOE_IK_ANGLE: f32 = 4.0;
+/// A made-up 肩 starts this fraction of the way from the body's centre line to the arm.
+const SHOULDER_START_ALONG_ARM: f32 = 0.3;
 /// A made-up つま先 lies this many ankle heights in front of the ankle (about where a
 /// shoe's tip is).
 const TOE_LENGTH_PER_ANKLE_HEIGHT: f32 = 1.5;
@@ -106,7 +109,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
     let order = import.order.clone();
     for &node in &order {
         let human = human_of.get(&node).copied();
-        let parent = if Some(node) == hips || Some(node) == spine {
+        let mut parent = if Some(node) == hips || Some(node) == spine {
             waist_parent
         } else {
             import.parents[node].map_or(0, |p| match upper_body_2 {
@@ -115,6 +118,41 @@ pub(super) fn build(import: &mut Importer<'_>) {
             })
         };
         let mut position = position_of(import, node);
+        // Without a shoulder (optional in VRM) a 肩 is made between the chest and the arm,
+        // so motions that key 肩 still move the arm.
+        let missing_shoulder = match human {
+            Some(H::LeftUpperArm) => Some((H::LeftShoulder, "左肩", "shoulder_L")),
+            Some(H::RightUpperArm) => Some((H::RightShoulder, "右肩", "shoulder_R")),
+            _ => None,
+        }
+        .filter(|(shoulder, _, _)| !import.humanoid.contains_key(shoulder));
+        if let Some((missing, name_ja, name_en)) = missing_shoulder {
+            let start = Vec3::new(
+                position.x * SHOULDER_START_ALONG_ARM,
+                position.y,
+                position.z,
+            );
+            let mut shoulder = bone(
+                &unique_name(&mut taken, name_ja),
+                name_en,
+                start,
+                Some(parent),
+            );
+            shoulder.flags |= BoneFlags::TAIL_IS_BONE;
+            // The arm is the next bone pushed.
+            shoulder.tail_bone = idx(bones.len() + 1);
+            parent = bones.len();
+            bones.push(shoulder);
+            let location = import.gltf.at("extensions", None, "humanoid.humanBones");
+            import.note(
+                location,
+                format!(
+                    "no {} bone: {name_ja} was made at the base of the arm (it carries no vertices)",
+                    missing.vrm_name()
+                ),
+                false,
+            );
+        }
         let (name_ja, name_en) = match human {
             Some(human) => human.mmd_standard_names(),
             None => {
