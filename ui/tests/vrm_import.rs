@@ -178,6 +178,43 @@ fn an_avatar_merged_into_the_open_model_is_one_undo_step() {
 }
 
 #[test]
+fn an_avatar_merged_into_a_saved_model_puts_its_images_beside_it() {
+    let Some(vrm) = corpus("vrm/godette_vrm0_cc_by.vrm") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let pmx = dir.path().join("figure.pmx");
+    formats::save_path(
+        &pmx_core::generate::sample_model(),
+        &pmx,
+        &Default::default(),
+    )
+    .unwrap();
+    let loaded = formats::load_path(&pmx, &Default::default()).unwrap();
+    let mut editor = editor(Language::English);
+    editor.open_document(Document::from_loaded(pmx.clone(), loaded, None));
+    let mut harness = harness(editor);
+    open_import_dialog(&mut harness);
+    set_path(&mut harness, &vrm);
+    click(&mut harness, "added to the open model (one undo step)");
+    click(&mut harness, "Import");
+    wait_for_load(&mut harness);
+    let document = document(&harness);
+    assert_eq!(document.folder(), Some(dir.path()));
+    assert!(!document.model.textures.is_empty());
+    // The view and the validator look beside the model's file: the images are there now.
+    for texture in &document.model.textures {
+        let image = dir.path().join(texture.as_str().as_ref());
+        assert!(image.is_file(), "{} written", image.display());
+    }
+    let missing = pmx_core::validate::check(&document.model, None, &document.check_options(None))
+        .into_iter()
+        .filter(|issue| issue.code.starts_with("W-TEXTURE"))
+        .count();
+    assert_eq!(missing, 0);
+}
+
+#[test]
 fn without_physics_no_rigid_bodies_are_made() {
     let Some(vrm) = corpus("vrm/metalkit_springbone_capsule_collider_vrm1.vrm") else {
         return;

@@ -394,7 +394,41 @@ impl EditorState {
         match merged {
             Ok(edit) => {
                 document.apply(edit);
-                // The merged model's images are written beside the model when it is saved.
+                // A model with a file finds its textures beside it: the merged model's images
+                // go there now (a different file already there is kept and the user told).
+                // Without a file, they wait in the scratch folder until the model is saved.
+                if let Some(folder) = document.path.as_deref().and_then(std::path::Path::parent)
+                    && !loaded.embedded_files.is_empty()
+                {
+                    let folder = if folder.as_os_str().is_empty() {
+                        std::path::PathBuf::from(".")
+                    } else {
+                        folder.to_owned()
+                    };
+                    let merged = EditLabel::new("status.merged")
+                        .arg("name", LabelArg::Text(file_name(path)))
+                        .arg("count", LabelArg::Number(loaded.model.faces.len()));
+                    match pmx_core::formats::write_embedded_files(
+                        &loaded.embedded_files,
+                        &folder,
+                        false,
+                    ) {
+                        Ok(written) => self.set_message_parts(
+                            MessageLevel::Info,
+                            vec![
+                                merged,
+                                EditLabel::new("status.merged_images")
+                                    .arg("count", LabelArg::Number(written.len()))
+                                    .arg("folder", LabelArg::Text(folder.display().to_string())),
+                            ],
+                        ),
+                        Err(error) => self.set_message_parts(
+                            MessageLevel::Error,
+                            vec![merged, EditLabel::from(error.to_string())],
+                        ),
+                    }
+                    return;
+                }
                 match (&mut document.unpacked, unpacked) {
                     (Some(held), Some(_)) => {
                         if let Err(error) = held.add(&loaded.embedded_files) {

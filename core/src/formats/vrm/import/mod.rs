@@ -56,8 +56,12 @@
 //!   0.x outline as the edge. Embedded images are kept in [`VrmImport::textures`] with the
 //!   relative path the model names them by, for the caller to write beside the PMX.
 //!
-//! Not yet imported (listed in the report when present): spring bones and colliders,
-//! material colour and texture transform binds.
+//! - **Physics**: spring bones (1.0 `VRMC_springBone` with its limits and extended colliders,
+//!   0.x `secondaryAnimation`) as dynamic rigid bodies and spring joints, colliders as static
+//!   bodies; settings by the inverse of the export's mapping ([`physics`]).
+//!
+//! Not yet imported (listed in the report when present): material colour and texture
+//! transform binds.
 
 mod apose;
 mod constraints;
@@ -67,6 +71,7 @@ mod glb;
 mod gltf;
 mod mesh;
 mod morphs;
+mod physics;
 mod skeleton;
 
 pub use glb::GLB_MAGIC;
@@ -370,9 +375,11 @@ impl<'a> Importer<'a> {
         skeleton::build(self);
         mesh::build(self)?;
         morphs::build(self)?;
+        if self.options.physics {
+            physics::build(self);
+        }
         constraints::build(self);
         frames::build(self);
-        self.note_not_imported();
         // Last: the A-pose bakes everything built before it (mesh, morphs, physics).
         if self.options.a_pose {
             apose::build(self);
@@ -650,39 +657,6 @@ impl<'a> Importer<'a> {
             }
         }
         Ok(())
-    }
-
-    fn note_not_imported(&mut self) {
-        let extensions = self
-            .gltf
-            .json
-            .get("extensions")
-            .cloned()
-            .unwrap_or(Value::Null);
-        let springs = match self.version {
-            VrmVersion::V1 => extensions
-                .get("VRMC_springBone")
-                .and_then(|s| s.get("springs"))
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len),
-            VrmVersion::V0 => extensions
-                .get("VRM")
-                .and_then(|v| v.get("secondaryAnimation"))
-                .and_then(|s| s.get("boneGroups"))
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len),
-            VrmVersion::Gltf => 0,
-        };
-        if springs > 0 {
-            let location = self.gltf.at("extensions", None, "springs");
-            self.note(
-                location,
-                format!(
-                    "{springs} spring bone chains are not imported as rigid bodies and joints yet"
-                ),
-                true,
-            );
-        }
     }
 }
 
