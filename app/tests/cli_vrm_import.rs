@@ -54,13 +54,20 @@ fn a_vrm_becomes_a_pmx_with_its_images_beside_it() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("godette.pmx");
     let output = ok(&["convert", s(&vrm), s(&out)]);
+    let (model, _) = pmx::read(&std::fs::read(&out).unwrap(), &LoadOptions::default()).unwrap();
+    // The 3 images of the VRM and the toon ramps generated from its MToon shade colours.
+    let toons = model
+        .textures
+        .iter()
+        .filter(|t| t.as_str().starts_with("tex/toon_"))
+        .count();
+    assert!(toons >= 1, "{:?}", model.textures);
+    assert_eq!(model.textures.len(), 3 + toons);
     assert!(
-        stderr(&output).contains("wrote 3 image(s)"),
+        stderr(&output).contains(&format!("wrote {} image(s)", 3 + toons)),
         "{}",
         stderr(&output)
     );
-    let (model, _) = pmx::read(&std::fs::read(&out).unwrap(), &LoadOptions::default()).unwrap();
-    assert_eq!(model.textures.len(), 3);
     for texture in &model.textures {
         let image = dir.path().join(texture.as_str().as_ref());
         let bytes = std::fs::read(&image).unwrap_or_else(|e| panic!("{}: {e}", image.display()));

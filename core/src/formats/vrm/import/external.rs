@@ -79,6 +79,13 @@ pub(super) fn relative_path(uri: &str) -> Result<PathBuf, String> {
             shown(uri)
         ));
     }
+    // `..` would leave the model's folder tree (a downloaded model naming `../../.ssh/…`).
+    if path.components().any(|c| c == Component::ParentDir) {
+        return Err(format!(
+            "\"{}\" climbs out of the glTF's folder; only files in it and below are read",
+            shown(uri)
+        ));
+    }
     Ok(path)
 }
 
@@ -128,6 +135,8 @@ mod tests {
         assert!(relative_path("file:///etc/passwd").is_err());
         assert!(relative_path("/etc/passwd").is_err());
         assert!(relative_path("C:/model/a.bin").is_err());
+        assert!(relative_path("../outside.png").is_err());
+        assert!(relative_path("tex/../../outside.png").is_err());
         assert_eq!(
             relative_path("tex/my%20hair.png"),
             Ok(PathBuf::from("tex/my hair.png"))

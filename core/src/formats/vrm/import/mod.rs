@@ -48,20 +48,23 @@
 //!   (`Σ wᵢ · world(jointᵢ) · inverseBindᵢ`) or placed by its node; one PMX material per glTF
 //!   material. Weights: BDEF1/2/4, more than four influences cut to the four largest and
 //!   renormalised (counted in the report).
-//! - **Morphs**: each VRM expression (1.0 presets and custom, 0.x blend shape groups) one
-//!   vertex morph, its morph target binds summed; presets named as MMD names them (aa → あ,
-//!   blink → まばたき, from [`super::PRESET_TABLE`]); morph targets no expression uses become
-//!   morphs of their own.
-//! - **Materials**: base colour (linear → sRGB) and texture, double-sidedness, the MToon /
-//!   0.x outline as the edge. Embedded images are kept in [`VrmImport::textures`] with the
-//!   relative path the model names them by, for the caller to write beside the PMX.
-//!
+//! - **Morphs** ([`morphs`]): each VRM expression (1.0 presets and custom, 0.x blend shape
+//!   groups) named as MMD names the presets (aa → あ, blink → まばたき, from
+//!   [`super::PRESET_TABLE`]): morph target binds summed into a vertex morph, material colour
+//!   binds as an additive material morph (target − the material's value), texture transform
+//!   binds as a UV morph on the material's vertices. An expression with more than one kind
+//!   is a group morph of one morph per kind. Morph targets no expression uses become morphs
+//!   of their own.
+//! - **Materials** ([`materials`]): base colour (linear → sRGB) and texture, alpha mode,
+//!   double-sidedness; MToon 1.0 and 0.x `materialProperties`: a toon ramp generated from the
+//!   shade colour and shading range, the outline as the edge (world widths / 5 mm), the matcap
+//!   as an additive sphere map; unlit materials without shading. The base texture's transform
+//!   is baked into the UVs. Images (buffer views, `data:` URIs, files beside a `.gltf`) and
+//!   the generated toons are kept in [`VrmImport::textures`] with the relative path the
+//!   model names them by, for the caller to write beside the PMX.
 //! - **Physics**: spring bones (1.0 `VRMC_springBone` with its limits and extended colliders,
 //!   0.x `secondaryAnimation`) as dynamic rigid bodies and spring joints, colliders as static
 //!   bodies; settings by the inverse of the export's mapping ([`physics`]).
-//!
-//! Not yet imported (listed in the report when present): material colour and texture
-//! transform binds.
 
 mod apose;
 mod constraints;
@@ -69,6 +72,7 @@ mod external;
 mod frames;
 mod glb;
 mod gltf;
+mod materials;
 mod mesh;
 mod morphs;
 mod physics;
@@ -312,6 +316,8 @@ struct Importer<'a> {
     model: Model,
     notes: Vec<LoadNote>,
     textures: Vec<ImportedTexture>,
+    /// Per PMX material, what expressions' material binds change ([`materials::BindBase`]).
+    material_binds: Vec<materials::BindBase>,
     /// The vertex offsets of each (mesh, morph target), in MMD space.
     targets: BTreeMap<(usize, usize), Vec<(usize, Vec3)>>,
 }
@@ -340,6 +346,7 @@ impl<'a> Importer<'a> {
             model: Model::new_empty(),
             notes: Vec::new(),
             textures: Vec::new(),
+            material_binds: Vec::new(),
             targets: BTreeMap::new(),
         })
     }
