@@ -4,8 +4,10 @@
 //! append does the same with a bone's user rotation: the constrained bone gets
 //! `APPEND_ROTATE`, the source bone as its append parent and the weight as the ratio.
 //!
-//! - **rotation**: exactly an append rotation (MMD bones carry no rest rotation, so source
-//!   and destination turn about the same world axes).
+//! - **rotation**: an append rotation. MMD appends the source's rotation about the model's
+//!   axes (its bones carry no rest rotation) where VRM turns each node in its own rest frame,
+//!   so it is exact when the two nodes' rest orientations agree (the usual case of a twist
+//!   bone beside its arm) and close otherwise.
 //! - **roll**: the source's twist about one axis; PMX appends the whole rotation, so the roll
 //!   is approximated by it (listed, `lost = false`: the arm twist it is made for is mostly
 //!   that rotation).
