@@ -319,7 +319,8 @@ impl HumanBone {
     }
 
     /// The MMD standard names (Japanese, English) an imported humanoid bone gets: the first
-    /// Japanese name of the table above with its side (`左腕`), and MMD's English name with the
+    /// Japanese name of the table above with its side (`左腕`, fingers with full-width digits
+    /// as MMD's standard models write them: `左人指１`), and MMD's English name with the
     /// mmd_tools side suffix (`arm_L`), which [`map_bones`] finds again on export. The hips
     /// become 下半身 (the VRM pelvis carries the legs, as 下半身 does in MMD); the toes become
     /// つま先 (the target つま先ＩＫ needs; 足先EX is semi-standard).
@@ -334,11 +335,15 @@ impl HumanBone {
         let Some((side, ja, en)) = names(self) else {
             return (self.vrm_name().into(), self.vrm_name().into());
         };
-        let ja_name = format!(
-            "{}{}",
-            side_ja(side),
-            ja.first().copied().unwrap_or_default()
-        );
+        let stem = ja.first().copied().unwrap_or_default();
+        // MMD's standard models number the fingers with full-width digits (左人指１, 左親指０);
+        // 上半身2 keeps its ASCII 2 as they do.
+        let stem: String = if stem.contains('指') {
+            stem.chars().map(full_width_digit).collect()
+        } else {
+            stem.to_owned()
+        };
+        let ja_name = format!("{}{stem}", side_ja(side));
         let en_stem = en.first().copied().unwrap_or_else(|| self.vrm_name());
         let en_name = match side {
             Some(Side::Left) => format!("{en_stem}_L"),
@@ -346,6 +351,15 @@ impl HumanBone {
             None => en_stem.to_owned(),
         };
         (ja_name, en_name)
+    }
+}
+
+/// `c` as a full-width digit when it is an ASCII digit.
+fn full_width_digit(c: char) -> char {
+    if c.is_ascii_digit() {
+        char::from_u32(c as u32 + 0xFEE0).unwrap_or(c)
+    } else {
+        c
     }
 }
 

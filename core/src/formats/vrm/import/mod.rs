@@ -21,11 +21,29 @@
 //! # What the model gets
 //!
 //! - **Bones**: one per node, names kept (made unique), in parent-first order; the humanoid
-//!   bones renamed to MMD's standard names ([`HumanBone::mmd_standard_names`]); 全ての親,
+//!   bones renamed to MMD's standard names ([`HumanBone::mmd_standard_names`]: 上半身,
+//!   上半身2 (chest), 上半身3 (upper chest), 首, 頭, 左目, 左肩, 左腕, 左ひじ, 左手首, the fingers
+//!   with full-width digits (左親指０, 左人指１), 左足, 左ひざ, 左足首, 左つま先, ...); 全ての親,
 //!   センター and グルーブ added at the root; the hips become 下半身 and the spine 上半身, both
 //!   children of グルーブ at the waist (MMD turns the upper and lower body apart); 両目 over
-//!   the eyes; 足ＩＫ and つま先ＩＫ with MMD's usual loop counts, angles and knee limits.
-//!   MMD bones carry no rotation, so the rest pose is baked into the vertices.
+//!   the eyes (which append its rotation); 足ＩＫ and つま先ＩＫ with MMD's usual loop counts,
+//!   angles and knee limits (a つま先 is made in front of the foot when the VRM has no toes,
+//!   a 上半身2 above the spine when it has no chest, a 肩 at the base of an arm without a
+//!   shoulder; none of them carries vertices).
+//!   Tails run down the humanoid chains; only the handles (全ての親, センター, グルーブ, IK
+//!   bones, non-humanoid roots) move. MMD bones carry no rotation, so the rest pose is baked
+//!   into the vertices.
+//! - **Node constraints** (`VRMC_node_constraint`): rotation constraints become append (付与)
+//!   rotations from the source with the weight as the ratio; roll constraints the same,
+//!   approximated (the whole rotation is appended); aim constraints are listed. Malformed ones
+//!   (no source, their own node, a cycle) are listed and skipped ([`constraints`]).
+//! - **Display frames**: Root, 表情 (every morph), then センター, 体(上), 腕, 指, 体(下), 足 as
+//!   MMD's standard models have them and その他 for the other bones; every bone but the root
+//!   in exactly one frame ([`frames`]).
+//! - **A-pose** ([`VrmImportOptions::a_pose`], the last step): the upper arms turned down to
+//!   [`VrmImportOptions::arm_angle_degrees`] below horizontal, measured from the arm's actual
+//!   direction, and baked with the pose engine's pose-as-rest so mesh, morphs, bones and
+//!   physics follow ([`apose`]).
 //! - **Meshes**: every primitive of every mesh node, in node order, skinned by its rest pose
 //!   (`Σ wᵢ · world(jointᵢ) · inverseBindᵢ`) or placed by its node; one PMX material per glTF
 //!   material. Weights: BDEF1/2/4, more than four influences cut to the four largest and
@@ -44,14 +62,14 @@
 //!   is baked into the UVs. Images (buffer views, `data:` URIs, files beside a `.gltf`) and
 //!   the generated toons are kept in [`VrmImport::textures`] with the relative path the
 //!   model names them by, for the caller to write beside the PMX.
-//!
 //! - **Physics**: spring bones (1.0 `VRMC_springBone` with its limits and extended colliders,
 //!   0.x `secondaryAnimation`) as dynamic rigid bodies and spring joints, colliders as static
 //!   bodies; settings by the inverse of the export's mapping ([`physics`]).
-//!
-//! Not yet imported (listed in the report when present): node constraints.
 
+mod apose;
+mod constraints;
 mod external;
+mod frames;
 mod glb;
 mod gltf;
 mod materials;
@@ -64,7 +82,7 @@ pub use glb::GLB_MAGIC;
 
 use super::HumanBone;
 use crate::formats::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
-use crate::model::{DisplayFrame, DisplayItem, Model, Vec3};
+use crate::model::{Model, Vec3};
 use glam::{Mat4, Quat, Vec3 as GVec3};
 use gltf::Gltf;
 use serde_json::Value;
@@ -395,8 +413,12 @@ impl<'a> Importer<'a> {
         if self.options.physics {
             physics::build(self);
         }
-        self.display_frames();
-        self.note_not_imported();
+        constraints::build(self);
+        frames::build(self);
+        // Last: the A-pose bakes everything built before it (mesh, morphs, physics).
+        if self.options.a_pose {
+            apose::build(self);
+        }
         Ok(())
     }
 
@@ -670,69 +692,6 @@ impl<'a> Importer<'a> {
             }
         }
         Ok(())
-    }
-
-    fn display_frames(&mut self) {
-        let bone_count = self.model.bones.len();
-        let center: Vec<usize> = (0..bone_count)
-            .filter(|&b| {
-                let name = self.model.bones[b].name_ja.as_str();
-                name == "センター" || name == "グルーブ"
-            })
-            .collect();
-        if let Some(root) = self.model.display_frames.first_mut() {
-            root.items = vec![DisplayItem::Bone(Some(crate::model::BoneIdx::new(0)))];
-        }
-        if let Some(faces) = self.model.display_frames.get_mut(1) {
-            faces.items = (0..self.model.morphs.len())
-                .map(|m| DisplayItem::Morph(Some(crate::model::MorphIdx::new(m))))
-                .collect();
-        }
-        self.model.display_frames.push(DisplayFrame {
-            name_ja: "センター".into(),
-            name_en: "Center".into(),
-            special: false,
-            items: center
-                .iter()
-                .map(|&b| DisplayItem::Bone(Some(crate::model::BoneIdx::new(b))))
-                .collect(),
-        });
-        let rest: Vec<DisplayItem> = (1..bone_count)
-            .filter(|b| !center.contains(b))
-            .map(|b| DisplayItem::Bone(Some(crate::model::BoneIdx::new(b))))
-            .collect();
-        if !rest.is_empty() {
-            self.model.display_frames.push(DisplayFrame {
-                name_ja: "ボーン".into(),
-                name_en: "Bones".into(),
-                special: false,
-                items: rest,
-            });
-        }
-    }
-
-    fn note_not_imported(&mut self) {
-        let constraints = self
-            .gltf
-            .list("nodes")
-            .unwrap_or(&[])
-            .iter()
-            .filter(|n| {
-                n.get("extensions")
-                    .and_then(|e| e.get("VRMC_node_constraint"))
-                    .is_some()
-            })
-            .count();
-        if constraints > 0 {
-            let location = self
-                .gltf
-                .at("nodes", None, "extensions.VRMC_node_constraint");
-            self.note(
-                location,
-                format!("{constraints} node constraints are not imported"),
-                true,
-            );
-        }
     }
 }
 

@@ -1,5 +1,10 @@
 //! Nodes → bones, with MMD's standard skeleton around the humanoid: 全ての親, センター and
-//! グルーブ at the root, 上半身 and 下半身 as siblings at the waist, 両目, and the leg IK.
+//! グルーブ at the root, 上半身 and 下半身 as siblings at the waist, 両目, the leg IK, a
+//! つま先 made in front of the foot when the VRM has no toes, a 上半身2 above the spine when
+//! it has no chest and a 肩 at the base of an arm without a shoulder (the bones MMD motions
+//! key). Tails point down the humanoid
+//! chain (spine → chest → neck → head, hand → middle finger) so the bones draw as MMD draws
+//! its standard models.
 
 use super::{HumanBone, Importer, unique_name};
 use crate::model::{AngleLimits, Bone, BoneFlags, BoneIdx, Ik, IkLink, Vec3};
@@ -13,6 +18,11 @@ const LEG_IK_ANGLE: f32 = 2.0;
 /// つま先ＩＫ: 3 iterations of at most 4 rad.
 const TOE_IK_LOOPS: i32 = 3;
 const TOE_IK_ANGLE: f32 = 4.0;
+/// A made-up 肩 starts this fraction of the way from the body's centre line to the arm.
+const SHOULDER_START_ALONG_ARM: f32 = 0.3;
+/// A made-up つま先 lies this many ankle heights in front of the ankle (about where a
+/// shoe's tip is).
+const TOE_LENGTH_PER_ANKLE_HEIGHT: f32 = 1.5;
 /// The knee bends only one way: −180° to −0.5° about X (the standard models' limit; the
 /// −0.5° keeps the solver from locking the leg straight).
 const KNEE_LOWER_X: f32 = -std::f32::consts::PI;
@@ -92,15 +102,57 @@ pub(super) fn build(import: &mut Importer<'_>) {
 
     let mut node_bone = vec![0usize; node_count];
     let mut both_eyes = None;
+    // Without a chest (optional in VRM) a 上半身2 is made above 上半身 and the spine's
+    // children hang from it, so motions that key 上半身2 (most do) still bend the back.
+    let make_upper_body_2 = spine.is_some() && !import.humanoid.contains_key(&H::Chest);
+    let mut upper_body_2 = None;
     let order = import.order.clone();
     for &node in &order {
         let human = human_of.get(&node).copied();
-        let parent = if Some(node) == hips || Some(node) == spine {
+        let mut parent = if Some(node) == hips || Some(node) == spine {
             waist_parent
         } else {
-            import.parents[node].map_or(0, |p| node_bone[p])
+            import.parents[node].map_or(0, |p| match upper_body_2 {
+                Some(stand_in) if Some(p) == spine => stand_in,
+                _ => node_bone[p],
+            })
         };
         let mut position = position_of(import, node);
+        // Without a shoulder (optional in VRM) a 肩 is made between the chest and the arm,
+        // so motions that key 肩 still move the arm.
+        let missing_shoulder = match human {
+            Some(H::LeftUpperArm) => Some((H::LeftShoulder, "左肩", "shoulder_L")),
+            Some(H::RightUpperArm) => Some((H::RightShoulder, "右肩", "shoulder_R")),
+            _ => None,
+        }
+        .filter(|(shoulder, _, _)| !import.humanoid.contains_key(shoulder));
+        if let Some((missing, name_ja, name_en)) = missing_shoulder {
+            let start = Vec3::new(
+                position.x * SHOULDER_START_ALONG_ARM,
+                position.y,
+                position.z,
+            );
+            let mut shoulder = bone(
+                &unique_name(&mut taken, name_ja),
+                name_en,
+                start,
+                Some(parent),
+            );
+            shoulder.flags |= BoneFlags::TAIL_IS_BONE;
+            // The arm is the next bone pushed.
+            shoulder.tail_bone = idx(bones.len() + 1);
+            parent = bones.len();
+            bones.push(shoulder);
+            let location = import.gltf.at("extensions", None, "humanoid.humanBones");
+            import.note(
+                location,
+                format!(
+                    "no {} bone: {name_ja} was made at the base of the arm (it carries no vertices)",
+                    missing.vrm_name()
+                ),
+                false,
+            );
+        }
         let (name_ja, name_en) = match human {
             Some(human) => human.mmd_standard_names(),
             None => {
@@ -120,7 +172,10 @@ pub(super) fn build(import: &mut Importer<'_>) {
             position = position_of(import, spine);
         }
         let mut new = bone(&name_ja, &name_en, position, Some(parent));
-        if human == Some(H::Hips) || human.is_none() && import.parents[node].is_none() {
+        // Only the body's handles move in MMD (全ての親, センター, グルーブ and the IK bones):
+        // 下半身 and the other humanoid bones turn. A non-humanoid root (an armature, a prop)
+        // keeps its translation handle.
+        if human.is_none() && import.parents[node].is_none() {
             new.flags |= BoneFlags::MOVABLE;
         }
         if let (Some(H::LeftEye | H::RightEye), Some(eyes)) = (human, both_eyes) {
@@ -130,6 +185,33 @@ pub(super) fn build(import: &mut Importer<'_>) {
         }
         node_bone[node] = bones.len();
         bones.push(new);
+        if human == Some(H::Spine) && make_upper_body_2 {
+            // Halfway up to the neck (else the head), where a chest would bend.
+            let above = [H::Neck, H::Head]
+                .iter()
+                .find_map(|b| import.humanoid.get(b))
+                .map_or(position, |&n| position_of(import, n));
+            let halfway = Vec3::new(
+                (position.x + above.x) / 2.0,
+                (position.y + above.y) / 2.0,
+                (position.z + above.z) / 2.0,
+            );
+            let mut stand_in = bone(
+                &unique_name(&mut taken, "上半身2"),
+                "upper body2",
+                halfway,
+                Some(node_bone[node]),
+            );
+            stand_in.tail_offset = sub(above, halfway);
+            upper_body_2 = Some(bones.len());
+            bones.push(stand_in);
+            let location = import.gltf.at("extensions", None, "humanoid.humanBones");
+            import.note(
+                location,
+                "no chest bone: 上半身2 was made between 上半身 and the neck (it carries no vertices)",
+                false,
+            );
+        }
         if human == Some(H::Head)
             && let (Some(&left), Some(&right)) = (
                 import.humanoid.get(&H::LeftEye),
@@ -156,10 +238,12 @@ pub(super) fn build(import: &mut Importer<'_>) {
         let this = node_bone[node];
         let human = human_of.get(&node).copied();
         let children = &import.nodes[node].children;
-        let humanoid_child = children.iter().copied().find(|child| {
-            human_of
-                .get(child)
-                .is_some_and(|c| human.is_some() && c.spec_parent() == human && !is_side_branch(*c))
+        let humanoid_child = human.and_then(|human| {
+            children.iter().copied().find(|child| {
+                human_of.get(child).is_some_and(|&c| {
+                    present_spec_parent(&import.humanoid, c) == Some(human) && !is_side_branch(c)
+                })
+            })
         });
         let only_child = (children.len() == 1).then(|| children[0]);
         if human == Some(H::Hips) {
@@ -169,10 +253,15 @@ pub(super) fn build(import: &mut Importer<'_>) {
                 .filter_map(|leg| import.humanoid.get(leg))
                 .map(|&leg| position_of(import, leg))
                 .collect();
-            if !legs.is_empty() {
-                let y = legs.iter().map(|p| p.y).sum::<f32>() / legs.len() as f32;
-                bones[this].tail_offset = Vec3::new(0.0, y - bones[this].position.y, 0.0);
-            }
+            let y = legs.iter().map(|p| p.y).sum::<f32>() / legs.len().max(1) as f32;
+            let down = y - bones[this].position.y;
+            // Legs level with the waist (or none) still get a tail, so the bone is drawn.
+            let down = if legs.is_empty() || down > -0.1 {
+                -1.0
+            } else {
+                down
+            };
+            bones[this].tail_offset = Vec3::new(0.0, down, 0.0);
             continue;
         }
         match humanoid_child.or(only_child) {
@@ -191,13 +280,43 @@ pub(super) fn build(import: &mut Importer<'_>) {
         }
     }
 
+    if let (Some(stand_in), Some(spine)) = (upper_body_2, spine) {
+        let spine_bone = node_bone[spine];
+        bones[spine_bone].flags |= BoneFlags::TAIL_IS_BONE;
+        bones[spine_bone].tail_bone = idx(stand_in);
+        if let Some(&neck) = [H::Neck, H::Head]
+            .iter()
+            .find_map(|b| import.humanoid.get(b))
+        {
+            bones[stand_in].flags |= BoneFlags::TAIL_IS_BONE;
+            bones[stand_in].tail_bone = idx(node_bone[neck]);
+        }
+    }
+
     leg_ik(import, &mut bones, &node_bone, &mut taken);
     import.node_bone = node_bone;
     import.model.bones = bones;
 }
 
-/// Children that branch off sideways (eyes under the head, shoulders under the chest): not
-/// where the parent's tail points.
+/// The nearest humanoid ancestor `bone` has in the spec's tree among the bones the file
+/// maps (the neck's is the chest when there is no upper chest).
+fn present_spec_parent(
+    humanoid: &std::collections::BTreeMap<HumanBone, usize>,
+    bone: HumanBone,
+) -> Option<HumanBone> {
+    let mut parent = bone.spec_parent();
+    while let Some(p) = parent {
+        if humanoid.contains_key(&p) {
+            return Some(p);
+        }
+        parent = p.spec_parent();
+    }
+    None
+}
+
+/// Children that branch off sideways (eyes under the head, shoulders under the chest, the
+/// fingers but the middle one under the hand): not where the parent's tail points. The
+/// finger segments after the first continue their finger, so they are not side branches.
 fn is_side_branch(bone: HumanBone) -> bool {
     matches!(
         bone,
@@ -207,10 +326,8 @@ fn is_side_branch(bone: HumanBone) -> bool {
             | H::RightShoulder
             | H::LeftUpperLeg
             | H::RightUpperLeg
-    ) || bone.vrm_name().contains("Thumb")
-        || bone.vrm_name().contains("Index")
-        || bone.vrm_name().contains("Ring")
-        || bone.vrm_name().contains("Little")
+    ) || matches!(bone.spec_parent(), Some(H::LeftHand | H::RightHand))
+        && !matches!(bone, H::LeftMiddleProximal | H::RightMiddleProximal)
 }
 
 fn leg_ik(
@@ -281,16 +398,32 @@ fn leg_ik(
         };
         let leg_ik_index = bones.len();
         bones.push(leg_ik);
-        let Some(&toes) = import.humanoid.get(&toes) else {
-            let location = import.gltf.at("extensions", None, "humanoid.humanBones");
-            import.note(
-                location,
-                format!("no {side_word} toes bone: {side_ja}つま先ＩＫ is not made"),
-                false,
-            );
-            continue;
+        let toes_bone = match import.humanoid.get(&toes) {
+            Some(&toes) => node_bone[toes],
+            None => {
+                // つま先ＩＫ needs a target: a つま先 tip in front of the ankle on the ground,
+                // as long as the ankle is high (a usual foot), weighted by nothing.
+                let ankle = bones[foot_bone].position;
+                let length = ankle.y.max(0.5) * TOE_LENGTH_PER_ANKLE_HEIGHT;
+                let mut tip = bone(
+                    &unique_name(taken, &format!("{side_ja}つま先")),
+                    &format!("toe{side_en}"),
+                    Vec3::new(ankle.x, 0.0_f32.min(ankle.y), ankle.z - length),
+                    Some(foot_bone),
+                );
+                tip.tail_offset = Vec3::new(0.0, 0.0, -length * 0.5);
+                let location = import.gltf.at("extensions", None, "humanoid.humanBones");
+                import.note(
+                    location,
+                    format!(
+                        "no {side_word} toes bone: {side_ja}つま先 was made in front of the foot for {side_ja}つま先ＩＫ"
+                    ),
+                    false,
+                );
+                bones.push(tip);
+                bones.len() - 1
+            }
         };
-        let toes_bone = node_bone[toes];
         let mut toe_ik = bone(
             &unique_name(taken, &format!("{side_ja}つま先ＩＫ")),
             &format!("toe IK{side_en}"),
