@@ -19,11 +19,11 @@ use std::time::{Duration, Instant};
 /// A GLB of `json` and `bin`, both padded to four bytes as the spec requires.
 fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
     let mut json_bytes = serde_json::to_vec(json).unwrap();
-    while json_bytes.len() % 4 != 0 {
+    while !json_bytes.len().is_multiple_of(4) {
         json_bytes.push(b' ');
     }
     let mut bin_bytes = bin.to_vec();
-    while bin_bytes.len() % 4 != 0 {
+    while !bin_bytes.len().is_multiple_of(4) {
         bin_bytes.push(0);
     }
     let total = 12 + 8 + json_bytes.len() + 8 + bin_bytes.len();
