@@ -460,7 +460,8 @@ fn gltf_images_in_files_and_data_uris_are_embedded_and_a_missing_one_is_listed()
     let body_texture = body.texture.expect("a file beside the glTF is embedded");
     assert_eq!(
         model.textures[body_texture.get()].as_str(),
-        "tex/my skin.png"
+        "cube_tex/my skin.png",
+        "under a folder named after the file"
     );
     assert_eq!(texture_bytes(&import, body_texture.get()), &png[..]);
     let eyes_texture = eyes.texture.expect("a data: URI is embedded");
@@ -483,7 +484,7 @@ fn gltf_images_in_files_and_data_uris_are_embedded_and_a_missing_one_is_listed()
     let out = tempfile::tempdir().unwrap();
     import.write_textures(out.path()).unwrap();
     assert_eq!(
-        std::fs::read(out.path().join("tex").join("my skin.png")).unwrap(),
+        std::fs::read(out.path().join("cube_tex").join("my skin.png")).unwrap(),
         png
     );
 

@@ -330,6 +330,14 @@ fn read_primitive(
         None => (0..count as u32).collect(),
     };
     let triangles = triangles(&indices, mode);
+    // Only the vertices a triangle uses are copied: a buffer shared between primitives (or
+    // with vertices left over) would otherwise leave unused vertices in the PMX.
+    let mut used = vec![false; count];
+    for &corner in triangles.iter().flatten() {
+        used[corner as usize] = true;
+    }
+    // The model vertex (after `base`) of each used vertex of the primitive.
+    let mut kept: Vec<usize> = vec![usize::MAX; count];
 
     let skin_bones = skin.map_or(0, |s| s.bones.len());
     let base = import.model.vertices.len();
@@ -341,8 +349,12 @@ fn read_primitive(
         None
     };
     let mut over_four = 0;
-    let mut blends: Vec<Mat4> = Vec::with_capacity(count);
+    let mut blends: Vec<Mat4> = Vec::with_capacity(count.min(3 * triangles.len()));
     for v in 0..count {
+        if !used[v] {
+            continue;
+        }
+        kept[v] = blends.len();
         // The rest-pose matrix of this vertex and its bones.
         let mut weights: Vec<(usize, f32)> = Vec::new();
         for (joints, w) in &influences {
@@ -427,13 +439,14 @@ fn read_primitive(
                 continue;
             }
             let mut offsets = Vec::new();
-            for (v, blend) in blends.iter().enumerate() {
+            for v in (0..count).filter(|&v| used[v]) {
+                let blend = &blends[kept[v]];
                 let d = deltas.get(v);
                 if d.iter().all(|c| *c == 0.0 || !c.is_finite()) {
                     continue;
                 }
                 let moved = Mat3::from_mat4(*blend) * GVec3::new(d[0], d[1], d[2]);
-                offsets.push((base + v, finite(import.point(moved))));
+                offsets.push((base + kept[v], finite(import.point(moved))));
             }
             import
                 .targets
@@ -449,9 +462,9 @@ fn read_primitive(
         .iter()
         .map(|&[a, b, c]| {
             [
-                VertexIdx::new(base + a as usize),
-                VertexIdx::new(base + c as usize),
-                VertexIdx::new(base + b as usize),
+                VertexIdx::new(base + kept[a as usize]),
+                VertexIdx::new(base + kept[c as usize]),
+                VertexIdx::new(base + kept[b as usize]),
             ]
         })
         .collect();
