@@ -262,6 +262,48 @@ fn pmx_to_vrm_to_pmx_keeps_humanoid_names_and_expressions() {
             assert!(names.contains(&original), "{original} lost: {names:?}");
         }
     }
+    // The hierarchy comes back: each bone that returns under its name has its original
+    // parent among its ancestors (the import may put a standard bone such as グルーブ between).
+    let index_of = |name: &str| names.iter().position(|n| n == name);
+    let mut compared = 0;
+    for bone in &model.bones {
+        let (Some(parent), Some(back_bone)) = (bone.parent, index_of(&bone.name_ja.as_str()))
+        else {
+            continue;
+        };
+        let parent_name = model.bones[parent.get()].name_ja.as_str().into_owned();
+        if index_of(&parent_name).is_none() {
+            continue;
+        }
+        let mut ancestors = Vec::new();
+        let mut at = back.bones[back_bone].parent;
+        while let Some(up) = at {
+            if ancestors.len() > back.bones.len() {
+                break;
+            }
+            ancestors.push(names[up.get()].clone());
+            at = back.bones[up.get()].parent;
+        }
+        assert!(
+            ancestors.contains(&parent_name),
+            "{} lost its parent {parent_name}: {ancestors:?}",
+            bone.name_ja.as_str()
+        );
+        compared += 1;
+    }
+    assert!(compared >= 15, "only {compared} bones compared");
+    // The morphs the export carried come back under their names.
+    let morph_names: Vec<String> = back
+        .morphs
+        .iter()
+        .map(|m| m.name_ja.as_str().into_owned())
+        .collect();
+    for morph in &model.morphs {
+        let name = morph.name_ja.as_str().into_owned();
+        if ["あ", "い", "う", "え", "お", "まばたき"].contains(&name.as_str()) {
+            assert!(morph_names.contains(&name), "{name} lost: {morph_names:?}");
+        }
+    }
     let exported_expressions = export.report.preset_expressions + export.report.custom_expressions;
     assert_eq!(
         back.morphs.len(),
