@@ -91,3 +91,48 @@ pub fn assert_same_model(a: &pmx_core::Model, b: &pmx_core::Model, context: &str
         );
     }
 }
+
+/// A GLB of `json` and `bin` (no BIN chunk when `bin` is empty), each chunk padded to four
+/// bytes as the glTF spec requires: the hand-made VRMs of the import tests.
+#[must_use]
+pub fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
+    let mut json_bytes = serde_json::to_vec(json).unwrap_or_default();
+    while !json_bytes.len().is_multiple_of(4) {
+        json_bytes.push(b' ');
+    }
+    let mut bin_bytes = bin.to_vec();
+    while !bin_bytes.len().is_multiple_of(4) {
+        bin_bytes.push(0);
+    }
+    let bin_chunk = if bin_bytes.is_empty() {
+        0
+    } else {
+        8 + bin_bytes.len()
+    };
+    let total = 12 + 8 + json_bytes.len() + bin_chunk;
+    let length = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&length(total));
+    out.extend_from_slice(&length(json_bytes.len()));
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&json_bytes);
+    if !bin_bytes.is_empty() {
+        out.extend_from_slice(&length(bin_bytes.len()));
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(&bin_bytes);
+    }
+    out
+}
+
+/// The validator's errors on `model` (code, path and message), none expected after an import.
+#[must_use]
+pub fn validation_errors(model: &pmx_core::Model) -> Vec<String> {
+    use pmx_core::validate::{self, CheckOptions, Severity};
+    validate::check(model, None, &CheckOptions::default())
+        .into_iter()
+        .filter(|issue| issue.severity == Severity::Error)
+        .map(|issue| format!("{} {}: {}", issue.code, issue.path, issue.message_en))
+        .collect()
+}

@@ -11,7 +11,7 @@ use pmx_core::LoadOptions;
 use pmx_core::formats::vrm::{VrmExportOptions, VrmVersion, read_vrm, write_vrm};
 use pmx_core::formats::{self, FileFormat};
 use pmx_core::model::{Model, MorphOffsets};
-use pmx_core::validate::{self, CheckOptions, Severity};
+use pmx_core::validate::{self, CheckOptions};
 use pmx_tests::{corpus_dir, files_with_extension};
 use std::path::PathBuf;
 
@@ -25,14 +25,6 @@ fn corpus_vrms() -> Vec<PathBuf> {
 fn is_broken(path: &std::path::Path) -> bool {
     path.file_name()
         .is_some_and(|n| n.to_string_lossy().contains("BROKEN"))
-}
-
-fn errors(model: &Model) -> Vec<String> {
-    validate::check(model, None, &CheckOptions::default())
-        .into_iter()
-        .filter(|issue| issue.severity == Severity::Error)
-        .map(|issue| format!("{} {}: {}", issue.code, issue.path, issue.message_en))
-        .collect()
 }
 
 fn bone_names(model: &Model) -> Vec<String> {
@@ -312,4 +304,8 @@ fn pmx_to_vrm_to_pmx_keeps_humanoid_names_and_expressions() {
     );
     let errors = errors(back);
     assert!(errors.is_empty(), "{errors:#?}");
+}
+
+fn errors(model: &Model) -> Vec<String> {
+    pmx_tests::validation_errors(model)
 }

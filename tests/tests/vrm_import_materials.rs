@@ -14,7 +14,6 @@ use pmx_core::formats::vrm::{VrmImport, load_vrm_path, read_vrm, split_glb};
 use pmx_core::model::{
     DrawFlags, MaterialMorphOp, Model, MorphOffsets, MorphPanel, SphereMode, Toon,
 };
-use pmx_core::validate::{self, CheckOptions, Severity};
 use pmx_tests::corpus_dir;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -27,14 +26,6 @@ fn corpus_file(sub: &str, name: &str) -> Option<PathBuf> {
         println!("skipped: {} is absent", path.display());
         None
     }
-}
-
-fn errors(model: &Model) -> Vec<String> {
-    validate::check(model, None, &CheckOptions::default())
-        .into_iter()
-        .filter(|issue| issue.severity == Severity::Error)
-        .map(|issue| format!("{} {}: {}", issue.code, issue.path, issue.message_en))
-        .collect()
 }
 
 fn linear_to_srgb(value: f32) -> f32 {
@@ -96,30 +87,6 @@ fn toon_ends(import: &VrmImport, index: usize) -> ([u8; 4], [u8; 4]) {
         ]
     };
     (texel(0), texel(image.height - 1))
-}
-
-/// A GLB of `json` and `bin`, both padded to four bytes as the spec requires.
-fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut json_bytes = serde_json::to_vec(json).unwrap();
-    while !json_bytes.len().is_multiple_of(4) {
-        json_bytes.push(b' ');
-    }
-    let mut bin_bytes = bin.to_vec();
-    while !bin_bytes.len().is_multiple_of(4) {
-        bin_bytes.push(0);
-    }
-    let total = 12 + 8 + json_bytes.len() + 8 + bin_bytes.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&u32::try_from(total).unwrap().to_le_bytes());
-    out.extend_from_slice(&u32::try_from(json_bytes.len()).unwrap().to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&json_bytes);
-    out.extend_from_slice(&u32::try_from(bin_bytes.len()).unwrap().to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin_bytes);
-    out
 }
 
 fn base64(bytes: &[u8]) -> String {
@@ -583,4 +550,12 @@ fn vrm0_material_values_become_material_and_uv_morphs() {
             .iter()
             .any(|n| !n.lost && n.message.contains("0.x properties"))
     );
+}
+
+fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
+    pmx_tests::glb(json, bin)
+}
+
+fn errors(model: &Model) -> Vec<String> {
+    pmx_tests::validation_errors(model)
 }

@@ -16,30 +16,6 @@ use pmx_tests::corpus_dir;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
-/// A GLB of `json` and `bin`, both padded to four bytes as the spec requires.
-fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut json_bytes = serde_json::to_vec(json).unwrap();
-    while !json_bytes.len().is_multiple_of(4) {
-        json_bytes.push(b' ');
-    }
-    let mut bin_bytes = bin.to_vec();
-    while !bin_bytes.len().is_multiple_of(4) {
-        bin_bytes.push(0);
-    }
-    let total = 12 + 8 + json_bytes.len() + 8 + bin_bytes.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&u32::try_from(total).unwrap().to_le_bytes());
-    out.extend_from_slice(&u32::try_from(json_bytes.len()).unwrap().to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&json_bytes);
-    out.extend_from_slice(&u32::try_from(bin_bytes.len()).unwrap().to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin_bytes);
-    out
-}
-
 /// Paths (as JSON pointers) to every value in `value`.
 fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
     match value {
@@ -137,4 +113,8 @@ fn every_damaged_value_gives_an_error_or_a_checkable_model() {
         }
     }
     println!("{files} damaged files read in {:?}", started.elapsed());
+}
+
+fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
+    pmx_tests::glb(json, bin)
 }

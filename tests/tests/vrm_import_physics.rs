@@ -20,34 +20,8 @@ use pmx_core::formats::vrm::{
     write_vrm,
 };
 use pmx_core::model::{JointKind, Model, RigidMode};
-use pmx_core::validate::{self, CheckOptions, Severity};
 use pmx_tests::{corpus_dir, files_with_extension};
 use serde_json::{Value, json};
-
-/// A GLB of `json` alone (no BIN chunk), padded to four bytes as the spec requires.
-fn glb(json: &Value) -> Vec<u8> {
-    let mut json_bytes = serde_json::to_vec(json).unwrap();
-    while !json_bytes.len().is_multiple_of(4) {
-        json_bytes.push(b' ');
-    }
-    let total = 12 + 8 + json_bytes.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&u32::try_from(total).unwrap().to_le_bytes());
-    out.extend_from_slice(&u32::try_from(json_bytes.len()).unwrap().to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&json_bytes);
-    out
-}
-
-fn errors(model: &Model) -> Vec<String> {
-    validate::check(model, None, &CheckOptions::default())
-        .into_iter()
-        .filter(|issue| issue.severity == Severity::Error)
-        .map(|issue| format!("{} {}: {}", issue.code, issue.path, issue.message_en))
-        .collect()
-}
 
 fn dynamic_bodies(model: &Model) -> usize {
     model
@@ -785,4 +759,12 @@ fn a_vrm0_bone_group_swings_every_node_under_its_roots() {
     ];
     assert!(close(offset, [-1.25, 0.0, -2.5], 1e-4), "{offset:?}");
     assert!((sphere.size.x - 0.625).abs() < 1e-5);
+}
+
+fn glb(json: &Value) -> Vec<u8> {
+    pmx_tests::glb(json, &[])
+}
+
+fn errors(model: &Model) -> Vec<String> {
+    pmx_tests::validation_errors(model)
 }

@@ -13,7 +13,6 @@ use pmx_core::formats::vmd;
 use pmx_core::formats::vrm::{VrmImport, VrmImportOptions, read_vrm};
 use pmx_core::model::{BoneFlags, DisplayItem, Model, Weight};
 use pmx_core::pose::{Pose, PoseEvaluator};
-use pmx_core::validate::{self, CheckOptions, Severity};
 use pmx_tests::{corpus_dir, files_with_extension};
 use serde_json::{Value, json};
 
@@ -130,14 +129,6 @@ fn parent_name(model: &Model, index: usize) -> String {
         .parent
         .map(|p| model.bones[p.get()].name_ja.as_str().into_owned())
         .unwrap_or_default()
-}
-
-fn errors(model: &Model) -> Vec<String> {
-    validate::check(model, None, &CheckOptions::default())
-        .into_iter()
-        .filter(|issue| issue.severity == Severity::Error)
-        .map(|issue| format!("{} {}: {}", issue.code, issue.path, issue.message_en))
-        .collect()
 }
 
 fn check_parents(file: &str, model: &Model, table: &[(&str, &[&str])], required: bool) {
@@ -474,23 +465,6 @@ fn a_pose_turns_the_arms_down_and_the_hands_follow() {
     }
 }
 
-/// A GLB holding only `json` (no binary chunk: the test VRMs have no meshes).
-fn glb(json: &Value) -> Vec<u8> {
-    let mut text = serde_json::to_vec(json).unwrap();
-    while !text.len().is_multiple_of(4) {
-        text.push(b' ');
-    }
-    let total = 12 + 8 + text.len();
-    let mut bytes = Vec::with_capacity(total);
-    bytes.extend_from_slice(b"glTF");
-    bytes.extend_from_slice(&2u32.to_le_bytes());
-    bytes.extend_from_slice(&(total as u32).to_le_bytes());
-    bytes.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(b"JSON");
-    bytes.extend_from_slice(&text);
-    bytes
-}
-
 /// A VRM 1.0 humanoid of the required bones (T-pose, metres), with `extra` nodes appended as
 /// children of the node each names; returns the JSON.
 fn humanoid_vrm(extra: &[(&str, usize, Value)]) -> Value {
@@ -817,4 +791,12 @@ fn an_impossible_arm_angle_keeps_the_t_pose() {
                 .any(|n| n.message.contains("T-pose") && !n.lost)
         );
     }
+}
+
+fn glb(json: &Value) -> Vec<u8> {
+    pmx_tests::glb(json, &[])
+}
+
+fn errors(model: &Model) -> Vec<String> {
+    pmx_tests::validation_errors(model)
 }
