@@ -800,3 +800,79 @@ fn glb(json: &Value) -> Vec<u8> {
 fn errors(model: &Model) -> Vec<String> {
     pmx_tests::validation_errors(model)
 }
+
+/// A spring on the left hand (a sleeve ribbon) and a collider on the left forearm: after the
+/// A-pose bake each body and joint sits where its bone took it (same offset from the bone,
+/// turned with the arm), as a fresh MMD load of the A-posed model would have them.
+#[test]
+fn bodies_and_joints_on_the_arm_follow_the_a_pose() {
+    // Nodes 15 and 16 hang under the left hand (node 11), each 5 cm up from its parent.
+    let mut json = humanoid_vrm(&[("sleeve", 11, Value::Null), ("sleeve_end", 15, Value::Null)]);
+    json["extensionsUsed"] = json!(["VRMC_vrm", "VRMC_springBone"]);
+    json["extensions"]["VRMC_springBone"] = json!({
+        "specVersion": "1.0",
+        "colliders": [{ "node": 10, "shape": { "sphere": { "offset": [0.1, 0.0, 0.0], "radius": 0.05 } } }],
+        "colliderGroups": [{ "colliders": [0] }],
+        "springs": [{
+            "joints": [
+                { "node": 15, "hitRadius": 0.02, "stiffness": 1.0, "dragForce": 0.1 },
+                { "node": 16 }
+            ],
+            "colliderGroups": [0]
+        }]
+    });
+    let bytes = glb(&json);
+    let t = read_vrm(&bytes, &options(false)).unwrap().model;
+    let a = read_vrm(&bytes, &options(true)).unwrap().model;
+    assert_eq!(t.rigid_bodies.len(), a.rigid_bodies.len());
+    assert!(
+        t.rigid_bodies.len() >= 2,
+        "a spring body and the collider: {:?}",
+        t.rigid_bodies
+            .iter()
+            .map(|b| b.name_ja.as_str())
+            .collect::<Vec<_>>()
+    );
+    let arm = bone(&a, "左腕");
+    let shoulder = Vec3::from(a.bones[arm].position);
+    let turn_of = |model: &Model| {
+        let elbow = Vec3::from(model.bones[bone(model, "左ひじ")].position);
+        (elbow - Vec3::from(model.bones[bone(model, "左腕")].position)).normalize()
+    };
+    let turn = Quat::from_rotation_arc(turn_of(&t), turn_of(&a));
+    for (before, after) in t.rigid_bodies.iter().zip(&a.rigid_bodies) {
+        let Some(body_bone) = after.bone else {
+            continue;
+        };
+        let name = after.name_ja.as_str().into_owned();
+        let expected = turn * (Vec3::from(before.position) - shoulder) + shoulder;
+        let got = Vec3::from(after.position);
+        assert!(
+            (got - expected).length() < 1e-3,
+            "{name}: {got} vs {expected} (bone {})",
+            a.bones[body_bone.get()].name_ja.as_str()
+        );
+        // Still at the same place against its bone.
+        let offset = |model: &Model, body: &pmx_core::model::RigidBody| {
+            (Vec3::from(body.position) - Vec3::from(model.bones[body_bone.get()].position)).length()
+        };
+        assert!(
+            (offset(&t, before) - offset(&a, after)).abs() < 1e-3,
+            "{name}"
+        );
+        assert!(
+            got.y < Vec3::from(before.position).y,
+            "{name} went down with the arm"
+        );
+    }
+    for (before, after) in t.joints.iter().zip(&a.joints) {
+        let expected = turn * (Vec3::from(before.position) - shoulder) + shoulder;
+        let got = Vec3::from(after.position);
+        assert!(
+            (got - expected).length() < 1e-3,
+            "{}: {got} vs {expected}",
+            after.name_ja.as_str()
+        );
+    }
+    assert!(errors(&a).is_empty(), "{:#?}", errors(&a));
+}
