@@ -900,7 +900,7 @@ impl Rule for FaceRule {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Issue>) {
         let model = cx.model;
         let cap = cx.options.max_issues_per_code;
-        face_counts(model, out);
+        face_counts(model, cap, out);
         let (degenerate, duplicates) = degenerate_and_duplicate_faces(model);
         let delete_faces = |faces: &[usize]| {
             faces
@@ -1124,7 +1124,9 @@ fn radix_sort(keys: &mut Vec<(u64, u32)>, scratch: &mut Vec<(u64, u32)>) {
 }
 
 /// Material face counts: each a multiple of 3, together the number of face indices.
-fn face_counts(model: &Model, out: &mut Vec<Issue>) {
+/// At most `cap` materials are listed one by one (each issue carries the whole fix, so a
+/// damaged file with thousands of odd counts would otherwise hold thousands of copies of it).
+fn face_counts(model: &Model, cap: usize, out: &mut Vec<Issue>) {
     let total = model.faces.len() as u64 * 3;
     let sum: u64 = model
         .materials
@@ -1142,7 +1144,8 @@ fn face_counts(model: &Model, out: &mut Vec<Issue>) {
         return;
     }
     let fix = face_count_fix(model);
-    for &i in &odd {
+    let cap = cap.max(1);
+    for &i in odd.iter().take(cap) {
         let m = &model.materials[i];
         out.push(
             Issue::new(
@@ -1159,6 +1162,21 @@ fn face_counts(model: &Model, out: &mut Vec<Issue>) {
                     quoted(&m.name_ja),
                     m.face_index_count
                 ),
+            )
+            .with_fix(fix.clone()),
+        );
+    }
+    if odd.len() > cap {
+        let rest = odd.len() - cap;
+        out.push(
+            Issue::new(
+                Severity::Error,
+                "E-MATERIAL-FACE-MULTIPLE",
+                "materials",
+                format!(
+                    "and {rest} more materials draw a face index count that is not a multiple of 3"
+                ),
+                format!("他に{rest}件: 面頂点数が3の倍数でない材質"),
             )
             .with_fix(fix.clone()),
         );

@@ -1001,6 +1001,68 @@ fn many_issues_are_capped_with_a_summary_that_fixes_the_rest() {
     );
 }
 
+/// A damaged file with thousands of materials of odd face counts: the list and its memory stay
+/// bounded (each issue carries the fix for all materials), and the summary's fix repairs all.
+#[test]
+fn odd_material_face_counts_are_capped_with_a_summary() {
+    let mut m = good_model();
+    let template = m.materials[0].clone();
+    m.materials.clear();
+    let total = m.faces.len() * 3;
+    // 2,000 materials of 1 face index each, the rest on the last: all odd but the sum right.
+    for _ in 0..2000 {
+        let mut material = template.clone();
+        material.face_index_count = 1;
+        m.materials.push(material);
+    }
+    let mut last = template;
+    last.face_index_count = u32::try_from(total)
+        .unwrap_or(u32::MAX)
+        .saturating_sub(2000);
+    m.materials.push(last);
+    let options = CheckOptions {
+        max_issues_per_code: 5,
+        ..CheckOptions::default()
+    };
+    let odd: Vec<Issue> = check(&m, None, &options)
+        .into_iter()
+        .filter(|i| i.code == "E-MATERIAL-FACE-MULTIPLE")
+        .collect();
+    assert_eq!(odd.len(), 6, "5 listed and a summary");
+    assert_eq!(odd[5].path, "materials");
+    assert!(
+        odd[5].message_en.starts_with("and 1995 more"),
+        "{}",
+        odd[5].message_en
+    );
+    let mut history = History::new();
+    let report = repair(
+        &mut m,
+        None,
+        &mut history,
+        &RepairOptions {
+            check: options,
+            ..RepairOptions::default()
+        },
+    );
+    assert!(
+        !report
+            .remaining
+            .iter()
+            .any(|i| i.code.starts_with("E-MATERIAL-FACE")),
+        "{:#?}",
+        report.remaining
+    );
+    assert!(m.materials.iter().all(|m| m.face_index_count % 3 == 0));
+    assert_eq!(
+        m.materials
+            .iter()
+            .map(|m| m.face_index_count as usize)
+            .sum::<usize>(),
+        total
+    );
+}
+
 #[test]
 fn layer_fix_raises_the_bones_under_a_raised_bone() {
     let mut m = good_model();
