@@ -511,15 +511,29 @@ impl BindTally {
     }
 }
 
-/// The PMX materials drawing glTF material `material`.
-fn pmx_materials_of(import: &Importer<'_>, material: usize) -> Vec<usize> {
-    import
+/// The PMX materials drawing glTF material `material` (of the file's `material_count`); none,
+/// counted in `tally`, for a bind naming a material that does not exist or that draws nothing.
+fn pmx_materials_of(
+    import: &Importer<'_>,
+    material: usize,
+    material_count: usize,
+    tally: &mut BindTally,
+) -> Vec<usize> {
+    if material >= material_count {
+        tally.broken += 1;
+        return Vec::new();
+    }
+    let targets: Vec<usize> = import
         .material_binds
         .iter()
         .enumerate()
         .filter(|(_, base)| base.gltf_material == Some(material))
         .map(|(index, _)| index)
-        .collect()
+        .collect();
+    if targets.is_empty() {
+        tally.unused_material += 1;
+    }
+    targets
 }
 
 /// One additive material morph offset per PMX material: target − the material's value.
@@ -531,16 +545,7 @@ fn material_offsets(
     let material_count = import.gltf.list("materials").map_or(0, <[Value]>::len);
     let mut by_material: BTreeMap<usize, MaterialMorphOffset> = BTreeMap::new();
     for bind in binds {
-        if bind.material >= material_count {
-            tally.broken += 1;
-            continue;
-        }
-        let targets = pmx_materials_of(import, bind.material);
-        if targets.is_empty() {
-            tally.unused_material += 1;
-            continue;
-        }
-        for pmx in targets {
+        for pmx in pmx_materials_of(import, bind.material, material_count, tally) {
             let base = &import.material_binds[pmx];
             let offset = by_material
                 .entry(pmx)
@@ -637,16 +642,7 @@ fn uv_offsets(
     let material_count = import.gltf.list("materials").map_or(0, <[Value]>::len);
     let mut summed: BTreeMap<usize, [f32; 2]> = BTreeMap::new();
     for bind in binds {
-        if bind.material >= material_count {
-            tally.broken += 1;
-            continue;
-        }
-        let targets = pmx_materials_of(import, bind.material);
-        if targets.is_empty() {
-            tally.unused_material += 1;
-            continue;
-        }
-        for pmx in targets {
+        for pmx in pmx_materials_of(import, bind.material, material_count, tally) {
             let base = &import.material_binds[pmx];
             let moved = UvTransform {
                 rotation: base.transform.rotation,
