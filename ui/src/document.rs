@@ -313,10 +313,7 @@ impl Document {
         if let Some(unpacked) = &self.unpacked {
             // The images the model came with go beside it, where its texture paths point; a
             // file already there with other contents is kept, and the user told.
-            let folder = path
-                .parent()
-                .filter(|dir| !dir.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
+            let folder = formats::folder_of(path);
             match formats::write_embedded_files(&unpacked.files, folder, false) {
                 Ok(_) => self.unpacked = None,
                 Err(error) => warnings.push(format!("images not written: {error}")),
@@ -619,10 +616,7 @@ fn load_with_progress(
     }
     if format == FileFormat::Vrm {
         // With the folder: a `.gltf` keeps its buffers and images in files beside it.
-        let folder = path
-            .parent()
-            .filter(|dir| !dir.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
+        let folder = formats::folder_of(path);
         let imported = pmx_core::formats::vrm::read_vrm_in(&bytes, &options, Some(folder))
             .map_err(|e| failure(format!("{}: {e}", path.display()), true))?;
         progress.set(LoadPhase::Parsing, bytes.len() as u64);

@@ -85,10 +85,7 @@ pub struct ConvertArgs {
 impl ConvertArgs {
     /// The input's folder: the model's texture paths are relative to it.
     fn input_dir(&self) -> PathBuf {
-        self.input
-            .parent()
-            .filter(|dir| !dir.as_os_str().is_empty())
-            .map_or_else(|| PathBuf::from("."), PathBuf::from)
+        formats::folder_of(&self.input).to_owned()
     }
 
     /// The save options these flags ask for.
@@ -319,11 +316,8 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     if !loaded.embedded_files.is_empty() {
         // The images a VRM embeds go beside the output, where its texture paths point. A file
         // already there with other contents is kept (nothing is lost) and the run fails.
-        let dir = match args.output.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
-            _ => PathBuf::from("."),
-        };
-        let written = formats::write_embedded_files(&loaded.embedded_files, &dir, false)
+        let dir = formats::folder_of(&args.output);
+        let written = formats::write_embedded_files(&loaded.embedded_files, dir, false)
             .with_context(|| format!("writing the model's images under {}", dir.display()))?;
         if !written.is_empty() {
             eprintln!("wrote {} image(s) under {}", written.len(), dir.display());

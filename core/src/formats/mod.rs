@@ -409,13 +409,19 @@ pub fn save_vrm(
     Ok(export.report)
 }
 
+/// The folder the file at `path` is in: `model.pmx` has the parent "", which is the working
+/// folder `.` (as is a path without a parent).
+#[must_use]
+pub fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 /// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over
 /// `path`: a failed save never truncates or damages the file that was there.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
-        _ => PathBuf::from("."),
-    };
+    let dir = folder_of(path);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

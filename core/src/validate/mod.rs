@@ -341,14 +341,7 @@ impl CheckOptions {
     #[must_use]
     pub fn for_file(model_path: &Path) -> Self {
         Self {
-            // `model.pmx` has the parent "", which is the working folder.
-            model_dir: Some(
-                model_path
-                    .parent()
-                    .filter(|dir| !dir.as_os_str().is_empty())
-                    .unwrap_or(Path::new("."))
-                    .to_path_buf(),
-            ),
+            model_dir: Some(crate::formats::folder_of(model_path).to_path_buf()),
             ..Self::default()
         }
     }

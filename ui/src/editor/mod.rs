@@ -397,14 +397,10 @@ impl EditorState {
                 // A model with a file finds its textures beside it: the merged model's images
                 // go there now (a different file already there is kept and the user told).
                 // Without a file, they wait in the scratch folder until the model is saved.
-                if let Some(folder) = document.path.as_deref().and_then(std::path::Path::parent)
+                if let Some(file) = &document.path
                     && !loaded.embedded_files.is_empty()
                 {
-                    let folder = if folder.as_os_str().is_empty() {
-                        std::path::PathBuf::from(".")
-                    } else {
-                        folder.to_owned()
-                    };
+                    let folder = pmx_core::formats::folder_of(file).to_owned();
                     let merged = EditLabel::new("status.merged")
                         .arg("name", LabelArg::Text(file_name(path)))
                         .arg("count", LabelArg::Number(loaded.model.faces.len()));

@@ -94,11 +94,7 @@ impl MqoExportOptions {
                 .map(|name| name.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "model.mqo".into()),
             model_dir: model_dir.map(Path::to_owned),
-            mqo_dir: Some(
-                path.parent()
-                    .filter(|dir| !dir.as_os_str().is_empty())
-                    .map_or_else(|| PathBuf::from("."), Path::to_owned),
-            ),
+            mqo_dir: Some(crate::formats::folder_of(path).to_owned()),
             ..Self::default()
         }
     }

@@ -199,16 +199,13 @@ pub fn load_vrm_path(
         path: path.to_owned(),
         source,
     })?;
-    let folder = path
-        .parent()
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut import = read_vrm_in(&bytes, options, Some(folder)).map_err(|source| {
-        crate::formats::FileError::Read {
-            path: path.to_owned(),
-            source: Box::new(source),
-        }
-    })?;
+    let mut import =
+        read_vrm_in(&bytes, options, Some(crate::formats::folder_of(path))).map_err(|source| {
+            crate::formats::FileError::Read {
+                path: path.to_owned(),
+                source: Box::new(source),
+            }
+        })?;
     // Images go in a folder named after the file (as UniVRM's `<name>.Textures`), so avatars
     // converted into one folder, or merged into one model, never share an image path.
     let stem = path
