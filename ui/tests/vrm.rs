@@ -83,6 +83,8 @@ fn click_at(harness: &mut Harness<'_, EditorState>, pos: Pos2) {
 
 /// Picks `choice` in the combo box named `combo` (in the humanoid table: the VRM bone name).
 fn choose(harness: &mut Harness<'_, EditorState>, combo: &str, choice: &str) {
+    // Positions are last frame's: let a layout that just changed settle first.
+    harness.run_ok();
     let pos = harness
         .get_by_role_and_label(Role::ComboBox, combo)
         .rect()

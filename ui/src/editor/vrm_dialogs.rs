@@ -23,6 +23,10 @@ use std::thread::JoinHandle;
 /// meta changes nothing the report counts).
 type CheckKey = (u64, HumanoidOverrides, bool);
 
+/// The report's height, whatever it says: the modal is centred on last frame's size, so a
+/// report that grew or shrank when a check finished would move the table under the pointer.
+const REPORT_HEIGHT: f32 = 220.0;
+
 /// A `write_vrm` run off the UI thread (textures are encoded and the T-pose baked: seconds on
 /// a big model).
 #[derive(Debug)]
@@ -559,6 +563,11 @@ impl EditorState {
                 ui.checkbox(&mut export.spring_bones, lang.tr("dialog.vrm_spring_bones"))
                     .on_hover_text(lang.tr("dialog.vrm_spring_bones_hint"));
                 ui.separator();
+                let checking = running
+                    || export
+                        .checked
+                        .as_ref()
+                        .is_none_or(|(checked_key, _)| *checked_key != shown_key);
                 ui.horizontal(|ui| {
                     ui.strong(lang.tr("dialog.vrm_report"));
                     if ui
@@ -567,8 +576,18 @@ impl EditorState {
                     {
                         check_now = true;
                     }
+                    // On the heading's line, so the report below keeps its height.
+                    if checking {
+                        ui.spinner();
+                        ui.label(lang.tr("dialog.vrm_checking"));
+                    }
                 });
-                report_ui(ui, lang, &export.checked, running, &shown_key);
+                ui.vertical(|ui| {
+                    ui.set_min_height(REPORT_HEIGHT);
+                    if let Some((_, result)) = &export.checked {
+                        report_ui(ui, lang, result);
+                    }
+                });
             });
         });
 
@@ -682,21 +701,8 @@ fn finish_check(export: &mut ExportVrmDialog) {
     export.checked = Some((job.key, result));
 }
 
-/// The last check's counts and losses (or the refusal in words), and whether a newer one runs.
-fn report_ui(
-    ui: &mut egui::Ui,
-    lang: Language,
-    checked: &Option<(CheckKey, Result<VrmExportReport, WriteError>)>,
-    running: bool,
-    key: &CheckKey,
-) {
-    let Some((checked_key, result)) = checked else {
-        ui.label(lang.tr("dialog.vrm_checking"));
-        return;
-    };
-    if running || checked_key != key {
-        ui.label(lang.tr("dialog.vrm_checking"));
-    }
+/// The last check's counts and losses (or the refusal in words), in `REPORT_HEIGHT`.
+fn report_ui(ui: &mut egui::Ui, lang: Language, result: &Result<VrmExportReport, WriteError>) {
     match result {
         Ok(report) => {
             ui.label(lang.format(
@@ -734,9 +740,13 @@ fn report_ui(
                 ui.visuals().warn_fg_color,
                 lang.format("dialog.vrm_losses", &[("count", &report.losses.len())]),
             );
-            ui.allocate_ui(egui::vec2(530.0, 110.0), |ui| {
+            // The list takes what the lines above leave.
+            let rest =
+                (REPORT_HEIGHT - ui.min_rect().height() - ui.spacing().item_spacing.y).max(60.0);
+            ui.allocate_ui(egui::vec2(530.0, rest), |ui| {
                 egui::ScrollArea::vertical()
                     .id_salt("vrm_losses")
+                    .max_height(rest)
                     .auto_shrink([false, true])
                     .show(ui, |ui| {
                         for loss in &report.losses {
