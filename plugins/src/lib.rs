@@ -1,1 +1,25 @@
-//! Plugin API, built-in plugins and user scripts.
+//! Plugins, user scripts and PmxEditor's everyday tools.
+//!
+//! A plugin ([`Plugin`]) describes itself ([`PluginInfo`]: id, ja/en name and description,
+//! version, what it needs selected, typed options with defaults) and turns a read-only
+//! [`PluginContext`] (model, selection, options) into an [`EditBatch`]. The host
+//! ([`host::run_plugin`]) builds the batch into one [`pmx_core::edit::Edit`] labelled with the
+//! plugin's name, which the editor commits as one undo step and the command line applies
+//! before saving. The built-in tools live in [`builtin`]; user scripts (Rhai) go through the
+//! same trait.
+
+pub mod api;
+pub mod builtin;
+pub mod host;
+pub mod options;
+pub mod registry;
+pub mod selection;
+
+pub use api::{
+    API_VERSION, BatchStep, EditBatch, Needs, Note, Plugin, PluginContext, PluginError,
+    PluginGroup, PluginInfo, PluginOutput,
+};
+pub use host::{PluginRun, build_edit, check_needs, run_plugin};
+pub use options::{OptionKind, OptionSpec, OptionValue, Options};
+pub use registry::Registry;
+pub use selection::{PluginSelection, kind_from_name};

@@ -772,12 +772,14 @@ impl undo::Edit for Edit {
 /// Builds edits that depend on each other: each is built on the model as the previous ones
 /// leave it, so they are applied as they are built, and undone again when the sequence finishes
 /// (or is dropped after an error): the model is unchanged afterwards.
-pub(crate) struct Sequence<'m> {
+#[derive(Debug)]
+pub struct Sequence<'m> {
     model: &'m mut Model,
     edits: Vec<Edit>,
 }
 
 impl<'m> Sequence<'m> {
+    #[must_use]
     pub fn new(model: &'m mut Model) -> Self {
         Self {
             model,
@@ -798,8 +800,14 @@ impl<'m> Sequence<'m> {
         self.edits.push(edit);
     }
 
+    #[must_use]
     pub fn len(&self) -> usize {
         self.edits.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.edits.is_empty()
     }
 
     fn rewind(&mut self) {
@@ -809,12 +817,14 @@ impl<'m> Sequence<'m> {
     }
 
     /// The edits as one step named `label`.
+    #[must_use]
     pub fn finish(mut self, label: impl Into<EditLabel>) -> Edit {
         self.rewind();
         Edit::batch(label, std::mem::take(&mut self.edits))
     }
 
     /// The edits as one step: the only edit itself, or a batch named `label`.
+    #[must_use]
     pub fn finish_flat(mut self, label: impl Into<EditLabel>) -> Edit {
         self.rewind();
         let mut edits = std::mem::take(&mut self.edits);

@@ -1,0 +1,363 @@
+//! What a plugin is: its description, its options, and the batch of edits it returns.
+//!
+//! A plugin never changes the model. It reads a [`PluginContext`] (the model, the selection,
+//! the options) and returns a [`PluginOutput`]: an [`EditBatch`] whose steps the host builds
+//! one after the other on the model as the previous steps leave it, then commits as one undo
+//! step labelled with the plugin's name ([`crate::host::build_edit`]). Built-in tools and user
+//! scripts (Rhai) go through the same path.
+
+use crate::options::{OptionSpec, Options};
+use crate::selection::PluginSelection;
+use pmx_core::Model;
+use pmx_core::edit::{Edit, EditError, EditOp};
+use pmx_core::i18n::Language;
+use pmx_core::model::ElementKind;
+use pmx_core::validate::FixStep;
+use std::fmt;
+
+/// The version of the plugin and script API. A script declares the version it was written
+/// for (`const api_version = 1;`); the host refuses newer ones by name.
+pub const API_VERSION: u32 = 1;
+
+/// Where a plugin is listed in the ツール (Tools) menu.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PluginGroup {
+    Bones,
+    Weights,
+    Normals,
+    Mirror,
+    Materials,
+    Physics,
+    Names,
+    Transform,
+    CleanUp,
+    Scripts,
+}
+
+impl PluginGroup {
+    pub const ALL: [PluginGroup; 10] = [
+        PluginGroup::Bones,
+        PluginGroup::Weights,
+        PluginGroup::Normals,
+        PluginGroup::Mirror,
+        PluginGroup::Materials,
+        PluginGroup::Physics,
+        PluginGroup::Names,
+        PluginGroup::Transform,
+        PluginGroup::CleanUp,
+        PluginGroup::Scripts,
+    ];
+
+    /// The stable name of the group (JSON, the command line).
+    #[must_use]
+    pub fn id(self) -> &'static str {
+        match self {
+            PluginGroup::Bones => "bones",
+            PluginGroup::Weights => "weights",
+            PluginGroup::Normals => "normals",
+            PluginGroup::Mirror => "mirror",
+            PluginGroup::Materials => "materials",
+            PluginGroup::Physics => "physics",
+            PluginGroup::Names => "names",
+            PluginGroup::Transform => "transform",
+            PluginGroup::CleanUp => "clean_up",
+            PluginGroup::Scripts => "scripts",
+        }
+    }
+
+    /// The group's name in the menu, in PmxEditor's words.
+    #[must_use]
+    pub fn name(self, lang: Language) -> &'static str {
+        match (self, lang) {
+            (PluginGroup::Bones, Language::Japanese) => "ボーン",
+            (PluginGroup::Bones, Language::English) => "Bones",
+            (PluginGroup::Weights, Language::Japanese) => "ウェイト",
+            (PluginGroup::Weights, Language::English) => "Weights",
+            (PluginGroup::Normals, Language::Japanese) => "法線",
+            (PluginGroup::Normals, Language::English) => "Normals",
+            (PluginGroup::Mirror, Language::Japanese) => "ミラー",
+            (PluginGroup::Mirror, Language::English) => "Mirror",
+            (PluginGroup::Materials, Language::Japanese) => "材質",
+            (PluginGroup::Materials, Language::English) => "Materials",
+            (PluginGroup::Physics, Language::Japanese) => "物理",
+            (PluginGroup::Physics, Language::English) => "Physics",
+            (PluginGroup::Names, Language::Japanese) => "名称",
+            (PluginGroup::Names, Language::English) => "Names",
+            (PluginGroup::Transform, Language::Japanese) => "モデル変形",
+            (PluginGroup::Transform, Language::English) => "Transform model",
+            (PluginGroup::CleanUp, Language::Japanese) => "整理",
+            (PluginGroup::CleanUp, Language::English) => "Clean up",
+            (PluginGroup::Scripts, Language::Japanese) => "スクリプト",
+            (PluginGroup::Scripts, Language::English) => "Scripts",
+        }
+    }
+}
+
+/// What a plugin needs selected before it can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// Runs on the whole model.
+    Nothing,
+    /// At least one element of this kind must be selected.
+    Selected(ElementKind),
+    /// Runs on the selected elements of this kind, or on all of them when none is selected.
+    SelectedOrAll(ElementKind),
+}
+
+/// A plugin's description: what the menu, the options form and `pmx-studio plugins` show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PluginInfo {
+    /// Stable id for the command line (`pmx-studio run semi_standard_bones ...`).
+    pub id: String,
+    pub group: PluginGroup,
+    pub name_ja: String,
+    pub name_en: String,
+    pub description_ja: String,
+    pub description_en: String,
+    pub version: String,
+    pub needs: Needs,
+    pub options: Vec<OptionSpec>,
+}
+
+impl PluginInfo {
+    #[must_use]
+    pub fn name(&self, lang: Language) -> &str {
+        match lang {
+            Language::Japanese => &self.name_ja,
+            Language::English => &self.name_en,
+        }
+    }
+
+    #[must_use]
+    pub fn description(&self, lang: Language) -> &str {
+        match lang {
+            Language::Japanese => &self.description_ja,
+            Language::English => &self.description_en,
+        }
+    }
+}
+
+/// What a plugin reads: never a `&mut`.
+#[derive(Debug, Clone, Copy)]
+pub struct PluginContext<'a> {
+    pub model: &'a Model,
+    pub selection: &'a PluginSelection,
+    pub options: &'a Options,
+}
+
+impl<'a> PluginContext<'a> {
+    /// The selected elements of `kind`, or all of them when none is selected (what
+    /// [`Needs::SelectedOrAll`] plugins work on).
+    #[must_use]
+    pub fn selected_or_all(&self, kind: ElementKind) -> Vec<usize> {
+        let selected = self.selection.get(kind);
+        if selected.is_empty() {
+            (0..self.model.count(kind)).collect()
+        } else {
+            selected
+                .iter()
+                .copied()
+                .filter(|&index| index < self.model.count(kind))
+                .collect()
+        }
+    }
+}
+
+/// Builds one step on the model as the previous steps leave it (the model is handed back
+/// unchanged; the host applies the edit).
+pub type StepBuilder = Box<dyn FnOnce(&mut Model) -> Result<Edit, EditError> + Send>;
+
+/// One step of an [`EditBatch`].
+pub enum BatchStep {
+    /// A typed step: a field set from a typed handle, or an insert, move or delete of whole
+    /// elements (the validator's fixes are made of the same steps).
+    Typed(FixStep),
+    /// A structural op in the JSON form of `pmx-studio edit` (what scripts produce).
+    Op(EditOp),
+    /// A step whose edit depends on the model as the earlier steps leave it.
+    Build { what: String, build: StepBuilder },
+}
+
+impl fmt::Debug for BatchStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BatchStep::Typed(step) => f.debug_tuple("Typed").field(step).finish(),
+            BatchStep::Op(op) => f.debug_tuple("Op").field(op).finish(),
+            BatchStep::Build { what, .. } => f.debug_struct("Build").field("what", what).finish(),
+        }
+    }
+}
+
+/// The edits a plugin returns, in order.
+#[derive(Debug, Default)]
+pub struct EditBatch {
+    pub steps: Vec<BatchStep>,
+}
+
+impl EditBatch {
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn push(&mut self, step: FixStep) {
+        self.steps.push(BatchStep::Typed(step));
+    }
+
+    pub fn push_op(&mut self, op: EditOp) {
+        self.steps.push(BatchStep::Op(op));
+    }
+
+    pub fn push_build(
+        &mut self,
+        what: impl Into<String>,
+        build: impl FnOnce(&mut Model) -> Result<Edit, EditError> + Send + 'static,
+    ) {
+        self.steps.push(BatchStep::Build {
+            what: what.into(),
+            build: Box::new(build),
+        });
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+}
+
+/// A line a plugin wants the user to read (what it did, what it skipped and why).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub en: String,
+    pub ja: String,
+}
+
+impl Note {
+    #[must_use]
+    pub fn new(en: impl Into<String>, ja: impl Into<String>) -> Self {
+        Self {
+            en: en.into(),
+            ja: ja.into(),
+        }
+    }
+
+    #[must_use]
+    pub fn text(&self, lang: Language) -> &str {
+        match lang {
+            Language::Japanese => &self.ja,
+            Language::English => &self.en,
+        }
+    }
+}
+
+/// What a run returns: the edits, and what to tell the user (shown as the preview before the
+/// edits are committed, and printed by the command line).
+#[derive(Debug, Default)]
+pub struct PluginOutput {
+    pub batch: EditBatch,
+    pub notes: Vec<Note>,
+}
+
+impl PluginOutput {
+    #[must_use]
+    pub fn new(batch: EditBatch) -> Self {
+        Self {
+            batch,
+            notes: Vec::new(),
+        }
+    }
+
+    #[must_use]
+    pub fn with_note(mut self, en: impl Into<String>, ja: impl Into<String>) -> Self {
+        self.notes.push(Note::new(en, ja));
+        self
+    }
+
+    pub fn note(&mut self, en: impl Into<String>, ja: impl Into<String>) {
+        self.notes.push(Note::new(en, ja));
+    }
+}
+
+/// Why a plugin did not run, or its edits could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum PluginError {
+    #[error("no plugin or script named \"{0}\"")]
+    UnknownPlugin(String),
+    #[error("select at least one {kind} first")]
+    NothingSelected { kind: &'static str },
+    #[error("option \"{key}\": {message}")]
+    BadOption { key: String, message: String },
+    /// The plugin refuses the model as it is (the message says why, in both languages).
+    #[error("{en}")]
+    Refused { en: String, ja: String },
+    #[error("step {step} ({what}): {source}")]
+    Step {
+        step: usize,
+        what: String,
+        #[source]
+        source: Box<EditError>,
+    },
+    /// A user script failed: where and why.
+    #[error("{file}:{line}:{column}: {message}")]
+    Script {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("the plugin made no change")]
+    NoChange,
+}
+
+impl PluginError {
+    /// A refusal in both languages.
+    #[must_use]
+    pub fn refused(en: impl Into<String>, ja: impl Into<String>) -> Self {
+        PluginError::Refused {
+            en: en.into(),
+            ja: ja.into(),
+        }
+    }
+
+    /// The message in `lang` (refusals have their own Japanese; the rest are technical).
+    #[must_use]
+    pub fn message(&self, lang: Language) -> String {
+        match (self, lang) {
+            (PluginError::Refused { ja, .. }, Language::Japanese) => ja.clone(),
+            (PluginError::NothingSelected { kind }, Language::Japanese) => {
+                format!("先に{}を選択してください", kind_name_ja(kind))
+            }
+            (PluginError::NoChange, Language::Japanese) => "変更はありません".to_owned(),
+            _ => self.to_string(),
+        }
+    }
+}
+
+fn kind_name_ja(kind: &str) -> &'static str {
+    match kind {
+        "vertex" => "頂点",
+        "face" => "面",
+        "texture" => "テクスチャ",
+        "material" => "材質",
+        "bone" => "ボーン",
+        "morph" => "モーフ",
+        "display_frame" => "表示枠",
+        "rigid_body" => "剛体",
+        "joint" => "Joint",
+        "soft_body" => "SoftBody",
+        _ => "要素",
+    }
+}
+
+/// A tool: built-in (Rust) or a user script.
+pub trait Plugin: Send + Sync {
+    fn info(&self) -> PluginInfo;
+
+    /// Reads the model and the selection, returns the edits. Never changes anything itself.
+    fn run(&self, cx: &PluginContext<'_>) -> Result<PluginOutput, PluginError>;
+}

@@ -1,0 +1,12 @@
+//! The built-in tools, each a [`crate::Plugin`] and each one undo step.
+
+use crate::api::Plugin;
+use std::sync::Arc;
+
+pub mod normals;
+
+/// Every built-in tool, in menu order within each group.
+#[must_use]
+pub fn all() -> Vec<Arc<dyn Plugin>> {
+    vec![Arc::new(normals::FlipNormals)]
+}

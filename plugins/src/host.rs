@@ -1,0 +1,226 @@
+//! Running a plugin: check what it needs, run it on a read-only view, and build its batch into
+//! one labelled edit the caller commits (the editor through its history, the command line by
+//! applying it and saving).
+
+use crate::api::{
+    BatchStep, EditBatch, Needs, Note, Plugin, PluginContext, PluginError, PluginInfo,
+};
+use crate::options::Options;
+use crate::selection::PluginSelection;
+use pmx_core::Model;
+use pmx_core::edit::{Edit, EditLabel, Sequence, ops_to_edit_in};
+use pmx_core::i18n::Language;
+use pmx_core::validate::FixStep;
+
+/// A finished run: the edit (not yet applied), what the plugin said, and what each step does.
+#[derive(Debug)]
+pub struct PluginRun {
+    pub edit: Edit,
+    pub notes: Vec<Note>,
+    /// One line per step, in both languages: the preview the editor shows before committing.
+    pub steps: Vec<Note>,
+}
+
+impl PluginRun {
+    /// The preview in `lang`: the plugin's notes, then its steps.
+    #[must_use]
+    pub fn preview(&self, lang: Language) -> Vec<String> {
+        self.notes
+            .iter()
+            .chain(&self.steps)
+            .map(|note| note.text(lang).to_owned())
+            .collect()
+    }
+}
+
+/// Refuses a run whose selection does not meet what the plugin needs.
+pub fn check_needs(info: &PluginInfo, selection: &PluginSelection) -> Result<(), PluginError> {
+    match info.needs {
+        Needs::Selected(kind) if selection.get(kind).is_empty() => {
+            Err(PluginError::NothingSelected { kind: kind.name() })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Runs `plugin` on `model` and builds its edit, labelled with the plugin's name. `model` is
+/// unchanged on return (the steps are applied while they are built, each on the model the
+/// previous ones leave, and undone again); apply the edit to make the change.
+pub fn run_plugin(
+    plugin: &dyn Plugin,
+    model: &mut Model,
+    selection: &PluginSelection,
+    options: &Options,
+) -> Result<PluginRun, PluginError> {
+    let info = plugin.info();
+    check_needs(&info, selection)?;
+    let output = plugin.run(&PluginContext {
+        model,
+        selection,
+        options,
+    })?;
+    if output.batch.is_empty() {
+        return Err(PluginError::NoChange);
+    }
+    let steps = describe(&output.batch);
+    let label = EditLabel::both(info.name_en.clone(), info.name_ja.clone());
+    let edit = build_edit(model, label, output.batch)?;
+    Ok(PluginRun {
+        edit,
+        notes: output.notes,
+        steps,
+    })
+}
+
+/// Builds the steps of `batch` in order into one edit named `label` (`model` unchanged on
+/// return).
+pub fn build_edit(
+    model: &mut Model,
+    label: EditLabel,
+    batch: EditBatch,
+) -> Result<Edit, PluginError> {
+    let mut sequence = Sequence::new(model);
+    for (step, batch_step) in batch.steps.into_iter().enumerate() {
+        let what = step_name(&batch_step);
+        let built = match batch_step {
+            BatchStep::Typed(fix_step) => {
+                let fix = pmx_core::validate::Fix::new("", "", vec![fix_step]);
+                fix.to_edit(sequence.model_mut())
+            }
+            BatchStep::Op(op) => ops_to_edit_in(sequence.model_mut(), &[op], None, None),
+            BatchStep::Build { build, .. } => build(sequence.model_mut()),
+        };
+        let edit = built.map_err(|source| PluginError::Step {
+            step,
+            what,
+            source: Box::new(source),
+        })?;
+        sequence.push(edit);
+    }
+    if sequence.is_empty() {
+        return Err(PluginError::NoChange);
+    }
+    Ok(sequence.finish(label.clone()).with_label(label))
+}
+
+fn step_name(step: &BatchStep) -> String {
+    match step {
+        BatchStep::Typed(step) => step.name().to_owned(),
+        BatchStep::Op(op) => op.name().to_owned(),
+        BatchStep::Build { what, .. } => what.clone(),
+    }
+}
+
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One line per step of `batch`: what it sets, inserts, moves or deletes, and how many.
+#[must_use]
+pub fn describe(batch: &EditBatch) -> Vec<Note> {
+    batch
+        .steps
+        .iter()
+        .map(|step| match step {
+            BatchStep::Typed(FixStep::Set(set)) => {
+                let count = thousands(set.indices().len().max(1));
+                let kind = set.target().name();
+                let path = set.path().to_string();
+                Note::new(
+                    format!("set {path} of {count} {kind}"),
+                    format!("{kind} {count}個の {path} を設定"),
+                )
+            }
+            BatchStep::Typed(FixStep::Insert { elements, .. }) => {
+                let kind = elements.kind().map_or("element", |kind| kind.name());
+                let count = thousands(elements.len());
+                Note::new(
+                    format!("insert {count} {kind}"),
+                    format!("{kind} を {count}個 追加"),
+                )
+            }
+            BatchStep::Typed(FixStep::MoveTo { kind, indices, to }) => {
+                let count = thousands(indices.len());
+                let kind = kind.name();
+                Note::new(
+                    format!("move {count} {kind} to {to}"),
+                    format!("{kind} {count}個を {to} へ移動"),
+                )
+            }
+            BatchStep::Typed(FixStep::Delete { kind, indices }) => {
+                let count = thousands(indices.len());
+                let kind = kind.name();
+                Note::new(
+                    format!("delete {count} {kind}"),
+                    format!("{kind} を {count}個 削除"),
+                )
+            }
+            BatchStep::Op(op) => {
+                let text = serde_json::to_string(op).unwrap_or_else(|_| op.name().to_owned());
+                let short: String = text.chars().take(160).collect();
+                Note::new(short.clone(), short)
+            }
+            BatchStep::Build { what, .. } => Note::new(what.clone(), what.clone()),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::builtin::normals::FlipNormals;
+    use pmx_core::generate::sample_model;
+    use pmx_core::model::ElementKind;
+
+    #[test]
+    fn a_run_is_one_edit_named_after_the_plugin_and_undoes_exactly() {
+        let mut model = sample_model();
+        let before = model.clone();
+        let selection = PluginSelection::new().with(ElementKind::Vertex, vec![0, 2]);
+        let mut run =
+            run_plugin(&FlipNormals, &mut model, &selection, &Options::default()).unwrap();
+        assert!(
+            model == before,
+            "running builds the edit and changes nothing"
+        );
+        assert_eq!(run.edit.label_in(Language::English), "Flip normals");
+        assert_eq!(run.edit.label_in(Language::Japanese), "法線反転");
+        assert_eq!(run.preview(Language::English)[0], "2 normals flipped");
+        run.edit.apply(&mut model);
+        assert_eq!(model.vertices[0].normal.y, -before.vertices[0].normal.y);
+        assert_eq!(model.vertices[1].normal, before.vertices[1].normal);
+        assert_eq!(model.vertices[2].normal.x, -before.vertices[2].normal.x);
+        run.edit.revert(&mut model);
+        assert!(model == before);
+    }
+
+    #[test]
+    fn a_failed_step_leaves_the_model_as_it_was() {
+        let mut model = sample_model();
+        let before = model.clone();
+        let mut batch = EditBatch::new();
+        batch.push(FixStep::Delete {
+            kind: ElementKind::Bone,
+            indices: vec![0],
+        });
+        batch.push(FixStep::Delete {
+            kind: ElementKind::Bone,
+            indices: vec![usize::MAX],
+        });
+        let error = build_edit(&mut model, EditLabel::text("x"), batch).unwrap_err();
+        assert!(
+            matches!(error, PluginError::Step { step: 1, .. }),
+            "{error}"
+        );
+        assert!(model == before);
+    }
+}
