@@ -387,7 +387,7 @@ fn build(
             })?;
         sequence.push(edit);
     }
-    if sequence.len() == 0 {
+    if sequence.is_empty() {
         return Err(EditError::NothingSelected { kind: "op" });
     }
     Ok(sequence.finish_flat(label))

@@ -162,7 +162,7 @@ impl Fix {
                 })?;
             sequence.push(edit);
         }
-        if sequence.len() == 0 {
+        if sequence.is_empty() {
             return Err(EditError::NothingSelected { kind: "op" });
         }
         Ok(sequence.finish_flat(label.clone()).with_label(label))
