@@ -8,7 +8,7 @@ use crate::api::{
 use crate::options::Options;
 use crate::selection::PluginSelection;
 use pmx_core::Model;
-use pmx_core::edit::{Edit, EditLabel, Sequence, ops_to_edit_in};
+use pmx_core::edit::{Edit, EditLabel, Sequence, ops_to_edit_in, thousands};
 use pmx_core::i18n::Language;
 use pmx_core::validate::FixStep;
 
@@ -109,18 +109,6 @@ fn step_name(step: &BatchStep) -> String {
         BatchStep::Op(op) => op.name().to_owned(),
         BatchStep::Build { what, .. } => what.clone(),
     }
-}
-
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// One line per step of `batch`: what it sets, inserts, moves or deletes, and how many.

@@ -487,7 +487,8 @@ impl EditReport {
 }
 
 /// `1234567` as `1,234,567`.
-pub(crate) fn thousands(n: usize) -> String {
+#[must_use]
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
