@@ -136,3 +136,86 @@ pub fn validation_errors(model: &pmx_core::Model) -> Vec<String> {
         .map(|issue| format!("{} {}: {}", issue.code, issue.path, issue.message_en))
         .collect()
 }
+
+/// A corpus model by file name (`pmx/pmxeditor_gene_cc_by.pmx`), or `None` with the reason
+/// printed when the corpus is absent.
+#[must_use]
+pub fn corpus_model(relative: &str) -> Option<pmx_core::Model> {
+    let (sub, name) = relative.split_once('/').unwrap_or(("pmx", relative));
+    let path = corpus_dir(sub)?.join(name);
+    match pmx_core::formats::load_path(&path, &pmx_core::LoadOptions::default()) {
+        Ok(loaded) => Some(loaded.model),
+        Err(error) => panic!("{}: {error}", path.display()),
+    }
+}
+
+/// What a built-in tool or script did to a model: the model after its edit, the edit's
+/// label and the plugin's notes. Checks on the way that building the edit changed nothing,
+/// that the validator finds no error the model did not have before, and that undo gives back
+/// the model exactly.
+#[derive(Debug)]
+pub struct ToolOutcome {
+    pub after: pmx_core::Model,
+    pub label_en: String,
+    pub label_ja: String,
+    pub notes: Vec<String>,
+}
+
+/// Runs the built-in tool `id` on `model` with `selection` and `options` (JSON) as the editor
+/// does, applies its one edit, and checks the invariants every edit keeps (see
+/// [`ToolOutcome`]). Panics with the plugin's error when it refuses.
+#[must_use]
+pub fn run_tool(
+    id: &str,
+    model: &pmx_core::Model,
+    selection: &pmx_plugins::PluginSelection,
+    options: &serde_json::Value,
+) -> ToolOutcome {
+    use pmx_core::i18n::Language;
+    let registry = pmx_plugins::Registry::builtin();
+    let plugin = registry
+        .find(id)
+        .unwrap_or_else(|| panic!("no built-in tool {id}"));
+    let options = pmx_plugins::Options::from_json(&plugin.info().options, options)
+        .unwrap_or_else(|error| panic!("{id}: {error}"));
+    let mut working = model.clone();
+    let mut run = pmx_plugins::run_plugin(plugin.as_ref(), &mut working, selection, &options)
+        .unwrap_or_else(|error| panic!("{id}: {error}"));
+    assert!(
+        working == *model,
+        "{id}: building the edit changed the model"
+    );
+    run.edit.apply(&mut working);
+    // By code: an insert shifts the paths of errors the model already had.
+    let codes = |errors: Vec<String>| {
+        let mut counts = std::collections::BTreeMap::<String, usize>::new();
+        for error in errors {
+            let code = error.split(' ').next().unwrap_or_default().to_owned();
+            *counts.entry(code).or_default() += 1;
+        }
+        counts
+    };
+    let before = codes(validation_errors(model));
+    let after_errors = validation_errors(&working);
+    let new_errors: Vec<&String> = after_errors
+        .iter()
+        .filter(|error| {
+            let code = error.split(' ').next().unwrap_or_default();
+            let count = after_errors.iter().filter(|e| e.starts_with(code)).count();
+            count > before.get(code).copied().unwrap_or(0)
+        })
+        .collect();
+    assert!(
+        new_errors.is_empty(),
+        "{id}: new validator errors: {new_errors:#?}"
+    );
+    let after = working.clone();
+    run.edit.revert(&mut working);
+    assert!(working == *model, "{id}: undo did not give the model back");
+    ToolOutcome {
+        after,
+        label_en: run.edit.label_in(Language::English),
+        label_ja: run.edit.label_in(Language::Japanese),
+        notes: run.preview(Language::English),
+    }
+}
