@@ -5,6 +5,7 @@ mod convert;
 mod edit;
 mod get;
 mod info;
+mod plugins;
 mod pose;
 mod render;
 mod repair;
@@ -72,6 +73,10 @@ pub enum Command {
     Repair(repair::RepairArgs),
     /// Draw the 3D view of a model offscreen into a PNG (exit 2 without OpenGL).
     Render(render::RenderArgs),
+    /// List the built-in tools and the user's scripts, with their options.
+    Plugins(plugins::PluginsArgs),
+    /// Run a tool on a model as one undo step and write the result; prints what changed.
+    Run(plugins::RunArgs),
 }
 
 /// Runs a subcommand and turns its outcome into the process exit code.
@@ -85,6 +90,8 @@ pub fn run(command: Command) -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Repair(args) => repair::run(&args),
         Command::Render(args) => render::run(&args),
+        Command::Plugins(args) => plugins::list(&args),
+        Command::Run(args) => plugins::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -111,6 +111,30 @@ fn step_name(step: &BatchStep) -> String {
     }
 }
 
+/// `count` elements of the kind named `kind` (`rigid_body`) in English and Japanese words:
+/// "3 rigid bodies", "剛体 3個".
+#[must_use]
+pub fn counted(count: usize, kind: &str) -> (String, String) {
+    let (singular, plural, ja) = match kind {
+        "vertex" => ("vertex", "vertices", "頂点"),
+        "face" => ("face", "faces", "面"),
+        "texture" => ("texture", "textures", "テクスチャ"),
+        "material" => ("material", "materials", "材質"),
+        "bone" => ("bone", "bones", "ボーン"),
+        "morph" => ("morph", "morphs", "モーフ"),
+        "display_frame" => ("display frame", "display frames", "表示枠"),
+        "rigid_body" => ("rigid body", "rigid bodies", "剛体"),
+        "joint" => ("joint", "joints", "Joint"),
+        "soft_body" => ("soft body", "soft bodies", "SoftBody"),
+        "header" => ("header", "headers", "ヘッダ"),
+        "info" => ("model info", "model info", "モデル情報"),
+        other => (other, other, other),
+    };
+    let noun = if count == 1 { singular } else { plural };
+    let number = thousands(count);
+    (format!("{number} {noun}"), format!("{ja} {number}個"))
+}
+
 /// One line per step of `batch`: what it sets, inserts, moves or deletes, and how many.
 #[must_use]
 pub fn describe(batch: &EditBatch) -> Vec<Note> {
@@ -119,37 +143,25 @@ pub fn describe(batch: &EditBatch) -> Vec<Note> {
         .iter()
         .map(|step| match step {
             BatchStep::Typed(FixStep::Set(set)) => {
-                let count = thousands(set.indices().len().max(1));
-                let kind = set.target().name();
+                let (en, ja) = counted(set.indices().len().max(1), set.target().name());
                 let path = set.path().to_string();
                 Note::new(
-                    format!("set {path} of {count} {kind}"),
-                    format!("{kind} {count}個の {path} を設定"),
+                    format!("set {path} of {en}"),
+                    format!("{ja}の {path} を設定"),
                 )
             }
             BatchStep::Typed(FixStep::Insert { elements, .. }) => {
                 let kind = elements.kind().map_or("element", |kind| kind.name());
-                let count = thousands(elements.len());
-                Note::new(
-                    format!("insert {count} {kind}"),
-                    format!("{kind} を {count}個 追加"),
-                )
+                let (en, ja) = counted(elements.len(), kind);
+                Note::new(format!("insert {en}"), format!("{ja}を追加"))
             }
             BatchStep::Typed(FixStep::MoveTo { kind, indices, to }) => {
-                let count = thousands(indices.len());
-                let kind = kind.name();
-                Note::new(
-                    format!("move {count} {kind} to {to}"),
-                    format!("{kind} {count}個を {to} へ移動"),
-                )
+                let (en, ja) = counted(indices.len(), kind.name());
+                Note::new(format!("move {en} to {to}"), format!("{ja}を {to} へ移動"))
             }
             BatchStep::Typed(FixStep::Delete { kind, indices }) => {
-                let count = thousands(indices.len());
-                let kind = kind.name();
-                Note::new(
-                    format!("delete {count} {kind}"),
-                    format!("{kind} を {count}個 削除"),
-                )
+                let (en, ja) = counted(indices.len(), kind.name());
+                Note::new(format!("delete {en}"), format!("{ja}を削除"))
             }
             BatchStep::Op(op) => {
                 let text = serde_json::to_string(op).unwrap_or_else(|_| op.name().to_owned());

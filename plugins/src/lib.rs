@@ -19,7 +19,7 @@ pub use api::{
     API_VERSION, BatchStep, EditBatch, Needs, Note, Plugin, PluginContext, PluginError,
     PluginGroup, PluginInfo, PluginOutput,
 };
-pub use host::{PluginRun, build_edit, check_needs, run_plugin};
+pub use host::{PluginRun, build_edit, check_needs, counted, run_plugin};
 pub use options::{OptionKind, OptionSpec, OptionValue, Options};
 pub use registry::Registry;
 pub use selection::{PluginSelection, kind_from_name};

@@ -94,16 +94,16 @@ impl PluginSelection {
             if let Some((start, end)) = range {
                 if start > end || end >= count {
                     return Err(bad(format!(
-                        "{token}: the model has {count} {} (0..{count})",
-                        kind.name()
+                        "{token}: the model has {} (0..{count})",
+                        crate::host::counted(count, kind.name()).0
                     )));
                 }
                 indices.extend(start..=end);
             } else if let Ok(index) = token.parse::<usize>() {
                 if index >= count {
                     return Err(bad(format!(
-                        "{index}: the model has {count} {} (0..{count})",
-                        kind.name()
+                        "{index}: the model has {} (0..{count})",
+                        crate::host::counted(count, kind.name()).0
                     )));
                 }
                 indices.push(index);

@@ -1,0 +1,276 @@
+//! `pmx-studio plugins [--json] [--scripts DIR]` lists the built-in tools and the user's
+//! scripts; `pmx-studio run PLUGIN IN OUT [--select KIND:INDICES] [--options JSON]` runs one
+//! as one undo step and writes the result; `pmx-studio script FILE.rhai IN OUT [--select ...]`
+//! does the same with a script file.
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use pmx_core::edit::{EditReport, History, Touched};
+use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
+use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions};
+use pmx_core::i18n::Language;
+use pmx_plugins::{
+    Needs, OptionKind, OptionSpec, Plugin, PluginInfo, PluginSelection, Registry, run_plugin,
+};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct PluginsArgs {
+    /// Print the list as JSON (id, group, names, description, version, needs, options).
+    #[arg(long)]
+    pub json: bool,
+    /// The folder of user scripts (.rhai) to list (default: the user's scripts folder).
+    #[arg(long, value_name = "DIR")]
+    pub scripts: Option<PathBuf>,
+}
+
+/// What `run` and `script` share: the files, the selection and the options.
+#[derive(Debug, clap::Args)]
+pub struct RunTarget {
+    /// The model to read.
+    pub input: PathBuf,
+    /// The file to write; its extension chooses the format (.pmx, .json).
+    pub output: PathBuf,
+    /// Elements the tool works on, as KIND:LIST (`bones:3,5-9,左腕`, `vertices:0-99`);
+    /// repeat for several kinds. Names work for bones, morphs, materials, rigid bodies and
+    /// joints.
+    #[arg(long, value_name = "KIND:INDICES")]
+    pub select: Vec<String>,
+    /// The options as a JSON object (`{"angle": 30}`); options left out keep their defaults
+    /// (`pmx-studio plugins` lists them).
+    #[arg(long, value_name = "JSON")]
+    pub options: Option<String>,
+    /// Print what changed as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The tool's id (`pmx-studio plugins` lists them), or `script:NAME` for a script in the
+    /// scripts folder.
+    pub plugin: String,
+    #[command(flatten)]
+    pub target: RunTarget,
+    /// The folder of user scripts `script:NAME` is looked up in (default: the user's scripts
+    /// folder).
+    #[arg(long, value_name = "DIR")]
+    pub scripts: Option<PathBuf>,
+}
+
+/// The user's scripts folder: `PMX_STUDIO_SCRIPTS`, else `scripts` in the configuration
+/// folder (`$XDG_CONFIG_HOME/pmx-studio`, `~/.config/pmx-studio`, `%APPDATA%\pmx-studio`).
+#[must_use]
+pub fn default_scripts_folder() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("PMX_STUDIO_SCRIPTS") {
+        return Some(PathBuf::from(dir));
+    }
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("APPDATA").map(PathBuf::from))
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(config.join("pmx-studio").join("scripts"))
+}
+
+/// The built-ins, then the scripts of `folder` (scripts that do not load are returned
+/// apart, with their errors).
+fn registry_with_scripts(folder: Option<&Path>) -> (Registry, Vec<(PathBuf, String)>) {
+    let registry = Registry::builtin();
+    let failed = Vec::new();
+    let _ = folder;
+    (registry, failed)
+}
+
+fn kind_json(kind: &OptionKind) -> Value {
+    match kind {
+        OptionKind::Bool => json!({"type": "bool"}),
+        OptionKind::Number { min, max, unit } => {
+            json!({"type": "number", "min": min, "max": max, "unit": unit})
+        }
+        OptionKind::Integer { min, max } => json!({"type": "integer", "min": min, "max": max}),
+        OptionKind::Choice(choices) => json!({
+            "type": "choice",
+            "choices": choices
+                .iter()
+                .map(|(id, ja, en)| json!({"id": id, "name_ja": ja, "name_en": en}))
+                .collect::<Vec<_>>(),
+        }),
+        OptionKind::Text => json!({"type": "text"}),
+    }
+}
+
+fn option_json(spec: &OptionSpec) -> Value {
+    let mut value = kind_json(&spec.kind);
+    if let Some(object) = value.as_object_mut() {
+        object.insert("key".into(), json!(spec.key));
+        object.insert("label_ja".into(), json!(spec.label_ja));
+        object.insert("label_en".into(), json!(spec.label_en));
+        object.insert("default".into(), spec.default.to_json());
+    }
+    value
+}
+
+fn needs_json(needs: Needs) -> Value {
+    match needs {
+        Needs::Nothing => json!({"selection": "none"}),
+        Needs::Selected(kind) => json!({"selection": "required", "kind": kind.name()}),
+        Needs::SelectedOrAll(kind) => json!({"selection": "optional", "kind": kind.name()}),
+    }
+}
+
+/// One entry of `plugins --json`.
+fn info_json(info: &PluginInfo) -> Value {
+    json!({
+        "id": info.id,
+        "group": info.group.id(),
+        "name_ja": info.name_ja,
+        "name_en": info.name_en,
+        "description_ja": info.description_ja,
+        "description_en": info.description_en,
+        "version": info.version,
+        "needs": needs_json(info.needs),
+        "options": info.options.iter().map(option_json).collect::<Vec<_>>(),
+    })
+}
+
+pub fn list(args: &PluginsArgs) -> Result<ExitCode> {
+    let folder = args.scripts.clone().or_else(default_scripts_folder);
+    let (registry, failed) = registry_with_scripts(folder.as_deref());
+    if args.json {
+        let json = json!({
+            "plugins": registry.infos().iter().map(info_json).collect::<Vec<_>>(),
+            "scripts_folder": folder,
+            "failed_scripts": failed
+                .iter()
+                .map(|(path, error)| json!({"path": path, "error": error}))
+                .collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&json)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for group in pmx_plugins::PluginGroup::ALL {
+        let infos: Vec<PluginInfo> = registry.in_group(group).map(|p| p.info()).collect();
+        if infos.is_empty() {
+            continue;
+        }
+        println!(
+            "{} ({})",
+            group.name(Language::English),
+            group.name(Language::Japanese)
+        );
+        for info in infos {
+            println!("  {:<24} {} / {}", info.id, info.name_en, info.name_ja);
+            println!("  {:<24} {}", "", info.description_en);
+            for spec in &info.options {
+                println!(
+                    "  {:<24}   --options {{\"{}\": {}}}  {}",
+                    "",
+                    spec.key,
+                    spec.default.to_json(),
+                    spec.label_en
+                );
+            }
+        }
+    }
+    if let Some(folder) = &folder {
+        println!("scripts folder: {}", folder.display());
+    }
+    for (path, error) in &failed {
+        eprintln!("warning: {}: {error}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run(args: &RunArgs) -> Result<ExitCode> {
+    let folder = args.scripts.clone().or_else(default_scripts_folder);
+    let (registry, _) = registry_with_scripts(folder.as_deref());
+    let plugin = registry.find(&args.plugin).ok_or_else(|| {
+        anyhow!(
+            "no tool named \"{}\" (`pmx-studio plugins` lists them)",
+            args.plugin
+        )
+    })?;
+    run_on_files(plugin.as_ref(), &args.target)
+}
+
+/// The JSON shape of `run --json` / `script --json`.
+#[derive(Debug, Serialize)]
+struct RunJson<'a> {
+    plugin: &'a str,
+    label: &'a str,
+    notes: Vec<String>,
+    steps: Vec<String>,
+    report: &'a EditReport,
+    touched: &'a Touched,
+}
+
+/// Runs `plugin` on the input with the target's selection and options, applies its one edit
+/// and writes the output; prints what changed.
+pub fn run_on_files(plugin: &dyn Plugin, target: &RunTarget) -> Result<ExitCode> {
+    if FileFormat::from_extension(&target.output).is_none() {
+        bail!(
+            "{}: unknown output format (use .pmx or .json)",
+            target.output.display()
+        );
+    }
+    let info = plugin.info();
+    let options_json: Value = match &target.options {
+        Some(text) => serde_json::from_str(text).context("--options is not valid JSON")?,
+        None => json!({}),
+    };
+    let options = pmx_plugins::Options::from_json(&info.options, &options_json)?;
+    let mut model = formats::load_path(&target.input, &LoadOptions::default())?.model;
+    let mut selection = PluginSelection::new();
+    for spec in &target.select {
+        selection.add_spec(&model, spec)?;
+    }
+    let run = run_plugin(plugin, &mut model, &selection, &options)
+        .with_context(|| format!("{} ({})", info.name_en, info.id))?;
+    let label = run.edit.label_in(Language::English);
+    let report = run.edit.report().clone();
+    let notes: Vec<String> = run.notes.iter().map(|n| n.en.clone()).collect();
+    let steps: Vec<String> = run.steps.iter().map(|n| n.en.clone()).collect();
+    let mut history = History::new();
+    let touched = history.apply(&mut model, run.edit);
+
+    // Keep the input's index sizes where they fit, as `edit` does.
+    let save_options = SaveOptions {
+        pmx: PmxSaveOptions {
+            index_sizes: IndexSizeMode::Keep,
+            ..PmxSaveOptions::default()
+        },
+        ..SaveOptions::default()
+    };
+    let saved = formats::save_path(&model, &target.output, &save_options)?;
+    for warning in &saved.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if target.json {
+        let json = RunJson {
+            plugin: &info.id,
+            label: &label,
+            notes,
+            steps,
+            report: &report,
+            touched: &touched,
+        };
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        println!("{label}");
+        for note in &notes {
+            println!("  {note}");
+        }
+        for step in &steps {
+            println!("  {step}");
+        }
+        for (what, count) in &report.removed_with {
+            println!("  removed {count} {what}");
+        }
+        for (field, count) in &report.cleared {
+            println!("  cleared {count} {field}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,136 @@
+//! `pmx-studio plugins`, `run` and `script`: the list (text and JSON), a tool run as one step
+//! with a selection and options, and clear errors for unknown tools, bad selections and bad
+//! options (exit 1, no output file).
+
+// Test code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use pmx_core::formats::pmx::{self, PmxSaveOptions};
+use pmx_core::formats::{LoadOptions, load_path};
+use pmx_core::generate::sample_model;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn pmx_studio(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pmx-studio"))
+        .args(args)
+        .env("PMX_STUDIO_SCRIPTS", "/nonexistent-scripts-folder")
+        .output()
+        .expect("pmx-studio runs")
+}
+
+fn write_sample(path: &Path) {
+    let (bytes, _) = pmx::write(&sample_model(), &PmxSaveOptions::default()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn plugins_lists_every_built_in_with_its_options_as_json() {
+    let output = pmx_studio(&["plugins", "--json"]);
+    assert!(output.status.success());
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let plugins = json["plugins"].as_array().unwrap();
+    let registry = pmx_plugins::Registry::builtin();
+    assert_eq!(plugins.len(), registry.len());
+    for (entry, info) in plugins.iter().zip(registry.infos()) {
+        assert_eq!(entry["id"], info.id.as_str());
+        assert_eq!(entry["name_ja"], info.name_ja.as_str());
+        assert_eq!(entry["name_en"], info.name_en.as_str());
+        assert_eq!(entry["group"], info.group.id());
+        assert_eq!(
+            entry["options"].as_array().unwrap().len(),
+            info.options.len()
+        );
+        for (option, spec) in entry["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(&info.options)
+        {
+            assert_eq!(option["key"], spec.key);
+            assert_eq!(option["default"], spec.default.to_json());
+        }
+    }
+    let flip = plugins.iter().find(|p| p["id"] == "flip_normals").unwrap();
+    assert_eq!(flip["needs"]["kind"], "vertex");
+    assert_eq!(flip["needs"]["selection"], "optional");
+    let text = pmx_studio(&["plugins"]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("flip_normals"));
+}
+
+#[test]
+fn run_applies_a_tool_to_the_selection_and_says_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pmx");
+    let output_path = dir.path().join("out.pmx");
+    write_sample(&input);
+    let (i, o) = (input.to_str().unwrap(), output_path.to_str().unwrap());
+    let output = pmx_studio(&["run", "flip_normals", i, o, "--select", "vertices:1,3-4"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.starts_with("Flip normals\n"), "{stdout}");
+    assert!(stdout.contains("3 normals flipped"), "{stdout}");
+    let before = sample_model();
+    let after = load_path(&output_path, &LoadOptions::default())
+        .unwrap()
+        .model;
+    for (index, (b, a)) in before.vertices.iter().zip(&after.vertices).enumerate() {
+        if [1, 3, 4].contains(&index) {
+            assert_eq!(a.normal.y, -b.normal.y, "vertex {index}");
+        } else {
+            assert_eq!(a.normal, b.normal, "vertex {index}");
+        }
+    }
+    let json = pmx_studio(&[
+        "run",
+        "flip_normals",
+        i,
+        o,
+        "--select",
+        "vertices:0",
+        "--json",
+    ]);
+    let json: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["plugin"], "flip_normals");
+    assert_eq!(json["label"], "Flip normals");
+    assert_eq!(json["notes"][0], "1 normals flipped");
+}
+
+#[test]
+fn bad_tools_selections_and_options_are_refused_by_name_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pmx");
+    let output_path = dir.path().join("out.pmx");
+    write_sample(&input);
+    let (i, o) = (input.to_str().unwrap(), output_path.to_str().unwrap());
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["run", "no_such_tool", i, o],
+            "no tool named \"no_such_tool\"",
+        ),
+        (
+            &["run", "flip_normals", i, o, "--select", "vertices:100000"],
+            "the model has",
+        ),
+        (
+            &["run", "flip_normals", i, o, "--select", "widgets:1"],
+            "not an element kind",
+        ),
+        (
+            &["run", "flip_normals", i, o, "--options", "{\"angle\": 3}"],
+            "this plugin has no options",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = pmx_studio(args);
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(!output_path.exists(), "{args:?} wrote a file");
+    }
+}
