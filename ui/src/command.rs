@@ -112,6 +112,10 @@ pub enum Command {
         kind: ElementKind,
         indices: Vec<usize>,
     },
+    /// ツール > a tool: its dialog (options, preview, Apply).
+    ShowPlugin(String),
+    /// Commits the edit the tool dialog built (one undo step named after the tool).
+    ApplyPluginEdit,
 }
 
 impl Command {

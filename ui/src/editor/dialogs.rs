@@ -31,6 +31,7 @@ pub(super) enum Dialog {
         title: &'static str,
         message: String,
     },
+    Plugin(Box<super::plugin_dialog::PluginDialog>),
     About,
     Shortcuts,
 }
@@ -244,6 +245,7 @@ impl EditorState {
                 Dialog::ExportSmf(export) => self.export_smf_ui(ui, export),
                 Dialog::ExportVrm(export) => self.export_vrm_ui(ui, export),
                 Dialog::Error { title, message } => self.error_ui(ui, title, message),
+                Dialog::Plugin(plugin) => self.plugin_ui(ui, plugin),
                 Dialog::About => self.about_ui(ui),
                 Dialog::Shortcuts => self.shortcuts_ui(ui),
             };

@@ -280,6 +280,29 @@ impl EditorState {
                     .push(Command::ops(vec![EditOp::Sort { kind, by }]));
             }
         }
+        ui.separator();
+        // The tools by group, as PmxEditor's plugin menu lists them.
+        for group in pmx_plugins::PluginGroup::ALL {
+            let infos: Vec<pmx_plugins::PluginInfo> = self
+                .plugins
+                .in_group(group)
+                .map(|plugin| plugin.info())
+                .collect();
+            if infos.is_empty() {
+                continue;
+            }
+            ui.menu_button(group.name(lang), |ui| {
+                for info in infos {
+                    if ui
+                        .button(format!("{}…", info.name(lang)))
+                        .on_hover_text(info.description(lang))
+                        .clicked()
+                    {
+                        self.commands.push(Command::ShowPlugin(info.id.clone()));
+                    }
+                }
+            });
+        }
     }
 
     pub(super) fn status_bar_ui(&mut self, ui: &mut egui::Ui) {

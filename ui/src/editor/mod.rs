@@ -6,6 +6,7 @@ mod dialogs;
 pub mod fonts;
 mod menu;
 mod mqo_dialogs;
+mod plugin_dialog;
 pub mod settings;
 mod smf_dialogs;
 mod tiles;
@@ -138,6 +139,11 @@ pub struct EditorState {
     quit_confirmed: bool,
     wake: Arc<dyn Fn() + Send + Sync>,
     document_id: u64,
+    /// The tools of the ツール menu: built-ins, then the user's scripts.
+    pub plugins: pmx_plugins::Registry,
+    /// A tool's edit waiting for the command that commits it, with the document revision it
+    /// was built on.
+    pending_plugin_edit: Option<(u64, pmx_core::edit::Edit)>,
 }
 
 impl std::fmt::Debug for EditorState {
@@ -197,6 +203,8 @@ impl EditorState {
             quit_confirmed: false,
             wake: Arc::new(|| {}),
             document_id: 0,
+            plugins: pmx_plugins::Registry::builtin(),
+            pending_plugin_edit: None,
         }
     }
 
@@ -722,6 +730,14 @@ impl EditorState {
                 self.set_message(level, text);
             }
             Command::Select { kind, indices } => self.select_and_show(kind, &indices),
+            Command::ShowPlugin(id) => {
+                if let Some(plugin) = self.plugins.find(&id) {
+                    self.dialog = Some(Dialog::Plugin(Box::new(plugin_dialog::PluginDialog::new(
+                        plugin,
+                    ))));
+                }
+            }
+            Command::ApplyPluginEdit => self.apply_plugin_edit(),
             Command::Reveal { kind, index } => {
                 if let Some(document) = &mut self.document
                     && index < document.model.count(kind)
@@ -876,6 +892,26 @@ impl EditorState {
                 self.set_message(MessageLevel::Error, error.to_string());
             }
         }
+    }
+
+    /// Commits the edit a tool built, as one undo step named after the tool, if the document
+    /// is still the one it was built on.
+    fn apply_plugin_edit(&mut self) {
+        let (Some((revision, edit)), Some(document)) =
+            (self.pending_plugin_edit.take(), &mut self.document)
+        else {
+            return;
+        };
+        if document.revision() != revision {
+            self.set_message(
+                MessageLevel::Error,
+                EditLabel::new("status.plugin_outdated"),
+            );
+            return;
+        }
+        let label = edit.edit_label().clone();
+        document.apply(edit);
+        self.set_message(MessageLevel::Info, label);
     }
 
     /// Selects all rows of the focused table.
