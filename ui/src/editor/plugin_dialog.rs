@@ -20,6 +20,9 @@ use std::time::Instant;
 
 type RunResult = Result<PluginRun, PluginError>;
 
+/// The preview's height, whatever it holds.
+const PREVIEW_HEIGHT: f32 = 160.0;
+
 /// A run on its own thread.
 struct PluginJob {
     cancel: Arc<AtomicBool>,
@@ -364,10 +367,13 @@ impl EditorState {
                 ui.weak(lang.tr("dialog.plugin_preview_stale"));
             }
         });
+        // A fixed height: the modal is centred on last frame's size, so a preview that grew
+        // when the run finished would move the buttons under the pointer.
         egui::ScrollArea::vertical()
             .id_salt("plugin_preview")
-            .max_height(220.0)
-            .auto_shrink([false, true])
+            .min_scrolled_height(PREVIEW_HEIGHT)
+            .max_height(PREVIEW_HEIGHT)
+            .auto_shrink([false, false])
             .show(ui, |ui| match &dialog.finished {
                 None => {
                     ui.weak(lang.tr("dialog.plugin_no_preview"));
