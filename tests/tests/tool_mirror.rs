@@ -45,7 +45,9 @@ fn left_face(model: &Model, material: usize) -> [usize; 3] {
                 let vertex = &model.vertices[v];
                 vertex.position.x > 1.0
                     && vertex.weight.bones().iter().all(|bone| {
-                        bone.is_some_and(|b| model.bones[b.get()].name_ja.as_str().starts_with('左'))
+                        bone.is_some_and(|b| {
+                            model.bones[b.get()].name_ja.as_str().starts_with('左')
+                        })
                     })
             })
         })
@@ -78,7 +80,10 @@ fn copying_left_vertices_makes_mirrored_vertices_on_the_right_bones_with_their_f
         let source = &model.vertices[original];
         let copy = &after.vertices[n + k];
         let p = source.position;
-        assert!(copy.position.bits_eq(Vec3::new(-p.x, p.y, p.z)), "vertex {k}");
+        assert!(
+            copy.position.bits_eq(Vec3::new(-p.x, p.y, p.z)),
+            "vertex {k}"
+        );
         let m = source.normal;
         assert!(copy.normal.bits_eq(Vec3::new(-m.x, m.y, m.z)));
         assert_eq!(copy.uv, source.uv);
@@ -186,7 +191,10 @@ fn mirror_mode_gives_the_right_arm_the_left_arms_values() {
     let bone = &outcome.after.bones[right];
     // Gene's 左腕: (1.3334012, 15.36092, 0.07036243), tail (2.3614755, -1.5920782, 0.06906485).
     assert_eq!(bone.position, Vec3::new(-1.3334012, 15.36092, 0.07036243));
-    assert_eq!(bone.tail_offset, Vec3::new(-2.3614755, -1.5920782, 0.06906485));
+    assert_eq!(
+        bone.tail_offset,
+        Vec3::new(-2.3614755, -1.5920782, 0.06906485)
+    );
     assert_eq!(bone.name_ja.as_str(), "右腕");
     assert_eq!(bone.name_en.as_str(), "arm_R");
     assert_eq!(bone_name(&outcome.after, bone.parent), "右肩");
@@ -246,10 +254,12 @@ fn mirror_mode_snaps_the_vertex_found_at_the_mirrored_position() {
         .into_iter()
         .chain(0..model.vertices.len())
         .filter(|&v| model.vertices[v].position.x > 1.0)
-        .find_map(|v| match near(model.vertices[v].position, 0.01).as_slice() {
-            [only] => Some((v, *only)),
-            _ => None,
-        })
+        .find_map(
+            |v| match near(model.vertices[v].position, 0.01).as_slice() {
+                [only] => Some((v, *only)),
+                _ => None,
+            },
+        )
         .expect("a vertex with one counterpart");
     let p = model.vertices[source].position;
     model.vertices[target].position = Vec3::new(-p.x + 0.0004, p.y, p.z - 0.0003);

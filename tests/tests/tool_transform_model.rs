@@ -15,7 +15,9 @@ fn transform(model: &Model, options: serde_json::Value) -> Model {
 }
 
 fn close(a: Vec3, b: Vec3, tolerance: f32) -> bool {
-    (a.x - b.x).abs() <= tolerance && (a.y - b.y).abs() <= tolerance && (a.z - b.z).abs() <= tolerance
+    (a.x - b.x).abs() <= tolerance
+        && (a.y - b.y).abs() <= tolerance
+        && (a.z - b.z).abs() <= tolerance
 }
 
 fn doubled(v: Vec3) -> Vec3 {
@@ -37,7 +39,10 @@ fn a_scale_of_two_doubles_every_position_and_size_exactly() {
     let after = &outcome.after;
     for (before, now) in model.vertices.iter().zip(&after.vertices) {
         assert!(now.position.bits_eq(doubled(before.position)));
-        assert!(now.normal.bits_eq(before.normal), "a uniform scale keeps normals");
+        assert!(
+            now.normal.bits_eq(before.normal),
+            "a uniform scale keeps normals"
+        );
         assert_eq!(now.uv, before.uv);
     }
     for (before, now) in model.bones.iter().zip(&after.bones) {
@@ -96,7 +101,10 @@ fn a_quarter_turn_about_y_sends_x_to_minus_z() {
         assert!(close(now.position, turn(before.position), 1e-5));
         let expected = quarter * euler_to_quat(before.rotation);
         let got = euler_to_quat(now.rotation);
-        assert!(got.dot(expected).abs() > 1.0 - 1e-5, "{got:?} vs {expected:?}");
+        assert!(
+            got.dot(expected).abs() > 1.0 - 1e-5,
+            "{got:?} vs {expected:?}"
+        );
         assert!(now.size.bits_eq(before.size));
     }
     for (before, now) in model.joints.iter().zip(&after.joints) {
@@ -179,9 +187,14 @@ fn the_identity_is_no_change_and_a_zero_scale_is_refused() {
     let info = plugin.info();
     let mut working = model.clone();
     let options = Options::from_json(&info.options, &json!({})).unwrap();
-    let error = run_plugin(plugin.as_ref(), &mut working, &PluginSelection::new(), &options)
-        .map(|_| ())
-        .unwrap_err();
+    let error = run_plugin(
+        plugin.as_ref(),
+        &mut working,
+        &PluginSelection::new(),
+        &options,
+    )
+    .map(|_| ())
+    .unwrap_err();
     assert!(matches!(error, PluginError::NoChange), "{error}");
     assert!(Options::from_json(&info.options, &json!({"scale": 0})).is_err());
     // The sample model moves as a whole.
