@@ -3,8 +3,12 @@
 use crate::api::Plugin;
 use std::sync::Arc;
 
+pub mod mirror;
+pub mod name_dictionary;
 pub mod normals;
 pub mod semi_standard_bones;
+pub mod transform_model;
+pub mod translate_names;
 
 /// Every built-in tool, in menu order within each group.
 #[must_use]
@@ -12,5 +16,8 @@ pub fn all() -> Vec<Arc<dyn Plugin>> {
     vec![
         Arc::new(normals::FlipNormals),
         Arc::new(semi_standard_bones::SemiStandardBones),
+        Arc::new(mirror::Mirror),
+        Arc::new(translate_names::TranslateNames),
+        Arc::new(transform_model::TransformModel),
     ]
 }

@@ -1,0 +1,1318 @@
+//! ミラー: copy the selected half of a model to the other side, or make the other side match
+//! it, as PmxEditor's mirror tools do.
+//!
+//! Two modes:
+//! - `copy` duplicates the selected vertices (with the faces among them, winding reversed, in
+//!   their own materials, and their vertex/UV morph offsets), bones, rigid bodies and joints,
+//!   mirrored; copies of named elements get the other side's name (左↔右, `_L`↔`_R`, ...).
+//! - `mirror` finds each selected element's counterpart on the other side (bones, rigid bodies
+//!   and joints by their mirrored name, vertices by their mirrored position within
+//!   `tolerance`, looked up in a grid) and gives it the selected element's values mirrored. It
+//!   changes no topology: faces, UVs and names stay as they are.
+//!
+//! Mirroring in X negates x of points and vectors. Rotations are MikuMikuDance's Y-X-Z Euler
+//! angles: a reflection in X keeps the rotation about X and negates those about Y and Z
+//! (generally: the angle about the mirror axis stays, the two others negate), so angle limits
+//! about the other two axes negate and swap (lower ↔ upper), and translation limits along the
+//! mirror axis negate and swap. Bone references follow the counterpart bone when one exists
+//! (a bone without a side, like 上半身, is its own counterpart).
+
+use crate::api::{
+    EditBatch, Needs, Plugin, PluginContext, PluginError, PluginGroup, PluginInfo, PluginOutput,
+};
+use crate::options::OptionSpec;
+use pmx_core::Model;
+use pmx_core::edit::{Edit, Elements, SetField, field};
+use pmx_core::model::{
+    AngleLimits, Bone, BoneIdx, BoneMorphOffset, DisplayFrame, DisplayItem, ElementKind,
+    ImpulseMorphOffset, Joint, Morph, MorphOffsets, RigidBody, RigidBodyIdx, UvMorphOffset, Vec3,
+    Vec4, Vertex, VertexIdx, VertexMorphOffset, Weight,
+};
+use pmx_core::validate::FixStep;
+use std::collections::{HashMap, HashSet};
+
+/// ミラー (左右コピー / 左右対称化).
+#[derive(Debug, Clone, Copy)]
+pub struct Mirror;
+
+/// The axis a mirror reflects across (the component that changes sign).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    X,
+    Y,
+    Z,
+}
+
+impl Axis {
+    fn index(self) -> usize {
+        match self {
+            Axis::X => 0,
+            Axis::Y => 1,
+            Axis::Z => 2,
+        }
+    }
+}
+
+/// A point or vector reflected: the axis component negated.
+#[must_use]
+pub fn reflect(v: Vec3, axis: Axis) -> Vec3 {
+    match axis {
+        Axis::X => Vec3::new(-v.x, v.y, v.z),
+        Axis::Y => Vec3::new(v.x, -v.y, v.z),
+        Axis::Z => Vec3::new(v.x, v.y, -v.z),
+    }
+}
+
+/// Euler angles (any order of single-axis rotations, so MMD's Y-X-Z too) or an angular
+/// quantity reflected: the rotation about the mirror axis stays, the two others negate.
+#[must_use]
+pub fn reflect_rotation(r: Vec3, axis: Axis) -> Vec3 {
+    match axis {
+        Axis::X => Vec3::new(r.x, -r.y, -r.z),
+        Axis::Y => Vec3::new(-r.x, r.y, -r.z),
+        Axis::Z => Vec3::new(-r.x, -r.y, r.z),
+    }
+}
+
+/// A quaternion (x, y, z, w) reflected like [`reflect_rotation`].
+#[must_use]
+pub fn reflect_quaternion(q: Vec4, axis: Axis) -> Vec4 {
+    let v = reflect_rotation(Vec3::new(q.x, q.y, q.z), axis);
+    Vec4::new(v.x, v.y, v.z, q.w)
+}
+
+/// Angle limits reflected: about the two axes other than the mirror axis the range negates,
+/// so its ends swap.
+#[must_use]
+pub fn reflect_angle_limits(lower: Vec3, upper: Vec3, axis: Axis) -> (Vec3, Vec3) {
+    let mut lo = lower.to_array();
+    let mut hi = upper.to_array();
+    for component in 0..3 {
+        if component != axis.index() {
+            let (l, h) = (lo[component], hi[component]);
+            lo[component] = -h;
+            hi[component] = -l;
+        }
+    }
+    (Vec3::from_array(lo), Vec3::from_array(hi))
+}
+
+/// Translation limits reflected: along the mirror axis the range negates and its ends swap.
+#[must_use]
+pub fn reflect_move_limits(lower: Vec3, upper: Vec3, axis: Axis) -> (Vec3, Vec3) {
+    let mut lo = lower.to_array();
+    let mut hi = upper.to_array();
+    let component = axis.index();
+    let (l, h) = (lo[component], hi[component]);
+    lo[component] = -h;
+    hi[component] = -l;
+    (Vec3::from_array(lo), Vec3::from_array(hi))
+}
+
+/// The name of the other side's element: 左↔右 everywhere, and the English markers `Left` ↔
+/// `Right` (also lower and upper case), `_L` ↔ `_R` and `.L` ↔ `.R` (when not followed by a
+/// letter or digit). `None` when the name has no side.
+#[must_use]
+pub fn mirrored_name(name: &str) -> Option<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len());
+    let mut changed = false;
+    let mut i = 0;
+    let word_at = |i: usize, word: &str| -> bool {
+        let word: Vec<char> = word.chars().collect();
+        chars.get(i..i + word.len()) == Some(&word[..])
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '左' || c == '右' {
+            out.push(if c == '左' { '右' } else { '左' });
+            changed = true;
+            i += 1;
+            continue;
+        }
+        let mut swapped = false;
+        for (from, to) in [
+            ("Left", "Right"),
+            ("Right", "Left"),
+            ("left", "right"),
+            ("right", "left"),
+            ("LEFT", "RIGHT"),
+            ("RIGHT", "LEFT"),
+        ] {
+            if word_at(i, from) {
+                out.push_str(to);
+                i += from.chars().count();
+                changed = true;
+                swapped = true;
+                break;
+            }
+        }
+        if swapped {
+            continue;
+        }
+        if (c == '_' || c == '.')
+            && let Some(&side) = chars.get(i + 1)
+            && (side == 'L' || side == 'R')
+            && !chars.get(i + 2).is_some_and(|next| next.is_alphanumeric())
+        {
+            out.push(c);
+            out.push(if side == 'L' { 'R' } else { 'L' });
+            changed = true;
+            i += 2;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    changed.then_some(out)
+}
+
+/// Each element's counterpart by mirrored name: `Some(other)` for a sided name whose
+/// counterpart exists, `Some(self)` for a name without a side, `None` for a sided name whose
+/// counterpart is missing.
+fn counterparts<'a>(names: impl Iterator<Item = std::borrow::Cow<'a, str>>) -> Vec<Option<usize>> {
+    let names: Vec<String> = names.map(|name| name.into_owned()).collect();
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+    for (index, name) in names.iter().enumerate() {
+        first.entry(name.as_str()).or_insert(index);
+    }
+    names
+        .iter()
+        .enumerate()
+        .map(|(index, name)| match mirrored_name(name) {
+            None => Some(index),
+            Some(other) => first.get(other.as_str()).copied(),
+        })
+        .collect()
+}
+
+fn bone_counterparts(model: &Model) -> Vec<Option<usize>> {
+    counterparts(model.bones.iter().map(|bone| bone.name_ja.as_str()))
+}
+
+fn body_counterparts(model: &Model) -> Vec<Option<usize>> {
+    counterparts(model.rigid_bodies.iter().map(|body| body.name_ja.as_str()))
+}
+
+fn joint_counterparts(model: &Model) -> Vec<Option<usize>> {
+    counterparts(model.joints.iter().map(|joint| joint.name_ja.as_str()))
+}
+
+/// Maps a bone reference: `map[b]` when known, else the reference unchanged.
+fn map_bone(bone: Option<BoneIdx>, map: &[Option<usize>]) -> Option<BoneIdx> {
+    bone.map(|b| match map.get(b.get()).copied().flatten() {
+        Some(other) => BoneIdx::new(other),
+        None => b,
+    })
+}
+
+/// Maps a bone reference strictly: `None` (inside `Some`) when the bone has a side and no
+/// counterpart.
+fn map_bone_strict(bone: Option<BoneIdx>, map: &[Option<usize>]) -> Option<Option<BoneIdx>> {
+    match bone {
+        None => Some(None),
+        Some(b) => map
+            .get(b.get())
+            .copied()
+            .flatten()
+            .map(|other| Some(BoneIdx::new(other))),
+    }
+}
+
+fn map_body(body: Option<RigidBodyIdx>, map: &[Option<usize>]) -> Option<RigidBodyIdx> {
+    body.map(|b| match map.get(b.get()).copied().flatten() {
+        Some(other) => RigidBodyIdx::new(other),
+        None => b,
+    })
+}
+
+fn map_body_strict(
+    body: Option<RigidBodyIdx>,
+    map: &[Option<usize>],
+) -> Option<Option<RigidBodyIdx>> {
+    match body {
+        None => Some(None),
+        Some(b) => map
+            .get(b.get())
+            .copied()
+            .flatten()
+            .map(|other| Some(RigidBodyIdx::new(other))),
+    }
+}
+
+/// A weight mirrored: its bones mapped by `map_bone`, SDEF's points reflected.
+fn mirror_weight(
+    weight: &Weight,
+    axis: Axis,
+    map_bone: &mut dyn FnMut(Option<BoneIdx>) -> Option<Option<BoneIdx>>,
+) -> Option<Weight> {
+    let mut weight = weight.clone();
+    for slot in weight.bones_mut() {
+        *slot = map_bone(*slot)?;
+    }
+    if let Weight::Sdef { c, r0, r1, .. } = &mut weight {
+        *c = reflect(*c, axis);
+        *r0 = reflect(*r0, axis);
+        *r1 = reflect(*r1, axis);
+    }
+    Some(weight)
+}
+
+/// The geometry of a bone mirrored (references untouched).
+fn mirror_bone_geometry(bone: &Bone, axis: Axis) -> Bone {
+    let mut out = bone.clone();
+    out.position = reflect(bone.position, axis);
+    out.tail_offset = reflect(bone.tail_offset, axis);
+    out.fixed_axis = reflect(bone.fixed_axis, axis);
+    out.local_axis_x = reflect(bone.local_axis_x, axis);
+    out.local_axis_z = reflect(bone.local_axis_z, axis);
+    for link in &mut out.ik.links {
+        if let Some(limits) = &mut link.limits {
+            let (lower, upper) = reflect_angle_limits(limits.lower, limits.upper, axis);
+            *limits = AngleLimits { lower, upper };
+        }
+    }
+    out
+}
+
+fn mirror_body_geometry(body: &RigidBody, axis: Axis) -> RigidBody {
+    let mut out = body.clone();
+    out.position = reflect(body.position, axis);
+    out.rotation = reflect_rotation(body.rotation, axis);
+    out
+}
+
+fn mirror_joint_geometry(joint: &Joint, axis: Axis) -> Joint {
+    let mut out = joint.clone();
+    out.position = reflect(joint.position, axis);
+    out.rotation = reflect_rotation(joint.rotation, axis);
+    (out.move_lower, out.move_upper) =
+        reflect_move_limits(joint.move_lower, joint.move_upper, axis);
+    (out.rotate_lower, out.rotate_upper) =
+        reflect_angle_limits(joint.rotate_lower, joint.rotate_upper, axis);
+    out
+}
+
+fn renamed(name: &pmx_core::model::Text, swap: bool) -> pmx_core::model::Text {
+    if !swap {
+        return name.clone();
+    }
+    match mirrored_name(&name.as_str()) {
+        Some(other) => other.into(),
+        None => name.clone(),
+    }
+}
+
+/// Indices of `kind` selected and in range.
+fn selected(cx: &PluginContext<'_>, kind: ElementKind) -> Vec<usize> {
+    let count = cx.model.count(kind);
+    cx.selection
+        .get(kind)
+        .iter()
+        .copied()
+        .filter(|&index| index < count)
+        .collect()
+}
+
+/// A grid of vertex positions for lookups within `tolerance` (cells of that size: a match is
+/// in the cell of the looked-up point or a neighbour).
+struct PositionGrid {
+    cell: f32,
+    cells: HashMap<[i64; 3], Vec<u32>>,
+}
+
+impl PositionGrid {
+    fn new(vertices: &[Vertex], tolerance: f32) -> Self {
+        let cell = tolerance.max(1e-6);
+        let mut cells: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+        for (index, vertex) in vertices.iter().enumerate() {
+            if vertex.position.is_finite() {
+                let key = Self::key(vertex.position, cell);
+                cells
+                    .entry(key)
+                    .or_default()
+                    .push(u32::try_from(index).unwrap_or(u32::MAX));
+            }
+        }
+        Self { cell, cells }
+    }
+
+    #[allow(clippy::cast_possible_truncation)]
+    fn key(p: Vec3, cell: f32) -> [i64; 3] {
+        // `as` saturates, so a huge coordinate lands in an edge cell instead of overflowing.
+        [
+            (p.x / cell).floor() as i64,
+            (p.y / cell).floor() as i64,
+            (p.z / cell).floor() as i64,
+        ]
+    }
+
+    /// The vertex nearest `p` within `tolerance`, other than `except`.
+    fn nearest(
+        &self,
+        vertices: &[Vertex],
+        p: Vec3,
+        tolerance: f32,
+        except: usize,
+    ) -> Option<usize> {
+        if !p.is_finite() {
+            return None;
+        }
+        let [kx, ky, kz] = Self::key(p, self.cell);
+        let mut best: Option<(f32, usize)> = None;
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let key = [
+                        kx.saturating_add(dx),
+                        ky.saturating_add(dy),
+                        kz.saturating_add(dz),
+                    ];
+                    for &index in self.cells.get(&key).into_iter().flatten() {
+                        let index = index as usize;
+                        if index == except {
+                            continue;
+                        }
+                        let Some(vertex) = vertices.get(index) else {
+                            continue;
+                        };
+                        let q = vertex.position;
+                        let distance =
+                            ((q.x - p.x).powi(2) + (q.y - p.y).powi(2) + (q.z - p.z).powi(2))
+                                .sqrt();
+                        if distance <= tolerance && best.is_none_or(|(d, _)| distance < d) {
+                            best = Some((distance, index));
+                        }
+                    }
+                }
+            }
+        }
+        best.map(|(_, index)| index)
+    }
+}
+
+impl Plugin for Mirror {
+    fn info(&self) -> PluginInfo {
+        PluginInfo {
+            id: "mirror".to_owned(),
+            group: PluginGroup::Mirror,
+            name_ja: "ミラー".to_owned(),
+            name_en: "Mirror".to_owned(),
+            description_ja: "選択した頂点・ボーン・剛体・Jointを反対側へ左右反転でコピーします(コピー)。または反対側の対応する要素(ボーン・剛体・Jointは左右の名前、頂点は反転位置で検索)を選択側に合わせます(ミラー)。コピーでは選択頂点間の面も面の向きを反転して同じ材質に追加し、頂点モーフも複製します。".to_owned(),
+            description_en: "Copies the selected vertices, bones, rigid bodies and joints mirrored to the other side (copy), or makes their counterparts on the other side (bones, rigid bodies and joints found by their left/right names, vertices by their mirrored position) match them (mirror). A copy takes the faces among the selected vertices along, winding reversed, into the same materials, and their morph offsets.".to_owned(),
+            version: "1.0".to_owned(),
+            needs: Needs::Nothing,
+            options: vec![
+                OptionSpec::choice(
+                    "mode",
+                    "方式",
+                    "Mode",
+                    "copy",
+                    vec![
+                        ("copy", "反対側へコピー", "Copy to the other side"),
+                        ("mirror", "反対側を選択側に合わせる", "Make the other side match"),
+                    ],
+                ),
+                OptionSpec::choice(
+                    "axis",
+                    "反転軸",
+                    "Axis",
+                    "x",
+                    vec![("x", "X", "X"), ("y", "Y", "Y"), ("z", "Z", "Z")],
+                ),
+                OptionSpec::number(
+                    "tolerance",
+                    "頂点検索の許容距離",
+                    "Vertex match tolerance",
+                    0.001,
+                    0.0,
+                    1.0,
+                    "",
+                ),
+            ],
+        }
+    }
+
+    fn run(&self, cx: &PluginContext<'_>) -> Result<PluginOutput, PluginError> {
+        let axis = match cx.options.text("axis") {
+            "y" => Axis::Y,
+            "z" => Axis::Z,
+            _ => Axis::X,
+        };
+        let selection = Selected {
+            vertices: selected(cx, ElementKind::Vertex),
+            bones: selected(cx, ElementKind::Bone),
+            bodies: selected(cx, ElementKind::RigidBody),
+            joints: selected(cx, ElementKind::Joint),
+        };
+        if selection.is_empty() {
+            return Err(PluginError::refused(
+                "select vertices, bones, rigid bodies or joints first",
+                "先に頂点・ボーン・剛体・Jointを選択してください",
+            ));
+        }
+        if cx.options.text("mode") == "mirror" {
+            #[allow(clippy::cast_possible_truncation)]
+            let tolerance = cx.options.number("tolerance") as f32;
+            mirror_mode(cx.model, &selection, axis, tolerance)
+        } else {
+            copy_mode(cx.model, &selection, axis)
+        }
+    }
+}
+
+struct Selected {
+    vertices: Vec<usize>,
+    bones: Vec<usize>,
+    bodies: Vec<usize>,
+    joints: Vec<usize>,
+}
+
+impl Selected {
+    fn is_empty(&self) -> bool {
+        self.vertices.is_empty()
+            && self.bones.is_empty()
+            && self.bodies.is_empty()
+            && self.joints.is_empty()
+    }
+}
+
+/// Where each element goes in a copy: the copy's index for a copied element, else its
+/// counterpart by name, else itself.
+fn copy_map(count: usize, copied: &[usize], counterpart: &[Option<usize>]) -> Vec<Option<usize>> {
+    let mut map: Vec<Option<usize>> = (0..count)
+        .map(|index| counterpart.get(index).copied().flatten().or(Some(index)))
+        .collect();
+    for (k, &original) in copied.iter().enumerate() {
+        if let Some(slot) = map.get_mut(original) {
+            *slot = Some(count + k);
+        }
+    }
+    map
+}
+
+#[allow(clippy::too_many_lines)]
+fn copy_mode(model: &Model, selection: &Selected, axis: Axis) -> Result<PluginOutput, PluginError> {
+    let swap_names = axis == Axis::X;
+    let mut batch = EditBatch::new();
+    let mut notes: Vec<(String, String)> = Vec::new();
+
+    let bone_map = copy_map(
+        model.bones.len(),
+        &selection.bones,
+        &if swap_names {
+            bone_counterparts(model)
+        } else {
+            Vec::new()
+        },
+    );
+    let body_map = copy_map(
+        model.rigid_bodies.len(),
+        &selection.bodies,
+        &if swap_names {
+            body_counterparts(model)
+        } else {
+            Vec::new()
+        },
+    );
+    let mut unchanged_names = 0usize;
+
+    // Bones first, so that the copied bodies and vertices can name the copies.
+    if !selection.bones.is_empty() {
+        let bones: Vec<Bone> = selection
+            .bones
+            .iter()
+            .map(|&index| {
+                let original = &model.bones[index];
+                let mut copy = mirror_bone_geometry(original, axis);
+                copy.name_ja = renamed(&original.name_ja, swap_names);
+                copy.name_en = renamed(&original.name_en, swap_names);
+                if copy.name_ja == original.name_ja {
+                    unchanged_names += 1;
+                }
+                copy.parent = map_bone(original.parent, &bone_map);
+                copy.tail_bone = map_bone(original.tail_bone, &bone_map);
+                copy.append_parent = map_bone(original.append_parent, &bone_map);
+                copy.ik.target = map_bone(original.ik.target, &bone_map);
+                for link in &mut copy.ik.links {
+                    link.bone = map_bone(link.bone, &bone_map);
+                }
+                copy
+            })
+            .collect();
+        batch.push(FixStep::Insert {
+            at: None,
+            elements: Elements::Bones(bones),
+        });
+    }
+    if !selection.bodies.is_empty() {
+        let bodies: Vec<RigidBody> = selection
+            .bodies
+            .iter()
+            .map(|&index| {
+                let original = &model.rigid_bodies[index];
+                let mut copy = mirror_body_geometry(original, axis);
+                copy.name_ja = renamed(&original.name_ja, swap_names);
+                copy.name_en = renamed(&original.name_en, swap_names);
+                if copy.name_ja == original.name_ja {
+                    unchanged_names += 1;
+                }
+                copy.bone = map_bone(original.bone, &bone_map);
+                copy
+            })
+            .collect();
+        batch.push(FixStep::Insert {
+            at: None,
+            elements: Elements::RigidBodies(bodies),
+        });
+    }
+    if !selection.joints.is_empty() {
+        let joints: Vec<Joint> = selection
+            .joints
+            .iter()
+            .map(|&index| {
+                let original = &model.joints[index];
+                let mut copy = mirror_joint_geometry(original, axis);
+                copy.name_ja = renamed(&original.name_ja, swap_names);
+                copy.name_en = renamed(&original.name_en, swap_names);
+                if copy.name_ja == original.name_ja {
+                    unchanged_names += 1;
+                }
+                copy.body_a = map_body(original.body_a, &body_map);
+                copy.body_b = map_body(original.body_b, &body_map);
+                copy
+            })
+            .collect();
+        batch.push(FixStep::Insert {
+            at: None,
+            elements: Elements::Joints(joints),
+        });
+    }
+
+    let vertex_count = model.vertices.len();
+    let mut vertex_map: HashMap<usize, usize> = HashMap::new();
+    let mut copied_faces = 0usize;
+    if !selection.vertices.is_empty() {
+        let mut vertices = Vec::with_capacity(selection.vertices.len());
+        for (k, &index) in selection.vertices.iter().enumerate() {
+            let original = &model.vertices[index];
+            let weight = mirror_weight(&original.weight, axis, &mut |bone| {
+                Some(map_bone(bone, &bone_map))
+            })
+            .unwrap_or_else(|| original.weight.clone());
+            vertices.push(Vertex {
+                position: reflect(original.position, axis),
+                normal: reflect(original.normal, axis),
+                uv: original.uv,
+                weight,
+                edge_scale: original.edge_scale,
+            });
+            vertex_map.insert(index, vertex_count + k);
+        }
+        let additional_uvs = model
+            .additional_uvs
+            .iter()
+            .map(|channel| {
+                selection
+                    .vertices
+                    .iter()
+                    .map(|&index| channel.get(index).copied().unwrap_or_default())
+                    .collect()
+            })
+            .collect();
+        batch.push(FixStep::Insert {
+            at: None,
+            elements: Elements::Vertices {
+                vertices,
+                additional_uvs,
+            },
+        });
+
+        // Faces wholly among the selected vertices, winding reversed so the copy faces out.
+        for (material, range) in model.material_face_ranges().into_iter().enumerate() {
+            let faces: Vec<[VertexIdx; 3]> = model.faces[range]
+                .iter()
+                .filter_map(|face| {
+                    let a = *vertex_map.get(&face[0].get())?;
+                    let b = *vertex_map.get(&face[1].get())?;
+                    let c = *vertex_map.get(&face[2].get())?;
+                    Some([VertexIdx::new(a), VertexIdx::new(c), VertexIdx::new(b)])
+                })
+                .collect();
+            if faces.is_empty() {
+                continue;
+            }
+            copied_faces += faces.len();
+            let what = format!("copy {} faces into material {material}", faces.len());
+            batch.push_build(what, move |model| {
+                Edit::insert_faces(model, material, faces)
+            });
+        }
+    }
+
+    // Morph offsets of the copied vertices, bones and bodies, for their copies.
+    let bone_copy: HashMap<usize, usize> = selection
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| (b, model.bones.len() + k))
+        .collect();
+    let body_copy: HashMap<usize, usize> = selection
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| (b, model.rigid_bodies.len() + k))
+        .collect();
+    let (morph_indices, morph_offsets) =
+        copied_morph_offsets(model, axis, &vertex_map, &bone_copy, &body_copy);
+    let morphs_touched = morph_indices.len();
+    if !morph_indices.is_empty() {
+        batch.push(FixStep::Set(SetField::each(
+            field::<Morph>().offsets(),
+            morph_indices,
+            morph_offsets,
+        )));
+    }
+
+    // Copied bones join the display frames of their originals, right after them.
+    if !bone_copy.is_empty() {
+        let (frame_indices, frame_items) = frames_with_copies(model, &bone_copy);
+        if !frame_indices.is_empty() {
+            batch.push(FixStep::Set(SetField::each(
+                field::<DisplayFrame>().items(),
+                frame_indices,
+                frame_items,
+            )));
+        }
+    }
+
+    let mut output = PluginOutput::new(batch);
+    output.note(
+        format!(
+            "copied mirrored: {} vertices, {copied_faces} faces, {} bones, {} rigid bodies, {} joints; {morphs_touched} morphs extended",
+            selection.vertices.len(),
+            selection.bones.len(),
+            selection.bodies.len(),
+            selection.joints.len()
+        ),
+        format!(
+            "反転コピー: 頂点{}個, 面{copied_faces}個, ボーン{}個, 剛体{}個, Joint{}個; モーフ{morphs_touched}個に追加",
+            selection.vertices.len(),
+            selection.bones.len(),
+            selection.bodies.len(),
+            selection.joints.len()
+        ),
+    );
+    if unchanged_names > 0 {
+        notes.push((
+            format!(
+                "{unchanged_names} copies keep their original's name (it has no 左/右 or L/R side)"
+            ),
+            format!("{unchanged_names}個のコピーは名前に左右がないため元と同じ名前です"),
+        ));
+    }
+    for (en, ja) in notes {
+        output.note(en, ja);
+    }
+    Ok(output)
+}
+
+/// The morphs that gain offsets for copies, with their whole new offset lists.
+fn copied_morph_offsets(
+    model: &Model,
+    axis: Axis,
+    vertex_map: &HashMap<usize, usize>,
+    bone_copy: &HashMap<usize, usize>,
+    body_copy: &HashMap<usize, usize>,
+) -> (Vec<usize>, Vec<MorphOffsets>) {
+    fn extend_uv(
+        list: &[UvMorphOffset],
+        map: &HashMap<usize, usize>,
+    ) -> Option<Vec<UvMorphOffset>> {
+        let added: Vec<UvMorphOffset> = list
+            .iter()
+            .filter_map(|o| {
+                map.get(&o.vertex.get()).map(|&copy| UvMorphOffset {
+                    vertex: VertexIdx::new(copy),
+                    offset: o.offset,
+                })
+            })
+            .collect();
+        (!added.is_empty()).then(|| list.iter().copied().chain(added).collect())
+    }
+    let mut indices = Vec::new();
+    let mut values = Vec::new();
+    for (index, morph) in model.morphs.iter().enumerate() {
+        let extended = match &morph.offsets {
+            MorphOffsets::Vertex(list) if !vertex_map.is_empty() => {
+                let added: Vec<VertexMorphOffset> = list
+                    .iter()
+                    .filter_map(|o| {
+                        vertex_map
+                            .get(&o.vertex.get())
+                            .map(|&copy| VertexMorphOffset {
+                                vertex: VertexIdx::new(copy),
+                                offset: reflect(o.offset, axis),
+                            })
+                    })
+                    .collect();
+                (!added.is_empty())
+                    .then(|| MorphOffsets::Vertex(list.iter().copied().chain(added).collect()))
+            }
+            MorphOffsets::Uv(list) if !vertex_map.is_empty() => {
+                extend_uv(list, vertex_map).map(MorphOffsets::Uv)
+            }
+            MorphOffsets::AdditionalUv1(list) if !vertex_map.is_empty() => {
+                extend_uv(list, vertex_map).map(MorphOffsets::AdditionalUv1)
+            }
+            MorphOffsets::AdditionalUv2(list) if !vertex_map.is_empty() => {
+                extend_uv(list, vertex_map).map(MorphOffsets::AdditionalUv2)
+            }
+            MorphOffsets::AdditionalUv3(list) if !vertex_map.is_empty() => {
+                extend_uv(list, vertex_map).map(MorphOffsets::AdditionalUv3)
+            }
+            MorphOffsets::AdditionalUv4(list) if !vertex_map.is_empty() => {
+                extend_uv(list, vertex_map).map(MorphOffsets::AdditionalUv4)
+            }
+            MorphOffsets::Bone(list) if !bone_copy.is_empty() => {
+                let added: Vec<BoneMorphOffset> = list
+                    .iter()
+                    .filter_map(|o| {
+                        let copy = bone_copy.get(&o.bone?.get())?;
+                        Some(BoneMorphOffset {
+                            bone: Some(BoneIdx::new(*copy)),
+                            translation: reflect(o.translation, axis),
+                            rotation: reflect_quaternion(o.rotation, axis),
+                        })
+                    })
+                    .collect();
+                (!added.is_empty())
+                    .then(|| MorphOffsets::Bone(list.iter().copied().chain(added).collect()))
+            }
+            MorphOffsets::Impulse(list) if !body_copy.is_empty() => {
+                let added: Vec<ImpulseMorphOffset> = list
+                    .iter()
+                    .filter_map(|o| {
+                        let copy = body_copy.get(&o.rigid_body?.get())?;
+                        Some(ImpulseMorphOffset {
+                            rigid_body: Some(RigidBodyIdx::new(*copy)),
+                            local: o.local,
+                            velocity: reflect(o.velocity, axis),
+                            // Angular quantities are pseudovectors: they reflect like rotations.
+                            torque: reflect_rotation(o.torque, axis),
+                        })
+                    })
+                    .collect();
+                (!added.is_empty())
+                    .then(|| MorphOffsets::Impulse(list.iter().copied().chain(added).collect()))
+            }
+            _ => None,
+        };
+        if let Some(offsets) = extended {
+            indices.push(index);
+            values.push(offsets);
+        }
+    }
+    (indices, values)
+}
+
+fn frames_with_copies(
+    model: &Model,
+    bone_copy: &HashMap<usize, usize>,
+) -> (Vec<usize>, Vec<Vec<DisplayItem>>) {
+    let mut indices = Vec::new();
+    let mut values = Vec::new();
+    for (index, frame) in model.display_frames.iter().enumerate() {
+        let mut items = Vec::with_capacity(frame.items.len());
+        let mut added = false;
+        for item in &frame.items {
+            items.push(*item);
+            if let DisplayItem::Bone(Some(bone)) = item
+                && let Some(&copy) = bone_copy.get(&bone.get())
+            {
+                items.push(DisplayItem::Bone(Some(BoneIdx::new(copy))));
+                added = true;
+            }
+        }
+        if added {
+            indices.push(index);
+            values.push(items);
+        }
+    }
+    (indices, values)
+}
+
+/// Pairs (source, target) of selected elements and their counterparts; the sources whose
+/// counterpart is missing, and those skipped because the counterpart is selected too.
+struct Pairs {
+    pairs: Vec<(usize, usize)>,
+    missing: Vec<usize>,
+    both_selected: usize,
+}
+
+fn pair_up(selected: &[usize], counterpart: &[Option<usize>]) -> Pairs {
+    let chosen: HashSet<usize> = selected.iter().copied().collect();
+    let mut pairs = Pairs {
+        pairs: Vec::new(),
+        missing: Vec::new(),
+        both_selected: 0,
+    };
+    for &source in selected {
+        match counterpart.get(source).copied().flatten() {
+            None => pairs.missing.push(source),
+            // A centre element is its own counterpart: nothing to mirror onto.
+            Some(target) if target == source => {}
+            Some(target) if chosen.contains(&target) => pairs.both_selected += 1,
+            Some(target) => pairs.pairs.push((source, target)),
+        }
+    }
+    pairs
+}
+
+fn name_list<'a>(names: impl Iterator<Item = std::borrow::Cow<'a, str>>) -> String {
+    let names: Vec<String> = names.map(|n| format!("「{n}」")).collect();
+    let shown: Vec<&String> = names.iter().take(10).collect();
+    let more = names.len().saturating_sub(10);
+    let mut text = shown
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if more > 0 {
+        text.push_str(&format!(" (+{more})"));
+    }
+    text
+}
+
+#[allow(clippy::too_many_lines)]
+fn mirror_mode(
+    model: &Model,
+    selection: &Selected,
+    axis: Axis,
+    tolerance: f32,
+) -> Result<PluginOutput, PluginError> {
+    let mut batch = EditBatch::new();
+    let mut notes: Vec<(String, String)> = Vec::new();
+    let named =
+        !selection.bones.is_empty() || !selection.bodies.is_empty() || !selection.joints.is_empty();
+    if named && axis != Axis::X {
+        notes.push((
+            "bones, rigid bodies and joints pair up by their 左/右 names, which only means something across X: they were skipped".to_owned(),
+            "ボーン・剛体・Jointは左右の名前で対応を取るため、X軸以外では処理しませんでした".to_owned(),
+        ));
+    }
+    let by_name = axis == Axis::X;
+    let bone_map = bone_counterparts(model);
+    let mut both_selected = 0usize;
+    let mut changed = [0usize; 4];
+
+    if by_name && !selection.bones.is_empty() {
+        let pairs = pair_up(&selection.bones, &bone_map);
+        both_selected += pairs.both_selected;
+        if !pairs.missing.is_empty() {
+            let list = name_list(
+                pairs
+                    .missing
+                    .iter()
+                    .map(|&b| model.bones[b].name_ja.as_str()),
+            );
+            notes.push((
+                format!(
+                    "{} bones have no counterpart on the other side: {list}",
+                    pairs.missing.len()
+                ),
+                format!(
+                    "反対側のボーンが見つかりません({}個): {list}",
+                    pairs.missing.len()
+                ),
+            ));
+        }
+        let mut indices = Vec::new();
+        let mut values = Vec::new();
+        for (source, target) in pairs.pairs {
+            let original = &model.bones[source];
+            let current = &model.bones[target];
+            let mut bone = mirror_bone_geometry(original, axis);
+            bone.name_ja = current.name_ja.clone();
+            bone.name_en = current.name_en.clone();
+            // A reference whose counterpart is missing keeps the target's own value.
+            bone.parent = map_bone_strict(original.parent, &bone_map).unwrap_or(current.parent);
+            bone.tail_bone =
+                map_bone_strict(original.tail_bone, &bone_map).unwrap_or(current.tail_bone);
+            bone.append_parent =
+                map_bone_strict(original.append_parent, &bone_map).unwrap_or(current.append_parent);
+            let target_ok = map_bone_strict(original.ik.target, &bone_map);
+            let links: Option<Vec<Option<BoneIdx>>> = original
+                .ik
+                .links
+                .iter()
+                .map(|link| map_bone_strict(link.bone, &bone_map))
+                .collect();
+            match (target_ok, links) {
+                (Some(target_bone), Some(links)) => {
+                    bone.ik.target = target_bone;
+                    for (link, mapped) in bone.ik.links.iter_mut().zip(links) {
+                        link.bone = mapped;
+                    }
+                }
+                _ => bone.ik = current.ik.clone(),
+            }
+            if bone != *current {
+                indices.push(target);
+                values.push(bone);
+            }
+        }
+        changed[1] = indices.len();
+        if !indices.is_empty() {
+            batch.push(FixStep::Set(SetField::each(
+                field::<Bone>(),
+                indices,
+                values,
+            )));
+        }
+    }
+
+    if by_name && !selection.bodies.is_empty() {
+        let body_map = body_counterparts(model);
+        let pairs = pair_up(&selection.bodies, &body_map);
+        both_selected += pairs.both_selected;
+        if !pairs.missing.is_empty() {
+            let list = name_list(
+                pairs
+                    .missing
+                    .iter()
+                    .map(|&b| model.rigid_bodies[b].name_ja.as_str()),
+            );
+            notes.push((
+                format!(
+                    "{} rigid bodies have no counterpart on the other side: {list}",
+                    pairs.missing.len()
+                ),
+                format!(
+                    "反対側の剛体が見つかりません({}個): {list}",
+                    pairs.missing.len()
+                ),
+            ));
+        }
+        let mut indices = Vec::new();
+        let mut values = Vec::new();
+        for (source, target) in pairs.pairs {
+            let original = &model.rigid_bodies[source];
+            let current = &model.rigid_bodies[target];
+            let mut body = mirror_body_geometry(original, axis);
+            body.name_ja = current.name_ja.clone();
+            body.name_en = current.name_en.clone();
+            body.bone = map_bone_strict(original.bone, &bone_map).unwrap_or(current.bone);
+            if body != *current {
+                indices.push(target);
+                values.push(body);
+            }
+        }
+        changed[2] = indices.len();
+        if !indices.is_empty() {
+            batch.push(FixStep::Set(SetField::each(
+                field::<RigidBody>(),
+                indices,
+                values,
+            )));
+        }
+    }
+
+    if by_name && !selection.joints.is_empty() {
+        let body_map = body_counterparts(model);
+        let joint_map = joint_counterparts(model);
+        let pairs = pair_up(&selection.joints, &joint_map);
+        both_selected += pairs.both_selected;
+        if !pairs.missing.is_empty() {
+            let list = name_list(
+                pairs
+                    .missing
+                    .iter()
+                    .map(|&j| model.joints[j].name_ja.as_str()),
+            );
+            notes.push((
+                format!(
+                    "{} joints have no counterpart on the other side: {list}",
+                    pairs.missing.len()
+                ),
+                format!(
+                    "反対側のJointが見つかりません({}個): {list}",
+                    pairs.missing.len()
+                ),
+            ));
+        }
+        let mut indices = Vec::new();
+        let mut values = Vec::new();
+        for (source, target) in pairs.pairs {
+            let original = &model.joints[source];
+            let current = &model.joints[target];
+            let mut joint = mirror_joint_geometry(original, axis);
+            joint.name_ja = current.name_ja.clone();
+            joint.name_en = current.name_en.clone();
+            joint.body_a = map_body_strict(original.body_a, &body_map).unwrap_or(current.body_a);
+            joint.body_b = map_body_strict(original.body_b, &body_map).unwrap_or(current.body_b);
+            if joint != *current {
+                indices.push(target);
+                values.push(joint);
+            }
+        }
+        changed[3] = indices.len();
+        if !indices.is_empty() {
+            batch.push(FixStep::Set(SetField::each(
+                field::<Joint>(),
+                indices,
+                values,
+            )));
+        }
+    }
+
+    if !selection.vertices.is_empty() {
+        let (vertex_changes, vertex_notes, skipped_both) = mirror_vertices(
+            model,
+            &selection.vertices,
+            axis,
+            tolerance,
+            &bone_map,
+            &mut batch,
+        );
+        changed[0] = vertex_changes;
+        both_selected += skipped_both;
+        notes.extend(vertex_notes);
+    }
+
+    if both_selected > 0 {
+        notes.push((
+            format!(
+                "{both_selected} selected elements were skipped because their counterpart is selected too (select one side only)"
+            ),
+            format!("{both_selected}個の選択要素は反対側も選択されていたため処理しませんでした(片側だけを選択してください)"),
+        ));
+    }
+    if batch.is_empty() {
+        let (en, ja): (Vec<String>, Vec<String>) = notes.into_iter().unzip();
+        return Err(PluginError::refused(
+            if en.is_empty() {
+                "the other side already matches".to_owned()
+            } else {
+                format!("nothing to mirror: {}", en.join("; "))
+            },
+            if ja.is_empty() {
+                "反対側はすでに一致しています".to_owned()
+            } else {
+                format!("ミラーする対象がありません: {}", ja.join("; "))
+            },
+        ));
+    }
+    let mut output = PluginOutput::new(batch);
+    output.note(
+        format!(
+            "mirrored onto the other side: {} vertices, {} bones, {} rigid bodies, {} joints",
+            changed[0], changed[1], changed[2], changed[3]
+        ),
+        format!(
+            "反対側へミラー: 頂点{}個, ボーン{}個, 剛体{}個, Joint{}個",
+            changed[0], changed[1], changed[2], changed[3]
+        ),
+    );
+    for (en, ja) in notes {
+        output.note(en, ja);
+    }
+    Ok(output)
+}
+
+/// Mirror mode for vertices: each selected vertex's counterpart (the vertex nearest its
+/// mirrored position within `tolerance`) takes its mirrored position, normal and weight, and
+/// its vertex morph offsets. Returns the number of vertices set, notes, and how many were
+/// skipped because both sides were selected.
+fn mirror_vertices(
+    model: &Model,
+    selected: &[usize],
+    axis: Axis,
+    tolerance: f32,
+    bone_map: &[Option<usize>],
+    batch: &mut EditBatch,
+) -> (usize, Vec<(String, String)>, usize) {
+    let mut notes = Vec::new();
+    let grid = PositionGrid::new(&model.vertices, tolerance);
+    let chosen: HashSet<usize> = selected.iter().copied().collect();
+    let mut source_of: HashMap<usize, usize> = HashMap::new();
+    let mut missing = 0usize;
+    let mut both = 0usize;
+    let mut on_plane = 0usize;
+    for &source in selected {
+        let position = model.vertices[source].position;
+        let mirrored = reflect(position, axis);
+        let along = position.to_array()[axis.index()];
+        if along.abs() <= tolerance {
+            // On the mirror plane: the vertex is its own counterpart.
+            on_plane += 1;
+            continue;
+        }
+        match grid.nearest(&model.vertices, mirrored, tolerance, source) {
+            None => missing += 1,
+            Some(target) if chosen.contains(&target) => both += 1,
+            Some(target) => {
+                source_of.entry(target).or_insert(source);
+            }
+        }
+    }
+    let mut targets: Vec<usize> = source_of.keys().copied().collect();
+    targets.sort_unstable();
+    let mut kept_weights = 0usize;
+    let mut positions = Vec::with_capacity(targets.len());
+    let mut normals = Vec::with_capacity(targets.len());
+    let mut weights = Vec::with_capacity(targets.len());
+    for &target in &targets {
+        let source = &model.vertices[source_of[&target]];
+        positions.push(reflect(source.position, axis));
+        normals.push(reflect(source.normal, axis));
+        let weight = if axis == Axis::X {
+            mirror_weight(&source.weight, axis, &mut |bone| {
+                map_bone_strict(bone, bone_map)
+            })
+        } else {
+            mirror_weight(&source.weight, axis, &mut |bone| Some(bone))
+        };
+        weights.push(weight.unwrap_or_else(|| {
+            kept_weights += 1;
+            model.vertices[target].weight.clone()
+        }));
+    }
+    if !targets.is_empty() {
+        batch.push(FixStep::Set(SetField::each(
+            field::<Vertex>().position(),
+            targets.clone(),
+            positions,
+        )));
+        batch.push(FixStep::Set(SetField::each(
+            field::<Vertex>().normal(),
+            targets.clone(),
+            normals,
+        )));
+        batch.push(FixStep::Set(SetField::each(
+            field::<Vertex>().weight(),
+            targets.clone(),
+            weights,
+        )));
+        let (morph_indices, morph_values) = mirrored_vertex_morphs(model, axis, &source_of);
+        if !morph_indices.is_empty() {
+            batch.push(FixStep::Set(SetField::each(
+                field::<Morph>().offsets(),
+                morph_indices,
+                morph_values,
+            )));
+        }
+    }
+    if missing > 0 {
+        notes.push((
+            format!(
+                "{missing} selected vertices have no vertex at their mirrored position (within {tolerance})"
+            ),
+            format!("{missing}個の選択頂点は反転位置({tolerance}以内)に頂点がありません"),
+        ));
+    }
+    if on_plane > 0 {
+        notes.push((
+            format!("{on_plane} selected vertices lie on the mirror plane and were left alone"),
+            format!("{on_plane}個の選択頂点は対称面上にあるため変更しませんでした"),
+        ));
+    }
+    if kept_weights > 0 {
+        notes.push((
+            format!(
+                "{kept_weights} vertices kept their own weights: a bone of the source has no counterpart"
+            ),
+            format!("{kept_weights}個の頂点は反対側のボーンがないためウェイトを変更しませんでした"),
+        ));
+    }
+    (targets.len(), notes, both)
+}
+
+/// Vertex morphs whose offsets change in mirror mode: the targets' own offsets go, the
+/// sources' offsets come mirrored onto the targets.
+fn mirrored_vertex_morphs(
+    model: &Model,
+    axis: Axis,
+    source_of: &HashMap<usize, usize>,
+) -> (Vec<usize>, Vec<MorphOffsets>) {
+    let target_of: HashMap<usize, usize> = source_of.iter().map(|(&t, &s)| (s, t)).collect();
+    let mut indices = Vec::new();
+    let mut values = Vec::new();
+    for (index, morph) in model.morphs.iter().enumerate() {
+        let MorphOffsets::Vertex(list) = &morph.offsets else {
+            continue;
+        };
+        let touches = list.iter().any(|o| {
+            source_of.contains_key(&o.vertex.get()) || target_of.contains_key(&o.vertex.get())
+        });
+        if !touches {
+            continue;
+        }
+        let mut offsets: Vec<VertexMorphOffset> = list
+            .iter()
+            .filter(|o| !source_of.contains_key(&o.vertex.get()))
+            .copied()
+            .collect();
+        offsets.extend(list.iter().filter_map(|o| {
+            target_of
+                .get(&o.vertex.get())
+                .map(|&target| VertexMorphOffset {
+                    vertex: VertexIdx::new(target),
+                    offset: reflect(o.offset, axis),
+                })
+        }));
+        if offsets != *list {
+            indices.push(index);
+            values.push(MorphOffsets::Vertex(offsets));
+        }
+    }
+    (indices, values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_swap_sides_in_both_languages() {
+        assert_eq!(mirrored_name("左腕").as_deref(), Some("右腕"));
+        assert_eq!(mirrored_name("右足ＩＫ").as_deref(), Some("左足ＩＫ"));
+        assert_eq!(mirrored_name("ウィンク右").as_deref(), Some("ウィンク左"));
+        assert_eq!(mirrored_name("arm_L").as_deref(), Some("arm_R"));
+        assert_eq!(mirrored_name("eye_R end").as_deref(), Some("eye_L end"));
+        assert_eq!(mirrored_name("hand.L").as_deref(), Some("hand.R"));
+        assert_eq!(mirrored_name("LeftThumb1").as_deref(), Some("RightThumb1"));
+        assert_eq!(mirrored_name("上半身"), None);
+        // `_Lx` is not a side marker.
+        assert_eq!(mirrored_name("hair_Long"), None);
+    }
+
+    #[test]
+    fn limits_negate_and_swap() {
+        let (lower, upper) = reflect_angle_limits(
+            Vec3::new(-1.0, -0.5, -0.25),
+            Vec3::new(2.0, 0.75, 0.125),
+            Axis::X,
+        );
+        assert_eq!(lower, Vec3::new(-1.0, -0.75, -0.125));
+        assert_eq!(upper, Vec3::new(2.0, 0.5, 0.25));
+        let (lower, upper) = reflect_move_limits(
+            Vec3::new(-1.0, -2.0, -3.0),
+            Vec3::new(4.0, 5.0, 6.0),
+            Axis::X,
+        );
+        assert_eq!(lower, Vec3::new(-4.0, -2.0, -3.0));
+        assert_eq!(upper, Vec3::new(1.0, 5.0, 6.0));
+    }
+
+    #[test]
+    fn reflected_euler_angles_are_the_mirrored_rotation() {
+        use pmx_core::model::facts::euler_to_quat;
+        let angles = Vec3::new(0.3, -0.7, 1.1);
+        let m = glam::Mat3::from_diagonal(glam::Vec3::new(-1.0, 1.0, 1.0));
+        let r = glam::Mat3::from_quat(euler_to_quat(angles));
+        let expected = m * r * m;
+        let mirrored = glam::Mat3::from_quat(euler_to_quat(reflect_rotation(angles, Axis::X)));
+        assert!(mirrored.abs_diff_eq(expected, 1e-6));
+    }
+}
