@@ -5,6 +5,7 @@
 // Test code: a failed expectation is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use pmx_core::generate::sample_model;
@@ -150,5 +151,63 @@ fn apply_without_preview_runs_and_commits_and_the_menu_speaks_japanese() {
             .map(|label| label.render(Language::Japanese))
             .as_deref(),
         Some("法線反転")
+    );
+}
+
+#[test]
+fn an_options_form_sets_what_the_tool_does() {
+    let model = sample_model();
+    let mut harness = harness(Language::English, model.clone());
+    click(&mut harness, "Tools");
+    click(&mut harness, "Transform model");
+    click(&mut harness, "Transform model…");
+    // Every option of the tool has its field, with the default.
+    let info = pmx_plugins::Registry::builtin()
+        .find("transform_model")
+        .unwrap()
+        .info();
+    for spec in &info.options {
+        assert!(
+            harness
+                .query_all_by_role_and_label(Role::SpinButton, &spec.label_en)
+                .next()
+                .is_some(),
+            "{}",
+            spec.label_en
+        );
+    }
+    // Scale 2: typed into the field as a user does.
+    // The dialog's field (the 3D view's row behind it has a Scale of its own).
+    harness
+        .query_all_by_role_and_label(Role::SpinButton, "Scale")
+        .last()
+        .unwrap()
+        .click();
+    harness.run_ok();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.event(egui::Event::Text("2".to_owned()));
+    harness.key_press(egui::Key::Enter);
+    harness.run_ok();
+    click(&mut harness, "Preview");
+    wait_for_label(&mut harness, "set position of 408 vertices");
+    assert!(
+        document(&harness).model == model,
+        "a preview changes nothing"
+    );
+    click(&mut harness, "Apply");
+    let after = &document(&harness).model;
+    assert_eq!(document(&harness).history.len(), 1);
+    for (a, b) in after.vertices.iter().zip(&model.vertices) {
+        assert_eq!(a.position.x, b.position.x * 2.0);
+        assert_eq!(a.position.y, b.position.y * 2.0);
+    }
+    for (a, b) in after.bones.iter().zip(&model.bones) {
+        assert_eq!(a.position.y, b.position.y * 2.0);
+    }
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run_ok();
+    assert!(
+        document(&harness).model == model,
+        "undo gives the model back"
     );
 }
