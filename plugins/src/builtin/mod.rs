@@ -4,9 +4,13 @@ use crate::api::Plugin;
 use std::sync::Arc;
 
 pub mod normals;
+pub mod physics_from_bones;
 
 /// Every built-in tool, in menu order within each group.
 #[must_use]
 pub fn all() -> Vec<Arc<dyn Plugin>> {
-    vec![Arc::new(normals::FlipNormals)]
+    vec![
+        Arc::new(normals::FlipNormals),
+        Arc::new(physics_from_bones::PhysicsFromBones),
+    ]
 }
