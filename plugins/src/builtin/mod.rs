@@ -9,6 +9,7 @@ pub mod normals;
 pub mod semi_standard_bones;
 pub mod transform_model;
 pub mod translate_names;
+pub mod physics_from_bones;
 
 /// Every built-in tool, in menu order within each group.
 #[must_use]
@@ -19,5 +20,6 @@ pub fn all() -> Vec<Arc<dyn Plugin>> {
         Arc::new(mirror::Mirror),
         Arc::new(translate_names::TranslateNames),
         Arc::new(transform_model::TransformModel),
+        Arc::new(physics_from_bones::PhysicsFromBones),
     ]
 }
