@@ -3,10 +3,14 @@
 use crate::api::Plugin;
 use std::sync::Arc;
 
+pub mod common;
 pub mod normals;
 
 /// Every built-in tool, in menu order within each group.
 #[must_use]
 pub fn all() -> Vec<Arc<dyn Plugin>> {
-    vec![Arc::new(normals::FlipNormals)]
+    vec![
+        Arc::new(normals::FlipNormals),
+        Arc::new(normals::RecomputeNormals),
+    ]
 }
