@@ -21,14 +21,17 @@ impl VertexScope {
     pub fn describe(self, count: usize) -> (String, String) {
         match self {
             VertexScope::Selected => (
-                format!("{count} selected vertices"),
-                format!("選択頂点{count}個"),
+                format!("{} selected vertices", self::count(count)),
+                format!("選択頂点{}個", self::count(count)),
             ),
             VertexScope::OfSelectedMaterials => (
-                format!("{count} vertices of the selected materials"),
-                format!("選択材質の頂点{count}個"),
+                format!("{} vertices of the selected materials", self::count(count)),
+                format!("選択材質の頂点{}個", self::count(count)),
             ),
-            VertexScope::All => (format!("all {count} vertices"), format!("全頂点{count}個")),
+            VertexScope::All => (
+                format!("all {} vertices", self::count(count)),
+                format!("全頂点{}個", self::count(count)),
+            ),
         }
     }
 }

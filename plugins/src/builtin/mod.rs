@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 pub mod common;
 pub mod normals;
+pub mod weights;
 
 /// Every built-in tool, in menu order within each group.
 #[must_use]
@@ -12,5 +13,9 @@ pub fn all() -> Vec<Arc<dyn Plugin>> {
     vec![
         Arc::new(normals::FlipNormals),
         Arc::new(normals::RecomputeNormals),
+        Arc::new(weights::NormalizeWeights),
+        Arc::new(weights::CleanWeights),
+        Arc::new(weights::LimitWeights),
+        Arc::new(weights::TransferWeights),
     ]
 }
