@@ -3,6 +3,7 @@
 use crate::api::Plugin;
 use std::sync::Arc;
 
+pub mod clean_up;
 pub mod common;
 pub mod normals;
 pub mod weights;
@@ -17,5 +18,9 @@ pub fn all() -> Vec<Arc<dyn Plugin>> {
         Arc::new(weights::CleanWeights),
         Arc::new(weights::LimitWeights),
         Arc::new(weights::TransferWeights),
+        Arc::new(clean_up::RemoveUnusedVertices),
+        Arc::new(clean_up::RemoveUnusedTextures),
+        Arc::new(clean_up::RemoveUnusedBones),
+        Arc::new(clean_up::WeldVertices),
     ]
 }

@@ -148,8 +148,12 @@ impl Plugin for NormalizeWeights {
             group: PluginGroup::Weights,
             name_ja: "ウェイトの正規化".to_owned(),
             name_en: "Normalize weights".to_owned(),
-            description_ja: format!("BDEF4/QDEFのウェイトの合計を1にします（負のウェイトとボーンなしのウェイトは0）。BDEF2/SDEFのウェイトは0〜1に収めます。{VERTEX_SCOPE_JA}"),
-            description_en: format!("Scales BDEF4/QDEF weights to sum to 1 (negative weights and weights on no bone become 0) and clamps BDEF2/SDEF weights into 0..1. {VERTEX_SCOPE_EN}"),
+            description_ja: format!(
+                "BDEF4/QDEFのウェイトの合計を1にします（負のウェイトとボーンなしのウェイトは0）。BDEF2/SDEFのウェイトは0〜1に収めます。{VERTEX_SCOPE_JA}"
+            ),
+            description_en: format!(
+                "Scales BDEF4/QDEF weights to sum to 1 (negative weights and weights on no bone become 0) and clamps BDEF2/SDEF weights into 0..1. {VERTEX_SCOPE_EN}"
+            ),
             version: "1.0".to_owned(),
             needs: Needs::SelectedOrAll(ElementKind::Vertex),
             options: Vec::new(),
@@ -203,7 +207,8 @@ impl Plugin for NormalizeWeights {
                             *w /= total;
                         }
                         if let Some(last) = (0..4).rev().find(|&k| scaled[k] > 0.0) {
-                            let others: f32 = (0..4).filter(|&k| k != last).map(|k| scaled[k]).sum();
+                            let others: f32 =
+                                (0..4).filter(|&k| k != last).map(|k| scaled[k]).sum();
                             scaled[last] = (1.0 - others).max(0.0);
                         }
                     }
@@ -251,8 +256,12 @@ impl Plugin for CleanWeights {
             group: PluginGroup::Weights,
             name_ja: "ウェイトの整理".to_owned(),
             name_en: "Clean weights".to_owned(),
-            description_ja: format!("しきい値未満のウェイトを削除し、同じボーンをまとめ、合計を1にしてウェイト種類を簡単にします（BDEF4→BDEF2→BDEF1。SDEFは2ボーン残ればSDEFのまま）。{VERTEX_SCOPE_JA}"),
-            description_en: format!("Drops weights below the threshold, merges the same bone in two slots, scales the rest to sum to 1 and simplifies the type (BDEF4 → BDEF2 → BDEF1; SDEF stays SDEF while two bones remain). {VERTEX_SCOPE_EN}"),
+            description_ja: format!(
+                "しきい値未満のウェイトを削除し、同じボーンをまとめ、合計を1にしてウェイト種類を簡単にします（BDEF4→BDEF2→BDEF1。SDEFは2ボーン残ればSDEFのまま）。{VERTEX_SCOPE_JA}"
+            ),
+            description_en: format!(
+                "Drops weights below the threshold, merges the same bone in two slots, scales the rest to sum to 1 and simplifies the type (BDEF4 → BDEF2 → BDEF1; SDEF stays SDEF while two bones remain). {VERTEX_SCOPE_EN}"
+            ),
             version: "1.0".to_owned(),
             needs: Needs::SelectedOrAll(ElementKind::Vertex),
             options: vec![OptionSpec::number(
@@ -278,14 +287,15 @@ impl Plugin for CleanWeights {
             ("weights cleaned", "頂点のウェイトを整理"),
             |weight| {
                 let mut found = influences(weight);
-                let largest = found
-                    .pairs
-                    .iter()
-                    .copied()
-                    .fold(None, |best: Option<(BoneIdx, f32)>, pair| match best {
-                        Some(best) if best.1 >= pair.1 => Some(best),
-                        _ => Some(pair),
-                    });
+                let largest =
+                    found
+                        .pairs
+                        .iter()
+                        .copied()
+                        .fold(None, |best: Option<(BoneIdx, f32)>, pair| match best {
+                            Some(best) if best.1 >= pair.1 => Some(best),
+                            _ => Some(pair),
+                        });
                 let before = found.pairs.len();
                 found.pairs.retain(|(_, w)| *w >= threshold);
                 if found.pairs.is_empty() {
@@ -314,8 +324,12 @@ impl Plugin for LimitWeights {
             group: PluginGroup::Weights,
             name_ja: "ウェイトボーン数の制限".to_owned(),
             name_en: "Limit bones per vertex".to_owned(),
-            description_ja: format!("1頂点のボーンを最大数までにします（大きいウェイトを残して合計を1に）。同じボーンが2回あればまとめます。{VERTEX_SCOPE_JA}"),
-            description_en: format!("Keeps at most the given number of bones per vertex (the largest weights, scaled to sum to 1); the same bone in two slots is merged first. {VERTEX_SCOPE_EN}"),
+            description_ja: format!(
+                "1頂点のボーンを最大数までにします（大きいウェイトを残して合計を1に）。同じボーンが2回あればまとめます。{VERTEX_SCOPE_JA}"
+            ),
+            description_en: format!(
+                "Keeps at most the given number of bones per vertex (the largest weights, scaled to sum to 1); the same bone in two slots is merged first. {VERTEX_SCOPE_EN}"
+            ),
             version: "1.0".to_owned(),
             needs: Needs::SelectedOrAll(ElementKind::Vertex),
             options: vec![OptionSpec::integer(
@@ -396,8 +410,12 @@ impl Plugin for TransferWeights {
             group: PluginGroup::Weights,
             name_ja: "ウェイトの移動".to_owned(),
             name_en: "Transfer weights".to_owned(),
-            description_ja: format!("移動元ボーン（空なら選択ボーンすべて）のウェイトを移動先ボーンに移します。ボーンは名前か番号で指定します。移動先をすでに持つ頂点では合算します。{VERTEX_SCOPE_JA}"),
-            description_en: format!("Moves the weight of the source bone (empty: every selected bone) to the destination bone, given by name or index; a vertex that already has the destination gets the sum. {VERTEX_SCOPE_EN}"),
+            description_ja: format!(
+                "移動元ボーン（空なら選択ボーンすべて）のウェイトを移動先ボーンに移します。ボーンは名前か番号で指定します。移動先をすでに持つ頂点では合算します。{VERTEX_SCOPE_JA}"
+            ),
+            description_en: format!(
+                "Moves the weight of the source bone (empty: every selected bone) to the destination bone, given by name or index; a vertex that already has the destination gets the sum. {VERTEX_SCOPE_EN}"
+            ),
             version: "1.0".to_owned(),
             needs: Needs::Nothing,
             options: vec![
@@ -436,11 +454,7 @@ impl Plugin for TransferWeights {
         let to_bone = BoneIdx::new(to);
         let is_source = |bone: Option<BoneIdx>| bone.is_some_and(|b| from.contains(&b.get()));
         let map = |bone: Option<BoneIdx>| {
-            if is_source(bone) {
-                Some(to_bone)
-            } else {
-                bone
-            }
+            if is_source(bone) { Some(to_bone) } else { bone }
         };
         let names: Vec<String> = from
             .iter()
@@ -460,8 +474,9 @@ impl Plugin for TransferWeights {
                     *bone = map(*bone);
                 }
                 let bones = moved.bones();
-                let duplicate = (0..bones.len())
-                    .any(|i| (i + 1..bones.len()).any(|j| bones[i].is_some() && bones[i] == bones[j]));
+                let duplicate = (0..bones.len()).any(|i| {
+                    (i + 1..bones.len()).any(|j| bones[i].is_some() && bones[i] == bones[j])
+                });
                 if !duplicate {
                     return Some(moved);
                 }
