@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 pub mod clean_up;
 pub mod common;
+pub mod materials;
 pub mod normals;
 pub mod weights;
 
@@ -22,5 +23,8 @@ pub fn all() -> Vec<Arc<dyn Plugin>> {
         Arc::new(clean_up::RemoveUnusedTextures),
         Arc::new(clean_up::RemoveUnusedBones),
         Arc::new(clean_up::WeldVertices),
+        Arc::new(materials::SplitMaterial),
+        Arc::new(materials::MergeMaterials),
+        Arc::new(materials::DeleteMaterialPart),
     ]
 }
