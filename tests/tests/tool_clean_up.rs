@@ -467,17 +467,17 @@ fn welding_a_split_cube_gives_its_eight_corners_per_material() {
 fn welding_removes_faces_that_collapse() {
     // A thin triangle whose two close corners are within the distance.
     let mut model = Model::new_empty();
-    for x in [0.0, 0.00005, 1.0, 0.0] {
+    for position in [
+        Vec3::new(0.0, 0.0, 0.0),
+        Vec3::new(0.00005, 0.0, 0.0),
+        Vec3::new(1.0, 1.0, 0.0),
+        Vec3::new(0.0, 1.0, 1.0),
+    ] {
         model.vertices.push(Vertex {
-            position: Vec3::new(
-                x,
-                if x == 1.0 { 1.0 } else { 0.0 },
-                if x == 0.0 { 0.0 } else { 0.0 },
-            ),
+            position,
             ..Vertex::default()
         });
     }
-    model.vertices[3].position = Vec3::new(0.0, 1.0, 1.0);
     model.faces = vec![
         [VertexIdx(0), VertexIdx(1), VertexIdx(2)],
         [VertexIdx(1), VertexIdx(2), VertexIdx(3)],

@@ -437,7 +437,7 @@ fn the_mixed_and_sdef_fixtures_keep_their_types_where_they_can() {
         .vertices
         .iter()
         .filter(
-            |v| matches!(v.weight, Weight::Sdef { weight, .. } if weight < 0.01 || weight > 0.99),
+            |v| matches!(v.weight, Weight::Sdef { weight, .. } if !(0.01..=0.99).contains(&weight)),
         )
         .count();
     match cleaned {

@@ -194,8 +194,11 @@ fn settings(material: &Material) -> Material {
     }
 }
 
-/// The material morph offsets on `material`, with the target left out, by morph.
-fn morph_part(model: &Model, material: usize) -> Vec<(usize, MaterialMorphOffset)> {
+/// The material morph offsets on a material, with the target left out, by morph index.
+type MorphPart = Vec<(usize, MaterialMorphOffset)>;
+
+/// The [`MorphPart`] of `material`.
+fn morph_part(model: &Model, material: usize) -> MorphPart {
     let mut part = Vec::new();
     for (index, morph) in model.morphs.iter().enumerate() {
         if let MorphOffsets::Material(offsets) = &morph.offsets {
@@ -250,7 +253,7 @@ impl Plugin for MergeMaterials {
             .filter(|m| !soft_body_materials.contains(m))
             .collect();
         // Materials are few (hundreds at most): comparing each with the groups so far is cheap.
-        let mut groups: Vec<(Material, Vec<(usize, MaterialMorphOffset)>, Vec<usize>)> = Vec::new();
+        let mut groups: Vec<(Material, MorphPart, Vec<usize>)> = Vec::new();
         let mut differ_by_morphs = 0usize;
         for &m in &candidates {
             let own = settings(&model.materials[m]);
