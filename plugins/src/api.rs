@@ -175,7 +175,7 @@ pub enum BatchStep {
     /// A structural op in the JSON form of `pmx-studio edit` (what scripts produce).
     Op(EditOp),
     /// A step whose edit depends on the model as the earlier steps leave it.
-    Build { what: String, build: StepBuilder },
+    Build { what: Note, build: StepBuilder },
 }
 
 impl fmt::Debug for BatchStep {
@@ -183,7 +183,9 @@ impl fmt::Debug for BatchStep {
         match self {
             BatchStep::Typed(step) => f.debug_tuple("Typed").field(step).finish(),
             BatchStep::Op(op) => f.debug_tuple("Op").field(op).finish(),
-            BatchStep::Build { what, .. } => f.debug_struct("Build").field("what", what).finish(),
+            BatchStep::Build { what, .. } => {
+                f.debug_struct("Build").field("what", &what.en).finish()
+            }
         }
     }
 }
@@ -208,9 +210,11 @@ impl EditBatch {
         self.steps.push(BatchStep::Op(op));
     }
 
+    /// A step built on the model as the earlier steps leave it; `what` says what it does (a
+    /// `(English, Japanese)` pair, or one text for both).
     pub fn push_build(
         &mut self,
-        what: impl Into<String>,
+        what: impl Into<Note>,
         build: impl FnOnce(&mut Model) -> Result<Edit, EditError> + Send + 'static,
     ) {
         self.steps.push(BatchStep::Build {
@@ -235,6 +239,30 @@ impl EditBatch {
 pub struct Note {
     pub en: String,
     pub ja: String,
+}
+
+impl From<String> for Note {
+    fn from(text: String) -> Self {
+        Note::new(text.clone(), text)
+    }
+}
+
+impl From<&str> for Note {
+    fn from(text: &str) -> Self {
+        Note::new(text, text)
+    }
+}
+
+impl From<(String, String)> for Note {
+    fn from((en, ja): (String, String)) -> Self {
+        Note::new(en, ja)
+    }
+}
+
+impl From<(&str, &str)> for Note {
+    fn from((en, ja): (&str, &str)) -> Self {
+        Note::new(en, ja)
+    }
 }
 
 impl Note {

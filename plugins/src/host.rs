@@ -107,7 +107,7 @@ fn step_name(step: &BatchStep) -> String {
     match step {
         BatchStep::Typed(step) => step.name().to_owned(),
         BatchStep::Op(op) => op.name().to_owned(),
-        BatchStep::Build { what, .. } => what.clone(),
+        BatchStep::Build { what, .. } => what.en.clone(),
     }
 }
 
@@ -168,7 +168,7 @@ pub fn describe(batch: &EditBatch) -> Vec<Note> {
                 let short: String = text.chars().take(160).collect();
                 Note::new(short.clone(), short)
             }
-            BatchStep::Build { what, .. } => Note::new(what.clone(), what.clone()),
+            BatchStep::Build { what, .. } => what.clone(),
         })
         .collect()
 }

@@ -112,9 +112,12 @@ impl Plugin for SplitMaterial {
                 ),
             );
             let selected = faces.clone();
-            output
-                .batch
-                .push_build(format!("insert {name}{SPLIT_SUFFIX}"), move |model| {
+            output.batch.push_build(
+                (
+                    format!("insert {name}{SPLIT_SUFFIX}"),
+                    format!("{name}{SPLIT_SUFFIX}を追加"),
+                ),
+                move |model| {
                     let original = model
                         .materials
                         .get(material)
@@ -143,7 +146,8 @@ impl Plugin for SplitMaterial {
                         })
                         .collect::<Result<Vec<_>, _>>()?;
                     Edit::insert_materials(model, material + 1, vec![copy], vec![moved])
-                });
+                },
+            );
             output.batch.push(FixStep::Delete {
                 kind: ElementKind::Face,
                 indices: faces.clone(),
@@ -154,13 +158,17 @@ impl Plugin for SplitMaterial {
             {
                 // Built on the model after the insert, whose renumbering moved the offsets of
                 // later materials out of the way.
-                output
-                    .batch
-                    .push_build("copy material morph offsets", move |model| {
+                output.batch.push_build(
+                    (
+                        "copy material morph offsets",
+                        "材質モーフのオフセットを複製",
+                    ),
+                    move |model| {
                         let (morphs, offsets) =
                             offsets_duplicated(&model.morphs, material, material + 1);
                         SetField::each(field::<Morph>().offsets(), morphs, offsets).into_edit(model)
-                    });
+                    },
+                );
             }
         }
         if !whole.is_empty() {
@@ -280,9 +288,12 @@ impl Plugin for MergeMaterials {
                 format!("{}を{}に統合", other_names.join("、"), name(first)),
             );
             removed.extend(others.iter().copied());
-            output
-                .batch
-                .push_build(format!("move faces to {}", name(first)), move |model| {
+            output.batch.push_build(
+                (
+                    format!("move faces to {}", name(first)),
+                    format!("面を{}へ移動", name(first)),
+                ),
+                move |model| {
                     let ranges = model.material_face_ranges();
                     let mut faces = Vec::new();
                     for &m in &others {
@@ -293,7 +304,8 @@ impl Plugin for MergeMaterials {
                         faces.extend_from_slice(model.faces.get(range).unwrap_or(&[]));
                     }
                     Edit::insert_faces(model, first, faces)
-                });
+                },
+            );
         }
         if differ_by_morphs > 0 {
             output.note(

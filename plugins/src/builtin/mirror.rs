@@ -643,7 +643,10 @@ fn copy_mode(model: &Model, selection: &Selected, axis: Axis) -> Result<PluginOu
                 continue;
             }
             copied_faces += faces.len();
-            let what = format!("copy {} faces into material {material}", faces.len());
+            let what = (
+                format!("copy {} faces into material {material}", faces.len()),
+                format!("面{}個を材質{material}へコピー", faces.len()),
+            );
             batch.push_build(what, move |model| {
                 Edit::insert_faces(model, material, faces)
             });

@@ -200,7 +200,11 @@ impl Plan<'_> {
         build: impl FnOnce(&mut Work<'_>) -> Result<(), pmx_core::edit::EditError> + Send + 'static,
     ) {
         let label = what.clone();
-        self.batch.push_build(what, move |model| {
+        let note = match what.strip_prefix("add ") {
+            Some(names) => crate::api::Note::new(what.clone(), format!("{names}を追加")),
+            None => crate::api::Note::from(what),
+        };
+        self.batch.push_build(note, move |model| {
             let mut work = Work::new(model);
             build(&mut work)?;
             Ok(work.finish(&label))
