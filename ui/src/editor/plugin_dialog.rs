@@ -23,6 +23,13 @@ type RunResult = Result<PluginRun, PluginError>;
 /// The preview's height, whatever it holds.
 const PREVIEW_HEIGHT: f32 = 160.0;
 
+/// The dialog's height without its options form: heading, description, preview, buttons and
+/// the modal's margins (a long description wraps into a few more lines).
+const OUTSIDE_THE_FORM: f32 = 470.0;
+
+/// The options form's height at least, on however short a window.
+const MIN_FORM_HEIGHT: f32 = 120.0;
+
 /// A run on its own thread.
 struct PluginJob {
     cancel: Arc<AtomicBool>,
@@ -329,14 +336,22 @@ impl EditorState {
             ui.add_space(6.0);
             ui.strong(lang.tr("dialog.plugin_options"));
             let specs = dialog.info.options.clone();
+            // The form scrolls when the window is too short for every option (a tool with
+            // twenty options at 1280 × 800), so the buttons stay on screen.
+            let room = ui.ctx().content_rect().height() - OUTSIDE_THE_FORM;
             ui.add_enabled_ui(!running, |ui| {
-                egui::Grid::new("plugin_options")
-                    .num_columns(2)
-                    .spacing([12.0, 6.0])
+                egui::ScrollArea::vertical()
+                    .id_salt("plugin_options_scroll")
+                    .max_height(room.max(MIN_FORM_HEIGHT))
                     .show(ui, |ui| {
-                        for spec in &specs {
-                            option_ui(ui, lang, spec, &mut dialog.options);
-                        }
+                        egui::Grid::new("plugin_options")
+                            .num_columns(2)
+                            .spacing([12.0, 6.0])
+                            .show(ui, |ui| {
+                                for spec in &specs {
+                                    option_ui(ui, lang, spec, &mut dialog.options);
+                                }
+                            });
                     });
             });
         }
