@@ -270,11 +270,8 @@ impl Cells {
         } else {
             format!("{standard} (PmxEditor's) or {full} (with PMX Studio's)")
         };
-        let column = if count < standard {
-            count
-        } else {
-            full.max(standard)
-        };
+        // The first column missing, or the first one too many.
+        let column = if count < full { count } else { full };
         let name = self
             .names
             .split(',')
