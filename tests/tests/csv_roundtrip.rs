@@ -365,7 +365,7 @@ fn reads_a_csv_as_pmx_editor_writes_it() {
     assert_eq!(body.bone, upper);
     assert_eq!(body.mode, RigidMode::FollowBone);
     assert_eq!(body.group, 2);
-    assert_eq!(body.non_collision_mask, 0xFFFF & !(1 | 4 | 0x8000));
+    assert_eq!(body.non_collision_mask, !(1u16 | 4 | 0x8000));
     assert_eq!(body.shape, RigidShape::Box);
     assert!(close(body.rotation.x, std::f32::consts::FRAC_PI_2));
     assert!(close(body.rotation.z, -std::f32::consts::FRAC_PI_4));
