@@ -150,10 +150,10 @@ struct Reader {
     face_names: HashMap<Text, u32>,
     /// Whether a material row lacked our face count (then faces are grouped by name).
     material_without_count: bool,
-    last_bone: Option<usize>,
-    last_morph: Option<usize>,
-    last_frame: Option<usize>,
-    last_soft: Option<usize>,
+    bone_parents: Parents,
+    morph_parents: Parents,
+    frame_parents: Parents,
+    soft_parents: Parents,
 }
 
 /// The cells of one row, with what an error needs to say where it is.
@@ -319,19 +319,28 @@ fn mask_of(cells: &Cells, column: usize) -> Result<u16, ReadError> {
     Ok(mask)
 }
 
-/// The first element named `name` after `last` is tried (children follow their parent, so
-/// the latest parent of a repeated name is the right one).
-fn parent_of<'a>(
-    names: impl Iterator<Item = &'a Text> + Clone,
-    last: Option<usize>,
-    name: &Text,
-) -> Option<usize> {
-    if let Some(last) = last
-        && names.clone().nth(last) == Some(name)
-    {
-        return Some(last);
+/// The parents child rows name (bones for IK links, morphs for offsets, frames for items,
+/// soft bodies for anchors and pins): the latest one first (children follow their parent, so
+/// the latest parent of a repeated name is the right one), else the first of that name. A map,
+/// not a search, so a file of a million rows naming a parent stays linear.
+#[derive(Default)]
+struct Parents {
+    last: Option<(usize, Text)>,
+    first: HashMap<Text, usize>,
+}
+
+impl Parents {
+    fn add(&mut self, index: usize, name: &Text) {
+        self.first.entry(name.clone()).or_insert(index);
+        self.last = Some((index, name.clone()));
     }
-    names.into_iter().position(|n| n == name)
+
+    fn find(&self, name: &Text) -> Option<usize> {
+        match &self.last {
+            Some((index, last)) if last == name => Some(*index),
+            _ => self.first.get(name).copied(),
+        }
+    }
 }
 
 impl Reader {
@@ -680,19 +689,23 @@ impl Reader {
             self.fixup(cells, 37, Slot::IkTarget(index))?;
         }
         self.model.bones.push(bone);
-        self.last_bone = Some(index);
+        let name = self
+            .model
+            .bones
+            .get(index)
+            .map(|b| b.name_ja.clone())
+            .unwrap_or_default();
+        self.bone_parents.add(index, &name);
         Ok(())
     }
 
     fn ik_link(&mut self, cells: &Cells) -> Result<(), ReadError> {
         let ours = cells.expect(col::IK_LINK_STD, col::IK_LINK_FULL)?;
         let parent = cells.text(1)?;
-        let bone = parent_of(
-            self.model.bones.iter().map(|b| &b.name_ja),
-            self.last_bone,
-            &parent,
-        )
-        .ok_or_else(|| cells.err(1, format!("no PmxBone named {parent:?} before this row")))?;
+        let bone = self
+            .bone_parents
+            .find(&parent)
+            .ok_or_else(|| cells.err(1, format!("no PmxBone named {parent:?} before this row")))?;
         let limited = cells.flag(3)?;
         let link_index = self.model.bones.get(bone).map_or(0, |b| b.ik.links.len());
         let mut link = IkLink {
@@ -733,7 +746,14 @@ impl Reader {
             panel: MorphPanel::from_raw(cells.int(3)?),
             offsets: MorphOffsets::empty(kind),
         });
-        self.last_morph = Some(self.model.morphs.len() - 1);
+        let index = self.model.morphs.len() - 1;
+        let name = self
+            .model
+            .morphs
+            .get(index)
+            .map(|m| m.name_ja.clone())
+            .unwrap_or_default();
+        self.morph_parents.add(index, &name);
         Ok(())
     }
 
@@ -748,12 +768,10 @@ impl Reader {
         };
         let ours = cells.expect(standard, full)?;
         let parent = cells.text(1)?;
-        let morph = parent_of(
-            self.model.morphs.iter().map(|m| &m.name_ja),
-            self.last_morph,
-            &parent,
-        )
-        .ok_or_else(|| cells.err(1, format!("no PmxMorph named {parent:?} before this row")))?;
+        let morph = self
+            .morph_parents
+            .find(&parent)
+            .ok_or_else(|| cells.err(1, format!("no PmxMorph named {parent:?} before this row")))?;
         let Some(offsets) = self.model.morphs.get(morph).map(|m| &m.offsets) else {
             return Err(cells.err(1, "no such morph"));
         };
@@ -876,19 +894,23 @@ impl Reader {
             special,
             items: Vec::new(),
         });
-        self.last_frame = Some(index);
+        let name = self
+            .model
+            .display_frames
+            .get(index)
+            .map(|f| f.name_ja.clone())
+            .unwrap_or_default();
+        self.frame_parents.add(index, &name);
         Ok(())
     }
 
     fn frame_item(&mut self, cells: &Cells) -> Result<(), ReadError> {
         let ours = cells.expect(col::NODE_ITEM_STD, col::NODE_ITEM_FULL)?;
         let parent = cells.text(1)?;
-        let frame = parent_of(
-            self.model.display_frames.iter().map(|f| &f.name_ja),
-            self.last_frame,
-            &parent,
-        )
-        .ok_or_else(|| cells.err(1, format!("no PmxNode named {parent:?} before this row")))?;
+        let frame = self
+            .frame_parents
+            .find(&parent)
+            .ok_or_else(|| cells.err(1, format!("no PmxNode named {parent:?} before this row")))?;
         let item_index = self
             .model
             .display_frames
@@ -1050,18 +1072,19 @@ impl Reader {
             self.fixup(cells, 4, Slot::SoftMaterial(index))?;
         }
         self.model.soft_bodies.push(soft);
-        self.last_soft = Some(index);
+        let name = self
+            .model
+            .soft_bodies
+            .get(index)
+            .map(|s| s.name_ja.clone())
+            .unwrap_or_default();
+        self.soft_parents.add(index, &name);
         Ok(())
     }
 
     fn soft_parent(&self, cells: &Cells) -> Result<usize, ReadError> {
         let parent = cells.text(1)?;
-        parent_of(
-            self.model.soft_bodies.iter().map(|s| &s.name_ja),
-            self.last_soft,
-            &parent,
-        )
-        .ok_or_else(|| {
+        self.soft_parents.find(&parent).ok_or_else(|| {
             cells.err(
                 1,
                 format!("no PmxSoftBody named {parent:?} before this row"),
