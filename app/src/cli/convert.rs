@@ -1,9 +1,11 @@
 //! `pmx-studio convert IN OUT [--version] [--encoding] [--index-sizes] [--allow-version-violations]
 //! [--scale] [--skip-hidden-objects] [--mqo-objects] [--mqx] [--vmd MOTION.vmd]
 //! [--collision-materials LIST] [--alpha-test auto|none|LIST] [--alpha-boundary N]
-//! [--vrm-meta META.json] [--no-spring-bones] [--keep-t-pose] [--arm-angle DEGREES] [--no-physics]`.
+//! [--vrm-meta META.json] [--no-spring-bones] [--keep-t-pose] [--arm-angle DEGREES] [--no-physics]
+//! [--csv-encoding utf8|sjis]`.
 
 use anyhow::{Context as _, Result, bail};
+use pmx_core::formats::csv::{CsvEncoding, CsvSaveOptions};
 use pmx_core::formats::mqo::{
     DEFAULT_MQO_UNITS_PER_PMX_UNIT, MqoExportOptions, MqoImportOptions, MqoObjectGrouping,
 };
@@ -19,7 +21,8 @@ use std::process::ExitCode;
 pub struct ConvertArgs {
     /// The model to read.
     pub input: PathBuf,
-    /// The file to write; its extension chooses the format (.pmx, .pmd, .mqo, .smf, .json, .vrm).
+    /// The file to write; its extension chooses the format (.pmx, .pmd, .mqo, .smf, .json, .vrm,
+    /// .csv).
     pub output: PathBuf,
     /// PMX version to write (default: the model's).
     #[arg(long, value_parser = ["2.0", "2.1"])]
@@ -80,6 +83,10 @@ pub struct ConvertArgs {
     /// VRM / glTF input: leave the spring bones out instead of making rigid bodies and joints.
     #[arg(long)]
     pub no_physics: bool,
+    /// CSV output: UTF-8 with a byte order mark (every character as it is), or Shift_JIS as
+    /// PmxEditor writes it (characters it cannot hold escaped).
+    #[arg(long, value_parser = ["utf8", "sjis"], default_value = "utf8")]
+    pub csv_encoding: String,
 }
 
 impl ConvertArgs {
@@ -127,6 +134,13 @@ impl ConvertArgs {
             },
             // Needs the model (material names) and the motion file: see `smf_options`.
             smf: SmfExportOptions::default(),
+            csv: CsvSaveOptions {
+                encoding: if self.csv_encoding == "sjis" {
+                    CsvEncoding::ShiftJis
+                } else {
+                    CsvEncoding::Utf8Bom
+                },
+            },
         }
     }
 
@@ -228,7 +242,7 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     let format = FileFormat::from_extension(&args.output);
     if format.is_none() && !vrm {
         bail!(
-            "{}: unknown output format (use .pmx, .pmd, .mqo, .smf, .json or .vrm)",
+            "{}: unknown output format (use .pmx, .pmd, .mqo, .smf, .json, .csv or .vrm)",
             args.output.display()
         );
     }
@@ -260,6 +274,9 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
                 args.arm_angle
             );
         }
+    }
+    if format != Some(FileFormat::Csv) && args.csv_encoding != "utf8" {
+        bail!("--csv-encoding is for a .csv output");
     }
     if format != Some(FileFormat::Smf) && args.has_smf_flags() {
         bail!(

@@ -1,6 +1,7 @@
 //! File formats. Every format has `read(bytes, &LoadOptions)` and `write(&Model, ...)`.
 
 pub mod cp932;
+pub mod csv;
 pub mod error;
 pub mod json;
 pub mod mqo;
@@ -34,6 +35,9 @@ pub enum FileFormat {
     /// VRM 1.0 / 0.x and glTF binary (`.vrm`, `.glb`): imported, not a document format (the
     /// avatar is converted to an MMD model; see [`vrm::import`]). Writing it is the VRM export.
     Vrm,
+    /// PmxEditor's CSV text (`.csv`): a lossless document format like JSON, whose standard
+    /// columns PmxEditor reads (see [`csv`]).
+    Csv,
 }
 
 impl FileFormat {
@@ -47,6 +51,7 @@ impl FileFormat {
             FileFormat::Mqo => "mqo",
             FileFormat::Smf => "smf",
             FileFormat::Vrm => "vrm",
+            FileFormat::Csv => "csv",
         }
     }
 
@@ -61,6 +66,7 @@ impl FileFormat {
             "mqo" | "mqoz" => Some(FileFormat::Mqo),
             "smf" => Some(FileFormat::Smf),
             "vrm" | "glb" | "gltf" => Some(FileFormat::Vrm),
+            "csv" => Some(FileFormat::Csv),
             _ => None,
         }
     }
@@ -84,6 +90,9 @@ impl FileFormat {
         // stored as the little-endian multi-character constant, `46 4D 53 00`.
         if bytes.starts_with(&smf::id::SMF.to_bytes()) {
             return Some(FileFormat::Smf);
+        }
+        if csv::looks_like_csv(bytes) {
+            return Some(FileFormat::Csv);
         }
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first == Some(&b'{') {
@@ -116,7 +125,7 @@ pub enum FileError {
         source: Box<WriteError>,
     },
     #[error(
-        "{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb, .gltf or .json)"
+        "{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb, .gltf, .json or .csv)"
     )]
     UnknownFormat { path: PathBuf },
 }
@@ -194,6 +203,7 @@ pub fn read_bytes(
     match format {
         FileFormat::Pmx => pmx::read(bytes, options),
         FileFormat::Json => json::read(bytes),
+        FileFormat::Csv => csv::read(bytes),
         FileFormat::Pmd => pmd::read(bytes, options),
         FileFormat::Mqo => {
             let imported = mqo::read_mqo(bytes, &mqo_import_options(options))?;
@@ -272,6 +282,8 @@ pub struct SaveOptions {
     pub mqo: mqo::MqoExportOptions,
     /// For `.smf`: collision materials, alpha test, a motion to bake.
     pub smf: smf::SmfExportOptions,
+    /// For `.csv`: the text encoding.
+    pub csv: csv::CsvSaveOptions,
 }
 
 /// Writes `model` in `format`.
@@ -283,6 +295,9 @@ pub fn write_bytes(
     match format {
         FileFormat::Pmx => pmx::write(model, &options.pmx),
         FileFormat::Json => json::write(model).map(|bytes| (bytes, SaveReport::default())),
+        FileFormat::Csv => {
+            csv::write_bytes(model, &options.csv).map(|bytes| (bytes, SaveReport::default()))
+        }
         FileFormat::Pmd => pmd::write(model).map(|(bytes, report)| {
             let warnings = report.losses.iter().map(ToString::to_string).collect();
             (bytes, SaveReport { warnings })
@@ -380,6 +395,23 @@ pub fn save_smf(
         source,
     })?;
     Ok(export)
+}
+
+/// Exports `model` as PmxEditor CSV at `path`, atomically (File > Export CSV; the document
+/// keeps its own file and format).
+pub fn save_csv(
+    model: &Model,
+    path: &Path,
+    options: &csv::CsvSaveOptions,
+) -> Result<(), FileError> {
+    let bytes = csv::write_bytes(model, options).map_err(|source| FileError::Write {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })?;
+    write_atomic(path, &bytes).map_err(|source| FileError::Io {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 /// Whether `path` names a VRM file (`.vrm`, any case): an export format only, written by
