@@ -230,6 +230,9 @@ impl EditorApp {
                 BrowsePurpose::SmfMotion => {
                     rfd::FileDialog::new().add_filter("VMD", &["vmd", "VMD"])
                 }
+                BrowsePurpose::ExportCsv | BrowsePurpose::ImportCsv => {
+                    rfd::FileDialog::new().add_filter("PmxEditor CSV", &["csv", "CSV"])
+                }
             };
             // File > Open imports SMF and VRM too; Save as never writes them (File > Export
             // does).
@@ -247,13 +250,15 @@ impl EditorApp {
                 }
             }
             let path = match purpose {
-                BrowsePurpose::Open | BrowsePurpose::ImportMqo | BrowsePurpose::ImportVrm => {
-                    dialog.pick_file()
-                }
+                BrowsePurpose::Open
+                | BrowsePurpose::ImportMqo
+                | BrowsePurpose::ImportVrm
+                | BrowsePurpose::ImportCsv => dialog.pick_file(),
                 BrowsePurpose::Save
                 | BrowsePurpose::ExportMqo
                 | BrowsePurpose::ExportSmf
-                | BrowsePurpose::ExportVrm => dialog.save_file(),
+                | BrowsePurpose::ExportVrm
+                | BrowsePurpose::ExportCsv => dialog.save_file(),
                 BrowsePurpose::SmfMotion => dialog.pick_file(),
             };
             let _ = sender.send((purpose, path));
@@ -286,6 +291,12 @@ impl EditorApp {
                 }
                 PlatformRequest::BrowseExportVrm { suggested } => {
                     self.browse(ctx, BrowsePurpose::ExportVrm, suggested);
+                }
+                PlatformRequest::BrowseExportCsv { suggested } => {
+                    self.browse(ctx, BrowsePurpose::ExportCsv, suggested);
+                }
+                PlatformRequest::BrowseImportCsv => {
+                    self.browse(ctx, BrowsePurpose::ImportCsv, None);
                 }
                 PlatformRequest::BrowseSave { suggested } => {
                     self.browse(ctx, BrowsePurpose::Save, suggested);

@@ -112,6 +112,10 @@ pub enum Command {
         kind: ElementKind,
         indices: Vec<usize>,
     },
+    /// File > Export CSV: the export dialog (path, encoding).
+    ShowExportCsvDialog,
+    /// File > Import CSV: the native open dialog for a PmxEditor CSV.
+    BrowseImportCsv,
     /// ツール > a tool: its dialog (options, preview, Apply).
     ShowPlugin(String),
     /// Commits the edit the tool dialog built (one undo step named after the tool).

@@ -32,6 +32,7 @@ pub(super) enum Dialog {
         message: String,
     },
     Plugin(Box<super::plugin_dialog::PluginDialog>),
+    ExportCsv(super::csv_dialog::ExportCsvDialog),
     About,
     Shortcuts,
 }
@@ -246,6 +247,7 @@ impl EditorState {
                 Dialog::ExportVrm(export) => self.export_vrm_ui(ui, export),
                 Dialog::Error { title, message } => self.error_ui(ui, title, message),
                 Dialog::Plugin(plugin) => self.plugin_ui(ui, plugin),
+                Dialog::ExportCsv(export) => self.export_csv_ui(ui, export),
                 Dialog::About => self.about_ui(ui),
                 Dialog::Shortcuts => self.shortcuts_ui(ui),
             };

@@ -123,6 +123,15 @@ impl EditorState {
             Command::ShowExportVrmDialog,
         );
         ui.separator();
+        self.item(ui, "menu.import_csv", "", true, Command::BrowseImportCsv);
+        self.item(
+            ui,
+            "menu.export_csv",
+            "",
+            open,
+            Command::ShowExportCsvDialog,
+        );
+        ui.separator();
         self.item(ui, "menu.close", "Ctrl+W", open, Command::Close);
         self.item(ui, "menu.quit", "Ctrl+Q", true, Command::Quit);
     }

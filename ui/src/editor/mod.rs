@@ -2,6 +2,7 @@
 //! and the command queue. The app wraps it in an eframe window (native file dialogs, window
 //! title, closing); tests drive it with egui_kittest, without eframe.
 
+mod csv_dialog;
 mod dialogs;
 pub mod fonts;
 mod menu;
@@ -47,6 +48,10 @@ pub enum PlatformRequest {
     BrowseSmfMotion,
     /// Show a native save dialog for `.vrm` (File > Export VRM).
     BrowseExportVrm { suggested: Option<PathBuf> },
+    /// Show a native save dialog for `.csv` (File > Export CSV).
+    BrowseExportCsv { suggested: Option<PathBuf> },
+    /// Show a native open dialog for `.csv` (File > Import CSV).
+    BrowseImportCsv,
     /// Close the window: the user confirmed quitting.
     Quit,
 }
@@ -62,6 +67,8 @@ pub enum BrowsePurpose {
     ExportSmf,
     SmfMotion,
     ExportVrm,
+    ExportCsv,
+    ImportCsv,
 }
 
 /// An action that would replace or drop the document, waiting for the unsaved-changes answer.
@@ -550,6 +557,15 @@ impl EditorState {
                     dialog.path = path.display().to_string();
                 }
             }
+            (BrowsePurpose::ExportCsv, Some(path)) => {
+                if let Some(Dialog::ExportCsv(dialog)) = &mut self.dialog {
+                    dialog.path = path.display().to_string();
+                }
+            }
+            (BrowsePurpose::ImportCsv, Some(path)) => self.guard(PendingAction::Open {
+                path,
+                recover: false,
+            }),
             (_, None) => {
                 self.set_message(
                     MessageLevel::Info,
@@ -689,6 +705,14 @@ impl EditorState {
                 }
             }
             Command::ExportVrm { path, options } => self.export_vrm_to(&path, &options),
+            Command::ShowExportCsvDialog => {
+                if let Some(document) = &self.document {
+                    self.dialog = Some(Dialog::ExportCsv(csv_dialog::ExportCsvDialog::new(
+                        document,
+                    )));
+                }
+            }
+            Command::BrowseImportCsv => self.platform.push(PlatformRequest::BrowseImportCsv),
             Command::Import {
                 path,
                 options,
