@@ -123,10 +123,36 @@ fn field_of(kind: &str, index: INT, field: &str) -> ScriptResult<Dynamic> {
     with_model(|model| {
         if let Some(kind) = target.element_kind() {
             check_index(model, kind, index)?;
+            if field == "position"
+                && let Some(position) = finite_position(model, kind, index)
+            {
+                return Ok(position);
+            }
         }
         get_field(model, target, index, field)
             .map(|value| json_to_dynamic(&value))
             .map_err(|error| error.to_string())
+    })
+}
+
+/// The `position` of a vertex, bone, rigid body or joint read straight from the model: what a
+/// loop over every vertex reads, and the same value as its JSON form gives (non-finite values,
+/// which the JSON form writes as strings, take the JSON path).
+fn finite_position(model: &Model, kind: ElementKind, index: usize) -> Option<Dynamic> {
+    let position = match kind {
+        ElementKind::Vertex => model.vertices.get(index)?.position,
+        ElementKind::Bone => model.bones.get(index)?.position,
+        ElementKind::RigidBody => model.rigid_bodies.get(index)?.position,
+        ElementKind::Joint => model.joints.get(index)?.position,
+        _ => return None,
+    };
+    let axes = [position.x, position.y, position.z];
+    axes.iter().all(|value| value.is_finite()).then(|| {
+        Dynamic::from_array(
+            axes.iter()
+                .map(|&value| Dynamic::from_float(FLOAT::from(value)))
+                .collect(),
+        )
     })
 }
 
@@ -306,13 +332,20 @@ impl RunState {
         Ok(())
     }
 
-    /// Adds `index` = `value` to the setter's edit at `slot`.
+    /// Adds `index` = `value` to the setter's edit.
     fn setter_add(&self, setter: &Setter, index: INT, value: &Dynamic) -> ScriptResult<()> {
         let index = index_of(index).map_err(fail)?;
-        self.check_indices(setter.kind, &[index]).map_err(fail)?;
         let mut bytes = std::mem::size_of::<usize>();
         let value = dynamic_to_json(value, &mut bytes).map_err(fail)?;
         let mut queue = self.queue();
+        let count = queue.counts[slot(setter.kind)];
+        if index >= count {
+            return Err(fail(format!(
+                "{} {index} does not exist (the model has {count} {})",
+                setter.kind.name(),
+                plural(setter.kind)
+            )));
+        }
         let first = match queue.edits.get(setter.slot).map(|edit| &edit.op) {
             Some(EditOp::Set { indices, .. }) => indices.is_empty(),
             _ => return Err(fail("this setter belongs to another run")),
@@ -330,26 +363,14 @@ impl RunState {
             )));
         }
         queue.bytes += bytes;
-        if let Some(QueuedEdit {
-            op:
-                EditOp::Set {
-                    indices,
-                    values: Some(values),
-                    ..
-                },
-            summary,
+        if let Some(EditOp::Set {
+            indices,
+            values: Some(values),
             ..
-        }) = queue.edits.get_mut(setter.slot)
+        }) = queue.edits.get_mut(setter.slot).map(|edit| &mut edit.op)
         {
             indices.push(index);
             values.push(value);
-            let count = indices.len();
-            *summary = format!(
-                "set {} of {} {}",
-                setter.field,
-                thousands(count),
-                noun(setter.kind, count)
-            );
         }
         Ok(())
     }

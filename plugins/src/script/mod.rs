@@ -29,6 +29,7 @@ pub use engine::{
 };
 
 use crate::api::{EditBatch, Plugin, PluginContext, PluginError, PluginInfo, PluginOutput};
+use crate::options::Options;
 use pmx_core::edit::ops_to_edit_in;
 use rhai::AST;
 use std::io::Read;
@@ -185,7 +186,16 @@ impl ScriptPlugin {
         limits: &ScriptLimits,
     ) -> Result<PluginOutput, PluginError> {
         let file = self.path.display().to_string();
-        let result = on_script_thread(|| engine::run(&self.ast, &file, cx, limits))??;
+        // Options the caller left out read as their declared defaults.
+        let mut options = Options::defaults(&self.info.options);
+        for (key, value) in cx.options.iter() {
+            options.set(key, value.clone());
+        }
+        let cx = PluginContext {
+            options: &options,
+            ..*cx
+        };
+        let result = on_script_thread(|| engine::run(&self.ast, &file, &cx, limits))??;
         let mut batch = EditBatch::new();
         for edit in result.edits {
             let what = engine::step_name(&self.path, &edit);
