@@ -759,3 +759,43 @@ fn scripts_load_from_files_and_folders_in_order() {
     assert!(find_scripts(&dir.join("missing")).is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_examples_in_the_documentation_compile_and_the_first_runs() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/scripting.md"))
+        .unwrap();
+    let blocks: Vec<&str> = doc
+        .split("```rhai\n")
+        .skip(1)
+        .map(|rest| rest.split("```").next().unwrap())
+        .collect();
+    assert!(blocks.len() >= 5, "{} blocks", blocks.len());
+    for block in &blocks {
+        let source = if block.contains("api_version") {
+            (*block).to_owned()
+        } else {
+            format!("{HEADER}{block}")
+        };
+        ScriptPlugin::from_source("doc.rhai", &source)
+            .unwrap_or_else(|error| panic!("{error}\n{block}"));
+    }
+    let first = ScriptPlugin::from_source("doc.rhai", blocks[0]).unwrap();
+    let model = sample_model();
+    let mut working = model.clone();
+    let mut run = run_plugin(
+        &first,
+        &mut working,
+        &PluginSelection::new(),
+        &Options::default(),
+    )
+    .unwrap();
+    run.edit.apply(&mut working);
+    let hidden: Vec<String> = working
+        .bones
+        .iter()
+        .zip(&model.bones)
+        .filter(|(now, before)| now.flags != before.flags)
+        .map(|(now, _)| now.name_ja.as_str().into_owned())
+        .collect();
+    assert_eq!(hidden, ["左足ＩＫ", "右足ＩＫ"]);
+}

@@ -937,11 +937,8 @@ fn queue_set(
 ) -> ScriptResult<()> {
     let path =
         FieldPath::parse(field).map_err(|error| fail(format!("field \"{field}\": {error}")))?;
-    if let Some(kind) = target.element_kind()
-        && indices.is_empty()
-    {
+    if target.element_kind().is_some() && indices.is_empty() {
         // An empty selection sets nothing: not an error in a script that loops over it.
-        let _ = kind;
         return Ok(());
     }
     let mut bytes = indices.len() * std::mem::size_of::<usize>();
