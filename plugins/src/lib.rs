@@ -5,14 +5,15 @@
 //! [`PluginContext`] (model, selection, options) into an [`EditBatch`]. The host
 //! ([`host::run_plugin`]) builds the batch into one [`pmx_core::edit::Edit`] labelled with the
 //! plugin's name, which the editor commits as one undo step and the command line applies
-//! before saving. The built-in tools live in [`builtin`]; user scripts (Rhai) go through the
-//! same trait.
+//! before saving. The built-in tools live in [`builtin`]; user scripts (Rhai, [`script`]) go
+//! through the same trait.
 
 pub mod api;
 pub mod builtin;
 pub mod host;
 pub mod options;
 pub mod registry;
+pub mod script;
 pub mod selection;
 
 pub use api::{
@@ -22,4 +23,5 @@ pub use api::{
 pub use host::{PluginRun, build_edit, check_needs, counted, run_plugin};
 pub use options::{OptionKind, OptionSpec, OptionValue, Options};
 pub use registry::Registry;
+pub use script::{ScriptLimits, ScriptPlugin, find_scripts};
 pub use selection::{PluginSelection, kind_from_name};

@@ -219,3 +219,55 @@ pub fn run_tool(
         notes: run.preview(Language::English),
     }
 }
+
+/// [`run_tool`] for any plugin (a user script, say): runs `plugin` on `model` as the editor
+/// does, applies its one edit and checks the same invariants (see [`ToolOutcome`]). Panics
+/// with the plugin's error when it refuses.
+#[must_use]
+pub fn run_plugin_checked(
+    plugin: &dyn pmx_plugins::Plugin,
+    model: &pmx_core::Model,
+    selection: &pmx_plugins::PluginSelection,
+    options: &serde_json::Value,
+) -> ToolOutcome {
+    use pmx_core::i18n::Language;
+    let id = plugin.info().id;
+    let options = pmx_plugins::Options::from_json(&plugin.info().options, options)
+        .unwrap_or_else(|error| panic!("{id}: {error}"));
+    let mut working = model.clone();
+    let mut run = pmx_plugins::run_plugin(plugin, &mut working, selection, &options)
+        .unwrap_or_else(|error| panic!("{id}: {error}"));
+    assert!(
+        working == *model,
+        "{id}: building the edit changed the model"
+    );
+    run.edit.apply(&mut working);
+    let count_codes = |errors: &[String]| {
+        let mut counts = std::collections::BTreeMap::<String, usize>::new();
+        for error in errors {
+            let code = error.split(' ').next().unwrap_or_default().to_owned();
+            *counts.entry(code).or_default() += 1;
+        }
+        counts
+    };
+    let before = count_codes(&validation_errors(model));
+    let after = count_codes(&validation_errors(&working));
+    let new_errors: Vec<String> = after
+        .iter()
+        .filter(|(code, count)| **count > before.get(*code).copied().unwrap_or(0))
+        .map(|(code, count)| format!("{code} ×{count}"))
+        .collect();
+    assert!(
+        new_errors.is_empty(),
+        "{id}: new validator errors: {new_errors:?}"
+    );
+    let after = working.clone();
+    run.edit.revert(&mut working);
+    assert!(working == *model, "{id}: undo did not give the model back");
+    ToolOutcome {
+        after,
+        label_en: run.edit.label_in(Language::English),
+        label_ja: run.edit.label_in(Language::Japanese),
+        notes: run.preview(Language::English),
+    }
+}

@@ -1,0 +1,1197 @@
+//! The Rhai engine a script runs in: what a script can do (read the model, the selection and
+//! its options; queue edits and notes), what it cannot (read or write files, run programs,
+//! `import`, `eval`, `sleep`), and the limits that stop it (time, the Stop button, operations,
+//! sizes, queued edits).
+//!
+//! The model is lent to the script's functions for one run through a scoped thread-local
+//! (Rhai's functions must be `'static`; the model is borrowed): nothing is copied up front, and
+//! each read converts one element or one field.
+
+use super::values::{dynamic_to_json, index_of, indices_of, json_to_dynamic};
+use super::{ScriptLimits, file_name};
+use crate::api::{Note, PluginContext, PluginError};
+use crate::selection::{PluginSelection, kind_from_name};
+use pmx_core::Model;
+use pmx_core::edit::{EditOp, EditTarget, FieldPath, get_field, get_path};
+use pmx_core::model::{ElementKind, Text};
+use pmx_core::path::ModelPath;
+use rhai::{
+    AST, Array, Dynamic, Engine, EvalAltResult, FLOAT, INT, ImmutableString, Module,
+    NativeCallContext, Position,
+};
+use serde_json::Value;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+/// How deep script functions may call each other (a recursion without an end stops here).
+pub const MAX_CALL_LEVELS: usize = 64;
+/// How deeply expressions may nest (at the top level, and inside functions).
+pub const MAX_EXPR_DEPTH: usize = 64;
+pub const MAX_FUNCTION_EXPR_DEPTH: usize = 32;
+/// The longest string a script may build, in bytes.
+pub const MAX_STRING_BYTES: usize = 1 << 20;
+/// The most items one array may hold: enough for every vertex of a large model.
+pub const MAX_ARRAY_ITEMS: usize = 10_000_000;
+/// The most entries one map may hold.
+pub const MAX_MAP_ENTRIES: usize = 100_000;
+/// The time limit and the Stop flag are looked at every this many operations (about 20 µs of
+/// script work), so a stop takes effect at once without a clock read per operation.
+const CHECK_EVERY_OPERATIONS: u64 = 256;
+/// Notes longer than this are cut (a script printing in a loop stays readable).
+const MAX_NOTE_CHARS: usize = 2_000;
+
+scoped_tls::scoped_thread_local!(static MODEL: Model);
+scoped_tls::scoped_thread_local!(static SELECTION: PluginSelection);
+
+/// `model` in a script: reads go to the model lent for the run.
+#[derive(Debug, Clone, Copy)]
+struct ModelView;
+
+type ScriptResult<T> = Result<T, Box<EvalAltResult>>;
+
+fn fail(message: impl Into<String>) -> Box<EvalAltResult> {
+    EvalAltResult::ErrorRuntime(Dynamic::from(message.into()), Position::NONE).into()
+}
+
+fn with_model<T>(read: impl FnOnce(&Model) -> Result<T, String>) -> ScriptResult<T> {
+    if !MODEL.is_set() {
+        return Err(fail("the model can only be read while the script runs"));
+    }
+    MODEL.with(read).map_err(fail)
+}
+
+fn with_selection<T>(read: impl FnOnce(&PluginSelection) -> T) -> ScriptResult<T> {
+    if !SELECTION.is_set() {
+        return Err(fail("the selection can only be read while the script runs"));
+    }
+    Ok(SELECTION.with(read))
+}
+
+/// An element kind by name: `bone` or `bones`, `rigid_body`, ...
+fn list_kind(name: &str) -> Result<ElementKind, String> {
+    kind_from_name(name).ok_or_else(|| {
+        format!(
+            "\"{name}\" is not an element kind (vertex, face, texture, material, bone, morph, \
+             display_frame, rigid_body, joint, soft_body)"
+        )
+    })
+}
+
+/// What `set` and `get` take: an element kind, or `header` / `info`.
+fn edit_target(name: &str) -> Result<EditTarget, String> {
+    match name.trim() {
+        "header" => Ok(EditTarget::Header),
+        "info" => Ok(EditTarget::Info),
+        other => list_kind(other)
+            .map(EditTarget::from)
+            .map_err(|message| format!("{message}, or header / info")),
+    }
+}
+
+fn plural(kind: ElementKind) -> &'static str {
+    kind.list_name()
+}
+
+fn check_index(model: &Model, kind: ElementKind, index: usize) -> Result<(), String> {
+    let count = model.count(kind);
+    if index < count {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} {index} does not exist (the model has {count} {})",
+            kind.name(),
+            plural(kind)
+        ))
+    }
+}
+
+fn element(kind: &str, index: INT) -> ScriptResult<Dynamic> {
+    let kind = list_kind(kind).map_err(fail)?;
+    let index = index_of(index).map_err(fail)?;
+    with_model(|model| {
+        check_index(model, kind, index)?;
+        get_field(model, kind.into(), index, "")
+            .map(|value| json_to_dynamic(&value))
+            .map_err(|error| error.to_string())
+    })
+}
+
+fn field_of(kind: &str, index: INT, field: &str) -> ScriptResult<Dynamic> {
+    let target = edit_target(kind).map_err(fail)?;
+    let index = index_of(index).map_err(fail)?;
+    with_model(|model| {
+        if let Some(kind) = target.element_kind() {
+            check_index(model, kind, index)?;
+            if field == "position"
+                && let Some(position) = finite_position(model, kind, index)
+            {
+                return Ok(position);
+            }
+        }
+        get_field(model, target, index, field)
+            .map(|value| json_to_dynamic(&value))
+            .map_err(|error| error.to_string())
+    })
+}
+
+/// The `position` of a vertex, bone, rigid body or joint read straight from the model: what a
+/// loop over every vertex reads, and the same value as its JSON form gives (non-finite values,
+/// which the JSON form writes as strings, take the JSON path).
+fn finite_position(model: &Model, kind: ElementKind, index: usize) -> Option<Dynamic> {
+    let position = match kind {
+        ElementKind::Vertex => model.vertices.get(index)?.position,
+        ElementKind::Bone => model.bones.get(index)?.position,
+        ElementKind::RigidBody => model.rigid_bodies.get(index)?.position,
+        ElementKind::Joint => model.joints.get(index)?.position,
+        _ => return None,
+    };
+    let axes = [position.x, position.y, position.z];
+    axes.iter().all(|value| value.is_finite()).then(|| {
+        Dynamic::from_array(
+            axes.iter()
+                .map(|&value| Dynamic::from_float(FLOAT::from(value)))
+                .collect(),
+        )
+    })
+}
+
+fn at_path(path: &str) -> ScriptResult<Dynamic> {
+    let path = ModelPath::parse(path).map_err(|error| fail(error.to_string()))?;
+    with_model(|model| {
+        get_path(model, &path)
+            .map(|value| json_to_dynamic(&value))
+            .map_err(|error| error.to_string())
+    })
+}
+
+/// The index of the first element named `name` (Japanese names first, then English), or -1.
+fn find_named(model: &Model, kind: ElementKind, name: &str) -> INT {
+    fn first<'a, E: 'a>(
+        elements: &'a [E],
+        names: impl Fn(&'a E) -> (&'a Text, &'a Text),
+        name: &str,
+    ) -> Option<usize> {
+        elements
+            .iter()
+            .position(|element| names(element).0.as_str() == name)
+            .or_else(|| {
+                elements
+                    .iter()
+                    .position(|element| names(element).1.as_str() == name)
+            })
+    }
+    let found = match kind {
+        ElementKind::Bone => first(&model.bones, |e| (&e.name_ja, &e.name_en), name),
+        ElementKind::Morph => first(&model.morphs, |e| (&e.name_ja, &e.name_en), name),
+        ElementKind::Material => first(&model.materials, |e| (&e.name_ja, &e.name_en), name),
+        ElementKind::RigidBody => first(&model.rigid_bodies, |e| (&e.name_ja, &e.name_en), name),
+        ElementKind::Joint => first(&model.joints, |e| (&e.name_ja, &e.name_en), name),
+        ElementKind::DisplayFrame => {
+            first(&model.display_frames, |e| (&e.name_ja, &e.name_en), name)
+        }
+        ElementKind::SoftBody => first(&model.soft_bodies, |e| (&e.name_ja, &e.name_en), name),
+        _ => None,
+    };
+    found.map_or(-1, to_int)
+}
+
+fn to_int(index: usize) -> INT {
+    INT::try_from(index).unwrap_or(INT::MAX)
+}
+
+/// An edit the script queued, with where in the script it was queued.
+#[derive(Debug)]
+pub(crate) struct QueuedEdit {
+    pub op: EditOp,
+    pub line: usize,
+    pub column: usize,
+    /// One line for the preview: "set name_en of 2 bones".
+    pub summary: String,
+    /// Filled by a [`Setter`] (dropped when it stays empty).
+    pub from_setter: bool,
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    edits: Vec<QueuedEdit>,
+    notes: Vec<Note>,
+    bytes: usize,
+    /// How many elements of each kind there will be after the queued edits (for the index an
+    /// insert returns).
+    counts: [usize; 10],
+}
+
+/// What one run collects, and what stops it.
+#[derive(Debug)]
+pub(crate) struct RunState {
+    limits: ScriptLimits,
+    deadline: Instant,
+    queue: Mutex<Queue>,
+}
+
+fn slot(kind: ElementKind) -> usize {
+    ElementKind::ALL
+        .iter()
+        .position(|other| *other == kind)
+        .unwrap_or(0)
+}
+
+impl RunState {
+    fn new(limits: &ScriptLimits, model: &Model) -> Self {
+        let mut counts = [0; 10];
+        for kind in ElementKind::ALL {
+            counts[slot(kind)] = model.count(kind);
+        }
+        Self {
+            limits: limits.clone(),
+            deadline: Instant::now() + limits.time,
+            queue: Mutex::new(Queue {
+                counts,
+                ..Queue::default()
+            }),
+        }
+    }
+
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Why the script must stop now, if it must.
+    fn stop_reason(&self) -> Option<String> {
+        if self
+            .limits
+            .cancel
+            .as_ref()
+            .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
+        {
+            return Some("stopped by the user".to_owned());
+        }
+        (Instant::now() >= self.deadline).then(|| {
+            format!(
+                "stopped: the script ran longer than {} s",
+                seconds(self.limits.time.as_secs_f64())
+            )
+        })
+    }
+
+    fn note(&self, en: &str, ja: &str) -> ScriptResult<()> {
+        let mut queue = self.queue();
+        if queue.notes.len() >= self.limits.max_notes {
+            return Err(fail(format!(
+                "too many notes: a script may write at most {}",
+                self.limits.max_notes
+            )));
+        }
+        let cut = |text: &str| -> String {
+            if text.chars().count() > MAX_NOTE_CHARS {
+                let mut short: String = text.chars().take(MAX_NOTE_CHARS).collect();
+                short.push('…');
+                short
+            } else {
+                text.to_owned()
+            }
+        };
+        queue.notes.push(Note::new(cut(en), cut(ja)));
+        Ok(())
+    }
+
+    /// Queues `op`, counting it against the limits; `bytes` is the size of its values.
+    fn push(
+        &self,
+        context: &NativeCallContext<'_>,
+        op: EditOp,
+        bytes: usize,
+        summary: String,
+    ) -> ScriptResult<()> {
+        let mut queue = self.queue();
+        if queue.edits.len() >= self.limits.max_edits {
+            return Err(fail(format!(
+                "too many edits: a script may queue at most {} (set_each sets many elements in \
+                 one edit)",
+                thousands(self.limits.max_edits)
+            )));
+        }
+        if queue.bytes.saturating_add(bytes) > self.limits.max_queued_bytes {
+            return Err(fail(format!(
+                "too much data: the queued edits would hold more than {} MB",
+                self.limits.max_queued_bytes >> 20
+            )));
+        }
+        queue.bytes += bytes;
+        let position = context.call_position();
+        queue.edits.push(QueuedEdit {
+            op,
+            line: position.line().unwrap_or(0),
+            column: position.position().unwrap_or(0),
+            summary,
+            from_setter: false,
+        });
+        Ok(())
+    }
+
+    /// Adds `index` = `value` to the setter's edit.
+    fn setter_add(&self, setter: &Setter, index: INT, value: &Dynamic) -> ScriptResult<()> {
+        let index = index_of(index).map_err(fail)?;
+        let mut bytes = std::mem::size_of::<usize>();
+        let value = dynamic_to_json(value, &mut bytes).map_err(fail)?;
+        let mut queue = self.queue();
+        let count = queue.counts[slot(setter.kind)];
+        if index >= count {
+            return Err(fail(format!(
+                "{} {index} does not exist (the model has {count} {})",
+                setter.kind.name(),
+                plural(setter.kind)
+            )));
+        }
+        let first = match queue.edits.get(setter.slot).map(|edit| &edit.op) {
+            Some(EditOp::Set { indices, .. }) => indices.is_empty(),
+            _ => return Err(fail("this setter belongs to another run")),
+        };
+        if first {
+            // The first value shows whether the field exists and takes such a value.
+            drop(queue);
+            check_set(setter.kind.into(), &[index], &setter.field, &value).map_err(fail)?;
+            queue = self.queue();
+        }
+        if queue.bytes.saturating_add(bytes) > self.limits.max_queued_bytes {
+            return Err(fail(format!(
+                "too much data: the queued edits would hold more than {} MB",
+                self.limits.max_queued_bytes >> 20
+            )));
+        }
+        queue.bytes += bytes;
+        if let Some(EditOp::Set {
+            indices,
+            values: Some(values),
+            ..
+        }) = queue.edits.get_mut(setter.slot).map(|edit| &mut edit.op)
+        {
+            indices.push(index);
+            values.push(value);
+        }
+        Ok(())
+    }
+
+    fn count(&self, kind: ElementKind) -> usize {
+        self.queue().counts[slot(kind)]
+    }
+
+    /// Checks `indices` against the count of `kind` after the queued edits.
+    fn check_indices(&self, kind: ElementKind, indices: &[usize]) -> Result<(), String> {
+        let count = self.count(kind);
+        match indices.iter().find(|&&index| index >= count) {
+            Some(index) => Err(format!(
+                "{} {index} does not exist (the model has {count} {})",
+                kind.name(),
+                plural(kind)
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+fn seconds(value: f64) -> String {
+    let text = format!("{value:.1}");
+    text.strip_suffix(".0").map_or(text.clone(), str::to_owned)
+}
+
+fn thousands(count: usize) -> String {
+    pmx_core::edit::thousands(count)
+}
+
+/// The engine that compiles scripts: the language without the ways out (files, `eval`).
+pub(crate) fn compile_engine() -> Engine {
+    let mut engine = Engine::new();
+    // `import` reads a file: refused when the script is compiled, and a resolver that finds
+    // nothing behind it.
+    engine.set_module_resolver(rhai::module_resolvers::DummyModuleResolver::new());
+    engine.disable_symbol("import");
+    engine.disable_symbol("eval");
+    engine.set_max_expr_depths(MAX_EXPR_DEPTH, MAX_FUNCTION_EXPR_DEPTH);
+    engine.set_max_call_levels(MAX_CALL_LEVELS);
+    engine.set_max_string_size(MAX_STRING_BYTES);
+    engine.set_max_array_size(MAX_ARRAY_ITEMS);
+    engine.set_max_map_size(MAX_MAP_ENTRIES);
+    engine.set_max_modules(0);
+    // `bone.nmae` is an error, not ().
+    engine.set_fail_on_invalid_map_property(true);
+    engine.on_print(|_| {});
+    engine.on_debug(|_, _, _| {});
+    engine
+}
+
+/// The engine of one run: the compile engine plus the script API, the limits and the stop.
+fn run_engine(state: &Arc<RunState>, options: Dynamic) -> Engine {
+    let mut engine = compile_engine();
+    engine.set_max_operations(state.limits.max_operations);
+    {
+        let state = Arc::clone(state);
+        engine.on_progress(move |operations| {
+            if operations % CHECK_EVERY_OPERATIONS != 0 {
+                return None;
+            }
+            state.stop_reason().map(Dynamic::from)
+        });
+    }
+    {
+        let state = Arc::clone(state);
+        engine.on_print(move |text| {
+            // A note that cannot be added is dropped: print has no way to fail.
+            let _ = state.note(text, text);
+        });
+    }
+    {
+        let state = Arc::clone(state);
+        engine.on_debug(move |text, _, _| {
+            let _ = state.note(text, text);
+        });
+    }
+    // `sleep` would hold the thread where neither the time limit nor Stop can reach it.
+    engine.register_fn("sleep", |_: INT| -> ScriptResult<()> {
+        Err(fail("sleep is not available in scripts"))
+    });
+    engine.register_fn("sleep", |_: FLOAT| -> ScriptResult<()> {
+        Err(fail("sleep is not available in scripts"))
+    });
+
+    register_model(&mut engine);
+    register_selection(&mut engine);
+    register_edits(&mut engine, state);
+
+    let mut globals = Module::new();
+    globals.set_var("model", ModelView);
+    globals.set_var("options", options);
+    engine.register_global_module(globals.into());
+    engine
+}
+
+fn register_model(engine: &mut Engine) {
+    engine.register_type_with_name::<ModelView>("Model");
+    engine.register_fn("to_string", |_: &mut ModelView| -> ScriptResult<String> {
+        with_model(|model| {
+            Ok(format!(
+                "Model({} vertices, {} bones, {} morphs)",
+                model.vertices.len(),
+                model.bones.len(),
+                model.morphs.len()
+            ))
+        })
+    });
+    engine.register_fn(
+        "count",
+        |_: &mut ModelView, kind: &str| -> ScriptResult<INT> {
+            let kind = list_kind(kind).map_err(fail)?;
+            with_model(|model| Ok(to_int(model.count(kind))))
+        },
+    );
+    engine.register_fn(
+        "element",
+        |_: &mut ModelView, kind: &str, index: INT| -> ScriptResult<Dynamic> {
+            element(kind, index)
+        },
+    );
+    macro_rules! element_reader {
+        ($($name:literal),*) => {$(
+            engine.register_fn($name, |_: &mut ModelView, index: INT| -> ScriptResult<Dynamic> {
+                element($name, index)
+            });
+        )*};
+    }
+    element_reader!(
+        "vertex",
+        "face",
+        "texture",
+        "material",
+        "bone",
+        "morph",
+        "display_frame",
+        "rigid_body",
+        "joint",
+        "soft_body"
+    );
+    engine.register_fn(
+        "get",
+        |_: &mut ModelView, kind: &str, index: INT, field: &str| -> ScriptResult<Dynamic> {
+            field_of(kind, index, field)
+        },
+    );
+    engine.register_fn(
+        "get",
+        |_: &mut ModelView, path: &str| -> ScriptResult<Dynamic> { at_path(path) },
+    );
+    engine.register_get("header", |_: &mut ModelView| -> ScriptResult<Dynamic> {
+        field_of("header", 0, "")
+    });
+    engine.register_get("info", |_: &mut ModelView| -> ScriptResult<Dynamic> {
+        field_of("info", 0, "")
+    });
+    macro_rules! finder {
+        ($($name:literal => $kind:expr),*) => {$(
+            engine.register_fn($name, |_: &mut ModelView, name: &str| -> ScriptResult<INT> {
+                with_model(|model| Ok(find_named(model, $kind, name)))
+            });
+        )*};
+    }
+    finder!(
+        "find_bone" => ElementKind::Bone,
+        "find_morph" => ElementKind::Morph,
+        "find_material" => ElementKind::Material,
+        "find_rigid_body" => ElementKind::RigidBody,
+        "find_joint" => ElementKind::Joint,
+        "find_display_frame" => ElementKind::DisplayFrame,
+        "find_soft_body" => ElementKind::SoftBody
+    );
+}
+
+fn register_selection(engine: &mut Engine) {
+    fn as_array(indices: &[usize]) -> ScriptResult<Array> {
+        if indices.len() > MAX_ARRAY_ITEMS {
+            return Err(fail(format!(
+                "{} elements are selected; a script's arrays hold at most {}",
+                thousands(indices.len()),
+                thousands(MAX_ARRAY_ITEMS)
+            )));
+        }
+        Ok(indices
+            .iter()
+            .map(|&index| Dynamic::from_int(to_int(index)))
+            .collect())
+    }
+    engine.register_fn("selected", |kind: &str| -> ScriptResult<Array> {
+        let kind = list_kind(kind).map_err(fail)?;
+        with_selection(|selection| as_array(selection.get(kind)))?
+    });
+    engine.register_fn("selected_or_all", |kind: &str| -> ScriptResult<Array> {
+        let kind = list_kind(kind).map_err(fail)?;
+        let selected = with_selection(|selection| selection.get(kind).to_vec())?;
+        with_model(|model| {
+            let count = model.count(kind);
+            Ok(if selected.is_empty() {
+                (0..count).collect::<Vec<_>>()
+            } else {
+                selected
+                    .into_iter()
+                    .filter(|&index| index < count)
+                    .collect()
+            })
+        })
+        .and_then(|indices| as_array(&indices))
+    });
+    engine.register_fn(
+        "is_selected",
+        |kind: &str, index: INT| -> ScriptResult<bool> {
+            let kind = list_kind(kind).map_err(fail)?;
+            let Ok(index) = usize::try_from(index) else {
+                return Ok(false);
+            };
+            with_selection(|selection| selection.get(kind).binary_search(&index).is_ok())
+        },
+    );
+}
+
+/// The JSON form of a new element of `kind` with nothing set, which an inserted map is laid
+/// over (so `insert("bone", #{ name_ja: "新", position: [0, 1, 0] })` is a whole bone).
+fn default_element(kind: ElementKind) -> Option<Value> {
+    use pmx_core::model::*;
+    let value = match kind {
+        ElementKind::Vertex => serde_json::to_value(Vertex::default()),
+        ElementKind::Material => serde_json::to_value(Material::default()),
+        ElementKind::Bone => serde_json::to_value(Bone::default()),
+        ElementKind::Morph => serde_json::to_value(Morph {
+            name_ja: Text::default(),
+            name_en: Text::default(),
+            panel: MorphPanel::default(),
+            offsets: MorphOffsets::empty(MorphKind::Vertex),
+        }),
+        ElementKind::DisplayFrame => serde_json::to_value(DisplayFrame::default()),
+        ElementKind::RigidBody => serde_json::to_value(RigidBody::default()),
+        ElementKind::Joint => serde_json::to_value(Joint::default()),
+        ElementKind::SoftBody => serde_json::to_value(SoftBody::default()),
+        ElementKind::Face | ElementKind::Texture => return None,
+    };
+    value.ok()
+}
+
+/// `element` (a map, or for faces `[a, b, c]` and textures a path) as an item to insert.
+fn insert_item(kind: ElementKind, element: &Dynamic) -> Result<(Value, usize), String> {
+    let mut bytes = 0;
+    let given = dynamic_to_json(element, &mut bytes)?;
+    let item = match (default_element(kind), given) {
+        (Some(Value::Object(mut defaults)), Value::Object(fields)) => {
+            // A morph of another kind starts from that kind's empty offsets.
+            if fields.contains_key("kind") && !fields.contains_key("offsets") {
+                defaults.insert("offsets".to_owned(), Value::Array(Vec::new()));
+            }
+            defaults.extend(fields);
+            Value::Object(defaults)
+        }
+        (Some(_), other) => {
+            return Err(format!(
+                "a new {} is a map of its fields (#{{ name_ja: ... }}), not {}",
+                kind.name(),
+                json_kind(&other)
+            ));
+        }
+        (None, other) => other,
+    };
+    check_item(kind, &item)?;
+    Ok((item, bytes))
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "()",
+        Value::Bool(_) => "a bool",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "a map",
+    }
+}
+
+/// Reads `item` as an element of `kind`, so a wrong field fails where the script inserts it.
+fn check_item(kind: ElementKind, item: &Value) -> Result<(), String> {
+    use pmx_core::model::*;
+    fn parse<T: serde::de::DeserializeOwned>(item: &Value) -> Result<(), String> {
+        serde_json::from_value::<T>(item.clone())
+            .map(|_| ())
+            .map_err(|error| error.to_string())
+    }
+    match kind {
+        ElementKind::Vertex => parse::<Vertex>(item),
+        ElementKind::Face => parse::<Face>(item),
+        ElementKind::Texture => parse::<Text>(item),
+        ElementKind::Material => parse::<Material>(item),
+        ElementKind::Bone => parse::<Bone>(item),
+        ElementKind::Morph => parse::<Morph>(item),
+        ElementKind::DisplayFrame => parse::<DisplayFrame>(item),
+        ElementKind::RigidBody => parse::<RigidBody>(item),
+        ElementKind::Joint => parse::<Joint>(item),
+        ElementKind::SoftBody => parse::<SoftBody>(item),
+    }
+    .map_err(|message| format!("not a {}: {message}", kind.name()))
+}
+
+/// `setter(kind, field)`: collects one value per element on the host's side and becomes one
+/// set edit. Rhai measures an array every time a function is called on it (`push`, `len`),
+/// which makes building a large array quadratic; a setter's values are outside Rhai (counted
+/// against the run's queued-data limit instead), so `s.set(i, value)` costs the same for the
+/// millionth vertex as for the first.
+#[derive(Debug, Clone)]
+struct Setter {
+    slot: usize,
+    kind: ElementKind,
+    field: String,
+}
+
+fn register_edits(engine: &mut Engine, state: &Arc<RunState>) {
+    engine.register_type_with_name::<Setter>("Setter");
+    let run = Arc::clone(state);
+    engine.register_fn(
+        "setter",
+        move |context: NativeCallContext<'_>, kind: &str, field: &str| -> ScriptResult<Setter> {
+            let kind = list_kind(kind).map_err(fail)?;
+            let path = FieldPath::parse(field)
+                .map_err(|error| fail(format!("field \"{field}\": {error}")))?;
+            let field = path.to_string();
+            run.push(
+                &context,
+                EditOp::Set {
+                    kind: kind.into(),
+                    indices: Vec::new(),
+                    field: field.clone(),
+                    value: None,
+                    values: Some(Vec::new()),
+                },
+                0,
+                format!("set {field} of 0 {}", plural(kind)),
+            )?;
+            let mut queue = run.queue();
+            let slot = queue.edits.len() - 1;
+            if let Some(edit) = queue.edits.last_mut() {
+                edit.from_setter = true;
+            }
+            Ok(Setter { slot, kind, field })
+        },
+    );
+    let run = Arc::clone(state);
+    engine.register_fn(
+        "set",
+        move |setter: &mut Setter, index: INT, value: Dynamic| -> ScriptResult<()> {
+            run.setter_add(setter, index, &value)
+        },
+    );
+    let run = Arc::clone(state);
+    engine.register_get("len", move |setter: &mut Setter| -> INT {
+        match run.queue().edits.get(setter.slot).map(|edit| &edit.op) {
+            Some(EditOp::Set { indices, .. }) => to_int(indices.len()),
+            _ => 0,
+        }
+    });
+
+    // set(kind, index or indices, field, value)
+    let run = Arc::clone(state);
+    engine.register_fn(
+        "set",
+        move |context: NativeCallContext<'_>,
+              kind: &str,
+              indices: Dynamic,
+              field: &str,
+              value: Dynamic|
+              -> ScriptResult<()> {
+            let target = edit_target(kind).map_err(fail)?;
+            let indices = match target.element_kind() {
+                None => Vec::new(),
+                Some(kind) => {
+                    let indices = indices_of(&indices).map_err(fail)?;
+                    run.check_indices(kind, &indices).map_err(fail)?;
+                    indices
+                }
+            };
+            queue_set(
+                &run,
+                &context,
+                target,
+                indices,
+                field,
+                SetValues::Same(&value),
+            )
+        },
+    );
+    // set(kind, field, value) for header and info.
+    let run = Arc::clone(state);
+    engine.register_fn(
+        "set",
+        move |context: NativeCallContext<'_>,
+              kind: &str,
+              field: &str,
+              value: Dynamic|
+              -> ScriptResult<()> {
+            let target = edit_target(kind).map_err(fail)?;
+            if !target.is_single() {
+                return Err(fail(format!(
+                    "set(\"{kind}\", ...) needs the indices: set(\"{kind}\", index, field, value)"
+                )));
+            }
+            queue_set(
+                &run,
+                &context,
+                target,
+                Vec::new(),
+                field,
+                SetValues::Same(&value),
+            )
+        },
+    );
+    // set_each(kind, indices, field, values): one value per index, one edit.
+    let run = Arc::clone(state);
+    engine.register_fn(
+        "set_each",
+        move |context: NativeCallContext<'_>,
+              kind: &str,
+              indices: Array,
+              field: &str,
+              values: Array|
+              -> ScriptResult<()> {
+            let kind = list_kind(kind).map_err(fail)?;
+            let indices = indices_of(&Dynamic::from_array(indices)).map_err(fail)?;
+            if indices.len() != values.len() {
+                return Err(fail(format!(
+                    "set_each: {} indices but {} values (one value per index)",
+                    indices.len(),
+                    values.len()
+                )));
+            }
+            run.check_indices(kind, &indices).map_err(fail)?;
+            queue_set(
+                &run,
+                &context,
+                kind.into(),
+                indices,
+                field,
+                SetValues::Each(&values),
+            )
+        },
+    );
+    let run = Arc::clone(state);
+    engine.register_fn(
+        "insert",
+        move |context: NativeCallContext<'_>, kind: &str, element: Dynamic| -> ScriptResult<INT> {
+            let kind = list_kind(kind).map_err(fail)?;
+            queue_insert(&run, &context, kind, None, &element)
+        },
+    );
+    let run = Arc::clone(state);
+    engine.register_fn(
+        "insert_at",
+        move |context: NativeCallContext<'_>,
+              kind: &str,
+              at: INT,
+              element: Dynamic|
+              -> ScriptResult<INT> {
+            let kind = list_kind(kind).map_err(fail)?;
+            let at = index_of(at).map_err(fail)?;
+            queue_insert(&run, &context, kind, Some(at), &element)
+        },
+    );
+    let run = Arc::clone(state);
+    engine.register_fn(
+        "insert_faces",
+        move |context: NativeCallContext<'_>, material: INT, faces: Array| -> ScriptResult<INT> {
+            let material = index_of(material).map_err(fail)?;
+            run.check_indices(ElementKind::Material, &[material])
+                .map_err(fail)?;
+            let mut bytes = 0;
+            let items = faces
+                .iter()
+                .map(|face| {
+                    let item = dynamic_to_json(face, &mut bytes)?;
+                    check_item(ElementKind::Face, &item)?;
+                    Ok(item)
+                })
+                .collect::<Result<Vec<_>, String>>()
+                .map_err(fail)?;
+            let count = items.len();
+            let summary = format!("insert {} faces into material {material}", thousands(count));
+            run.push(
+                &context,
+                EditOp::Insert {
+                    kind: ElementKind::Face,
+                    at: None,
+                    items,
+                    material: Some(material),
+                    faces: None,
+                },
+                bytes,
+                summary,
+            )?;
+            run.queue().counts[slot(ElementKind::Face)] += count;
+            Ok(to_int(count))
+        },
+    );
+    let run = Arc::clone(state);
+    engine.register_fn(
+        "delete",
+        move |context: NativeCallContext<'_>, kind: &str, indices: Dynamic| -> ScriptResult<()> {
+            let kind = list_kind(kind).map_err(fail)?;
+            let mut indices = indices_of(&indices).map_err(fail)?;
+            run.check_indices(kind, &indices).map_err(fail)?;
+            indices.sort_unstable();
+            indices.dedup();
+            if indices.is_empty() {
+                return Ok(());
+            }
+            let count = indices.len();
+            let summary = format!("delete {} {}", thousands(count), noun(kind, count));
+            let bytes = count * std::mem::size_of::<usize>();
+            run.push(
+                &context,
+                EditOp::Delete {
+                    kind,
+                    indices,
+                    remove_unused_vertices: false,
+                },
+                bytes,
+                summary,
+            )?;
+            let mut queue = run.queue();
+            let left = queue.counts[slot(kind)].saturating_sub(count);
+            queue.counts[slot(kind)] = left;
+            Ok(())
+        },
+    );
+    let run = Arc::clone(state);
+    engine.register_fn("note", move |text: ImmutableString| -> ScriptResult<()> {
+        run.note(&text, &text)
+    });
+    let run = Arc::clone(state);
+    engine.register_fn(
+        "note",
+        move |en: ImmutableString, ja: ImmutableString| -> ScriptResult<()> { run.note(&en, &ja) },
+    );
+}
+
+fn noun(kind: ElementKind, count: usize) -> &'static str {
+    if count == 1 {
+        kind.name()
+    } else {
+        plural(kind)
+    }
+}
+
+enum SetValues<'a> {
+    Same(&'a Dynamic),
+    Each(&'a Array),
+}
+
+fn queue_set(
+    run: &RunState,
+    context: &NativeCallContext<'_>,
+    target: EditTarget,
+    indices: Vec<usize>,
+    field: &str,
+    values: SetValues<'_>,
+) -> ScriptResult<()> {
+    let path =
+        FieldPath::parse(field).map_err(|error| fail(format!("field \"{field}\": {error}")))?;
+    if target.element_kind().is_some() && indices.is_empty() {
+        // An empty selection sets nothing: not an error in a script that loops over it.
+        return Ok(());
+    }
+    let mut bytes = indices.len() * std::mem::size_of::<usize>();
+    let (value, each, first_value) = match values {
+        SetValues::Same(value) => {
+            let value = dynamic_to_json(value, &mut bytes).map_err(fail)?;
+            (Some(value.clone()), None, value)
+        }
+        SetValues::Each(values) => {
+            let values = values
+                .iter()
+                .map(|value| dynamic_to_json(value, &mut bytes))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(fail)?;
+            let first = values.first().cloned().unwrap_or(Value::Null);
+            (None, Some(values), first)
+        }
+    };
+    check_set(target, &indices, field, &first_value).map_err(fail)?;
+    let count = indices.len().max(1);
+    let summary = match target.element_kind() {
+        Some(kind) => format!("set {path} of {} {}", thousands(count), noun(kind, count)),
+        None => format!("set {} {path}", target.name()),
+    };
+    run.push(
+        context,
+        EditOp::Set {
+            kind: target,
+            indices,
+            field: path.to_string(),
+            value,
+            values: each,
+        },
+        bytes,
+        summary,
+    )
+}
+
+/// Builds the set on one element of the model as it is, so a field that does not exist or a
+/// value of the wrong type fails where the script sets it (the edit itself is built later, on
+/// the model as the earlier edits leave it).
+fn check_set(
+    target: EditTarget,
+    indices: &[usize],
+    field: &str,
+    value: &Value,
+) -> Result<(), String> {
+    if !MODEL.is_set() {
+        return Ok(());
+    }
+    MODEL.with(|model| {
+        let count = target.count(model);
+        if count == 0 {
+            return Ok(());
+        }
+        let probe = indices
+            .first()
+            .copied()
+            .filter(|&index| index < count)
+            .unwrap_or(0);
+        pmx_core::edit::Edit::set_json(model, target, &[probe], field, std::slice::from_ref(value))
+            .map(|_| ())
+            .map_err(|error| error.to_string())
+    })
+}
+
+fn queue_insert(
+    run: &RunState,
+    context: &NativeCallContext<'_>,
+    kind: ElementKind,
+    at: Option<usize>,
+    element: &Dynamic,
+) -> ScriptResult<INT> {
+    let count = run.count(kind);
+    if let Some(at) = at
+        && at > count
+    {
+        return Err(fail(format!(
+            "insert_at {at}: the model has {count} {} (0..={count})",
+            plural(kind)
+        )));
+    }
+    let (item, bytes) = insert_item(kind, element).map_err(fail)?;
+    let index = at.unwrap_or(count);
+    let summary = format!("insert a {} at {index}", kind.name());
+    run.push(
+        context,
+        EditOp::Insert {
+            kind,
+            at,
+            items: vec![item],
+            material: None,
+            faces: None,
+        },
+        bytes,
+        summary,
+    )?;
+    run.queue().counts[slot(kind)] += 1;
+    Ok(to_int(index))
+}
+
+/// What a finished run left: the edits and notes in the order the script queued them.
+#[derive(Debug)]
+pub(crate) struct RunResult {
+    pub edits: Vec<QueuedEdit>,
+    pub notes: Vec<Note>,
+}
+
+/// Runs `ast` on the context's model, selection and options.
+pub(crate) fn run(
+    ast: &AST,
+    file: &str,
+    cx: &PluginContext<'_>,
+    limits: &ScriptLimits,
+) -> Result<RunResult, PluginError> {
+    let state = Arc::new(RunState::new(limits, cx.model));
+    let options = json_to_dynamic(&cx.options.to_json());
+    let engine = run_engine(&state, options);
+    let result = MODEL.set(cx.model, || {
+        SELECTION.set(cx.selection, || engine.run_ast(ast))
+    });
+    drop(engine);
+    match result {
+        Ok(()) => {}
+        // `exit()` ends the script early; what it queued stands.
+        Err(error) if matches!(*error, EvalAltResult::Exit(..)) => {}
+        Err(error) => return Err(runtime_error(file, &error, limits)),
+    }
+    let queue = std::mem::take(&mut *state.queue());
+    let edits = queue
+        .edits
+        .into_iter()
+        .filter(|edit| {
+            !(edit.from_setter
+                && matches!(&edit.op, EditOp::Set { indices, .. } if indices.is_empty()))
+        })
+        .collect();
+    Ok(RunResult {
+        edits,
+        notes: queue.notes,
+    })
+}
+
+/// A runtime error as `PluginError::Script`: where it happened (the innermost place Rhai
+/// knows) and why, in words a script's author can act on.
+pub(crate) fn runtime_error(
+    file: &str,
+    error: &EvalAltResult,
+    limits: &ScriptLimits,
+) -> PluginError {
+    let inner = error.unwrap_inner();
+    // The innermost place Rhai knows: the error's own, else the call it happened in.
+    let mut position = error.position();
+    let mut step = error;
+    while let EvalAltResult::ErrorInFunctionCall(_, _, deeper, _) = step {
+        if !deeper.position().is_none() {
+            position = deeper.position();
+        }
+        step = deeper;
+    }
+    let mut message = match inner {
+        EvalAltResult::ErrorTerminated(reason, _) => reason.to_string(),
+        EvalAltResult::ErrorTooManyOperations(_) => format!(
+            "stopped: the script ran more than {} operations",
+            thousands(usize::try_from(limits.max_operations).unwrap_or(usize::MAX))
+        ),
+        EvalAltResult::ErrorStackOverflow(_) => format!(
+            "stopped: functions called each other more than {MAX_CALL_LEVELS} levels deep (a \
+             recursion without an end?)"
+        ),
+        EvalAltResult::ErrorDataTooLarge(what, _) => match what.as_str() {
+            "Length of string" => {
+                format!(
+                    "a string grew past the limit of {} bytes",
+                    thousands(MAX_STRING_BYTES)
+                )
+            }
+            "Size of array/BLOB" => {
+                format!(
+                    "an array grew past the limit of {} items",
+                    thousands(MAX_ARRAY_ITEMS)
+                )
+            }
+            "Size of object map" => {
+                format!(
+                    "a map grew past the limit of {} entries",
+                    thousands(MAX_MAP_ENTRIES)
+                )
+            }
+            other => format!("{other} is over the script limit"),
+        },
+        EvalAltResult::ErrorModuleNotFound(name, _) => {
+            format!("import \"{name}\" is not allowed: scripts cannot load files")
+        }
+        EvalAltResult::ErrorRuntime(reason, _) => reason.to_string(),
+        other => {
+            let text = other.to_string();
+            let at = format!(" ({})", other.position());
+            text.strip_suffix(&at).map_or(text.clone(), str::to_owned)
+        }
+    };
+    let mut calls = Vec::new();
+    let mut outer = error;
+    while let EvalAltResult::ErrorInFunctionCall(name, _, inner, at) = outer {
+        if let (Some(line), false) = (at.line(), name.is_empty()) {
+            calls.push(format!("in {name}() called at line {line}"));
+        }
+        outer = inner;
+    }
+    if !calls.is_empty() {
+        calls.reverse();
+        message.push_str(&format!(" ({})", calls.join(", ")));
+    }
+    PluginError::Script {
+        file: file.to_owned(),
+        line: position.line().unwrap_or(0),
+        column: position.position().unwrap_or(0),
+        message,
+    }
+}
+
+/// A compile error as `PluginError::Script`.
+pub(crate) fn parse_error(file: &str, error: &rhai::ParseError) -> PluginError {
+    let position = error.position();
+    let text = error.err_type().to_string();
+    // A disabled keyword reads as "'import' is a reserved keyword" or "... is disabled".
+    let message = if text.contains("'import'") {
+        "import is not allowed: scripts cannot load files".to_owned()
+    } else if text.contains("'eval'") {
+        "eval is not allowed in scripts".to_owned()
+    } else if matches!(error.err_type(), rhai::ParseErrorType::ExprTooDeep) {
+        format!(
+            "expressions are nested too deeply (at most {MAX_EXPR_DEPTH} levels, \
+             {MAX_FUNCTION_EXPR_DEPTH} inside functions)"
+        )
+    } else {
+        text
+    };
+    PluginError::Script {
+        file: file.to_owned(),
+        line: position.line().unwrap_or(0),
+        column: position.position().unwrap_or(0),
+        message,
+    }
+}
+
+/// The steps' names name the script's line: "set name_en of 2 bones (rename.rhai:12:5)".
+pub(crate) fn step_name(path: &std::path::Path, edit: &QueuedEdit) -> String {
+    format!(
+        "{} ({}:{}:{})",
+        edit.summary,
+        file_name(path),
+        edit.line,
+        edit.column
+    )
+}
