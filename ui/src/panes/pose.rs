@@ -100,7 +100,10 @@ impl FileReport {
                     matched
                 } else {
                     let names = missing.join(lang.tr("edit.list_separator"));
-                    matched + &lang.format("pose.not_in_model", &[("names", &names)])
+                    matched
+                        + lang
+                            .format("pose.not_in_model", &[("names", &names)])
+                            .as_str()
                 }
             }
             FileReport::Saved {
