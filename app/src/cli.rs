@@ -77,6 +77,8 @@ pub enum Command {
     Plugins(plugins::PluginsArgs),
     /// Run a tool on a model as one undo step and write the result; prints what changed.
     Run(plugins::RunArgs),
+    /// Run a Rhai script on a model as one undo step and write the result.
+    Script(plugins::ScriptArgs),
 }
 
 /// Runs a subcommand and turns its outcome into the process exit code.
@@ -92,6 +94,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Render(args) => render::run(&args),
         Command::Plugins(args) => plugins::list(&args),
         Command::Run(args) => plugins::run(&args),
+        Command::Script(args) => plugins::script(&args),
     };
     match result {
         Ok(code) => code,

@@ -14,6 +14,8 @@ use pmx_core::i18n::Language;
 use pmx_core::model::ElementKind;
 use pmx_core::validate::FixStep;
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 /// The version of the plugin and script API. A script declares the version it was written
 /// for (`const api_version = 1;`); the host refuses newer ones by name.
@@ -388,4 +390,12 @@ pub trait Plugin: Send + Sync {
 
     /// Reads the model and the selection, returns the edits. Never changes anything itself.
     fn run(&self, cx: &PluginContext<'_>) -> Result<PluginOutput, PluginError>;
+
+    /// A copy of this plugin whose run stops soon after `cancel` is set (the editor's Stop
+    /// button), or `None` when a run cannot be stopped part-way (the built-ins: one pass over
+    /// the model).
+    fn stoppable(&self, cancel: Arc<AtomicBool>) -> Option<Arc<dyn Plugin>> {
+        let _ = cancel;
+        None
+    }
 }

@@ -23,5 +23,5 @@ pub use api::{
 pub use host::{PluginRun, build_edit, check_needs, counted, run_plugin};
 pub use options::{OptionKind, OptionSpec, OptionValue, Options};
 pub use registry::Registry;
-pub use script::{ScriptLimits, ScriptPlugin, find_scripts};
+pub use script::{ScriptLimits, ScriptPlugin, default_scripts_folder, find_scripts};
 pub use selection::{PluginSelection, kind_from_name};

@@ -26,6 +26,25 @@ impl Registry {
         }
     }
 
+    /// The built-in tools, then the scripts of `folder` (`None` or a missing folder: none);
+    /// the scripts that do not load come back apart, each with its error.
+    #[must_use]
+    pub fn with_scripts(
+        folder: Option<&std::path::Path>,
+    ) -> (Self, Vec<(std::path::PathBuf, String)>) {
+        let mut registry = Self::builtin();
+        let mut failed = Vec::new();
+        if let Some(folder) = folder {
+            for script in crate::script::find_scripts(folder) {
+                match script {
+                    Ok(script) => registry.add(Arc::new(script)),
+                    Err((path, error)) => failed.push((path, error.to_string())),
+                }
+            }
+        }
+        (registry, failed)
+    }
+
     /// Adds a plugin; one with the same id replaces the earlier one (a script named like a
     /// built-in is refused by the script loader before it gets here).
     pub fn add(&mut self, plugin: Arc<dyn Plugin>) {

@@ -120,6 +120,10 @@ pub enum Command {
     ShowPlugin(String),
     /// Commits the edit the tool dialog built (one undo step named after the tool).
     ApplyPluginEdit,
+    /// ツール > スクリプト > Reload: the built-ins and the scripts folder's scripts again.
+    ReloadPlugins,
+    /// ツール > スクリプト > the scripts folder: a dialog to choose it.
+    ShowScriptsFolderDialog,
 }
 
 impl Command {

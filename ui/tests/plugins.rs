@@ -211,3 +211,82 @@ fn an_options_form_sets_what_the_tool_does() {
         "undo gives the model back"
     );
 }
+
+#[test]
+fn a_script_from_the_scripts_folder_runs_as_one_step_and_a_runaway_one_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../resources/scripts");
+    std::fs::copy(
+        scripts.join("hide_ik_bones.rhai"),
+        dir.path().join("hide_ik_bones.rhai"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("endless.rhai"),
+        "const api_version = 1;\nconst name = \"終わらない\";\nconst name_en = \"Endless\";\nloop {}\n",
+    )
+    .unwrap();
+    let model = sample_model();
+    let mut editor = EditorState::new(Settings {
+        language: Language::English,
+        scripts_folder: Some(dir.path().to_owned()),
+        ..Settings::default()
+    });
+    editor.open_document(Document::from_model(model.clone(), None, None));
+    let mut harness = Harness::builder()
+        .with_size(egui::Vec2::new(1500.0, 1000.0))
+        .with_context_setup(pmx_ui::editor::fonts::install)
+        .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
+    harness.run_ok();
+
+    // The runaway script: Preview runs, Stop ends it, nothing changes.
+    click(&mut harness, "Tools");
+    click(&mut harness, "Scripts");
+    click(&mut harness, "Endless…");
+    click(&mut harness, "Preview");
+    harness.get_by_label_contains("Running…");
+    click(&mut harness, "Stop");
+    harness.get_by_label("Stopped.");
+    assert!(document(&harness).model == model);
+    assert!(document(&harness).history.is_empty());
+    click(&mut harness, "Cancel");
+
+    // A real one: one undo step named after the script.
+    click(&mut harness, "Tools");
+    click(&mut harness, "Scripts");
+    click(&mut harness, "Hide IK bones…");
+    click(&mut harness, "Apply");
+    let started = Instant::now();
+    while document(&harness).history.is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(60), "never applied");
+        harness.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let after = &document(&harness).model;
+    let ik_bones: Vec<usize> = model
+        .bones
+        .iter()
+        .enumerate()
+        .filter(|(_, bone)| bone.is_ik())
+        .map(|(index, _)| index)
+        .collect();
+    assert!(!ik_bones.is_empty());
+    for (index, (a, b)) in after.bones.iter().zip(&model.bones).enumerate() {
+        if ik_bones.contains(&index) {
+            assert!(
+                !a.flags.contains(pmx_core::model::BoneFlags::VISIBLE),
+                "bone {index}"
+            );
+        } else {
+            assert_eq!(a, b, "bone {index}");
+        }
+    }
+    assert_eq!(
+        document(&harness)
+            .history
+            .undo_edit_label()
+            .map(|label| label.render(Language::English))
+            .as_deref(),
+        Some("Hide IK bones")
+    );
+}

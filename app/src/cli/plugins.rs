@@ -48,6 +48,17 @@ pub struct RunTarget {
 }
 
 #[derive(Debug, clap::Args)]
+pub struct ScriptArgs {
+    /// The Rhai script (`docs/scripting.md`).
+    pub script: PathBuf,
+    #[command(flatten)]
+    pub target: RunTarget,
+    /// Stop the script after this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub time_limit: f64,
+}
+
+#[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// The tool's id (`pmx-studio plugins` lists them), or `script:NAME` for a script in the
     /// scripts folder.
@@ -60,27 +71,10 @@ pub struct RunArgs {
     pub scripts: Option<PathBuf>,
 }
 
-/// The user's scripts folder: `PMX_STUDIO_SCRIPTS`, else `scripts` in the configuration
-/// folder (`$XDG_CONFIG_HOME/pmx-studio`, `~/.config/pmx-studio`, `%APPDATA%\pmx-studio`).
-#[must_use]
-pub fn default_scripts_folder() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("PMX_STUDIO_SCRIPTS") {
-        return Some(PathBuf::from(dir));
-    }
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("APPDATA").map(PathBuf::from))
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-    Some(config.join("pmx-studio").join("scripts"))
-}
-
 /// The built-ins, then the scripts of `folder` (scripts that do not load are returned
 /// apart, with their errors).
 fn registry_with_scripts(folder: Option<&Path>) -> (Registry, Vec<(PathBuf, String)>) {
-    let registry = Registry::builtin();
-    let failed = Vec::new();
-    let _ = folder;
-    (registry, failed)
+    Registry::with_scripts(folder)
 }
 
 fn kind_json(kind: &OptionKind) -> Value {
@@ -136,7 +130,10 @@ fn info_json(info: &PluginInfo) -> Value {
 }
 
 pub fn list(args: &PluginsArgs) -> Result<ExitCode> {
-    let folder = args.scripts.clone().or_else(default_scripts_folder);
+    let folder = args
+        .scripts
+        .clone()
+        .or_else(pmx_plugins::default_scripts_folder);
     let (registry, failed) = registry_with_scripts(folder.as_deref());
     if args.json {
         let json = json!({
@@ -184,7 +181,10 @@ pub fn list(args: &PluginsArgs) -> Result<ExitCode> {
 }
 
 pub fn run(args: &RunArgs) -> Result<ExitCode> {
-    let folder = args.scripts.clone().or_else(default_scripts_folder);
+    let folder = args
+        .scripts
+        .clone()
+        .or_else(pmx_plugins::default_scripts_folder);
     let (registry, _) = registry_with_scripts(folder.as_deref());
     let plugin = registry.find(&args.plugin).ok_or_else(|| {
         anyhow!(
@@ -193,6 +193,18 @@ pub fn run(args: &RunArgs) -> Result<ExitCode> {
         )
     })?;
     run_on_files(plugin.as_ref(), &args.target)
+}
+
+pub fn script(args: &ScriptArgs) -> Result<ExitCode> {
+    if !(args.time_limit > 0.0 && args.time_limit.is_finite()) {
+        bail!("--time-limit must be a positive number of seconds");
+    }
+    let script = pmx_plugins::ScriptPlugin::load(&args.script)?;
+    let limits = pmx_plugins::ScriptLimits {
+        time: std::time::Duration::from_secs_f64(args.time_limit),
+        ..script.limits().clone()
+    };
+    run_on_files(&script.with_limits(limits), &args.target)
 }
 
 /// The JSON shape of `run --json` / `script --json`.

@@ -1187,9 +1187,25 @@ pub(crate) fn parse_error(file: &str, error: &rhai::ParseError) -> PluginError {
 
 /// The steps' names name the script's line: "set name_en of 2 bones (rename.rhai:12:5)".
 pub(crate) fn step_name(path: &std::path::Path, edit: &QueuedEdit) -> String {
+    // A setter's summary was written before its values came: count them now.
+    let summary = match &edit.op {
+        EditOp::Set {
+            kind,
+            indices,
+            field,
+            ..
+        } if edit.from_setter => match kind.element_kind() {
+            Some(kind) => format!(
+                "set {field} of {}",
+                crate::host::counted(indices.len(), kind.name()).0
+            ),
+            None => edit.summary.clone(),
+        },
+        _ => edit.summary.clone(),
+    };
     format!(
         "{} ({}:{}:{})",
-        edit.summary,
+        summary,
         file_name(path),
         edit.line,
         edit.column

@@ -93,6 +93,20 @@ impl ScriptLimits {
     }
 }
 
+/// The user's scripts folder: `PMX_STUDIO_SCRIPTS`, else `scripts` in the configuration
+/// folder (`$XDG_CONFIG_HOME/pmx-studio`, `%APPDATA%\\pmx-studio`, `~/.config/pmx-studio`).
+#[must_use]
+pub fn default_scripts_folder() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("PMX_STUDIO_SCRIPTS") {
+        return Some(PathBuf::from(dir));
+    }
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("APPDATA").map(PathBuf::from))
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(config.join("pmx-studio").join("scripts"))
+}
+
 /// A compiled `.rhai` script with its description: a [`Plugin`] like any built-in.
 #[derive(Clone)]
 pub struct ScriptPlugin {
@@ -218,6 +232,14 @@ impl Plugin for ScriptPlugin {
 
     fn run(&self, cx: &PluginContext<'_>) -> Result<PluginOutput, PluginError> {
         self.run_with_limits(cx, &self.limits)
+    }
+
+    fn stoppable(&self, cancel: Arc<AtomicBool>) -> Option<Arc<dyn Plugin>> {
+        let limits = ScriptLimits {
+            cancel: Some(cancel),
+            ..self.limits.clone()
+        };
+        Some(Arc::new(self.clone().with_limits(limits)))
     }
 }
 

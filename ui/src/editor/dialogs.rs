@@ -33,6 +33,7 @@ pub(super) enum Dialog {
     },
     Plugin(Box<super::plugin_dialog::PluginDialog>),
     ExportCsv(super::csv_dialog::ExportCsvDialog),
+    ScriptsFolder(String),
     About,
     Shortcuts,
 }
@@ -248,6 +249,7 @@ impl EditorState {
                 Dialog::Error { title, message } => self.error_ui(ui, title, message),
                 Dialog::Plugin(plugin) => self.plugin_ui(ui, plugin),
                 Dialog::ExportCsv(export) => self.export_csv_ui(ui, export),
+                Dialog::ScriptsFolder(path) => self.scripts_folder_ui(ui, path),
                 Dialog::About => self.about_ui(ui),
                 Dialog::Shortcuts => self.shortcuts_ui(ui),
             };

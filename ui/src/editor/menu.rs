@@ -290,17 +290,22 @@ impl EditorState {
             }
         }
         ui.separator();
-        // The tools by group, as PmxEditor's plugin menu lists them.
+        // The tools by group, as PmxEditor's plugin menu lists them; the scripts' group is
+        // there even when the folder has none (its folder and Reload are in it).
         for group in pmx_plugins::PluginGroup::ALL {
             let infos: Vec<pmx_plugins::PluginInfo> = self
                 .plugins
                 .in_group(group)
                 .map(|plugin| plugin.info())
                 .collect();
-            if infos.is_empty() {
+            let scripts = group == pmx_plugins::PluginGroup::Scripts;
+            if infos.is_empty() && !scripts {
                 continue;
             }
             ui.menu_button(group.name(lang), |ui| {
+                if scripts {
+                    self.scripts_menu_ui(ui);
+                }
                 for info in infos {
                     if ui
                         .button(format!("{}…", info.name(lang)))
@@ -312,6 +317,27 @@ impl EditorState {
                 }
             });
         }
+    }
+
+    /// The scripts group's own items: the folder, Reload, and the scripts that did not load.
+    fn scripts_menu_ui(&mut self, ui: &mut egui::Ui) {
+        let lang = self.lang();
+        let folder = self.scripts_folder();
+        let shown = folder
+            .as_ref()
+            .map_or_else(|| "—".to_owned(), |folder| folder.display().to_string());
+        ui.weak(lang.format("menu.scripts_folder_is", &[("folder", &shown)]));
+        if ui.button(lang.tr("menu.scripts_folder")).clicked() {
+            self.commands.push(Command::ShowScriptsFolderDialog);
+        }
+        if ui.button(lang.tr("menu.scripts_reload")).clicked() {
+            self.commands.push(Command::ReloadPlugins);
+        }
+        for (path, error) in &self.script_errors {
+            ui.colored_label(ui.visuals().error_fg_color, file_name(path))
+                .on_hover_text(error);
+        }
+        ui.separator();
     }
 
     pub(super) fn status_bar_ui(&mut self, ui: &mut egui::Ui) {

@@ -148,6 +148,8 @@ pub struct EditorState {
     document_id: u64,
     /// The tools of the ツール menu: built-ins, then the user's scripts.
     pub plugins: pmx_plugins::Registry,
+    /// The scripts of the scripts folder that did not load, with why.
+    pub script_errors: Vec<(PathBuf, String)>,
     /// A tool's edit waiting for the command that commits it, with the document revision it
     /// was built on.
     pending_plugin_edit: Option<(u64, pmx_core::edit::Edit)>,
@@ -186,6 +188,12 @@ impl EditorState {
             .into_iter()
             .map(|kind| (kind, TableState::default()))
             .collect();
+        let scripts_folder = settings
+            .scripts_folder
+            .clone()
+            .or_else(pmx_plugins::default_scripts_folder);
+        let (plugins, script_errors) =
+            pmx_plugins::Registry::with_scripts(scripts_folder.as_deref());
         Self {
             document: None,
             loading: None,
@@ -210,7 +218,8 @@ impl EditorState {
             quit_confirmed: false,
             wake: Arc::new(|| {}),
             document_id: 0,
-            plugins: pmx_plugins::Registry::builtin(),
+            plugins,
+            script_errors,
             pending_plugin_edit: None,
         }
     }
@@ -762,6 +771,15 @@ impl EditorState {
                 }
             }
             Command::ApplyPluginEdit => self.apply_plugin_edit(),
+            Command::ReloadPlugins => self.reload_plugins(),
+            Command::ShowScriptsFolderDialog => {
+                let path = self
+                    .settings
+                    .scripts_folder
+                    .as_ref()
+                    .map_or_else(String::new, |folder| folder.display().to_string());
+                self.dialog = Some(Dialog::ScriptsFolder(path));
+            }
             Command::Reveal { kind, index } => {
                 if let Some(document) = &mut self.document
                     && index < document.model.count(kind)
@@ -916,6 +934,44 @@ impl EditorState {
                 self.set_message(MessageLevel::Error, error.to_string());
             }
         }
+    }
+
+    /// The scripts folder in use: the settings' own, or the default.
+    #[must_use]
+    pub fn scripts_folder(&self) -> Option<PathBuf> {
+        self.settings
+            .scripts_folder
+            .clone()
+            .or_else(pmx_plugins::default_scripts_folder)
+    }
+
+    /// Loads the built-in tools and the scripts folder's scripts again (a script edited or
+    /// added is there at once); says in the status bar how many scripts there are and which
+    /// did not load.
+    pub fn reload_plugins(&mut self) {
+        let folder = self.scripts_folder();
+        let (registry, failed) = pmx_plugins::Registry::with_scripts(folder.as_deref());
+        let scripts = registry
+            .iter()
+            .filter(|plugin| plugin.info().group == pmx_plugins::PluginGroup::Scripts)
+            .count();
+        self.plugins = registry;
+        let mut parts =
+            vec![EditLabel::new("status.scripts_loaded").arg("count", LabelArg::Number(scripts))];
+        let level = if failed.is_empty() {
+            MessageLevel::Info
+        } else {
+            parts.push(EditLabel::text(
+                failed
+                    .iter()
+                    .map(|(_, error)| error.clone())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ));
+            MessageLevel::Warning
+        };
+        self.script_errors = failed;
+        self.set_message_parts(level, parts);
     }
 
     /// Commits the edit a tool built, as one undo step named after the tool, if the document

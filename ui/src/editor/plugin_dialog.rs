@@ -227,7 +227,10 @@ fn start_job(
     let cancel = Arc::new(AtomicBool::new(false));
     let result = Arc::new(Mutex::new(None));
     let slot = Arc::clone(&result);
-    let plugin = Arc::clone(plugin);
+    // A script stops at the flag; a built-in finishes its pass and its result is dropped.
+    let plugin = plugin
+        .stoppable(Arc::clone(&cancel))
+        .unwrap_or_else(|| Arc::clone(plugin));
     // The run builds its edit by applying and undoing steps, so it needs a model of its own
     // while the editor goes on drawing the document.
     let mut model = document.model.clone();
@@ -476,5 +479,43 @@ impl EditorState {
             }
         });
         outcome.unwrap_or(Outcome::Keep(Dialog::Plugin(dialog)))
+    }
+}
+
+impl EditorState {
+    /// ツール > スクリプト > the scripts folder: a path (empty: the default folder), then the
+    /// scripts are loaded from it.
+    pub(super) fn scripts_folder_ui(&mut self, ui: &mut egui::Ui, mut path: String) -> Outcome {
+        let lang = self.lang();
+        ui.heading(lang.tr("dialog.scripts_folder_title"));
+        ui.label(lang.tr("dialog.scripts_folder_hint"));
+        let default = pmx_plugins::default_scripts_folder()
+            .map_or_else(String::new, |folder| folder.display().to_string());
+        ui.add(
+            egui::TextEdit::singleline(&mut path)
+                .hint_text(default)
+                .desired_width(480.0),
+        )
+        .accessible_name(lang.tr("dialog.path"));
+        let chosen = std::path::PathBuf::from(path.trim());
+        if !path.trim().is_empty() && !chosen.is_dir() {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                lang.tr("dialog.scripts_folder_missing"),
+            );
+        }
+        ui.add_space(8.0);
+        let mut outcome = None;
+        ui.horizontal(|ui| {
+            if ui.button(lang.tr("dialog.scripts_folder_use")).clicked() {
+                self.settings.scripts_folder = (!path.trim().is_empty()).then(|| chosen.clone());
+                self.reload_plugins();
+                outcome = Some(Outcome::Close);
+            }
+            if ui.button(lang.tr("dialog.cancel")).clicked() {
+                outcome = Some(Outcome::Close);
+            }
+        });
+        outcome.unwrap_or(Outcome::Keep(Dialog::ScriptsFolder(path)))
     }
 }

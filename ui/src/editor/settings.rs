@@ -20,6 +20,9 @@ pub struct Settings {
     pub layout: Option<egui_tiles::Tree<Pane>>,
     /// The [`crate::editor::workspace::LAYOUT_VERSION`] `layout` was saved with (0: before versions).
     pub layout_version: u32,
+    /// The folder of the user's Rhai scripts (ツール > スクリプト); `None`: the default one
+    /// ([`pmx_plugins::default_scripts_folder`]).
+    pub scripts_folder: Option<PathBuf>,
 }
 
 impl Settings {
