@@ -134,3 +134,88 @@ fn bad_tools_selections_and_options_are_refused_by_name_and_write_nothing() {
         assert!(!output_path.exists(), "{args:?} wrote a file");
     }
 }
+
+fn example_scripts() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../resources/scripts")
+}
+
+#[test]
+fn scripts_are_listed_from_the_folder_and_run_as_one_step() {
+    let scripts = example_scripts();
+    let output = pmx_studio(&["plugins", "--json", "--scripts", scripts.to_str().unwrap()]);
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let ids: Vec<&str> = json["plugins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"script:hide_ik_bones"), "{ids:?}");
+    assert!(ids.contains(&"script:center_model"), "{ids:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pmx");
+    let out = dir.path().join("out.pmx");
+    write_sample(&input);
+    let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
+    let script = scripts.join("hide_ik_bones.rhai");
+    let output = pmx_studio(&["script", script.to_str().unwrap(), i, o]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.starts_with("Hide IK bones\n"), "{stdout}");
+    let after = load_path(&out, &LoadOptions::default()).unwrap().model;
+    for (a, b) in after.bones.iter().zip(&sample_model().bones) {
+        let visible = pmx_core::model::BoneFlags::VISIBLE;
+        assert_eq!(
+            a.flags.contains(visible),
+            b.flags.contains(visible) && !b.is_ik()
+        );
+    }
+    // The same through `run script:NAME`.
+    let output = pmx_studio(&[
+        "run",
+        "script:hide_ik_bones",
+        i,
+        o,
+        "--scripts",
+        scripts.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn a_script_that_never_ends_is_stopped_at_its_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pmx");
+    let out = dir.path().join("out.pmx");
+    write_sample(&input);
+    let script = dir.path().join("endless.rhai");
+    std::fs::write(
+        &script,
+        "const api_version = 1;\nconst name = \"x\";\nloop {}\n",
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let output = pmx_studio(&[
+        "script",
+        script.to_str().unwrap(),
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--time-limit",
+        "0.5",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("endless.rhai:3:"), "{stderr}");
+    assert!(stderr.contains("ran longer than"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert!(!out.exists());
+}
