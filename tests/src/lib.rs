@@ -171,53 +171,10 @@ pub fn run_tool(
     selection: &pmx_plugins::PluginSelection,
     options: &serde_json::Value,
 ) -> ToolOutcome {
-    use pmx_core::i18n::Language;
-    let registry = pmx_plugins::Registry::builtin();
-    let plugin = registry
+    let plugin = pmx_plugins::Registry::builtin()
         .find(id)
         .unwrap_or_else(|| panic!("no built-in tool {id}"));
-    let options = pmx_plugins::Options::from_json(&plugin.info().options, options)
-        .unwrap_or_else(|error| panic!("{id}: {error}"));
-    let mut working = model.clone();
-    let mut run = pmx_plugins::run_plugin(plugin.as_ref(), &mut working, selection, &options)
-        .unwrap_or_else(|error| panic!("{id}: {error}"));
-    assert!(
-        working == *model,
-        "{id}: building the edit changed the model"
-    );
-    run.edit.apply(&mut working);
-    // By code: an insert shifts the paths of errors the model already had.
-    let codes = |errors: Vec<String>| {
-        let mut counts = std::collections::BTreeMap::<String, usize>::new();
-        for error in errors {
-            let code = error.split(' ').next().unwrap_or_default().to_owned();
-            *counts.entry(code).or_default() += 1;
-        }
-        counts
-    };
-    let before = codes(validation_errors(model));
-    let after_errors = validation_errors(&working);
-    let new_errors: Vec<&String> = after_errors
-        .iter()
-        .filter(|error| {
-            let code = error.split(' ').next().unwrap_or_default();
-            let count = after_errors.iter().filter(|e| e.starts_with(code)).count();
-            count > before.get(code).copied().unwrap_or(0)
-        })
-        .collect();
-    assert!(
-        new_errors.is_empty(),
-        "{id}: new validator errors: {new_errors:#?}"
-    );
-    let after = working.clone();
-    run.edit.revert(&mut working);
-    assert!(working == *model, "{id}: undo did not give the model back");
-    ToolOutcome {
-        after,
-        label_en: run.edit.label_in(Language::English),
-        label_ja: run.edit.label_in(Language::Japanese),
-        notes: run.preview(Language::English),
-    }
+    run_plugin_checked(plugin.as_ref(), model, selection, options)
 }
 
 /// [`run_tool`] for any plugin (a user script, say): runs `plugin` on `model` as the editor

@@ -128,6 +128,19 @@ impl Document {
         }
     }
 
+    /// Where File > Export suggests writing: the model's file (or the file it was imported
+    /// from) with `extension`, else `untitled.EXTENSION` in the working folder.
+    #[must_use]
+    pub fn export_path(&self, extension: &str) -> PathBuf {
+        let mut path = self
+            .path
+            .clone()
+            .or_else(|| self.imported_from.clone())
+            .unwrap_or_else(|| std::env::current_dir().unwrap_or_default().join("untitled"));
+        path.set_extension(extension);
+        path
+    }
+
     /// The file name for the title bar ("無題" is the caller's business when `None`).
     #[must_use]
     pub fn file_name(&self) -> Option<String> {

@@ -18,16 +18,7 @@ pub(super) struct ExportCsvDialog {
 impl ExportCsvDialog {
     /// The model's path with `.csv`, or `untitled.csv` in the working folder.
     pub(super) fn new(document: &Document) -> Self {
-        let path = document
-            .path
-            .clone()
-            .or_else(|| document.imported_from.clone())
-            .unwrap_or_else(|| {
-                std::env::current_dir()
-                    .unwrap_or_default()
-                    .join("untitled.pmx")
-            })
-            .with_extension("csv");
+        let path = document.export_path("csv");
         Self {
             path: path.display().to_string(),
             encoding: CsvEncoding::default(),

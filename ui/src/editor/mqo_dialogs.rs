@@ -55,16 +55,7 @@ impl Dialog {
     }
 
     pub(super) fn export_mqo(document: &Document) -> Self {
-        let mut path = document
-            .path
-            .clone()
-            .or_else(|| document.imported_from.clone())
-            .unwrap_or_else(|| {
-                std::env::current_dir()
-                    .unwrap_or_default()
-                    .join("untitled.mqo")
-            });
-        path.set_extension("mqo");
+        let path = document.export_path("mqo");
         Dialog::ExportMqo(ExportMqoDialog {
             path: path.display().to_string(),
             options: MqoExportOptions::default(),

@@ -34,16 +34,7 @@ pub(super) struct ExportSmfDialog {
 
 impl Dialog {
     pub(super) fn export_smf(document: &Document) -> Self {
-        let mut path = document
-            .path
-            .clone()
-            .or_else(|| document.imported_from.clone())
-            .unwrap_or_else(|| {
-                std::env::current_dir()
-                    .unwrap_or_default()
-                    .join("untitled.smf")
-            });
-        path.set_extension("smf");
+        let path = document.export_path("smf");
         let defaults = SmfExportOptions::default();
         Dialog::ExportSmf(ExportSmfDialog {
             path: path.display().to_string(),

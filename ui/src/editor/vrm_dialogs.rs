@@ -117,16 +117,7 @@ impl MetaForm {
 
 impl Dialog {
     pub(super) fn export_vrm(document: &Document) -> Self {
-        let mut path = document
-            .path
-            .clone()
-            .or_else(|| document.imported_from.clone())
-            .unwrap_or_else(|| {
-                std::env::current_dir()
-                    .unwrap_or_default()
-                    .join("untitled.vrm")
-            });
-        path.set_extension("vrm");
+        let path = document.export_path("vrm");
         let info = &document.model.info;
         let name = [info.name_ja.as_str(), info.name_en.as_str()]
             .into_iter()
