@@ -43,6 +43,14 @@ struct PluginJob {
     apply: bool,
 }
 
+impl Drop for PluginJob {
+    /// A run nobody waits for any more (the dialog closed by Escape or a click beside it)
+    /// stops: a script at its next check, a built-in after its pass.
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
 /// The last finished run and what it ran with.
 struct Finished {
     options: Options,
@@ -296,7 +304,7 @@ impl EditorState {
                     }
                     Err(error) => {
                         dialog.finished = Some(Finished {
-                            options: job.options,
+                            options: job.options.clone(),
                             revision: job.revision,
                             result: Err(error),
                         });
@@ -304,7 +312,7 @@ impl EditorState {
                 }
             } else {
                 dialog.finished = Some(Finished {
-                    options: job.options,
+                    options: job.options.clone(),
                     revision: job.revision,
                     result,
                 });
