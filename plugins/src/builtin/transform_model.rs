@@ -31,9 +31,7 @@ use crate::options::OptionSpec;
 use glam::Quat;
 use pmx_core::edit::{SetField, field};
 use pmx_core::model::facts::{euler_degrees_to_quat, euler_to_quat, quat_to_euler};
-use pmx_core::model::{
-    Bone, Joint, Morph, MorphOffsets, RigidBody, RigidShape, SoftBody, Vec3, Vec4, Vertex, Weight,
-};
+use pmx_core::model::{Morph, MorphOffsets, RigidBody, RigidShape, Vec3, Vec4, Vertex, Weight};
 use pmx_core::validate::FixStep;
 
 /// モデル全体の変形.
@@ -137,6 +135,29 @@ impl Transform {
             (self.scale.x * self.scale.y * self.scale.z).cbrt()
         }
     }
+}
+
+/// Sets every element of `list` to a copy that `change` made (nothing for an empty list).
+fn replace_each<E>(batch: &mut EditBatch, list: &[E], mut change: impl FnMut(&mut E))
+where
+    E: pmx_core::edit::Element + pmx_core::edit::FieldType + Clone,
+{
+    if list.is_empty() {
+        return;
+    }
+    let changed = list
+        .iter()
+        .map(|element| {
+            let mut copy = element.clone();
+            change(&mut copy);
+            copy
+        })
+        .collect();
+    batch.push(FixStep::Set(SetField::each(
+        field::<E>(),
+        (0..list.len()).collect(),
+        changed,
+    )));
 }
 
 fn scaled(v: Vec3, factors: glam::Vec3) -> Vec3 {
@@ -257,32 +278,19 @@ impl Plugin for TransformModel {
         }
 
         let mut limited_links = 0usize;
-        if !model.bones.is_empty() {
-            let bones: Vec<Bone> = model
-                .bones
+        replace_each(&mut batch, &model.bones, |bone| {
+            limited_links += bone
+                .ik
+                .links
                 .iter()
-                .map(|bone| {
-                    limited_links += bone
-                        .ik
-                        .links
-                        .iter()
-                        .filter(|link| link.limits.is_some())
-                        .count();
-                    let mut bone = bone.clone();
-                    bone.position = transform.point(bone.position);
-                    bone.tail_offset = transform.vector(bone.tail_offset);
-                    bone.fixed_axis = transform.direction(bone.fixed_axis);
-                    bone.local_axis_x = transform.direction(bone.local_axis_x);
-                    bone.local_axis_z = transform.direction(bone.local_axis_z);
-                    bone
-                })
-                .collect();
-            batch.push(FixStep::Set(SetField::each(
-                field::<Bone>(),
-                (0..model.bones.len()).collect(),
-                bones,
-            )));
-        }
+                .filter(|link| link.limits.is_some())
+                .count();
+            bone.position = transform.point(bone.position);
+            bone.tail_offset = transform.vector(bone.tail_offset);
+            bone.fixed_axis = transform.direction(bone.fixed_axis);
+            bone.local_axis_x = transform.direction(bone.local_axis_x);
+            bone.local_axis_z = transform.direction(bone.local_axis_z);
+        });
 
         let (morph_indices, morph_offsets): (Vec<usize>, Vec<MorphOffsets>) = model
             .morphs
@@ -300,62 +308,23 @@ impl Plugin for TransformModel {
             )));
         }
 
-        if !model.rigid_bodies.is_empty() {
-            let bodies: Vec<RigidBody> = model
-                .rigid_bodies
-                .iter()
-                .map(|body| {
-                    let mut out = body.clone();
-                    out.position = transform.point(body.position);
-                    out.rotation = transform.euler(body.rotation);
-                    out.size = body_size(body, &transform);
-                    out
-                })
-                .collect();
-            batch.push(FixStep::Set(SetField::each(
-                field::<RigidBody>(),
-                (0..model.rigid_bodies.len()).collect(),
-                bodies,
-            )));
-        }
-
-        if !model.joints.is_empty() {
-            let joints: Vec<Joint> = model
-                .joints
-                .iter()
-                .map(|joint| {
-                    let mut out = joint.clone();
-                    let factors = transform.axis_factors(joint.rotation);
-                    out.position = transform.point(joint.position);
-                    out.rotation = transform.euler(joint.rotation);
-                    out.move_lower = scaled(joint.move_lower, factors);
-                    out.move_upper = scaled(joint.move_upper, factors);
-                    out
-                })
-                .collect();
-            batch.push(FixStep::Set(SetField::each(
-                field::<Joint>(),
-                (0..model.joints.len()).collect(),
-                joints,
-            )));
-        }
-
-        if !model.soft_bodies.is_empty() {
-            let soft_bodies: Vec<SoftBody> = model
-                .soft_bodies
-                .iter()
-                .map(|soft| {
-                    let mut out = soft.clone();
-                    out.margin = soft.margin * transform.mean_scale();
-                    out
-                })
-                .collect();
-            batch.push(FixStep::Set(SetField::each(
-                field::<SoftBody>(),
-                (0..model.soft_bodies.len()).collect(),
-                soft_bodies,
-            )));
-        }
+        replace_each(&mut batch, &model.rigid_bodies, |body| {
+            // The size is worked out from the body as it was (its own axes, its shape).
+            let size = body_size(body, &transform);
+            body.position = transform.point(body.position);
+            body.rotation = transform.euler(body.rotation);
+            body.size = size;
+        });
+        replace_each(&mut batch, &model.joints, |joint| {
+            let factors = transform.axis_factors(joint.rotation);
+            joint.position = transform.point(joint.position);
+            joint.rotation = transform.euler(joint.rotation);
+            joint.move_lower = scaled(joint.move_lower, factors);
+            joint.move_upper = scaled(joint.move_upper, factors);
+        });
+        replace_each(&mut batch, &model.soft_bodies, |soft| {
+            soft.margin *= transform.mean_scale();
+        });
 
         if batch.is_empty() {
             return Err(PluginError::NoChange);
