@@ -1,10 +1,14 @@
-//! `pmx-studio pose IN OUT [--vpd POSE.vpd] [--vmd MOTION.vmd --frame N] [--morph NAME=VALUE]...`:
-//! writes the model with the pose and morphs applied as its new rest shape.
+//! `pmx-studio pose IN OUT [--vpd POSE.vpd] [--vmd MOTION.vmd --frame N] [--morph NAME=VALUE]...
+//! [--physics [--seconds S] [--engine mmd|springs]]`: writes the model with the pose and morphs
+//! applied as its new rest shape. With `--physics` the physics runs first: from the pose held
+//! still for `--seconds` (5 by default), or along the motion from frame 0 to `--frame` at 60
+//! steps a second and then `--seconds` more (0 by default); the settled pose is what is written.
 
 use anyhow::{Context, Result, bail};
 use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions, vmd, vpd};
 use pmx_core::model::{Model, MorphIdx};
 use pmx_core::pose::{Pose, apply_pose_as_rest};
+use pmx_physics::{Engine, Simulation};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -26,6 +30,23 @@ pub struct PoseArgs {
     /// A morph value, by Japanese or English name (applied last; repeatable).
     #[arg(long = "morph", value_name = "NAME=VALUE")]
     pub morphs: Vec<String>,
+    /// Run the physics and write the settled pose (rigid bodies and joints as MikuMikuDance
+    /// runs them, or the VRM spring bones: see --engine).
+    #[arg(long)]
+    pub physics: bool,
+    /// Seconds of physics with the pose held still (default 5; with --vmd, after the motion
+    /// reaches --frame, default 0).
+    #[arg(long, value_name = "S", requires = "physics")]
+    pub seconds: Option<f32>,
+    /// The physics to run: mmd (rigid bodies and joints) or springs (the VRMC_springBone
+    /// chains the VRM export writes).
+    #[arg(
+        long,
+        value_name = "ENGINE",
+        requires = "physics",
+        default_value = "mmd"
+    )]
+    pub engine: String,
 }
 
 pub fn run(args: &PoseArgs) -> Result<ExitCode> {
@@ -46,6 +67,24 @@ pub fn run(args: &PoseArgs) -> Result<ExitCode> {
         warn_unmatched(path, "bones", &unmatched.bones);
         warn_unmatched(path, "morphs", &unmatched.morphs);
     }
+    let engine = Engine::from_id(&args.engine).with_context(|| {
+        format!(
+            "--engine {}: expected one of {}",
+            args.engine,
+            Engine::ALL.map(Engine::id).join(", ")
+        )
+    })?;
+    if let Some(seconds) = args.seconds
+        && !(seconds.is_finite() && seconds >= 0.0)
+    {
+        bail!("--seconds {seconds}: expected a number of seconds of 0 or more");
+    }
+    let mut simulation = args.physics.then(|| Simulation::new(&model, engine));
+    let mut morphs = Vec::new();
+    for setting in &args.morphs {
+        morphs.push(parse_morph(&model, setting)?);
+    }
+    let mut motion_played = false;
     if let (Some(path), Some(frame)) = (&args.vmd, args.frame) {
         if !frame.is_finite() || frame < 0.0 {
             bail!("--frame {frame}: expected a frame number of 0 or more");
@@ -55,11 +94,26 @@ pub fn run(args: &PoseArgs) -> Result<ExitCode> {
         let binding = motion.bind(&model);
         warn_unmatched(path, "bones", &binding.unmatched_bones);
         warn_unmatched(path, "morphs", &binding.unmatched_morphs);
-        motion.sample(&binding, frame, &mut pose);
+        match &mut simulation {
+            Some(simulation) => {
+                simulation.run_motion(&model, &motion, &binding, frame, &mut pose)?;
+                motion_played = true;
+            }
+            None => motion.sample(&binding, frame, &mut pose),
+        }
     }
-    for setting in &args.morphs {
-        let (morph, value) = parse_morph(&model, setting)?;
+    for &(morph, value) in &morphs {
         pose.set_morph(morph, value);
+    }
+    if let Some(simulation) = &mut simulation {
+        let seconds = args
+            .seconds
+            .unwrap_or(if motion_played { 0.0 } else { 5.0 });
+        if !motion_played {
+            simulation.reset(&model, &mut pose)?;
+        }
+        simulation.run_for(&model, &mut pose, seconds)?;
+        report_physics(simulation);
     }
 
     let (posed, notes) = apply_pose_as_rest(&model, &pose)?;
@@ -71,6 +125,25 @@ pub fn run(args: &PoseArgs) -> Result<ExitCode> {
         eprintln!("warning: {warning}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What ran, on standard error (standard output stays free for tools that read it).
+fn report_physics(simulation: &Simulation) {
+    eprintln!(
+        "physics ({}): {} steps, {:.2} s simulated",
+        simulation.engine().id(),
+        simulation.steps(),
+        simulation.seconds()
+    );
+    if let Some(world) = simulation.mmd_world() {
+        for note in world.notes() {
+            eprintln!("note: {note}");
+        }
+        let recovered = world.stats().recovered_bodies;
+        if recovered > 0 {
+            eprintln!("warning: {recovered} times a body ran away and was put back on its bone");
+        }
+    }
 }
 
 fn read(path: &Path) -> Result<Vec<u8>> {

@@ -8,7 +8,7 @@
 //! translation is the bone's current position) is [`Skeleton::global`]; the matrix that deforms
 //! vertices (グローバル変形状態) is [`Skeleton::skin_matrices`].
 
-use super::{BonePose, Pose};
+use super::{BonePose, PhysicsBone, Pose};
 use crate::model::{BoneFlags, BoneIdx, Model};
 use glam::{Affine3A, EulerRot, Quat, Vec3, Vec3A};
 
@@ -169,6 +169,9 @@ pub struct Skeleton {
     ik_solver_of: Vec<Option<usize>>,
     solvers: Vec<IkSolver>,
     external_parents: Vec<(BoneIdx, i32)>,
+    /// Every bone, parents before children (for carrying a physics result down the tree).
+    parents_first: Vec<usize>,
+    deforms_before_physics: Vec<bool>,
 
     // Per-frame state.
     morph_rotation: Vec<Quat>,
@@ -182,6 +185,18 @@ pub struct Skeleton {
     skin: Vec<Affine3A>,
     saved_ik: Vec<Quat>,
     hinge_angle: Vec<f32>,
+    /// Per bone, during [`Skeleton::apply_physics`]: set by the physics, moved with a parent
+    /// the physics set, or untouched.
+    physics_moved: Vec<PhysicsMoved>,
+    physics_target: Vec<Transform>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PhysicsMoved {
+    No,
+    Set,
+    Turned,
+    Carried,
 }
 
 impl Skeleton {
@@ -236,6 +251,11 @@ impl Skeleton {
 
         let children = children_of(&parent);
         let rank = topological_rank(&parent, &children);
+        let mut parents_first: Vec<usize> = (0..count).collect();
+        parents_first.sort_by_key(|&b| rank[b]);
+        let deforms_before_physics = (0..count)
+            .map(|b| position_in_order[b] < before_physics)
+            .collect();
         let mut ik_solver_of = vec![None; count];
         let mut solvers = Vec::new();
         for (i, bone) in model.bones.iter().enumerate() {
@@ -313,6 +333,10 @@ impl Skeleton {
             skin: vec![Affine3A::IDENTITY; count + 1],
             saved_ik: vec![Quat::IDENTITY; max_links],
             hinge_angle: vec![0.0; max_links],
+            parents_first,
+            deforms_before_physics,
+            physics_moved: vec![PhysicsMoved::No; count],
+            physics_target: vec![Transform::IDENTITY; count],
         };
         skeleton.reset();
         skeleton
@@ -329,6 +353,71 @@ impl Skeleton {
             self.order.iter().map(|&b| BoneIdx::new(b)),
             self.before_physics,
         )
+    }
+
+    /// How many bones deform before physics (the first positions of the deform order).
+    #[must_use]
+    pub fn before_physics_count(&self) -> usize {
+        self.before_physics
+    }
+
+    /// Puts a physics step's result on the skeleton, between the bones that deform before
+    /// physics and those after (MikuMikuDance's order): each entry's transform becomes that
+    /// bone's global transform (for a `rotation_only` entry, its rotation, with the position
+    /// its parent's new state gives it); its local transform is worked out back from its
+    /// parent; and the bones below it that deform before physics move with it, keeping their
+    /// local transforms, as children follow a parent in MikuMikuDance. Bones that deform after
+    /// physics are left to [`Skeleton::evaluate_range`], which evaluates them from their
+    /// parents' new state. Entries for bones past the end or after physics are ignored; for a
+    /// bone listed twice the last entry counts.
+    pub fn apply_physics(&mut self, overrides: &[PhysicsBone]) {
+        if overrides.is_empty() {
+            return;
+        }
+        let count = self.rest.len();
+        self.physics_moved.fill(PhysicsMoved::No);
+        for entry in overrides {
+            let bone = entry.bone;
+            if bone < count && self.deforms_before_physics[bone] {
+                self.physics_moved[bone] = if entry.rotation_only {
+                    PhysicsMoved::Turned
+                } else {
+                    PhysicsMoved::Set
+                };
+                self.physics_target[bone] = entry.transform;
+            }
+        }
+        for position in 0..self.parents_first.len() {
+            let bone = self.parents_first[position];
+            if !self.deforms_before_physics[bone] {
+                continue;
+            }
+            let parent = self.parent[bone];
+            match self.physics_moved[bone] {
+                PhysicsMoved::Set | PhysicsMoved::Turned => {
+                    let mut target = self.physics_target[bone];
+                    if self.physics_moved[bone] == PhysicsMoved::Turned {
+                        target.translation = match parent {
+                            Some(p) => self.global[p].transform_point(self.local[bone].translation),
+                            None => self.local[bone].translation,
+                        };
+                    }
+                    self.global[bone] = target;
+                    self.local[bone] = match parent {
+                        Some(p) => self.global[p].inverse().compose(&target),
+                        None => target,
+                    };
+                }
+                PhysicsMoved::No | PhysicsMoved::Carried => {
+                    if let Some(p) = parent
+                        && self.physics_moved[p] != PhysicsMoved::No
+                    {
+                        self.update_global(bone);
+                        self.physics_moved[bone] = PhysicsMoved::Carried;
+                    }
+                }
+            }
+        }
     }
 
     /// Bones with the external parent flag and their keys. They are not evaluated (the parent
@@ -381,7 +470,9 @@ impl Skeleton {
     /// Deforms every bone in order (steps 3-4 of the spec), IK at each IK bone's place, then the
     /// skinning matrices. Morph amounts must have been set (after [`Skeleton::reset`]).
     pub fn evaluate(&mut self, pose: &Pose) {
-        self.evaluate_range(pose, 0..self.order.len());
+        self.evaluate_range(pose, 0..self.before_physics);
+        self.apply_physics(&pose.physics);
+        self.evaluate_range(pose, self.before_physics..self.order.len());
         self.update_skin_matrices();
     }
 

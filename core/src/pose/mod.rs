@@ -68,11 +68,17 @@ impl BonePose {
     }
 }
 
-/// A pose of a model: one [`BonePose`] per bone and one value per morph.
+/// A pose of a model: one [`BonePose`] per bone and one value per morph, and what a physics
+/// simulation made of it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Pose {
     pub bones: Vec<BonePose>,
     pub morphs: Vec<f32>,
+    /// World transforms a physics step gave bones: applied after the bones that deform before
+    /// physics and before those that deform after it (物理後), as [`Skeleton::apply_physics`]
+    /// describes. Empty without physics. Kept in the pose so that everything made from a pose
+    /// (the preview, "apply pose as rest") sees the simulated one.
+    pub physics: Vec<PhysicsBone>,
 }
 
 impl Pose {
@@ -82,13 +88,15 @@ impl Pose {
         Self {
             bones: vec![BonePose::default(); model.bones.len()],
             morphs: vec![0.0; model.morphs.len()],
+            physics: Vec::new(),
         }
     }
 
-    /// Back to rest (all bones unmoved, all morphs 0, IK on).
+    /// Back to rest (all bones unmoved, all morphs 0, IK on, no physics result).
     pub fn reset(&mut self) {
         self.bones.fill(BonePose::default());
         self.morphs.fill(0.0);
+        self.physics.clear();
     }
 
     /// Sets a bone's rotation and translation (ignored for an index past the end).
@@ -116,10 +124,35 @@ impl Pose {
         self.morphs.get(morph.get()).copied()
     }
 
-    /// Whether every bone is at rest and every morph is 0.
+    /// Whether every bone is at rest, every morph is 0 and no physics result moves a bone.
     #[must_use]
     pub fn is_rest(&self) -> bool {
-        self.bones.iter().all(BonePose::is_rest) && self.morphs.iter().all(|&m| m == 0.0)
+        self.bones.iter().all(BonePose::is_rest)
+            && self.morphs.iter().all(|&m| m == 0.0)
+            && self.physics.is_empty()
+    }
+}
+
+/// What a physics step made of one bone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PhysicsBone {
+    pub bone: usize,
+    /// The bone's new world transform.
+    pub transform: Transform,
+    /// Only the rotation counts: the bone keeps the position its parent's new state and its
+    /// own local transform give it (a body of mode 2, 物理+位置合わせ).
+    pub rotation_only: bool,
+}
+
+impl PhysicsBone {
+    /// A bone the physics places entirely.
+    #[must_use]
+    pub fn placed(bone: usize, transform: Transform) -> Self {
+        Self {
+            bone,
+            transform,
+            rotation_only: false,
+        }
     }
 }
 
@@ -188,13 +221,34 @@ impl PoseEvaluator {
 
     /// Morphs and bones, without skinning (for bone-only views and IK tests).
     pub fn evaluate_bones(&mut self, model: &Model, pose: &Pose) -> Result<(), PoseError> {
+        self.evaluate_before_physics(model, pose)?;
+        self.finish_after_physics(pose);
+        Ok(())
+    }
+
+    /// The first half of a frame with physics: morphs, then the bones that deform before
+    /// physics. [`Skeleton::globals`] then hold what the physics step reads (bodies that follow
+    /// their bones) and [`MorphEvaluator::impulses`] the impulse morphs; the step's result goes
+    /// into [`Pose::physics`], and [`PoseEvaluator::finish_after_physics`] completes the frame.
+    pub fn evaluate_before_physics(&mut self, model: &Model, pose: &Pose) -> Result<(), PoseError> {
         self.check(model, pose)?;
         self.skeleton.reset();
         self.morphs
             .evaluate(model, &pose.morphs, &mut self.skeleton);
-        self.skeleton.evaluate(pose);
-        self.skinner.set_bones(&self.skeleton);
+        self.skeleton
+            .evaluate_range(pose, 0..self.skeleton.before_physics_count());
         Ok(())
+    }
+
+    /// The second half: the physics result of `pose` applied, the bones after physics, the
+    /// skinning matrices.
+    pub fn finish_after_physics(&mut self, pose: &Pose) {
+        self.skeleton.apply_physics(&pose.physics);
+        let (_, before) = self.skeleton.order();
+        self.skeleton
+            .evaluate_range(pose, before..self.skeleton.num_bones());
+        self.skeleton.update_skin_matrices();
+        self.skinner.set_bones(&self.skeleton);
     }
 
     /// The whole frame: morphs, bones and skinning of every vertex.
