@@ -112,6 +112,15 @@ impl Simulation {
         }
     }
 
+    /// How many spring chains and spring joints run, when the spring bones are the engine.
+    #[must_use]
+    pub fn spring_counts(&self) -> Option<(usize, usize)> {
+        match &self.runner {
+            Runner::Springs => Some((0, 0)),
+            Runner::Mmd(_) => None,
+        }
+    }
+
     /// The evaluator of the last step (bones and skinning matrices of the simulated pose; call
     /// [`PoseEvaluator::evaluate`] with the pose to skin the vertices).
     #[must_use]

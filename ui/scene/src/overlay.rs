@@ -331,6 +331,27 @@ fn add_rounded(
 /// Rigid bodies, coloured by mode, translucent; the selected ones brighter.
 #[must_use]
 pub fn rigid_bodies(model: &Model, selected: &dyn Selected) -> OverlayGeometry {
+    rigid_bodies_placed(model, selected, None)
+}
+
+/// A model-space placement (a pose's or a simulation's) in world space.
+#[must_use]
+pub fn world_placement(placement: &pmx_core::pose::Transform) -> (Vec3, Quat) {
+    let q = placement.rotation;
+    (
+        to_world(Vec3::from(placement.translation).into()),
+        Quat::from_xyzw(-q.x, -q.y, q.z, q.w),
+    )
+}
+
+/// Rigid bodies where `placements` (model space, one per body, as a pose or the physics left
+/// them) put them, or at rest when `None`.
+#[must_use]
+pub fn rigid_bodies_placed(
+    model: &Model,
+    selected: &dyn Selected,
+    placements: Option<&[pmx_core::pose::Transform]>,
+) -> OverlayGeometry {
     let mut out = OverlayGeometry::default();
     for (index, body) in model.rigid_bodies.iter().enumerate() {
         let (color, alpha) = if selected.contains(index) {
@@ -338,7 +359,11 @@ pub fn rigid_bodies(model: &Model, selected: &dyn Selected) -> OverlayGeometry {
         } else {
             (rigid_mode_color(body.mode), 0.22)
         };
-        add_solid(&mut out, &solid(body), color, alpha);
+        let mut placed = solid(body);
+        if let Some(at) = placements.and_then(|p| p.get(index)) {
+            (placed.center, placed.rotation) = world_placement(at);
+        }
+        add_solid(&mut out, &placed, color, alpha);
     }
     out
 }
@@ -348,6 +373,31 @@ pub const JOINT_COLOR: [f32; 4] = [0.2, 0.9, 0.95, 1.0];
 /// Joints: a small cube at each, lines to the two bodies it connects.
 #[must_use]
 pub fn joints(model: &Model, selected: &dyn Selected, size: f32) -> OverlayGeometry {
+    joints_placed(model, selected, size, None)
+}
+
+/// Joints carried by their first body from where `placements` (model space, one per body)
+/// put the bodies, or at rest when `None`.
+#[must_use]
+pub fn joints_placed(
+    model: &Model,
+    selected: &dyn Selected,
+    size: f32,
+    placements: Option<&[pmx_core::pose::Transform]>,
+) -> OverlayGeometry {
+    use pmx_core::pose::Transform;
+    let rest_of = |index: usize| {
+        model.rigid_bodies.get(index).map(|body| Transform {
+            rotation: pmx_core::model::facts::euler_to_quat(body.rotation),
+            translation: Vec3::from(body.position).into(),
+        })
+    };
+    let placed_of = |index: usize| -> Option<Transform> {
+        match placements {
+            Some(list) => list.get(index).copied(),
+            None => rest_of(index),
+        }
+    };
     let mut out = OverlayGeometry::default();
     for (index, joint) in model.joints.iter().enumerate() {
         let color = if selected.contains(index) {
@@ -355,20 +405,37 @@ pub fn joints(model: &Model, selected: &dyn Selected, size: f32) -> OverlayGeome
         } else {
             JOINT_COLOR
         };
-        let center = to_world(joint.position);
+        let rest = Transform {
+            rotation: pmx_core::model::facts::euler_to_quat(joint.rotation),
+            translation: Vec3::from(joint.position).into(),
+        };
+        // The joint rides on its first body (as the physics holds it there).
+        let carrier = [joint.body_a, joint.body_b]
+            .into_iter()
+            .flatten()
+            .map(|b| b.get())
+            .find(|&b| b < model.rigid_bodies.len());
+        let frame = match (placements, carrier) {
+            (Some(_), Some(body)) => match (rest_of(body), placed_of(body)) {
+                (Some(rest_body), Some(now)) => now.compose(&rest_body.inverse().compose(&rest)),
+                _ => rest,
+            },
+            _ => rest,
+        };
+        let (center, rotation) = world_placement(&frame);
         let cube = Solid {
             shape: Shape::Box {
                 half: Vec3::splat(size),
             },
             center,
-            rotation: world_rotation(joint.rotation),
+            rotation,
         };
         add_solid(&mut out, &cube, color, 0.5);
         for body in [joint.body_a, joint.body_b].into_iter().flatten() {
-            if let Some(body) = model.rigid_bodies.get(body.get()) {
+            if let Some(at) = placed_of(body.get()) {
                 out.line(
                     center,
-                    to_world(body.position),
+                    world_placement(&at).0,
                     [color[0], color[1], color[2], 0.6],
                 );
             }

@@ -127,6 +127,8 @@ impl EditorState {
             return;
         }
         self.fed_pose_generation = generation;
+        self.view
+            .set_body_placements(self.pose.body_placements(&document.model));
         let to_model = |list: &[glam::Vec3]| -> Vec<pmx_core::model::Vec3> {
             list.iter().map(|&v| v.into()).collect()
         };

@@ -16,6 +16,9 @@ use pmx_core::pose::{ManipulationFrame, Pose, PoseEvaluator};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+mod physics;
+pub use physics::PhysicsPreview;
+
 /// Rows of the bone list (virtualised: a model may have thousands of bones).
 const BONE_ROW_HEIGHT: f32 = 20.0;
 
@@ -47,6 +50,8 @@ pub struct PoseState {
     motion: Option<LoadedMotion>,
     /// The last file action's outcome (names the model lacks, errors), rendered when drawn.
     pub file_message: Option<FileReport>,
+    /// The live physics on the pose.
+    pub physics: PhysicsPreview,
 }
 
 /// What a pose or motion file action did, as data: the pane renders it in the current
@@ -175,6 +180,9 @@ impl PoseState {
         }
         // Built lazily when the pose is first evaluated: a model nobody poses costs nothing.
         self.evaluator = None;
+        // The physics world is the model's too: built again, starting over.
+        self.physics.invalidate();
+        self.pose.physics.clear();
         self.built_for = Some(key);
         self.structure = structure;
         self.stale = true;
@@ -260,9 +268,10 @@ impl PoseState {
         self.stale = true;
     }
 
-    /// Back to the rest pose (every bone and morph).
+    /// Back to the rest pose (every bone and morph; the physics starts over).
     pub fn reset(&mut self) {
         self.pose.reset();
+        self.physics.request_reset();
         self.euler_degrees.iter_mut().for_each(|d| *d = Vec3::ZERO);
         self.stale = true;
     }
@@ -362,7 +371,11 @@ pub fn pose_pane_ui(ui: &mut egui::Ui, state: &mut PoseState, cx: &mut PaneCx<'_
     let document = &mut *cx.document;
     let commands = &mut *cx.commands;
     state.sync(document, document_id);
+    if state.tick_physics(&document.model, Instant::now()) || state.physics.playing {
+        ui.ctx().request_repaint();
+    }
     tools_ui(ui, lang, state, commands);
+    physics::physics_ui(ui, lang, state, document);
     files_ui(ui, lang, state, &document.model);
     ui.separator();
     let height = ui.available_height();
@@ -480,7 +493,7 @@ fn files_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, model: &Mo
             .accessible_name(lang.tr("pose.frame"))
             .changed()
         {
-            state.set_frame(frame);
+            state.scrub_to(model, frame);
         }
         if ui.button(lang.tr("pose.close_motion")).clicked() {
             state.motion = None;

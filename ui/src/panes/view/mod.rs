@@ -155,6 +155,9 @@ pub struct ViewState {
     pub last_rect: Option<egui::Rect>,
     /// Draws the scene on the GPU (`pmx_view::GlPainter`, given by the window).
     pub painter: Option<Arc<dyn scene::Painter>>,
+    /// Where the pose pane's pose (or its physics) puts the rigid bodies, model space, one per
+    /// body, with a generation that changes with them; `None`: at rest.
+    body_placements: Option<(u64, Arc<[pmx_core::pose::Transform]>)>,
 }
 
 impl pmx_scene::Selected for crate::selection::IndexSet {
@@ -241,6 +244,10 @@ impl ViewState {
             use std::hash::{Hash, Hasher};
             let mut hasher = std::collections::hash_map::DefaultHasher::new();
             (document_id, document.revision(), self.layers).hash(&mut hasher);
+            self.body_placements
+                .as_ref()
+                .map(|(generation, _)| *generation)
+                .hash(&mut hasher);
             for kind in [
                 ElementKind::Vertex,
                 ElementKind::Bone,
@@ -280,6 +287,15 @@ impl ViewState {
         }
     }
 
+    /// Draws the rigid bodies and joints where a pose or the physics put them (`None`: at
+    /// rest). `generation` must change whenever the placements do.
+    pub fn set_body_placements(
+        &mut self,
+        placements: Option<(u64, Arc<[pmx_core::pose::Transform]>)>,
+    ) {
+        self.body_placements = placements;
+    }
+
     /// The camera as the view places it for a model it opens: MikuMikuDance's default view,
     /// which suits a character; anything much smaller or larger is framed. `document` must be
     /// the document last synced.
@@ -299,18 +315,25 @@ impl ViewState {
         if self.layers.grid {
             geometry.extend(overlay::grid_and_axes(5.0, 10));
         }
+        let placements = self
+            .body_placements
+            .as_ref()
+            .map(|(_, list)| &list[..])
+            .filter(|list| list.len() == model.rigid_bodies.len());
         if self.layers.rigid_bodies {
-            geometry.extend(overlay::rigid_bodies(
+            geometry.extend(overlay::rigid_bodies_placed(
                 model,
                 &selection.get(ElementKind::RigidBody).indices,
+                placements,
             ));
         }
         if self.layers.joints {
             let size = bounds.sphere().map_or(0.2, |(_, r)| (r * 0.006).max(0.05));
-            geometry.extend(overlay::joints(
+            geometry.extend(overlay::joints_placed(
                 model,
                 &selection.get(ElementKind::Joint).indices,
                 size,
+                placements,
             ));
         }
         if self.layers.bones {

@@ -1,0 +1,436 @@
+//! The pose pane's physics row: MikuMikuDance's rigid bodies and joints, or the VRM spring bones
+//! the export would write, run live on the pose (Play / Pause / Reset / one step), also while a
+//! motion plays or is scrubbed (the motion at 30 frames a second drives the bodies that follow
+//! bones, the physics steps at 60). The result lives in the pose ([`Pose::physics`]), never in
+//! the document, so "apply pose as rest" takes the simulated pose.
+
+use super::{LoadedMotion, PoseState};
+use crate::i18n::Language;
+use pmx_core::model::{ElementKind, Model, RigidMode};
+use pmx_core::pose::{Pose, Transform};
+use pmx_physics::simulation::MOTION_FPS;
+use pmx_physics::{BodyMotion, Engine, STEP_SECONDS, Simulation};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// At most this many steps run in one drawn frame (a slow frame slows the physics down
+/// instead of freezing the window with catch-up steps).
+const MAX_STEPS_PER_FRAME: u32 = 4;
+/// A scrub further than this (motion frames) or backwards starts the physics over at the new
+/// frame and lets it settle; a shorter scrub forward plays the frames in between.
+const SCRUB_PLAY_FRAMES: f32 = 60.0;
+/// Seconds the physics settles after a reset on a scrubbed frame.
+const SETTLE_SECONDS: f32 = 1.0;
+
+/// The physics preview of one document's pose.
+#[derive(Default)]
+pub struct PhysicsPreview {
+    /// Physics on: the pose gets the simulation's result.
+    pub enabled: bool,
+    /// Steps run as time passes (otherwise only by the step button and scrubbing).
+    pub playing: bool,
+    pub engine: Engine,
+    simulation: Option<Simulation>,
+    /// Start over at the current pose before the next step.
+    needs_reset: bool,
+    last_tick: Option<Instant>,
+    /// Real time not yet simulated.
+    carry: f64,
+    /// Wall time of the last step.
+    pub last_step: Duration,
+    /// Body placements after the last step (model space), shared with the 3D view.
+    placements: Option<Arc<[Transform]>>,
+    generation: u64,
+}
+
+impl std::fmt::Debug for PhysicsPreview {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PhysicsPreview")
+            .field("enabled", &self.enabled)
+            .field("playing", &self.playing)
+            .field("engine", &self.engine)
+            .field("steps", &self.simulation.as_ref().map(Simulation::steps))
+            .finish_non_exhaustive()
+    }
+}
+
+impl PhysicsPreview {
+    /// The model changed: the world is built again (and starts over) when next needed.
+    pub fn invalidate(&mut self) {
+        self.simulation = None;
+        self.needs_reset = true;
+        self.placements = None;
+        self.generation += 1;
+    }
+
+    /// Starts over at the current pose before the next step.
+    pub fn request_reset(&mut self) {
+        self.needs_reset = true;
+    }
+
+    /// The simulation, when one has run.
+    #[must_use]
+    pub fn simulation(&self) -> Option<&Simulation> {
+        self.simulation.as_ref()
+    }
+
+    /// Where the last step put the rigid bodies, with a generation that changes with them.
+    #[must_use]
+    pub fn placements(&self) -> Option<(u64, Arc<[Transform]>)> {
+        self.placements.clone().map(|p| (self.generation, p))
+    }
+
+    fn ensure(&mut self, model: &Model, pose: &mut Pose) {
+        let wrong_engine = self
+            .simulation
+            .as_ref()
+            .is_some_and(|s| s.engine() != self.engine);
+        if self.simulation.is_none() || wrong_engine {
+            self.simulation = Some(Simulation::new(model, self.engine));
+            self.needs_reset = true;
+        }
+        if self.needs_reset
+            && let Some(simulation) = &mut self.simulation
+        {
+            // A pose made for this model always fits it (the pane rebuilds both together).
+            let _ = simulation.reset(model, pose);
+            self.needs_reset = false;
+            self.carry = 0.0;
+        }
+    }
+
+    /// One step on `pose`; the placements follow.
+    fn step(&mut self, model: &Model, pose: &mut Pose) {
+        self.ensure(model, pose);
+        let Some(simulation) = &mut self.simulation else {
+            return;
+        };
+        let started = Instant::now();
+        let _ = simulation.step(model, pose);
+        self.last_step = started.elapsed();
+        self.refresh_placements(model);
+    }
+
+    fn refresh_placements(&mut self, model: &Model) {
+        let Some(simulation) = &self.simulation else {
+            return;
+        };
+        let mut list = Vec::with_capacity(model.rigid_bodies.len());
+        match simulation.mmd_world() {
+            Some(world) => world.body_transforms(&mut list),
+            None => {
+                let offsets = pmx_physics::placement::bone_offsets(model);
+                pmx_physics::placement::follow_bones(
+                    model,
+                    &offsets,
+                    simulation.evaluator().skeleton.globals(),
+                    &mut list,
+                );
+            }
+        }
+        self.placements = Some(list.into());
+        self.generation += 1;
+    }
+
+    /// Physics off: the pose loses the simulation's result.
+    fn switch_off(&mut self, pose: &mut Pose) {
+        self.enabled = false;
+        self.playing = false;
+        pose.physics.clear();
+        self.placements = None;
+        self.generation += 1;
+        self.needs_reset = true;
+    }
+}
+
+impl PoseState {
+    /// Runs the physics for the time passed since the last frame (while playing; a loaded
+    /// motion advances with it). Returns whether anything stepped.
+    pub fn tick_physics(&mut self, model: &Model, now: Instant) -> bool {
+        let physics = &mut self.physics;
+        if !(physics.enabled && physics.playing) {
+            physics.last_tick = None;
+            return false;
+        }
+        let elapsed = physics
+            .last_tick
+            .map_or(0.0, |last| {
+                now.saturating_duration_since(last).as_secs_f64()
+            })
+            .min(0.25);
+        physics.last_tick = Some(now);
+        physics.carry += elapsed;
+        let step = f64::from(STEP_SECONDS);
+        let mut steps = (physics.carry / step).floor() as u32;
+        if steps > MAX_STEPS_PER_FRAME {
+            steps = MAX_STEPS_PER_FRAME;
+            physics.carry = 0.0;
+        } else {
+            physics.carry -= f64::from(steps) * step;
+        }
+        for _ in 0..steps {
+            self.advance_one_step(model);
+        }
+        steps > 0
+    }
+
+    /// One step: the motion (if any) moves on by a 60th of a second first.
+    fn advance_one_step(&mut self, model: &Model) {
+        if let Some(loaded) = &mut self.motion {
+            let last = loaded.motion.last_frame() as f32;
+            let mut frame = loaded.frame + STEP_SECONDS * MOTION_FPS;
+            if frame > last {
+                // Round again from the start, physics starting over with it.
+                frame = 0.0;
+                self.physics.request_reset();
+            }
+            loaded.frame = frame;
+            loaded.motion.sample(&loaded.binding, frame, &mut self.pose);
+            self.refresh_euler();
+        }
+        self.physics.step(model, &mut self.pose);
+        self.stale = true;
+    }
+
+    /// One step by the button (also when paused).
+    pub fn step_physics_once(&mut self, model: &Model) {
+        self.physics.enabled = true;
+        self.advance_one_step(model);
+    }
+
+    /// Starts the physics over at the current pose (bodies where its bones put them).
+    pub fn reset_physics(&mut self, model: &Model) {
+        self.physics.request_reset();
+        if self.physics.enabled {
+            self.physics.ensure(model, &mut self.pose);
+            self.physics.refresh_placements(model);
+            self.stale = true;
+        }
+    }
+
+    /// Physics on or off.
+    pub fn set_physics_enabled(&mut self, model: &Model, enabled: bool) {
+        if enabled {
+            self.physics.enabled = true;
+            self.reset_physics(model);
+        } else {
+            self.physics.switch_off(&mut self.pose);
+            self.stale = true;
+        }
+    }
+
+    /// Switches between MikuMikuDance physics and the VRM spring bones (starting over).
+    pub fn set_physics_engine(&mut self, model: &Model, engine: Engine) {
+        if self.physics.engine != engine {
+            self.physics.engine = engine;
+            self.physics.simulation = None;
+            self.reset_physics(model);
+        }
+    }
+
+    /// Shows the motion at `frame`, the physics following it when on (see
+    /// [`PoseState::set_frame`] for the motion alone).
+    pub fn scrub_to(&mut self, model: &Model, frame: f32) {
+        let from = self.motion.as_ref().map_or(0.0, |m| m.frame);
+        self.set_frame(frame);
+        self.physics_after_scrub(model, from);
+    }
+
+    /// With physics on, the motion moved from `from` to the frame it is at now: a short step
+    /// forward plays the physics through the frames in between; anything else starts over at
+    /// the new frame and settles.
+    fn physics_after_scrub(&mut self, model: &Model, from: f32) {
+        if !self.physics.enabled {
+            return;
+        }
+        let Some(to) = self.motion.as_ref().map(|m| m.frame) else {
+            return;
+        };
+        if to > from && to - from <= SCRUB_PLAY_FRAMES {
+            let steps = ((to - from) / (STEP_SECONDS * MOTION_FPS)).round() as u32;
+            for step in 1..=steps.max(1) {
+                let frame = (from + step as f32 * STEP_SECONDS * MOTION_FPS).min(to);
+                self.sample_motion(frame);
+                self.physics.step(model, &mut self.pose);
+            }
+            self.sample_motion(to);
+        } else {
+            self.physics.request_reset();
+            self.physics.ensure(model, &mut self.pose);
+            let settle = pmx_physics::simulation::steps_in(SETTLE_SECONDS);
+            for _ in 0..settle {
+                self.physics.step(model, &mut self.pose);
+            }
+        }
+        self.stale = true;
+    }
+
+    fn sample_motion(&mut self, frame: f32) {
+        if let Some(LoadedMotion {
+            motion, binding, ..
+        }) = &self.motion
+        {
+            motion.sample(binding, frame, &mut self.pose);
+        }
+    }
+
+    /// Where the rigid bodies are in the pose the view shows: the physics' placements while
+    /// it runs, else where the posed bones carry them; `None` at rest.
+    #[must_use]
+    pub fn body_placements(&self, model: &Model) -> Option<(u64, Arc<[Transform]>)> {
+        if self.physics.enabled {
+            return self.physics.placements();
+        }
+        let evaluator = self.evaluated()?;
+        if self.pose.is_rest() || model.rigid_bodies.is_empty() {
+            return None;
+        }
+        let offsets = pmx_physics::placement::bone_offsets(model);
+        let mut list = Vec::new();
+        pmx_physics::placement::follow_bones(
+            model,
+            &offsets,
+            evaluator.skeleton.globals(),
+            &mut list,
+        );
+        Some((self.generation(), list.into()))
+    }
+}
+
+/// The physics row: on/off, engine, Play/Pause, Reset, one step, the status and the picked
+/// body's readout.
+pub(super) fn physics_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    state: &mut PoseState,
+    document: &crate::document::Document,
+) {
+    let model = &document.model;
+    ui.horizontal_wrapped(|ui| {
+        let mut enabled = state.physics.enabled;
+        if ui
+            .checkbox(&mut enabled, lang.tr("physics.enabled"))
+            .on_hover_text(lang.tr("physics.enabled_hint"))
+            .changed()
+        {
+            state.set_physics_enabled(model, enabled);
+        }
+        let mut engine = state.physics.engine;
+        egui::ComboBox::from_id_salt("physics.engine")
+            .selected_text(engine_name(lang, engine))
+            .show_ui(ui, |ui| {
+                for choice in Engine::ALL {
+                    ui.selectable_value(&mut engine, choice, engine_name(lang, choice));
+                }
+            })
+            .response
+            .on_hover_text(lang.tr("physics.engine_hint"));
+        if engine != state.physics.engine {
+            state.set_physics_engine(model, engine);
+        }
+        let play_label = if state.physics.playing {
+            lang.tr("physics.pause")
+        } else {
+            lang.tr("physics.play")
+        };
+        if ui.button(play_label).clicked() {
+            if !state.physics.enabled {
+                state.set_physics_enabled(model, true);
+            }
+            state.physics.playing = !state.physics.playing;
+        }
+        if ui.button(lang.tr("physics.reset")).clicked() {
+            state.reset_physics(model);
+        }
+        if ui.button(lang.tr("physics.step")).clicked() {
+            state.physics.playing = false;
+            state.step_physics_once(model);
+        }
+        if let Some(simulation) = state.physics.simulation().filter(|_| state.physics.enabled) {
+            ui.weak(lang.format(
+                "physics.status",
+                &[
+                    ("seconds", &format!("{:.2}", simulation.seconds())),
+                    ("steps", &simulation.steps()),
+                    (
+                        "ms",
+                        &format!("{:.2}", state.physics.last_step.as_secs_f64() * 1e3),
+                    ),
+                ],
+            ));
+        }
+    });
+    if !state.physics.enabled {
+        return;
+    }
+    let Some(simulation) = state.physics.simulation() else {
+        return;
+    };
+    if let Some(world) = simulation.mmd_world() {
+        let notes = world.notes();
+        if !notes.is_empty() {
+            ui.weak(lang.format("physics.notes", &[("count", &notes.len())]))
+                .on_hover_text(
+                    notes
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                );
+        }
+        let picked = {
+            let selection = document.selection.get(ElementKind::RigidBody);
+            selection.current.or_else(|| selection.indices.first())
+        };
+        if let Some(index) = picked
+            && let (Some(body), Some(state)) = (model.rigid_bodies.get(index), world.body(index))
+        {
+            let p = state.transform.translation;
+            let euler = pmx_core::model::facts::quat_to_euler_degrees(state.transform.rotation);
+            ui.label(lang.format(
+                "physics.body_readout",
+                &[
+                    ("index", &index),
+                    ("name", &body.name_ja.as_str()),
+                    ("mode", &mode_name(lang, body.mode, state.motion)),
+                    ("position", &format!("({:.3}, {:.3}, {:.3})", p.x, p.y, p.z)),
+                    (
+                        "rotation",
+                        &format!("({:.1}°, {:.1}°, {:.1}°)", euler.x, euler.y, euler.z),
+                    ),
+                    ("speed", &format!("{:.2}", state.linear_velocity.length())),
+                    (
+                        "spin",
+                        &format!("{:.1}", state.angular_velocity.length().to_degrees()),
+                    ),
+                ],
+            ));
+        } else if !model.rigid_bodies.is_empty() {
+            ui.weak(lang.tr("physics.pick_a_body"));
+        }
+    } else if let Some((chains, joints)) = simulation.spring_counts() {
+        ui.weak(lang.format(
+            "physics.springs_status",
+            &[("chains", &chains), ("joints", &joints)],
+        ));
+    }
+}
+
+fn engine_name(lang: Language, engine: Engine) -> &'static str {
+    match engine {
+        Engine::Mmd => lang.tr("physics.engine_mmd"),
+        Engine::SpringBones => lang.tr("physics.engine_springs"),
+    }
+}
+
+fn mode_name(lang: Language, mode: RigidMode, motion: BodyMotion) -> &'static str {
+    if motion == BodyMotion::FollowsBone && mode != RigidMode::FollowBone {
+        return lang.tr("physics.mode_static");
+    }
+    match mode {
+        RigidMode::FollowBone => lang.tr("physics.mode_follow"),
+        RigidMode::Physics => lang.tr("physics.mode_physics"),
+        RigidMode::PhysicsWithBone => lang.tr("physics.mode_physics_bone"),
+        RigidMode::Unknown(_) => lang.tr("physics.mode_follow"),
+    }
+}

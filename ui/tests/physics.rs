@@ -1,0 +1,220 @@
+//! The pose pane's physics, driven as a user drives it: switch it on, step it, watch a
+//! pendulum fall (the bones, the bodies the 3D view draws), the document untouched; apply the
+//! simulated pose as rest as one undoable step; switch to the VRM spring bones; Japanese.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use glam::Vec3;
+use pmx_core::model::{
+    Bone, BoneFlags, BoneIdx, Joint, JointKind, Model, RigidBody, RigidBodyIdx, RigidMode,
+    RigidShape,
+};
+use pmx_ui::EditorState;
+use pmx_ui::command::Command;
+use pmx_ui::document::Document;
+use pmx_ui::editor::settings::Settings;
+use pmx_ui::i18n::Language;
+
+const PIVOT: Vec3 = Vec3::new(0.0, 10.0, 0.0);
+
+fn editor(language: Language) -> EditorState {
+    EditorState::new(Settings {
+        language,
+        ..Settings::default()
+    })
+}
+
+fn harness_with(model: Model, language: Language) -> Harness<'static, EditorState> {
+    let mut editor = editor(language);
+    editor.open_document(Document::from_model(model, None, None));
+    let mut harness = Harness::builder()
+        .with_size(egui::Vec2::new(2600.0, 1400.0))
+        .with_context_setup(pmx_ui::editor::fonts::install)
+        .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
+    harness.run_ok();
+    harness
+}
+
+fn click(harness: &mut Harness<'_, EditorState>, label: &str) {
+    harness.get_by_label(label).click();
+    harness.run_ok();
+}
+
+fn tab(harness: &mut Harness<'_, EditorState>, name: &str) {
+    harness.get_by_role_and_label(Role::Button, name).click();
+    harness.run_ok();
+}
+
+fn document<'a>(harness: &'a Harness<'_, EditorState>) -> &'a Document {
+    harness.state().document.as_ref().unwrap()
+}
+
+/// A bone and body fixed at the pivot, and a bob two units along +X on a joint that turns
+/// freely about Z: gravity swings it down.
+fn pendulum() -> Model {
+    let v = |v: Vec3| -> pmx_core::model::Vec3 { v.into() };
+    let mut model = Model::default();
+    model.bones.push(Bone {
+        name_ja: "支点".into(),
+        name_en: "pivot".into(),
+        position: v(PIVOT),
+        flags: BoneFlags::ROTATABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE,
+        ..Bone::default()
+    });
+    model.bones.push(Bone {
+        name_ja: "振り子".into(),
+        name_en: "bob".into(),
+        position: v(PIVOT),
+        parent: Some(BoneIdx::new(0)),
+        tail_offset: v(Vec3::X * 2.0),
+        flags: BoneFlags::ROTATABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE,
+        ..Bone::default()
+    });
+    model.rigid_bodies.push(RigidBody {
+        name_ja: "支点".into(),
+        bone: Some(BoneIdx::new(0)),
+        size: v(Vec3::splat(0.3)),
+        position: v(PIVOT),
+        mode: RigidMode::FollowBone,
+        non_collision_mask: 0,
+        ..RigidBody::default()
+    });
+    model.rigid_bodies.push(RigidBody {
+        name_ja: "振り子".into(),
+        bone: Some(BoneIdx::new(1)),
+        shape: RigidShape::Sphere,
+        size: v(Vec3::splat(0.2)),
+        position: v(PIVOT + Vec3::X * 2.0),
+        mass: 1.0,
+        linear_damping: 0.9,
+        angular_damping: 0.9,
+        mode: RigidMode::Physics,
+        non_collision_mask: 0,
+        ..RigidBody::default()
+    });
+    model.joints.push(Joint {
+        name_ja: "支点".into(),
+        kind: JointKind::Spring6Dof,
+        body_a: Some(RigidBodyIdx::new(0)),
+        body_b: Some(RigidBodyIdx::new(1)),
+        position: v(PIVOT),
+        rotate_lower: v(Vec3::new(0.0, 0.0, -3.0)),
+        rotate_upper: v(Vec3::new(0.0, 0.0, 3.0)),
+        ..Joint::default()
+    });
+    model
+}
+
+/// The bob bone's direction (its rest tail, +X, turned by the pose's physics).
+fn bob_direction(harness: &Harness<'_, EditorState>) -> Vec3 {
+    let pose = &harness.state().pose.pose;
+    let bob = pose
+        .physics
+        .iter()
+        .find(|p| p.bone == 1)
+        .expect("the bob is simulated");
+    bob.transform.rotation * Vec3::X
+}
+
+#[test]
+fn stepping_the_physics_swings_the_pendulum_without_touching_the_document() {
+    let original = pendulum();
+    let mut harness = harness_with(original.clone(), Language::English);
+    let revision = document(&harness).revision();
+    tab(&mut harness, "Pose");
+    click(&mut harness, "Physics");
+    assert!(harness.state().pose.physics.enabled);
+    for _ in 0..90 {
+        click(&mut harness, "Step 1 frame");
+    }
+    let direction = bob_direction(&harness);
+    assert!(direction.y < -0.9, "after 1.5 s the bob hangs: {direction}");
+    harness.get_by_label_contains("1.50 s · 90 steps");
+
+    // The bodies the view draws moved with the simulation.
+    let model = &document(&harness).model;
+    let (_, placements) = harness.state().pose.body_placements(model).unwrap();
+    let bob = placements[1].translation;
+    assert!(
+        bob.y < PIVOT.y - 1.8,
+        "the bob's body is below the pivot: {bob}"
+    );
+
+    // Showing and stepping changed nothing in the document.
+    assert_eq!(document(&harness).revision(), revision);
+    assert!(document(&harness).model == original);
+    assert!(!document(&harness).is_dirty());
+
+    // The picked body's readout.
+    harness
+        .state_mut()
+        .document
+        .as_mut()
+        .unwrap()
+        .selection
+        .get_mut(pmx_core::model::ElementKind::RigidBody)
+        .current = Some(1);
+    harness.run_ok();
+    harness.get_by_label_contains("Rigid body 1 振り子 (physics)");
+
+    // Physics off: the pose is the user's again.
+    click(&mut harness, "Physics");
+    assert!(harness.state().pose.pose.physics.is_empty());
+    assert!(harness.state().pose.pose.is_rest());
+}
+
+#[test]
+fn the_simulated_pose_applies_as_rest_in_one_step_and_undoes_exactly() {
+    let original = pendulum();
+    let mut harness = harness_with(original.clone(), Language::English);
+    tab(&mut harness, "Pose");
+    click(&mut harness, "Physics");
+    for _ in 0..60 {
+        click(&mut harness, "Step 1 frame");
+    }
+    let model = &document(&harness).model;
+    let (_, placements) = harness.state().pose.body_placements(model).unwrap();
+    let simulated = Vec3::from(placements[1].translation);
+    assert!(simulated.y < PIVOT.y - 1.0, "the bob fell: {simulated}");
+    click(&mut harness, "Apply pose as rest");
+    let applied = &document(&harness).model;
+    let bob_body: Vec3 = applied.rigid_bodies[1].position.into();
+    assert!(
+        bob_body.distance(simulated) < 1e-3,
+        "the bob's body rests where the physics left it: {bob_body}, simulated {simulated}"
+    );
+    let bob_bone: Vec3 = applied.bones[1].tail_offset.into();
+    assert!(
+        bob_bone.y < -1.0,
+        "the bob bone's tail turned down with it: {bob_bone}"
+    );
+    assert!(document(&harness).is_dirty());
+    harness.state_mut().push(Command::Undo);
+    harness.run_ok();
+    assert!(
+        document(&harness).model == original,
+        "undo gives the model back"
+    );
+}
+
+#[test]
+fn the_spring_bone_engine_runs_in_the_same_pane_in_japanese() {
+    let mut harness = harness_with(pendulum(), Language::Japanese);
+    tab(&mut harness, "ポーズ");
+    click(&mut harness, "物理演算");
+    harness.get_by_label_contains("MMD物理").click();
+    harness.run_ok();
+    click(&mut harness, "VRMスプリングボーン");
+    assert_eq!(
+        harness.state().pose.physics.engine,
+        pmx_physics::Engine::SpringBones
+    );
+    for _ in 0..30 {
+        click(&mut harness, "1フレーム進める");
+    }
+    harness.get_by_label_contains("0.50 秒 · 30 ステップ");
+    harness.get_by_label_contains("スプリングチェーン");
+}
