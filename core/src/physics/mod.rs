@@ -6,4 +6,5 @@
 pub mod mmd_limit;
 pub mod spring_limit;
 pub mod spring_params;
+pub mod spring_sim;
 pub mod springs;
