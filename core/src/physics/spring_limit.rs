@@ -48,39 +48,48 @@ impl LimitShape {
     /// for a cone; along ±X for a hinge, which has no YZ component) go to the nearest point the
     /// limit allows in a fixed, documented way: the cone's edge towards +Z, the hinge's rest
     /// direction +Y.
+    ///
+    /// The cone and the hinge compare angles (`atan2` of the sine and cosine of the direction's
+    /// angle from +Y) where the reference compares `y` with `cos(angle)`, and scale the sideways
+    /// part by `sin(angle) / sin(direction's angle)`, which is the reference's
+    /// `sqrt((1 − cos²) / (1 − y²))`: the same in exact arithmetic, but in `f32` a cosine near
+    /// 1 cannot tell apart directions within 3.5e-4 rad of the axis (`1 − 6e-8` rounds to 1),
+    /// and a cone of angle 0 (an MMD joint with no swing) let Gene's hair through by up to
+    /// 7e-4 rad. A negative angle (the schema allows none) counts as its size, as the
+    /// reference's cosine makes it.
     #[must_use]
     pub fn apply(self, direction: Vec3) -> Vec3 {
         match self {
             LimitShape::Cone { angle } => {
-                let cos_angle = angle.cos();
-                if direction.y >= cos_angle {
+                let angle = angle.abs();
+                let sideways = direction.x.hypot(direction.z);
+                if sideways.atan2(direction.y) <= angle {
                     return direction;
                 }
-                let sin_direction_sq = 1.0 - direction.y * direction.y;
-                if sin_direction_sq <= f32::EPSILON {
+                let (sin_angle, cos_angle) = angle.sin_cos();
+                if sideways <= f32::EPSILON {
                     // Straight down: every point of the cone's edge is as near.
-                    return Vec3::new(0.0, cos_angle, angle.sin());
+                    return Vec3::new(0.0, cos_angle, sin_angle);
                 }
-                let ratio = ((1.0 - cos_angle * cos_angle) / sin_direction_sq).sqrt();
+                let ratio = sin_angle / sideways;
                 Vec3::new(direction.x * ratio, cos_angle, direction.z * ratio)
             }
             LimitShape::Hinge { angle } => {
+                let angle = angle.abs();
                 let in_plane = Vec3::new(0.0, direction.y, direction.z);
                 let in_plane = if in_plane.length_squared() <= f32::EPSILON {
                     Vec3::Y
                 } else {
                     in_plane.normalize()
                 };
-                let cos_angle = angle.cos();
-                if in_plane.y >= cos_angle {
+                if in_plane.z.abs().atan2(in_plane.y) <= angle {
                     return in_plane;
                 }
-                let sin_direction_sq = 1.0 - in_plane.y * in_plane.y;
-                if sin_direction_sq <= f32::EPSILON {
-                    return Vec3::new(0.0, cos_angle, angle.sin());
+                let (sin_angle, cos_angle) = angle.sin_cos();
+                if in_plane.z.abs() <= f32::EPSILON {
+                    return Vec3::new(0.0, cos_angle, sin_angle);
                 }
-                let ratio = ((1.0 - cos_angle * cos_angle) / sin_direction_sq).sqrt();
-                Vec3::new(0.0, cos_angle, in_plane.z * ratio)
+                Vec3::new(0.0, cos_angle, sin_angle.copysign(in_plane.z))
             }
             LimitShape::Spherical { pitch, yaw } => {
                 let mut turned = direction.z.atan2(direction.y);
@@ -266,6 +275,36 @@ mod tests {
         // Along ±X there is nothing left in the plane: the rest direction.
         assert!(close(hinge.apply(Vec3::X), Vec3::Y));
         assert!(hinge.apply(-Vec3::X).is_finite());
+    }
+
+    #[test]
+    fn narrow_limits_hold_to_f32_precision() {
+        // 1e-4 rad off the axis: y = 1 − 5e-9 is 1.0 in f32, so comparing y with cos(0)
+        // would let it through.
+        let off = Vec3::new(1e-4f32.sin(), 1e-4f32.cos(), 0.0);
+        assert_eq!(off.y, 1.0);
+        for shape in [
+            LimitShape::Cone { angle: 0.0 },
+            LimitShape::Hinge { angle: 0.0 },
+        ] {
+            let limited = shape.apply(Quat::from_rotation_y(0.3) * off);
+            assert!(
+                limited.x.abs() < 1e-7 && limited.z.abs() < 1e-7,
+                "{shape:?}: {limited}"
+            );
+        }
+        // A cone of 1e-3 rad keeps a direction 5e-4 off and brings one 2e-3 off to its edge.
+        let cone = LimitShape::Cone { angle: 1e-3 };
+        let inside = Vec3::new(0.0, 5e-4f32.cos(), 5e-4f32.sin());
+        assert_eq!(cone.apply(inside), inside);
+        let edge = cone.apply(Vec3::new(0.0, 2e-3f32.cos(), 2e-3f32.sin()));
+        assert!((edge.z.atan2(edge.y) - 1e-3).abs() < 1e-7, "{edge}");
+        // A negative angle is its size.
+        let negative = LimitShape::Cone { angle: -FRAC_PI_4 };
+        assert!(close(
+            negative.apply(Vec3::X),
+            Vec3::new(FRAC_1_SQRT_2, FRAC_1_SQRT_2, 0.0)
+        ));
     }
 
     #[test]

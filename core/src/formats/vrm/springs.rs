@@ -8,27 +8,22 @@
 //! `write.rs`), so a node's local axes are the world's and offsets are world directions.
 //!
 //! **Limits.** A spring joint limits the direction of the segment from its node to the next
-//! joint's. The MMD joint that hangs the joint's body on its parent body limits that body's
-//! rotation per axis of the joint's own frame; those axes and ranges are mirrored into glTF
-//! ([`super::limit::mmd_joint_axes_to_gltf`]), sorted onto the limit frame's X and Z (the twist
-//! about the bone, Y, is not a direction limit and is dropped), and the shape is chosen by
-//! [`crate::physics::spring_limit::choose_limit`]. Bullet leaves an axis free when its lower
-//! limit is above its upper one, and so does this. A joint that allows no swing at all gets a
-//! cone of angle 0: the body cannot swing in MikuMikuDance either.
+//! joint's, as the MMD joint that hangs the joint's body on its parent body limits that body's
+//! rotation: [`crate::physics::mmd_limit::mmd_joint_limit`], the function the spring preview
+//! (`physics::spring_sim`) limits its joints with, so the file and the preview agree.
 
 use super::METRES_PER_MMD_UNIT;
 use super::humanoid::{BoneRole, HumanoidMap, exported_ancestor};
-use super::limit::{limit_json, mmd_joint_axes_to_gltf, swing_ranges, unrotated_frame};
+use super::limit::limit_json;
 use super::report::VrmLoss;
-use super::write::{direction_to_gltf, to_gltf};
-use crate::model::facts::euler_to_quat;
-use crate::model::{BoneFlags, JointKind, Model, RigidMode};
-use crate::physics::spring_limit::{LimitShape, SpringLimit, choose_limit};
+use super::write::to_gltf;
+use crate::model::{BoneFlags, Model, RigidMode};
+use crate::physics::mmd_limit::mmd_joint_limit;
+use crate::physics::spring_limit::LimitShape;
 use crate::physics::springs::{ColliderShape, SpringNote, plan_springs};
-use glam::{Quat, Vec3};
+use glam::Vec3;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::f32::consts::PI;
 
 /// The `VRMC_springBone` extension version written.
 pub const SPRING_BONE_VERSION: &str = "1.0";
@@ -85,39 +80,6 @@ fn carrier_node(
         })?,
     };
     node_of_bone.get(bone).copied().flatten().map(|n| (n, bone))
-}
-
-/// The limit of a spring joint from the MMD joint hanging its body, in the limit frame of a
-/// joint at `position` whose segment runs to `next` (MMD space, T-posed).
-fn joint_limit(model: &Model, mmd_joint: usize, position: Vec3, next: Vec3) -> Option<SpringLimit> {
-    let joint = model.joints.get(mmd_joint)?;
-    if matches!(joint.kind, JointKind::PointToPoint) {
-        // A ball joint: every direction is free.
-        return None;
-    }
-    let bone_axis = Vec3::from(direction_to_gltf(next - position)).try_normalize()?;
-    let lower: Vec3 = joint.rotate_lower.into();
-    let upper: Vec3 = joint.rotate_upper.into();
-    // Bullet: lower above upper leaves the axis free.
-    let (lower, upper) = (0..3).fold((lower, upper), |(mut l, mut u), i| {
-        if l[i] > u[i] {
-            l[i] = -PI;
-            u[i] = PI;
-        }
-        (l, u)
-    });
-    let (axes, ranges) = mmd_joint_axes_to_gltf(euler_to_quat(joint.rotation), lower, upper);
-    let frame = unrotated_frame(Quat::IDENTITY, bone_axis);
-    let swing = swing_ranges(axes, ranges, frame);
-    if swing.pitch.1 - swing.pitch.0 >= 2.0 * PI - 1e-3
-        && swing.yaw.1 - swing.yaw.0 >= 2.0 * PI - 1e-3
-    {
-        return None;
-    }
-    Some(choose_limit(swing).unwrap_or(SpringLimit {
-        shape: LimitShape::Cone { angle: 0.0 },
-        rotation: Quat::IDENTITY,
-    }))
 }
 
 /// The spring bones of `model` (T-posed). `node_of_bone` maps model bones to glTF nodes;
@@ -193,7 +155,8 @@ pub(super) fn spring_bones(
                 used_mmd_joints.insert(mmd_joint);
             }
             if let (Some(mmd_joint), Some(next)) = (joint.mmd_joint, next_position(i))
-                && let Some(limit) = joint_limit(model, mmd_joint, bone_position(joint.bone), next)
+                && let Some(limit) =
+                    mmd_joint_limit(model, mmd_joint, bone_position(joint.bone), next)
             {
                 match limit.shape {
                     LimitShape::Cone { .. } => counts.cone_limits += 1,

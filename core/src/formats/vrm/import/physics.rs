@@ -238,7 +238,8 @@ pub struct JointLimits {
 }
 
 /// The frame and rotation limits of the MMD joint hanging a segment, the inverse of the
-/// export's `joint_limit` (`mmd_joint_axes_to_gltf`, `swing_ranges`, `choose_limit`).
+/// export's limit ([`crate::physics::mmd_limit::mmd_joint_limit`]: `mmd_joint_axes_to_gltf`,
+/// `swing_ranges`, `choose_limit`).
 ///
 /// - `direction_mmd`: the segment's direction in MMD space; `bone_axis_gltf` the same in glTF
 ///   (1.0) space; `rest_twist` the file's limit frame against the export's
@@ -1295,8 +1296,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::formats::vrm::limit::{mmd_joint_axes_to_gltf, swing_ranges, unrotated_frame};
     use crate::model::facts::euler_to_quat;
+    use crate::physics::mmd_limit::{mmd_joint_axes_to_gltf, swing_ranges, unrotated_frame};
     use crate::physics::spring_limit::choose_limit;
     use crate::physics::spring_params::spring_settings;
 
@@ -1377,7 +1378,7 @@ mod tests {
         assert!(damping_for_drag(0.5, 1.0, &point).is_finite());
     }
 
-    /// What the export makes of an MMD joint: its `joint_limit`, for a segment along
+    /// What the export makes of an MMD joint: its `mmd_joint_limit`, for a segment along
     /// `direction_mmd` and nodes without rotation.
     fn export_limit(limits: &JointLimits, direction_mmd: GVec3) -> Option<SpringLimit> {
         let bone_axis = direction_mmd * GVec3::new(1.0, 1.0, -1.0);
