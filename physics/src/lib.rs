@@ -3,6 +3,7 @@
 //! spring bones the export would write, between the bones before and after physics
 //! ([`simulation`]). No GUI dependency.
 
+pub mod generate;
 pub mod placement;
 pub mod world;
 

@@ -12,7 +12,9 @@
 use crate::world::{MmdWorld, STEP_SECONDS};
 use pmx_core::formats::vmd::{Binding, Motion};
 use pmx_core::model::Model;
-use pmx_core::pose::{PhysicsBone, Pose, PoseError, PoseEvaluator};
+use pmx_core::physics::spring_sim::SpringSimulation;
+use pmx_core::physics::springs::plan_springs;
+use pmx_core::pose::{PhysicsBone, Pose, PoseError, PoseEvaluator, Transform};
 
 /// Frames a second of a VMD motion.
 pub const MOTION_FPS: f32 = 30.0;
@@ -47,7 +49,8 @@ impl Engine {
 
 enum Runner {
     Mmd(Box<MmdWorld>),
-    Springs,
+    /// `None` when the model's springs could not be planned (the notes say why).
+    Springs(Option<Box<SpringSimulation>>),
 }
 
 /// A model's physics, run on poses of it.
@@ -58,6 +61,9 @@ pub struct Simulation {
     steps: u64,
     /// Reused for the step's output.
     overrides: Vec<PhysicsBone>,
+    spring_out: Vec<(usize, Transform)>,
+    /// Why the spring bones could not be built, when they could not.
+    spring_error: Option<String>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -73,9 +79,16 @@ impl Simulation {
     /// The simulation of `model`, at rest, not yet reset to a pose.
     #[must_use]
     pub fn new(model: &Model, engine: Engine) -> Self {
+        let mut spring_error = None;
         let runner = match engine {
             Engine::Mmd => Runner::Mmd(Box::new(MmdWorld::new(model))),
-            Engine::SpringBones => Runner::Springs,
+            Engine::SpringBones => match SpringSimulation::new(model, &plan_springs(model)) {
+                Ok(springs) => Runner::Springs(Some(Box::new(springs))),
+                Err(error) => {
+                    spring_error = Some(error.to_string());
+                    Runner::Springs(None)
+                }
+            },
         };
         Self {
             engine,
@@ -83,6 +96,8 @@ impl Simulation {
             evaluator: PoseEvaluator::new(model),
             steps: 0,
             overrides: Vec::new(),
+            spring_out: Vec::new(),
+            spring_error,
         }
     }
 
@@ -108,17 +123,33 @@ impl Simulation {
     pub fn mmd_world(&self) -> Option<&MmdWorld> {
         match &self.runner {
             Runner::Mmd(world) => Some(world),
-            Runner::Springs => None,
+            Runner::Springs(_) => None,
         }
+    }
+
+    /// The spring bones, when they are the engine.
+    #[must_use]
+    pub fn spring_simulation(&self) -> Option<&SpringSimulation> {
+        match &self.runner {
+            Runner::Springs(springs) => springs.as_deref(),
+            Runner::Mmd(_) => None,
+        }
+    }
+
+    /// Why the spring bones could not be built from the model's physics.
+    #[must_use]
+    pub fn spring_error(&self) -> Option<&str> {
+        self.spring_error.as_deref()
     }
 
     /// How many spring chains and spring joints run, when the spring bones are the engine.
     #[must_use]
     pub fn spring_counts(&self) -> Option<(usize, usize)> {
-        match &self.runner {
-            Runner::Springs => Some((0, 0)),
-            Runner::Mmd(_) => None,
-        }
+        let springs = self.spring_simulation()?;
+        let joints = (0..springs.chain_count())
+            .map(|chain| springs.joint_tails(chain).count())
+            .sum();
+        Some((springs.chain_count(), joints))
     }
 
     /// The evaluator of the last step (bones and skinning matrices of the simulated pose; call
@@ -136,7 +167,8 @@ impl Simulation {
         let globals = self.evaluator.skeleton.globals();
         match &mut self.runner {
             Runner::Mmd(world) => world.reset(globals),
-            Runner::Springs => {}
+            Runner::Springs(Some(springs)) => springs.reset(globals),
+            Runner::Springs(None) => {}
         }
         self.evaluator.finish_after_physics(pose);
         self.steps = 0;
@@ -157,7 +189,16 @@ impl Simulation {
                     &mut self.overrides,
                 );
             }
-            Runner::Springs => self.overrides.clear(),
+            Runner::Springs(Some(springs)) => {
+                springs.step(globals, STEP_SECONDS, &mut self.spring_out);
+                self.overrides.clear();
+                self.overrides.extend(
+                    self.spring_out
+                        .iter()
+                        .map(|&(bone, transform)| PhysicsBone::placed(bone, transform)),
+                );
+            }
+            Runner::Springs(None) => self.overrides.clear(),
         }
         pose.physics.clone_from(&self.overrides);
         self.evaluator.finish_after_physics(pose);

@@ -346,3 +346,27 @@ fn the_same_run_twice_gives_the_same_bits() {
         );
     }
 }
+
+#[test]
+fn a_thousand_bodies_stay_finite_and_settle() {
+    let model = pmx_physics::generate::hanging_chains(100, 10);
+    let (simulation, pose) = run(&model, 10.0);
+    let world = simulation.mmd_world().unwrap();
+    assert_eq!(world.stats().recovered_bodies, 0);
+    assert_eq!(world.joint_count(), 1000);
+    let mut fastest = 0.0f32;
+    for index in 0..model.rigid_bodies.len() {
+        let state = world.body(index).unwrap();
+        assert!(state.transform.translation.is_finite());
+        fastest = fastest.max(state.linear_velocity.length());
+    }
+    assert!(
+        fastest < 1.0,
+        "still moving at {fastest} units/s after 10 s"
+    );
+    assert_eq!(
+        pose.physics.len(),
+        1000,
+        "every link's bone follows its body"
+    );
+}

@@ -558,6 +558,62 @@ pub fn weights_for(model: &Model, bone: usize) -> Vec<f32> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn bodies_and_joints_placed_at_rest_draw_as_at_rest() {
+        use pmx_core::model::{Joint, RigidBodyIdx};
+        let mut model = Model::default();
+        for (position, rotation) in [
+            (
+                pmx_core::model::Vec3::new(1.0, 2.0, 3.0),
+                pmx_core::model::Vec3::new(0.3, -0.2, 1.2),
+            ),
+            (
+                pmx_core::model::Vec3::new(-1.0, 5.0, 0.5),
+                pmx_core::model::Vec3::new(-0.4, 0.9, 0.1),
+            ),
+        ] {
+            model.rigid_bodies.push(RigidBody {
+                position,
+                rotation,
+                ..RigidBody::default()
+            });
+        }
+        model.joints.push(Joint {
+            body_a: Some(RigidBodyIdx::new(0)),
+            body_b: Some(RigidBodyIdx::new(1)),
+            position: pmx_core::model::Vec3::new(0.0, 3.0, 1.0),
+            rotation: pmx_core::model::Vec3::new(0.5, 0.2, -0.3),
+            ..Joint::default()
+        });
+        let rest: Vec<pmx_core::pose::Transform> = model
+            .rigid_bodies
+            .iter()
+            .map(|b| pmx_core::pose::Transform {
+                rotation: pmx_core::model::facts::euler_to_quat(b.rotation),
+                translation: Vec3::from(b.position).into(),
+            })
+            .collect();
+        let none = std::collections::BTreeSet::new();
+        let close =
+            |a: &OverlayGeometry, b: &OverlayGeometry| {
+                a.lines.len() == b.lines.len()
+                    && a.lines.iter().zip(&b.lines).all(|(x, y)| {
+                        Vec3::from(x.position).distance(Vec3::from(y.position)) < 1e-4
+                    })
+                    && a.triangles.iter().zip(&b.triangles).all(|(x, y)| {
+                        Vec3::from(x.position).distance(Vec3::from(y.position)) < 1e-4
+                    })
+            };
+        assert!(close(
+            &joints_placed(&model, &none, 0.2, Some(&rest)),
+            &joints(&model, &none, 0.2)
+        ));
+        assert!(close(
+            &rigid_bodies_placed(&model, &none, Some(&rest)),
+            &rigid_bodies(&model, &none)
+        ));
+    }
+
     use super::*;
     use pmx_core::model::{BoneIdx, Vertex};
 

@@ -408,6 +408,8 @@ pub(super) fn physics_ui(
         } else if !model.rigid_bodies.is_empty() {
             ui.weak(lang.tr("physics.pick_a_body"));
         }
+    } else if let Some(error) = simulation.spring_error() {
+        ui.colored_label(ui.visuals().warn_fg_color, error);
     } else if let Some((chains, joints)) = simulation.spring_counts() {
         ui.weak(lang.format(
             "physics.springs_status",

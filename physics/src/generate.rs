@@ -1,0 +1,89 @@
+//! Models built in code for the physics benchmarks and tests: a ring of hanging chains (hair,
+//! skirts) on one root bone, every link a capsule on a spring 6DOF joint, as the physics of a
+//! big model is laid out.
+
+use glam::Vec3;
+use pmx_core::model::{
+    Bone, BoneFlags, BoneIdx, Joint, JointKind, Model, RigidBody, RigidBodyIdx, RigidMode,
+    RigidShape,
+};
+
+/// `chains` chains of `links` dynamic bodies each, hung in a ring of radius 3 around a root
+/// body that follows the root bone: `1 + chains × links` bodies and `chains × links` joints.
+/// Neighbouring chains are in different collision groups and collide with each other, so the
+/// broad phase has real work; links of one chain do not collide (as MMD models set them).
+#[must_use]
+pub fn hanging_chains(chains: usize, links: usize) -> Model {
+    let v = |v: Vec3| -> pmx_core::model::Vec3 { v.into() };
+    let mut model = Model::default();
+    let root = Vec3::new(0.0, 20.0, 0.0);
+    model.bones.push(Bone {
+        name_ja: "センター".into(),
+        position: v(root),
+        flags: BoneFlags::ROTATABLE | BoneFlags::MOVABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE,
+        ..Bone::default()
+    });
+    model.rigid_bodies.push(RigidBody {
+        name_ja: "root".into(),
+        bone: Some(BoneIdx::new(0)),
+        shape: RigidShape::Sphere,
+        size: v(Vec3::splat(2.0)),
+        position: v(root),
+        mode: RigidMode::FollowBone,
+        group: 0,
+        non_collision_mask: 0,
+        ..RigidBody::default()
+    });
+    const LINK: f32 = 0.8;
+    for chain in 0..chains {
+        let angle = chain as f32 / chains.max(1) as f32 * std::f32::consts::TAU;
+        let start = root + Vec3::new(3.0 * angle.cos(), 0.0, 3.0 * angle.sin());
+        let group = 1 + (chain % 2) as u8;
+        // Collides with the other chain group only.
+        let mask = 1u16 << (3 - group);
+        let mut parent_bone = 0usize;
+        let mut parent_body = 0usize;
+        for link in 0..links {
+            let head = start - Vec3::Y * (LINK * link as f32);
+            let bone = model.bones.len();
+            model.bones.push(Bone {
+                name_ja: format!("髪{chain}_{link}").into(),
+                position: v(head),
+                parent: Some(BoneIdx::new(parent_bone)),
+                tail_offset: v(-Vec3::Y * LINK),
+                flags: BoneFlags::ROTATABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE,
+                ..Bone::default()
+            });
+            let body = model.rigid_bodies.len();
+            model.rigid_bodies.push(RigidBody {
+                name_ja: format!("髪{chain}_{link}").into(),
+                bone: Some(BoneIdx::new(bone)),
+                shape: RigidShape::Capsule,
+                size: v(Vec3::new(0.15, LINK * 0.6, 0.0)),
+                position: v(head - Vec3::Y * (LINK * 0.5)),
+                mass: 1.0 / (1.0 + link as f32 * 0.2),
+                linear_damping: 0.5,
+                angular_damping: 0.5,
+                mode: RigidMode::Physics,
+                group,
+                non_collision_mask: mask,
+                ..RigidBody::default()
+            });
+            let swing = 30f32.to_radians();
+            model.joints.push(Joint {
+                name_ja: format!("髪{chain}_{link}").into(),
+                kind: JointKind::Spring6Dof,
+                body_a: Some(RigidBodyIdx::new(parent_body)),
+                body_b: Some(RigidBodyIdx::new(body)),
+                position: v(head),
+                rotate_lower: v(Vec3::new(-swing, -0.1, -swing)),
+                rotate_upper: v(Vec3::new(swing, 0.1, swing)),
+                spring_rotate: v(Vec3::new(20.0, 20.0, 20.0)),
+                ..Joint::default()
+            });
+            parent_bone = bone;
+            parent_body = body;
+        }
+    }
+    model
+}
