@@ -216,5 +216,11 @@ fn the_spring_bone_engine_runs_in_the_same_pane_in_japanese() {
         click(&mut harness, "1フレーム進める");
     }
     harness.get_by_label_contains("0.50 秒 · 30 ステップ");
-    harness.get_by_label_contains("スプリングチェーン");
+    harness.get_by_label_contains("スプリングチェーン 1 本");
+    // The bob's spring swings it down under the spring bones' gravity too.
+    let direction = bob_direction(&harness);
+    assert!(
+        direction.y < -0.1,
+        "the spring bone swung down: {direction}"
+    );
 }
