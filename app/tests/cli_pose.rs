@@ -205,3 +205,110 @@ fn a_motion_frame_poses_gene() {
         "the legs did not"
     );
 }
+
+/// A bone and body fixed at (0,10,0) and a bob on a joint two units along +X that turns about
+/// Z: the physics swings it down.
+fn pendulum() -> Model {
+    use pmx_core::model::{Joint, RigidBody, RigidBodyIdx, RigidMode};
+    let mut model = Model::new_empty();
+    model.bones = vec![
+        Bone {
+            name_ja: "支点".into(),
+            position: [0.0, 10.0, 0.0].into(),
+            ..Bone::default()
+        },
+        Bone {
+            name_ja: "振り子".into(),
+            position: [0.0, 10.0, 0.0].into(),
+            parent: Some(BoneIdx::new(0)),
+            tail_offset: [2.0, 0.0, 0.0].into(),
+            ..Bone::default()
+        },
+    ];
+    model.rigid_bodies = vec![
+        RigidBody {
+            name_ja: "支点".into(),
+            bone: Some(BoneIdx::new(0)),
+            position: [0.0, 10.0, 0.0].into(),
+            size: [0.3, 0.3, 0.3].into(),
+            non_collision_mask: 0,
+            ..RigidBody::default()
+        },
+        RigidBody {
+            name_ja: "振り子".into(),
+            bone: Some(BoneIdx::new(1)),
+            position: [2.0, 10.0, 0.0].into(),
+            size: [0.2, 0.2, 0.2].into(),
+            mass: 1.0,
+            linear_damping: 0.9,
+            angular_damping: 0.9,
+            mode: RigidMode::Physics,
+            non_collision_mask: 0,
+            ..RigidBody::default()
+        },
+    ];
+    model.joints = vec![Joint {
+        name_ja: "支点".into(),
+        body_a: Some(RigidBodyIdx::new(0)),
+        body_b: Some(RigidBodyIdx::new(1)),
+        position: [0.0, 10.0, 0.0].into(),
+        rotate_lower: [0.0, 0.0, -3.0].into(),
+        rotate_upper: [0.0, 0.0, 3.0].into(),
+        ..Joint::default()
+    }];
+    model
+}
+
+#[test]
+fn physics_settles_the_pendulum_the_same_way_every_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("pendulum.pmx");
+    formats::save_path(&pendulum(), &input, &SaveOptions::default()).unwrap();
+    let run = |out: &str, extra: &[&str]| {
+        let output = dir.path().join(out);
+        let status = pmx_studio()
+            .arg("pose")
+            .arg(&input)
+            .arg(&output)
+            .args(["--physics", "--seconds", "5"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        (
+            std::fs::read(&output).unwrap(),
+            String::from_utf8_lossy(&status.stderr).into_owned(),
+        )
+    };
+    let (first, report) = run("a.pmx", &[]);
+    let (second, _) = run("b.pmx", &[]);
+    assert_eq!(first, second, "the same command writes the same bytes");
+    assert!(report.contains("physics (mmd): 300 steps"), "{report}");
+    let settled = formats::load_path(&dir.path().join("a.pmx"), &LoadOptions::default())
+        .unwrap()
+        .model;
+    let bob = settled.rigid_bodies[1].position;
+    assert!(
+        bob.y < 8.2 && bob.x.abs() < 0.2,
+        "the bob hangs below the pivot: {bob:?}"
+    );
+
+    let (springs, report) = run("c.pmx", &["--engine", "springs"]);
+    assert!(report.contains("physics (springs)"), "{report}");
+    assert_ne!(springs, first, "the spring bones settle differently");
+
+    let refused = pmx_studio()
+        .arg("pose")
+        .arg(&input)
+        .arg(dir.path().join("d.pmx"))
+        .args(["--physics", "--engine", "bullet"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--engine bullet"));
+    assert!(!dir.path().join("d.pmx").exists());
+}
