@@ -112,13 +112,33 @@ impl LimitShape {
 
 /// The shortest rotation from +Y to `bone_axis` (a unit vector: the child's rest direction in
 /// the joint's local space); 180° about X when the bone points straight down.
+///
+/// This is the spec's `quaternion(cross(Y, axis), dot + 1)` normalized, evaluated as the turn by
+/// `atan2(|cross|, dot)` about `cross / |cross|`: the same rotation, but the spec's form loses
+/// everything near −Y in `f32`. A bone axis normalized from a vertical segment can come out
+/// as (0, −0.99999994, 0): `dot + 1` = 6e-8 passes the spec's 1e-8 test, the cross product is
+/// zero, and the normalized quaternion is the identity, which turns the limit's frame up: the
+/// limit then held sd_mei's hanging front hair pointing straight up.
 #[must_use]
 pub fn axis_rotation(bone_axis: Vec3) -> Quat {
     let dot = bone_axis.y;
+    let half_turn_about_x = Quat::from_xyzw(1.0, 0.0, 0.0, 0.0);
     if dot + 1.0 < DOWNWARD_EPSILON {
-        return Quat::from_xyzw(1.0, 0.0, 0.0, 0.0);
+        return half_turn_about_x;
     }
-    Quat::from_xyzw(bone_axis.z, 0.0, -bone_axis.x, dot + 1.0).normalize()
+    // cross(+Y, axis) = (z, 0, −x); its length is the sine of the turn.
+    let sideways = bone_axis.z.hypot(bone_axis.x);
+    if sideways <= f32::MIN_POSITIVE {
+        // Along ±Y to the last bit: no turn, or the spec's 180° about X.
+        return if dot < 0.0 {
+            half_turn_about_x
+        } else {
+            Quat::IDENTITY
+        };
+    }
+    let (sin_half, cos_half) = (0.5 * sideways.atan2(dot)).sin_cos();
+    let scale = sin_half / sideways;
+    Quat::from_xyzw(bone_axis.z * scale, 0.0, -bone_axis.x * scale, cos_half)
 }
 
 impl SpringLimit {
@@ -226,6 +246,26 @@ mod tests {
         assert_eq!(down, Quat::from_xyzw(1.0, 0.0, 0.0, 0.0));
         assert!(close(down * Vec3::Y, -Vec3::Y));
         assert!(close(down * Vec3::Z, -Vec3::Z));
+        // Straight down as normalizing a vertical segment can leave it: y one ulp above −1,
+        // which the spec's `dot + 1 < 1e-8` lets through with a zero cross product.
+        let almost = Vec3::new(0.0, -0.999_999_94, 0.0);
+        assert_eq!(axis_rotation(almost), down);
+        // Within f32 noise of −Y, tilted any way: still turned onto the axis, never up.
+        for tilt in [
+            Vec3::new(1e-6, 0.0, 0.0),
+            Vec3::new(0.0, 0.0, -1e-6),
+            Vec3::new(2e-7, 0.0, 7.6e-7),
+        ] {
+            for y in [-1.0, -0.999_999_94] {
+                let axis = Vec3::new(tilt.x, y, tilt.z);
+                let turned = axis_rotation(axis) * Vec3::Y;
+                assert!(close(turned, axis.normalize()), "{axis} → {turned}");
+                assert!(axis_rotation(axis).is_normalized(), "{axis}");
+            }
+        }
+        // Off by 1e-3 (y = −0.9999995, clear of the spec's special case): onto the axis.
+        let axis = Vec3::new(-3e-4, -1.0, 1e-3).normalize();
+        assert!(close(axis_rotation(axis) * Vec3::Y, axis));
         // The formula of the seed copy of the spec (+x) would turn +Y to −X for a bone along
         // +X: the reason this module follows the corrected spec.
         let seed = Quat::from_xyzw(0.0, 0.0, 1.0, 1.0).normalize();

@@ -875,6 +875,64 @@ mod tests {
     }
 
     #[test]
+    fn a_chain_hanging_straight_down_under_front_hair_limits_stays_hanging() {
+        // sd_mei's front hair (左前髪１): its root hangs straight down from (0.565, 12.646,
+        // −2.562) to y = 11.124, where normalizing the segment gives (0, −0.99999994, 0); its
+        // MMD joints swing −20°..0° about X and ±5° about Z (a spherical limit turned 10°),
+        // with a stiff rotation spring. The limit's frame once came out pointing up there and
+        // held the hair straight up.
+        let holding = Holding {
+            spring: 50.0,
+            lower: [-20f32.to_radians(), 0.0, -5f32.to_radians()],
+            upper: [0.0, 0.0, 5f32.to_radians()],
+        };
+        let (head, drop) = (Vec3::new(0.565_215_5, 12.645_788, -2.562_32), 1.521_438);
+        for (label, tilt) in [
+            ("straight down", Vec3::ZERO),
+            ("1e-6 towards +X", Vec3::new(1e-6, 0.0, 0.0)),
+            ("1e-6 towards −Z", Vec3::new(0.0, 0.0, -1e-6)),
+        ] {
+            let mut model = chain_model(-Vec3::Y, 3, Some(holding));
+            for (i, bone) in model.bones.iter_mut().skip(1).enumerate() {
+                let step = i as f32;
+                bone.position = (head + (tilt - Vec3::Y) * drop * step).into();
+            }
+            let mut sim = simulation(&model);
+            if tilt == Vec3::ZERO {
+                // The f32 noise of the sd_mei case is really there.
+                assert_eq!(sim.joints[0].bone_axis, Vec3A::new(0.0, -0.999_999_94, 0.0));
+            }
+            let limit = sim.joints[0].limit.expect("a limit");
+            assert!(
+                matches!(limit.shape, LimitShape::Spherical { pitch, yaw }
+                    if (pitch - 10f32.to_radians()).abs() < 1e-5
+                        && (yaw - 5f32.to_radians()).abs() < 1e-5),
+                "{label}: {limit:?}"
+            );
+            let globals = rest_globals(&model);
+            let mut out = Vec::new();
+            for step in 0..600 {
+                sim.step(&globals, FRAME_SECONDS, &mut out);
+                for (joint, direction) in directions(&sim).into_iter().enumerate() {
+                    let degrees = direction.angle_between(-Vec3::Y).to_degrees();
+                    assert!(
+                        degrees < 1.0,
+                        "{label}, step {step}, joint {joint}: {degrees}° from straight down"
+                    );
+                }
+            }
+            // The bones' rotations say the same: each takes its rest axis onto its tail.
+            for (joint, (_, world)) in sim.joints.iter().zip(&out) {
+                let axis = world.rotation * Vec3::from(joint.bone_axis);
+                assert!(
+                    axis.angle_between(-Vec3::Y) < 1f32.to_radians(),
+                    "{label}: {axis}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn with_stiffness_a_level_chain_settles_where_the_algorithm_balances() {
         // At rest the inertia is 0 and the step's pull P = Δt·(s·A − g·Y) (A: the parent's
         // rotation × the rest axis) must be along the tail direction d, or the projection back
