@@ -103,13 +103,14 @@ fn mmd_physics_and_exported_spring_bones_settle_side_by_side() {
         all.len(),
         all[all.len() - 1]
     );
-    // Measured: median 4.4°, largest 31.8° (Gene's 後髪A chains, which MMD's stiff joints hold
-    // at rest and the spring bones let sag). A chain turned the other way (a limit frame
-    // flipped, as once for SD Mei's front hair) is 180° off.
-    assert!(median < 6.0, "median difference {median:.1}°");
-    assert!(
-        all[all.len() - 1] < 40.0,
-        "largest difference {:.1}°",
-        all[all.len() - 1]
-    );
+    // Measured: median 0.3°, 90th percentile 13.5°, largest 62.6°. The far ones are Gene's
+    // cloak (クローク) chains: the spring bones collide with the torso's colliders where the
+    // MMD cloak hangs on weights (錘) that collide with nothing; and SD Mei's back hair, which
+    // MMD lets swing in until its bodies touch. Before the spring's gravity took the body's
+    // lever (`SwingingBody::gravity_lever`) the median was 4.4°; before the limit frame of a
+    // bone hanging straight down was fixed, three chains pointed up (180° off).
+    assert!(median < 1.0, "median difference {median:.1}°");
+    assert!(p90 < 20.0, "90th percentile {p90:.1}°");
+    let largest = all[all.len() - 1];
+    assert!(largest < 70.0, "largest difference {largest:.1}°");
 }

@@ -104,6 +104,22 @@ pub struct SpringPlan {
     pub notes: Vec<SpringNote>,
 }
 
+/// [`SwingingBody::gravity_lever`] of a body whose centre is `centre` from the bone's head,
+/// the bone pointing along `direction` (unit): the horizontal part of the centre's direction
+/// along the horizontal part of the bone's, over the latter's length squared. A bone that
+/// (nearly) hangs straight down has no lever to compare with: 1.
+#[must_use]
+pub fn gravity_lever(centre: Vec3, direction: Vec3) -> f32 {
+    let bone = Vec3::new(direction.x, 0.0, direction.z);
+    let centre = centre.normalize_or_zero();
+    let body = Vec3::new(centre.x, 0.0, centre.z);
+    let bone_lever = bone.length_squared();
+    if bone_lever < 0.05 * 0.05 || centre == Vec3::ZERO {
+        return 1.0;
+    }
+    body.dot(bone) / bone_lever
+}
+
 fn is_dynamic(mode: RigidMode) -> bool {
     matches!(mode, RigidMode::Physics | RigidMode::PhysicsWithBone)
 }
@@ -332,6 +348,11 @@ fn planned_joint(
         spring,
         bone_length: length,
         rest_down_cosine: -direction.y,
+        // The body turns about its joint (where one hangs it), not about the bone's head.
+        gravity_lever: gravity_lever(
+            g(body.position) - mmd_joint.map_or(position, |j| g(model.joints[j].position)),
+            direction,
+        ),
     });
     PlannedJoint {
         bone,
@@ -498,6 +519,21 @@ mod tests {
     }
 
     #[test]
+    fn the_gravity_lever_is_the_body_centres_sideways_share_of_the_bones() {
+        let sloping = Vec3::new(0.6, -0.8, 0.0);
+        // Along the bone: the whole lever.
+        assert!((gravity_lever(sloping * 0.5, sloping) - 1.0).abs() < 1e-6);
+        // Straight below the joint (Gene's back hair): gravity does not turn it at rest.
+        assert_eq!(gravity_lever(Vec3::new(0.0, -0.3, 0.0), sloping), 0.0);
+        // Half as far out to the side at the same height: half the lever.
+        let half = gravity_lever(Vec3::new(0.3, -0.8, 0.0), sloping);
+        let expected = (0.3 / Vec3::new(0.3, -0.8, 0.0).length()) / 0.6;
+        assert!((half - expected).abs() < 1e-5, "{half} vs {expected}");
+        // A bone that hangs straight down has no lever to share: unchanged.
+        assert_eq!(gravity_lever(Vec3::new(0.5, -1.0, 0.0), Vec3::NEG_Y), 1.0);
+    }
+
+    #[test]
     fn a_hair_chain_becomes_one_spring_with_its_tip_as_tail() {
         let plan = plan_springs(&hair_model());
         assert_eq!(plan.springs.len(), 1);
@@ -521,6 +557,7 @@ mod tests {
             spring: 20.0,
             bone_length: 2.0,
             rest_down_cosine: 1.0,
+            gravity_lever: 1.0,
         });
         assert_eq!(spring.joints[0].settings, expected);
         assert!(expected.stiffness > 0.0 && expected.gravity_power > 0.0);

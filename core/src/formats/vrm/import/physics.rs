@@ -147,6 +147,7 @@ impl SegmentBody {
             spring,
             bone_length: self.bone_length,
             rest_down_cosine: self.rest_down_cosine,
+            gravity_lever: 1.0,
         }
     }
 
