@@ -224,3 +224,61 @@ fn the_spring_bone_engine_runs_in_the_same_pane_in_japanese() {
         "the spring bone swung down: {direction}"
     );
 }
+
+#[test]
+fn a_motion_scrubbed_with_physics_on_moves_the_hair_and_leaves_the_document_alone() {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let (model_path, motion_path) = (
+        corpus.join("pmx/pmxeditor_gene_cc_by.pmx"),
+        corpus.join("vmd/mmdagent_ex_nod.vmd"),
+    );
+    if !model_path.exists() || !motion_path.exists() {
+        println!(
+            "skipped: the shared corpus (Gene and nod.vmd) is not at {}",
+            corpus.display()
+        );
+        return;
+    }
+    let model = pmx_core::formats::load_path(&model_path, &Default::default())
+        .unwrap()
+        .model;
+    let mut harness = harness_with(model.clone(), Language::English);
+    tab(&mut harness, "Pose");
+    harness
+        .query_by_role_and_label(Role::TextInput, "Pose/motion file")
+        .unwrap()
+        .set_text_value_accesskit(&motion_path.display().to_string());
+    harness.run_ok();
+    click(&mut harness, "Load VMD");
+    click(&mut harness, "Physics");
+    let last = harness.state().pose.motion_last_frame().unwrap() as f32;
+    // Scrub forward in small steps (the physics plays the frames in between), then jump back
+    // (it starts over there and settles).
+    let mut frame = 0.0;
+    while frame < last.min(40.0) {
+        frame += 5.0;
+        harness.state_mut().pose.scrub_to(&model, frame);
+        harness.run_ok();
+    }
+    let physics = harness.state().pose.pose.physics.clone();
+    assert!(!physics.is_empty(), "the physics moved bones");
+    assert!(
+        physics
+            .iter()
+            .all(|p| p.transform.translation.is_finite() && p.transform.rotation.is_finite())
+    );
+    let steps = harness.state().pose.physics.simulation().unwrap().steps();
+    assert!(
+        steps >= (frame / 30.0 * 60.0) as u64 - 2,
+        "{steps} steps for {frame} frames"
+    );
+    harness.state_mut().pose.scrub_to(&model, 0.0);
+    harness.run_ok();
+    assert_eq!(
+        harness.state().pose.physics.simulation().unwrap().steps(),
+        60,
+        "a jump back starts over and settles for a second"
+    );
+    assert!(document(&harness).model == model);
+    assert!(!document(&harness).is_dirty());
+}

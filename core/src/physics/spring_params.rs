@@ -22,7 +22,10 @@
 //!
 //! Matching the terms gives, with `L` in metres (0.08 m per MMD unit):
 //! - `stiffness = (K/I)·L·Δt`
-//! - `gravityPower = (m·g·r/I)·L·Δt`
+//! - `gravityPower = (m·g·r/I)·L·Δt·lever`, where `lever` is the share of the bone's sideways
+//!   reach the body's centre has about its joint ([`SwingingBody::gravity_lever`]): gravity
+//!   turns a body by its centre and a spring by its tail, so a body hung straight below its
+//!   joint (lever 0), which gravity does not turn at rest, gives a spring gravity does not turn
 //! - `dragForce = 1 − keep^Δt·(1 + δ/L)`, `keep = (m·r²·(1 − linear) + I_c·(1 − angular)) / I`.
 //!
 //! The `(1 + δ/L)` is the algorithm's own damping: the pull of a frame,
