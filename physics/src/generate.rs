@@ -8,8 +8,10 @@ use pmx_core::model::{
     RigidShape,
 };
 
-/// `chains` chains of `links` dynamic bodies each, hung in a ring of radius 3 around a root
-/// body that follows the root bone: `1 + chains × links` bodies and `chains × links` joints.
+/// `chains` chains of `links` dynamic bodies each, hung in a ring around a root body that
+/// follows the root bone, neighbours 0.5 units apart (their capsules 0.2 apart, as strands
+/// of hair lie side by side, touching when they swing): `1 + chains × links` bodies and
+/// `chains × links` joints.
 /// Neighbouring chains are in different collision groups and collide with each other, so the
 /// broad phase has real work; links of one chain do not collide (as MMD models set them).
 #[must_use]
@@ -35,9 +37,10 @@ pub fn hanging_chains(chains: usize, links: usize) -> Model {
         ..RigidBody::default()
     });
     const LINK: f32 = 0.8;
+    let radius = (chains as f32 * 0.5 / std::f32::consts::TAU).max(3.0);
     for chain in 0..chains {
         let angle = chain as f32 / chains.max(1) as f32 * std::f32::consts::TAU;
-        let start = root + Vec3::new(3.0 * angle.cos(), 0.0, 3.0 * angle.sin());
+        let start = root + Vec3::new(radius * angle.cos(), 0.0, radius * angle.sin());
         let group = 1 + (chain % 2) as u8;
         // Collides with the other chain group only.
         let mask = 1u16 << (3 - group);
