@@ -135,13 +135,35 @@ fn stepping_the_physics_swings_the_pendulum_without_touching_the_document() {
     harness.get_by_label_contains("1.50 s · 90 steps");
 
     // The bodies the view draws moved with the simulation.
-    let model = &document(&harness).model;
-    let (_, placements) = harness.state().pose.body_placements(model).unwrap();
+    let model = document(&harness).model.clone();
+    let (_, placements) = harness.state().pose.body_placements(&model).unwrap();
     let bob = placements[1].translation;
     assert!(
         bob.y < PIVOT.y - 1.8,
         "the bob's body is below the pivot: {bob}"
     );
+
+    // A click on the bob where it hangs now picks it (bodies are picked where they are drawn),
+    // and where it rested picks nothing.
+    let view = &harness.state().view;
+    let size = glam::Vec2::new(800.0, 600.0);
+    let projector = pmx_scene::camera::Projector::new(&view.camera, size);
+    let world = |p: glam::Vec3A| glam::Vec3::new(p.x, p.y, -p.z);
+    let (pixel, _) = projector.project(world(bob)).unwrap();
+    let mut view = std::mem::take(&mut harness.state_mut().view);
+    view.pick_mode = pmx_ui::panes::view::PickMode::RigidBody;
+    assert_eq!(
+        view.pick(&model, pixel, size),
+        Some(1),
+        "the bob is picked where it hangs"
+    );
+    let (rest_pixel, _) = projector.project(PIVOT + glam::Vec3::X * 2.0).unwrap();
+    assert_eq!(
+        view.pick(&model, rest_pixel, size),
+        None,
+        "nothing is left where it rested"
+    );
+    harness.state_mut().view = view;
 
     // Showing and stepping changed nothing in the document.
     assert_eq!(document(&harness).revision(), revision);

@@ -442,7 +442,22 @@ impl ViewState {
                 10.0,
             ),
             PickMode::RigidBody => {
-                pick::pick_solid(&ray, model.rigid_bodies.iter().map(overlay::solid))
+                // Where they are drawn: posed or simulated bodies are picked where they are.
+                let placements = self
+                    .body_placements
+                    .as_ref()
+                    .map(|(_, list)| list.clone())
+                    .filter(|list| list.len() == model.rigid_bodies.len());
+                pick::pick_solid(
+                    &ray,
+                    model.rigid_bodies.iter().enumerate().map(|(index, body)| {
+                        let mut solid = overlay::solid(body);
+                        if let Some(at) = placements.as_ref().and_then(|p| p.get(index)) {
+                            (solid.center, solid.rotation) = overlay::world_placement(at);
+                        }
+                        solid
+                    }),
+                )
             }
             PickMode::Material => {
                 let positions: Vec<Vec3> = model
