@@ -206,57 +206,9 @@ fn a_motion_frame_poses_gene() {
     );
 }
 
-/// A bone and body fixed at (0,10,0) and a bob on a joint two units along +X that turns about
-/// Z: the physics swings it down.
+/// The pendulum of `pmx_physics::generate`, swinging freely about Z.
 fn pendulum() -> Model {
-    use pmx_core::model::{Joint, RigidBody, RigidBodyIdx, RigidMode};
-    let mut model = Model::new_empty();
-    model.bones = vec![
-        Bone {
-            name_ja: "支点".into(),
-            position: [0.0, 10.0, 0.0].into(),
-            ..Bone::default()
-        },
-        Bone {
-            name_ja: "振り子".into(),
-            position: [0.0, 10.0, 0.0].into(),
-            parent: Some(BoneIdx::new(0)),
-            tail_offset: [2.0, 0.0, 0.0].into(),
-            ..Bone::default()
-        },
-    ];
-    model.rigid_bodies = vec![
-        RigidBody {
-            name_ja: "支点".into(),
-            bone: Some(BoneIdx::new(0)),
-            position: [0.0, 10.0, 0.0].into(),
-            size: [0.3, 0.3, 0.3].into(),
-            non_collision_mask: 0,
-            ..RigidBody::default()
-        },
-        RigidBody {
-            name_ja: "振り子".into(),
-            bone: Some(BoneIdx::new(1)),
-            position: [2.0, 10.0, 0.0].into(),
-            size: [0.2, 0.2, 0.2].into(),
-            mass: 1.0,
-            linear_damping: 0.9,
-            angular_damping: 0.9,
-            mode: RigidMode::Physics,
-            non_collision_mask: 0,
-            ..RigidBody::default()
-        },
-    ];
-    model.joints = vec![Joint {
-        name_ja: "支点".into(),
-        body_a: Some(RigidBodyIdx::new(0)),
-        body_b: Some(RigidBodyIdx::new(1)),
-        position: [0.0, 10.0, 0.0].into(),
-        rotate_lower: [0.0, 0.0, -3.0].into(),
-        rotate_upper: [0.0, 0.0, 3.0].into(),
-        ..Joint::default()
-    }];
-    model
+    pmx_physics::generate::pendulum((-3.0, 3.0), 0.0)
 }
 
 #[test]

@@ -90,3 +90,72 @@ pub fn hanging_chains(chains: usize, links: usize) -> Model {
     }
     model
 }
+
+/// Where [`pendulum`] hangs from.
+pub const PENDULUM_PIVOT: Vec3 = Vec3::new(0.0, 10.0, 0.0);
+/// How far out its bob is (along +X).
+pub const PENDULUM_ARM: f32 = 2.0;
+/// The bob's mass.
+pub const PENDULUM_MASS: f32 = 1.0;
+
+/// A bone 支点 and a body that follows it at [`PENDULUM_PIVOT`], and a bob 振り子 (bone with its
+/// tail at the bob, a physics sphere of mass [`PENDULUM_MASS`]) [`PENDULUM_ARM`] units along +X
+/// on a spring 6DOF joint at the pivot that turns about Z only, within `z_limits` (radians),
+/// pulled back by the rotation spring `spring`; everything else locked, nothing collides.
+#[must_use]
+pub fn pendulum(z_limits: (f32, f32), spring: f32) -> Model {
+    let v = |v: Vec3| -> pmx_core::model::Vec3 { v.into() };
+    let flags = BoneFlags::ROTATABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE;
+    let mut model = Model::default();
+    model.bones.push(Bone {
+        name_ja: "支点".into(),
+        name_en: "pivot".into(),
+        position: v(PENDULUM_PIVOT),
+        flags,
+        ..Bone::default()
+    });
+    model.bones.push(Bone {
+        name_ja: "振り子".into(),
+        name_en: "bob".into(),
+        position: v(PENDULUM_PIVOT),
+        parent: Some(BoneIdx::new(0)),
+        tail_offset: v(Vec3::X * PENDULUM_ARM),
+        flags,
+        ..Bone::default()
+    });
+    model.rigid_bodies.push(RigidBody {
+        name_ja: "支点".into(),
+        bone: Some(BoneIdx::new(0)),
+        shape: RigidShape::Sphere,
+        size: v(Vec3::splat(0.3)),
+        position: v(PENDULUM_PIVOT),
+        mode: RigidMode::FollowBone,
+        non_collision_mask: 0,
+        ..RigidBody::default()
+    });
+    model.rigid_bodies.push(RigidBody {
+        name_ja: "振り子".into(),
+        bone: Some(BoneIdx::new(1)),
+        shape: RigidShape::Sphere,
+        size: v(Vec3::splat(0.2)),
+        position: v(PENDULUM_PIVOT + Vec3::X * PENDULUM_ARM),
+        mass: PENDULUM_MASS,
+        linear_damping: 0.9,
+        angular_damping: 0.9,
+        mode: RigidMode::Physics,
+        non_collision_mask: 0,
+        ..RigidBody::default()
+    });
+    model.joints.push(Joint {
+        name_ja: "支点".into(),
+        kind: JointKind::Spring6Dof,
+        body_a: Some(RigidBodyIdx::new(0)),
+        body_b: Some(RigidBodyIdx::new(1)),
+        position: v(PENDULUM_PIVOT),
+        rotate_lower: v(Vec3::new(0.0, 0.0, z_limits.0)),
+        rotate_upper: v(Vec3::new(0.0, 0.0, z_limits.1)),
+        spring_rotate: v(Vec3::new(0.0, 0.0, spring)),
+        ..Joint::default()
+    });
+    model
+}

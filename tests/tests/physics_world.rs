@@ -5,75 +5,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use glam::{Quat, Vec3};
-use pmx_core::model::{
-    Bone, BoneIdx, Joint, JointKind, Model, RigidBody, RigidBodyIdx, RigidMode, RigidShape,
-};
+use pmx_core::model::{JointKind, Model};
 use pmx_core::pose::{PhysicsBone, Pose, Transform};
+use pmx_physics::generate::{PENDULUM_ARM, PENDULUM_MASS, PENDULUM_PIVOT, pendulum};
 use pmx_physics::placement::{joint_transform, rest_transform};
 use pmx_physics::{BodyMotion, Engine, MmdWorld, Simulation};
 use pmx_tests::{corpus_dir, files_with_extension};
 
 const GRAVITY: f32 = 98.0;
-const PIVOT: Vec3 = Vec3::new(0.0, 10.0, 0.0);
-const ARM: f32 = 2.0;
-const MASS: f32 = 1.0;
-
-fn v(v: Vec3) -> pmx_core::model::Vec3 {
-    v.into()
-}
-
-/// An anchor bone and body that follow the bone, and a bob on a joint at the anchor, `ARM`
-/// units along +X: the joint turns freely about Z only (with `z_limits`, radians, and the
-/// rotation spring `spring`), everything else locked.
-fn pendulum(z_limits: (f32, f32), spring: f32) -> Model {
-    let mut model = Model::default();
-    model.bones.push(Bone {
-        name_ja: "anchor".into(),
-        position: v(PIVOT),
-        ..Bone::default()
-    });
-    model.bones.push(Bone {
-        name_ja: "bob".into(),
-        position: v(PIVOT),
-        parent: Some(BoneIdx::new(0)),
-        ..Bone::default()
-    });
-    model.rigid_bodies.push(RigidBody {
-        name_ja: "anchor".into(),
-        bone: Some(BoneIdx::new(0)),
-        shape: RigidShape::Sphere,
-        size: v(Vec3::splat(0.3)),
-        position: v(PIVOT),
-        mode: RigidMode::FollowBone,
-        non_collision_mask: 0,
-        ..RigidBody::default()
-    });
-    model.rigid_bodies.push(RigidBody {
-        name_ja: "bob".into(),
-        bone: Some(BoneIdx::new(1)),
-        shape: RigidShape::Sphere,
-        size: v(Vec3::splat(0.2)),
-        position: v(PIVOT + Vec3::X * ARM),
-        mass: MASS,
-        linear_damping: 0.9,
-        angular_damping: 0.9,
-        mode: RigidMode::Physics,
-        non_collision_mask: 0,
-        ..RigidBody::default()
-    });
-    model.joints.push(Joint {
-        name_ja: "pivot".into(),
-        kind: JointKind::Spring6Dof,
-        body_a: Some(RigidBodyIdx::new(0)),
-        body_b: Some(RigidBodyIdx::new(1)),
-        position: v(PIVOT),
-        rotate_lower: v(Vec3::new(0.0, 0.0, z_limits.0)),
-        rotate_upper: v(Vec3::new(0.0, 0.0, z_limits.1)),
-        spring_rotate: v(Vec3::new(0.0, 0.0, spring)),
-        ..Joint::default()
-    });
-    model
-}
+const PIVOT: Vec3 = PENDULUM_PIVOT;
+const ARM: f32 = PENDULUM_ARM;
+const MASS: f32 = PENDULUM_MASS;
 
 /// The bob's angle about Z (radians; negative is down from +X).
 fn bob_angle(world: &MmdWorld) -> f32 {

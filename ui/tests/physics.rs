@@ -8,17 +8,14 @@ use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
-use pmx_core::model::{
-    Bone, BoneFlags, BoneIdx, Joint, JointKind, Model, RigidBody, RigidBodyIdx, RigidMode,
-    RigidShape,
-};
+use pmx_core::model::Model;
 use pmx_ui::EditorState;
 use pmx_ui::command::Command;
 use pmx_ui::document::Document;
 use pmx_ui::editor::settings::Settings;
 use pmx_ui::i18n::Language;
 
-const PIVOT: Vec3 = Vec3::new(0.0, 10.0, 0.0);
+const PIVOT: Vec3 = pmx_physics::generate::PENDULUM_PIVOT;
 
 fn editor(language: Language) -> EditorState {
     EditorState::new(Settings {
@@ -52,60 +49,9 @@ fn document<'a>(harness: &'a Harness<'_, EditorState>) -> &'a Document {
     harness.state().document.as_ref().unwrap()
 }
 
-/// A bone and body fixed at the pivot, and a bob two units along +X on a joint that turns
-/// freely about Z: gravity swings it down.
+/// The pendulum of `pmx_physics::generate`, swinging freely (±3 rad about Z, no spring).
 fn pendulum() -> Model {
-    let v = |v: Vec3| -> pmx_core::model::Vec3 { v.into() };
-    let mut model = Model::default();
-    model.bones.push(Bone {
-        name_ja: "支点".into(),
-        name_en: "pivot".into(),
-        position: v(PIVOT),
-        flags: BoneFlags::ROTATABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE,
-        ..Bone::default()
-    });
-    model.bones.push(Bone {
-        name_ja: "振り子".into(),
-        name_en: "bob".into(),
-        position: v(PIVOT),
-        parent: Some(BoneIdx::new(0)),
-        tail_offset: v(Vec3::X * 2.0),
-        flags: BoneFlags::ROTATABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE,
-        ..Bone::default()
-    });
-    model.rigid_bodies.push(RigidBody {
-        name_ja: "支点".into(),
-        bone: Some(BoneIdx::new(0)),
-        size: v(Vec3::splat(0.3)),
-        position: v(PIVOT),
-        mode: RigidMode::FollowBone,
-        non_collision_mask: 0,
-        ..RigidBody::default()
-    });
-    model.rigid_bodies.push(RigidBody {
-        name_ja: "振り子".into(),
-        bone: Some(BoneIdx::new(1)),
-        shape: RigidShape::Sphere,
-        size: v(Vec3::splat(0.2)),
-        position: v(PIVOT + Vec3::X * 2.0),
-        mass: 1.0,
-        linear_damping: 0.9,
-        angular_damping: 0.9,
-        mode: RigidMode::Physics,
-        non_collision_mask: 0,
-        ..RigidBody::default()
-    });
-    model.joints.push(Joint {
-        name_ja: "支点".into(),
-        kind: JointKind::Spring6Dof,
-        body_a: Some(RigidBodyIdx::new(0)),
-        body_b: Some(RigidBodyIdx::new(1)),
-        position: v(PIVOT),
-        rotate_lower: v(Vec3::new(0.0, 0.0, -3.0)),
-        rotate_upper: v(Vec3::new(0.0, 0.0, 3.0)),
-        ..Joint::default()
-    });
-    model
+    pmx_physics::generate::pendulum((-3.0, 3.0), 0.0)
 }
 
 /// The bob bone's direction (its rest tail, +X, turned by the pose's physics).
