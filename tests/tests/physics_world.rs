@@ -312,3 +312,46 @@ fn a_thousand_bodies_stay_finite_and_settle() {
         "every link's bone follows its body"
     );
 }
+
+#[test]
+fn imported_vrm_spring_bones_run_in_both_engines() {
+    let Some(dir) = corpus_dir("vrm") else {
+        return;
+    };
+    let mut with_springs = 0;
+    for path in files_with_extension(&dir, "vrm") {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.contains("BROKEN") {
+            continue;
+        }
+        let Ok(loaded) = pmx_core::formats::load_path(&path, &pmx_core::LoadOptions::default())
+        else {
+            continue;
+        };
+        let model = loaded.model;
+        for engine in Engine::ALL {
+            let mut simulation = Simulation::new(&model, engine);
+            let mut pose = Pose::new(&model);
+            simulation.reset(&model, &mut pose).unwrap();
+            simulation.run_for(&model, &mut pose, 10.0).unwrap();
+            assert!(
+                pose.physics.iter().all(
+                    |p| p.transform.translation.is_finite() && p.transform.rotation.is_finite()
+                ),
+                "{name} ({}): a bone is not finite",
+                engine.id()
+            );
+            if let Some(world) = simulation.mmd_world() {
+                assert_eq!(world.stats().recovered_bodies, 0, "{name}: bodies ran away");
+            }
+            if let Some((chains, joints)) = simulation.spring_counts() {
+                println!("{name}: {chains} spring chains, {joints} joints");
+                if chains > 0 {
+                    with_springs += 1;
+                }
+            }
+        }
+    }
+    println!("{with_springs} imported VRMs ran their spring bones");
+    assert!(with_springs >= 2, "the corpus has VRMs with spring bones");
+}
