@@ -1105,3 +1105,81 @@ fn pose_as_bone_morph_gives_the_pose_back() {
         assert!(by_morph.positions()[v].abs_diff_eq(by_pose.positions()[v], EPS));
     }
 }
+
+/// A physics result on bone 1 (turned 90° about Z at its head): its child that deforms before
+/// physics is carried with it, its child that deforms after physics (物理後) is evaluated from
+/// it, a rotation-only result keeps the position the parent gives, and the evaluation with the
+/// result in the pose equals the split evaluation a simulation runs.
+#[test]
+fn a_physics_result_moves_its_bone_and_everything_below_it() {
+    let mut after = bone("after", [2.0, 1.0, 0.0], Some(1));
+    after.flags |= BoneFlags::AFTER_PHYSICS;
+    let model = model_with_bones(vec![
+        bone("root", [0.0, 0.0, 0.0], None),
+        bone("swing", [1.0, 0.0, 0.0], Some(0)),
+        bone("carried", [2.0, 0.0, 0.0], Some(1)),
+        after,
+    ]);
+    let turn = Quat::from_rotation_z(FRAC_PI_2);
+    let mut pose = Pose::new(&model);
+    pose.physics = vec![PhysicsBone::placed(
+        1,
+        Transform {
+            rotation: turn,
+            translation: glam::Vec3A::new(1.0, 0.0, 0.0),
+        },
+    )];
+    let mut evaluator = PoseEvaluator::new(&model);
+    evaluator.evaluate_bones(&model, &pose).unwrap();
+    let at = |e: &PoseEvaluator, b: usize| Vec3::from(e.skeleton.globals()[b].translation);
+    assert_vec3(at(&evaluator, 1), [1.0, 0.0, 0.0], 1e-6, "the swung bone");
+    assert_vec3(
+        at(&evaluator, 2),
+        [1.0, 1.0, 0.0],
+        1e-6,
+        "its child, carried",
+    );
+    assert_vec3(
+        at(&evaluator, 3),
+        [0.0, 1.0, 0.0],
+        1e-6,
+        "its after-physics child",
+    );
+
+    // Split as a simulation runs it: the same result.
+    let mut split = PoseEvaluator::new(&model);
+    split.evaluate_before_physics(&model, &pose).unwrap();
+    assert_vec3(
+        at(&split, 2),
+        [2.0, 0.0, 0.0],
+        1e-6,
+        "before the physics is put on",
+    );
+    split.finish_after_physics(&pose);
+    for b in 0..4 {
+        assert_eq!(split.skeleton.globals()[b], evaluator.skeleton.globals()[b]);
+    }
+
+    // Rotation only (mode 2): the bone stays where its parent puts it.
+    pose.physics = vec![PhysicsBone {
+        bone: 1,
+        transform: Transform {
+            rotation: turn,
+            translation: glam::Vec3A::new(9.0, 9.0, 9.0),
+        },
+        rotation_only: true,
+    }];
+    evaluator.evaluate_bones(&model, &pose).unwrap();
+    assert_vec3(
+        at(&evaluator, 1),
+        [1.0, 0.0, 0.0],
+        1e-6,
+        "position from the parent",
+    );
+    assert_vec3(
+        at(&evaluator, 2),
+        [1.0, 1.0, 0.0],
+        1e-6,
+        "child turned with it",
+    );
+}
