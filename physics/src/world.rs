@@ -353,6 +353,9 @@ impl MmdWorld {
         self.carry(globals);
         for (body, at) in self.bodies.iter().zip(&self.carried) {
             let Some(handle) = body.handle else { continue };
+            if !is_finite_transform(at) {
+                continue;
+            }
             if let Some(rb) = self.world.bodies.get_mut(handle) {
                 rb.set_position(pose(at), true);
                 rb.set_linvel(rapier3d::math::Vector::ZERO, true);
@@ -379,7 +382,8 @@ impl MmdWorld {
             let Some(rb) = self.world.bodies.get_mut(handle) else {
                 continue;
             };
-            if body.motion == BodyMotion::FollowsBone {
+            // A pose that is not finite (a broken motion) must not reach the solver.
+            if body.motion == BodyMotion::FollowsBone && is_finite_transform(at) {
                 rb.set_next_kinematic_position(pose(at));
             }
             if let Some(impulse) = impulses.get(index)
@@ -401,15 +405,20 @@ impl MmdWorld {
                 continue;
             };
             let mut now = from_pose(rb.position());
+            let at = if is_finite_transform(at) {
+                *at
+            } else {
+                body.offset
+            };
             if !is_finite_transform(&now)
                 || (now.translation - at.translation).length() > RUNAWAY_DISTANCE
             {
                 // Never hand a bone NaN or a body that flew off: back on the bone, at rest.
-                rb.set_position(pose(at), true);
+                rb.set_position(pose(&at), true);
                 rb.set_linvel(rapier3d::math::Vector::ZERO, true);
                 rb.set_angvel(rapier3d::math::Vector::ZERO, true);
                 self.stats.recovered_bodies += 1;
-                now = *at;
+                now = at;
             }
             let Some(bone) = body.bone else { continue };
             let mut bone_global = now.compose(&body.offset.inverse());

@@ -355,3 +355,24 @@ fn imported_vrm_spring_bones_run_in_both_engines() {
     println!("{with_springs} imported VRMs ran their spring bones");
     assert!(with_springs >= 2, "the corpus has VRMs with spring bones");
 }
+
+#[test]
+fn a_pose_that_is_not_finite_never_reaches_the_bones_as_nan() {
+    let model = pendulum((-3.0, 3.0), 0.0);
+    let mut simulation = Simulation::new(&model, Engine::Mmd);
+    let mut pose = Pose::new(&model);
+    simulation.reset(&model, &mut pose).unwrap();
+    pose.bones[0].translation = Vec3::new(f32::NAN, 0.0, f32::INFINITY);
+    for _ in 0..30 {
+        simulation.step(&model, &mut pose).unwrap();
+    }
+    for entry in &pose.physics {
+        assert!(
+            entry.transform.rotation.is_finite() && entry.transform.translation.is_finite(),
+            "bone {} got a transform that is not finite",
+            entry.bone
+        );
+    }
+    let world = simulation.mmd_world().unwrap();
+    assert!(world.body(1).unwrap().transform.translation.is_finite());
+}
