@@ -250,3 +250,24 @@ fn a_motion_scrubbed_with_physics_on_moves_the_hair_and_leaves_the_document_alon
     assert!(document(&harness).model == model);
     assert!(!document(&harness).is_dirty());
 }
+
+#[test]
+fn playing_goes_on_while_another_tab_is_shown() {
+    let mut harness = harness_with(pendulum(), Language::English);
+    tab(&mut harness, "Pose");
+    click(&mut harness, "▶ Play");
+    assert!(harness.state().pose.physics.playing);
+    // Pick the bob in the rigid body table's tab: the pose pane is hidden now.
+    tab(&mut harness, "Rigid bodies");
+    let before = harness.state().pose.physics.simulation().unwrap().steps();
+    for _ in 0..20 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        harness.step();
+    }
+    let after = harness.state().pose.physics.simulation().unwrap().steps();
+    assert!(
+        after >= before + 10,
+        "{before} → {after} steps while the table was shown"
+    );
+    assert!(!harness.state().pose.pose.physics.is_empty());
+}

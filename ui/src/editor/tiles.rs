@@ -112,7 +112,28 @@ impl EditorState {
             loading: self.loading.is_some(),
         };
         self.tree.ui(&mut behavior, ui);
+        self.run_physics(ui.ctx());
         self.feed_pose_to_view();
+    }
+
+    /// The pose's physics plays on whichever tab is shown (picking a body in the 剛体 tab must
+    /// not pause it): time passes here, once a frame, not in the pose pane.
+    fn run_physics(&mut self, ctx: &egui::Context) {
+        let Some(document) = &self.document else {
+            return;
+        };
+        if !self.pose.physics.enabled {
+            return;
+        }
+        self.pose.sync(document, self.document_id);
+        if self
+            .pose
+            .tick_physics(&document.model, std::time::Instant::now())
+            || self.pose.physics.playing
+        {
+            ctx.request_repaint();
+        }
+        self.pose.evaluate(&document.model);
     }
 
     /// The 3D view draws the pose pane's pose: deformed positions and normals go to the GPU

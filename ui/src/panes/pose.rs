@@ -371,9 +371,6 @@ pub fn pose_pane_ui(ui: &mut egui::Ui, state: &mut PoseState, cx: &mut PaneCx<'_
     let document = &mut *cx.document;
     let commands = &mut *cx.commands;
     state.sync(document, document_id);
-    if state.tick_physics(&document.model, Instant::now()) || state.physics.playing {
-        ui.ctx().request_repaint();
-    }
     tools_ui(ui, lang, state, commands);
     physics::physics_ui(ui, lang, state, document);
     files_ui(ui, lang, state, &document.model);
