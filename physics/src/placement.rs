@@ -3,19 +3,9 @@
 //! frame never changes, so a body that follows its bone (mode 0) is `bone global ∘ offset`,
 //! and a bone that follows its body (modes 1 and 2) is `body ∘ offset⁻¹`.
 
-use glam::{Quat, Vec3, Vec3A};
-use pmx_core::model::facts::euler_to_quat;
+use glam::{Vec3, Vec3A};
 use pmx_core::model::{Model, RigidBody};
 use pmx_core::pose::Transform;
-
-/// A body's rest transform in model space (its position and its Y-X-Z Euler rotation).
-#[must_use]
-pub fn rest_transform(body: &RigidBody) -> Transform {
-    Transform {
-        rotation: euler_to_quat(body.rotation).normalize(),
-        translation: Vec3A::from(Vec3::from(body.position)),
-    }
-}
 
 /// The bone a body is fixed to, when it names one the model has.
 #[must_use]
@@ -33,7 +23,7 @@ pub fn bone_offsets(model: &Model) -> Vec<Transform> {
         .rigid_bodies
         .iter()
         .map(|body| {
-            let rest = rest_transform(body);
+            let rest = Transform::placed(body.position, body.rotation);
             match body_bone(model, body) {
                 Some(bone) => {
                     let bone_rest = Vec3A::from(Vec3::from(model.bones[bone].position));
@@ -48,8 +38,17 @@ pub fn bone_offsets(model: &Model) -> Vec<Transform> {
         .collect()
 }
 
-/// Where the bones' current transforms (`globals`, one per bone) put every body, as its bone
-/// carries it; bodies without a bone stay at rest. `offsets` come from [`bone_offsets`].
+/// Where the bones' current transforms (`globals`, one per bone) put a body fixed to `bone`
+/// at `offset` (from [`bone_offsets`]); a body without a bone stays at rest.
+#[must_use]
+pub fn carried(bone: Option<usize>, offset: &Transform, globals: &[Transform]) -> Transform {
+    match bone.and_then(|b| globals.get(b)) {
+        Some(global) => global.compose(offset),
+        None => *offset,
+    }
+}
+
+/// [`carried`] for every body of `model`, in model order.
 pub fn follow_bones(
     model: &Model,
     offsets: &[Transform],
@@ -62,26 +61,6 @@ pub fn follow_bones(
             .rigid_bodies
             .iter()
             .zip(offsets)
-            .map(
-                |(body, offset)| match body_bone(model, body).and_then(|b| globals.get(b)) {
-                    Some(global) => global.compose(offset),
-                    None => *offset,
-                },
-            ),
+            .map(|(body, offset)| carried(body_bone(model, body), offset, globals)),
     );
-}
-
-/// A joint's rest frame in model space.
-#[must_use]
-pub fn joint_transform(position: Vec3, rotation: Vec3) -> Transform {
-    Transform {
-        rotation: euler_to_quat(rotation.into()).normalize(),
-        translation: Vec3A::from(position),
-    }
-}
-
-/// A rotation's angle (radians, 0..π).
-#[must_use]
-pub fn angle_of(rotation: Quat) -> f32 {
-    2.0 * rotation.w.abs().clamp(0.0, 1.0).acos()
 }

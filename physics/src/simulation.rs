@@ -64,6 +64,9 @@ pub struct Simulation {
     spring_out: Vec<(usize, Transform)>,
     /// Why the spring bones could not be built, when they could not.
     spring_error: Option<String>,
+    /// With the spring bones: each rigid body in its bone's frame, for drawing the bodies
+    /// where the simulated bones carry them (the MMD world keeps its own).
+    body_offsets: Vec<Transform>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -80,15 +83,19 @@ impl Simulation {
     #[must_use]
     pub fn new(model: &Model, engine: Engine) -> Self {
         let mut spring_error = None;
+        let mut body_offsets = Vec::new();
         let runner = match engine {
             Engine::Mmd => Runner::Mmd(Box::new(MmdWorld::new(model))),
-            Engine::SpringBones => match SpringSimulation::new(model, &plan_springs(model)) {
-                Ok(springs) => Runner::Springs(Some(Box::new(springs))),
-                Err(error) => {
-                    spring_error = Some(error.to_string());
-                    Runner::Springs(None)
+            Engine::SpringBones => {
+                body_offsets = crate::placement::bone_offsets(model);
+                match SpringSimulation::new(model, &plan_springs(model)) {
+                    Ok(springs) => Runner::Springs(Some(Box::new(springs))),
+                    Err(error) => {
+                        spring_error = Some(error.to_string());
+                        Runner::Springs(None)
+                    }
                 }
-            },
+            }
         };
         Self {
             engine,
@@ -98,6 +105,7 @@ impl Simulation {
             overrides: Vec::new(),
             spring_out: Vec::new(),
             spring_error,
+            body_offsets,
         }
     }
 
@@ -133,6 +141,20 @@ impl Simulation {
         match &self.runner {
             Runner::Springs(springs) => springs.as_deref(),
             Runner::Mmd(_) => None,
+        }
+    }
+
+    /// Where every rigid body of `model` (the model the simulation was built for) is after the
+    /// last step, in model order: the MMD world's bodies, or where the spring bones carry them.
+    pub fn body_transforms(&self, model: &Model, out: &mut Vec<Transform>) {
+        match &self.runner {
+            Runner::Mmd(world) => world.body_transforms(out),
+            Runner::Springs(_) => crate::placement::follow_bones(
+                model,
+                &self.body_offsets,
+                self.evaluator.skeleton.globals(),
+                out,
+            ),
         }
     }
 

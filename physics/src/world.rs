@@ -263,7 +263,7 @@ impl MmdWorld {
                 notes.push(PhysicsNote::MasslessBody { body: index });
                 motion = BodyMotion::FollowsBone;
             }
-            let rest = placement::rest_transform(body);
+            let rest = Transform::placed(body.position, body.rotation);
             let builder = match motion {
                 BodyMotion::FollowsBone => RigidBodyBuilder::kinematic_position_based(),
                 _ => RigidBodyBuilder::dynamic()
@@ -338,13 +338,11 @@ impl MmdWorld {
 
     fn carry(&mut self, globals: &[Transform]) {
         self.carried.clear();
-        for body in &self.bodies {
-            let at = match body.bone.and_then(|b| globals.get(b)) {
-                Some(global) => global.compose(&body.offset),
-                None => body.offset,
-            };
-            self.carried.push(at);
-        }
+        self.carried.extend(
+            self.bodies
+                .iter()
+                .map(|body| placement::carried(body.bone, &body.offset, globals)),
+        );
     }
 
     /// Every body where the bones' `globals` put it, at rest speed (the start of a run, or a
@@ -547,9 +545,12 @@ fn add_joint(
         notes.push(PhysicsNote::JointNotFinite { joint: index });
         return None;
     }
-    let frame = placement::joint_transform(joint.position.into(), joint.rotation.into());
-    let rest_a = placement::rest_transform(&model.rigid_bodies[a]);
-    let rest_b = placement::rest_transform(&model.rigid_bodies[b]);
+    let frame = Transform::placed(joint.position, joint.rotation);
+    let body_rest = |index: usize| {
+        let body = &model.rigid_bodies[index];
+        Transform::placed(body.position, body.rotation)
+    };
+    let (rest_a, rest_b) = (body_rest(a), body_rest(b));
     let frame_a = rest_a.inverse().compose(&frame);
     let frame_b = rest_b.inverse().compose(&frame);
 

@@ -8,7 +8,6 @@ use glam::{Quat, Vec3};
 use pmx_core::model::{JointKind, Model};
 use pmx_core::pose::{PhysicsBone, Pose, Transform};
 use pmx_physics::generate::{PENDULUM_ARM, PENDULUM_MASS, PENDULUM_PIVOT, pendulum};
-use pmx_physics::placement::{joint_transform, rest_transform};
 use pmx_physics::{BodyMotion, Engine, MmdWorld, Simulation};
 use pmx_tests::{corpus_dir, files_with_extension};
 
@@ -124,7 +123,9 @@ fn worst_limit_excess(model: &Model, transforms: &[Transform]) -> (f32, usize) {
         if a == b || a >= transforms.len() || b >= transforms.len() {
             continue;
         }
-        let frame = joint_transform(joint.position.into(), joint.rotation.into());
+        let frame = Transform::placed(joint.position, joint.rotation);
+        let rest_transform =
+            |body: &pmx_core::model::RigidBody| Transform::placed(body.position, body.rotation);
         let frame_a = rest_transform(&model.rigid_bodies[a])
             .inverse()
             .compose(&frame);

@@ -26,6 +26,16 @@ impl Transform {
         translation: Vec3A::ZERO,
     };
 
+    /// A model-space position and MikuMikuDance Y-X-Z Euler angles (radians), as rigid bodies
+    /// and joints store where they are.
+    #[must_use]
+    pub fn placed(position: crate::model::Vec3, rotation: crate::model::Vec3) -> Self {
+        Self {
+            rotation: crate::model::facts::euler_to_quat(rotation).normalize(),
+            translation: Vec3A::from(Vec3::from(position)),
+        }
+    }
+
     #[must_use]
     pub fn from_translation(translation: Vec3A) -> Self {
         Self {

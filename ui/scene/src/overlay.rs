@@ -387,10 +387,10 @@ pub fn joints_placed(
 ) -> OverlayGeometry {
     use pmx_core::pose::Transform;
     let rest_of = |index: usize| {
-        model.rigid_bodies.get(index).map(|body| Transform {
-            rotation: pmx_core::model::facts::euler_to_quat(body.rotation),
-            translation: Vec3::from(body.position).into(),
-        })
+        model
+            .rigid_bodies
+            .get(index)
+            .map(|body| Transform::placed(body.position, body.rotation))
     };
     let placed_of = |index: usize| -> Option<Transform> {
         match placements {
@@ -405,10 +405,7 @@ pub fn joints_placed(
         } else {
             JOINT_COLOR
         };
-        let rest = Transform {
-            rotation: pmx_core::model::facts::euler_to_quat(joint.rotation),
-            translation: Vec3::from(joint.position).into(),
-        };
+        let rest = Transform::placed(joint.position, joint.rotation);
         // The joint rides on its first body (as the physics holds it there).
         let carrier = [joint.body_a, joint.body_b]
             .into_iter()
@@ -588,10 +585,7 @@ mod tests {
         let rest: Vec<pmx_core::pose::Transform> = model
             .rigid_bodies
             .iter()
-            .map(|b| pmx_core::pose::Transform {
-                rotation: pmx_core::model::facts::euler_to_quat(b.rotation),
-                translation: Vec3::from(b.position).into(),
-            })
+            .map(|b| pmx_core::pose::Transform::placed(b.position, b.rotation))
             .collect();
         let none = std::collections::BTreeSet::new();
         let close =

@@ -116,18 +116,7 @@ impl PhysicsPreview {
             return;
         };
         let mut list = Vec::with_capacity(model.rigid_bodies.len());
-        match simulation.mmd_world() {
-            Some(world) => world.body_transforms(&mut list),
-            None => {
-                let offsets = pmx_physics::placement::bone_offsets(model);
-                pmx_physics::placement::follow_bones(
-                    model,
-                    &offsets,
-                    simulation.evaluator().skeleton.globals(),
-                    &mut list,
-                );
-            }
-        }
+        simulation.body_transforms(model, &mut list);
         self.placements = Some(list.into());
         self.generation += 1;
     }
