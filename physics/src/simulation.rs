@@ -254,14 +254,30 @@ impl Simulation {
     ) -> Result<(), PoseError> {
         motion.sample(binding, 0.0, pose);
         self.reset(model, pose)?;
-        let steps = steps_in(to_frame.max(0.0) / MOTION_FPS);
+        self.play_motion(model, motion, binding, 0.0, to_frame, pose)
+    }
+
+    /// Goes on from motion frame `from` to `to` at 60 steps a second, each step on the motion
+    /// sampled at its own time (no reset: the physics carries on from where it is); `pose` ends
+    /// on frame `to`.
+    pub fn play_motion(
+        &mut self,
+        model: &Model,
+        motion: &Motion,
+        binding: &Binding,
+        from: f32,
+        to: f32,
+        pose: &mut Pose,
+    ) -> Result<(), PoseError> {
+        let frames_a_step = STEP_SECONDS * MOTION_FPS;
+        let steps = steps_in((to - from).max(0.0) / MOTION_FPS);
         for step in 1..=steps {
-            let frame = (step as f32 * STEP_SECONDS * MOTION_FPS).min(to_frame);
+            let frame = (from + step as f32 * frames_a_step).min(to);
             motion.sample(binding, frame, pose);
             self.step(model, pose)?;
         }
-        if steps == 0 || (steps as f32 * STEP_SECONDS * MOTION_FPS) < to_frame {
-            motion.sample(binding, to_frame, pose);
+        if steps == 0 || from + (steps as f32 * frames_a_step) < to {
+            motion.sample(binding, to, pose);
         }
         Ok(())
     }

@@ -4,10 +4,10 @@
 //! bones, the physics steps at 60). The result lives in the pose ([`Pose::physics`]), never in
 //! the document, so "apply pose as rest" takes the simulated pose.
 
-use super::{LoadedMotion, PoseState};
+use super::PoseState;
 use crate::i18n::Language;
 use pmx_core::model::{ElementKind, Model, RigidMode};
-use pmx_core::pose::{Pose, Transform};
+use pmx_core::pose::{Pose, PoseError, Transform};
 use pmx_physics::simulation::MOTION_FPS;
 use pmx_physics::{BodyMotion, Engine, STEP_SECONDS, Simulation};
 use std::sync::Arc;
@@ -99,15 +99,25 @@ impl PhysicsPreview {
         }
     }
 
-    /// One step on `pose`; the placements follow.
-    fn step(&mut self, model: &Model, pose: &mut Pose) {
+    /// Runs `steps` on the simulation (started over first when asked), times them and gives
+    /// the view the bodies' new placements once, whatever the number of steps.
+    fn run(
+        &mut self,
+        model: &Model,
+        pose: &mut Pose,
+        steps: impl FnOnce(&mut Simulation, &mut Pose) -> Result<(), PoseError>,
+    ) {
         self.ensure(model, pose);
         let Some(simulation) = &mut self.simulation else {
             return;
         };
-        let started = Instant::now();
-        let _ = simulation.step(model, pose);
-        self.last_step = started.elapsed();
+        let (before, started) = (simulation.steps(), Instant::now());
+        // A pose made for this model always fits it (the pane rebuilds both together).
+        let _ = steps(simulation, pose);
+        let ran = simulation.steps().saturating_sub(before);
+        if ran > 0 {
+            self.last_step = started.elapsed().div_f64(ran as f64);
+        }
         self.refresh_placements(model);
     }
 
@@ -157,34 +167,44 @@ impl PoseState {
         } else {
             physics.carry -= f64::from(steps) * step;
         }
-        for _ in 0..steps {
-            self.advance_one_step(model);
+        if steps > 0 {
+            self.advance(model, steps);
         }
         steps > 0
     }
 
-    /// One step: the motion (if any) moves on by a 60th of a second first.
-    fn advance_one_step(&mut self, model: &Model) {
-        if let Some(loaded) = &mut self.motion {
-            let last = loaded.motion.last_frame() as f32;
-            let mut frame = loaded.frame + STEP_SECONDS * MOTION_FPS;
-            if frame > last {
-                // Round again from the start, physics starting over with it.
-                frame = 0.0;
-                self.physics.request_reset();
+    /// `steps` steps, a loaded motion moving on by a 60th of a second before each (and round
+    /// again from the start, the physics starting over with it, past its last frame).
+    fn advance(&mut self, model: &Model, steps: u32) {
+        let motion = &mut self.motion;
+        self.physics.run(model, &mut self.pose, |simulation, pose| {
+            for _ in 0..steps {
+                if let Some(loaded) = motion.as_mut() {
+                    let mut frame = loaded.frame + STEP_SECONDS * MOTION_FPS;
+                    let round_again = frame > loaded.motion.last_frame() as f32;
+                    if round_again {
+                        frame = 0.0;
+                    }
+                    loaded.frame = frame;
+                    loaded.motion.sample(&loaded.binding, frame, pose);
+                    if round_again {
+                        simulation.reset(model, pose)?;
+                    }
+                }
+                simulation.step(model, pose)?;
             }
-            loaded.frame = frame;
-            loaded.motion.sample(&loaded.binding, frame, &mut self.pose);
+            Ok(())
+        });
+        if self.motion.is_some() {
             self.refresh_euler();
         }
-        self.physics.step(model, &mut self.pose);
         self.stale = true;
     }
 
     /// One step by the button (also when paused).
     pub fn step_physics_once(&mut self, model: &Model) {
         self.physics.enabled = true;
-        self.advance_one_step(model);
+        self.advance(model, 1);
     }
 
     /// Starts the physics over at the current pose (bodies where its bones put them).
@@ -232,35 +252,21 @@ impl PoseState {
         if !self.physics.enabled {
             return;
         }
-        let Some(to) = self.motion.as_ref().map(|m| m.frame) else {
+        let Some(loaded) = &self.motion else {
             return;
         };
+        let to = loaded.frame;
         if to > from && to - from <= SCRUB_PLAY_FRAMES {
-            let steps = ((to - from) / (STEP_SECONDS * MOTION_FPS)).round() as u32;
-            for step in 1..=steps.max(1) {
-                let frame = (from + step as f32 * STEP_SECONDS * MOTION_FPS).min(to);
-                self.sample_motion(frame);
-                self.physics.step(model, &mut self.pose);
-            }
-            self.sample_motion(to);
+            self.physics.run(model, &mut self.pose, |simulation, pose| {
+                simulation.play_motion(model, &loaded.motion, &loaded.binding, from, to, pose)
+            });
         } else {
             self.physics.request_reset();
-            self.physics.ensure(model, &mut self.pose);
-            let settle = pmx_physics::simulation::steps_in(SETTLE_SECONDS);
-            for _ in 0..settle {
-                self.physics.step(model, &mut self.pose);
-            }
+            self.physics.run(model, &mut self.pose, |simulation, pose| {
+                simulation.run_for(model, pose, SETTLE_SECONDS)
+            });
         }
         self.stale = true;
-    }
-
-    fn sample_motion(&mut self, frame: f32) {
-        if let Some(LoadedMotion {
-            motion, binding, ..
-        }) = &self.motion
-        {
-            motion.sample(binding, frame, &mut self.pose);
-        }
     }
 
     /// Where the rigid bodies are in the pose the view shows: the physics' placements while
