@@ -519,18 +519,18 @@ fn add_joint(
         b.map(pmx_core::model::RigidBodyIdx::get)
             .filter(|&b| b < model.rigid_bodies.len())
     });
-    let (Some(a), Some(b)) = (ends[0], ends[1]) else {
+    // Two distinct bodies of the model, both in the world.
+    let ends = match ends {
+        [Some(a), Some(b)] if a != b => bodies[a]
+            .handle
+            .zip(bodies[b].handle)
+            .map(|handles| (a, b, handles)),
+        _ => None,
+    };
+    let Some((a, b, (handle_a, handle_b))) = ends else {
         notes.push(PhysicsNote::JointWithoutBodies { joint: index });
         return None;
     };
-    let (Some(handle_a), Some(handle_b)) = (bodies[a].handle, bodies[b].handle) else {
-        notes.push(PhysicsNote::JointWithoutBodies { joint: index });
-        return None;
-    };
-    if a == b {
-        notes.push(PhysicsNote::JointWithoutBodies { joint: index });
-        return None;
-    }
     let values = [
         joint.position,
         joint.rotation,
