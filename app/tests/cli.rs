@@ -299,3 +299,55 @@ fn pmx_core_model_json() -> &'static str {
   "rigid_bodies": [], "joints": []
 }"#
 }
+
+/// Every command that reads a model says a damaged file's error once: the path once, the
+/// reader's message once ("info" used to print "...: malformed file: X: malformed file: X").
+#[test]
+fn every_command_says_a_read_error_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sample = pmx_core::generate::sample_model();
+    let (bytes, _) =
+        pmx_core::formats::pmx::write(&sample, &Default::default()).expect("the sample writes");
+    let cut = dir.path().join("cut.pmx");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).expect("writes");
+    let script = dir.path().join("steps.json");
+    std::fs::write(&script, r#"{"version": 1, "ops": []}"#).expect("writes");
+    let out = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let cut_arg = cut.to_string_lossy().into_owned();
+    let commands: Vec<Vec<String>> = vec![
+        vec!["info".into(), cut_arg.clone()],
+        vec!["info".into(), "--json".into(), cut_arg.clone()],
+        vec!["get".into(), cut_arg.clone(), "info.name_ja".into()],
+        vec!["convert".into(), cut_arg.clone(), out("a.pmx")],
+        vec!["check".into(), cut_arg.clone()],
+        vec!["repair".into(), cut_arg.clone(), out("b.pmx")],
+        vec![
+            "edit".into(),
+            "--script".into(),
+            script.to_string_lossy().into_owned(),
+            cut_arg.clone(),
+            out("c.pmx"),
+        ],
+        vec!["pose".into(), cut_arg.clone(), out("d.pmx")],
+    ];
+    for command in &commands {
+        let output = pmx_studio().args(command).output().expect("runs");
+        assert_ne!(output.status.code(), Some(0), "{command:?}");
+        let message = String::from_utf8_lossy(&output.stderr);
+        let first_line = message.lines().next().unwrap_or_default();
+        assert_eq!(
+            first_line.matches(cut_arg.as_str()).count(),
+            1,
+            "{command:?}: the path once in {first_line:?}"
+        );
+        assert_eq!(
+            first_line.matches("malformed file").count(),
+            1,
+            "{command:?}: the error once in {first_line:?}"
+        );
+        assert!(
+            first_line.contains("at byte "),
+            "{command:?}: where, in {first_line:?}"
+        );
+    }
+}

@@ -1,7 +1,8 @@
 //! Reading and writing the generated 1,000,000-vertex model (2,000,000 triangles, 800 bones,
 //! 300 morphs of every kind, 200 rigid bodies, 200 joints), with the peak heap each takes.
 //!
-//! `cargo bench -p pmx_core --bench pmx_io`
+//! `cargo bench -p pmx_core --bench pmx_io`. Also reads and writes the file on the disk
+//! (`pmx::read_file`, `pmx::write_file`: what opening and saving do), with their peak heap.
 
 // A benchmark on generated data: a failure here is a bug to see at once, not input to handle.
 #![allow(clippy::expect_used)]
@@ -89,6 +90,29 @@ fn pmx_io(c: &mut Criterion) {
         read_peak as f64 / bytes.len() as f64,
         mib(write_peak),
         write_peak as f64 / bytes.len() as f64
+    );
+    // From and to the disk, as `load_path` and `save_path` do: the file is never whole in memory.
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("million.pmx");
+    std::fs::write(&path, &bytes).expect("the file is written");
+    let file = std::fs::File::open(&path).expect("opens");
+    let started = Instant::now();
+    let (from_disk, file_read_peak) = peak_of(|| {
+        pmx::read_file(&file, bytes.len(), &LoadOptions::default(), &|_| {}, None).expect("reads")
+    });
+    let file_read_time = started.elapsed();
+    let out = std::fs::File::create(dir.path().join("out.pmx")).expect("creates");
+    let started = Instant::now();
+    let ((), file_write_peak) = peak_of(|| {
+        pmx::write_file(&from_disk.0, &Default::default(), &out).expect("writes");
+    });
+    let file_write_time = started.elapsed();
+    drop(from_disk);
+    println!(
+        "from the disk: read {:.1} MiB peak heap in {file_read_time:.2?} (the model itself), \
+         write {:.1} MiB peak heap in {file_write_time:.2?}",
+        mib(file_read_peak),
+        mib(file_write_peak),
     );
     let started = Instant::now();
     let text = json::write(&model).expect("json writes");

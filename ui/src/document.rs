@@ -586,6 +586,43 @@ fn load_with_progress(
         recoverable,
     };
     let io_failure = |e: std::io::Error| failure(format!("{}: {e}", path.display()), false);
+    if let Some((file, len)) = formats::open_pmx(path).map_err(io_failure)? {
+        // Straight from the disk through the reader's window: the file is never a second time
+        // in memory, and reading and parsing are one pass.
+        progress.total.store(len as u64, Ordering::Relaxed);
+        progress.set(LoadPhase::Parsing, 0);
+        let step = (len / 100).max(1);
+        let last_woken = Cell::new(0usize);
+        let on_progress = |position: usize| {
+            progress.set(LoadPhase::Parsing, position as u64);
+            if position >= last_woken.get() + step {
+                last_woken.set(position);
+                wake();
+            }
+        };
+        let read = pmx::read_file(
+            &file,
+            len,
+            &options,
+            &on_progress,
+            Some(&progress.cancelled),
+        );
+        if progress.cancelled.load(Ordering::Relaxed) {
+            return Err(failure("cancelled".to_owned(), false));
+        }
+        // What the disk did not give (as opposed to bytes that do not parse) recovery cannot help.
+        let (model, report) = read.map_err(|e| {
+            let recoverable = !matches!(e, pmx_core::formats::error::ReadError::Io { .. });
+            failure(format!("{}: {e}", path.display()), recoverable)
+        })?;
+        progress.set(LoadPhase::Parsing, len as u64);
+        return Ok(Loaded {
+            model,
+            report,
+            format: FileFormat::Pmx,
+            embedded_files: Vec::new(),
+        });
+    }
     let mut file = std::fs::File::open(path).map_err(io_failure)?;
     let size = file.metadata().map_err(io_failure)?.len();
     progress.total.store(size, Ordering::Relaxed);

@@ -34,8 +34,9 @@ pub fn run(args: &GetArgs) -> Result<ExitCode> {
         recover: args.recover,
         ..LoadOptions::default()
     };
+    // The file's error names the file: said once, after what could not be done.
     let model = formats::load_path(&args.file, &options)
-        .with_context(|| format!("{}: cannot read the model", args.file.display()))?
+        .context("cannot read the model")?
         .model;
     // Every path is resolved before anything is printed: output lines match the paths given.
     let mut values = Vec::with_capacity(args.paths.len());

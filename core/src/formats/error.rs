@@ -87,6 +87,10 @@ pub enum ReadError {
     /// The file asks for more than `LoadLimits` allows.
     #[error("limit exceeded: {location}: {message}")]
     LimitExceeded { location: Location, message: String },
+    /// The file could not be read from the disk at this place (its bytes were not the
+    /// problem).
+    #[error("cannot read the file: {location}: {message}")]
+    Io { location: Location, message: String },
     /// Text formats (JSON) that failed to parse.
     #[error("{format} parse error at line {line}, column {column}: {message}")]
     Parse {
@@ -104,7 +108,8 @@ impl ReadError {
         match self {
             ReadError::Malformed { location, .. }
             | ReadError::Unsupported { location, .. }
-            | ReadError::LimitExceeded { location, .. } => Some(location),
+            | ReadError::LimitExceeded { location, .. }
+            | ReadError::Io { location, .. } => Some(location),
             ReadError::Parse { .. } => None,
         }
     }
@@ -188,6 +193,9 @@ pub enum WriteError {
     Unrepresentable { path: String, message: String },
     #[error("cannot serialize: {0}")]
     Serialize(String),
+    /// The file being written could not take the bytes (disk full, ...).
+    #[error("cannot write the file: {0}")]
+    Io(String),
     /// A VRM export of a model without bones VRM requires (each named as VRM and MMD name it).
     #[error("the model has no bone for these required VRM humanoid bones: {}", .bones.join(", "))]
     MissingHumanoidBones { bones: Vec<String> },

@@ -226,8 +226,94 @@ pub fn mqo_import_options(options: &LoadOptions) -> mqo::MqoImportOptions {
     }
 }
 
-/// Opens a model file of any supported format.
+/// A PMX file opened for reading straight from the disk ([`pmx::read_file`]) and its length,
+/// when its first bytes are a PMX magic (2.x, or 1.0 for the reader's own refusal); `None`
+/// for any other file.
+pub fn open_pmx(path: &Path) -> std::io::Result<Option<(std::fs::File, usize)>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut magic = [0u8; 4];
+    let mut read = 0;
+    while read < magic.len() {
+        match file.read(&mut magic[read..])? {
+            0 => break,
+            n => read += n,
+        }
+    }
+    if read < magic.len() || (&magic != pmx::MAGIC && &magic != b"Pmx ") {
+        return Ok(None);
+    }
+    let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+    Ok(Some((file, len)))
+}
+
+/// A model file's facts without its bulk: for PMX the vertices, faces and morph offsets are
+/// checked and counted but not kept ([`pmx::read_summary`]); other formats are read whole.
+#[derive(Debug)]
+pub struct Summary {
+    /// The model; for PMX without vertices, faces, additional UVs and morph offsets.
+    pub model: Model,
+    pub report: LoadReport,
+    pub format: FileFormat,
+    pub vertices: usize,
+    /// Triangles.
+    pub faces: usize,
+}
+
+/// Reads what `pmx-studio info` prints: as [`load_path`], but a PMX file's bulk is only
+/// counted (a 261 MB file is read in a few MB of memory).
+pub fn summarize_path(path: &Path, options: &LoadOptions) -> Result<Summary, FileError> {
+    let io_error = |source| FileError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some((file, len)) = open_pmx(path).map_err(io_error)? {
+        let summary =
+            pmx::read_summary(pmx::SummarySource::File(&file, len), options).map_err(|source| {
+                FileError::Read {
+                    path: path.to_owned(),
+                    source: Box::new(source),
+                }
+            })?;
+        return Ok(Summary {
+            model: summary.model,
+            report: summary.report,
+            format: FileFormat::Pmx,
+            vertices: summary.vertices,
+            faces: summary.faces,
+        });
+    }
+    let loaded = load_path(path, options)?;
+    Ok(Summary {
+        vertices: loaded.model.vertices.len(),
+        faces: loaded.model.faces.len(),
+        model: loaded.model,
+        report: loaded.report,
+        format: loaded.format,
+    })
+}
+
+/// Opens a model file of any supported format. A PMX file is read from the disk through a
+/// small window, never copied into memory whole.
 pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError> {
+    if let Some((file, len)) = open_pmx(path).map_err(|source| FileError::Io {
+        path: path.to_owned(),
+        source,
+    })? {
+        let (model, report) =
+            pmx::read_file(&file, len, options, &|_| {}, None).map_err(|source| {
+                FileError::Read {
+                    path: path.to_owned(),
+                    source: Box::new(source),
+                }
+            })?;
+        return Ok(Loaded {
+            model,
+            report,
+            format: FileFormat::Pmx,
+            embedded_files: Vec::new(),
+        });
+    }
     let bytes = std::fs::read(path).map_err(|source| FileError::Io {
         path: path.to_owned(),
         source,
@@ -335,15 +421,24 @@ pub fn save_path(
     if format == FileFormat::Smf {
         return save_smf(model, path, &options.smf).map(|export| export.report.to_save_report());
     }
-    let (bytes, report) =
-        write_bytes(model, format, options).map_err(|source| FileError::Write {
-            path: path.to_owned(),
-            source: Box::new(source),
-        })?;
-    write_atomic(path, &bytes).map_err(|source| FileError::Io {
+    let write_error = |source| FileError::Write {
+        path: path.to_owned(),
+        source: Box::new(source),
+    };
+    let io_error = |source| FileError::Io {
         path: path.to_owned(),
         source,
-    })?;
+    };
+    if format == FileFormat::Pmx {
+        // Straight into the temporary file: a big model is never a second time in memory.
+        return atomic(
+            path,
+            |file| pmx::write_file(model, &options.pmx, file).map_err(write_error),
+            io_error,
+        );
+    }
+    let (bytes, report) = write_bytes(model, format, options).map_err(write_error)?;
+    write_atomic(path, &bytes).map_err(io_error)?;
     Ok(report)
 }
 
@@ -453,6 +548,42 @@ pub fn folder_of(path: &Path) -> &Path {
 /// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over
 /// `path`: a failed save never truncates or damages the file that was there.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    atomic(path, |file| file.write_all(bytes), |error| error)
+}
+
+/// Runs `write` on `file` while a second thread asks the system, every tenth of a second, to
+/// put what is written so far on the disk: the final sync before the rename then waits only for
+/// the last part, not for a whole big file (a save that takes less than that never syncs twice).
+fn write_syncing<T, E>(
+    file: &mut std::fs::File,
+    write: impl FnOnce(&mut std::fs::File) -> Result<T, E>,
+) -> Result<T, E> {
+    let Ok(syncing) = file.try_clone() else {
+        return write(file);
+    };
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                finished.recv_timeout(std::time::Duration::from_millis(100))
+            {
+                // Only a head start: the final sync_all reports any error.
+                let _ = syncing.sync_data();
+            }
+        });
+        let written = write(file);
+        drop(done);
+        written
+    })
+}
+
+/// [`write_atomic`] with the bytes written by `write` into the temporary file (which it may
+/// fail, with an error of its own; `io_error` turns the file's errors into that type).
+fn atomic<T, E>(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> Result<T, E>,
+    io_error: impl Fn(std::io::Error) -> E,
+) -> Result<T, E> {
     let dir = folder_of(path);
     let name = path
         .file_name()
@@ -460,11 +591,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .unwrap_or_else(|| "model".into());
     let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
+        let mut file = std::fs::File::create(&temp).map_err(&io_error)?;
+        let written = write_syncing(&mut file, write)?;
+        file.sync_all().map_err(&io_error)?;
         drop(file);
-        std::fs::rename(&temp, path)
+        std::fs::rename(&temp, path).map_err(&io_error)?;
+        Ok(written)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);

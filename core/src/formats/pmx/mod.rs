@@ -3,5 +3,10 @@
 mod read;
 mod write;
 
-pub use read::{MAGIC, read, read_with_progress};
-pub use write::{IndexSizeMode, PmxSaveOptions, choose_index_sizes, pmx21_features, write};
+pub use read::{
+    MAGIC, PmxSummary, SummarySource, read, read_file, read_on_one_thread, read_summary,
+    read_with_progress,
+};
+pub use write::{
+    IndexSizeMode, PmxSaveOptions, choose_index_sizes, pmx21_features, write, write_file, write_to,
+};

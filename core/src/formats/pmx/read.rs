@@ -1,7 +1,14 @@
 //! PMX 2.0/2.1 reader: bounded, allocation-checked, and exact.
+//!
+//! The reader reads from bytes in memory or straight from a file through a small window
+//! ([`read_file`]): a 261 MB model then costs no second copy of the file in memory, only the
+//! model itself. [`read_summary`] reads everything but the vertices, faces and morph offsets
+//! (which it checks and counts), for `info`.
 
 use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
 use crate::model::*;
+use std::fs::File;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The magic of PMX 2.x files.
 pub const MAGIC: &[u8; 4] = b"PMX ";
@@ -21,35 +28,109 @@ pub fn read_with_progress(
     options: &LoadOptions,
     progress: &dyn Fn(usize),
 ) -> Result<(Model, LoadReport), ReadError> {
-    let mut reader = Reader::new(bytes, options);
+    let mut reader = Reader::new(Source::Bytes(bytes), bytes.len(), options);
     reader.progress = Some(progress);
-    let mut model = Model::default();
-    reader.header(&mut model)?;
-    let result = reader.body(&mut model);
-    let mut report = std::mem::take(&mut reader.report);
-    report.file_size = bytes.len();
-    match result {
-        Ok(()) => Ok((model, report)),
-        Err(error) if options.recover => {
-            report.notes.push(LoadNote {
-                location: error
-                    .location()
-                    .cloned()
-                    .unwrap_or_else(|| reader.location("")),
-                message: format!(
-                    "reading stopped here; this element and everything after it is lost: {error}"
-                ),
-                lost: true,
-            });
-            report.recovered_from = Some(error);
-            Ok((model, report))
-        }
-        Err(error) => Err(error),
-    }
+    reader.read_model()
 }
 
+/// [`read`] on one thread whatever the file's size: the reference the tests hold the
+/// two-thread reading of big files to.
+#[doc(hidden)]
+pub fn read_on_one_thread(
+    bytes: &[u8],
+    options: &LoadOptions,
+) -> Result<(Model, LoadReport), ReadError> {
+    let mut reader = Reader::new(Source::Bytes(bytes), bytes.len(), options);
+    reader.one_thread = true;
+    reader.read_model()
+}
+
+/// Reads the PMX file `file` of `len` bytes from its start, through a window of a few MB
+/// (never the whole file in memory), with `progress` as in [`read_with_progress`]. Setting
+/// `cancel` stops the reading at its next read from the file, with an error.
+pub fn read_file(
+    file: &File,
+    len: usize,
+    options: &LoadOptions,
+    progress: &dyn Fn(usize),
+    cancel: Option<&AtomicBool>,
+) -> Result<(Model, LoadReport), ReadError> {
+    let mut reader = Reader::new(Source::File(file), len, options);
+    reader.progress = Some(progress);
+    reader.cancel = cancel;
+    reader.read_model()
+}
+
+/// What [`read_summary`] gives: the model without its vertices, faces, additional UVs and
+/// morph offsets (morphs are there, with empty offset lists of their kind), and how many of
+/// those the file holds.
+#[derive(Debug, Clone)]
+pub struct PmxSummary {
+    pub model: Model,
+    pub report: LoadReport,
+    pub vertices: usize,
+    /// Triangles.
+    pub faces: usize,
+    pub morph_offsets: usize,
+}
+
+/// Reads a PMX file as [`read`] does but keeps no vertex, face or morph offset: they are
+/// checked as the full reader checks them (every vertex's weight type, the counts against the
+/// bytes left) and counted. What `info` needs, in the memory of the small sections only.
+pub fn read_summary(
+    source: SummarySource<'_>,
+    options: &LoadOptions,
+) -> Result<PmxSummary, ReadError> {
+    let (source, len) = match source {
+        SummarySource::Bytes(bytes) => (Source::Bytes(bytes), bytes.len()),
+        SummarySource::File(file, len) => (Source::File(file), len),
+    };
+    let mut reader = Reader::new(source, len, options);
+    reader.summary = Some(Counted::default());
+    let (model, report) = reader.read_model()?;
+    let counted = reader.summary.unwrap_or_default();
+    Ok(PmxSummary {
+        model,
+        report,
+        vertices: counted.vertices,
+        faces: counted.faces,
+        morph_offsets: counted.morph_offsets,
+    })
+}
+
+/// Where [`read_summary`] reads from.
+#[derive(Debug, Clone, Copy)]
+pub enum SummarySource<'a> {
+    Bytes(&'a [u8]),
+    /// An open file and its length.
+    File(&'a File, usize),
+}
+
+/// The bulk a summary counts instead of keeping.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counted {
+    vertices: usize,
+    faces: usize,
+    morph_offsets: usize,
+}
+
+/// Where the bytes come from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Bytes(&'a [u8]),
+    File(&'a File),
+}
+
+/// Bytes the file window holds at least (larger reads widen it for that read).
+const WINDOW: usize = 1 << 20;
+
 struct Reader<'a> {
-    data: &'a [u8],
+    source: Source<'a>,
+    /// The file's length in bytes.
+    len: usize,
+    /// For a file: the bytes of `window_start..window_start + window.len()`.
+    window: Vec<u8>,
+    window_start: usize,
     pos: usize,
     section: &'static str,
     element: Option<usize>,
@@ -59,6 +140,45 @@ struct Reader<'a> {
     options: LoadOptions,
     report: LoadReport,
     progress: Option<&'a dyn Fn(usize)>,
+    /// Set for [`read_summary`]: vertices, faces and morph offsets are checked and counted,
+    /// not kept.
+    summary: Option<Counted>,
+    cancel: Option<&'a AtomicBool>,
+    /// Never hand the bulk to a second thread ([`read_on_one_thread`]).
+    one_thread: bool,
+}
+
+/// What a second thread needs to read the vertices and faces of the file a [`Reader`] reads
+/// (the reader itself stays on its thread: its progress callback is not `Send`).
+struct SecondReader<'a> {
+    source: Source<'a>,
+    len: usize,
+    options: LoadOptions,
+    encoding: TextEncoding,
+    sizes: IndexSizes,
+    cancel: Option<&'a AtomicBool>,
+    /// Where the vertices start.
+    pos: usize,
+    /// Additional UVs per vertex.
+    channels: usize,
+}
+
+impl SecondReader<'_> {
+    /// The vertices (with their additional UVs) and faces, read in full.
+    fn read_bulk(self) -> Res<Model> {
+        let mut reader = Reader::new(self.source, self.len, &self.options);
+        reader.encoding = self.encoding;
+        reader.sizes = self.sizes;
+        reader.cancel = self.cancel;
+        reader.pos = self.pos;
+        let mut bulk = Model {
+            additional_uvs: vec![Vec::new(); self.channels],
+            ..Model::default()
+        };
+        reader.vertices(&mut bulk)?;
+        reader.faces(&mut bulk)?;
+        Ok(bulk)
+    }
 }
 
 /// Elements between two progress reports inside a section.
@@ -67,9 +187,12 @@ const PROGRESS_EVERY: usize = 1 << 14;
 type Res<T> = Result<T, ReadError>;
 
 impl<'a> Reader<'a> {
-    fn new(data: &'a [u8], options: &LoadOptions) -> Self {
+    fn new(source: Source<'a>, len: usize, options: &LoadOptions) -> Self {
         Self {
-            data,
+            source,
+            len,
+            window: Vec::new(),
+            window_start: 0,
             pos: 0,
             section: "header",
             element: None,
@@ -86,6 +209,37 @@ impl<'a> Reader<'a> {
             options: *options,
             report: LoadReport::default(),
             progress: None,
+            summary: None,
+            cancel: None,
+            one_thread: false,
+        }
+    }
+
+    /// The whole file: header and body, in recovery mode what could be read and a note where
+    /// reading stopped.
+    fn read_model(&mut self) -> Result<(Model, LoadReport), ReadError> {
+        let mut model = Model::default();
+        self.header(&mut model)?;
+        let result = self.body(&mut model);
+        let mut report = std::mem::take(&mut self.report);
+        report.file_size = self.len;
+        match result {
+            Ok(()) => Ok((model, report)),
+            Err(error) if self.options.recover => {
+                report.notes.push(LoadNote {
+                    location: error
+                        .location()
+                        .cloned()
+                        .unwrap_or_else(|| self.location("")),
+                    message: format!(
+                        "reading stopped here; this element and everything after it is lost: {error}"
+                    ),
+                    lost: true,
+                });
+                report.recovered_from = Some(error);
+                Ok((model, report))
+            }
+            Err(error) => Err(error),
         }
     }
 
@@ -113,14 +267,37 @@ impl<'a> Reader<'a> {
     }
 
     fn remaining(&self) -> usize {
-        self.data.len().saturating_sub(self.pos)
+        self.len.saturating_sub(self.pos)
     }
 
-    fn take(&mut self, len: usize, field: &'static str) -> Res<&'a [u8]> {
-        match self.data.get(self.pos..self.pos.saturating_add(len)) {
-            Some(bytes) if self.pos.checked_add(len).is_some() => {
-                self.pos += len;
-                Ok(bytes)
+    /// The next `len` bytes; the position moves past them.
+    fn take(&mut self, len: usize, field: &'static str) -> Res<&[u8]> {
+        let at = self.pos;
+        self.skip(len, field)?;
+        match self.source {
+            Source::Bytes(bytes) => Ok(&bytes[at..at + len]),
+            Source::File(_) => {
+                let in_window = at
+                    .checked_sub(self.window_start)
+                    .filter(|offset| offset + len <= self.window.len());
+                let offset = match in_window {
+                    Some(offset) => offset,
+                    None => {
+                        self.fill_window(at, len, field)?;
+                        0
+                    }
+                };
+                Ok(&self.window[offset..offset + len])
+            }
+        }
+    }
+
+    /// Moves past `len` bytes without reading them (a file is not read there at all).
+    fn skip(&mut self, len: usize, field: &'static str) -> Res<()> {
+        match self.pos.checked_add(len) {
+            Some(end) if end <= self.len => {
+                self.pos = end;
+                Ok(())
             }
             _ => Err(self.malformed(
                 field,
@@ -130,6 +307,40 @@ impl<'a> Reader<'a> {
                 ),
             )),
         }
+    }
+
+    /// Reads the file from `at` into the window: `len` bytes at least, [`WINDOW`] when the
+    /// file has them. The window's memory is reused, so reading a file takes no more than
+    /// its largest single read.
+    #[cold]
+    fn fill_window(&mut self, at: usize, len: usize, field: &'static str) -> Res<()> {
+        let Source::File(file) = self.source else {
+            return Ok(());
+        };
+        let location = Location {
+            section: self.section,
+            element: self.element,
+            sub: self.sub,
+            field,
+            offset: at,
+        };
+        if self
+            .cancel
+            .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
+        {
+            return Err(ReadError::Io {
+                location,
+                message: "cancelled".to_owned(),
+            });
+        }
+        let size = len.max(WINDOW).min(self.len - at);
+        self.window.clear();
+        self.window.resize(size, 0);
+        self.window_start = at;
+        read_exact_at(file, &mut self.window, at as u64).map_err(|error| ReadError::Io {
+            location,
+            message: error.to_string(),
+        })
     }
 
     fn array<const N: usize>(&mut self, field: &'static str) -> Res<[u8; N]> {
@@ -212,8 +423,8 @@ impl<'a> Reader<'a> {
             ));
         }
         let at = self.location(field);
-        let bytes = self.take(len, field)?;
-        let text = Text::decode(bytes, self.encoding);
+        let encoding = self.encoding;
+        let text = Text::decode(self.take(len, field)?, encoding);
         if !text.is_decodable() {
             self.report.notes.push(LoadNote {
                 location: at,
@@ -449,8 +660,61 @@ impl<'a> Reader<'a> {
         model.info.name_en = self.text("name_en")?;
         model.info.comment_ja = self.text("comment_ja")?;
         model.info.comment_en = self.text("comment_en")?;
+        let Some(bulk_at) = self.check_bulk(model)? else {
+            return self.rest(model);
+        };
+        // The vertices and faces are read in full by a second thread while this one reads on.
+        let second = SecondReader {
+            source: self.source,
+            len: self.len,
+            options: self.options,
+            encoding: self.encoding,
+            sizes: self.sizes,
+            cancel: self.cancel,
+            pos: bulk_at,
+            channels: model.additional_uvs.len(),
+        };
+        std::thread::scope(|scope| {
+            let bulk = scope.spawn(move || second.read_bulk());
+            let rest = self.rest(model);
+            let bulk = match bulk.join() {
+                Ok(bulk) => bulk?,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            model.vertices = bulk.vertices;
+            model.additional_uvs = bulk.additional_uvs;
+            model.faces = bulk.faces;
+            rest
+        })
+    }
+
+    /// For a big file, checks the vertices and faces the way a summary does (every vertex's
+    /// layout, the counts against the bytes left; nothing kept) and gives where they start:
+    /// the caller reads them in full on a second thread. Small files, and bulk that does not
+    /// pass the check, are read here in full instead (`None`), so a damaged file fails or
+    /// recovers exactly as it would without the second thread.
+    fn check_bulk(&mut self, model: &mut Model) -> Res<Option<usize>> {
+        const PARALLEL_FROM: usize = 16 << 20;
+        if self.summary.is_none() && !self.one_thread && self.remaining() >= PARALLEL_FROM {
+            let start = self.pos;
+            let notes = self.report.notes.len();
+            self.summary = Some(Counted::default());
+            let checked = self.vertices(model).and_then(|()| self.faces(model));
+            self.summary = None;
+            if checked.is_ok() {
+                return Ok(Some(start));
+            }
+            self.pos = start;
+            self.report.notes.truncate(notes);
+            self.report.face_index_count = None;
+        }
         self.vertices(model)?;
         self.faces(model)?;
+        Ok(None)
+    }
+
+    /// Everything after the faces.
+    fn rest(&mut self, model: &mut Model) -> Res<()> {
         self.textures(model)?;
         self.materials(model)?;
         self.bones(model)?;
@@ -482,6 +746,9 @@ impl<'a> Reader<'a> {
         // position + normal + uv + additional UVs + weight type + BDEF1 bone + edge scale
         let min_size = 32 + 16 * channels + 1 + self.sizes.bone as usize + 4;
         let count = self.count("count", min_size)?;
+        if self.summary.is_some() {
+            return self.count_vertices(count, channels);
+        }
         let capacity = self.capacity(count, min_size);
         model.vertices.reserve_exact(capacity);
         for channel in &mut model.additional_uvs {
@@ -511,6 +778,41 @@ impl<'a> Reader<'a> {
                 weight,
                 edge_scale,
             });
+        }
+        Ok(())
+    }
+
+    /// [`Reader::vertices`] for a summary: each vertex's layout is checked (its weight type
+    /// decides its size), nothing is kept.
+    fn count_vertices(&mut self, count: usize, channels: usize) -> Res<()> {
+        let bone = self.sizes.bone as usize;
+        for i in 0..count {
+            if i % PROGRESS_EVERY == 0 {
+                self.report_progress();
+            }
+            self.element = Some(i);
+            self.skip(32 + 16 * channels, "position")?;
+            let kind = self.u8("weight.type")?;
+            let weight_size = match kind {
+                0 => bone,
+                1 => 2 * bone + 4,
+                2 | 4 => 4 * bone + 16,
+                3 => 2 * bone + 4 + 36,
+                other => {
+                    self.pos -= 1;
+                    return Err(self.malformed(
+                        "weight.type",
+                        format!(
+                            "weight type {other} is not one of 0-4 (BDEF1/BDEF2/BDEF4/SDEF/QDEF)"
+                        ),
+                    ));
+                }
+            };
+            self.skip(weight_size, "weight")?;
+            self.skip(4, "edge_scale")?;
+            if let Some(counted) = &mut self.summary {
+                counted.vertices = i + 1;
+            }
         }
         Ok(())
     }
@@ -569,21 +871,22 @@ impl<'a> Reader<'a> {
         // In recovery mode a cut inside the faces keeps the complete triangles before it.
         let readable = index_count.min(self.remaining() / size);
         let triangles = readable / 3;
-        model.faces.reserve_exact(triangles);
         let start = self.pos;
-        let bytes = self.take(triangles * 3 * size, "indices")?;
-        let read_one = |chunk: &[u8]| -> VertexIdx {
-            VertexIdx(match *chunk {
-                [a] => a as u32,
-                [a, b] => u16::from_le_bytes([a, b]) as u32,
-                [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
-                _ => 0,
-            })
-        };
-        for triangle in bytes.chunks_exact(size * 3) {
-            let (a, rest) = triangle.split_at(size);
-            let (b, c) = rest.split_at(size);
-            model.faces.push([read_one(a), read_one(b), read_one(c)]);
+        if let Some(counted) = &mut self.summary {
+            counted.faces = triangles;
+            self.skip(triangles * 3 * size, "indices")?;
+        } else {
+            model.faces.reserve_exact(triangles);
+            // In pieces, so that a file is read through the window, not all at once.
+            const TRIANGLES_PER_READ: usize = 1 << 15;
+            let mut left = triangles;
+            while left > 0 {
+                let now = left.min(TRIANGLES_PER_READ);
+                left -= now;
+                let bytes = self.take(now * 3 * size, "indices")?;
+                push_triangles(&mut model.faces, bytes, size);
+                self.report_progress();
+            }
         }
         if readable < index_count {
             self.element = Some(triangles);
@@ -830,6 +1133,12 @@ impl<'a> Reader<'a> {
             MorphKind::Impulse => s.rigid_body as usize + 1 + 24,
         };
         let count = self.count("offset_count", offset_size)?;
+        if let Some(counted) = &mut self.summary {
+            // Every offset of a kind has the same size: the summary checks they are there.
+            counted.morph_offsets += count;
+            self.skip(count.saturating_mul(offset_size), "offsets")?;
+            return Ok(MorphOffsets::empty(kind));
+        }
         macro_rules! collect {
             ($read:expr) => {{
                 let mut offsets = Vec::with_capacity(self.capacity(count, offset_size));
@@ -1117,6 +1426,49 @@ impl<'a> Reader<'a> {
                 anchors,
                 pinned_vertices,
             });
+        }
+        Ok(())
+    }
+}
+
+/// Appends the triangles of `bytes`, three `size`-byte vertex indices each.
+fn push_triangles(faces: &mut Vec<[VertexIdx; 3]>, bytes: &[u8], size: usize) {
+    let read_one = |chunk: &[u8]| -> VertexIdx {
+        VertexIdx(match *chunk {
+            [a] => a as u32,
+            [a, b] => u16::from_le_bytes([a, b]) as u32,
+            [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+            _ => 0,
+        })
+    };
+    faces.extend(bytes.chunks_exact(size * 3).map(|triangle| {
+        let (a, rest) = triangle.split_at(size);
+        let (b, c) = rest.split_at(size);
+        [read_one(a), read_one(b), read_one(c)]
+    }));
+}
+
+/// Fills `buf` from `file` at `offset`, leaving the file's own position alone (so that
+/// several readers may share one open file).
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < buf.len() {
+            match std::os::windows::fs::FileExt::seek_read(
+                file,
+                &mut buf[done..],
+                offset + done as u64,
+            ) {
+                Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(read) => done += read,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 
 use crate::formats::error::{SaveReport, WriteError};
 use crate::model::*;
+use std::fs::File;
 
 /// How index sizes are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -106,215 +107,438 @@ pub fn choose_index_sizes(model: &Model, mode: IndexSizeMode) -> IndexSizes {
 
 /// Writes `model` as PMX.
 pub fn write(model: &Model, options: &PmxSaveOptions) -> Result<(Vec<u8>, SaveReport), WriteError> {
-    let version = options.version.unwrap_or(model.header.version);
-    let encoding = options.encoding.unwrap_or(model.header.encoding);
-    let mut report = SaveReport::default();
-    if version == PmxVersion::V2_0 {
-        let violations = pmx21_features(model);
-        if !violations.is_empty() {
-            if !options.allow_version_violations {
-                return Err(WriteError::VersionViolations { violations });
-            }
-            if !model.soft_bodies.is_empty() {
-                report.warnings.push(format!(
-                    "{} soft bodies are not written: PMX 2.0 has no soft body section",
-                    model.soft_bodies.len()
-                ));
+    let plan = Plan::new(model, options)?;
+    let mut w = Writer::new(&plan, None, estimate_size(model, plan.sizes));
+    w.report = plan.report.clone();
+    w.head(model, &plan)?;
+    w.vertices(model)?;
+    w.faces(model)?;
+    w.middle(model)?;
+    w.tail(model, &plan)?;
+    Ok((w.out, w.report))
+}
+
+/// Writes `model` as PMX to `sink` as it goes, a megabyte at a time: the file is never whole in
+/// memory (a 261 MB model saves with a 1 MB buffer).
+pub fn write_to(
+    model: &Model,
+    options: &PmxSaveOptions,
+    sink: &mut dyn std::io::Write,
+) -> Result<SaveReport, WriteError> {
+    let plan = Plan::new(model, options)?;
+    let mut w = Writer::new(&plan, Some(sink), 0);
+    w.report = plan.report.clone();
+    w.head(model, &plan)?;
+    w.vertices(model)?;
+    w.faces(model)?;
+    w.middle(model)?;
+    w.tail(model, &plan)?;
+    w.flush_all()?;
+    Ok(w.report)
+}
+
+/// Writes `model` as PMX into `file` (empty, just created) from its start. A big model's
+/// vertices and faces are written by a second thread at their place in the file while this one
+/// writes the morphs and the rest at theirs: the sizes of the sections before the morphs are
+/// worked out first. Fails exactly as [`write`] does.
+pub fn write_file(
+    model: &Model,
+    options: &PmxSaveOptions,
+    file: &File,
+) -> Result<SaveReport, WriteError> {
+    const PARALLEL_FROM: usize = 100_000;
+    if model.vertices.len() + model.faces.len() < PARALLEL_FROM {
+        return write_to(model, options, &mut AtOffset { file, offset: 0 });
+    }
+    let plan = Plan::new(model, options)?;
+    let parallel = (|| {
+        let mut head = Writer::new(&plan, None, 4096);
+        head.head(model, &plan)?;
+        let mut middle = Writer::new(&plan, None, 64 << 10);
+        middle.middle(model)?;
+        let bulk_at = head.out.len() as u64;
+        let bulk_len = vertex_section_len(model, plan.sizes)
+            + 4
+            + model.faces.len() as u64 * 3 * u64::from(plan.sizes.vertex);
+        let middle_at = bulk_at + bulk_len;
+        let tail_at = middle_at + middle.out.len() as u64;
+        let (bulk, tail) = std::thread::scope(|scope| {
+            let bulk = scope.spawn(|| -> Result<(SaveReport, u64), WriteError> {
+                let mut sink = AtOffset {
+                    file,
+                    offset: bulk_at,
+                };
+                let mut w = Writer::new(&plan, Some(&mut sink), 0);
+                w.vertices(model)?;
+                w.faces(model)?;
+                w.flush_all()?;
+                Ok((w.report, sink.offset - bulk_at))
+            });
+            let mut sink = AtOffset {
+                file,
+                offset: tail_at,
+            };
+            let tail = (|| {
+                let mut w = Writer::new(&plan, Some(&mut sink), 0);
+                w.tail(model, &plan)?;
+                w.flush_all()?;
+                Ok(w.report)
+            })();
+            let bulk = match bulk.join() {
+                Ok(bulk) => bulk,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            (bulk, tail)
+        });
+        let (bulk_report, bulk_written) = bulk?;
+        let tail_report = tail?;
+        if bulk_written != bulk_len {
+            return Err(WriteError::Io(format!(
+                "the vertices and faces took {bulk_written} bytes, {bulk_len} were set aside"
+            )));
+        }
+        write_all_at(file, &head.out, 0).map_err(|error| WriteError::Io(error.to_string()))?;
+        write_all_at(file, &middle.out, middle_at)
+            .map_err(|error| WriteError::Io(error.to_string()))?;
+        let mut report = plan.report.clone();
+        for part in [head.report, bulk_report, middle.report, tail_report] {
+            report.warnings.extend(part.warnings);
+        }
+        Ok(report)
+    })();
+    parallel.map_err(|error| {
+        // The sections run out of order: the error to report is the first one in file order,
+        // which the sequential writer finds (without writing anywhere).
+        match write_to(model, options, &mut std::io::sink()) {
+            Err(first) => first,
+            Ok(_) => error,
+        }
+    })
+}
+
+/// The bytes of the vertex section, count included.
+fn vertex_section_len(model: &Model, sizes: IndexSizes) -> u64 {
+    let bone = u64::from(sizes.bone);
+    let fixed = 32 + 16 * model.additional_uvs.len() as u64 + 1 + 4;
+    let weights: u64 = model
+        .vertices
+        .iter()
+        .map(|vertex| match vertex.weight {
+            Weight::Bdef1 { .. } => bone,
+            Weight::Bdef2 { .. } => 2 * bone + 4,
+            Weight::Bdef4 { .. } | Weight::Qdef { .. } => 4 * bone + 16,
+            Weight::Sdef { .. } => 2 * bone + 4 + 36,
+        })
+        .sum();
+    4 + fixed * model.vertices.len() as u64 + weights
+}
+
+/// A `Write` that puts its bytes at `offset` of `file` and moves on (positioned writes, so
+/// that two writers can fill two parts of one file at once).
+struct AtOffset<'f> {
+    file: &'f File,
+    offset: u64,
+}
+
+impl std::io::Write for AtOffset<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        write_all_at(self.file, bytes, self.offset)?;
+        self.offset += bytes.len() as u64;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn write_all_at(file: &File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+    }
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < bytes.len() {
+            match std::os::windows::fs::FileExt::seek_write(
+                file,
+                &bytes[done..],
+                offset + done as u64,
+            ) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(written) => done += written,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
             }
         }
+        Ok(())
     }
-    let channels = model.additional_uvs.len();
-    if channels > 4 {
-        return Err(WriteError::Unrepresentable {
-            path: "additional_uvs".into(),
-            message: format!("{channels} additional UV channels; PMX holds at most 4"),
-        });
-    }
-    for (channel, values) in model.additional_uvs.iter().enumerate() {
-        if values.len() != model.vertices.len() {
+}
+
+/// Bytes the writer gathers before it hands them to its sink.
+const CHUNK: usize = 1 << 20;
+
+/// What a write settles before the first byte: the version, encoding and index sizes, the
+/// model's fitness for them, and the warnings that go with them.
+struct Plan {
+    version: PmxVersion,
+    encoding: TextEncoding,
+    sizes: IndexSizes,
+    report: SaveReport,
+}
+
+impl Plan {
+    fn new(model: &Model, options: &PmxSaveOptions) -> Result<Self, WriteError> {
+        let version = options.version.unwrap_or(model.header.version);
+        let encoding = options.encoding.unwrap_or(model.header.encoding);
+        let mut report = SaveReport::default();
+        if version == PmxVersion::V2_0 {
+            let violations = pmx21_features(model);
+            if !violations.is_empty() {
+                if !options.allow_version_violations {
+                    return Err(WriteError::VersionViolations { violations });
+                }
+                if !model.soft_bodies.is_empty() {
+                    report.warnings.push(format!(
+                        "{} soft bodies are not written: PMX 2.0 has no soft body section",
+                        model.soft_bodies.len()
+                    ));
+                }
+            }
+        }
+        let channels = model.additional_uvs.len();
+        if channels > 4 {
             return Err(WriteError::Unrepresentable {
-                path: format!("additional_uvs[{channel}]"),
-                message: format!(
-                    "{} values for {} vertices",
-                    values.len(),
-                    model.vertices.len()
-                ),
+                path: "additional_uvs".into(),
+                message: format!("{channels} additional UV channels; PMX holds at most 4"),
             });
         }
-    }
-    let sizes = choose_index_sizes(model, options.index_sizes);
-    let mut w = Writer {
-        out: Vec::with_capacity(estimate_size(model, sizes)),
-        encoding,
-        sizes,
-        report,
-    };
-
-    w.out.extend_from_slice(super::read::MAGIC);
-    w.f32(version.as_f32());
-    w.u8(8);
-    w.u8(match encoding {
-        TextEncoding::Utf16 => 0,
-        TextEncoding::Utf8 => 1,
-    });
-    w.u8(channels as u8);
-    w.out.extend_from_slice(&sizes.to_array());
-
-    w.text(&model.info.name_ja, "model_info.name_ja");
-    w.text(&model.info.name_en, "model_info.name_en");
-    w.text(&model.info.comment_ja, "model_info.comment_ja");
-    w.text(&model.info.comment_en, "model_info.comment_en");
-
-    w.count(model.vertices.len(), "vertices")?;
-    for (i, vertex) in model.vertices.iter().enumerate() {
-        w.vec3(vertex.position);
-        w.vec3(vertex.normal);
-        w.vec2(vertex.uv);
-        for channel in &model.additional_uvs {
-            w.vec4(channel.get(i).copied().unwrap_or_default());
-        }
-        w.weight(&vertex.weight, i)?;
-        w.f32(vertex.edge_scale);
-    }
-
-    w.count(model.faces.len().saturating_mul(3), "faces")?;
-    for (i, face) in model.faces.iter().enumerate() {
-        for &vertex in face {
-            w.vertex(vertex, || format!("faces[{i}]"))?;
-        }
-    }
-
-    w.count(model.textures.len(), "textures")?;
-    for (i, path) in model.textures.iter().enumerate() {
-        w.text(path, &format!("textures[{i}]"));
-    }
-
-    w.count(model.materials.len(), "materials")?;
-    for (i, m) in model.materials.iter().enumerate() {
-        let at = || format!("materials[{i}]");
-        w.text(&m.name_ja, &format!("materials[{i}].name_ja"));
-        w.text(&m.name_en, &format!("materials[{i}].name_en"));
-        w.vec4(m.diffuse);
-        w.vec3(m.specular);
-        w.f32(m.specular_power);
-        w.vec3(m.ambient);
-        w.u8(m.draw_flags.bits());
-        w.vec4(m.edge_color);
-        w.f32(m.edge_size);
-        w.signed(TextureIdx::to_raw(m.texture), sizes.texture, || {
-            format!("{}.texture", at())
-        })?;
-        w.signed(TextureIdx::to_raw(m.sphere_texture), sizes.texture, || {
-            format!("{}.sphere_texture", at())
-        })?;
-        w.u8(m.sphere_mode.to_raw());
-        match m.toon {
-            Toon::Texture(texture) => {
-                w.u8(0);
-                w.signed(TextureIdx::to_raw(texture), sizes.texture, || {
-                    format!("{}.toon", at())
-                })?;
-            }
-            Toon::Shared(number) => {
-                w.u8(1);
-                w.u8(number);
+        for (channel, values) in model.additional_uvs.iter().enumerate() {
+            if values.len() != model.vertices.len() {
+                return Err(WriteError::Unrepresentable {
+                    path: format!("additional_uvs[{channel}]"),
+                    message: format!(
+                        "{} values for {} vertices",
+                        values.len(),
+                        model.vertices.len()
+                    ),
+                });
             }
         }
-        w.text(&m.memo, &format!("materials[{i}].memo"));
-        w.i32(
-            i32::try_from(m.face_index_count).map_err(|_| WriteError::Unrepresentable {
-                path: format!("{}.face_index_count", at()),
-                message: format!("{} does not fit an int", m.face_index_count),
-            })?,
-        );
+        let sizes = choose_index_sizes(model, options.index_sizes);
+        Ok(Plan {
+            version,
+            encoding,
+            sizes,
+            report,
+        })
+    }
+}
+
+impl<'w> Writer<'w> {
+    fn new(plan: &Plan, sink: Option<&'w mut dyn std::io::Write>, capacity: usize) -> Self {
+        Writer {
+            out: Vec::with_capacity(if sink.is_some() {
+                CHUNK + (64 << 10)
+            } else {
+                capacity
+            }),
+            sink,
+            encoding: plan.encoding,
+            sizes: plan.sizes,
+            report: SaveReport::default(),
+        }
     }
 
-    w.count(model.bones.len(), "bones")?;
-    for (i, bone) in model.bones.iter().enumerate() {
-        w.bone_record(bone, i)?;
+    /// The header and the model info.
+    fn head(&mut self, model: &Model, plan: &Plan) -> Result<(), WriteError> {
+        let (version, encoding, sizes) = (plan.version, plan.encoding, plan.sizes);
+        let channels = model.additional_uvs.len();
+        self.out.extend_from_slice(super::read::MAGIC);
+        self.f32(version.as_f32());
+        self.u8(8);
+        self.u8(match encoding {
+            TextEncoding::Utf16 => 0,
+            TextEncoding::Utf8 => 1,
+        });
+        self.u8(channels as u8);
+        self.out.extend_from_slice(&sizes.to_array());
+
+        self.text(&model.info.name_ja, "model_info.name_ja");
+        self.text(&model.info.name_en, "model_info.name_en");
+        self.text(&model.info.comment_ja, "model_info.comment_ja");
+        self.text(&model.info.comment_en, "model_info.comment_en");
+        Ok(())
     }
 
-    w.count(model.morphs.len(), "morphs")?;
-    for (i, morph) in model.morphs.iter().enumerate() {
-        w.morph(morph, i)?;
+    fn vertices(&mut self, model: &Model) -> Result<(), WriteError> {
+        self.count(model.vertices.len(), "vertices")?;
+        for (i, vertex) in model.vertices.iter().enumerate() {
+            self.vec3(vertex.position);
+            self.vec3(vertex.normal);
+            self.vec2(vertex.uv);
+            for channel in &model.additional_uvs {
+                self.vec4(channel.get(i).copied().unwrap_or_default());
+            }
+            self.weight(&vertex.weight, i)?;
+            self.f32(vertex.edge_scale);
+            self.flush()?;
+        }
+        Ok(())
     }
 
-    w.count(model.display_frames.len(), "display_frames")?;
-    for (i, frame) in model.display_frames.iter().enumerate() {
-        w.text(&frame.name_ja, &format!("display_frames[{i}].name_ja"));
-        w.text(&frame.name_en, &format!("display_frames[{i}].name_en"));
-        w.u8(u8::from(frame.special));
-        w.count(frame.items.len(), "display frame items")?;
-        for (j, item) in frame.items.iter().enumerate() {
-            let at = || format!("display_frames[{i}].items[{j}]");
-            match *item {
-                DisplayItem::Bone(bone) => {
-                    w.u8(0);
-                    w.signed(BoneIdx::to_raw(bone), sizes.bone, at)?;
+    fn faces(&mut self, model: &Model) -> Result<(), WriteError> {
+        self.count(model.faces.len().saturating_mul(3), "faces")?;
+        for (i, face) in model.faces.iter().enumerate() {
+            for &vertex in face {
+                self.vertex(vertex, || format!("faces[{i}]"))?;
+            }
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Textures, materials and bones: the small sections between the faces and the morphs.
+    fn middle(&mut self, model: &Model) -> Result<(), WriteError> {
+        let sizes = self.sizes;
+        self.count(model.textures.len(), "textures")?;
+        for (i, path) in model.textures.iter().enumerate() {
+            self.text(path, &format!("textures[{i}]"));
+        }
+
+        self.count(model.materials.len(), "materials")?;
+        for (i, m) in model.materials.iter().enumerate() {
+            let at = || format!("materials[{i}]");
+            self.text(&m.name_ja, &format!("materials[{i}].name_ja"));
+            self.text(&m.name_en, &format!("materials[{i}].name_en"));
+            self.vec4(m.diffuse);
+            self.vec3(m.specular);
+            self.f32(m.specular_power);
+            self.vec3(m.ambient);
+            self.u8(m.draw_flags.bits());
+            self.vec4(m.edge_color);
+            self.f32(m.edge_size);
+            self.signed(TextureIdx::to_raw(m.texture), sizes.texture, || {
+                format!("{}.texture", at())
+            })?;
+            self.signed(TextureIdx::to_raw(m.sphere_texture), sizes.texture, || {
+                format!("{}.sphere_texture", at())
+            })?;
+            self.u8(m.sphere_mode.to_raw());
+            match m.toon {
+                Toon::Texture(texture) => {
+                    self.u8(0);
+                    self.signed(TextureIdx::to_raw(texture), sizes.texture, || {
+                        format!("{}.toon", at())
+                    })?;
                 }
-                DisplayItem::Morph(morph) => {
-                    w.u8(1);
-                    w.signed(MorphIdx::to_raw(morph), sizes.morph, at)?;
+                Toon::Shared(number) => {
+                    self.u8(1);
+                    self.u8(number);
+                }
+            }
+            self.text(&m.memo, &format!("materials[{i}].memo"));
+            self.i32(i32::try_from(m.face_index_count).map_err(|_| {
+                WriteError::Unrepresentable {
+                    path: format!("{}.face_index_count", at()),
+                    message: format!("{} does not fit an int", m.face_index_count),
+                }
+            })?);
+        }
+
+        self.count(model.bones.len(), "bones")?;
+        for (i, bone) in model.bones.iter().enumerate() {
+            self.bone_record(bone, i)?;
+        }
+        Ok(())
+    }
+
+    /// The morphs and every section after them.
+    fn tail(&mut self, model: &Model, plan: &Plan) -> Result<(), WriteError> {
+        let (version, sizes) = (plan.version, self.sizes);
+        self.count(model.morphs.len(), "morphs")?;
+        for (i, morph) in model.morphs.iter().enumerate() {
+            self.morph(morph, i)?;
+            self.flush()?;
+        }
+
+        self.count(model.display_frames.len(), "display_frames")?;
+        for (i, frame) in model.display_frames.iter().enumerate() {
+            self.text(&frame.name_ja, &format!("display_frames[{i}].name_ja"));
+            self.text(&frame.name_en, &format!("display_frames[{i}].name_en"));
+            self.u8(u8::from(frame.special));
+            self.count(frame.items.len(), "display frame items")?;
+            for (j, item) in frame.items.iter().enumerate() {
+                let at = || format!("display_frames[{i}].items[{j}]");
+                match *item {
+                    DisplayItem::Bone(bone) => {
+                        self.u8(0);
+                        self.signed(BoneIdx::to_raw(bone), sizes.bone, at)?;
+                    }
+                    DisplayItem::Morph(morph) => {
+                        self.u8(1);
+                        self.signed(MorphIdx::to_raw(morph), sizes.morph, at)?;
+                    }
                 }
             }
         }
-    }
 
-    w.count(model.rigid_bodies.len(), "rigid_bodies")?;
-    for (i, body) in model.rigid_bodies.iter().enumerate() {
-        w.text(&body.name_ja, &format!("rigid_bodies[{i}].name_ja"));
-        w.text(&body.name_en, &format!("rigid_bodies[{i}].name_en"));
-        w.signed(BoneIdx::to_raw(body.bone), sizes.bone, || {
-            format!("rigid_bodies[{i}].bone")
-        })?;
-        w.u8(body.group);
-        w.out
-            .extend_from_slice(&body.non_collision_mask.to_le_bytes());
-        w.u8(body.shape.to_raw());
-        w.vec3(body.size);
-        w.vec3(body.position);
-        w.vec3(body.rotation);
-        w.f32(body.mass);
-        w.f32(body.linear_damping);
-        w.f32(body.angular_damping);
-        w.f32(body.restitution);
-        w.f32(body.friction);
-        w.u8(body.mode.to_raw());
-    }
-
-    w.count(model.joints.len(), "joints")?;
-    for (i, joint) in model.joints.iter().enumerate() {
-        w.text(&joint.name_ja, &format!("joints[{i}].name_ja"));
-        w.text(&joint.name_en, &format!("joints[{i}].name_en"));
-        w.u8(joint.kind.to_raw());
-        w.signed(RigidBodyIdx::to_raw(joint.body_a), sizes.rigid_body, || {
-            format!("joints[{i}].body_a")
-        })?;
-        w.signed(RigidBodyIdx::to_raw(joint.body_b), sizes.rigid_body, || {
-            format!("joints[{i}].body_b")
-        })?;
-        for v in [
-            joint.position,
-            joint.rotation,
-            joint.move_lower,
-            joint.move_upper,
-            joint.rotate_lower,
-            joint.rotate_upper,
-            joint.spring_move,
-            joint.spring_rotate,
-        ] {
-            w.vec3(v);
+        self.count(model.rigid_bodies.len(), "rigid_bodies")?;
+        for (i, body) in model.rigid_bodies.iter().enumerate() {
+            self.text(&body.name_ja, &format!("rigid_bodies[{i}].name_ja"));
+            self.text(&body.name_en, &format!("rigid_bodies[{i}].name_en"));
+            self.signed(BoneIdx::to_raw(body.bone), sizes.bone, || {
+                format!("rigid_bodies[{i}].bone")
+            })?;
+            self.u8(body.group);
+            self.out
+                .extend_from_slice(&body.non_collision_mask.to_le_bytes());
+            self.u8(body.shape.to_raw());
+            self.vec3(body.size);
+            self.vec3(body.position);
+            self.vec3(body.rotation);
+            self.f32(body.mass);
+            self.f32(body.linear_damping);
+            self.f32(body.angular_damping);
+            self.f32(body.restitution);
+            self.f32(body.friction);
+            self.u8(body.mode.to_raw());
         }
-    }
 
-    if version == PmxVersion::V2_1 {
-        w.count(model.soft_bodies.len(), "soft_bodies")?;
-        for (i, body) in model.soft_bodies.iter().enumerate() {
-            w.soft_body(body, i)?;
+        self.count(model.joints.len(), "joints")?;
+        for (i, joint) in model.joints.iter().enumerate() {
+            self.text(&joint.name_ja, &format!("joints[{i}].name_ja"));
+            self.text(&joint.name_en, &format!("joints[{i}].name_en"));
+            self.u8(joint.kind.to_raw());
+            self.signed(RigidBodyIdx::to_raw(joint.body_a), sizes.rigid_body, || {
+                format!("joints[{i}].body_a")
+            })?;
+            self.signed(RigidBodyIdx::to_raw(joint.body_b), sizes.rigid_body, || {
+                format!("joints[{i}].body_b")
+            })?;
+            for v in [
+                joint.position,
+                joint.rotation,
+                joint.move_lower,
+                joint.move_upper,
+                joint.rotate_lower,
+                joint.rotate_upper,
+                joint.spring_move,
+                joint.spring_rotate,
+            ] {
+                self.vec3(v);
+            }
         }
-    }
 
-    Ok((w.out, w.report))
+        if version == PmxVersion::V2_1 {
+            self.count(model.soft_bodies.len(), "soft_bodies")?;
+            for (i, body) in model.soft_bodies.iter().enumerate() {
+                self.soft_body(body, i)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A close upper estimate of the file size, so the output buffer is allocated once.
@@ -331,14 +555,35 @@ fn estimate_size(model: &Model, sizes: IndexSizes) -> usize {
         + model.joints.len() * 160
 }
 
-struct Writer {
+struct Writer<'w> {
     out: Vec<u8>,
+    sink: Option<&'w mut dyn std::io::Write>,
     encoding: TextEncoding,
     sizes: IndexSizes,
     report: SaveReport,
 }
 
-impl Writer {
+impl Writer<'_> {
+    /// Hands what is gathered to the sink once it is a chunk (called between elements, so a
+    /// text's length is always patched before its bytes leave).
+    #[inline]
+    fn flush(&mut self) -> Result<(), WriteError> {
+        if self.out.len() >= CHUNK {
+            self.flush_all()?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn flush_all(&mut self) -> Result<(), WriteError> {
+        if let Some(sink) = &mut self.sink {
+            sink.write_all(&self.out)
+                .map_err(|error| WriteError::Io(error.to_string()))?;
+            self.out.clear();
+        }
+        Ok(())
+    }
+
     fn u8(&mut self, value: u8) {
         self.out.push(value);
     }
@@ -537,12 +782,14 @@ impl Writer {
                 for (j, o) in offsets.iter().enumerate() {
                     self.signed(MorphIdx::to_raw(o.morph), sizes.morph, at(j))?;
                     self.f32(o.ratio);
+                    self.flush()?;
                 }
             }
             MorphOffsets::Vertex(offsets) => {
                 for (j, o) in offsets.iter().enumerate() {
                     self.vertex(o.vertex, at(j))?;
                     self.vec3(o.offset);
+                    self.flush()?;
                 }
             }
             MorphOffsets::Bone(offsets) => {
@@ -550,6 +797,7 @@ impl Writer {
                     self.bone(o.bone, at(j))?;
                     self.vec3(o.translation);
                     self.vec4(o.rotation);
+                    self.flush()?;
                 }
             }
             MorphOffsets::Uv(offsets)
@@ -560,6 +808,7 @@ impl Writer {
                 for (j, o) in offsets.iter().enumerate() {
                     self.vertex(o.vertex, at(j))?;
                     self.vec4(o.offset);
+                    self.flush()?;
                 }
             }
             MorphOffsets::Material(offsets) => {
@@ -575,6 +824,7 @@ impl Writer {
                     self.vec4(o.texture_tint);
                     self.vec4(o.sphere_tint);
                     self.vec4(o.toon_tint);
+                    self.flush()?;
                 }
             }
             MorphOffsets::Impulse(offsets) => {
@@ -583,6 +833,7 @@ impl Writer {
                     self.u8(u8::from(o.local));
                     self.vec3(o.velocity);
                     self.vec3(o.torque);
+                    self.flush()?;
                 }
             }
         }
