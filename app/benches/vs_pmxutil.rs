@@ -165,6 +165,8 @@ fn write_benchmark_file(path: &Path) {
 }
 
 /// Runs a command to its end: wall time and the child's peak resident memory in bytes.
+// The child is waited for by `wait4` (which also gives its peak memory), not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn run(argv: &[String]) -> (Duration, u64) {
     let started = Instant::now();
     let child = Command::new(&argv[0])
