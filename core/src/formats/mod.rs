@@ -551,7 +551,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     atomic(path, |file| file.write_all(bytes), |error| error)
 }
 
-/// Runs `write` on `file` while a second thread asks the system, every tenth of a second, to
+/// Runs `write` on `file` while a second thread asks the system, every 20 ms, to
 /// put what is written so far on the disk: the final sync before the rename then waits only for
 /// the last part, not for a whole big file (a save that takes less than that never syncs twice).
 fn write_syncing<T, E>(
@@ -565,7 +565,7 @@ fn write_syncing<T, E>(
     std::thread::scope(|scope| {
         scope.spawn(move || {
             while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                finished.recv_timeout(std::time::Duration::from_millis(100))
+                finished.recv_timeout(std::time::Duration::from_millis(20))
             {
                 // Only a head start: the final sync_all reports any error.
                 let _ = syncing.sync_data();
