@@ -1,5 +1,5 @@
-//! `info` and `convert` on PMD files: the format name, PMD → PMX → PMD through the command
-//! line, and the loss report `convert` prints when writing PMD.
+//! `info` and `convert` on PMD files: the format name, PMD → PMX → PMD and PMD → PMD through
+//! the command line, and the loss report `convert` prints when writing PMD.
 
 // Test code: a failed expectation is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -57,6 +57,13 @@ fn info_reports_pmd_and_convert_round_trips_through_pmx() {
     assert!(
         std::fs::read(&back).unwrap() == std::fs::read(&original).unwrap(),
         "PMD → PMX → PMD gives the same bytes"
+    );
+    let copy = dir.path().join("copy.pmd");
+    let output = pmx_studio(&[Path::new("convert"), &original, &copy]);
+    assert!(output.stderr.is_empty(), "nothing is lost");
+    assert!(
+        std::fs::read(&copy).unwrap() == std::fs::read(&original).unwrap(),
+        "PMD → PMD gives the same bytes"
     );
 }
 

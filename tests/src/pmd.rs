@@ -1,7 +1,7 @@
 //! PMD files built in code for the PMD tests.
 
 use pmx_core::formats::pmd::*;
-use pmx_core::model::{Vec2, Vec3};
+use pmx_core::model::{PmdTextSlot, Vec2, Vec3};
 
 fn text(s: &str) -> FixedText {
     FixedText::from(s)
@@ -257,5 +257,92 @@ pub fn sample_without_extensions() -> PmdFile {
         rigid_bodies: None,
         joints: None,
         ..sample_file()
+    }
+}
+
+/// [`sample_file`] with a text that fills its field to the last byte (no terminator) in every
+/// section that has names: MikuMikuDance reads such names, and old tools wrote them.
+#[must_use]
+pub fn sample_with_full_names() -> PmdFile {
+    let mut file = sample_file();
+    file.name = text("Full model name: 20B");
+    file.comment = FixedText::new(b"c".repeat(field::COMMENT));
+    file.materials[1].texture = text("face_texture_001.png");
+    // Ten two-byte characters.
+    file.bones[bones::NECK].name = text("くびくびくびくびくび");
+    file.skins[1].name = text("まばたきまばたきまば");
+    // 49 bytes and the "\n" PMDEditor ends frame names with.
+    file.bone_frame_names[1] = FixedText::new([b"f".repeat(49), b"\n".to_vec()].concat());
+    if let Some(english) = &mut file.english {
+        english.name = text("A sample, 20 bytes..");
+        english.bone_names[0] = text("master_bone_of_model");
+        english.skin_names[2] = text("other_skin_is_twenty");
+        english.bone_frame_names[0] = FixedText::new(b"e".repeat(field::FRAME_NAME));
+    }
+    if let Some(toons) = &mut file.toon_names {
+        toons[1] = FixedText::new([b"t".repeat(96), b".bmp".to_vec()].concat());
+    }
+    if let Some(bodies) = &mut file.rigid_bodies {
+        bodies[1].name = text("hair_body_twenty_b_1");
+    }
+    if let Some(joints) = &mut file.joints {
+        joints[0].name = text("hair_joint_twenty__1");
+    }
+    file
+}
+
+/// `file` with the padding `pad(slot, room)` after the text of every field the text leaves room
+/// in (`room`: the bytes after the text, terminator included). `pad` must return `room` bytes
+/// starting with a NUL.
+#[must_use]
+pub fn padded(mut file: PmdFile, pad: impl Fn(PmdTextSlot, usize) -> Vec<u8>) -> PmdFile {
+    let rooms: Vec<(PmdTextSlot, usize)> = file
+        .text_fields()
+        .map(|(slot, len, text)| (slot, len.saturating_sub(text.bytes.len())))
+        .filter(|&(_, room)| room > 0)
+        .collect();
+    for (slot, room) in rooms {
+        let padding = pad(slot, room);
+        assert_eq!(padding.len(), room, "{slot:?}");
+        if let Some(text) = file.text_field_mut(slot) {
+            text.padding = padding;
+        }
+    }
+    file
+}
+
+/// The paddings files use: MikuMikuDance's zeros, PMDEditor's 0xFD, and the leftover bytes of
+/// an older, longer text.
+pub mod padding {
+    use super::PADDING;
+    use pmx_core::model::PmdTextSlot;
+
+    #[must_use]
+    pub fn zeros(_: PmdTextSlot, room: usize) -> Vec<u8> {
+        vec![0; room]
+    }
+
+    #[must_use]
+    pub fn fd(_: PmdTextSlot, room: usize) -> Vec<u8> {
+        let mut bytes = vec![PADDING; room];
+        bytes[0] = 0;
+        bytes
+    }
+
+    #[must_use]
+    pub fn leftover(_: PmdTextSlot, room: usize) -> Vec<u8> {
+        let old = "an older name\u{0}, then 0xFD: \u{FD}\u{FD}".as_bytes();
+        std::iter::once(0)
+            .chain(old.iter().copied().cycle())
+            .take(room)
+            .collect()
+    }
+
+    /// A different one of the three by field, as a file edited by several tools has.
+    #[must_use]
+    pub fn mixed(slot: PmdTextSlot, room: usize) -> Vec<u8> {
+        let styles = [zeros, fd, leftover];
+        let which = format!("{slot:?}").len() % styles.len();
+        styles[which](slot, room)
     }
 }

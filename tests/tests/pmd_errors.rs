@@ -272,8 +272,8 @@ fn not_a_pmd_file() {
 fn invalid_shift_jis_reads_lossily_with_a_note() {
     let mut file = sample_file();
     // 0xA0 is no Shift-JIS byte; the name ends in a lone lead byte 0x83 (a name cut by a tool).
-    file.bones[2].name = FixedText(b"ab\xA0cd".to_vec());
-    file.skins[1].name = FixedText(b"Nirva \x83".to_vec());
+    file.bones[2].name = FixedText::new(b"ab\xA0cd".to_vec());
+    file.skins[1].name = FixedText::new(b"Nirva \x83".to_vec());
     let bytes = pmd::write_file(&file).expect("writes");
     let layout = Layout::of(&file);
     let (raw, report) = pmd::read_file(&bytes, &LoadOptions::default()).expect("reads");

@@ -6,10 +6,12 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use pmx_core::LoadOptions;
-use pmx_core::formats::pmd::{self, BoneKind, PmdBone, PmdFile, PmdIk};
+use pmx_core::formats::pmd::{self, BoneKind, FixedText, PmdBone, PmdFile, PmdIk};
 use pmx_core::formats::pmx::{self, PmxSaveOptions};
 use pmx_core::model::*;
-use pmx_tests::pmd::{bones, sample_file, sample_without_extensions};
+use pmx_tests::pmd::{
+    bones, padded, sample_file, sample_with_full_names, sample_without_extensions,
+};
 
 fn bytes_of(file: &PmdFile) -> Vec<u8> {
     pmd::write_file(file).expect("sample writes")
@@ -838,4 +840,139 @@ fn save_path_writes_pmd_and_reports_losses_as_warnings() {
     assert_eq!(loaded.format, pmx_core::FileFormat::Pmd);
     assert_eq!(loaded.format.name(), "pmd");
     assert_eq!(loaded.model.bones.len(), sample_file().bones.len());
+}
+
+/// The paddings of `pmx_tests::pmd::padding`, each on the sample with every kind of name that
+/// fills its field.
+fn padded_samples() -> Vec<(&'static str, PmdFile)> {
+    use pmx_tests::pmd::padding;
+    type Pad = fn(PmdTextSlot, usize) -> Vec<u8>;
+    let styles: [(&str, Pad); 4] = [
+        ("zeros", padding::zeros),
+        ("0xFD", padding::fd),
+        ("leftovers", padding::leftover),
+        ("mixed", padding::mixed),
+    ];
+    styles
+        .into_iter()
+        .map(|(what, pad)| (what, padded(sample_with_full_names(), pad)))
+        .collect()
+}
+
+#[test]
+fn raw_pmd_keeps_the_padding_of_every_text_field() {
+    let unpadded = bytes_of(&sample_with_full_names());
+    for (what, file) in padded_samples() {
+        let bytes = bytes_of(&file);
+        assert_eq!(bytes.len(), unpadded.len(), "{what}");
+        if what != "0xFD" {
+            assert_ne!(bytes, unpadded, "{what}: the padding is written");
+        }
+        let (back, report) = pmd::read_file(&bytes, &LoadOptions::default()).expect("reads");
+        assert!(report.notes.is_empty(), "{what}: {:?}", report.notes);
+        assert_eq!(
+            bytes_of(&back),
+            bytes,
+            "{what}: PMD → PMD gives the same bytes"
+        );
+        // Every field, as read, holds its padding (0xFD after the NUL is the default).
+        for ((slot, _, got), (_, _, want)) in back.text_fields().zip(file.text_fields()) {
+            assert_eq!(got.bytes, want.bytes, "{what}: {slot:?}");
+            let default = want.padding.iter().skip(1).all(|&b| b == pmd::PADDING);
+            if !default {
+                assert_eq!(got.padding, want.padding, "{what}: {slot:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn pmd_to_model_to_pmd_keeps_the_padding_of_every_text_field() {
+    let plain = model_of(&sample_with_full_names());
+    let options = |target| pmx_core::validate::CheckOptions {
+        target,
+        ..Default::default()
+    };
+    let issues = |model: &Model, target| {
+        format!(
+            "{:?}",
+            pmx_core::validate::check(model, None, &options(target))
+        )
+    };
+    for (what, file) in padded_samples() {
+        let bytes = bytes_of(&file);
+        let (model, report) = pmd::read(&bytes, &LoadOptions::default()).expect("reads");
+        assert!(!report.lost_data(), "{what}: {:?}", report.notes);
+        assert_eq!(pmd::pmd_losses(&model), Vec::new(), "{what}");
+        let (written, losses) = pmd::write(&model).expect("writes");
+        assert!(losses.is_empty(), "{what}: {:?}", losses.losses);
+        assert_eq!(
+            written, bytes,
+            "{what}: PMD → model → PMD gives the same bytes"
+        );
+
+        // The padding travels with the model and nowhere else: the model is the plain one
+        // but for it, the validator says the same, and PMX gets the same bytes.
+        let without = Model {
+            pmd: plain.pmd.clone(),
+            ..model.clone()
+        };
+        assert_eq!(without, plain, "{what}");
+        for target in [None, Some(pmx_core::validate::Target::Pmd)] {
+            assert_eq!(issues(&model, target), issues(&plain, target), "{what}");
+        }
+        let pmx_of = |model: &Model| pmx::write(model, &PmxSaveOptions::default()).unwrap().0;
+        assert_eq!(pmx_of(&model), pmx_of(&plain), "{what}");
+
+        // A document saved as JSON keeps it.
+        let json = pmx_core::formats::json::write(&model).expect("JSON writes");
+        let (from_json, _) = pmx_core::formats::json::read(&json).expect("JSON reads");
+        assert_eq!(from_json, model, "{what}");
+        assert_eq!(
+            pmd::write(&from_json).unwrap().0,
+            bytes,
+            "{what}: through JSON"
+        );
+    }
+    // PMDEditor's padding needs no record; a model from PMX has none and its JSON no key.
+    let (fd_only, _) = pmd::read(&bytes_of(&sample_file()), &LoadOptions::default()).unwrap();
+    assert!(fd_only.pmd.is_empty());
+    let json = pmx_core::formats::json::write(&fd_only).unwrap();
+    assert!(!String::from_utf8(json).unwrap().contains("\"pmd\""));
+}
+
+#[test]
+fn edited_names_get_the_default_padding_and_the_others_stay_exact() {
+    let file = padded(sample_with_full_names(), pmx_tests::pmd::padding::leftover);
+    let (mut model, _) = pmd::read(&bytes_of(&file), &LoadOptions::default()).unwrap();
+    // Renamed: a padded name, a name that filled its field, an English name and the comment.
+    model.bones[bones::UPPER_BODY].name_ja = "上半身2".into();
+    model.bones[bones::NECK].name_ja = "首".into();
+    model.bones[bones::ROOT].name_en = "root".into();
+    model.info.comment_ja = "新しいコメント".into();
+    // Moved: the two joints change places (nothing refers to joints).
+    model.joints.swap(0, 1);
+
+    let mut expected = file.clone();
+    expected.bones[bones::UPPER_BODY].name = FixedText::from("上半身2");
+    expected.bones[bones::NECK].name = FixedText::from("首");
+    expected.english.as_mut().unwrap().bone_names[0] = FixedText::from("root");
+    expected.comment = FixedText::from("新しいコメント");
+    let joints = expected.joints.as_mut().unwrap();
+    joints.swap(0, 1);
+    for joint in joints.iter_mut() {
+        joint.name.padding.clear();
+    }
+    // Moved, the name that filled its field is a 20-byte name like any other: cut to leave
+    // room for the terminator, and listed.
+    joints[1].name.bytes.truncate(19);
+    let (written, losses) = pmd::write(&model).expect("writes");
+    let paths: Vec<&str> = losses.losses.iter().map(|l| l.path.as_str()).collect();
+    assert_eq!(paths, ["joints[1].name_ja"]);
+    assert_eq!(written, bytes_of(&expected));
+
+    // Named back, an element gets its padding back: the record is never out of date.
+    model.bones[bones::UPPER_BODY].name_ja = "上半身".into();
+    expected.bones[bones::UPPER_BODY].name = file.bones[bones::UPPER_BODY].name.clone();
+    assert_eq!(pmd::write(&model).unwrap().0, bytes_of(&expected));
 }

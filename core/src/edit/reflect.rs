@@ -826,6 +826,17 @@ impl<T: FieldType> FieldType for Option<T> {
     }
 }
 
+impl HeapSize for PmdExtras {
+    fn heap_size(&self) -> usize {
+        let PmdExtras { text_fields } = self;
+        text_fields.capacity() * std::mem::size_of::<PmdTextField>()
+            + text_fields
+                .iter()
+                .map(|field| field.text.capacity() + field.padding.capacity())
+                .sum::<usize>()
+    }
+}
+
 impl HeapSize for Model {
     fn heap_size(&self) -> usize {
         let Model {
@@ -842,6 +853,7 @@ impl HeapSize for Model {
             rigid_bodies,
             joints,
             soft_bodies,
+            pmd,
         } = self;
         info.heap_size()
             + vertices.heap_size()
@@ -855,6 +867,7 @@ impl HeapSize for Model {
             + rigid_bodies.heap_size()
             + joints.heap_size()
             + soft_bodies.heap_size()
+            + pmd.heap_size()
     }
 }
 

@@ -7,11 +7,13 @@
 pub mod facts;
 mod index;
 mod math;
+mod pmd;
 pub mod refs;
 mod text;
 
 pub use index::{BoneIdx, ElementKind, MaterialIdx, MorphIdx, RigidBodyIdx, TextureIdx, VertexIdx};
 pub use math::{Vec2, Vec3, Vec4};
+pub use pmd::{PmdExtras, PmdTextField, PmdTextSlot};
 pub use text::{Text, TextEncoding};
 
 use bitflags::bitflags;
@@ -1208,6 +1210,10 @@ pub struct Model {
     pub joints: Vec<Joint>,
     #[serde(default)]
     pub soft_bodies: Vec<SoftBody>,
+    /// What a PMD file held that the model has no place for (see [`PmdExtras`]); empty for a
+    /// model from any other format, and never written to PMX.
+    #[serde(default, skip_serializing_if = "PmdExtras::is_empty")]
+    pub pmd: PmdExtras,
 }
 
 impl Model {

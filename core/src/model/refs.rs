@@ -370,6 +370,9 @@ macro_rules! walk_model {
             rigid_bodies,
             joints,
             soft_bodies,
+            // Keyed by PMD file position and checked against the text when written: no index
+            // of the model.
+            pmd: _,
         } = $model;
 
         for (vertex, element) in vertices.into_iter().enumerate() {

@@ -4,9 +4,6 @@ use super::raw::*;
 use crate::formats::error::WriteError;
 use crate::model::{Vec2, Vec3};
 
-/// The padding PMDEditor writes after a text terminator.
-const PADDING: u8 = 0xFD;
-
 /// Writes `file`. Extensions are written up to the last one present; an earlier one that is
 /// missing is written empty (English flag 0, the standard toon list, no rigid bodies), because
 /// the format locates extensions by order alone.
@@ -272,10 +269,15 @@ impl Out {
         self.f32(v.z);
     }
 
-    /// A fixed-size text field: the bytes (cut to the field), a NUL when there is room, and
-    /// 0xFD padding.
+    /// A fixed-size text field: the bytes (cut to the field), then the padding as read when it
+    /// still fits, else a NUL when there is room and 0xFD padding.
     fn text(&mut self, text: &FixedText, len: usize) {
         let bytes = text.as_bytes();
+        if let Some(padding) = text.padding_for(len) {
+            self.bytes(bytes);
+            self.bytes(padding);
+            return;
+        }
         let used = bytes.len().min(len);
         self.bytes(&bytes[..used]);
         if used < len {

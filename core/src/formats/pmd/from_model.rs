@@ -89,6 +89,12 @@ pub fn from_model(model: &Model) -> (PmdFile, Vec<PmdLoss>) {
     let mut conv = Converter {
         model,
         losses: Vec::new(),
+        kept: model
+            .pmd
+            .text_fields
+            .iter()
+            .map(|field| (field.slot, field))
+            .collect(),
         file: PmdFile {
             english_flag: Some(1),
             english: Some(PmdEnglish::default()),
@@ -120,12 +126,15 @@ pub fn from_model(model: &Model) -> (PmdFile, Vec<PmdLoss>) {
             "SoftBody（PMX 2.1）は削除されます。PMDにはありません".into(),
         );
     }
+    conv.keep_padding();
     (conv.file, conv.losses)
 }
 
 struct Converter<'a> {
     model: &'a Model,
     losses: Vec<PmdLoss>,
+    /// The text fields the PMD file the model was read from held beyond their text.
+    kept: HashMap<PmdTextSlot, &'a PmdTextField>,
     file: PmdFile,
 }
 
@@ -144,9 +153,51 @@ impl Converter<'_> {
 
     /// Encodes a name for a field of `field_len` bytes, keeping room for the terminator the
     /// spec requires ("終端の0x00は省略不可"; PmxEditor cuts the same way), and listing cuts
-    /// and unmappable characters.
-    fn text(&mut self, value: &Text, field_len: usize, path: impl Fn() -> String) -> FixedText {
+    /// and unmappable characters. A text the file at `slot` was read with, filling the field
+    /// with no terminator, is written back whole ([`Self::kept_full_text`]).
+    fn text(
+        &mut self,
+        value: &Text,
+        field_len: usize,
+        slot: PmdTextSlot,
+        path: impl Fn() -> String,
+    ) -> FixedText {
+        if let Some(kept) = self.kept_full_text(value, slot, b"") {
+            return kept;
+        }
         self.encode(value, field_len.saturating_sub(1), path)
+    }
+
+    /// The text of `slot` as read when the file filled the field with it (no terminator) and
+    /// `value` followed by `suffix` still encodes to exactly those bytes. Such files exist
+    /// (names cut at the byte limit by old tools), and cutting the name again to make room for
+    /// a terminator would change an unedited name.
+    fn kept_full_text(&self, value: &Text, slot: PmdTextSlot, suffix: &[u8]) -> Option<FixedText> {
+        let kept = self.kept.get(&slot)?;
+        if !kept.padding.is_empty() || !value.is_decodable() {
+            return None;
+        }
+        let encoded = text::encode(&value.as_str(), usize::MAX);
+        let same = encoded.unmappable.is_empty()
+            && encoded.bytes.len() + suffix.len() == kept.text.len()
+            && kept.text.starts_with(&encoded.bytes)
+            && kept.text.ends_with(suffix);
+        same.then(|| FixedText::new(kept.text.clone()))
+    }
+
+    /// Gives every text field the padding the file it was read from had there, where the
+    /// converted text is still the text read (anything else keeps the default padding).
+    fn keep_padding(&mut self) {
+        for kept in self.kept.values() {
+            if kept.padding.is_empty() {
+                continue;
+            }
+            if let Some(text) = self.file.text_field_mut(kept.slot)
+                && text.bytes == kept.text
+            {
+                text.padding.clone_from(&kept.padding);
+            }
+        }
     }
 
     /// Encodes text in at most `limit` bytes.
@@ -187,7 +238,7 @@ impl Converter<'_> {
                 ),
             );
         }
-        FixedText(encoded.bytes)
+        FixedText::new(encoded.bytes)
     }
 
     /// A bone reference as PMD's 16-bit index (0xFFFF for none).
@@ -213,14 +264,27 @@ impl Converter<'_> {
 
     fn info(&mut self) {
         let info = &self.model.info;
-        self.file.name = self.text(&info.name_ja, field::MODEL_NAME, || "info.name_ja".into());
-        self.file.comment = self.text(&info.comment_ja, field::COMMENT, || {
-            "info.comment_ja".into()
+        self.file.name = self.text(&info.name_ja, field::MODEL_NAME, PmdTextSlot::Name, || {
+            "info.name_ja".into()
         });
-        let name = self.text(&info.name_en, field::MODEL_NAME, || "info.name_en".into());
-        let comment = self.text(&info.comment_en, field::COMMENT, || {
-            "info.comment_en".into()
-        });
+        self.file.comment = self.text(
+            &info.comment_ja,
+            field::COMMENT,
+            PmdTextSlot::Comment,
+            || "info.comment_ja".into(),
+        );
+        let name = self.text(
+            &info.name_en,
+            field::MODEL_NAME,
+            PmdTextSlot::EnglishName,
+            || "info.name_en".into(),
+        );
+        let comment = self.text(
+            &info.comment_en,
+            field::COMMENT,
+            PmdTextSlot::EnglishComment,
+            || "info.comment_en".into(),
+        );
         let english = english(&mut self.file);
         english.name = name;
         english.comment = comment;
@@ -571,7 +635,7 @@ impl Converter<'_> {
                 .cloned()
                 .unwrap_or_default();
             let path = || format!("textures[{texture}]");
-            let encoded = self.text(&name, field::TOON_NAME, path);
+            let encoded = self.text(&name, field::TOON_NAME, PmdTextSlot::ToonName(slot), path);
             if let Some(names) = &mut self.file.toon_names {
                 names[slot] = encoded;
             }
@@ -687,8 +751,18 @@ impl Converter<'_> {
         for (i, bone) in model.bones.iter().enumerate() {
             let kind = kinds[i];
             let at = |field: &str| format!("bones[{i}].{field}");
-            let name = self.text(&bone.name_ja, field::BONE_NAME, || at("name_ja"));
-            english_names.push(self.text(&bone.name_en, field::BONE_NAME, || at("name_en")));
+            let name = self.text(
+                &bone.name_ja,
+                field::BONE_NAME,
+                PmdTextSlot::BoneName(i),
+                || at("name_ja"),
+            );
+            english_names.push(self.text(
+                &bone.name_en,
+                field::BONE_NAME,
+                PmdTextSlot::EnglishBoneName(i),
+                || at("name_en"),
+            ));
             let parent = self.bone(bone.parent, || at("parent"));
             let (tail, ik_parent) = match kind {
                 BoneKind::RotationMotion => {
@@ -1161,15 +1235,26 @@ impl Converter<'_> {
         }
         self.file.skins.reserve_exact(vertex_morphs.len() + 1);
         self.file.skins.push(PmdSkin {
-            name: FixedText(b"base".to_vec()),
+            name: FixedText::new(b"base".to_vec()),
             kind: 0,
             vertices: base_vertices,
         });
         let mut english_names = Vec::with_capacity(vertex_morphs.len());
         for (i, morph, offsets) in vertex_morphs {
             let at = |field: &str| format!("morphs[{i}].{field}");
-            let name = self.text(&morph.name_ja, field::SKIN_NAME, || at("name_ja"));
-            english_names.push(self.text(&morph.name_en, field::SKIN_NAME, || at("name_en")));
+            let skin = self.file.skins.len();
+            let name = self.text(
+                &morph.name_ja,
+                field::SKIN_NAME,
+                PmdTextSlot::SkinName(skin),
+                || at("name_ja"),
+            );
+            english_names.push(self.text(
+                &morph.name_en,
+                field::SKIN_NAME,
+                PmdTextSlot::EnglishSkinName(english_names.len()),
+                || at("name_en"),
+            ));
             // The system panel (0) is written as kind 0, as PmxEditor does: only the first
             // skin is the base.
             let kind = morph.panel.to_raw();
@@ -1229,11 +1314,25 @@ impl Converter<'_> {
                 continue;
             }
             // PMDEditor needs bone frame names to end with "\n".
-            let mut name = self.text(&frame.name_ja, field::FRAME_NAME - 1, || at("name_ja"));
-            // (48 bytes of name, "\n" and the terminator fill the 50-byte field.)
-            name.0.push(b'\n');
+            let slot = PmdTextSlot::BoneFrameName(self.file.bone_frame_names.len());
+            let name = match self.kept_full_text(&frame.name_ja, slot, b"\n") {
+                Some(kept) => kept,
+                None => {
+                    let mut name = self.text(&frame.name_ja, field::FRAME_NAME - 1, slot, || {
+                        at("name_ja")
+                    });
+                    // (48 bytes of name, "\n" and the terminator fill the 50-byte field.)
+                    name.bytes.push(b'\n');
+                    name
+                }
+            };
             self.file.bone_frame_names.push(name);
-            english_names.push(self.text(&frame.name_en, field::FRAME_NAME, || at("name_en")));
+            english_names.push(self.text(
+                &frame.name_en,
+                field::FRAME_NAME,
+                PmdTextSlot::EnglishBoneFrameName(english_names.len()),
+                || at("name_en"),
+            ));
             let number = self.file.bone_frame_names.len() as u8;
             for (k, item) in frame.items.iter().enumerate() {
                 match *item {
@@ -1314,7 +1413,12 @@ impl Converter<'_> {
         let mut bodies = Vec::with_capacity(model.rigid_bodies.len());
         for (i, r) in model.rigid_bodies.iter().enumerate() {
             let at = |field: &str| format!("rigid_bodies[{i}].{field}");
-            let name = self.text(&r.name_ja, field::RIGID_BODY_NAME, || at("name_ja"));
+            let name = self.text(
+                &r.name_ja,
+                field::RIGID_BODY_NAME,
+                PmdTextSlot::RigidBodyName(i),
+                || at("name_ja"),
+            );
             self.english_dropped(&r.name_en, at("name_en"));
             let bone = self.bone(r.bone, || at("bone"));
             let anchor_bone = if bone == u16::MAX {
@@ -1346,7 +1450,12 @@ impl Converter<'_> {
         let mut joints = Vec::with_capacity(model.joints.len());
         for (i, j) in model.joints.iter().enumerate() {
             let at = |field: &str| format!("joints[{i}].{field}");
-            let name = self.text(&j.name_ja, field::JOINT_NAME, || at("name_ja"));
+            let name = self.text(
+                &j.name_ja,
+                field::JOINT_NAME,
+                PmdTextSlot::JointName(i),
+                || at("name_ja"),
+            );
             self.english_dropped(&j.name_en, at("name_en"));
             if j.kind != JointKind::Spring6Dof {
                 self.loss(

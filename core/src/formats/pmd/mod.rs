@@ -2,12 +2,15 @@
 //! the PMX document model as the PMX spec's PMD compatibility section describes.
 //!
 //! Two layers:
-//! - [`PmdFile`] is the file as stored (every section and extension, every raw value):
-//!   [`read_file`] and [`write_file`] round-trip it exactly (padding after text terminators
-//!   aside).
+//! - [`PmdFile`] is the file as stored (every section and extension, every raw value, the
+//!   padding after each text terminator): [`read_file`] and [`write_file`] give back the same
+//!   bytes for any file that reads.
 //! - [`read`] and [`write`] convert between a PMD file and the document [`Model`]. [`write`]
 //!   reports what PMD cannot hold element by element ([`PmdLoss`]); [`pmd_losses`] gives the
-//!   same list without writing, for `check --target pmd`.
+//!   same list without writing, for `check --target pmd`. What the model has no place for, the
+//!   text fields' padding and names that fill their field, travels in [`Model::pmd`] (keyed by
+//!   place in the file, used only while that place still gets the same text), so PMD → model →
+//!   PMD gives the same bytes too while the names are unchanged.
 //!
 //! The mapping, both ways:
 //! - Vertices: weight 0..100 of bone 1 → BDEF2 (BDEF1 for `(bone, 0, 100)`, PmxEditor's and

@@ -1,10 +1,10 @@
 //! The PMD file as it is stored: every section and extension, every field, in file order.
 //!
 //! This is the exact layer: reading a file into [`PmdFile`] and writing it back gives the same
-//! values (only the padding after a text terminator may differ). The conversion to and from the
-//! PMX document model lives in `to_model.rs` and `from_model.rs`.
+//! bytes, the padding after each text terminator included. The conversion to and from the PMX
+//! document model lives in `to_model.rs` and `from_model.rs`.
 
-use crate::model::{Vec2, Vec3};
+use crate::model::{PmdTextSlot, Vec2, Vec3};
 use std::fmt;
 
 /// Byte sizes of the fixed-size text fields.
@@ -41,42 +41,84 @@ pub mod record {
 /// The number of toon texture names the toon extension holds.
 pub const TOON_COUNT: usize = 10;
 
-/// The value of a fixed-size Shift-JIS text field: the bytes before the first NUL, or every byte
-/// of the field when it has no NUL (names may fill their field). The padding after the NUL is
-/// not kept (files use 0xFD, 0x00 or leftovers); the writer pads with 0xFD as PMDEditor does.
+/// The padding PMDEditor writes after a text terminator, and the writer's default.
+pub const PADDING: u8 = 0xFD;
+
+/// A fixed-size Shift-JIS text field: the text (the bytes before the first NUL, or every byte of
+/// the field when it has no NUL: names may fill their field) and what follows it.
+///
+/// Files pad differently (PMDEditor with 0xFD, MikuMikuDance's own models with zeros, some tools
+/// leave the bytes of an older, longer text), so the padding is kept as read for PMD → PMD to
+/// give the same bytes. Only padding that differs from the writer's default is stored, so that a
+/// file PMDEditor wrote costs nothing extra.
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
-pub struct FixedText(pub Vec<u8>);
+pub struct FixedText {
+    /// The text, without its terminator.
+    pub bytes: Vec<u8>,
+    /// The rest of the field as read: the NUL and the bytes after it. Empty for the writer's
+    /// default (a NUL, then 0xFD up to the end) and when the text fills the field. The writer
+    /// uses it only while it still fits: a NUL first, and exactly the bytes the text leaves.
+    pub padding: Vec<u8>,
+}
 
 impl FixedText {
-    /// The text of a field: everything before the first NUL.
+    /// A text with the writer's default padding.
+    #[must_use]
+    pub fn new(bytes: Vec<u8>) -> Self {
+        Self {
+            bytes,
+            padding: Vec::new(),
+        }
+    }
+
+    /// The value of a whole field: the text up to the first NUL and the padding after it.
     #[must_use]
     pub fn from_field(field: &[u8]) -> Self {
         let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
-        Self(field[..end].to_vec())
+        let (text, rest) = field.split_at(end);
+        let default = rest
+            .split_first()
+            .is_none_or(|(&nul, tail)| nul == 0 && tail.iter().all(|&b| b == PADDING));
+        Self {
+            bytes: text.to_vec(),
+            padding: if default { Vec::new() } else { rest.to_vec() },
+        }
     }
 
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        &self.bytes
     }
 
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.bytes.is_empty()
+    }
+
+    /// The kept padding, when it still completes a field of `len` bytes after the text (a NUL
+    /// first, so the text reads back the same); `None`: the writer pads with its default.
+    #[must_use]
+    pub fn padding_for(&self, len: usize) -> Option<&[u8]> {
+        (self.padding.first() == Some(&0) && self.bytes.len() + self.padding.len() == len)
+            .then_some(self.padding.as_slice())
     }
 }
 
 impl From<&str> for FixedText {
     /// ASCII text (tests and defaults); other characters are encoded as Shift-JIS lossily.
     fn from(text: &str) -> Self {
-        Self(super::text::encode_lossy(text))
+        Self::new(super::text::encode_lossy(text))
     }
 }
 
 impl fmt::Debug for FixedText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (text, _, _) = encoding_rs::SHIFT_JIS.decode(&self.0);
-        fmt::Debug::fmt(&text, f)
+        let (text, _, _) = encoding_rs::SHIFT_JIS.decode(&self.bytes);
+        fmt::Debug::fmt(&text, f)?;
+        if !self.padding.is_empty() {
+            write!(f, " (padding {:02x?})", self.padding)?;
+        }
+        Ok(())
     }
 }
 
@@ -347,10 +389,110 @@ impl Default for PmdFile {
     }
 }
 
+impl PmdFile {
+    /// Every fixed-size text field of the file, in file order, with its byte size.
+    pub fn text_fields(&self) -> impl Iterator<Item = (PmdTextSlot, usize, &FixedText)> {
+        use PmdTextSlot as S;
+        let header = [
+            (S::Name, field::MODEL_NAME, &self.name),
+            (S::Comment, field::COMMENT, &self.comment),
+        ];
+        let textures = self
+            .materials
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (S::MaterialTexture(i), field::TEXTURE, &m.texture));
+        let bones = self
+            .bones
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (S::BoneName(i), field::BONE_NAME, &b.name));
+        let skins = self
+            .skins
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (S::SkinName(i), field::SKIN_NAME, &s.name));
+        let frames = indexed(&self.bone_frame_names, S::BoneFrameName, field::FRAME_NAME);
+        let english = self.english.iter().flat_map(move |e| {
+            [
+                (S::EnglishName, field::MODEL_NAME, &e.name),
+                (S::EnglishComment, field::COMMENT, &e.comment),
+            ]
+            .into_iter()
+            .chain(indexed(&e.bone_names, S::EnglishBoneName, field::BONE_NAME))
+            .chain(indexed(&e.skin_names, S::EnglishSkinName, field::SKIN_NAME))
+            .chain(indexed(
+                &e.bone_frame_names,
+                S::EnglishBoneFrameName,
+                field::FRAME_NAME,
+            ))
+        });
+        let toons = self
+            .toon_names
+            .iter()
+            .flat_map(move |names| indexed(names, S::ToonName, field::TOON_NAME));
+        let bodies = self
+            .rigid_bodies
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, r)| (S::RigidBodyName(i), field::RIGID_BODY_NAME, &r.name));
+        let joints = self
+            .joints
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, j)| (S::JointName(i), field::JOINT_NAME, &j.name));
+        header
+            .into_iter()
+            .chain(textures)
+            .chain(bones)
+            .chain(skins)
+            .chain(frames)
+            .chain(english)
+            .chain(toons)
+            .chain(bodies)
+            .chain(joints)
+    }
+
+    /// The text field at `slot`, if the file has that element.
+    pub fn text_field_mut(&mut self, slot: PmdTextSlot) -> Option<&mut FixedText> {
+        use PmdTextSlot as S;
+        match slot {
+            S::Name => Some(&mut self.name),
+            S::Comment => Some(&mut self.comment),
+            S::MaterialTexture(i) => Some(&mut self.materials.get_mut(i)?.texture),
+            S::BoneName(i) => Some(&mut self.bones.get_mut(i)?.name),
+            S::SkinName(i) => Some(&mut self.skins.get_mut(i)?.name),
+            S::BoneFrameName(i) => self.bone_frame_names.get_mut(i),
+            S::EnglishName => Some(&mut self.english.as_mut()?.name),
+            S::EnglishComment => Some(&mut self.english.as_mut()?.comment),
+            S::EnglishBoneName(i) => self.english.as_mut()?.bone_names.get_mut(i),
+            S::EnglishSkinName(i) => self.english.as_mut()?.skin_names.get_mut(i),
+            S::EnglishBoneFrameName(i) => self.english.as_mut()?.bone_frame_names.get_mut(i),
+            S::ToonName(i) => self.toon_names.as_mut()?.get_mut(i),
+            S::RigidBodyName(i) => Some(&mut self.rigid_bodies.as_mut()?.get_mut(i)?.name),
+            S::JointName(i) => Some(&mut self.joints.as_mut()?.get_mut(i)?.name),
+        }
+    }
+}
+
+/// A list of names as text fields of `len` bytes at the slots `slot` makes of their positions.
+fn indexed(
+    names: &[FixedText],
+    slot: fn(usize) -> PmdTextSlot,
+    len: usize,
+) -> impl Iterator<Item = (PmdTextSlot, usize, &FixedText)> {
+    names
+        .iter()
+        .enumerate()
+        .map(move |(i, name)| (slot(i), len, name))
+}
+
 /// The standard toon list: `toon01.bmp`..`toon10.bmp`.
 #[must_use]
 pub fn default_toon_names() -> [FixedText; TOON_COUNT] {
-    std::array::from_fn(|i| FixedText(format!("toon{:02}.bmp", i + 1).into_bytes()))
+    std::array::from_fn(|i| FixedText::new(format!("toon{:02}.bmp", i + 1).into_bytes()))
 }
 
 /// Byte offsets of every section and element of a [`PmdFile`] as written. The format has no

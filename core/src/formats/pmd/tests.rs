@@ -49,10 +49,33 @@ fn layers_propagate_down_chains_and_stop_at_cycles() {
 }
 
 #[test]
-fn fixed_text_stops_at_the_first_nul() {
-    assert_eq!(FixedText::from_field(b"abc\0\xFD\xFD").as_bytes(), b"abc");
-    assert_eq!(FixedText::from_field(b"full").as_bytes(), b"full");
-    assert_eq!(FixedText::from_field(b"\0abc").as_bytes(), b"");
+fn fixed_text_stops_at_the_first_nul_and_keeps_other_padding() {
+    let fd = FixedText::from_field(b"abc\0\xFD\xFD");
+    assert_eq!(
+        (fd.as_bytes(), fd.padding.as_slice()),
+        (&b"abc"[..], &b""[..])
+    );
+    let full = FixedText::from_field(b"full");
+    assert_eq!(
+        (full.as_bytes(), full.padding.as_slice()),
+        (&b"full"[..], &b""[..])
+    );
+    let zeros = FixedText::from_field(b"ab\0\0\0");
+    assert_eq!(
+        (zeros.as_bytes(), zeros.padding.as_slice()),
+        (&b"ab"[..], &b"\0\0\0"[..])
+    );
+    let leftover = FixedText::from_field(b"\0abc");
+    assert_eq!(leftover.as_bytes(), b"");
+    assert_eq!(leftover.padding, b"\0abc");
+    // Kept padding is used only while it completes the field after the text.
+    assert_eq!(zeros.padding_for(5), Some(&b"\0\0\0"[..]));
+    assert_eq!(zeros.padding_for(6), None);
+    let edited = FixedText {
+        bytes: b"abcd".to_vec(),
+        ..zeros
+    };
+    assert_eq!(edited.padding_for(5), None);
     assert_eq!(format!("{:?}", FixedText::from("センター")), "\"センター\"");
 }
 

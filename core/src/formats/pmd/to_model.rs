@@ -233,6 +233,7 @@ pub fn to_model(file: &PmdFile) -> (Model, Vec<LoadNote>) {
     let skin_to_morph = conv.morphs();
     conv.display_frames(&skin_to_morph);
     conv.physics();
+    conv.model.pmd.text_fields = kept_text_fields(file);
     if !file.trailing.is_empty() {
         let offset = conv.layout.end;
         conv.note(
@@ -248,6 +249,20 @@ pub fn to_model(file: &PmdFile) -> (Model, Vec<LoadNote>) {
         );
     }
     (conv.model, conv.notes)
+}
+
+/// The text fields whose bytes the PMD writer would not give back from the model's text alone:
+/// padding other than its default, and texts that fill their field (the writer keeps room for a
+/// terminator). They travel with the model (`Model::pmd`) so that PMD → model → PMD is exact.
+fn kept_text_fields(file: &PmdFile) -> Vec<PmdTextField> {
+    file.text_fields()
+        .filter(|(_, len, text)| !text.padding.is_empty() || text.bytes.len() >= *len)
+        .map(|(slot, _, text)| PmdTextField {
+            slot,
+            text: text.bytes.clone(),
+            padding: text.padding.clone(),
+        })
+        .collect()
 }
 
 struct Converter<'a> {
