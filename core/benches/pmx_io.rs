@@ -1,16 +1,17 @@
 //! Reading and writing the generated 1,000,000-vertex model (2,000,000 triangles, 800 bones,
 //! 300 morphs of every kind, 200 rigid bodies, 200 joints), with the peak heap each takes.
 //!
-//! `cargo bench -p pmx_core --bench pmx_io`. Also reads and writes the file on the disk
-//! (`pmx::read_file`, `pmx::write_file`: what opening and saving do), with their peak heap.
+//! `cargo bench -p pmx_core --bench pmx_io`. Also opens and saves the 253 MB file of
+//! `generate::big_file_model` as the editor does (`formats::load_path`, `formats::save_path`),
+//! with the time and peak heap of each.
 
 // A benchmark on generated data: a failure here is a bug to see at once, not input to handle.
 #![allow(clippy::expect_used)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pmx_core::LoadOptions;
-use pmx_core::formats::{json, pmx};
-use pmx_core::generate::{LargeModelSpec, large_model};
+use pmx_core::formats::{self, json, pmx};
+use pmx_core::generate::{LargeModelSpec, big_file_model, large_model};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -91,28 +92,29 @@ fn pmx_io(c: &mut Criterion) {
         mib(write_peak),
         write_peak as f64 / bytes.len() as f64
     );
-    // From and to the disk, as `load_path` and `save_path` do: the file is never whole in memory.
+    // From and to the disk, as opening and saving in the editor do (`load_path`, `save_path`),
+    // on the 253 MB file of `big_file_model`: the file is never whole in memory.
+    let big = big_file_model();
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let path = dir.path().join("million.pmx");
-    std::fs::write(&path, &bytes).expect("the file is written");
-    let file = std::fs::File::open(&path).expect("opens");
+    let path = dir.path().join("big.pmx");
     let started = Instant::now();
-    let (from_disk, file_read_peak) = peak_of(|| {
-        pmx::read_file(&file, bytes.len(), &LoadOptions::default(), &|_| {}, None).expect("reads")
+    let ((), save_peak) = peak_of(|| {
+        formats::save_path(&big, &path, &Default::default()).expect("saves");
     });
-    let file_read_time = started.elapsed();
-    let out = std::fs::File::create(dir.path().join("out.pmx")).expect("creates");
+    let save_time = started.elapsed();
+    let size = std::fs::metadata(&path).expect("saved").len() as usize;
+    drop(big);
     let started = Instant::now();
-    let ((), file_write_peak) = peak_of(|| {
-        pmx::write_file(&from_disk.0, &Default::default(), &out).expect("writes");
-    });
-    let file_write_time = started.elapsed();
-    drop(from_disk);
+    let (opened, open_peak) =
+        peak_of(|| formats::load_path(&path, &LoadOptions::default()).expect("opens"));
+    let open_time = started.elapsed();
+    drop(opened);
     println!(
-        "from the disk: read {:.1} MiB peak heap in {file_read_time:.2?} (the model itself), \
-         write {:.1} MiB peak heap in {file_write_time:.2?}",
-        mib(file_read_peak),
-        mib(file_write_peak),
+        "open and save of a {:.1} MiB file: open {open_time:.2?}, peak heap {:.1} MiB (the model \
+         itself); save (written, synced, renamed) {save_time:.2?}, peak heap {:.1} MiB",
+        mib(size),
+        mib(open_peak),
+        mib(save_peak),
     );
     let started = Instant::now();
     let text = json::write(&model).expect("json writes");
