@@ -19,6 +19,7 @@
 //! broken data: every index is checked before use.
 
 mod bones;
+mod cap;
 mod frames;
 mod geometry;
 mod index_size;
@@ -198,6 +199,9 @@ pub struct Issue {
     /// Other ways to fix it the user may prefer (e.g. raise the version instead of converting
     /// a PMX 2.1 feature down).
     pub alternatives: Vec<Fix>,
+    /// For the issue that sums up what is over [`CheckOptions::max_issues_per_code`] ("and
+    /// 1,234 more: ..."), how many findings it stands for; 0 for an issue about one place.
+    pub more: usize,
 }
 
 /// What an issue's place is given as: a [`ModelPath`], or its text (validators format element
@@ -250,7 +254,15 @@ impl Issue {
             message_ja: message_ja.into(),
             fix: None,
             alternatives: Vec::new(),
+            more: 0,
         }
+    }
+
+    /// Marks the issue as the summary of `more` findings not listed one by one.
+    #[must_use]
+    pub fn summing_up(mut self, more: usize) -> Self {
+        self.more = more;
+        self
     }
 
     #[must_use]
@@ -449,7 +461,9 @@ impl Registry {
         let cx = Context::new(model, report, options);
         let mut issues = Vec::new();
         for rule in &self.rules {
+            let start = issues.len();
             rule.check(&cx, &mut issues);
+            cap::cap_per_code(&mut issues, start, options.max_issues_per_code);
         }
         issues.sort_by_key(|issue| std::cmp::Reverse(issue.severity));
         issues
