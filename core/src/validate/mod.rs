@@ -476,6 +476,35 @@ pub fn check(model: &Model, report: Option<&LoadReport>, options: &CheckOptions)
     Registry::standard().check(model, report, options)
 }
 
+/// What `pmx-studio check --recover` does with a PMX or PMD file's bytes (chosen by the magic),
+/// without the texture files: read in recovery mode within `limits`, then every rule over what
+/// was read. `None` for bytes that are neither, or whose header cannot be read.
+///
+/// The body of the `check_recover` fuzz target (`fuzz/`), which `tests/tests/recover_bounds.rs`
+/// also runs over thousands of mutated files: both hold it to bounded time and memory.
+#[must_use]
+pub fn check_recovered(
+    bytes: &[u8],
+    limits: crate::formats::LoadLimits,
+) -> Option<(Model, LoadReport, Vec<Issue>)> {
+    use crate::formats::{FileFormat, LoadOptions, pmd, pmx};
+    let format = if bytes.starts_with(pmx::MAGIC) || bytes.starts_with(b"Pmx ") {
+        FileFormat::Pmx
+    } else if bytes.starts_with(pmd::MAGIC) {
+        FileFormat::Pmd
+    } else {
+        return None;
+    };
+    let options = LoadOptions {
+        recover: true,
+        limits,
+        ..LoadOptions::default()
+    };
+    let (model, report) = crate::formats::read_bytes(bytes, format, &options).ok()?;
+    let issues = check(&model, Some(&report), &CheckOptions::default());
+    Some((model, report, issues))
+}
+
 /// Counts of issues by severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Summary {
