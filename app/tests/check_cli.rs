@@ -243,3 +243,62 @@ fn texture_files_are_looked_up_next_to_the_model_and_case_is_repaired() {
     assert_eq!(loaded.model.textures[0].as_str(), "tex\\Skin.PNG");
     assert_eq!(loaded.model.textures[1].as_str(), "gone.bmp");
 }
+
+/// A PMD of about 2 MB whose material count is corrupted to i32::MAX: recovery reads garbage
+/// materials up to the end of the file. `check --recover` exits 1 quickly, lists at most the
+/// cap of each code and sums up the rest with `"more"`.
+#[test]
+fn check_recover_of_a_corrupted_count_is_quick_and_capped() {
+    use pmx_core::formats::{LoadOptions, pmd};
+    use pmx_core::generate::{LargeModelSpec, large_model};
+    let model = large_model(&LargeModelSpec {
+        vertices: 30_000,
+        faces: 60_000,
+        bones: 100,
+        morphs: 20,
+        rigid_bodies: 10,
+        joints: 10,
+        materials: 8,
+        additional_uvs: 0,
+        version: pmx_core::model::PmxVersion::V2_0,
+    });
+    let (mut bytes, _) = pmd::write(&model).unwrap();
+    let (file, _) = pmd::read_file(&bytes, &LoadOptions::default()).unwrap();
+    let at = pmd::Layout::of(&file).materials;
+    bytes[at..at + 4].copy_from_slice(&(i32::MAX as u32).to_le_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("corrupted.pmd");
+    std::fs::write(&path, &bytes).unwrap();
+
+    let start = std::time::Instant::now();
+    let (code, list) = check_json(&[path_str(&path), "--recover"]);
+    let took = start.elapsed();
+    assert_eq!(code, 1);
+    // Well under a second in release; generous for the test profile on a busy machine.
+    assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
+    assert!(
+        list.iter().any(|i| i["code"] == "I-FILE-NOTE"
+            && i["message"]
+                .as_str()
+                .unwrap()
+                .contains("count 2147483647 is more than")),
+        "the corrupted count is noted: {:#?}",
+        &list[..list.len().min(20)]
+    );
+    let mut per_code = std::collections::HashMap::<String, usize>::new();
+    for issue in &list {
+        *per_code
+            .entry(issue["code"].as_str().unwrap().to_owned())
+            .or_default() += 1;
+    }
+    assert!(per_code.values().all(|&n| n <= 101), "{per_code:?}");
+    // At least one code is over the cap: its summary says how many it stands for.
+    let summaries: Vec<&Value> = list.iter().filter(|i| i.get("more").is_some()).collect();
+    assert!(!summaries.is_empty(), "{per_code:?}");
+    for summary in summaries {
+        assert!(summary["more"].as_u64().unwrap() > 0);
+        assert!(summary["message"].as_str().unwrap().starts_with("and "));
+    }
+    // Other issues keep the shape they had: no "more".
+    assert!(list.iter().any(|i| i.get("more").is_none()));
+}

@@ -1,6 +1,7 @@
 //! `pmx-studio check FILE [--json] [--target pmx2.0|pmx2.1|pmd] [--recover] [--lang en|ja]
 //! [--no-texture-files]`: prints what is wrong with a model, its texture files included. Exit code 0: no error; 1: errors; 2: the file cannot be
-//! read at all.
+//! read at all. At most 100 issues of one code are listed; one more sums up the rest (in JSON
+//! with `"more": N`, the number of findings it stands for).
 
 use anyhow::Result;
 use pmx_core::formats::{self, LoadOptions};
@@ -40,6 +41,14 @@ pub struct IssueJson<'a> {
     pub message: &'a str,
     pub message_ja: &'a str,
     pub fixable: bool,
+    /// Only on the issue that sums up what is over the per-code cap ("and 1,234 more"): how
+    /// many findings it stands for. Absent on every other issue, as before it existed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl<'a> From<&'a Issue> for IssueJson<'a> {
@@ -51,6 +60,7 @@ impl<'a> From<&'a Issue> for IssueJson<'a> {
             message: &issue.message_en,
             message_ja: &issue.message_ja,
             fixable: issue.fix.is_some(),
+            more: issue.more,
         }
     }
 }

@@ -397,6 +397,7 @@ fn deform_order(cx: &Context<'_>, out: &mut Vec<Issue>) {
             format!("他に{rest}件: 依存先より先に変形されるボーン"),
         )
         .with_fix(fix.clone())
+        .summing_up(rest)
     });
     for (b, d, path) in found.into_iter().take(cap) {
         let (Some(bone), Some(dep)) = (bones.get(b), bones.get(d)) else {

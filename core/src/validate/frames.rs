@@ -294,7 +294,8 @@ fn push_missing(
                 format!("and {rest} more: {}", summary.0),
                 format!("他に{rest}件: {}", summary.1),
             )
-            .with_fix(Some(fix.clone())),
+            .with_fix(Some(fix.clone()))
+            .summing_up(rest),
         );
     }
 }

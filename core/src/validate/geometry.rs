@@ -1178,7 +1178,8 @@ fn face_counts(model: &Model, cap: usize, out: &mut Vec<Issue>) {
                 ),
                 format!("他に{rest}件: 面頂点数が3の倍数でない材質"),
             )
-            .with_fix(fix.clone()),
+            .with_fix(fix.clone())
+            .summing_up(rest),
         );
     }
     if sum != total {

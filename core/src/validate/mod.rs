@@ -19,6 +19,7 @@
 //! broken data: every index is checked before use.
 
 mod bones;
+mod cap;
 mod frames;
 mod geometry;
 mod index_size;
@@ -198,6 +199,9 @@ pub struct Issue {
     /// Other ways to fix it the user may prefer (e.g. raise the version instead of converting
     /// a PMX 2.1 feature down).
     pub alternatives: Vec<Fix>,
+    /// For the issue that sums up what is over [`CheckOptions::max_issues_per_code`] ("and
+    /// 1,234 more: ..."), how many findings it stands for; 0 for an issue about one place.
+    pub more: usize,
 }
 
 /// What an issue's place is given as: a [`ModelPath`], or its text (validators format element
@@ -250,7 +254,15 @@ impl Issue {
             message_ja: message_ja.into(),
             fix: None,
             alternatives: Vec::new(),
+            more: 0,
         }
+    }
+
+    /// Marks the issue as the summary of `more` findings not listed one by one.
+    #[must_use]
+    pub fn summing_up(mut self, more: usize) -> Self {
+        self.more = more;
+        self
     }
 
     #[must_use]
@@ -449,7 +461,9 @@ impl Registry {
         let cx = Context::new(model, report, options);
         let mut issues = Vec::new();
         for rule in &self.rules {
+            let start = issues.len();
             rule.check(&cx, &mut issues);
+            cap::cap_per_code(&mut issues, start, options.max_issues_per_code);
         }
         issues.sort_by_key(|issue| std::cmp::Reverse(issue.severity));
         issues
@@ -460,6 +474,35 @@ impl Registry {
 #[must_use]
 pub fn check(model: &Model, report: Option<&LoadReport>, options: &CheckOptions) -> Vec<Issue> {
     Registry::standard().check(model, report, options)
+}
+
+/// What `pmx-studio check --recover` does with a PMX or PMD file's bytes (chosen by the magic),
+/// without the texture files: read in recovery mode within `limits`, then every rule over what
+/// was read. `None` for bytes that are neither, or whose header cannot be read.
+///
+/// The body of the `check_recover` fuzz target (`fuzz/`), which `tests/tests/recover_bounds.rs`
+/// also runs over thousands of mutated files: both hold it to bounded time and memory.
+#[must_use]
+pub fn check_recovered(
+    bytes: &[u8],
+    limits: crate::formats::LoadLimits,
+) -> Option<(Model, LoadReport, Vec<Issue>)> {
+    use crate::formats::{FileFormat, LoadOptions, pmd, pmx};
+    let format = if bytes.starts_with(pmx::MAGIC) || bytes.starts_with(b"Pmx ") {
+        FileFormat::Pmx
+    } else if bytes.starts_with(pmd::MAGIC) {
+        FileFormat::Pmd
+    } else {
+        return None;
+    };
+    let options = LoadOptions {
+        recover: true,
+        limits,
+        ..LoadOptions::default()
+    };
+    let (model, report) = crate::formats::read_bytes(bytes, format, &options).ok()?;
+    let issues = check(&model, Some(&report), &CheckOptions::default());
+    Some((model, report, issues))
 }
 
 /// Counts of issues by severity.

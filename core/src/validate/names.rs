@@ -123,15 +123,21 @@ fn set_name_ja(kind: ElementKind, index: usize, name: &str) -> Option<FixStep> {
     })
 }
 
-/// A name not in `taken`: `base`, else `base_2`, `base_3`, ...
-fn unique_name(base: &str, taken: &HashSet<String>) -> String {
+/// A name not in `taken`: `base`, else `base_2`, `base_3`, ... `next` remembers, per base,
+/// the suffix to try first: every smaller one was taken, and `taken` only grows, so the answer
+/// is the same as counting from 2, without counting from 2 again for each of thousands of
+/// copies of one name (quadratic in a model read out of a damaged file).
+fn unique_name(base: &str, taken: &HashSet<String>, next: &mut HashMap<String, usize>) -> String {
     if !base.is_empty() && !taken.contains(base) {
         return base.to_owned();
     }
-    (2..)
-        .map(|k| format!("{base}_{k}"))
-        .find(|candidate| !taken.contains(candidate))
-        .unwrap_or_default()
+    let start = next.get(base).copied().unwrap_or(2);
+    let (k, name) = (start..)
+        .map(|k| (k, format!("{base}_{k}")))
+        .find(|(_, candidate)| !taken.contains(candidate))
+        .unwrap_or_default();
+    next.insert(base.to_owned(), k + 1);
+    name
 }
 
 fn names_of_kind(
@@ -150,6 +156,7 @@ fn names_of_kind(
         .map(|(ja, _)| ja.as_str().into_owned())
         .collect();
     let mut first_of: HashMap<String, usize> = HashMap::new();
+    let mut next_suffix: HashMap<String, usize> = HashMap::new();
     for (i, (name_ja, name_en)) in list.iter().enumerate() {
         let name = name_ja.as_str();
         if name.is_empty() {
@@ -159,7 +166,7 @@ fn names_of_kind(
             } else {
                 name_en.as_str().into_owned()
             };
-            let new_name = unique_name(&base, &taken);
+            let new_name = unique_name(&base, &taken, &mut next_suffix);
             taken.insert(new_name.clone());
             out.push(
                 Issue::new(
@@ -182,7 +189,7 @@ fn names_of_kind(
                 first_of.insert(name.into_owned(), i);
             }
             Some(&first) => {
-                let new_name = unique_name(&name, &taken);
+                let new_name = unique_name(&name, &taken, &mut next_suffix);
                 taken.insert(new_name.clone());
                 let consequence_en = if important {
                     "; motions and other tools find only the first"

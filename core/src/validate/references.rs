@@ -51,7 +51,7 @@ impl Rule for ReferenceRule {
             out,
             Severity::Error,
             "E-REF-RANGE",
-            findings(model, &range),
+            findings(model, &range, cap),
             cap,
             None,
             (
@@ -69,7 +69,7 @@ impl Rule for ReferenceRule {
             out,
             Severity::Error,
             "E-REF-NONE",
-            findings(model, &none),
+            findings(model, &none, cap),
             cap,
             None,
             (
@@ -276,8 +276,10 @@ fn site_ja(site: RefSite) -> &'static str {
 }
 
 /// Groups bad references by what one fix changes (a weight, a list of an element, one field)
-/// and describes each group.
-fn findings(model: &Model, bad: &[Bad]) -> Vec<Finding> {
+/// and describes each group; past the first `cap` groups only the fix and the place are kept
+/// (their issues are summed up: a file read out of garbage can have a bad reference in each of
+/// hundreds of thousands of faces, and messages nobody reads would take most of the memory).
+fn findings(model: &Model, bad: &[Bad], cap: usize) -> Vec<Finding> {
     // Key: (owner kind, owner index, list) for lists, else the site itself (one field).
     #[derive(PartialEq, Eq, PartialOrd, Ord, Clone, Copy)]
     enum Key {
@@ -317,10 +319,20 @@ fn findings(model: &Model, bad: &[Bad]) -> Vec<Finding> {
     }
     order
         .into_iter()
-        .filter_map(|k| {
+        .enumerate()
+        .filter_map(|(n, k)| {
             let list = groups.get(&k)?;
             let first = list.first()?;
-            Some(describe(model, list, first))
+            Some(if n < cap.max(1) {
+                describe(model, list, first)
+            } else {
+                Finding {
+                    path: site_path(model, first.site),
+                    message_en: String::new(),
+                    message_ja: String::new(),
+                    parts: fix_parts(model, list, first.site),
+                }
+            })
         })
         .collect()
 }
@@ -555,6 +567,19 @@ fn nested_groups(cx: &Context<'_>, out: &mut Vec<Issue>) {
         m.and_then(|m| model.morphs.get(m.get()))
             .is_some_and(|m| matches!(m.offsets, MorphOffsets::Group(_)))
     };
+    let group_len = |m: Option<MorphIdx>| match m.and_then(|m| model.morphs.get(m.get())) {
+        Some(Morph {
+            offsets: MorphOffsets::Group(inner),
+            ..
+        }) => inner.len(),
+        _ => 1,
+    };
+    // Flattening multiplies: a group of n offsets naming groups of n offsets each is n × n
+    // long, and a damaged file can hold many such groups. The flattened lists of all fixes
+    // together stay within a fixed budget (far above any real model's nesting, and fixed so
+    // that repair rounds, each flattening one level, cannot compound); past it, a fix drops the
+    // nested offsets instead, which is what MikuMikuDance does with them.
+    let mut budget: usize = 1 << 20;
     for (i, morph) in model.morphs.iter().enumerate() {
         let MorphOffsets::Group(offsets) = &morph.offsets else {
             continue;
@@ -568,6 +593,50 @@ fn nested_groups(cx: &Context<'_>, out: &mut Vec<Issue>) {
         let Some(&first) = nested.first() else {
             continue;
         };
+        let flattened_len: usize = offsets.iter().map(|o| group_len(o.morph)).sum();
+        let fix = if flattened_len <= budget {
+            budget -= flattened_len;
+            flatten_fix(model, i, offsets)
+        } else {
+            super::Fix::new(
+                "Remove the nested group morphs (MikuMikuDance ignores them)",
+                "入れ子のグループモーフを取り除く（MikuMikuDanceでは無視されます）",
+                vec![super::util::set_op(
+                    field::<Morph>().offsets(),
+                    vec![i],
+                    MorphOffsets::Group(
+                        offsets
+                            .iter()
+                            .filter(|o| !is_group(o.morph))
+                            .copied()
+                            .collect(),
+                    ),
+                )],
+            )
+        };
+        let count = nested.len();
+        out.push(
+            Issue::new(
+                Severity::Warning,
+                "W-MORPH-GROUP-NESTED",
+                format!("morphs[{i}].offsets[{first}].morph"),
+                format!(
+                    "group morph {} contains {count} group morph(s); the spec does not support nested groups",
+                    super::util::quoted(&morph.name_ja)
+                ),
+                format!(
+                    "グループモーフ{}がグループモーフを{count}個含んでいます（仕様上、入れ子のグループモーフは非対応です）",
+                    super::util::quoted(&morph.name_ja)
+                ),
+            )
+            .with_fix(Some(fix)),
+        );
+    }
+}
+
+/// The fix that flattens group morph `i`'s nested groups one level, ratios multiplied.
+fn flatten_fix(model: &Model, i: usize, offsets: &[GroupMorphOffset]) -> super::Fix {
+    {
         let mut flattened = Vec::with_capacity(offsets.len());
         for offset in offsets {
             let inner = offset
@@ -593,27 +662,15 @@ fn nested_groups(cx: &Context<'_>, out: &mut Vec<Issue>) {
                 _ => flattened.push(*offset),
             }
         }
-        let count = nested.len();
-        out.push(
-            Issue::new(
-                Severity::Warning,
-                "W-MORPH-GROUP-NESTED",
-                format!("morphs[{i}].offsets[{first}].morph"),
-                format!(
-                    "group morph {} contains {count} group morph(s); the spec does not support nested groups",
-                    super::util::quoted(&morph.name_ja)
-                ),
-                format!(
-                    "グループモーフ{}がグループモーフを{count}個含んでいます（仕様上、入れ子のグループモーフは非対応です）",
-                    super::util::quoted(&morph.name_ja)
-                ),
-            )
-            .with_fix(Some(super::Fix::new(
-                "Flatten the nested group morphs",
-                "入れ子のグループモーフを展開する",
-                vec![super::util::set_op(field::<Morph>().offsets(), vec![i], MorphOffsets::Group(flattened))],
-            ))),
-        );
+        super::Fix::new(
+            "Flatten the nested group morphs",
+            "入れ子のグループモーフを展開する",
+            vec![super::util::set_op(
+                field::<Morph>().offsets(),
+                vec![i],
+                MorphOffsets::Group(flattened),
+            )],
+        )
     }
 }
 

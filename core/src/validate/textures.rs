@@ -38,6 +38,7 @@ impl Rule for TextureFileRule {
         let mut missing = Vec::new();
         let mut unreadable = Vec::new();
         let mut wrong_case = Vec::new();
+        let users = users_of_textures(model);
         for (index, name) in model.textures.iter().enumerate() {
             let text = name.as_str();
             let text = text.trim();
@@ -45,7 +46,7 @@ impl Rule for TextureFileRule {
                 continue;
             }
             let path = ModelPath::element(EditTarget::Texture, index);
-            let (users_en, users_ja) = users_text(model, index);
+            let (users_en, users_ja) = users_text(users.get(index).map_or(&[][..], Vec::as_slice));
             let Some(found) = texture::resolve(dir, text) else {
                 if !is_shared_toon(text) {
                     missing.push(Finding {
@@ -175,19 +176,35 @@ fn path_as_named(dir: &Path, found: &Path, name: &str) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(separator))
 }
 
+/// The materials that use each texture, ascending, in one pass over the materials (asking
+/// each texture in turn would take textures × materials: a model read out of a damaged file
+/// can have tens of thousands of each).
+fn users_of_textures(model: &Model) -> Vec<Vec<usize>> {
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); model.textures.len()];
+    for (i, m) in model.materials.iter().enumerate() {
+        let toon = match m.toon {
+            Toon::Texture(t) => t,
+            Toon::Shared(_) => None,
+        };
+        let mut used: Vec<usize> = [m.texture, m.sphere_texture, toon]
+            .into_iter()
+            .flatten()
+            .map(TextureIdx::get)
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        for t in used {
+            if let Some(list) = users.get_mut(t) {
+                list.push(i);
+            }
+        }
+    }
+    users
+}
+
 /// Which materials use the texture, for the messages: (` (materials 0, 3)`, `（材質 0, 3）`),
 /// empty when none does.
-fn users_text(model: &Model, texture: usize) -> (String, String) {
-    let is = |t: Option<TextureIdx>| t.is_some_and(|t| t.get() == texture);
-    let users: Vec<usize> = model
-        .materials
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| {
-            is(m.texture) || is(m.sphere_texture) || matches!(m.toon, Toon::Texture(t) if is(t))
-        })
-        .map(|(i, _)| i)
-        .collect();
+fn users_text(users: &[usize]) -> (String, String) {
     if users.is_empty() {
         return (String::new(), String::new());
     }

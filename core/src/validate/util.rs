@@ -236,7 +236,8 @@ pub(crate) fn emit_findings(
                 format!("and {} more: {}", thousands(rest), summary.0),
                 format!("他に{}件: {}", thousands(rest), summary.1),
             )
-            .with_fix(fix_of(rest_parts, rest)),
+            .with_fix(fix_of(rest_parts, rest))
+            .summing_up(rest),
         );
     }
 }

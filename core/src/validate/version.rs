@@ -74,7 +74,8 @@ impl Rule for VersionRule {
                     format!("他に{}個の頂点がQDEF（PMX 2.1）を使っています", rest.len()),
                 )
                 .with_fix(qdef_fix(cx, rest))
-                .with_alternative(raise.clone()),
+                .with_alternative(raise.clone())
+                .summing_up(rest.len()),
             );
         }
         for feature in found {

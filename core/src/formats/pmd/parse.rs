@@ -196,7 +196,38 @@ impl<'a> Reader<'a> {
                 ),
             ));
         }
-        Ok(count)
+        Ok(self.cap_count(count, width, min_size, field))
+    }
+
+    /// In recovery mode, a count the bytes left cannot hold (`width` bytes back) is noted and
+    /// capped at the elements that fit plus one: that one cannot be complete, so reading stops
+    /// in it at the end of the file with the error a truncated file gives, while a corrupted
+    /// count never makes more elements, or more loop turns, than the file has bytes for.
+    fn cap_count(
+        &mut self,
+        count: usize,
+        width: usize,
+        min_size: usize,
+        field: &'static str,
+    ) -> usize {
+        let fits = self.remaining() / min_size.max(1);
+        if count <= fits {
+            return count;
+        }
+        self.notes.push(LoadNote {
+            location: Location {
+                offset: self.pos.saturating_sub(width),
+                ..self.location(field)
+            },
+            message: format!(
+                "count {count} is more than the {} bytes left can hold (at most {fits} elements of \
+                 {min_size} bytes); elements are read up to the end of the file",
+                self.remaining()
+            ),
+            // What is lost is said where reading stops, at the end of the file.
+            lost: false,
+        });
+        fits + 1
     }
 
     fn count_u8(&mut self, field: &'static str, min_size: usize) -> Res<usize> {
@@ -377,6 +408,7 @@ impl<'a> Reader<'a> {
                     ),
                 ));
             }
+            let link_count = self.cap_count(link_count, 7, 2, "link_count");
             let mut links = Vec::with_capacity(self.capacity(link_count, 2));
             for link in 0..link_count {
                 self.sub = Some(("links", link));
@@ -426,6 +458,7 @@ impl<'a> Reader<'a> {
                     ),
                 ));
             }
+            let vertex_count = self.cap_count(vertex_count, 5, record::SKIN_VERTEX, "vertex_count");
             let mut vertices = Vec::with_capacity(self.capacity(vertex_count, record::SKIN_VERTEX));
             for v in 0..vertex_count {
                 self.sub = Some(("vertices", v));

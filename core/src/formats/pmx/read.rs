@@ -469,6 +469,27 @@ impl<'a> Reader<'a> {
                 ),
             ));
         }
+        // In recovery mode a count the bytes left cannot hold is noted and capped at the
+        // elements that fit plus one: that one cannot be complete, so reading stops in it at the
+        // end of the file as in a truncated file, and a corrupted count never makes more
+        // elements (or loop turns) than the file has bytes for.
+        let fits = self.remaining() / min_size.max(1);
+        if count > fits {
+            self.report.notes.push(LoadNote {
+                location: Location {
+                    offset: self.pos - 4,
+                    ..self.location(field)
+                },
+                message: format!(
+                    "count {count} is more than the {} bytes left can hold (at most {fits} \
+                     elements of {min_size} bytes); elements are read up to the end of the file",
+                    self.remaining()
+                ),
+                // What is lost is said where reading stops, at the end of the file.
+                lost: false,
+            });
+            return Ok(fits + 1);
+        }
         Ok(count)
     }
 
