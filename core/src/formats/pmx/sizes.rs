@@ -1,0 +1,574 @@
+//! Headers whose index sizes are not the ones the file uses.
+//!
+//! Some exporters write a header that declares one index size and sections that store another
+//! (a bone index size of 1 over 2-byte bone indices, or over 4-byte ones); other loaders' test
+//! suites still expect such files to load. Such a file does not read with the sizes it declares.
+//! Recovery then reads the body again section by section ([`read_section`]), trying the other
+//! sizes (1, 2, 4) of the index kinds each section reads and not yet settled by an earlier
+//! section, backtracking when a choice reads one section but fails a later one, and takes the
+//! first reading that
+//! - reads every section strictly,
+//! - ends exactly at the end of the file, and
+//! - has no index past the end of its list among the kinds whose size it changed (a size that is
+//!   off reads misaligned bytes, which make such indices),
+//!
+//! and reports each header byte it corrected. A file that is cut or otherwise damaged has no
+//! such reading and goes through the ordinary recovery; so does a search that runs over its
+//! budget (see [`BUDGET_FILE_READS`]).
+//!
+//! This does not fix a header size byte that is not 1, 2 or 4 (the header itself does not read),
+//! and it does not search at all when the declared sizes read the file (even with bytes left
+//! over at the end: sizes that swallow those bytes exactly would be a guess, not a finding).
+
+use super::read::{Section, read_header, read_section};
+use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
+use crate::model::refs::{RefKind, RefSite, RefVisitor, visit_refs};
+use crate::model::*;
+use std::collections::HashSet;
+
+/// Byte offset of the vertex index size in the header: magic (4), version (4), the header byte
+/// count (1), encoding (1) and additional UV count (1) come before it; the other five sizes
+/// follow in [`RefKind::ALL`] order (texture 12, material 13, bone 14, morph 15, rigid body 16).
+/// A header with more than 8 bytes (read in recovery) keeps the same first 8.
+const FIRST_SIZE_BYTE: usize = 11;
+
+/// The sizes a PMX header may declare.
+const SIZES: [u8; 3] = [1, 2, 4];
+
+/// The search reads at most this many times the file's size, summed over every attempt: a
+/// wrong size usually fails within a few elements, so the search stays linear in the file size
+/// and never reads the whole file hundreds of times.
+const BUDGET_FILE_READS: usize = 8;
+
+/// Most section reads one search makes (each bounded by the file's size).
+const MAX_ATTEMPTS: usize = 512;
+
+/// A size settled for each kind (in [`RefKind::ALL`] order); `None` while no section has read
+/// an index of that kind.
+type Settled = [Option<u8>; 6];
+
+/// Reads `bytes` again with the index sizes its sections use when those differ from what the
+/// header declares: the model carries the sizes it was read with, and the report one note per
+/// corrected header byte. `None` when there is no such reading (the file is damaged in some
+/// other way) or the search ran over its budget.
+pub(super) fn read_with_corrected_sizes(
+    bytes: &[u8],
+    options: &LoadOptions,
+) -> Option<(Model, LoadReport)> {
+    let found = search(bytes, options)?;
+    let corrections = found.corrections();
+    if corrections.is_empty() {
+        return None;
+    }
+    let Found {
+        mut model,
+        header_report,
+        section_reports,
+        sizes,
+        ..
+    } = found;
+    model.header.index_sizes = Some(sizes);
+    let mut report = header_report;
+    report.file_size = bytes.len();
+    report
+        .notes
+        .extend(corrections.iter().map(Correction::note));
+    for section in section_reports {
+        report.notes.extend(section.notes);
+        if section.face_index_count.is_some() {
+            report.face_index_count = section.face_index_count;
+        }
+    }
+    Some((model, report))
+}
+
+/// The error of a strict read, pointed at the header byte that is wrong when the sections read
+/// with other sizes (see the module documentation); `error` itself otherwise. A strict read
+/// does not read the file with sizes it does not declare: that is recovery's choice, and the
+/// error says recovery reads it.
+pub(super) fn explain_failure(bytes: &[u8], options: &LoadOptions, error: ReadError) -> ReadError {
+    // A header that does not read is not a question of sizes; neither is a refused limit.
+    let in_body = error
+        .location()
+        .is_some_and(|location| location.section != "header");
+    if !in_body || matches!(error, ReadError::LimitExceeded { .. }) {
+        return error;
+    }
+    let Some(found) = search(bytes, options) else {
+        return error;
+    };
+    let corrections = found.corrections();
+    let Some(first) = corrections.first() else {
+        return error;
+    };
+    let said: Vec<String> = corrections.iter().map(Correction::describe).collect();
+    ReadError::Malformed {
+        location: first.location(),
+        message: format!(
+            "{}; read with the header's sizes, the file fails: {error}; recovery mode reads it with the sizes it stores",
+            said.join("; ")
+        ),
+    }
+}
+
+/// A header byte the search corrected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Correction {
+    kind: RefKind,
+    declared: u8,
+    stored: u8,
+}
+
+impl Correction {
+    fn location(&self) -> Location {
+        Location {
+            section: "header",
+            element: None,
+            sub: None,
+            field: size_field(self.kind),
+            offset: FIRST_SIZE_BYTE + kind_slot(self.kind),
+        }
+    }
+
+    fn describe(&self) -> String {
+        let kind = kind_name(self.kind);
+        format!(
+            "the header says the {kind} index size is {} byte(s), but the file stores {}-byte {kind} indices",
+            self.declared, self.stored
+        )
+    }
+
+    fn note(&self) -> LoadNote {
+        LoadNote {
+            location: self.location(),
+            message: format!(
+                "{}; read with {} (with it every section reads and the last one ends exactly at the end of the file)",
+                self.describe(),
+                self.stored
+            ),
+            lost: false,
+        }
+    }
+}
+
+/// A reading of the whole file with settled sizes.
+struct Found {
+    model: Model,
+    header_report: LoadReport,
+    section_reports: Vec<LoadReport>,
+    declared: IndexSizes,
+    sizes: IndexSizes,
+}
+
+impl Found {
+    fn corrections(&self) -> Vec<Correction> {
+        RefKind::ALL
+            .into_iter()
+            .filter_map(|kind| {
+                let declared = size_of(self.declared, kind);
+                let stored = size_of(self.sizes, kind);
+                (declared != stored).then_some(Correction {
+                    kind,
+                    declared,
+                    stored,
+                })
+            })
+            .collect()
+    }
+}
+
+fn search(bytes: &[u8], options: &LoadOptions) -> Option<Found> {
+    let (mut model, body_start, header_report) = read_header(bytes, options).ok()?;
+    let declared = model.header.index_sizes?;
+    // Each section must read as the file says, without recovery's leniency: a reading that
+    // needs it is not one the sizes explain.
+    let strict = LoadOptions {
+        recover: false,
+        ..*options
+    };
+    let (after_info, _) = read_section(
+        bytes,
+        &strict,
+        declared,
+        body_start,
+        Section::ModelInfo,
+        &mut model,
+    )
+    .ok()?;
+    let mut sections = vec![
+        Section::Vertices,
+        Section::Faces,
+        Section::Textures,
+        Section::Materials,
+        Section::Bones,
+        Section::Morphs,
+        Section::DisplayFrames,
+        Section::RigidBodies,
+        Section::Joints,
+    ];
+    if model.header.version == PmxVersion::V2_1 {
+        sections.push(Section::SoftBodies);
+    }
+    let mut search = Search {
+        bytes,
+        options: strict,
+        declared,
+        reports: vec![LoadReport::default(); sections.len()],
+        sections,
+        model,
+        failed: HashSet::new(),
+        bytes_left: bytes.len().saturating_mul(BUDGET_FILE_READS),
+        attempts_left: MAX_ATTEMPTS,
+    };
+    let settled = search.from(0, after_info, [None; 6])?;
+    let mut sizes = declared;
+    for (kind, size) in RefKind::ALL.into_iter().zip(settled) {
+        if let Some(size) = size {
+            set_size(&mut sizes, kind, size);
+        }
+    }
+    Some(Found {
+        model: search.model,
+        header_report,
+        section_reports: search.reports,
+        declared,
+        sizes,
+    })
+}
+
+struct Search<'a> {
+    bytes: &'a [u8],
+    options: LoadOptions,
+    declared: IndexSizes,
+    sections: Vec<Section>,
+    /// The model as the sections read so far on the current path left it.
+    model: Model,
+    /// What the reader noted in each section on the current path.
+    reports: Vec<LoadReport>,
+    /// Places (section, byte, settled sizes) from which no reading reaches the end.
+    failed: HashSet<(usize, usize, Settled)>,
+    bytes_left: usize,
+    attempts_left: usize,
+}
+
+impl Search<'_> {
+    /// The settled sizes of a reading of the sections from `index` on, starting at `pos`, that
+    /// ends exactly at the end of the file and is plausible; `None` when there is none (or the
+    /// budget ran out).
+    fn from(&mut self, index: usize, pos: usize, settled: Settled) -> Option<Settled> {
+        let Some(&section) = self.sections.get(index) else {
+            return (pos == self.bytes.len() && self.plausible(settled)).then_some(settled);
+        };
+        if self.failed.contains(&(index, pos, settled)) {
+            return None;
+        }
+        let open: Vec<RefKind> = kinds_read_by(section)
+            .iter()
+            .copied()
+            .filter(|&kind| settled[kind_slot(kind)].is_none())
+            .collect();
+        // Readings that succeeded, with the kinds they read: another choice that agrees on
+        // those kinds reads the same bytes the same way, to the same dead end.
+        let mut read: Vec<(IndexSizes, Vec<RefKind>)> = Vec::new();
+        for sizes in self.choices(&open, settled) {
+            let same_as_before = read.iter().any(|(before, used)| {
+                used.iter()
+                    .all(|&kind| size_of(*before, kind) == size_of(sizes, kind))
+            });
+            if same_as_before {
+                continue;
+            }
+            if self.attempts_left == 0 || self.bytes_left == 0 {
+                return None;
+            }
+            self.attempts_left -= 1;
+            clear_section(&mut self.model, section);
+            match read_section(
+                self.bytes,
+                &self.options,
+                sizes,
+                pos,
+                section,
+                &mut self.model,
+            ) {
+                Ok((end, report)) => {
+                    self.bytes_left = self.bytes_left.saturating_sub(end - pos);
+                    let used = kinds_used(section, &self.model);
+                    let mut next = settled;
+                    for &kind in &used {
+                        next[kind_slot(kind)] = Some(size_of(sizes, kind));
+                    }
+                    if let Some(slot) = self.reports.get_mut(index) {
+                        *slot = report;
+                    }
+                    if let Some(found) = self.from(index + 1, end, next) {
+                        return Some(found);
+                    }
+                    read.push((sizes, used));
+                }
+                Err(error) => {
+                    let reached = error.location().map_or(pos, |l| l.offset);
+                    let spent = reached.saturating_sub(pos).max(1);
+                    self.bytes_left = self.bytes_left.saturating_sub(spent);
+                }
+            }
+        }
+        if self.attempts_left > 0 && self.bytes_left > 0 {
+            self.failed.insert((index, pos, settled));
+        }
+        None
+    }
+
+    /// Every combination of sizes for the `open` kinds (the header's size first, so a file
+    /// whose header is right reads on the first try), the settled ones as settled and the
+    /// others as declared.
+    fn choices(&self, open: &[RefKind], settled: Settled) -> Vec<IndexSizes> {
+        let mut base = self.declared;
+        for (kind, size) in RefKind::ALL.into_iter().zip(settled) {
+            if let Some(size) = size {
+                set_size(&mut base, kind, size);
+            }
+        }
+        let mut choices = vec![base];
+        for &kind in open {
+            let declared = size_of(self.declared, kind);
+            let order =
+                std::iter::once(declared).chain(SIZES.into_iter().filter(|&s| s != declared));
+            choices = choices
+                .iter()
+                .flat_map(|&sizes| {
+                    order.clone().map(move |size| {
+                        let mut sizes = sizes;
+                        set_size(&mut sizes, kind, size);
+                        sizes
+                    })
+                })
+                .collect();
+        }
+        choices
+    }
+
+    /// Whether every index of a kind whose size differs from the header's is in range: sizes
+    /// that are off read misaligned bytes, and those make indices past the end.
+    fn plausible(&self, settled: Settled) -> bool {
+        let mut changed = [false; 6];
+        for (slot, kind) in RefKind::ALL.into_iter().enumerate() {
+            changed[slot] = settled[slot].is_some_and(|size| size != size_of(self.declared, kind));
+        }
+        if !changed.contains(&true) {
+            return true;
+        }
+        let mut check = InRange {
+            changed,
+            counts: [
+                self.model.vertices.len(),
+                self.model.textures.len(),
+                self.model.materials.len(),
+                self.model.bones.len(),
+                self.model.morphs.len(),
+                self.model.rigid_bodies.len(),
+            ],
+            past_end: false,
+        };
+        visit_refs(&self.model, &mut check);
+        !check.past_end
+    }
+}
+
+/// Finds an index past the end of its list among the kinds marked `changed`.
+struct InRange {
+    changed: [bool; 6],
+    counts: [usize; 6],
+    past_end: bool,
+}
+
+impl InRange {
+    fn see(&mut self, kind: RefKind, index: Option<usize>) {
+        let slot = kind_slot(kind);
+        if let (true, Some(index)) = (self.changed[slot], index) {
+            self.past_end |= index >= self.counts[slot];
+        }
+    }
+}
+
+impl RefVisitor for InRange {
+    fn vertex(&mut self, _: RefSite, index: &VertexIdx) {
+        self.see(RefKind::Vertex, Some(index.get()));
+    }
+    fn texture(&mut self, _: RefSite, index: &Option<TextureIdx>) {
+        self.see(RefKind::Texture, index.map(TextureIdx::get));
+    }
+    fn material(&mut self, _: RefSite, index: &Option<MaterialIdx>) {
+        self.see(RefKind::Material, index.map(MaterialIdx::get));
+    }
+    fn bone(&mut self, _: RefSite, index: &Option<BoneIdx>) {
+        self.see(RefKind::Bone, index.map(BoneIdx::get));
+    }
+    fn morph(&mut self, _: RefSite, index: &Option<MorphIdx>) {
+        self.see(RefKind::Morph, index.map(MorphIdx::get));
+    }
+    fn rigid_body(&mut self, _: RefSite, index: &Option<RigidBodyIdx>) {
+        self.see(RefKind::RigidBody, index.map(RigidBodyIdx::get));
+    }
+}
+
+/// The index kinds a section may read (and so the header sizes its layout depends on).
+fn kinds_read_by(section: Section) -> &'static [RefKind] {
+    match section {
+        Section::ModelInfo | Section::Textures => &[],
+        Section::Vertices | Section::Bones | Section::RigidBodies => &[RefKind::Bone],
+        Section::Faces => &[RefKind::Vertex],
+        Section::Materials => &[RefKind::Texture],
+        Section::Morphs => &[
+            RefKind::Vertex,
+            RefKind::Bone,
+            RefKind::Material,
+            RefKind::Morph,
+            RefKind::RigidBody,
+        ],
+        Section::DisplayFrames => &[RefKind::Bone, RefKind::Morph],
+        Section::Joints => &[RefKind::RigidBody],
+        Section::SoftBodies => &[RefKind::Material, RefKind::RigidBody, RefKind::Vertex],
+    }
+}
+
+/// The index kinds a section that was read did read: only those sizes are settled by it (a
+/// model without impulse morphs says nothing about the rigid body index size in its morphs).
+fn kinds_used(section: Section, model: &Model) -> Vec<RefKind> {
+    let mut used = Vec::new();
+    let mut add = |kind: RefKind, any: bool| {
+        if any && !used.contains(&kind) {
+            used.push(kind);
+        }
+    };
+    match section {
+        Section::ModelInfo | Section::Textures => {}
+        Section::Vertices => add(RefKind::Bone, !model.vertices.is_empty()),
+        Section::Faces => add(RefKind::Vertex, !model.faces.is_empty()),
+        Section::Materials => add(RefKind::Texture, !model.materials.is_empty()),
+        Section::Bones => add(RefKind::Bone, !model.bones.is_empty()),
+        Section::Morphs => {
+            for morph in &model.morphs {
+                if morph.offsets.is_empty() {
+                    continue;
+                }
+                let kind = match morph.offsets.kind() {
+                    MorphKind::Group | MorphKind::Flip => RefKind::Morph,
+                    MorphKind::Vertex
+                    | MorphKind::Uv
+                    | MorphKind::AdditionalUv1
+                    | MorphKind::AdditionalUv2
+                    | MorphKind::AdditionalUv3
+                    | MorphKind::AdditionalUv4 => RefKind::Vertex,
+                    MorphKind::Bone => RefKind::Bone,
+                    MorphKind::Material => RefKind::Material,
+                    MorphKind::Impulse => RefKind::RigidBody,
+                };
+                add(kind, true);
+            }
+        }
+        Section::DisplayFrames => {
+            let items = || model.display_frames.iter().flat_map(|f| &f.items);
+            add(
+                RefKind::Bone,
+                items().any(|item| matches!(item, DisplayItem::Bone(_))),
+            );
+            add(
+                RefKind::Morph,
+                items().any(|item| matches!(item, DisplayItem::Morph(_))),
+            );
+        }
+        Section::RigidBodies => add(RefKind::Bone, !model.rigid_bodies.is_empty()),
+        Section::Joints => add(RefKind::RigidBody, !model.joints.is_empty()),
+        Section::SoftBodies => {
+            add(RefKind::Material, !model.soft_bodies.is_empty());
+            let anchors = model.soft_bodies.iter().any(|s| !s.anchors.is_empty());
+            add(RefKind::RigidBody, anchors);
+            let pins = model
+                .soft_bodies
+                .iter()
+                .any(|s| !s.pinned_vertices.is_empty());
+            add(RefKind::Vertex, anchors || pins);
+        }
+    }
+    used
+}
+
+/// Empties what a section reads into, before it is read again with other sizes.
+fn clear_section(model: &mut Model, section: Section) {
+    match section {
+        Section::ModelInfo => model.info = ModelInfo::default(),
+        Section::Vertices => {
+            model.vertices.clear();
+            for channel in &mut model.additional_uvs {
+                channel.clear();
+            }
+        }
+        Section::Faces => model.faces.clear(),
+        Section::Textures => model.textures.clear(),
+        Section::Materials => model.materials.clear(),
+        Section::Bones => model.bones.clear(),
+        Section::Morphs => model.morphs.clear(),
+        Section::DisplayFrames => model.display_frames.clear(),
+        Section::RigidBodies => model.rigid_bodies.clear(),
+        Section::Joints => model.joints.clear(),
+        Section::SoftBodies => model.soft_bodies.clear(),
+    }
+}
+
+/// The position of a kind in [`RefKind::ALL`], which is the header's order of the sizes.
+fn kind_slot(kind: RefKind) -> usize {
+    match kind {
+        RefKind::Vertex => 0,
+        RefKind::Texture => 1,
+        RefKind::Material => 2,
+        RefKind::Bone => 3,
+        RefKind::Morph => 4,
+        RefKind::RigidBody => 5,
+    }
+}
+
+fn size_of(sizes: IndexSizes, kind: RefKind) -> u8 {
+    match kind {
+        RefKind::Vertex => sizes.vertex,
+        RefKind::Texture => sizes.texture,
+        RefKind::Material => sizes.material,
+        RefKind::Bone => sizes.bone,
+        RefKind::Morph => sizes.morph,
+        RefKind::RigidBody => sizes.rigid_body,
+    }
+}
+
+fn set_size(sizes: &mut IndexSizes, kind: RefKind, size: u8) {
+    match kind {
+        RefKind::Vertex => sizes.vertex = size,
+        RefKind::Texture => sizes.texture = size,
+        RefKind::Material => sizes.material = size,
+        RefKind::Bone => sizes.bone = size,
+        RefKind::Morph => sizes.morph = size,
+        RefKind::RigidBody => sizes.rigid_body = size,
+    }
+}
+
+/// The header field of a kind's size, as the reader names it in its errors.
+fn size_field(kind: RefKind) -> &'static str {
+    match kind {
+        RefKind::Vertex => "vertex_index_size",
+        RefKind::Texture => "texture_index_size",
+        RefKind::Material => "material_index_size",
+        RefKind::Bone => "bone_index_size",
+        RefKind::Morph => "morph_index_size",
+        RefKind::RigidBody => "rigid_body_index_size",
+    }
+}
+
+fn kind_name(kind: RefKind) -> &'static str {
+    match kind {
+        RefKind::Vertex => "vertex",
+        RefKind::Texture => "texture",
+        RefKind::Material => "material",
+        RefKind::Bone => "bone",
+        RefKind::Morph => "morph",
+        RefKind::RigidBody => "rigid body",
+    }
+}
