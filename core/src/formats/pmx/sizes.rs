@@ -87,11 +87,12 @@ pub(super) fn read_with_corrected_sizes(
 /// does not read the file with sizes it does not declare: that is recovery's choice, and the
 /// error says recovery reads it.
 pub(super) fn explain_failure(bytes: &[u8], options: &LoadOptions, error: ReadError) -> ReadError {
-    // A header that does not read is not a question of sizes; neither is a refused limit.
+    // A header that does not read is not a question of sizes. A limit refused in the body may
+    // be: misaligned bytes read as a text length are often over it (the search keeps the limits).
     let in_body = error
         .location()
         .is_some_and(|location| location.section != "header");
-    if !in_body || matches!(error, ReadError::LimitExceeded { .. }) {
+    if !in_body {
         return error;
     }
     let Some(found) = search(bytes, options) else {
@@ -292,7 +293,7 @@ impl Search<'_> {
                 &mut self.model,
             ) {
                 Ok((end, report)) => {
-                    self.bytes_left = self.bytes_left.saturating_sub(end - pos);
+                    self.bytes_left = self.bytes_left.saturating_sub(end.saturating_sub(pos));
                     let used = kinds_used(section, &self.model);
                     let mut next = settled;
                     for &kind in &used {
@@ -570,5 +571,304 @@ fn kind_name(kind: RefKind) -> &'static str {
         RefKind::Bone => "bone",
         RefKind::Morph => "morph",
         RefKind::RigidBody => "rigid body",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // Test code: a failed expectation is the test failing.
+    #![allow(clippy::expect_used, clippy::unwrap_used)]
+
+    use super::*;
+    use crate::formats::pmx::{IndexSizeMode, PmxSaveOptions, read, write};
+    use crate::generate::{feature_model, sample_model};
+
+    fn recovering() -> LoadOptions {
+        LoadOptions {
+            recover: true,
+            ..LoadOptions::default()
+        }
+    }
+
+    /// `model` written with `sizes`, and the model a strict read of that file gives.
+    fn file_with(model: &Model, sizes: IndexSizes) -> (Vec<u8>, Model) {
+        let mut model = model.clone();
+        model.header.index_sizes = Some(sizes);
+        let options = PmxSaveOptions {
+            index_sizes: IndexSizeMode::Keep,
+            ..PmxSaveOptions::default()
+        };
+        let bytes = write(&model, &options).unwrap().0;
+        assert_eq!(
+            &bytes[FIRST_SIZE_BYTE..FIRST_SIZE_BYTE + 6],
+            &sizes.to_array()
+        );
+        let (read_back, report) = read(&bytes, &LoadOptions::default()).unwrap();
+        assert!(report.notes.is_empty(), "{:?}", report.notes);
+        (bytes, read_back)
+    }
+
+    /// `bytes` with the header saying `declared` for `kind`.
+    fn with_header_size(bytes: &[u8], kind: RefKind, declared: u8) -> Vec<u8> {
+        let mut broken = bytes.to_vec();
+        broken[FIRST_SIZE_BYTE + kind_slot(kind)] = declared;
+        broken
+    }
+
+    fn size_notes(report: &LoadReport) -> Vec<&LoadNote> {
+        report
+            .notes
+            .iter()
+            .filter(|note| note.location.field.ends_with("_index_size"))
+            .collect()
+    }
+
+    /// Reads `broken` in recovery and expects exactly `expected` with one note at the header
+    /// byte of `kind` saying `declared` and `stored`.
+    fn expect_corrected(broken: &[u8], expected: &Model, kind: RefKind, declared: u8, stored: u8) {
+        let (model, report) = read(broken, &recovering()).unwrap();
+        assert!(
+            report.recovered_from.is_none(),
+            "{:?}",
+            report.recovered_from
+        );
+        assert!(!report.lost_data(), "{:?}", report.notes);
+        assert!(
+            model == *expected,
+            "{kind:?} {declared} → {stored}: another model"
+        );
+        let notes = size_notes(&report);
+        assert_eq!(notes.len(), 1, "{:?}", report.notes);
+        let note = notes[0];
+        assert_eq!(note.location.section, "header");
+        assert_eq!(note.location.field, size_field(kind));
+        assert_eq!(note.location.offset, FIRST_SIZE_BYTE + kind_slot(kind));
+        assert!(
+            note.message.contains(&format!("is {declared} byte(s)"))
+                && note.message.contains(&format!("stores {stored}-byte")),
+            "{}",
+            note.message
+        );
+        // A strict read refuses the file, at the header byte, and says what recovery finds.
+        let error = read(broken, &LoadOptions::default()).unwrap_err();
+        let location = error.location().unwrap();
+        assert_eq!(
+            (location.section, location.field, location.offset),
+            (
+                "header",
+                size_field(kind),
+                FIRST_SIZE_BYTE + kind_slot(kind)
+            ),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("recovery mode reads it"),
+            "{error}"
+        );
+    }
+
+    fn all(size: u8) -> IndexSizes {
+        IndexSizes {
+            vertex: size,
+            texture: size,
+            material: size,
+            bone: size,
+            morph: size,
+            rigid_body: size,
+        }
+    }
+
+    #[test]
+    fn header_offsets_are_the_readers() {
+        let (bytes, _) = file_with(&sample_model(), all(2));
+        for kind in RefKind::ALL {
+            let broken = with_header_size(&bytes, kind, 3);
+            let error = read(&broken, &recovering()).unwrap_err();
+            let location = error.location().unwrap();
+            assert_eq!(location.field, size_field(kind));
+            assert_eq!(location.offset, FIRST_SIZE_BYTE + kind_slot(kind));
+        }
+    }
+
+    #[test]
+    fn a_utf8_file_whose_header_says_bone_size_1_over_2_byte_indices_reads() {
+        let mut model = feature_model(PmxVersion::V2_0, TextEncoding::Utf8, 20, 12);
+        model.header.encoding = TextEncoding::Utf8;
+        let mut sizes = IndexSizes::minimal_for(&model);
+        sizes.bone = 2;
+        let (bytes, expected) = file_with(&model, sizes);
+        let broken = with_header_size(&bytes, RefKind::Bone, 1);
+        // Before the search, recovery stopped in the first vertex.
+        expect_corrected(&broken, &expected, RefKind::Bone, 1, 2);
+    }
+
+    #[test]
+    fn vertices_storing_4_byte_bone_indices_under_a_header_of_2_read() {
+        let model = sample_model();
+        let mut sizes = IndexSizes::minimal_for(&model);
+        sizes.bone = 4;
+        let (bytes, expected) = file_with(&model, sizes);
+        let broken = with_header_size(&bytes, RefKind::Bone, 2);
+        expect_corrected(&broken, &expected, RefKind::Bone, 2, 4);
+    }
+
+    /// Every kind, every size the file may store, every other size its header may say, in both
+    /// versions (2.1 has soft bodies, which read three kinds).
+    #[test]
+    fn every_wrong_size_byte_of_every_kind_is_found() {
+        for version in [PmxVersion::V2_0, PmxVersion::V2_1] {
+            let model = feature_model(version, TextEncoding::Utf8, 40, 12);
+            for kind in RefKind::ALL {
+                for stored in SIZES {
+                    let mut sizes = IndexSizes::minimal_for(&model);
+                    set_size(&mut sizes, kind, stored);
+                    let (bytes, expected) = file_with(&model, sizes);
+                    for declared in SIZES.into_iter().filter(|&s| s != stored) {
+                        let broken = with_header_size(&bytes, kind, declared);
+                        expect_corrected(&broken, &expected, kind, declared, stored);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn two_wrong_bytes_are_both_found() {
+        let model = feature_model(PmxVersion::V2_1, TextEncoding::Utf16, 40, 12);
+        let mut sizes = IndexSizes::minimal_for(&model);
+        sizes.bone = 2;
+        sizes.morph = 4;
+        let (bytes, expected) = file_with(&model, sizes);
+        let broken = with_header_size(&bytes, RefKind::Bone, 1);
+        let broken = with_header_size(&broken, RefKind::Morph, 1);
+        let (model, report) = read(&broken, &recovering()).unwrap();
+        assert!(model == expected);
+        let fields: Vec<_> = size_notes(&report)
+            .iter()
+            .map(|note| (note.location.field, note.location.offset))
+            .collect();
+        assert_eq!(fields, [("bone_index_size", 14), ("morph_index_size", 15)]);
+    }
+
+    /// PMX reads 2-byte vertex indices unsigned: a file with more than 32,767 vertices keeps
+    /// its high indices, and the search does not take them for a size problem.
+    #[test]
+    fn two_byte_vertex_indices_stay_unsigned() {
+        let model = feature_model(PmxVersion::V2_0, TextEncoding::Utf8, 40_000, 12);
+        let sizes = IndexSizes::minimal_for(&model);
+        assert_eq!(sizes.vertex, 2);
+        let (bytes, expected) = file_with(&model, sizes);
+        assert!(expected.faces.iter().flatten().any(|v| v.get() > 32_767));
+        let broken = with_header_size(&bytes, RefKind::Bone, 4);
+        expect_corrected(&broken, &expected, RefKind::Bone, 4, 1);
+    }
+
+    /// A file that is cut or damaged, and whose sizes are right, goes through the ordinary
+    /// recovery: no size is "corrected" to explain the damage.
+    #[test]
+    fn damage_is_not_taken_for_a_size_problem() {
+        let model = feature_model(PmxVersion::V2_1, TextEncoding::Utf8, 40, 12);
+        let (bytes, _) = file_with(&model, IndexSizes::minimal_for(&model));
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for cut in [1, 2, 3, 4, 7, 50, bytes.len() / 2, bytes.len() - 40] {
+            cases.push(bytes[..bytes.len() - cut].to_vec());
+        }
+        // An impossible weight type in the first vertex.
+        let body_start = read_header(&bytes, &recovering()).unwrap().1;
+        let (after_info, _) = read_section(
+            &bytes,
+            &LoadOptions::default(),
+            IndexSizes::minimal_for(&model),
+            body_start,
+            Section::ModelInfo,
+            &mut Model::default(),
+        )
+        .unwrap();
+        let mut corrupt = bytes.clone();
+        corrupt[after_info + 4 + 32 + 16 * 4] = 9;
+        cases.push(corrupt);
+        for (case, broken) in cases.iter().enumerate() {
+            let (_, report) = read(broken, &recovering()).unwrap();
+            assert!(report.recovered_from.is_some(), "case {case}");
+            assert!(
+                size_notes(&report).is_empty(),
+                "case {case}: {:?}",
+                report.notes
+            );
+            let error = read(broken, &LoadOptions::default()).unwrap_err();
+            assert_ne!(error.location().unwrap().section, "header", "case {case}");
+        }
+        // A file with a wrong size byte that is also cut is damaged, not a size problem.
+        let mut sizes = IndexSizes::minimal_for(&model);
+        sizes.bone = 2;
+        let (bytes, _) = file_with(&model, sizes);
+        let broken = with_header_size(&bytes, RefKind::Bone, 1);
+        let (_, report) = read(&broken[..broken.len() - 3], &recovering()).unwrap();
+        assert!(report.recovered_from.is_some());
+        assert!(size_notes(&report).is_empty());
+    }
+
+    /// Bytes after the last section do not start a search: the declared sizes read the file.
+    #[test]
+    fn trailing_bytes_are_not_a_size_problem() {
+        let model = feature_model(PmxVersion::V2_0, TextEncoding::Utf8, 40, 12);
+        let (mut bytes, expected) = file_with(&model, IndexSizes::minimal_for(&model));
+        bytes.extend_from_slice(&[0; 12]);
+        let (model, report) = read(&bytes, &LoadOptions::default()).unwrap();
+        assert!(model == expected);
+        assert!(size_notes(&report).is_empty());
+        assert_eq!(report.notes.len(), 1, "{:?}", report.notes);
+    }
+
+    /// The search reads a bounded multiple of the file, however the sizes are wrong.
+    #[test]
+    fn the_search_stays_within_its_budget() {
+        let model = feature_model(PmxVersion::V2_1, TextEncoding::Utf8, 2_000, 200);
+        let (bytes, _) = file_with(&model, all(4));
+        for kind in RefKind::ALL {
+            let broken = with_header_size(&bytes, kind, 1);
+            let (mut header_model, body_start, _) = read_header(&broken, &recovering()).unwrap();
+            let strict = LoadOptions::default();
+            let declared = header_model.header.index_sizes.unwrap();
+            let (after_info, _) = read_section(
+                &broken,
+                &strict,
+                declared,
+                body_start,
+                Section::ModelInfo,
+                &mut header_model,
+            )
+            .unwrap();
+            let sections = vec![
+                Section::Vertices,
+                Section::Faces,
+                Section::Textures,
+                Section::Materials,
+                Section::Bones,
+                Section::Morphs,
+                Section::DisplayFrames,
+                Section::RigidBodies,
+                Section::Joints,
+                Section::SoftBodies,
+            ];
+            let mut search = Search {
+                bytes: &broken,
+                options: strict,
+                declared,
+                reports: vec![LoadReport::default(); sections.len()],
+                sections,
+                model: header_model,
+                failed: HashSet::new(),
+                bytes_left: usize::MAX,
+                attempts_left: MAX_ATTEMPTS,
+            };
+            assert!(search.from(0, after_info, [None; 6]).is_some(), "{kind:?}");
+            let read = usize::MAX - search.bytes_left;
+            assert!(
+                read <= 3 * broken.len(),
+                "{kind:?}: read {read} bytes of a {}-byte file",
+                broken.len()
+            );
+        }
     }
 }
