@@ -302,3 +302,134 @@ fn check_recover_of_a_corrupted_count_is_quick_and_capped() {
     // Other issues keep the shape they had: no "more".
     assert!(list.iter().any(|i| i.get("more").is_none()));
 }
+
+/// A header whose index size byte is not the size the file stores (as some exporters write):
+/// a strict read names the byte, `check --recover` reports it, `repair --recover` writes the
+/// right header, and `convert --recover --index-sizes keep` writes the sizes the file uses.
+#[test]
+fn a_wrong_header_index_size_is_found_and_repaired() {
+    use pmx_core::formats::pmx::IndexSizeMode;
+    use pmx_core::model::IndexSizes;
+    let dir = tempfile::tempdir().unwrap();
+    let sample = sample_model();
+    let minimal = IndexSizes::minimal_for(&sample);
+    // (header field, its byte, the size the file stores, what the header says)
+    let cases: [(&str, usize, u8, u8); 4] = [
+        ("bone", 14, 2, 1),
+        ("bone", 14, 4, 2),
+        ("vertex", 11, 2, 1),
+        ("morph", 15, 2, 4),
+    ];
+    for (kind, byte, stored, declared) in cases {
+        let mut sizes = minimal;
+        match kind {
+            "bone" => sizes.bone = stored,
+            "vertex" => sizes.vertex = stored,
+            _ => sizes.morph = stored,
+        }
+        let mut model = sample.clone();
+        model.header.index_sizes = Some(sizes);
+        let keep = PmxSaveOptions {
+            index_sizes: IndexSizeMode::Keep,
+            ..PmxSaveOptions::default()
+        };
+        let right = pmx::write(&model, &keep).unwrap().0;
+        assert_eq!(right[byte], stored);
+        let mut broken = right.clone();
+        broken[byte] = declared;
+        let file = dir.path().join(format!("broken_{kind}_{stored}.pmx"));
+        std::fs::write(&file, &broken).unwrap();
+        let case = format!("{kind}: the file stores {stored}, the header says {declared}");
+
+        // Strict: refused, at the header byte.
+        let output = pmx_studio(&["check", path_str(&file)]);
+        assert_eq!(output.status.code(), Some(2), "{case}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("header.{kind}_index_size at byte {byte}")),
+            "{case}: {stderr}"
+        );
+
+        // Recovery: read exactly, with the wrong byte reported.
+        let (code, list) = check_json(&[path_str(&file), "--recover", "--no-texture-files"]);
+        assert_eq!(code, 1, "{case}: {list:#?}");
+        let found = codes(&list);
+        assert_eq!(
+            found,
+            [(
+                "E-HEADER-INDEX-SIZE".to_owned(),
+                format!("header.index_sizes.{kind}")
+            )],
+            "{case}"
+        );
+        let message = list[0]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("byte {byte}"))
+                && message.contains(&format!("is {declared} byte(s)"))
+                && message.contains(&format!("stores {stored}-byte")),
+            "{case}: {message}"
+        );
+
+        // Repair writes the sample's own file (the smallest sizes), which checks clean.
+        let repaired = dir.path().join(format!("repaired_{kind}_{stored}.pmx"));
+        let output = pmx_studio(&["repair", path_str(&file), path_str(&repaired), "--recover"]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{case}: {stdout}");
+        assert!(
+            stdout.contains(&format!(
+                "fixed   E-HEADER-INDEX-SIZE      header.index_sizes.{kind}"
+            )),
+            "{case}: {stdout}"
+        );
+        assert!(!stdout.contains("nothing to fix"), "{case}: {stdout}");
+        assert!(
+            std::fs::read(&repaired).unwrap() == sample_bytes(),
+            "{case}: the repaired file is not the sample's"
+        );
+        let (code, list) = check_json(&[path_str(&repaired), "--no-texture-files"]);
+        assert_eq!(code, 0, "{case}: {list:#?}");
+
+        // Keeping the sizes writes the ones the file really uses: the right file.
+        let kept = dir.path().join(format!("kept_{kind}_{stored}.pmx"));
+        let args = [
+            "convert",
+            path_str(&file),
+            path_str(&kept),
+            "--index-sizes",
+            "keep",
+        ];
+        assert!(
+            !pmx_studio(&args).status.success(),
+            "{case}: strict convert"
+        );
+        let mut with_recover = args.to_vec();
+        with_recover.push("--recover");
+        let output = pmx_studio(&with_recover);
+        assert!(output.status.success(), "{case}: {output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("{kind}_index_size at byte {byte}")),
+            "{case}: {stderr}"
+        );
+        assert!(
+            std::fs::read(&kept).unwrap() == right,
+            "{case}: convert --index-sizes keep wrote another file"
+        );
+    }
+
+    // The JSON of `repair` lists the correction apart from the fixes.
+    let file = dir.path().join("broken_bone_2.pmx");
+    let out = dir.path().join("repaired.json.pmx");
+    let output = pmx_studio(&[
+        "repair",
+        path_str(&file),
+        path_str(&out),
+        "--recover",
+        "--json",
+    ]);
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let corrected = json["corrected_while_reading"].as_array().unwrap();
+    assert_eq!(corrected.len(), 1, "{json:#}");
+    assert_eq!(corrected[0]["path"], "header.index_sizes.bone");
+    assert_eq!(json["lost_while_reading"], false);
+}

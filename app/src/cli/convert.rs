@@ -1,5 +1,5 @@
 //! `pmx-studio convert IN OUT [--version] [--encoding] [--index-sizes] [--allow-version-violations]
-//! [--scale] [--skip-hidden-objects] [--mqo-objects] [--mqx] [--vmd MOTION.vmd]
+//! [--recover] [--scale] [--skip-hidden-objects] [--mqo-objects] [--mqx] [--vmd MOTION.vmd]
 //! [--collision-materials LIST] [--alpha-test auto|none|LIST] [--alpha-boundary N]
 //! [--vrm-meta META.json] [--no-spring-bones] [--keep-t-pose] [--arm-angle DEGREES] [--no-physics]
 //! [--csv-encoding utf8|sjis]`.
@@ -36,6 +36,11 @@ pub struct ConvertArgs {
     /// Write PMX 2.0 even though the model uses PMX 2.1 features.
     #[arg(long)]
     pub allow_version_violations: bool,
+    /// Read a damaged file as far as possible (as `check --recover` does), and say what the
+    /// reader lost or corrected; with `--index-sizes keep`, a header whose index sizes are not
+    /// the ones the file uses is written with the sizes it really uses.
+    #[arg(long)]
+    pub recover: bool,
     /// Metasequoia units per PMX unit, for an .mqo input or output (default 10: a figure
     /// modelled at Metasequoia's usual size comes in at MMD's).
     #[arg(long, value_name = "MQO_UNITS")]
@@ -300,17 +305,21 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
             arm_angle_degrees: args.arm_angle,
             physics: !args.no_physics,
         }),
+        recover: args.recover,
         ..LoadOptions::default()
     };
     let loaded = formats::load_path(&args.input, &load)?;
     for note in &loaded.report.notes {
         // The readers of conversions (MQO, SMF, VRM) say what they made of the file; the
-        // others' notes are for `check`.
+        // others' notes are for `check`, unless recovery was asked for: then what it lost or
+        // corrected is news, with its place in the file.
         if matches!(
             loaded.format,
             FileFormat::Mqo | FileFormat::Smf | FileFormat::Vrm
         ) {
             eprintln!("note: {}", note.message);
+        } else if args.recover {
+            eprintln!("note: {note}");
         }
     }
     if let Some(meta) = meta {

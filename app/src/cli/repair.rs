@@ -52,6 +52,8 @@ impl<'a> From<&'a AppliedFix> for FixJson<'a> {
 
 #[derive(Debug, Serialize)]
 struct RepairJson<'a> {
+    /// What the reader corrected and writing the file fixes (a wrong header index size).
+    corrected_while_reading: Vec<IssueJson<'a>>,
     applied: Vec<FixJson<'a>>,
     failed: Vec<FixJson<'a>>,
     rounds: usize,
@@ -99,13 +101,17 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
         &mut history,
         &repair_options,
     );
+    // Saved with the smallest index sizes that fit (the default): a header the reader found
+    // wrong is written right.
     let saved = formats::save_path(&loaded.model, &args.output, &SaveOptions::default())?;
+    let corrected = validate::header_corrections(&loaded.report);
     for warning in &saved.warnings {
         eprintln!("warning: {warning}");
     }
     let summary = Summary::of(&report.remaining);
     if args.json {
         let json = RepairJson {
+            corrected_while_reading: corrected.iter().map(IssueJson::from).collect(),
             applied: report.applied.iter().map(FixJson::from).collect(),
             failed: report.failed.iter().map(FixJson::from).collect(),
             rounds: report.rounds,
@@ -117,6 +123,12 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
         if loaded.report.lost_data() {
             println!(
                 "note: the input is damaged; what was lost while reading cannot be restored (see `pmx-studio check --recover`)"
+            );
+        }
+        for issue in &corrected {
+            println!(
+                "fixed   {:<24} {}: {}",
+                issue.code, issue.path, issue.message_en
             );
         }
         for fix in &report.applied {
@@ -131,7 +143,7 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
                 fix.error.as_deref().unwrap_or_default()
             );
         }
-        if report.applied.is_empty() {
+        if report.applied.is_empty() && corrected.is_empty() {
             println!("nothing to fix");
         }
         for issue in report

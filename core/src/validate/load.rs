@@ -1,10 +1,10 @@
 //! Rules about the file as read: damage recovered from, what the reader noticed, the raw face
-//! index count, versions and header sizes the recovery reader tolerated. None has a fix in the
-//! model: saving writes a correct file.
+//! index count, versions, header sizes and header index sizes the recovery reader tolerated or
+//! corrected. None has a fix in the model: saving writes a correct file.
 
 use super::{Context, Issue, Rule, Severity};
 use crate::edit::{EditTarget, resolve_path};
-use crate::formats::{LoadNote, Location};
+use crate::formats::{LoadNote, LoadReport, Location};
 use crate::model::Model;
 use crate::path::ModelPath;
 
@@ -24,6 +24,7 @@ impl Rule for LoadRule {
             "I-FILE-NOTE",
             "E-VERSION",
             "E-HEADER-SIZE",
+            "E-HEADER-INDEX-SIZE",
             "E-FACE-INDEX-COUNT",
         ]
     }
@@ -79,6 +80,38 @@ impl Rule for LoadRule {
             ));
         }
     }
+}
+
+/// The header index sizes the reader corrected, as issues (`E-HEADER-INDEX-SIZE`): what
+/// writing the model fixes without any edit, which `repair` lists beside its fixes.
+#[must_use]
+pub fn header_corrections(report: &LoadReport) -> Vec<Issue> {
+    report
+        .notes
+        .iter()
+        .filter_map(header_index_size_issue)
+        .collect()
+}
+
+/// A header index size the PMX reader's recovery found wrong (`formats/pmx/sizes.rs`): the model
+/// carries the size the sections really use, and saving writes a right header.
+fn header_index_size_issue(note: &LoadNote) -> Option<Issue> {
+    let location = &note.location;
+    let kind = location.field.strip_suffix("_index_size")?;
+    if location.section != "header" || location.is_text_line() {
+        return None;
+    }
+    let offset = location.offset;
+    Some(Issue::new(
+        Severity::Error,
+        "E-HEADER-INDEX-SIZE",
+        format!("header.index_sizes.{kind}"),
+        format!("{} (byte {offset})", note.message),
+        format!(
+            "ヘッダのIndexサイズがファイルの実際のサイズと違います（保存すると正しいヘッダが書き出されます）: {}（{offset}バイト目）",
+            note.message
+        ),
+    ))
 }
 
 /// Issues about the file as a whole point at the header.
@@ -147,6 +180,9 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
                 note.message
             ),
         ));
+    }
+    if let Some(issue) = header_index_size_issue(note) {
+        return Some(issue);
     }
     if location.section == "end" {
         return Some(Issue::new(

@@ -35,6 +35,7 @@ mod version;
 #[cfg(test)]
 mod tests;
 
+pub use load::header_corrections;
 pub use repair::{AppliedFix, RepairOptions, RepairReport, repair};
 pub use target::{VMD_NAME_BYTES, mmd_name_bytes, shift_jis_bytes};
 

@@ -695,6 +695,7 @@ fn every_code_of_every_rule_has_a_case() {
         "I-FILE-NOTE",
         "E-VERSION",
         "E-HEADER-SIZE",
+        "E-HEADER-INDEX-SIZE",
         "E-FACE-INDEX-COUNT",
         "E-PMD-LIMIT",
         "W-PMD-NAME-BYTES",
@@ -737,6 +738,43 @@ fn read_recovering(bytes: &[u8]) -> (Model, LoadReport) {
 
 fn codes_of(model: &Model, report: &LoadReport) -> BTreeSet<(&'static str, String)> {
     found(&check(model, Some(report), &CheckOptions::default()))
+}
+
+#[test]
+fn a_wrong_header_index_size_is_reported_at_its_byte() {
+    let good = good_model();
+    let mut bytes = bytes_of(&good);
+    // The bone index size (byte 14) says 2; the file stores 1-byte bone indices.
+    assert_eq!(bytes[14], 1);
+    bytes[14] = 2;
+    let (model, report) = read_recovering(&bytes);
+    assert!(report.recovered_from.is_none());
+    assert_eq!(model.header.index_sizes.map(|s| s.bone), Some(1));
+    let issues = check(&model, Some(&report), &CheckOptions::default());
+    let codes = found(&issues);
+    assert!(
+        codes.contains(&("E-HEADER-INDEX-SIZE", "header.index_sizes.bone".to_owned())),
+        "{codes:?}"
+    );
+    assert!(
+        !codes.iter().any(|(code, _)| code.starts_with("E-FILE")),
+        "{codes:?}"
+    );
+    let issue = issues
+        .iter()
+        .find(|i| i.code == "E-HEADER-INDEX-SIZE")
+        .unwrap();
+    assert!(issue.message_en.contains("byte 14"), "{}", issue.message_en);
+    assert!(
+        issue.message_ja.contains("14バイト目"),
+        "{}",
+        issue.message_ja
+    );
+    // Nothing in the model is wrong: saving writes the right header.
+    assert_eq!(
+        found(&check(&model, None, &CheckOptions::default())),
+        BTreeSet::new()
+    );
 }
 
 #[test]

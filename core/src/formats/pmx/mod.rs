@@ -1,6 +1,7 @@
 //! PMX 2.0 / 2.1 (`specs/pmx-2.1.ja.txt`).
 
 mod read;
+mod sizes;
 mod write;
 
 pub use read::{

@@ -226,6 +226,16 @@ impl<'a> Reader<'a> {
         match result {
             Ok(()) => Ok((model, report)),
             Err(error) if self.options.recover => {
+                // A header whose index sizes are not the ones the sections use (`sizes.rs`).
+                // Not for a summary: the search reads the sections in full.
+                if self.summary.is_none()
+                    && !matches!(error, ReadError::Io { .. })
+                    && let Some(bytes) = self.whole_file()
+                    && let Some(read) =
+                        super::sizes::read_with_corrected_sizes(&bytes, &self.options)
+                {
+                    return Ok(read);
+                }
                 report.notes.push(LoadNote {
                     location: error
                         .location()
@@ -239,7 +249,25 @@ impl<'a> Reader<'a> {
                 report.recovered_from = Some(error);
                 Ok((model, report))
             }
-            Err(error) => Err(error),
+            // The disk failed or the reading was cancelled: not a question of the bytes.
+            Err(error @ ReadError::Io { .. }) => Err(error),
+            Err(error) => Err(match self.whole_file() {
+                Some(bytes) => super::sizes::explain_failure(&bytes, &self.options, error),
+                None => error,
+            }),
+        }
+    }
+
+    /// The whole file in memory, for the index size search after a failed reading (a file is
+    /// read once more; `None` when the disk does not give it).
+    fn whole_file(&self) -> Option<std::borrow::Cow<'a, [u8]>> {
+        match self.source {
+            Source::Bytes(bytes) => Some(std::borrow::Cow::Borrowed(bytes)),
+            Source::File(file) => {
+                let mut bytes = vec![0; self.len];
+                read_exact_at(file, &mut bytes, 0).ok()?;
+                Some(std::borrow::Cow::Owned(bytes))
+            }
         }
     }
 
@@ -676,11 +704,7 @@ impl<'a> Reader<'a> {
 
     fn body(&mut self, model: &mut Model) -> Res<()> {
         // The model info belongs to the body: a file cut inside it still recovers (empty names).
-        self.enter("model_info");
-        model.info.name_ja = self.text("name_ja")?;
-        model.info.name_en = self.text("name_en")?;
-        model.info.comment_ja = self.text("comment_ja")?;
-        model.info.comment_en = self.text("comment_en")?;
+        self.model_info(model)?;
         let Some(bulk_at) = self.check_bulk(model)? else {
             return self.rest(model);
         };
@@ -758,6 +782,15 @@ impl<'a> Reader<'a> {
                 lost: true,
             });
         }
+        Ok(())
+    }
+
+    fn model_info(&mut self, model: &mut Model) -> Res<()> {
+        self.enter("model_info");
+        model.info.name_ja = self.text("name_ja")?;
+        model.info.name_en = self.text("name_en")?;
+        model.info.comment_ja = self.text("comment_ja")?;
+        model.info.comment_en = self.text("comment_en")?;
         Ok(())
     }
 
@@ -1493,6 +1526,63 @@ fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()
         }
         Ok(())
     }
+}
+
+/// A section of the body, in file order: what [`read_section`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Section {
+    ModelInfo,
+    Vertices,
+    Faces,
+    Textures,
+    Materials,
+    Bones,
+    Morphs,
+    DisplayFrames,
+    RigidBodies,
+    Joints,
+    SoftBodies,
+}
+
+/// Reads the header of `bytes`: the model with its header (and its additional UV channels,
+/// empty), where the body starts and what the reader noted.
+pub(super) fn read_header(bytes: &[u8], options: &LoadOptions) -> Res<(Model, usize, LoadReport)> {
+    let mut reader = Reader::new(Source::Bytes(bytes), bytes.len(), options);
+    let mut model = Model::default();
+    reader.header(&mut model)?;
+    Ok((model, reader.pos, reader.report))
+}
+
+/// Reads one section starting at byte `pos` with index sizes `sizes` into `model`, whose header
+/// and earlier sections are read (its own lists must be empty); returns where the section ends
+/// and what the reader noted. The index size search (`sizes.rs`) reads a body this way, one
+/// section at a time, trying sizes.
+pub(super) fn read_section(
+    bytes: &[u8],
+    options: &LoadOptions,
+    sizes: IndexSizes,
+    pos: usize,
+    section: Section,
+    model: &mut Model,
+) -> Res<(usize, LoadReport)> {
+    let mut reader = Reader::new(Source::Bytes(bytes), bytes.len(), options);
+    reader.pos = pos;
+    reader.encoding = model.header.encoding;
+    reader.sizes = sizes;
+    match section {
+        Section::ModelInfo => reader.model_info(model),
+        Section::Vertices => reader.vertices(model),
+        Section::Faces => reader.faces(model),
+        Section::Textures => reader.textures(model),
+        Section::Materials => reader.materials(model),
+        Section::Bones => reader.bones(model),
+        Section::Morphs => reader.morphs(model),
+        Section::DisplayFrames => reader.display_frames(model),
+        Section::RigidBodies => reader.rigid_bodies(model),
+        Section::Joints => reader.joints(model),
+        Section::SoftBodies => reader.soft_bodies(model),
+    }?;
+    Ok((reader.pos, reader.report))
 }
 
 fn s_min(a: u8, b: u8) -> usize {
