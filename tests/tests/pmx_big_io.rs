@@ -63,6 +63,19 @@ fn a_big_file_reads_the_same_from_memory_from_the_disk_and_on_one_thread() {
     assert_eq!(disk_report, one_report);
     let loaded = formats::load_path(&path, &LoadOptions::default()).unwrap();
     assert!(loaded.model == one_thread, "load_path");
+    // The progress a load reports counts both readers' bytes: it only grows, and it ends near
+    // the end of the file rather than jumping there when the first reader passes the faces.
+    let reports = std::cell::RefCell::new(Vec::new());
+    let record = |at: usize| reports.borrow_mut().push(at);
+    pmx::read_file(&file, bytes.len(), &LoadOptions::default(), &record, None).unwrap();
+    let reports = reports.into_inner();
+    assert!(
+        reports.windows(2).all(|pair| pair[0] <= pair[1]),
+        "{reports:?}"
+    );
+    assert!(reports.iter().all(|&at| at <= bytes.len()));
+    let last = *reports.last().unwrap();
+    assert!(last > bytes.len() / 2, "{last} of {}", bytes.len());
 }
 
 #[test]

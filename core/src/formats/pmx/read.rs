@@ -8,7 +8,8 @@
 use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
 use crate::model::*;
 use std::fs::File;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The magic of PMX 2.x files.
 pub const MAGIC: &[u8; 4] = b"PMX ";
@@ -146,6 +147,11 @@ struct Reader<'a> {
     cancel: Option<&'a AtomicBool>,
     /// Never hand the bulk to a second thread ([`read_on_one_thread`]).
     one_thread: bool,
+    /// For the second reader: where it is, for the first one's progress.
+    shared_position: Option<Arc<AtomicUsize>>,
+    /// For the first reader while a second one reads the vertices and faces: where that one is
+    /// and where the faces end.
+    alongside: Option<(Arc<AtomicUsize>, usize)>,
 }
 
 /// What a second thread needs to read the vertices and faces of the file a [`Reader`] reads
@@ -161,6 +167,8 @@ struct SecondReader<'a> {
     pos: usize,
     /// Additional UVs per vertex.
     channels: usize,
+    /// Where the second reader is, for the first one's progress reports.
+    at: Arc<AtomicUsize>,
 }
 
 impl SecondReader<'_> {
@@ -171,6 +179,7 @@ impl SecondReader<'_> {
         reader.sizes = self.sizes;
         reader.cancel = self.cancel;
         reader.pos = self.pos;
+        reader.shared_position = Some(self.at);
         let mut bulk = Model {
             additional_uvs: vec![Vec::new(); self.channels],
             ..Model::default()
@@ -212,6 +221,8 @@ impl<'a> Reader<'a> {
             summary: None,
             cancel: None,
             one_thread: false,
+            shared_position: None,
+            alongside: None,
         }
     }
 
@@ -272,8 +283,22 @@ impl<'a> Reader<'a> {
     }
 
     fn report_progress(&self) {
+        if let Some(at) = &self.shared_position {
+            at.store(self.pos, Ordering::Relaxed);
+        }
         if let Some(progress) = self.progress {
-            progress(self.pos);
+            progress(self.done());
+        }
+    }
+
+    /// The bytes read so far: while a second reader reads the vertices and faces, its part of
+    /// them and this reader's part after them.
+    fn done(&self) -> usize {
+        match &self.alongside {
+            Some((second, bulk_end)) => {
+                second.load(Ordering::Relaxed) + self.pos.saturating_sub(*bulk_end)
+            }
+            None => self.pos,
         }
     }
 
@@ -709,6 +734,7 @@ impl<'a> Reader<'a> {
             return self.rest(model);
         };
         // The vertices and faces are read in full by a second thread while this one reads on.
+        let second_at = Arc::new(AtomicUsize::new(bulk_at));
         let second = SecondReader {
             source: self.source,
             len: self.len,
@@ -718,10 +744,18 @@ impl<'a> Reader<'a> {
             cancel: self.cancel,
             pos: bulk_at,
             channels: model.additional_uvs.len(),
+            at: Arc::clone(&second_at),
         };
         std::thread::scope(|scope| {
             let bulk = scope.spawn(move || second.read_bulk());
+            self.alongside = Some((second_at, self.pos));
             let rest = self.rest(model);
+            // The progress goes on while the second reader finishes.
+            while !bulk.is_finished() {
+                self.report_progress();
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            self.alongside = None;
             let bulk = match bulk.join() {
                 Ok(bulk) => bulk?,
                 Err(panic) => std::panic::resume_unwind(panic),
@@ -744,7 +778,10 @@ impl<'a> Reader<'a> {
             let start = self.pos;
             let notes = self.report.notes.len();
             self.summary = Some(Counted::default());
+            // The check is quick and the readings that follow report the progress.
+            let progress = self.progress.take();
             let checked = self.vertices(model).and_then(|()| self.faces(model));
+            self.progress = progress;
             self.summary = None;
             if checked.is_ok() {
                 return Ok(Some(start));

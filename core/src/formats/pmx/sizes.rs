@@ -105,10 +105,16 @@ pub(super) fn explain_failure(bytes: &[u8], options: &LoadOptions, error: ReadEr
         return error;
     };
     let said: Vec<String> = corrections.iter().map(Correction::describe).collect();
+    // The failure without its kind ("malformed file: "), which the whole error already says.
+    let failure = match &error {
+        ReadError::Malformed { location, message }
+        | ReadError::LimitExceeded { location, message } => format!("{location}: {message}"),
+        other => other.to_string(),
+    };
     ReadError::Malformed {
         location: first.location(),
         message: format!(
-            "{}; read with the header's sizes, the file fails: {error}; recovery mode reads it with the sizes it stores",
+            "{}; read with the header's sizes, the file fails at {failure}; recovery mode reads it with the sizes it stores",
             said.join("; ")
         ),
     }
