@@ -236,11 +236,13 @@ impl<'a> Reader<'a> {
         report.file_size = self.len;
         match result {
             Ok(()) => Ok((model, report)),
+            // The disk failed or the reading was cancelled: not a question of the bytes, and
+            // nothing to recover (a second reader's part may be missing).
+            Err(error @ ReadError::Io { .. }) => Err(error),
             Err(error) if self.options.recover => {
                 // A header whose index sizes are not the ones the sections use (`sizes.rs`).
                 // Not for a summary: the search reads the sections in full.
                 if self.summary.is_none()
-                    && !matches!(error, ReadError::Io { .. })
                     && let Some(bytes) = self.whole_file()
                     && let Some(read) =
                         super::sizes::read_with_corrected_sizes(&bytes, &self.options)
@@ -260,8 +262,6 @@ impl<'a> Reader<'a> {
                 report.recovered_from = Some(error);
                 Ok((model, report))
             }
-            // The disk failed or the reading was cancelled: not a question of the bytes.
-            Err(error @ ReadError::Io { .. }) => Err(error),
             Err(error) => Err(match self.whole_file() {
                 Some(bytes) => super::sizes::explain_failure(&bytes, &self.options, error),
                 None => error,
