@@ -131,6 +131,22 @@ fn header_size_index_size_and_encoding() {
     bytes[10] = 5;
     let error = read_err(&bytes);
     assert_eq!(location(&error).field, "additional_uv_count", "{error}");
+    // A longer header (read in recovery, its extra bytes skipped): an error in one of the 8
+    // bytes still points at that byte, not past the extra ones.
+    let mut bytes = small_file();
+    bytes[8] = 10;
+    bytes.splice(17..17, [0, 0]);
+    bytes[9 + 5] = 3;
+    let recovering = LoadOptions {
+        recover: true,
+        ..LoadOptions::default()
+    };
+    let error = pmx::read(&bytes, &recovering).unwrap_err();
+    assert_eq!(
+        (location(&error).field, location(&error).offset),
+        ("bone_index_size", 14),
+        "{error}"
+    );
 }
 
 #[test]

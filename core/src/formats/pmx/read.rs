@@ -672,11 +672,13 @@ impl<'a> Reader<'a> {
                 lost: false,
             });
         }
+        // Where the 8 bytes start, for errors that point at one of them (also when a longer
+        // header's extra bytes follow them).
+        let globals_at = self.pos;
         let globals: [u8; 8] = self.array("globals")?;
         if globals_len > 8 {
             self.take(usize::from(globals_len - 8), "globals")?;
         }
-        let globals_at = self.pos - 8;
         self.encoding = match globals[0] {
             0 => TextEncoding::Utf16,
             1 => TextEncoding::Utf8,
