@@ -228,3 +228,35 @@ pub fn run_plugin_checked(
         notes: run.preview(Language::English),
     }
 }
+
+/// One random corruption of a file, as the bounded fuzz loops of the tests make them: one to
+/// five of a byte set, a bit flipped, a cut, a value of `count_values` written over four bytes
+/// (where counts live) and random bytes inserted.
+pub fn mutate(rng: &mut pmx_core::generate::Rng, input: &mut Vec<u8>, count_values: &[u32]) {
+    for _ in 0..=rng.below(4) {
+        match rng.below(5) {
+            0 if !input.is_empty() => {
+                let at = rng.below(input.len());
+                input[at] = rng.next_u64() as u8;
+            }
+            1 if !input.is_empty() => {
+                let at = rng.below(input.len());
+                input[at] ^= 1 << rng.below(8);
+            }
+            2 => {
+                let cut = rng.below(input.len() + 1);
+                input.truncate(cut);
+            }
+            3 if input.len() > 4 && !count_values.is_empty() => {
+                let at = rng.below(input.len() - 4);
+                let value = count_values[rng.below(count_values.len())];
+                input[at..at + 4].copy_from_slice(&value.to_le_bytes());
+            }
+            _ => {
+                let at = rng.below(input.len() + 1);
+                let extra: Vec<u8> = (0..rng.below(64)).map(|_| rng.next_u64() as u8).collect();
+                input.splice(at..at, extra);
+            }
+        }
+    }
+}

@@ -9,6 +9,7 @@ use pmx_core::LoadOptions;
 use pmx_core::formats::pmd::{self, FixedText, Layout, PmdFile};
 use pmx_core::formats::{LoadLimits, ReadError};
 use pmx_core::generate::Rng;
+use pmx_tests::mutate;
 use pmx_tests::pmd::sample_file;
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::sync::Mutex;
@@ -393,40 +394,13 @@ fn mutated_files_never_panic() {
     let mut rng = Rng::new(0x5EED_0FD0);
     for _ in 0..3_000 {
         let mut input = bytes.clone();
-        mutate(&mut rng, &mut input);
+        mutate(&mut rng, &mut input, COUNT_VALUES);
         check_invariants(&input);
     }
 }
 
-fn mutate(rng: &mut Rng, input: &mut Vec<u8>) {
-    for _ in 0..=rng.below(4) {
-        match rng.below(5) {
-            0 if !input.is_empty() => {
-                let at = rng.below(input.len());
-                input[at] = rng.next_u64() as u8;
-            }
-            1 if !input.is_empty() => {
-                let at = rng.below(input.len());
-                input[at] ^= 1 << rng.below(8);
-            }
-            2 => {
-                let cut = rng.below(input.len() + 1);
-                input.truncate(cut);
-            }
-            3 if input.len() > 4 => {
-                // An interesting value in a count-sized field.
-                let at = rng.below(input.len() - 4);
-                let value: u32 = [0, 1, 0xFF, 0xFFFF, 0xFFFF_FFFF, 0x8000_0000][rng.below(6)];
-                input[at..at + 4].copy_from_slice(&value.to_le_bytes());
-            }
-            _ => {
-                let at = rng.below(input.len() + 1);
-                let extra: Vec<u8> = (0..rng.below(64)).map(|_| rng.next_u64() as u8).collect();
-                input.splice(at..at, extra);
-            }
-        }
-    }
-}
+/// Interesting values for a count-sized field.
+const COUNT_VALUES: &[u32] = &[0, 1, 0xFF, 0xFFFF, 0xFFFF_FFFF, 0x8000_0000];
 
 fn check_invariants(input: &[u8]) {
     // What `check --recover` does: whatever recovery reads goes through every validator.

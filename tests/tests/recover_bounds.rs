@@ -13,6 +13,7 @@ use pmx_core::formats::{LoadLimits, LoadReport, ReadError, pmd, pmx};
 use pmx_core::generate::{LargeModelSpec, Rng, feature_model, large_model};
 use pmx_core::model::{Model, PmxVersion, TextEncoding};
 use pmx_core::validate::{self, CheckOptions, Issue};
+use pmx_tests::mutate;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -258,36 +259,8 @@ fn gene_pmd_with_a_corrupted_material_count() {
     }
 }
 
-/// Random corruption as `tests/tests/pmd_errors.rs` does it, with counts favoured.
-fn mutate(rng: &mut Rng, input: &mut Vec<u8>) {
-    for _ in 0..=rng.below(4) {
-        match rng.below(5) {
-            0 if !input.is_empty() => {
-                let at = rng.below(input.len());
-                input[at] = rng.next_u64() as u8;
-            }
-            1 if !input.is_empty() => {
-                let at = rng.below(input.len());
-                input[at] ^= 1 << rng.below(8);
-            }
-            2 => {
-                let cut = rng.below(input.len() + 1);
-                input.truncate(cut);
-            }
-            3 if input.len() > 4 => {
-                let at = rng.below(input.len() - 4);
-                let value: u32 =
-                    [0, 1, 0xFF, 0xFFFF, 19_338, 0x7FFF_FFFF, 0xFFFF_FFFF][rng.below(7)];
-                input[at..at + 4].copy_from_slice(&value.to_le_bytes());
-            }
-            _ => {
-                let at = rng.below(input.len() + 1);
-                let extra: Vec<u8> = (0..rng.below(64)).map(|_| rng.next_u64() as u8).collect();
-                input.splice(at..at, extra);
-            }
-        }
-    }
-}
+/// Values a mutation writes over four bytes: counts, with the corrupted Gene PMD's among them.
+const COUNT_VALUES: &[u32] = &[0, 1, 0xFF, 0xFFFF, 19_338, 0x7FFF_FFFF, 0xFFFF_FFFF];
 
 /// The `check_recover` fuzz target's body over mutated generated PMX and PMD files: each is
 /// read and checked within a small multiple of its own size in heap, quickly, with the report
@@ -313,7 +286,7 @@ fn mutated_files_check_within_bounds() {
     for round in 0..3_000 {
         let seed = &seeds[round % seeds.len()];
         let mut input = seed.clone();
-        mutate(&mut rng, &mut input);
+        mutate(&mut rng, &mut input, COUNT_VALUES);
         let (result, time, peak) = measured(&input);
         slowest = slowest.max(time);
         largest = largest.max(peak);
