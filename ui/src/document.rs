@@ -591,6 +591,7 @@ fn load_with_progress(
         // in memory, and reading and parsing are one pass.
         progress.total.store(len as u64, Ordering::Relaxed);
         progress.set(LoadPhase::Parsing, 0);
+        // Wake the UI at most every 1 % of the file, not on every report.
         let step = (len / 100).max(1);
         let last_woken = Cell::new(0usize);
         let on_progress = |position: usize| {
@@ -677,21 +678,10 @@ fn load_with_progress(
             embedded_files: imported.textures,
         });
     }
-    // Wake the UI at most every 1 % of the file, not on every report.
-    let step = (bytes.len() / 100).max(1);
-    let last_woken = Cell::new(0usize);
-    let on_progress = |position: usize| {
-        progress.set(LoadPhase::Parsing, position as u64);
-        if position >= last_woken.get() + step {
-            last_woken.set(position);
-            wake();
-        }
-    };
-    let read = match format {
-        FileFormat::Pmx => pmx::read_with_progress(&bytes, &options, &on_progress),
-        other => formats::read_bytes(&bytes, other, &options),
-    };
-    let (model, report) = read.map_err(|e| failure(format!("{}: {e}", path.display()), true))?;
+    // Every PMX with a PMX magic was read from the disk above: what is left (a `.pmx` without
+    // one fails at its first bytes) and the other formats are read from memory at once.
+    let (model, report) = formats::read_bytes(&bytes, format, &options)
+        .map_err(|e| failure(format!("{}: {e}", path.display()), true))?;
     progress.set(LoadPhase::Parsing, bytes.len() as u64);
     Ok(Loaded {
         model,

@@ -233,14 +233,11 @@ pub fn open_pmx(path: &Path) -> std::io::Result<Option<(std::fs::File, usize)>> 
     use std::io::Read;
     let mut file = std::fs::File::open(path)?;
     let mut magic = [0u8; 4];
-    let mut read = 0;
-    while read < magic.len() {
-        match file.read(&mut magic[read..])? {
-            0 => break,
-            n => read += n,
-        }
+    match file.read_exact(&mut magic) {
+        Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+        read => read?,
     }
-    if read < magic.len() || (&magic != pmx::MAGIC && &magic != b"Pmx ") {
+    if &magic != pmx::MAGIC && &magic != b"Pmx " {
         return Ok(None);
     }
     let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);

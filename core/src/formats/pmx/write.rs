@@ -109,12 +109,7 @@ pub fn choose_index_sizes(model: &Model, mode: IndexSizeMode) -> IndexSizes {
 pub fn write(model: &Model, options: &PmxSaveOptions) -> Result<(Vec<u8>, SaveReport), WriteError> {
     let plan = Plan::new(model, options)?;
     let mut w = Writer::new(&plan, None, estimate_size(model, plan.sizes));
-    w.report = plan.report.clone();
-    w.head(model, &plan)?;
-    w.vertices(model)?;
-    w.faces(model)?;
-    w.middle(model)?;
-    w.tail(model, &plan)?;
+    w.whole_file(model, &plan)?;
     Ok((w.out, w.report))
 }
 
@@ -127,13 +122,7 @@ pub fn write_to(
 ) -> Result<SaveReport, WriteError> {
     let plan = Plan::new(model, options)?;
     let mut w = Writer::new(&plan, Some(sink), 0);
-    w.report = plan.report.clone();
-    w.head(model, &plan)?;
-    w.vertices(model)?;
-    w.faces(model)?;
-    w.middle(model)?;
-    w.tail(model, &plan)?;
-    w.flush_all()?;
+    w.whole_file(model, &plan)?;
     Ok(w.report)
 }
 
@@ -349,6 +338,18 @@ impl<'w> Writer<'w> {
             sizes: plan.sizes,
             report: SaveReport::default(),
         }
+    }
+
+    /// Every section in file order, with the plan's warnings first; what is gathered is
+    /// handed to the sink at the end.
+    fn whole_file(&mut self, model: &Model, plan: &Plan) -> Result<(), WriteError> {
+        self.report = plan.report.clone();
+        self.head(model, plan)?;
+        self.vertices(model)?;
+        self.faces(model)?;
+        self.middle(model)?;
+        self.tail(model, plan)?;
+        self.flush_all()
     }
 
     /// The header and the model info.
