@@ -106,7 +106,10 @@ fn header_index_size_issue(note: &LoadNote) -> Option<Issue> {
         Severity::Error,
         "E-HEADER-INDEX-SIZE",
         format!("header.index_sizes.{kind}"),
-        format!("{} (byte {offset})", note.message),
+        format!(
+            "the header's index size is not the one the file stores (saving writes the right header): {} (byte {offset})",
+            note.message
+        ),
         format!(
             "ヘッダのIndexサイズがファイルの実際のサイズと違います（保存すると正しいヘッダが書き出されます）: {}（{offset}バイト目）",
             note.message
