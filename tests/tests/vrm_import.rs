@@ -309,3 +309,55 @@ fn pmx_to_vrm_to_pmx_keeps_humanoid_names_and_expressions() {
 fn errors(model: &Model) -> Vec<String> {
     pmx_tests::validation_errors(model)
 }
+
+/// The GLB's JSON and BIN chunks.
+fn split_glb(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
+    let length = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+    let json_len = length(12);
+    let json = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    let bin_at = 20 + json_len;
+    let bin = bytes[bin_at + 8..bin_at + 8 + length(bin_at)].to_vec();
+    (json, bin)
+}
+
+/// Godette's primitives share their vertex accessors (as UniVRM's avatars do); importing
+/// decodes a shared accessor once. Giving every primitive its own copy of each accessor
+/// entry (same data) must give exactly the same model.
+#[test]
+fn primitives_sharing_accessors_import_as_with_their_own_copies() {
+    let Some(dir) = corpus_dir("vrm") else {
+        return;
+    };
+    let bytes = std::fs::read(dir.join("godette_vrm0_cc_by.vrm")).unwrap();
+    let (mut json, bin) = split_glb(&bytes);
+    let mut copies = 0;
+    let mut accessors = json["accessors"].as_array().unwrap().clone();
+    let mut seen = std::collections::HashSet::new();
+    let mut own_copy = |slot: &mut serde_json::Value| {
+        let Some(index) = slot.as_u64() else { return };
+        if !seen.insert(index) {
+            accessors.push(accessors[index as usize].clone());
+            *slot = serde_json::json!(accessors.len() - 1);
+            copies += 1;
+        }
+    };
+    for mesh in json["meshes"].as_array_mut().unwrap() {
+        for primitive in mesh["primitives"].as_array_mut().unwrap() {
+            for (_, slot) in primitive["attributes"].as_object_mut().unwrap() {
+                own_copy(slot);
+            }
+            for target in primitive["targets"].as_array_mut().into_iter().flatten() {
+                for (_, slot) in target.as_object_mut().unwrap() {
+                    own_copy(slot);
+                }
+            }
+        }
+    }
+    json["accessors"] = serde_json::Value::Array(accessors);
+    assert!(copies >= 10, "Godette shares {copies} accessors");
+    let shared = read_vrm(&bytes, &LoadOptions::default()).unwrap();
+    let separate = read_vrm(&pmx_tests::glb(&json, &bin), &LoadOptions::default()).unwrap();
+    pmx_tests::assert_same_model(&shared.model, &separate.model, "godette");
+    assert_eq!(shared.model.vertices.len(), separate.model.vertices.len());
+    assert!(shared.model.morphs.len() > 10);
+}

@@ -8,6 +8,7 @@ use crate::model::{BoneIdx, Face, Vec2, Vec3, Vertex, VertexIdx, Weight};
 use glam::{Mat3, Mat4, Vec3 as GVec3};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Triangles, strips and fans are drawn; points and lines have no PMX 2.0 material.
 const MODE_TRIANGLES: u64 = 4;
@@ -30,6 +31,44 @@ impl Buckets {
     }
 }
 
+/// A decoded accessor, shared by the primitives that read it.
+type SharedElements = Rc<Elements<f32>>;
+
+/// The attributes (and morph targets) of one mesh that more than one of its primitives use,
+/// decoded once, by accessor and whether they were read as integers. Exporters such as UniVRM
+/// (VRoid Studio's avatars) give every primitive of a mesh the same vertex accessors; without
+/// this each primitive decoded them all again, dozens of morph targets included. An accessor
+/// only one primitive reads is never kept, and a shared one is dropped when its last reader
+/// has it, so nothing outlives the mesh.
+#[derive(Default)]
+struct Decoded {
+    accessors: HashMap<(usize, bool), SharedElements>,
+    /// How many more times each accessor will be asked for by the mesh's primitives.
+    uses_left: HashMap<usize, usize>,
+}
+
+impl Decoded {
+    /// Starts a mesh: counts how often its primitives name each accessor.
+    fn start_mesh(&mut self, primitives: &[Value]) {
+        self.accessors.clear();
+        self.uses_left.clear();
+        let accessor = |value: &Value| value.as_u64().and_then(|a| usize::try_from(a).ok());
+        for primitive in primitives {
+            let attributes = primitive.get("attributes").and_then(Value::as_object);
+            let targets = primitive.get("targets").and_then(Value::as_array);
+            let named = attributes.into_iter().flat_map(|a| a.values()).chain(
+                targets
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| t.get("POSITION")),
+            );
+            for index in named.filter_map(accessor) {
+                *self.uses_left.entry(index).or_default() += 1;
+            }
+        }
+    }
+}
+
 fn primitive_location(
     import: &Importer<'_>,
     mesh: usize,
@@ -44,6 +83,7 @@ fn primitive_location(
 
 pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
     let mut buckets = Buckets::default();
+    let mut decoded = Decoded::default();
     let mut over_four = 0usize;
     let order = import.order.clone();
     for node in order {
@@ -63,6 +103,7 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
+        decoded.start_mesh(&primitives);
         for (index, primitive) in primitives.iter().enumerate() {
             let result = read_primitive(
                 import,
@@ -72,6 +113,7 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
                 primitive,
                 skin.as_ref(),
                 &mut buckets,
+                &mut decoded,
             );
             match result {
                 Ok(cut) => over_four += cut,
@@ -180,16 +222,19 @@ fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin
     })
 }
 
-/// Reads an attribute of `expected` elements, refusing a count that differs before reading.
+/// Reads an attribute of `expected` elements, refusing a count that differs before reading;
+/// an accessor another primitive of the mesh already read is not decoded again.
+#[allow(clippy::too_many_arguments)]
 fn attribute(
     import: &Importer<'_>,
+    decoded: &mut Decoded,
     attributes: &Value,
     name: &str,
     expected: usize,
     mesh: usize,
     primitive: usize,
     floats: bool,
-) -> Result<Option<Elements<f32>>, ReadError> {
+) -> Result<Option<SharedElements>, ReadError> {
     let Some(accessor) = attributes.get(name) else {
         return Ok(None);
     };
@@ -210,15 +255,45 @@ fn attribute(
             ),
         });
     }
-    if floats {
-        import.gltf.floats(accessor).map(Some)
+    decode(import, decoded, accessor, floats).map(Some)
+}
+
+/// Accessor `accessor` as floats (integers converted when `floats` is false), decoded once
+/// per mesh.
+fn decode(
+    import: &Importer<'_>,
+    decoded: &mut Decoded,
+    accessor: usize,
+    floats: bool,
+) -> Result<SharedElements, ReadError> {
+    let uses_left = decoded.uses_left.get_mut(&accessor).map_or(0, |left| {
+        *left = left.saturating_sub(1);
+        *left
+    });
+    let cached = if uses_left == 0 {
+        decoded.accessors.remove(&(accessor, floats))
+    } else {
+        decoded.accessors.get(&(accessor, floats)).cloned()
+    };
+    if let Some(elements) = cached {
+        return Ok(elements);
+    }
+    let elements = if floats {
+        import.gltf.floats(accessor)?
     } else {
         let integers = import.gltf.integers(accessor)?;
-        Ok(Some(Elements {
+        Elements {
             components: integers.components,
             values: integers.values.into_iter().map(|v| v as f32).collect(),
-        }))
+        }
+    };
+    let elements = Rc::new(elements);
+    if uses_left > 0 {
+        decoded
+            .accessors
+            .insert((accessor, floats), Rc::clone(&elements));
     }
+    Ok(elements)
 }
 
 /// Reads one primitive into the model; returns how many vertices lost influences past four.
@@ -230,6 +305,7 @@ fn read_primitive(
     primitive: &Value,
     skin: Option<&Skin>,
     buckets: &mut Buckets,
+    decoded: &mut Decoded,
 ) -> Result<usize, ReadError> {
     if primitive
         .get("extensions")
@@ -267,7 +343,7 @@ fn read_primitive(
             message: "the primitive has no POSITION".into(),
         });
     };
-    let positions = import.gltf.floats(position_accessor)?;
+    let positions = decode(import, decoded, position_accessor, true)?;
     if positions.components != 3 {
         return Err(ReadError::Malformed {
             location: primitive_location(import, mesh, index, "attributes.POSITION"),
@@ -275,15 +351,27 @@ fn read_primitive(
         });
     }
     let count = positions.count();
-    let normals = attribute(import, attributes, "NORMAL", count, mesh, index, true)?
-        .filter(|n| n.components == 3);
-    let uvs = attribute(import, attributes, "TEXCOORD_0", count, mesh, index, true)?
-        .filter(|n| n.components == 2);
-    let mut influences: Vec<(Elements<f32>, Elements<f32>)> = Vec::new();
+    let normals = attribute(
+        import, decoded, attributes, "NORMAL", count, mesh, index, true,
+    )?
+    .filter(|n| n.components == 3);
+    let uvs = attribute(
+        import,
+        decoded,
+        attributes,
+        "TEXCOORD_0",
+        count,
+        mesh,
+        index,
+        true,
+    )?
+    .filter(|n| n.components == 2);
+    let mut influences: Vec<(SharedElements, SharedElements)> = Vec::new();
     if skin.is_some() {
         for set in 0..4 {
             let joints = attribute(
                 import,
+                decoded,
                 attributes,
                 &format!("JOINTS_{set}"),
                 count,
@@ -293,6 +381,7 @@ fn read_primitive(
             )?;
             let weights = attribute(
                 import,
+                decoded,
                 attributes,
                 &format!("WEIGHTS_{set}"),
                 count,
@@ -336,6 +425,10 @@ fn read_primitive(
     for &corner in triangles.iter().flatten() {
         used[corner as usize] = true;
     }
+    // In order, so the model's vertices keep the buffer's order; the morph targets below
+    // walk only these (a shared buffer can be many times larger than one primitive).
+    let used_vertices: Vec<usize> = (0..count).filter(|&v| used[v]).collect();
+    drop(used);
     // The model vertex (after `base`) of each used vertex of the primitive.
     let mut kept: Vec<usize> = vec![usize::MAX; count];
 
@@ -350,10 +443,7 @@ fn read_primitive(
     };
     let mut over_four = 0;
     let mut blends: Vec<Mat4> = Vec::with_capacity(count.min(3 * triangles.len()));
-    for v in 0..count {
-        if !used[v] {
-            continue;
-        }
+    for &v in &used_vertices {
         kept[v] = blends.len();
         // The rest-pose matrix of this vertex and its bones.
         let mut weights: Vec<(usize, f32)> = Vec::new();
@@ -431,7 +521,9 @@ fn read_primitive(
     // Morph targets: position deltas through each vertex's rest-pose matrix.
     if let Some(targets) = primitive.get("targets").and_then(Value::as_array) {
         for (target_index, target) in targets.iter().enumerate() {
-            let Some(deltas) = attribute(import, target, "POSITION", count, mesh, index, true)?
+            let Some(deltas) = attribute(
+                import, decoded, target, "POSITION", count, mesh, index, true,
+            )?
             else {
                 continue;
             };
@@ -439,7 +531,7 @@ fn read_primitive(
                 continue;
             }
             let mut offsets = Vec::new();
-            for v in (0..count).filter(|&v| used[v]) {
+            for &v in &used_vertices {
                 let blend = &blends[kept[v]];
                 let d = deltas.get(v);
                 if d.iter().all(|c| *c == 0.0 || !c.is_finite()) {
