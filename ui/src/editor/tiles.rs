@@ -113,7 +113,7 @@ impl EditorState {
         };
         self.tree.ui(&mut behavior, ui);
         self.run_physics(ui.ctx());
-        self.feed_pose_to_view();
+        self.feed_pose_to_view(ui.ctx());
     }
 
     /// The pose's physics plays on whichever tab is shown (picking a body in the 剛体 tab must
@@ -137,9 +137,10 @@ impl EditorState {
     }
 
     /// The 3D view draws the pose pane's pose: deformed positions and normals go to the GPU
-    /// when the pose changes, and the model's own values again when it is back at rest. The
-    /// document never changes.
-    fn feed_pose_to_view(&mut self) {
+    /// when the pose changes, and the model's own values again when it is back at rest; the
+    /// bones and rigid bodies are drawn where the same evaluation put them. The document never
+    /// changes.
+    fn feed_pose_to_view(&mut self, ctx: &egui::Context) {
         let Some(document) = &self.document else {
             return;
         };
@@ -150,6 +151,10 @@ impl EditorState {
         self.fed_pose_generation = generation;
         self.view
             .set_body_placements(self.pose.body_placements(&document.model));
+        self.view.set_bone_placements(self.pose.bone_placements());
+        // The view pane was drawn before the pose changed this frame: the overlays built
+        // from the new placements show in the next one, which nothing else may ask for.
+        ctx.request_repaint();
         let to_model = |list: &[glam::Vec3]| -> Vec<pmx_core::model::Vec3> {
             list.iter().map(|&v| v.into()).collect()
         };
