@@ -273,6 +273,17 @@ fn a_corpus_motion_puts_the_bone_heads_where_the_skinned_mesh_is() {
     let (mut posed_frames, mut moved) = (0, 0);
     for frame in 0..=last as u32 {
         harness.state_mut().pose.set_frame(frame as f32);
+        // One frame: the overlay painted with this frame's mesh is made from the same pose
+        // (not the previous frame's, as a motion playing would show).
+        harness.step();
+        let heads: Vec<Vec3> = match harness.state().pose.bone_placements() {
+            Some((_, globals)) => globals
+                .iter()
+                .map(|global| world(Vec3::from(global.translation).into()))
+                .collect(),
+            None => original.bones.iter().map(|b| world(b.position)).collect(),
+        };
+        assert_eq!(drawn_points(&harness), heads, "frame {frame}");
         harness.run_ok();
         let editor = harness.state();
         let Some(positions) = editor.pose.deformed_positions() else {

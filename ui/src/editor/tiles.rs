@@ -113,7 +113,7 @@ impl EditorState {
         };
         self.tree.ui(&mut behavior, ui);
         self.run_physics(ui.ctx());
-        self.feed_pose_to_view(ui.ctx());
+        self.feed_pose_to_view();
     }
 
     /// The pose's physics plays on whichever tab is shown (picking a body in the 剛体 tab must
@@ -140,7 +140,7 @@ impl EditorState {
     /// when the pose changes, and the model's own values again when it is back at rest; the
     /// bones and rigid bodies are drawn where the same evaluation put them. The document never
     /// changes.
-    fn feed_pose_to_view(&mut self, ctx: &egui::Context) {
+    fn feed_pose_to_view(&mut self) {
         let Some(document) = &self.document else {
             return;
         };
@@ -152,9 +152,10 @@ impl EditorState {
         self.view
             .set_body_placements(self.pose.body_placements(&document.model));
         self.view.set_bone_placements(self.pose.bone_placements());
-        // The view pane was drawn before the pose changed this frame: the overlays built
-        // from the new placements show in the next one, which nothing else may ask for.
-        ctx.request_repaint();
+        // The view pane was drawn before the pose changed this frame; its paint runs after
+        // this, so an overlay rebuilt now is painted with the mesh uploaded below (one built
+        // in the next frame would trail the mesh by a frame while a motion or physics plays).
+        self.view.sync_overlay(document, self.document_id);
         let to_model = |list: &[glam::Vec3]| -> Vec<pmx_core::model::Vec3> {
             list.iter().map(|&v| v.into()).collect()
         };

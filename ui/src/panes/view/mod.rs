@@ -243,6 +243,31 @@ impl ViewState {
             self.framed_document = Some(document_id);
             self.frame_model(document);
         }
+        self.sync_overlay(document, document_id);
+        let selection = &document.selection;
+        let bone = selection
+            .get(ElementKind::Bone)
+            .current
+            .or_else(|| selection.get(ElementKind::Bone).indices.first());
+        let weights_key = (
+            document_id,
+            document.revision(),
+            bone.filter(|_| self.layers.weights),
+        );
+        if self.layers.weights && self.weights_key != Some(weights_key) {
+            self.weights_key = Some(weights_key);
+            self.scene
+                .set_weights(bone.map(|b| overlay::weights_for(&document.model, b)));
+        }
+        if !self.layers.weights {
+            self.weights_key = None;
+        }
+    }
+
+    /// Rebuilds the overlay (bones, bodies, joints, grid, normals, selected vertices) when
+    /// what it shows changed. The editor calls it again after feeding the frame's pose, so
+    /// the overlay painted with a deformed mesh comes from the same pose as the mesh.
+    pub fn sync_overlay(&mut self, document: &Document, document_id: u64) {
         let selection = &document.selection;
         let key = {
             use std::hash::{Hash, Hasher};
@@ -275,23 +300,6 @@ impl ViewState {
                 mesh::Bounds::default()
             };
             self.scene.set_overlay(self.overlay(document, &bounds));
-        }
-        let bone = selection
-            .get(ElementKind::Bone)
-            .current
-            .or_else(|| selection.get(ElementKind::Bone).indices.first());
-        let weights_key = (
-            document_id,
-            document.revision(),
-            bone.filter(|_| self.layers.weights),
-        );
-        if self.layers.weights && self.weights_key != Some(weights_key) {
-            self.weights_key = Some(weights_key);
-            self.scene
-                .set_weights(bone.map(|b| overlay::weights_for(&document.model, b)));
-        }
-        if !self.layers.weights {
-            self.weights_key = None;
         }
     }
 
