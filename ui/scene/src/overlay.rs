@@ -127,6 +127,80 @@ pub fn bone_tail(model: &Model, bone: &Bone) -> Option<Vec3> {
 /// Bones: a line from each head to its tail and a point at the head.
 #[must_use]
 pub fn bones(model: &Model, selected: &dyn Selected) -> OverlayGeometry {
+    bones_placed(model, selected, None)
+}
+
+/// A bone's head where `placement` (its global transform, model space) puts it, or at rest.
+fn head_placed(bone: &Bone, placement: Option<&pmx_core::pose::Transform>) -> Vec3 {
+    match placement {
+        Some(placement) => to_world(Vec3::from(placement.translation).into()),
+        None => to_world(bone.position),
+    }
+}
+
+/// Where bone `index`'s head is drawn: where `placements` (model space, one global transform
+/// per bone) put it, or at rest when `None` (or when the list has no entry for it).
+#[must_use]
+pub fn bone_head_placed(
+    model: &Model,
+    index: usize,
+    placements: Option<&[pmx_core::pose::Transform]>,
+) -> Option<Vec3> {
+    let bone = model.bones.get(index)?;
+    Some(head_placed(
+        bone,
+        placements.and_then(|list| list.get(index)),
+    ))
+}
+
+/// Bone `index`'s tail as drawn: the tail bone's drawn head, or the offset turned with the
+/// bone; `None` when it has no tail (as [`bone_tail`]).
+#[must_use]
+pub fn bone_tail_placed(
+    model: &Model,
+    index: usize,
+    placements: Option<&[pmx_core::pose::Transform]>,
+) -> Option<Vec3> {
+    let bone = model.bones.get(index)?;
+    let placement = placements.and_then(|list| list.get(index));
+    match placement {
+        None => bone_tail(model, bone),
+        Some(_) if bone.flags.contains(BoneFlags::TAIL_IS_BONE) => {
+            bone_head_placed(model, bone.tail_bone?.get(), placements)
+        }
+        Some(placement) => {
+            // The skinning matrix maps a rest point p to R·(p − rest head) + T (T: the posed
+            // head); for p = rest head + offset that is R·offset + T.
+            let offset = Vec3::from(bone.tail_offset);
+            (offset.length_squared() > 0.0).then(|| {
+                let tail = placement.rotation * offset + Vec3::from(placement.translation);
+                to_world(tail.into())
+            })
+        }
+    }
+}
+
+/// Every bone's head where it is drawn (see [`bone_head_placed`]), in bone order: what bone
+/// picking tests against.
+pub fn bone_heads_placed<'a>(
+    model: &'a Model,
+    placements: Option<&'a [pmx_core::pose::Transform]>,
+) -> impl Iterator<Item = Vec3> + 'a {
+    model
+        .bones
+        .iter()
+        .enumerate()
+        .map(move |(index, bone)| head_placed(bone, placements.and_then(|list| list.get(index))))
+}
+
+/// Bones where `placements` (model space, one global transform per bone, as a pose or the
+/// physics left them) put them, or at rest when `None`.
+#[must_use]
+pub fn bones_placed(
+    model: &Model,
+    selected: &dyn Selected,
+    placements: Option<&[pmx_core::pose::Transform]>,
+) -> OverlayGeometry {
     let mut out = OverlayGeometry::default();
     for (index, bone) in model.bones.iter().enumerate() {
         let color = if selected.contains(index) {
@@ -134,9 +208,9 @@ pub fn bones(model: &Model, selected: &dyn Selected) -> OverlayGeometry {
         } else {
             BoneKind::of(bone).color()
         };
-        let head = to_world(bone.position);
+        let head = head_placed(bone, placements.and_then(|list| list.get(index)));
         out.point(head, color);
-        if let Some(tail) = bone_tail(model, bone) {
+        if let Some(tail) = bone_tail_placed(model, index, placements) {
             out.line(head, tail, color);
         }
     }
@@ -645,6 +719,92 @@ mod tests {
         assert_eq!(geometry.lines.len(), 4);
         assert_eq!(geometry.lines[0].color, SELECTED);
         assert_eq!(geometry.lines[2].color, BoneKind::Ik.color());
+    }
+
+    #[test]
+    fn posed_bones_follow_a_parent_turned_90_degrees() {
+        use pmx_core::pose::{Pose, PoseEvaluator};
+        let at = |x, y, z| pmx_core::model::Vec3::new(x, y, z);
+        let mut model = Model::new_empty();
+        let mut parent = Bone {
+            position: at(0.0, 10.0, 0.0),
+            tail_bone: Some(BoneIdx::new(1)),
+            ..Bone::default()
+        };
+        parent.flags |= BoneFlags::TAIL_IS_BONE;
+        let child = Bone {
+            position: at(0.0, 15.0, 0.0),
+            parent: Some(BoneIdx::new(0)),
+            tail_offset: at(0.0, 3.0, 0.0),
+            ..Bone::default()
+        };
+        let side = Bone {
+            position: at(2.0, 10.0, 0.0),
+            parent: Some(BoneIdx::new(0)),
+            tail_offset: at(0.0, 0.0, 4.0),
+            ..Bone::default()
+        };
+        model.bones = vec![parent, child, side];
+        let mut pose = Pose::new(&model);
+        // 90° about X: model +Y turns to +Z (world −Z, the view mirrors Z), +Z to −Y.
+        pose.set_bone(
+            BoneIdx::new(0),
+            Quat::from_rotation_x(std::f32::consts::FRAC_PI_2),
+            Vec3::ZERO,
+        );
+        let mut evaluator = PoseEvaluator::new(&model);
+        evaluator.evaluate_bones(&model, &pose).unwrap();
+        let placements = Some(evaluator.skeleton.globals());
+        let near = |found: Option<Vec3>, expected: Vec3| {
+            let found = found.unwrap();
+            assert!(found.distance(expected) < 1e-5, "{found} is not {expected}");
+        };
+        near(
+            bone_head_placed(&model, 0, placements),
+            Vec3::new(0.0, 10.0, 0.0),
+        );
+        near(
+            bone_head_placed(&model, 1, placements),
+            Vec3::new(0.0, 10.0, -5.0),
+        );
+        near(
+            bone_head_placed(&model, 2, placements),
+            Vec3::new(2.0, 10.0, 0.0),
+        );
+        // The parent's tail is its tail bone's posed head; offset tails turn with their bone.
+        near(
+            bone_tail_placed(&model, 0, placements),
+            Vec3::new(0.0, 10.0, -5.0),
+        );
+        near(
+            bone_tail_placed(&model, 1, placements),
+            Vec3::new(0.0, 10.0, -8.0),
+        );
+        near(
+            bone_tail_placed(&model, 2, placements),
+            Vec3::new(2.0, 6.0, 0.0),
+        );
+
+        let none = std::collections::BTreeSet::new();
+        let geometry = bones_placed(&model, &none, placements);
+        let drawn = |list: &[ColoredVertex]| -> Vec<Vec3> {
+            list.iter().map(|v| Vec3::from(v.position)).collect()
+        };
+        let points = drawn(&geometry.points);
+        assert_eq!(points.len(), 3);
+        assert!(points[1].distance(Vec3::new(0.0, 10.0, -5.0)) < 1e-5);
+        let lines = drawn(&geometry.lines);
+        assert_eq!(lines.len(), 6);
+        assert!(lines[3].distance(Vec3::new(0.0, 10.0, -8.0)) < 1e-5);
+        let heads: Vec<Vec3> = bone_heads_placed(&model, placements).collect();
+        assert_eq!(heads, points);
+
+        // Back at rest, the placed overlay is the rest overlay.
+        pose.reset();
+        evaluator.evaluate_bones(&model, &pose).unwrap();
+        let at_rest = bones_placed(&model, &none, Some(evaluator.skeleton.globals()));
+        assert_eq!(at_rest, bones(&model, &none));
+        assert_eq!(drawn(&at_rest.points)[1], to_world(model.bones[1].position));
     }
 
     #[test]

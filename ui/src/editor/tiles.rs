@@ -137,8 +137,9 @@ impl EditorState {
     }
 
     /// The 3D view draws the pose pane's pose: deformed positions and normals go to the GPU
-    /// when the pose changes, and the model's own values again when it is back at rest. The
-    /// document never changes.
+    /// when the pose changes, and the model's own values again when it is back at rest; the
+    /// bones and rigid bodies are drawn where the same evaluation put them. The document never
+    /// changes.
     fn feed_pose_to_view(&mut self) {
         let Some(document) = &self.document else {
             return;
@@ -150,6 +151,11 @@ impl EditorState {
         self.fed_pose_generation = generation;
         self.view
             .set_body_placements(self.pose.body_placements(&document.model));
+        self.view.set_bone_placements(self.pose.bone_placements());
+        // The view pane was drawn before the pose changed this frame; its paint runs after
+        // this, so an overlay rebuilt now is painted with the mesh uploaded below (one built
+        // in the next frame would trail the mesh by a frame while a motion or physics plays).
+        self.view.sync_overlay(document, self.document_id);
         let to_model = |list: &[glam::Vec3]| -> Vec<pmx_core::model::Vec3> {
             list.iter().map(|&v| v.into()).collect()
         };

@@ -12,8 +12,9 @@ use glam::Vec3;
 use pmx_core::formats::{LoadOptions, vmd, vpd};
 use pmx_core::model::facts::{euler_degrees_to_quat, quat_to_euler_degrees};
 use pmx_core::model::{BoneFlags, BoneIdx, ElementKind, Model, MorphIdx, MorphPanel};
-use pmx_core::pose::{ManipulationFrame, Pose, PoseEvaluator};
+use pmx_core::pose::{ManipulationFrame, Pose, PoseEvaluator, Transform};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod physics;
@@ -232,6 +233,16 @@ impl PoseState {
     #[must_use]
     pub fn evaluated(&self) -> Option<&PoseEvaluator> {
         self.evaluator.as_ref().filter(|_| !self.stale)
+    }
+
+    /// Where the bones are in the pose the view shows: every bone's global transform (model
+    /// space) from the evaluation the deformed mesh comes from, so with physics on it holds
+    /// what the physics did to them too; `None` at rest. O(bones): a copy of the transforms,
+    /// with the pose's generation.
+    #[must_use]
+    pub fn bone_placements(&self) -> Option<(u64, Arc<[Transform]>)> {
+        let evaluator = self.evaluated().filter(|_| !self.pose.is_rest())?;
+        Some((self.generation, evaluator.skeleton.globals().into()))
     }
 
     /// How many bones are turned or moved.

@@ -158,6 +158,10 @@ pub struct ViewState {
     /// Where the pose pane's pose (or its physics) puts the rigid bodies, model space, one per
     /// body, with a generation that changes with them; `None`: at rest.
     body_placements: Option<(u64, Arc<[pmx_core::pose::Transform]>)>,
+    /// Where the pose pane's pose (after its physics) puts the bones: each bone's global
+    /// transform in model space, the ones the shown mesh was skinned with, with a generation
+    /// that changes with them; `None`: at rest.
+    bone_placements: Option<(u64, Arc<[pmx_core::pose::Transform]>)>,
 }
 
 impl pmx_scene::Selected for crate::selection::IndexSet {
@@ -239,12 +243,41 @@ impl ViewState {
             self.framed_document = Some(document_id);
             self.frame_model(document);
         }
+        self.sync_overlay(document, document_id);
+        let selection = &document.selection;
+        let bone = selection
+            .get(ElementKind::Bone)
+            .current
+            .or_else(|| selection.get(ElementKind::Bone).indices.first());
+        let weights_key = (
+            document_id,
+            document.revision(),
+            bone.filter(|_| self.layers.weights),
+        );
+        if self.layers.weights && self.weights_key != Some(weights_key) {
+            self.weights_key = Some(weights_key);
+            self.scene
+                .set_weights(bone.map(|b| overlay::weights_for(&document.model, b)));
+        }
+        if !self.layers.weights {
+            self.weights_key = None;
+        }
+    }
+
+    /// Rebuilds the overlay (bones, bodies, joints, grid, normals, selected vertices) when
+    /// what it shows changed. The editor calls it again after feeding the frame's pose, so
+    /// the overlay painted with a deformed mesh comes from the same pose as the mesh.
+    pub fn sync_overlay(&mut self, document: &Document, document_id: u64) {
         let selection = &document.selection;
         let key = {
             use std::hash::{Hash, Hasher};
             let mut hasher = std::collections::hash_map::DefaultHasher::new();
             (document_id, document.revision(), self.layers).hash(&mut hasher);
             self.body_placements
+                .as_ref()
+                .map(|(generation, _)| *generation)
+                .hash(&mut hasher);
+            self.bone_placements
                 .as_ref()
                 .map(|(generation, _)| *generation)
                 .hash(&mut hasher);
@@ -268,23 +301,6 @@ impl ViewState {
             };
             self.scene.set_overlay(self.overlay(document, &bounds));
         }
-        let bone = selection
-            .get(ElementKind::Bone)
-            .current
-            .or_else(|| selection.get(ElementKind::Bone).indices.first());
-        let weights_key = (
-            document_id,
-            document.revision(),
-            bone.filter(|_| self.layers.weights),
-        );
-        if self.layers.weights && self.weights_key != Some(weights_key) {
-            self.weights_key = Some(weights_key);
-            self.scene
-                .set_weights(bone.map(|b| overlay::weights_for(&document.model, b)));
-        }
-        if !self.layers.weights {
-            self.weights_key = None;
-        }
     }
 
     /// Draws the rigid bodies and joints where a pose or the physics put them (`None`: at
@@ -294,6 +310,31 @@ impl ViewState {
         placements: Option<(u64, Arc<[pmx_core::pose::Transform]>)>,
     ) {
         self.body_placements = placements;
+    }
+
+    /// Draws and picks the bones where a pose or the physics put them (`None`: at rest): one
+    /// global transform per bone, model space. `generation` must change whenever they do.
+    pub fn set_bone_placements(
+        &mut self,
+        placements: Option<(u64, Arc<[pmx_core::pose::Transform]>)>,
+    ) {
+        self.bone_placements = placements;
+    }
+
+    /// The bone placements the view draws with, if they fit `model` (a list made for another
+    /// bone count is ignored until the pose follows the edit).
+    fn bone_placements_for(&self, model: &Model) -> Option<&[pmx_core::pose::Transform]> {
+        self.bone_placements
+            .as_ref()
+            .map(|(_, list)| &list[..])
+            .filter(|list| list.len() == model.bones.len())
+    }
+
+    /// Where bone `index`'s head is drawn and picked, in world space (Z mirrored).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn drawn_bone_head(&self, model: &Model, index: usize) -> Option<Vec3> {
+        overlay::bone_head_placed(model, index, self.bone_placements_for(model))
     }
 
     /// The camera as the view places it for a model it opens: MikuMikuDance's default view,
@@ -337,9 +378,10 @@ impl ViewState {
             ));
         }
         if self.layers.bones {
-            geometry.extend(overlay::bones(
+            geometry.extend(overlay::bones_placed(
                 model,
                 &selection.get(ElementKind::Bone).indices,
+                self.bone_placements_for(model),
             ));
         }
         if self.layers.normals {
@@ -386,8 +428,8 @@ impl ViewState {
             }
             PickMode::Bone => {
                 for i in selected.iter() {
-                    if let Some(b) = model.bones.get(i) {
-                        bounds.add(camera::to_world(b.position));
+                    if let Some(head) = self.drawn_bone_head(model, i) {
+                        bounds.add(head);
                     }
                 }
             }
@@ -429,9 +471,10 @@ impl ViewState {
                 pixel,
                 8.0,
             ),
+            // Where they are drawn: posed or simulated bones are picked where they are.
             PickMode::Bone => pick::pick_point(
                 &projector,
-                model.bones.iter().map(|b| camera::to_world(b.position)),
+                overlay::bone_heads_placed(model, self.bone_placements_for(model)),
                 pixel,
                 10.0,
             ),
