@@ -1,0 +1,195 @@
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+//! Nothing drawn over its neighbour, at the window sizes users have (1280×800, 1920×1080) and
+//! in both languages: a long 情報 comment scrolls inside a box of bounded height above the rows
+//! below it.
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use pmx_core::generate::sample_model;
+use pmx_core::model::Model;
+use pmx_ui::EditorState;
+use pmx_ui::document::Document;
+use pmx_ui::editor::settings::Settings;
+use pmx_ui::i18n::Language;
+
+const WINDOW_SIZES: [egui::Vec2; 2] = [
+    egui::Vec2::new(1280.0, 800.0),
+    egui::Vec2::new(1920.0, 1080.0),
+];
+
+const LANGUAGES: [Language; 2] = [Language::Japanese, Language::English];
+
+fn editor_harness(
+    language: Language,
+    size: egui::Vec2,
+    model: Option<Model>,
+) -> Harness<'static, EditorState> {
+    let mut editor = EditorState::new(Settings {
+        language,
+        ..Settings::default()
+    });
+    if let Some(model) = model {
+        editor.open_document(Document::from_model(model, None, None));
+    }
+    let mut harness = Harness::builder()
+        .with_size(size)
+        .with_context_setup(pmx_ui::editor::fonts::install)
+        .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
+    harness.run_ok();
+    harness
+}
+
+fn tab(harness: &mut Harness<'_, EditorState>, name: &str) {
+    harness.get_by_role_and_label(Role::Button, name).click();
+    harness.run_ok();
+}
+
+/// A text field by its name (the label beside it has the same text).
+fn text_field<'h>(harness: &'h Harness<'_, EditorState>, name: &'h str) -> egui_kittest::Node<'h> {
+    harness
+        .query_by_role_and_label(Role::MultilineTextInput, name)
+        .or_else(|| harness.query_by_role_and_label(Role::TextInput, name))
+        .unwrap_or_else(|| panic!("no text field named {name}"))
+}
+
+/// A comment as users write them: short lines, blank lines between paragraphs, `\r\n` (as
+/// PmxEditor writes it), and more lines than the box shows.
+fn long_comment() -> String {
+    let mut lines = vec![
+        "ベンチマーク用に生成",
+        "",
+        "generated for benchmarks",
+        "",
+        "頂点 3109 / 面 3439",
+        "",
+    ];
+    for _ in 0..5 {
+        lines.extend(["ライセンス: CC BY 4.0", "作者: テスト", ""]);
+    }
+    lines.push("最後の行");
+    lines.join("\r\n")
+}
+
+struct InfoNames {
+    tab: &'static str,
+    comment: &'static str,
+    comment_en: &'static str,
+    version: &'static str,
+}
+
+fn info_names(language: Language) -> InfoNames {
+    match language {
+        Language::Japanese => InfoNames {
+            tab: "情報",
+            comment: "コメント",
+            comment_en: "コメント(英)",
+            version: "バージョン",
+        },
+        Language::English => InfoNames {
+            tab: "Info",
+            comment: "Comment",
+            comment_en: "Comment (en)",
+            version: "Version",
+        },
+    }
+}
+
+#[test]
+fn a_long_comment_scrolls_in_its_box_and_the_rows_below_stay_in_place() {
+    for language in LANGUAGES {
+        for size in WINDOW_SIZES {
+            let names = info_names(language);
+            // The rows below as a 3-line comment leaves them: a longer comment must not move
+            // them further down than its bounded box.
+            let mut short = sample_model();
+            short.info.comment_ja = "一行目\r\n二行目\r\n三行目".into();
+            let mut harness = editor_harness(language, size, Some(short));
+            tab(&mut harness, names.tab);
+            let short_comment = text_field(&harness, names.comment).rect();
+            let short_comment_en = text_field(&harness, names.comment_en).rect();
+            assert!(
+                short_comment_en.top() >= short_comment.bottom(),
+                "{language:?} {size:?}: a 3-line comment is shown whole, above コメント(英)"
+            );
+
+            let mut model = sample_model();
+            model.info.comment_ja = long_comment().as_str().into();
+            let mut harness = editor_harness(language, size, Some(model));
+            tab(&mut harness, names.tab);
+            let comment_top = text_field(&harness, names.comment).rect().top();
+            let comment_full_height = text_field(&harness, names.comment).rect().height();
+            let comment_en = text_field(&harness, names.comment_en).rect();
+            let version = harness
+                .get_by_role_and_label(Role::Label, names.version)
+                .rect();
+            let box_height = comment_en.top() - comment_top;
+            // The text field holds all 22 lines, the box shows about 8 of them.
+            assert!(
+                box_height < comment_full_height * 0.6,
+                "{language:?} {size:?}: the box ({box_height} px) is bounded, not the whole \
+                 comment ({comment_full_height} px)"
+            );
+            assert!(
+                box_height > short_comment_en.top() - short_comment.top(),
+                "{language:?} {size:?}: the box shows more lines than a 3-line comment needs"
+            );
+            assert!(
+                version.top() >= comment_en.bottom(),
+                "{language:?} {size:?}: バージョン below コメント(英)"
+            );
+            assert!(
+                version.bottom() < size.y,
+                "{language:?} {size:?}: バージョン still in the window"
+            );
+
+            // The comment scrolls on its own: the rows below do not move. (The text field is
+            // taller than its box: the pointer goes near the box's top, not to its centre.)
+            let comment_x = text_field(&harness, names.comment).rect().center().x;
+            harness.hover_at(egui::pos2(comment_x, comment_top + 20.0));
+            harness.run_ok();
+            harness.event(egui::Event::MouseWheel {
+                unit: egui::MouseWheelUnit::Point,
+                delta: egui::vec2(0.0, -200.0),
+                modifiers: egui::Modifiers::NONE,
+                phase: egui::TouchPhase::Move,
+                source: egui::MouseWheelSource::Wheel,
+            });
+            harness.run_ok();
+            assert!(
+                text_field(&harness, names.comment).rect().top() < comment_top - 50.0,
+                "{language:?} {size:?}: the comment's text scrolled up in its box"
+            );
+            assert_eq!(
+                text_field(&harness, names.comment_en).rect(),
+                comment_en,
+                "{language:?} {size:?}: コメント(英) did not move"
+            );
+        }
+    }
+}
+
+#[test]
+fn editing_a_long_comment_in_its_box_is_one_undo_step() {
+    let mut model = sample_model();
+    model.info.comment_ja = long_comment().as_str().into();
+    let mut harness = editor_harness(Language::English, WINDOW_SIZES[0], Some(model));
+    tab(&mut harness, "Info");
+    text_field(&harness, "Comment").focus();
+    harness.run_ok();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::End);
+    harness.run_ok();
+    text_field(&harness, "Comment").type_text("\nadded");
+    harness.run_ok();
+    // Still typing: nothing is committed yet.
+    assert_eq!(harness.state().document.as_ref().unwrap().history.len(), 0);
+    // Leaving the field commits the whole edit as one step.
+    text_field(&harness, "Name").focus();
+    harness.run_ok();
+    let document = harness.state().document.as_ref().unwrap();
+    assert_eq!(document.history.len(), 1);
+    assert_eq!(
+        document.model.info.comment_ja.as_str(),
+        format!("{}\nadded", long_comment())
+    );
+}
