@@ -1,7 +1,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 //! Nothing drawn over its neighbour, at the window sizes users have (1280×800, 1920×1080) and
 //! in both languages: a long 情報 comment scrolls inside a box of bounded height above the rows
-//! below it.
+//! below it, and a long status message is cut before the summary on the right.
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -10,6 +10,7 @@ use pmx_core::generate::sample_model;
 use pmx_core::model::Model;
 use pmx_ui::EditorState;
 use pmx_ui::document::Document;
+use pmx_ui::editor::MessageLevel;
 use pmx_ui::editor::settings::Settings;
 use pmx_ui::i18n::Language;
 
@@ -192,4 +193,68 @@ fn editing_a_long_comment_in_its_box_is_one_undo_step() {
         document.model.info.comment_ja.as_str(),
         format!("{}\nadded", long_comment())
     );
+}
+
+/// A load error as the reader reports it: file, section, element, field and byte offset, then
+/// more of the same, 300 characters and more.
+fn long_error() -> String {
+    let mut message =
+        "gene.pmx を開けません: malformed file: unknown weight type 127 in vertices, \
+                       vertex 14323, field weight, at byte 636302"
+            .to_owned();
+    while message.chars().count() < 300 {
+        message.push_str(" (recovery can read the model up to here; the rest is lost)");
+    }
+    message
+}
+
+#[test]
+fn a_long_status_message_is_cut_before_the_summary_on_the_right() {
+    for language in LANGUAGES {
+        for size in WINDOW_SIZES {
+            for model in [None, Some(sample_model())] {
+                let with_model = model.is_some();
+                let summary_text = match (with_model, language) {
+                    (false, Language::Japanese) => "モデルが開かれていません".to_owned(),
+                    (false, Language::English) => "No model open".to_owned(),
+                    (true, Language::Japanese) => " / 面 ".to_owned(),
+                    (true, Language::English) => " vertices / ".to_owned(),
+                };
+                let mut harness = editor_harness(language, size, model);
+                let summary_alone = harness.get_by_label_contains(&summary_text).rect();
+                let message = long_error();
+                harness
+                    .state_mut()
+                    .set_message(MessageLevel::Error, message.clone());
+                harness.run_ok();
+                let summary = harness.get_by_label_contains(&summary_text).rect();
+                let status = harness.get_by_label(&message).rect();
+                assert!(
+                    status.right() <= summary.left(),
+                    "{language:?} {size:?} model {with_model}: the message ends at {} before \
+                     the summary starts at {}",
+                    status.right(),
+                    summary.left()
+                );
+                assert!(
+                    status.left() < 20.0 && status.width() > 100.0,
+                    "{language:?} {size:?}: the message starts on the left and shows part of \
+                     itself ({status:?})"
+                );
+                assert_eq!(
+                    summary, summary_alone,
+                    "{language:?} {size:?}: the summary keeps its place"
+                );
+
+                // The whole message on hover, once.
+                harness.get_by_label(&message).hover();
+                harness.run_ok();
+                let shown = harness.query_all_by_label(&message).count();
+                assert_eq!(
+                    shown, 2,
+                    "{language:?} {size:?}: the cut label and one tooltip hold the message"
+                );
+            }
+        }
+    }
 }
