@@ -1,13 +1,14 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 //! Nothing drawn over its neighbour, at the window sizes users have (1280×800, 1920×1080) and
 //! in both languages: a long 情報 comment scrolls inside a box of bounded height above the rows
-//! below it, and a long status message is cut before the summary on the right.
+//! below it, a long status message is cut before the summary on the right, and a hovered
+//! validation message shows one tooltip.
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use pmx_core::generate::sample_model;
-use pmx_core::model::Model;
+use pmx_core::model::{Bone, BoneIdx, Model};
 use pmx_ui::EditorState;
 use pmx_ui::document::Document;
 use pmx_ui::editor::MessageLevel;
@@ -255,6 +256,66 @@ fn a_long_status_message_is_cut_before_the_summary_on_the_right() {
                     "{language:?} {size:?}: the cut label and one tooltip hold the message"
                 );
             }
+        }
+    }
+}
+
+/// Two bones, the first a child of the second, with long names: the validator's W-BONE-ORDER
+/// message names both and is longer than the message column.
+fn model_with_a_long_validation_message() -> Model {
+    let mut model = Model::new_empty();
+    let long_name = |n: usize| {
+        format!(
+            "とても長い名前のボーン{n}_{}",
+            "あいうえおかきくけこ".repeat(4)
+        )
+    };
+    model.bones.push(Bone {
+        name_ja: long_name(0).as_str().into(),
+        parent: Some(BoneIdx::new(1)),
+        ..Bone::default()
+    });
+    model.bones.push(Bone {
+        name_ja: long_name(1).as_str().into(),
+        ..Bone::default()
+    });
+    model
+}
+
+#[test]
+fn a_cut_validation_message_shows_one_tooltip() {
+    for language in LANGUAGES {
+        for size in WINDOW_SIZES {
+            let mut harness =
+                editor_harness(language, size, Some(model_with_a_long_validation_message()));
+            tab(
+                &mut harness,
+                match language {
+                    Language::Japanese => "検証",
+                    Language::English => "Validation",
+                },
+            );
+            let issue = harness
+                .state()
+                .validation
+                .issues
+                .iter()
+                .find(|issue| issue.code == "W-BONE-ORDER")
+                .expect("the bone order warning")
+                .clone();
+            let message = match language {
+                Language::Japanese => issue.message_ja,
+                Language::English => issue.message_en,
+            };
+            assert_eq!(harness.query_all_by_label(&message).count(), 1);
+            harness.get_by_label(&message).hover();
+            harness.run_ok();
+            // The cell's label and one tooltip (before: two tooltips stacked, three nodes).
+            assert_eq!(
+                harness.query_all_by_label(&message).count(),
+                2,
+                "{language:?} {size:?}: one tooltip for {message}"
+            );
         }
     }
 }
