@@ -114,6 +114,12 @@ fn a_long_comment_scrolls_in_its_box_and_the_rows_below_stay_in_place() {
                 short_comment_en.top() >= short_comment.bottom(),
                 "{language:?} {size:?}: a 3-line comment is shown whole, above コメント(英)"
             );
+            // ... in a box no taller than itself (the grid's spacing of 6 px apart).
+            assert!(
+                short_comment_en.top() - short_comment.bottom() < 10.0,
+                "{language:?} {size:?}: the box of a 3-line comment fits it \
+                 ({short_comment:?}, then {short_comment_en:?})"
+            );
 
             let mut model = sample_model();
             model.info.comment_ja = long_comment().as_str().into();
@@ -125,16 +131,13 @@ fn a_long_comment_scrolls_in_its_box_and_the_rows_below_stay_in_place() {
             let version = harness
                 .get_by_role_and_label(Role::Label, names.version)
                 .rect();
-            let box_height = comment_en.top() - comment_top;
-            // The text field holds all 22 lines, the box shows about 8 of them.
+            // What the box shows, in lines of the comment (the field holds them all).
+            let line_height = comment_full_height / long_comment().lines().count() as f32;
+            let lines_shown = (comment_en.top() - comment_top) / line_height;
             assert!(
-                box_height < comment_full_height * 0.6,
-                "{language:?} {size:?}: the box ({box_height} px) is bounded, not the whole \
-                 comment ({comment_full_height} px)"
-            );
-            assert!(
-                box_height > short_comment_en.top() - short_comment.top(),
-                "{language:?} {size:?}: the box shows more lines than a 3-line comment needs"
+                (7.0..10.0).contains(&lines_shown),
+                "{language:?} {size:?}: the box shows about 8 of the comment's lines, not \
+                 {lines_shown}"
             );
             assert!(
                 version.top() >= comment_en.bottom(),

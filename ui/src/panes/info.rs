@@ -69,14 +69,22 @@ pub fn info_pane_ui(ui: &mut egui::Ui, pane: &mut PaneCx<'_>) {
                         let edited = if multiline {
                             // A comment of any length gets a box of bounded height with its
                             // own scroll bar (as PmxEditor's comment boxes have), so the rows
-                            // below stay where they are.
-                            egui::ScrollArea::vertical()
-                                .id_salt(id.with("scroll"))
-                                .max_height(comment_box_height(ui))
-                                .show(ui, |ui| {
-                                    text_commit_ui(ui, id, &value, true, FIELD_WIDTH, name)
-                                })
-                                .inner
+                            // below stay where they are. Top-down: in the grid row's layout
+                            // (left to right, centred) a short comment would be centred in a
+                            // box taller than itself.
+                            ui.vertical(|ui| {
+                                egui::ScrollArea::vertical()
+                                    .id_salt(id.with("scroll"))
+                                    .max_height(comment_box_height(ui))
+                                    // A grid cell offers a scroll area only a row's height,
+                                    // and the default minimum (64 px) then showed 3 lines of 8.
+                                    .min_scrolled_height(comment_box_height(ui))
+                                    .show(ui, |ui| {
+                                        text_commit_ui(ui, id, &value, true, FIELD_WIDTH, name)
+                                    })
+                                    .inner
+                            })
+                            .inner
                         } else {
                             text_commit_ui(ui, id, &value, false, FIELD_WIDTH, name)
                         };
