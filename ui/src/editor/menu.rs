@@ -341,69 +341,86 @@ impl EditorState {
     }
 
     pub(super) fn status_bar_ui(&mut self, ui: &mut egui::Ui) {
-        let lang = self.lang();
+        // The summary on the right is laid out first and the message gets only the width left
+        // of it: a long message (a load error names a byte offset and can run to hundreds of
+        // characters) is cut with "…" there instead of being drawn under the summary.
         ui.horizontal(|ui| {
-            if let Some(job) = &self.loading {
-                let progress = &job.progress;
-                let phase = match progress.phase() {
-                    LoadPhase::Reading => lang.tr("status.reading"),
-                    LoadPhase::Parsing => lang.tr("status.parsing"),
-                };
-                let megabytes = progress.total_bytes() as f64 / 1_048_576.0;
-                ui.label(format!(
-                    "{} {} ({megabytes:.1} MB)",
-                    phase,
-                    file_name(&job.path)
-                ));
-                ui.add(
-                    egui::ProgressBar::new(progress.fraction())
-                        .desired_width(220.0)
-                        .show_percentage(),
-                );
-                if ui.button(lang.tr("dialog.cancel")).clicked() {
-                    self.cancel_loading();
-                }
-                ui.separator();
-            }
-            if let Some(message) = &self.message {
-                let color = match message.level {
-                    MessageLevel::Info => ui.visuals().text_color(),
-                    MessageLevel::Warning => ui.visuals().warn_fg_color,
-                    MessageLevel::Error => ui.visuals().error_fg_color,
-                };
-                ui.add(
-                    egui::Label::new(egui::RichText::new(message.text(lang)).color(color))
-                        .truncate(),
-                );
-            }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                let Some(document) = &self.document else {
-                    ui.label(lang.tr("status.no_model"));
-                    return;
-                };
-                let model = &document.model;
-                if let Some(kind) = self.status_selection_kind() {
-                    let selected = document.selection.get(kind).target_count();
-                    if selected > 0 {
-                        ui.label(lang.format(
-                            "status.selected",
-                            &[("count", &selected), ("kind", &lang.tr(kind_key(kind)))],
-                        ));
-                        ui.separator();
-                    }
-                }
-                ui.label(lang.format(
-                    "status.counts",
-                    &[
-                        ("vertices", &model.vertices.len()),
-                        ("faces", &model.faces.len()),
-                        ("materials", &model.materials.len()),
-                        ("bones", &model.bones.len()),
-                        ("morphs", &model.morphs.len()),
-                    ],
-                ));
+                self.status_summary_ui(ui);
+                ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                    self.status_message_ui(ui);
+                });
             });
         });
+    }
+
+    /// The left part of the status bar: the load in progress and the last message.
+    fn status_message_ui(&mut self, ui: &mut egui::Ui) {
+        let lang = self.lang();
+        if let Some(job) = &self.loading {
+            let progress = &job.progress;
+            let phase = match progress.phase() {
+                LoadPhase::Reading => lang.tr("status.reading"),
+                LoadPhase::Parsing => lang.tr("status.parsing"),
+            };
+            let megabytes = progress.total_bytes() as f64 / 1_048_576.0;
+            ui.label(format!(
+                "{} {} ({megabytes:.1} MB)",
+                phase,
+                file_name(&job.path)
+            ));
+            ui.add(
+                egui::ProgressBar::new(progress.fraction())
+                    .desired_width(220.0)
+                    .show_percentage(),
+            );
+            if ui.button(lang.tr("dialog.cancel")).clicked() {
+                self.cancel_loading();
+            }
+            ui.separator();
+        }
+        if let Some(message) = &self.message {
+            let color = match message.level {
+                MessageLevel::Info => ui.visuals().text_color(),
+                MessageLevel::Warning => ui.visuals().warn_fg_color,
+                MessageLevel::Error => ui.visuals().error_fg_color,
+            };
+            // A truncated label shows its whole text as a tooltip when it had to be cut.
+            ui.add(
+                egui::Label::new(egui::RichText::new(message.text(lang)).color(color)).truncate(),
+            );
+        }
+    }
+
+    /// The right part of the status bar, drawn right to left: the element counts and the
+    /// selection.
+    fn status_summary_ui(&self, ui: &mut egui::Ui) {
+        let lang = self.lang();
+        let Some(document) = &self.document else {
+            ui.label(lang.tr("status.no_model"));
+            return;
+        };
+        let model = &document.model;
+        if let Some(kind) = self.status_selection_kind() {
+            let selected = document.selection.get(kind).target_count();
+            if selected > 0 {
+                ui.label(lang.format(
+                    "status.selected",
+                    &[("count", &selected), ("kind", &lang.tr(kind_key(kind)))],
+                ));
+                ui.separator();
+            }
+        }
+        ui.label(lang.format(
+            "status.counts",
+            &[
+                ("vertices", &model.vertices.len()),
+                ("faces", &model.faces.len()),
+                ("materials", &model.materials.len()),
+                ("bones", &model.bones.len()),
+                ("morphs", &model.morphs.len()),
+            ],
+        ));
     }
 }
 

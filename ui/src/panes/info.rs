@@ -6,6 +6,22 @@ use crate::widgets::{EditCx, PaneCx, text_commit_ui};
 use pmx_core::edit::field;
 use pmx_core::model::{ElementKind, IndexSizes, ModelInfo, Text};
 
+/// Width of the name and comment fields.
+const FIELD_WIDTH: f32 = 520.0;
+
+/// Lines of a comment shown at once; a longer comment scrolls inside its box.
+const COMMENT_VISIBLE_LINES: f32 = 8.0;
+
+/// Room for a text field's frame and inner margin around its lines (egui 0.37's default theme
+/// uses 4 px above and below, plus the stroke).
+const TEXT_FIELD_FRAME_HEIGHT: f32 = 12.0;
+
+/// The most a comment box takes: `COMMENT_VISIBLE_LINES` lines and the field's frame.
+fn comment_box_height(ui: &egui::Ui) -> f32 {
+    let line = ui.text_style_height(&egui::TextStyle::Body) + ui.spacing().extra_text_line_spacing;
+    COMMENT_VISIBLE_LINES * line + TEXT_FIELD_FRAME_HEIGHT
+}
+
 /// The info pane of the open model.
 pub fn info_pane_ui(ui: &mut egui::Ui, pane: &mut PaneCx<'_>) {
     let document = &*pane.document;
@@ -49,9 +65,30 @@ pub fn info_pane_ui(ui: &mut egui::Ui, pane: &mut PaneCx<'_>) {
                         let id = ui
                             .scope_id()
                             .with(("info", handle.field_path().to_string()));
-                        if let Some(new) =
-                            text_commit_ui(ui, id, &value, multiline, 520.0, cx.tr(title))
-                        {
+                        let name = cx.tr(title);
+                        let edited = if multiline {
+                            // A comment of any length gets a box of bounded height with its
+                            // own scroll bar (as PmxEditor's comment boxes have), so the rows
+                            // below stay where they are. Top-down: in the grid row's layout
+                            // (left to right, centred) a short comment would be centred in a
+                            // box taller than itself.
+                            ui.vertical(|ui| {
+                                egui::ScrollArea::vertical()
+                                    .id_salt(id.with("scroll"))
+                                    .max_height(comment_box_height(ui))
+                                    // A grid cell offers a scroll area only a row's height,
+                                    // and the default minimum (64 px) then showed 3 lines of 8.
+                                    .min_scrolled_height(comment_box_height(ui))
+                                    .show(ui, |ui| {
+                                        text_commit_ui(ui, id, &value, true, FIELD_WIDTH, name)
+                                    })
+                                    .inner
+                            })
+                            .inner
+                        } else {
+                            text_commit_ui(ui, id, &value, false, FIELD_WIDTH, name)
+                        };
+                        if let Some(new) = edited {
                             cx.commands.push(Command::set(
                                 handle,
                                 Vec::new(),

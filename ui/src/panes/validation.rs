@@ -358,7 +358,10 @@ pub fn validation_pane_ui(
                         Language::Japanese => &issue.message_ja,
                         Language::English => &issue.message_en,
                     };
-                    ui.label(message.as_str()).on_hover_text(message.as_str());
+                    // The column clips, so egui_extras truncates the label, and a truncated
+                    // label already shows its whole text on hover: another `on_hover_text`
+                    // stacked a second, identical tooltip.
+                    ui.label(message.as_str());
                 });
             });
         });
