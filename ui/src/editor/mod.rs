@@ -382,7 +382,9 @@ impl EditorState {
                             LabelArg::Text(format!("{:.2}", elapsed.as_secs_f64())),
                         ),
                 ];
-                if notes > 0 {
+                if notes == 1 {
+                    text.push(EditLabel::new("status.note_one"));
+                } else if notes > 1 {
                     text.push(EditLabel::new("status.notes").arg("count", LabelArg::Number(notes)));
                 }
                 let level = if recovered {
