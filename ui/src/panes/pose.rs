@@ -433,7 +433,7 @@ fn tools_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, commands: 
             }));
         }
         ui.separator();
-        ui.weak(lang.format(
+        let status = lang.format(
             "pose.status",
             &[
                 ("bones", &state.posed_bones()),
@@ -442,7 +442,12 @@ fn tools_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, commands: 
                     &format!("{:.1}", state.last_evaluation.as_secs_f64() * 1e3),
                 ),
             ],
-        ));
+        );
+        // Whole on the next row when the row is full, not broken after its first word.
+        ui.add(
+            egui::Label::new(egui::RichText::new(status).weak())
+                .wrap_mode(egui::TextWrapMode::Extend),
+        );
     });
 }
 
