@@ -11,43 +11,12 @@ use glam::Vec3;
 use pmx_core::model::Model;
 use pmx_ui::EditorState;
 use pmx_ui::command::Command;
-use pmx_ui::document::Document;
-use pmx_ui::editor::settings::Settings;
 use pmx_ui::i18n::Language;
 
+mod support;
+use support::{click, document, harness_with, tab};
+
 const PIVOT: Vec3 = pmx_physics::generate::PENDULUM_PIVOT;
-
-fn editor(language: Language) -> EditorState {
-    EditorState::new(Settings {
-        language,
-        ..Settings::default()
-    })
-}
-
-fn harness_with(model: Model, language: Language) -> Harness<'static, EditorState> {
-    let mut editor = editor(language);
-    editor.open_document(Document::from_model(model, None, None));
-    let mut harness = Harness::builder()
-        .with_size(egui::Vec2::new(2600.0, 1400.0))
-        .with_context_setup(pmx_ui::editor::fonts::install)
-        .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
-    harness.run_ok();
-    harness
-}
-
-fn click(harness: &mut Harness<'_, EditorState>, label: &str) {
-    harness.get_by_label(label).click();
-    harness.run_ok();
-}
-
-fn tab(harness: &mut Harness<'_, EditorState>, name: &str) {
-    harness.get_by_role_and_label(Role::Button, name).click();
-    harness.run_ok();
-}
-
-fn document<'a>(harness: &'a Harness<'_, EditorState>) -> &'a Document {
-    harness.state().document.as_ref().unwrap()
-}
 
 /// The pendulum of `pmx_physics::generate`, swinging freely (±3 rad about Z, no spring).
 fn pendulum() -> Model {

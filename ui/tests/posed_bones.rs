@@ -12,37 +12,10 @@ use glam::{Vec2, Vec3};
 use pmx_core::model::{Bone, BoneFlags, BoneIdx, ElementKind, Model};
 use pmx_scene::frame::Upload;
 use pmx_ui::EditorState;
-use pmx_ui::document::Document;
-use pmx_ui::editor::settings::Settings;
 use pmx_ui::i18n::Language;
 
-fn harness_with(model: Model) -> Harness<'static, EditorState> {
-    let mut editor = EditorState::new(Settings {
-        language: Language::English,
-        ..Settings::default()
-    });
-    editor.open_document(Document::from_model(model, None, None));
-    let mut harness = Harness::builder()
-        .with_size(egui::Vec2::new(2600.0, 1400.0))
-        .with_context_setup(pmx_ui::editor::fonts::install)
-        .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
-    harness.run_ok();
-    harness
-}
-
-fn click(harness: &mut Harness<'_, EditorState>, label: &str) {
-    harness.get_by_label(label).click();
-    harness.run_ok();
-}
-
-fn tab(harness: &mut Harness<'_, EditorState>, name: &str) {
-    harness.get_by_role_and_label(Role::Button, name).click();
-    harness.run_ok();
-}
-
-fn document<'a>(harness: &'a Harness<'_, EditorState>) -> &'a Document {
-    harness.state().document.as_ref().unwrap()
-}
+mod support;
+use support::{click, document, harness_with, tab};
 
 /// The view's bone layer switched on by its checkbox, as the user does.
 fn show_bones(harness: &mut Harness<'_, EditorState>) {
@@ -133,7 +106,7 @@ fn two_bones() -> Model {
 #[test]
 fn a_posed_bone_is_drawn_and_picked_where_the_pose_puts_it_and_goes_back_on_reset() {
     let original = two_bones();
-    let mut harness = harness_with(original.clone());
+    let mut harness = harness_with(original.clone(), Language::English);
     let revision = document(&harness).revision();
     show_bones(&mut harness);
     let rest_child = world(original.bones[1].position);
@@ -208,7 +181,7 @@ fn a_posed_bone_is_drawn_and_picked_where_the_pose_puts_it_and_goes_back_on_rese
 fn the_physics_swings_the_drawn_bone_with_the_pendulum() {
     let original = pmx_physics::generate::pendulum((-3.0, 3.0), 0.0);
     let pivot = pmx_physics::generate::PENDULUM_PIVOT;
-    let mut harness = harness_with(original.clone());
+    let mut harness = harness_with(original.clone(), Language::English);
     show_bones(&mut harness);
     tab(&mut harness, "Pose");
     click(&mut harness, "Physics");
@@ -257,7 +230,7 @@ fn a_corpus_motion_puts_the_bone_heads_where_the_skinned_mesh_is() {
     let original = pmx_core::formats::load_path(&model_path, &Default::default())
         .unwrap()
         .model;
-    let mut harness = harness_with(original.clone());
+    let mut harness = harness_with(original.clone(), Language::English);
     show_bones(&mut harness);
     tab(&mut harness, "Pose");
     harness

@@ -1,0 +1,49 @@
+//! What several kittest flows share: the editor window on a model, and the user's clicks.
+//! Each test file uses a part of it.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use pmx_core::model::Model;
+use pmx_ui::EditorState;
+use pmx_ui::document::Document;
+use pmx_ui::editor::settings::Settings;
+use pmx_ui::i18n::Language;
+
+/// The editor in `language`, with default settings.
+pub fn editor(language: Language) -> EditorState {
+    EditorState::new(Settings {
+        language,
+        ..Settings::default()
+    })
+}
+
+/// The editor window, large enough for every pane, with `model` open (not from a file).
+pub fn harness_with(model: Model, language: Language) -> Harness<'static, EditorState> {
+    let mut editor = editor(language);
+    editor.open_document(Document::from_model(model, None, None));
+    let mut harness = Harness::builder()
+        .with_size(egui::Vec2::new(2600.0, 1400.0))
+        .with_context_setup(pmx_ui::editor::fonts::install)
+        .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
+    harness.run_ok();
+    harness
+}
+
+/// Clicks the widget labelled `label` and lets the frame run.
+pub fn click(harness: &mut Harness<'_, EditorState>, label: &str) {
+    harness.get_by_label(label).click();
+    harness.run_ok();
+}
+
+/// Clicks the tab (a button) named `name`.
+pub fn tab(harness: &mut Harness<'_, EditorState>, name: &str) {
+    harness.get_by_role_and_label(Role::Button, name).click();
+    harness.run_ok();
+}
+
+/// The open document.
+pub fn document<'a>(harness: &'a Harness<'_, EditorState>) -> &'a Document {
+    harness.state().document.as_ref().unwrap()
+}
