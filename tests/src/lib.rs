@@ -229,6 +229,22 @@ pub fn run_plugin_checked(
     }
 }
 
+/// The sections of a PMX file in file order, as the reader's error locations name them.
+pub const PMX_SECTIONS: [&str; 12] = [
+    "header",
+    "model_info",
+    "vertices",
+    "faces",
+    "textures",
+    "materials",
+    "bones",
+    "morphs",
+    "display_frames",
+    "rigid_bodies",
+    "joints",
+    "soft_bodies",
+];
+
 /// One random corruption of a file, as the bounded fuzz loops of the tests make them: one to
 /// five of a byte set, a bit flipped, a cut, a value of `count_values` written over four bytes
 /// (where counts live) and random bytes inserted.

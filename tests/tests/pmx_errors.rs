@@ -214,20 +214,7 @@ fn a_count_far_larger_than_the_file_fails_without_allocating() {
 #[test]
 fn every_truncation_fails_cleanly_in_file_order() {
     let bytes = small_file();
-    let sections = [
-        "header",
-        "model_info",
-        "vertices",
-        "faces",
-        "textures",
-        "materials",
-        "bones",
-        "morphs",
-        "display_frames",
-        "rigid_bodies",
-        "joints",
-        "soft_bodies",
-    ];
+    let sections = pmx_tests::PMX_SECTIONS;
     let mut last = 0;
     let mut seen = std::collections::BTreeSet::new();
     let mut fields = std::collections::BTreeSet::new();

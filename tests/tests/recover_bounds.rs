@@ -173,20 +173,7 @@ fn generated_pmd_with_corrupted_counts() {
 /// The offset of `section`'s count in a PMX file: the shortest prefix the strict reader fails
 /// on in that section fails at its count.
 fn pmx_count_offset(bytes: &[u8], section: &str) -> usize {
-    const ORDER: [&str; 11] = [
-        "header",
-        "vertices",
-        "faces",
-        "textures",
-        "materials",
-        "bones",
-        "morphs",
-        "display_frames",
-        "rigid_bodies",
-        "joints",
-        "soft_bodies",
-    ];
-    let rank = |name: &str| ORDER.iter().position(|s| *s == name);
+    let rank = |name: &str| pmx_tests::PMX_SECTIONS.iter().position(|s| *s == name);
     let wanted = rank(section).expect("a known section");
     let failing = |len: usize| -> Option<ReadError> {
         pmx::read(&bytes[..len], &LoadOptions::default()).err()
