@@ -15,6 +15,8 @@ use pmx_ui::editor::settings::Settings;
 use pmx_ui::i18n::Language;
 use std::time::{Duration, Instant};
 
+mod support;
+
 fn english_editor() -> EditorState {
     EditorState::new(Settings {
         language: Language::English,
@@ -792,20 +794,10 @@ fn pose_pane_saves_and_loads_vpd_files() {
 
 #[test]
 fn pose_pane_scrubs_a_vmd_motion() {
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    let (model_path, motion_path) = (
-        corpus.join("pmx/pmxeditor_gene_cc_by.pmx"),
-        corpus.join("vmd/mmdagent_ex_nod.vmd"),
-    );
-    if !model_path.exists() || !motion_path.exists() {
-        println!(
-            "skipped: the shared corpus is not at {} (the Gene model and nod.vmd)",
-            corpus.display()
-        );
+    let Some((model, motion_path)) = support::gene_and_nod_motion() else {
         return;
-    }
-    let loaded = formats::load_path(&model_path, &Default::default()).unwrap();
-    let mut harness = with_document_wide(loaded.model);
+    };
+    let mut harness = with_document_wide(model);
     tab(&mut harness, "Pose");
     field(&harness, "Pose/motion file")
         .set_text_value_accesskit(&motion_path.display().to_string());

@@ -4,7 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use glam::Vec3;
@@ -14,7 +13,7 @@ use pmx_ui::command::Command;
 use pmx_ui::i18n::Language;
 
 mod support;
-use support::{click, document, harness_with, tab};
+use support::{click, document, gene_and_nod_motion, harness_with, load_motion, tab};
 
 const PIVOT: Vec3 = pmx_physics::generate::PENDULUM_PIVOT;
 
@@ -164,29 +163,12 @@ fn the_spring_bone_engine_runs_in_the_same_pane_in_japanese() {
 
 #[test]
 fn a_motion_scrubbed_with_physics_on_moves_the_hair_and_leaves_the_document_alone() {
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    let (model_path, motion_path) = (
-        corpus.join("pmx/pmxeditor_gene_cc_by.pmx"),
-        corpus.join("vmd/mmdagent_ex_nod.vmd"),
-    );
-    if !model_path.exists() || !motion_path.exists() {
-        println!(
-            "skipped: the shared corpus (Gene and nod.vmd) is not at {}",
-            corpus.display()
-        );
+    let Some((model, motion_path)) = gene_and_nod_motion() else {
         return;
-    }
-    let model = pmx_core::formats::load_path(&model_path, &Default::default())
-        .unwrap()
-        .model;
+    };
     let mut harness = harness_with(model.clone(), Language::English);
     tab(&mut harness, "Pose");
-    harness
-        .query_by_role_and_label(Role::TextInput, "Pose/motion file")
-        .unwrap()
-        .set_text_value_accesskit(&motion_path.display().to_string());
-    harness.run_ok();
-    click(&mut harness, "Load VMD");
+    load_motion(&mut harness, &motion_path);
     click(&mut harness, "Physics");
     let last = harness.state().pose.motion_last_frame().unwrap() as f32;
     // Scrub forward in small steps (the physics plays the frames in between), then jump back

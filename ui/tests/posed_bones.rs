@@ -15,7 +15,7 @@ use pmx_ui::EditorState;
 use pmx_ui::i18n::Language;
 
 mod support;
-use support::{click, document, harness_with, tab};
+use support::{click, document, gene_and_nod_motion, harness_with, load_motion, tab};
 
 /// The view's bone layer switched on by its checkbox, as the user does.
 fn show_bones(harness: &mut Harness<'_, EditorState>) {
@@ -215,30 +215,13 @@ fn the_physics_swings_the_drawn_bone_with_the_pendulum() {
 
 #[test]
 fn a_corpus_motion_puts_the_bone_heads_where_the_skinned_mesh_is() {
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    let (model_path, motion_path) = (
-        corpus.join("pmx/pmxeditor_gene_cc_by.pmx"),
-        corpus.join("vmd/mmdagent_ex_nod.vmd"),
-    );
-    if !model_path.exists() || !motion_path.exists() {
-        println!(
-            "skipped: the shared corpus (Gene and nod.vmd) is not at {}",
-            corpus.display()
-        );
+    let Some((original, motion_path)) = gene_and_nod_motion() else {
         return;
-    }
-    let original = pmx_core::formats::load_path(&model_path, &Default::default())
-        .unwrap()
-        .model;
+    };
     let mut harness = harness_with(original.clone(), Language::English);
     show_bones(&mut harness);
     tab(&mut harness, "Pose");
-    harness
-        .query_by_role_and_label(Role::TextInput, "Pose/motion file")
-        .unwrap()
-        .set_text_value_accesskit(&motion_path.display().to_string());
-    harness.run_ok();
-    click(&mut harness, "Load VMD");
+    load_motion(&mut harness, &motion_path);
     let last = harness.state().pose.motion_last_frame().unwrap() as f32;
     // At every frame the motion turns bones, a vertex bound to one bone only (BDEF1) keeps
     // its place relative to that bone's drawn head and turn: the bones sit in the mesh the

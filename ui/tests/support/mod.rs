@@ -10,6 +10,7 @@ use pmx_ui::EditorState;
 use pmx_ui::document::Document;
 use pmx_ui::editor::settings::Settings;
 use pmx_ui::i18n::Language;
+use std::path::PathBuf;
 
 /// The editor in `language`, with default settings.
 pub fn editor(language: Language) -> EditorState {
@@ -46,4 +47,35 @@ pub fn tab(harness: &mut Harness<'_, EditorState>, name: &str) {
 /// The open document.
 pub fn document<'a>(harness: &'a Harness<'_, EditorState>) -> &'a Document {
     harness.state().document.as_ref().unwrap()
+}
+
+/// The corpus Gene model and the path of the nod motion made for it, or `None` (with the
+/// reason printed) when the shared corpus is absent.
+pub fn gene_and_nod_motion() -> Option<(Model, PathBuf)> {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let (model_path, motion_path) = (
+        corpus.join("pmx/pmxeditor_gene_cc_by.pmx"),
+        corpus.join("vmd/mmdagent_ex_nod.vmd"),
+    );
+    if !model_path.exists() || !motion_path.exists() {
+        println!(
+            "skipped: the shared corpus (Gene and nod.vmd) is not at {}",
+            corpus.display()
+        );
+        return None;
+    }
+    let model = pmx_core::formats::load_path(&model_path, &Default::default())
+        .unwrap()
+        .model;
+    Some((model, motion_path))
+}
+
+/// In the pose pane (English): types the motion's path and clicks Load VMD, as a user does.
+pub fn load_motion(harness: &mut Harness<'_, EditorState>, motion: &std::path::Path) {
+    harness
+        .query_by_role_and_label(Role::TextInput, "Pose/motion file")
+        .unwrap()
+        .set_text_value_accesskit(&motion.display().to_string());
+    harness.run_ok();
+    click(harness, "Load VMD");
 }
