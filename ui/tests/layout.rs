@@ -15,6 +15,9 @@ use pmx_ui::editor::MessageLevel;
 use pmx_ui::editor::settings::Settings;
 use pmx_ui::i18n::Language;
 
+mod support;
+use support::tab;
+
 const WINDOW_SIZES: [egui::Vec2; 2] = [
     egui::Vec2::new(1280.0, 800.0),
     egui::Vec2::new(1920.0, 1080.0),
@@ -40,11 +43,6 @@ fn editor_harness(
         .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
     harness.run_ok();
     harness
-}
-
-fn tab(harness: &mut Harness<'_, EditorState>, name: &str) {
-    harness.get_by_role_and_label(Role::Button, name).click();
-    harness.run_ok();
 }
 
 /// A text field by its name (the label beside it has the same text).
