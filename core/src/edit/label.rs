@@ -613,6 +613,25 @@ mod tests {
             script.render(Language::Japanese),
             "編集スクリプト（9ステップ）"
         );
+        // The status bar's load notes: "1 note" and "3 notes", 件 in Japanese.
+        let notes =
+            |count| EditLabel::new("status.notes").arg("count", LabelArg::Count(count, "note"));
+        assert_eq!(
+            notes(1).render(Language::English),
+            " (1 note, see the Info tab)"
+        );
+        assert_eq!(
+            notes(3).render(Language::English),
+            " (3 notes, see the Info tab)"
+        );
+        assert_eq!(
+            notes(1).render(Language::Japanese),
+            " (注意 1 件、情報タブ参照)"
+        );
+        for key in notes(2).keys() {
+            assert!(Language::Japanese.get(&key).is_some(), "{key}");
+            assert!(Language::English.get(&key).is_some(), "{key}");
+        }
         let typed = EditLabel::text("Tidy up");
         assert_eq!(typed.render(Language::Japanese), "Tidy up");
         let fix = EditLabel::both("Normalize 3 normals", "法線3個を正規化");

@@ -382,10 +382,10 @@ impl EditorState {
                             LabelArg::Text(format!("{:.2}", elapsed.as_secs_f64())),
                         ),
                 ];
-                if notes == 1 {
-                    text.push(EditLabel::new("status.note_one"));
-                } else if notes > 1 {
-                    text.push(EditLabel::new("status.notes").arg("count", LabelArg::Number(notes)));
+                if notes > 0 {
+                    text.push(
+                        EditLabel::new("status.notes").arg("count", LabelArg::Count(notes, "note")),
+                    );
                 }
                 let level = if recovered {
                     MessageLevel::Warning
