@@ -222,3 +222,109 @@ fn a_v20_file_with_v21_features_is_edited_as_it_came_with_the_allowance() {
         "the file is written as it came"
     );
 }
+
+/// `transform` turns vertices 90° about Z: positions, normals, SDEF's C/R0/R1 and the vertex
+/// morph offsets on them all turn; `--undo-all` gives the input's bytes back.
+#[test]
+fn a_transform_op_turns_vertices_with_their_normals_sdef_and_morph_offsets() {
+    use pmx_core::model::{MorphOffsets, Vec3, Weight};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("in.pmx");
+    write_model(&input, 12);
+    let original = pmx_core::formats::load_path(&input, &Default::default())
+        .expect("the input reads")
+        .model;
+    let count = original.vertices.len();
+    assert!(
+        original
+            .vertices
+            .iter()
+            .any(|v| matches!(v.weight, Weight::Sdef { .. })),
+        "the generated model has SDEF vertices"
+    );
+    let script = dir.path().join("turn.json");
+    let indices: Vec<usize> = (0..count).collect();
+    std::fs::write(
+        &script,
+        serde_json::json!([{"op": "transform", "kind": "vertex", "indices": indices,
+            "rotate": [0, 0, 90], "pivot": [0, 0, 0]}])
+        .to_string(),
+    )
+    .expect("script written");
+    let output_path = dir.path().join("out.pmx");
+    let output = pmx_studio(&[
+        &input,
+        &output_path,
+        Path::new("--script"),
+        &script,
+        Path::new("--json"),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&output.stdout).expect("--json prints JSON");
+    assert_eq!(printed["label"], format!("Rotate {count} vertices"));
+    let turned = pmx_core::formats::load_path(&output_path, &Default::default())
+        .expect("the output reads")
+        .model;
+    // A quarter turn about Z: (x, y, z) → (−y, x, z).
+    let quarter = |p: Vec3| Vec3::new(-p.y, p.x, p.z);
+    let close = |a: Vec3, b: Vec3| {
+        (a.x - b.x).abs() < 1e-4 && (a.y - b.y).abs() < 1e-4 && (a.z - b.z).abs() < 1e-4
+    };
+    let mut sdef = 0;
+    for (before, after) in original.vertices.iter().zip(&turned.vertices) {
+        assert!(close(after.position, quarter(before.position)));
+        let length = |n: Vec3| (n.x * n.x + n.y * n.y + n.z * n.z).sqrt();
+        let expected = quarter(before.normal);
+        assert!(
+            close(after.normal, expected) || (length(before.normal) == 0.0),
+            "{:?} → {:?}",
+            before.normal,
+            after.normal
+        );
+        if let (
+            Weight::Sdef { c, r0, r1, .. },
+            Weight::Sdef {
+                c: c2,
+                r0: r02,
+                r1: r12,
+                ..
+            },
+        ) = (before.weight, after.weight)
+        {
+            sdef += 1;
+            assert!(close(c2, quarter(c)) && close(r02, quarter(r0)) && close(r12, quarter(r1)));
+        }
+    }
+    assert!(sdef > 0);
+    let mut offsets_checked = 0;
+    for (before, after) in original.morphs.iter().zip(&turned.morphs) {
+        if let (MorphOffsets::Vertex(a), MorphOffsets::Vertex(b)) =
+            (&before.offsets, &after.offsets)
+        {
+            for (a, b) in a.iter().zip(b) {
+                assert!(close(b.offset, quarter(a.offset)));
+                offsets_checked += 1;
+            }
+        }
+    }
+    assert!(offsets_checked > 0, "the model has vertex morph offsets");
+
+    let undone = dir.path().join("undone.pmx");
+    let output = pmx_studio(&[
+        &input,
+        &undone,
+        Path::new("--script"),
+        &script,
+        Path::new("--undo-all"),
+    ]);
+    assert!(output.status.success());
+    assert_eq!(
+        std::fs::read(&undone).expect("written"),
+        std::fs::read(&input).expect("read"),
+        "--undo-all gives the input's bytes"
+    );
+}

@@ -147,6 +147,13 @@ impl FieldChange {
     }
 
     /// Takes over `other`'s new values if it edits the same field of the same elements.
+    /// Whether [`FieldChange::merge`] would take `other`'s values (nothing is changed).
+    pub fn continues_with(&self, other: &FieldChange) -> bool {
+        self.target == other.target
+            && self.path == other.path
+            && self.values.same_elements_as(other.values.as_ref())
+    }
+
     pub fn merge(&mut self, other: &mut FieldChange) -> bool {
         self.target == other.target
             && self.path == other.path

@@ -126,6 +126,24 @@ impl History {
             .map(|entry| entry.as_ref().edit_label())
     }
 
+    /// The id ([`Edit::id`]) of the step `undo` would undo: after an apply or a redo, the step
+    /// just done.
+    #[must_use]
+    pub fn undo_id(&self) -> Option<u64> {
+        let head = self.record.head();
+        head.checked_sub(1)
+            .and_then(|i| self.record.get_entry(i))
+            .map(|entry| entry.as_ref().id())
+    }
+
+    /// The id of the step `redo` would redo.
+    #[must_use]
+    pub fn redo_id(&self) -> Option<u64> {
+        self.record
+            .get_entry(self.record.head())
+            .map(|entry| entry.as_ref().id())
+    }
+
     /// Every step, oldest first (the first `head()` are applied).
     pub fn edits(&self) -> impl Iterator<Item = &Edit> {
         self.record.entries().map(AsRef::as_ref)

@@ -18,6 +18,7 @@ mod ops;
 mod reflect;
 mod reindex;
 mod structure;
+mod transform;
 mod typed;
 
 pub use crate::path::FieldPath;
@@ -26,10 +27,16 @@ pub use field::{Unresolved, get_field, get_path, resolve_path};
 pub use history::{GestureId, History};
 pub use label::{EditLabel, LabelArg, REPORT_NOUNS, report_noun};
 pub use merge::MergeOptions;
-pub use ops::{EDIT_SCRIPT_VERSION, EditOp, EditScript, ScriptError, ops_to_edit, ops_to_edit_in};
+pub use ops::{
+    EDIT_SCRIPT_VERSION, EditOp, EditScript, ScaleFactors, ScriptError, ops_to_edit, ops_to_edit_in,
+};
 pub use reflect::{FieldType, HeapSize, Reflect, non_finite_places, replace_non_finite};
 pub use reindex::{Reindex, Run};
 pub use structure::SortKey;
+pub use transform::{
+    Transform, TransformGroup, TransformKind, centre as transform_centre,
+    position as transform_position,
+};
 pub use typed::{Element, Field, SetField, Vector, field};
 
 use crate::formats::FileError;
@@ -532,6 +539,9 @@ pub(crate) enum Change {
 /// One undoable step.
 #[derive(Debug)]
 pub struct Edit {
+    /// Unique in the process: what lets the editor keep its own notes about a step of the
+    /// history (the selection an undo gives back) without a copy of the step.
+    id: u64,
     label: EditLabel,
     /// The label in English, rendered when [`Edit::label`] is first asked (the command line).
     english: OnceLock<String>,
@@ -540,9 +550,22 @@ pub struct Edit {
     change: Change,
 }
 
+fn next_edit_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 impl Edit {
+    /// The step's identity, unique in the process (kept through label changes and through
+    /// merging later frames of a gesture into it).
+    #[must_use]
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     pub(crate) fn new(label: EditLabel, change: Change) -> Self {
         Self {
+            id: next_edit_id(),
             label,
             english: OnceLock::new(),
             gesture: None,
@@ -567,6 +590,7 @@ impl Edit {
             report.extend(&edit.report);
         }
         Edit {
+            id: next_edit_id(),
             label: label.into(),
             english: OnceLock::new(),
             gesture: None,
@@ -758,15 +782,33 @@ impl undo::Edit for Edit {
     }
 
     fn merge(&mut self, mut other: Self) -> undo::Merged<Self> {
-        if self.gesture.is_some()
-            && self.gesture == other.gesture
-            && let (Change::Field(mine), Change::Field(theirs)) =
-                (&mut self.change, &mut other.change)
-            && mine.merge(theirs)
-        {
-            return undo::Merged::Yes;
+        if self.gesture.is_none() || self.gesture != other.gesture {
+            return undo::Merged::No(other);
         }
-        undo::Merged::No(other)
+        match (&mut self.change, &mut other.change) {
+            (Change::Field(mine), Change::Field(theirs)) if mine.continues_with(theirs) => {
+                mine.merge(theirs);
+                undo::Merged::Yes
+            }
+            // A gesture's frames that each set several fields (a rotation of vertices: their
+            // positions, normals and morph offsets): merged when every field edit of the later
+            // frame continues the same one of the earlier, checked before anything is taken.
+            (Change::Batch(mine), Change::Batch(theirs))
+                if mine.len() == theirs.len()
+                    && mine.iter().zip(theirs.iter()).all(|(a, b)| {
+                        matches!((&a.change, &b.change),
+                            (Change::Field(a), Change::Field(b)) if a.continues_with(b))
+                    }) =>
+            {
+                for (a, b) in mine.iter_mut().zip(theirs.iter_mut()) {
+                    if let (Change::Field(a), Change::Field(b)) = (&mut a.change, &mut b.change) {
+                        a.merge(b);
+                    }
+                }
+                undo::Merged::Yes
+            }
+            _ => undo::Merged::No(other),
+        }
     }
 }
 

@@ -70,6 +70,22 @@ pub enum EditOp {
         kind: ElementKind,
         by: SortKey,
     },
+    /// Moves, turns and scales vertices, bones, rigid bodies or joints as the 3D view's
+    /// numeric row does: scaled (`[x, y, z]` or one number) and turned (degrees, MikuMikuDance's
+    /// Y-X-Z order) about `pivot` (default: the elements' centre), then moved. Normals, SDEF
+    /// points, morph offsets, tails, axes and rotations follow (see [`Edit::transform`]).
+    Transform {
+        kind: EditTarget,
+        indices: Vec<usize>,
+        #[serde(default, rename = "move", skip_serializing_if = "Option::is_none")]
+        translate: Option<[f32; 3]>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rotate: Option<[f32; 3]>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scale: Option<ScaleFactors>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pivot: Option<[f32; 3]>,
+    },
     /// Appends another model file.
     Merge {
         path: PathBuf,
@@ -82,6 +98,24 @@ pub enum EditOp {
         label: Option<String>,
         ops: Vec<EditOp>,
     },
+}
+
+/// A `transform` op's scale: one factor for every axis, or one per axis.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ScaleFactors {
+    Uniform(f32),
+    PerAxis([f32; 3]),
+}
+
+impl ScaleFactors {
+    #[must_use]
+    pub fn per_axis(self) -> glam::Vec3 {
+        match self {
+            ScaleFactors::Uniform(factor) => glam::Vec3::splat(factor),
+            ScaleFactors::PerAxis(factors) => glam::Vec3::from_array(factors),
+        }
+    }
 }
 
 /// A present `"value": null` is `Some(Null)` (set to none), an absent one `None`.
@@ -99,6 +133,7 @@ impl EditOp {
             EditOp::Delete { .. } => "delete",
             EditOp::Move { .. } => "move",
             EditOp::Sort { .. } => "sort",
+            EditOp::Transform { .. } => "transform",
             EditOp::Merge { .. } => "merge",
             EditOp::Batch { .. } => "batch",
         }
@@ -344,6 +379,36 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
             }),
         },
         EditOp::Sort { kind, by } => Edit::sort(model, *kind, *by),
+        EditOp::Transform {
+            kind,
+            indices,
+            translate,
+            rotate,
+            scale,
+            pivot,
+        } => {
+            let pivot = pivot.map(glam::Vec3::from_array).unwrap_or_else(|| {
+                super::transform_centre(model, *kind, indices).unwrap_or(glam::Vec3::ZERO)
+            });
+            let transform = super::Transform {
+                translation: translate.map_or(glam::Vec3::ZERO, glam::Vec3::from_array),
+                rotation: rotate.map_or(glam::Quat::IDENTITY, |degrees| {
+                    crate::model::facts::euler_degrees_to_quat(Vec3::new(
+                        degrees[0], degrees[1], degrees[2],
+                    ))
+                }),
+                scale: scale.map_or(glam::Vec3::ONE, ScaleFactors::per_axis),
+                pivot,
+            };
+            Edit::transform(
+                model,
+                *kind,
+                &[super::TransformGroup {
+                    indices: indices.clone(),
+                    transform,
+                }],
+            )
+        }
         EditOp::Merge {
             path,
             match_bones_by_name,

@@ -1013,6 +1013,8 @@ pub trait FieldValues: fmt::Debug + Send + Sync {
     /// the same gesture). They are moved, not copied: `other` is left with these values' old
     /// new ones.
     fn take_new_from(&mut self, other: &mut dyn FieldValues) -> bool;
+    /// Whether [`FieldValues::take_new_from`] would take `other`'s values.
+    fn same_elements_as(&self, other: &dyn FieldValues) -> bool;
 }
 
 impl<T: FieldType> TypedValues<T> {
@@ -1117,6 +1119,13 @@ impl<T: FieldType> FieldValues for TypedValues<T> {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+
+    fn same_elements_as(&self, other: &dyn FieldValues) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<TypedValues<T>>()
+            .is_some_and(|other| other.indices == self.indices)
     }
 
     fn take_new_from(&mut self, other: &mut dyn FieldValues) -> bool {
