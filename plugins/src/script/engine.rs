@@ -904,6 +904,31 @@ fn register_edits(engine: &mut Engine, state: &Arc<RunState>) {
         },
     );
     let run = Arc::clone(state);
+    engine.register_fn(
+        "transform",
+        move |context: NativeCallContext<'_>,
+              kind: &str,
+              indices: Dynamic,
+              parts: rhai::Map|
+              -> ScriptResult<()> {
+            let kind = list_kind(kind).map_err(fail)?;
+            let mut indices = indices_of(&indices).map_err(fail)?;
+            run.check_indices(kind, &indices).map_err(fail)?;
+            indices.sort_unstable();
+            indices.dedup();
+            if indices.is_empty() {
+                return Ok(());
+            }
+            let op = transform_op(kind, indices, &parts).map_err(fail)?;
+            let count = match &op {
+                EditOp::Transform { indices, .. } => indices.len(),
+                _ => 0,
+            };
+            let summary = format!("transform {} {}", thousands(count), noun(kind, count));
+            run.push(&context, op, count * std::mem::size_of::<usize>(), summary)
+        },
+    );
+    let run = Arc::clone(state);
     engine.register_fn("note", move |text: ImmutableString| -> ScriptResult<()> {
         run.note(&text, &text)
     });
@@ -912,6 +937,34 @@ fn register_edits(engine: &mut Engine, state: &Arc<RunState>) {
         "note",
         move |en: ImmutableString, ja: ImmutableString| -> ScriptResult<()> { run.note(&en, &ja) },
     );
+}
+
+/// The `transform` op of `transform(kind, indices, #{move: [x, y, z], rotate: [x, y, z],
+/// scale: [x, y, z] or a number, pivot: [x, y, z]})` (every part optional, rotation in degrees),
+/// read through the op's own JSON form so that scripts and edit scripts agree.
+fn transform_op(
+    kind: ElementKind,
+    indices: Vec<usize>,
+    parts: &rhai::Map,
+) -> Result<EditOp, String> {
+    let mut bytes = 0;
+    let mut object = serde_json::Map::new();
+    object.insert("op".into(), "transform".into());
+    object.insert("kind".into(), kind.name().into());
+    object.insert("indices".into(), indices.into());
+    for (key, value) in parts {
+        if !matches!(key.as_str(), "move" | "rotate" | "scale" | "pivot") {
+            return Err(format!(
+                "transform has no part \"{key}\" (parts: move, rotate, scale, pivot)"
+            ));
+        }
+        object.insert(
+            key.to_string(),
+            super::values::dynamic_to_json(value, &mut bytes)?,
+        );
+    }
+    serde_json::from_value(serde_json::Value::Object(object))
+        .map_err(|e| format!("transform: {e} (give [x, y, z] numbers; scale may be one number)"))
 }
 
 fn noun(kind: ElementKind, count: usize) -> &'static str {
