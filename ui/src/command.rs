@@ -30,6 +30,13 @@ pub enum EditRequest {
         at: usize,
         elements: pmx_core::edit::Elements,
     },
+    /// Moves, turns or scales elements, each group by its transform (the gizmo, the numeric
+    /// row and their X mirror): normals, SDEF points, morph offsets, tails, axes and rotations
+    /// follow ([`pmx_core::edit::Edit::transform`]).
+    Transform {
+        target: pmx_core::edit::EditTarget,
+        groups: Vec<pmx_core::edit::TransformGroup>,
+    },
     /// Appends additional UV channels (zero for every vertex).
     AddUvChannels(usize),
     /// The pose (with its morphs) becomes the model's rest shape (pose pane).
@@ -49,6 +56,9 @@ pub struct EditCommand {
     /// The widget being dragged, when the change is one frame of a drag: the frames of one
     /// drag merge into one undo step.
     pub gesture: Option<egui::Id>,
+    /// What the edit creates becomes the selection (a table's Insert and Duplicate: the rows
+    /// the user asked for); otherwise the selection keeps its elements and nothing joins it.
+    pub select_created: bool,
 }
 
 /// What a panel, menu or shortcut asks the editor to do.
@@ -152,6 +162,7 @@ impl Command {
         Command::Edit(EditCommand {
             request: EditRequest::Set(request),
             gesture: None,
+            select_created: false,
         })
     }
 
@@ -160,7 +171,17 @@ impl Command {
         Command::Edit(EditCommand {
             request: EditRequest::Ops { ops, label: None },
             gesture: None,
+            select_created: false,
         })
+    }
+
+    /// Makes what the edit creates the selection (a table's Insert and Duplicate).
+    #[must_use]
+    pub fn selecting_created(mut self) -> Self {
+        if let Command::Edit(edit) = &mut self {
+            edit.select_created = true;
+        }
+        self
     }
 
     /// Marks an edit as one frame of a drag of widget `id` (no effect on other commands).

@@ -1,7 +1,7 @@
 //! The open document: the model, where it came from, its undo history and selection, and the
 //! background loading that produces it.
 
-use crate::selection::{Direction, Selection, kind_slot};
+use crate::selection::{Dropped, Selection, kind_slot};
 use pmx_core::edit::{Edit, History, Touched};
 use pmx_core::formats::pmx::{self, IndexSizeMode};
 use pmx_core::formats::{self, EmbeddedFile, FileFormat, LoadOptions, LoadReport, Loaded};
@@ -75,6 +75,22 @@ pub struct Document {
     /// What the last changes touched, with the revision each made (the 3D view refreshes only
     /// that); the oldest are dropped past [`Document::CHANGE_LOG_LEN`].
     changes: std::collections::VecDeque<(u64, Touched)>,
+    /// For each step of the history (by [`pmx_core::edit::Edit::id`]) that took selected
+    /// elements out of a selection (deleted them, or a table's Duplicate that selected the
+    /// copies instead), those elements: its undo selects them again.
+    dropped_by_step: std::collections::HashMap<u64, Vec<(ElementKind, Dropped)>>,
+    /// The steps whose command made what they created the selection: their redo does again.
+    selecting_steps: std::collections::HashSet<u64>,
+}
+
+/// Which way a change went, for the selection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// Applied or redone; `select_created`: what it created becomes the selection.
+    Forward {
+        select_created: bool,
+    },
+    Back,
 }
 
 impl Document {
@@ -125,6 +141,8 @@ impl Document {
             revision: 0,
             structure_revisions: [0; ElementKind::ALL.len()],
             changes: std::collections::VecDeque::new(),
+            dropped_by_step: std::collections::HashMap::new(),
+            selecting_steps: std::collections::HashSet::new(),
         }
     }
 
@@ -202,12 +220,17 @@ impl Document {
     }
 
     /// Applies `edit` and records it as one undo step. Selections follow their elements
-    /// through the edit's report; what it created becomes the selection, and when it removed
-    /// everything selected (a delete) the element after that is selected
+    /// through the edit's report: elements it removed leave, nothing joins
     /// ([`crate::selection::KindSelection::follow`]).
     pub fn apply(&mut self, edit: Edit) -> Touched {
+        self.apply_selecting(edit, false)
+    }
+
+    /// [`Document::apply`]; with `select_created`, what the edit creates becomes the selection
+    /// of its kind (a table's Insert and Duplicate: the rows the user asked for).
+    pub fn apply_selecting(&mut self, edit: Edit, select_created: bool) -> Touched {
         let touched = self.history.apply(&mut self.model, edit);
-        self.note(&touched, Direction::Forward);
+        self.note(&touched, Step::Forward { select_created });
         touched
     }
 
@@ -221,22 +244,38 @@ impl Document {
         let touched = self
             .history
             .continue_gesture(&mut self.model, gesture, request)?;
-        self.note(&touched, Direction::Forward);
+        self.note(
+            &touched,
+            Step::Forward {
+                select_created: false,
+            },
+        );
         Ok(touched)
     }
 
-    /// Undoes the last step; selections follow their elements back (what comes back is
-    /// selected; copies taken away leave their originals selected).
+    /// Undoes the last step; selections follow their elements back: what the step created
+    /// leaves them, and the selected elements it took out (deleted ones) are selected again.
     pub fn undo(&mut self) -> Option<Touched> {
+        let step = self.history.undo_id();
         let touched = self.history.undo(&mut self.model)?;
-        self.note(&touched, Direction::Back);
+        self.note(&touched, Step::Back);
+        if let Some(dropped) = step.and_then(|id| self.dropped_by_step.get(&id)) {
+            for (kind, dropped) in dropped.clone() {
+                let len = self.model.count(kind);
+                self.selection.get_mut(kind).restore(&dropped, len);
+            }
+        }
         Some(touched)
     }
 
-    /// Redoes the next step; selections follow as for [`Document::apply`].
+    /// Redoes the next step; selections follow as when it was applied.
     pub fn redo(&mut self) -> Option<Touched> {
+        let select_created = self
+            .history
+            .redo_id()
+            .is_some_and(|id| self.selecting_steps.contains(&id));
         let touched = self.history.redo(&mut self.model)?;
-        self.note(&touched, Direction::Forward);
+        self.note(&touched, Step::Forward { select_created });
         Some(touched)
     }
 
@@ -255,21 +294,54 @@ impl Document {
     }
 
     /// Bookkeeping after any change: revisions, and selections moved with their elements.
-    fn note(&mut self, touched: &Touched, direction: Direction) {
+    fn note(&mut self, touched: &Touched, step: Step) {
         self.revision += 1;
         if self.changes.len() >= Self::CHANGE_LOG_LEN {
             self.changes.pop_front();
         }
         self.changes.push_back((self.revision, touched.clone()));
+        let mut dropped_here = Vec::new();
         for &kind in &touched.structure {
             self.structure_revisions[kind_slot(kind)] += 1;
             let len = self.model.count(kind);
             let selection = self.selection.get_mut(kind);
-            match touched.remap(kind) {
-                Some(reindex) => selection.follow(reindex, len, direction),
+            let dropped = match (touched.remap(kind), step) {
+                (Some(reindex), Step::Forward { select_created })
+                    if select_created && !reindex.created().is_empty() =>
+                {
+                    selection.select_created(reindex, len)
+                }
+                (Some(reindex), _) => selection.follow(reindex, len),
                 // A change that does not say where elements went (a repair): keep what is
                 // still in the list.
-                None => selection.truncate(len),
+                (None, _) => {
+                    selection.truncate(len);
+                    Dropped::default()
+                }
+            };
+            if !dropped.is_empty() {
+                dropped_here.push((kind, dropped));
+            }
+        }
+        if let Step::Forward { select_created } = step
+            && let Some(id) = self.history.undo_id()
+        {
+            if select_created {
+                self.selecting_steps.insert(id);
+            }
+            if dropped_here.is_empty() {
+                self.dropped_by_step.remove(&id);
+            } else {
+                self.dropped_by_step.insert(id, dropped_here);
+            }
+            // Forget steps the history no longer holds (dropped past its limit, or a branch
+            // a new edit replaced).
+            let noted = self.dropped_by_step.len().max(self.selecting_steps.len());
+            if noted > 64 && noted > self.history.len() {
+                let live: std::collections::HashSet<u64> =
+                    self.history.edits().map(Edit::id).collect();
+                self.dropped_by_step.retain(|id, _| live.contains(id));
+                self.selecting_steps.retain(|id| live.contains(id));
             }
         }
     }
@@ -312,7 +384,12 @@ impl Document {
                 remaps: Vec::new(),
                 vertex_positions_only: false,
             };
-            self.note(&touched, Direction::Forward);
+            self.note(
+                &touched,
+                Step::Forward {
+                    select_created: false,
+                },
+            );
         }
         report
     }

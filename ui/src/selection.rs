@@ -177,63 +177,67 @@ impl KindSelection {
 
     /// Follows the selected elements through `reindex`, the renumbering of their list by a
     /// change after which it holds `len` elements (the edit's own report: nothing here works
-    /// out what the edit did):
-    /// - elements the change created (inserted, duplicated, merged, or brought back by an undo)
-    ///   become the selection, the first of them the current element;
-    /// - otherwise the selected elements stay selected wherever they went;
-    /// - if the change removed every selected element, the element after the removed ones is
-    ///   selected when it went `Forward` (as after a delete), and when it went `Back` (an undone
-    ///   insert or duplicate) the element before each removed run: the one the insert followed,
-    ///   the originals of the copies.
-    pub fn follow(&mut self, reindex: &Reindex, len: usize, direction: Direction) {
-        let created = reindex.created();
-        if !created.is_empty() {
-            self.indices.clear();
-            for range in &created {
-                self.indices
-                    .insert_range(range.start.min(len), range.end.min(len));
-            }
-            self.current = self.indices.first();
-            return;
-        }
-        let had = self.target_count() > 0;
+    /// out what the edit did). Each selected element stays selected wherever it went; those
+    /// the change removed leave the selection, and no other element joins it. Returns the
+    /// elements that left, as indices before the change (an undo selects them again).
+    pub fn follow(&mut self, reindex: &Reindex, len: usize) -> Dropped {
         let map = |index: usize| reindex.map(index).filter(|&new| new < len);
+        let mut dropped = Dropped {
+            indices: Vec::new(),
+            current: self.current,
+        };
+        let mut indices = IndexSet::default();
+        for old in self.indices.iter() {
+            match map(old) {
+                Some(new) => indices.insert(new),
+                None => dropped.indices.push(old),
+            }
+        }
         let current = self.current.and_then(map);
-        let indices: IndexSet = self.indices.iter().filter_map(map).collect();
+        if let Some(old) = self.current
+            && current.is_none()
+            && !self.indices.contains(old)
+        {
+            // The current element alone (nothing marked) stood for the selection.
+            dropped.indices.push(old);
+        }
         self.indices = indices;
         self.current = current.or_else(|| self.indices.first());
-        if !had || self.target_count() > 0 || len == 0 {
-            return;
+        dropped
+    }
+
+    /// Makes what the change created (inserted or duplicated elements, as the table's Insert
+    /// and Duplicate do for the rows the user acted on) the selection, the first of them the
+    /// current element. Returns what was selected before, as indices before the change.
+    pub fn select_created(&mut self, reindex: &Reindex, len: usize) -> Dropped {
+        let dropped = Dropped {
+            indices: self.targets(),
+            current: self.current,
+        };
+        self.indices.clear();
+        for range in &reindex.created() {
+            self.indices
+                .insert_range(range.start.min(len), range.end.min(len));
         }
-        let removed = reindex.removed();
-        // The first element after position `from` that survived, where it is now.
-        let after = |from: usize| {
-            let mut old = from;
-            while removed.binary_search(&old).is_ok() {
-                old += 1;
+        self.current = self.indices.first();
+        dropped
+    }
+
+    /// Selects again what a change dropped from the selection (`dropped`, as indices of the
+    /// list as it is now that the change is undone).
+    pub fn restore(&mut self, dropped: &Dropped, len: usize) {
+        for &index in &dropped.indices {
+            if index < len {
+                self.indices.insert(index);
             }
-            map(old).unwrap_or(len - 1)
-        };
-        let Some(&first) = removed.first() else {
-            return;
-        };
-        match direction {
-            Direction::Forward => self.select_only(after(first)),
-            Direction::Back => {
-                let run_starts = removed
-                    .iter()
-                    .enumerate()
-                    .filter(|&(k, &p)| k == 0 || removed[k - 1] + 1 != p)
-                    .map(|(_, &p)| p);
-                for start in run_starts {
-                    let pick = start
-                        .checked_sub(1)
-                        .and_then(map)
-                        .unwrap_or_else(|| after(start));
-                    self.indices.insert(pick);
-                }
-                self.current = self.indices.first();
-            }
+        }
+        if let Some(current) = dropped
+            .current
+            .filter(|&c| c < len && self.indices.contains(c))
+        {
+            self.current = Some(current);
+        } else if self.current.is_none() {
+            self.current = self.indices.first();
         }
     }
 
@@ -274,11 +278,19 @@ impl KindSelection {
     }
 }
 
-/// Which way a change went: an edit applied or redone, or undone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    Forward,
-    Back,
+/// The selected elements a change took out of a kind's selection, as indices before the
+/// change, with the current element then: what its undo selects again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dropped {
+    pub indices: Vec<usize>,
+    pub current: Option<usize>,
+}
+
+impl Dropped {
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
 }
 
 /// The selection of every kind, with a generation counter that changes whenever it does (views
@@ -369,37 +381,42 @@ mod tests {
     }
 
     #[test]
-    fn the_selection_follows_its_elements() {
+    fn the_selection_follows_its_elements_and_nothing_joins_it() {
         use std::sync::Arc;
         // Elements 2 and 5 of 8 removed: 3 → 2, 6 → 4.
         let remove = Reindex::Remove(Arc::from([2u32, 5]));
         let mut s = selection(&[3, 6], Some(6));
-        s.follow(&remove, 6, Direction::Forward);
+        let dropped = s.follow(&remove, 6);
         assert_eq!((s.targets(), s.current), (vec![2, 4], Some(4)));
-        // Deleting the selection selects the element after the first deleted one.
+        assert!(dropped.is_empty());
+        // Deleting the selection leaves nothing selected (no neighbour joins), and says what
+        // left, for the undo.
         let mut s = selection(&[2, 5], Some(2));
-        s.follow(&remove, 6, Direction::Forward);
-        assert_eq!((s.targets(), s.current), (vec![2], Some(2)));
-        // Deleting the last elements selects the new last one.
-        let tail = Reindex::Remove(Arc::from([6u32, 7]));
-        let mut s = selection(&[6, 7], Some(6));
-        s.follow(&tail, 6, Direction::Forward);
-        assert_eq!(s.targets(), vec![5]);
-        // Undoing copies at 2 and 6 selects their originals, 1 and 4.
+        let dropped = s.follow(&remove, 6);
+        assert_eq!((s.targets(), s.current), (vec![], None));
+        assert_eq!(dropped.indices, vec![2, 5]);
+        // The undo of the delete brings 2 and 5 back (inserted at 2 and 5): they are selected
+        // again.
+        let mut back = selection(&[], None);
+        back.follow(&Reindex::Insert(Arc::from([2u32, 5])), 8);
+        back.restore(&dropped, 8);
+        assert_eq!((back.targets(), back.current), (vec![2, 5], Some(2)));
+        // Undoing inserted elements takes them out of the selection; nothing else joins.
         let mut s = selection(&[2, 6], Some(2));
-        s.follow(&Reindex::Remove(Arc::from([2u32, 6])), 6, Direction::Back);
-        assert_eq!((s.targets(), s.current), (vec![1, 4], Some(1)));
-        // What a change creates becomes the selection.
+        s.follow(&Reindex::Remove(Arc::from([2u32, 6])), 6);
+        assert_eq!((s.targets(), s.current), (vec![], None));
+        // What a change creates does not join by itself...
         let mut s = selection(&[0], Some(0));
-        s.follow(
-            &Reindex::Insert(Arc::from([3u32, 4])),
-            9,
-            Direction::Forward,
-        );
+        s.follow(&Reindex::Insert(Arc::from([3u32, 4])), 9);
+        assert_eq!((s.targets(), s.current), (vec![0], Some(0)));
+        // ...only when the command asks (a table's Insert or Duplicate).
+        let mut s = selection(&[0], Some(0));
+        let dropped = s.select_created(&Reindex::Insert(Arc::from([3u32, 4])), 9);
         assert_eq!((s.targets(), s.current), (vec![3, 4], Some(3)));
+        assert_eq!(dropped.indices, vec![0]);
         // A reorder keeps the same elements, wherever they went.
         let mut s = selection(&[0, 3], Some(3));
-        s.follow(&Reindex::from_order(&[3, 2, 1, 0]), 4, Direction::Forward);
+        s.follow(&Reindex::from_order(&[3, 2, 1, 0]), 4);
         assert_eq!((s.targets(), s.current), (vec![0, 3], Some(0)));
     }
 

@@ -849,7 +849,7 @@ fn the_view_moves_the_selected_vertices_by_numbers_as_one_step() {
     assert_eq!(moved[1], original.vertices[1]);
     assert_eq!(
         document(&harness).history.undo_label(),
-        Some("Set position of 2 vertices")
+        Some("Move 2 vertices")
     );
     harness.state_mut().push(Command::Undo);
     harness.run_ok();
@@ -925,10 +925,7 @@ fn dragging_the_gizmo_moves_the_selection_along_x_as_one_step() {
     }
     assert_eq!(moved[1], original.vertices[1]);
     assert_eq!(document.history.len(), 1, "one drag, one undo step");
-    assert_eq!(
-        document.history.undo_label(),
-        Some("Set position of 2 vertices")
-    );
+    assert_eq!(document.history.undo_label(), Some("Move 2 vertices"));
     assert!(harness.state().view.gizmo.drag.is_none());
     harness.state_mut().push(Command::Undo);
     harness.run_ok();

@@ -267,6 +267,7 @@ impl EditorState {
             self.commands.push(Command::Edit(EditCommand {
                 request: EditRequest::AddUvChannels(1),
                 gesture: None,
+                select_created: false,
             }));
         }
         ui.separator();

@@ -864,6 +864,7 @@ impl EditorState {
     }
 
     fn run_edit(&mut self, command: EditCommand) {
+        let select_created = command.select_created;
         let Some(document) = &mut self.document else {
             return;
         };
@@ -905,6 +906,9 @@ impl EditorState {
             }
             EditRequest::Fix(fix) => fix.to_edit(&mut document.model),
             EditRequest::Insert { at, elements } => Edit::insert(&document.model, at, elements),
+            EditRequest::Transform { target, groups } => {
+                Edit::transform(&mut document.model, target, &groups)
+            }
             EditRequest::AddUvChannels(count) => Edit::add_uv_channels(&document.model, count),
             EditRequest::PoseAsRest(pose) => Edit::pose_as_rest(&document.model, &pose),
             EditRequest::PoseAsBoneMorph { pose, name } => {
@@ -928,8 +932,8 @@ impl EditorState {
                 }
                 let label = edit.edit_label().clone();
                 // The document moves the selections with the edit's own report of where
-                // elements went (and selects what it created).
-                document.apply(edit);
+                // elements went (and selects what it created when the command asks).
+                document.apply_selecting(edit, select_created);
                 self.set_message(MessageLevel::Info, label);
             }
             Err(error) => {
@@ -1032,7 +1036,7 @@ impl EditorState {
         let indices = document.selection.get(kind).targets();
         if !indices.is_empty() {
             self.commands
-                .push(Command::ops(vec![EditOp::Duplicate { kind, indices }]));
+                .push(Command::ops(vec![EditOp::Duplicate { kind, indices }]).selecting_created());
         }
     }
 

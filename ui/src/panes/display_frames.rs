@@ -181,6 +181,7 @@ fn labelled(sets: Vec<SetField>, label: pmx_core::edit::EditLabel) -> Command {
     Command::Edit(EditCommand {
         request: EditRequest::Sets { sets, label },
         gesture: None,
+        select_created: false,
     })
 }
 

@@ -117,6 +117,7 @@ pub fn info_pane_ui(ui: &mut egui::Ui, pane: &mut PaneCx<'_>) {
                             cx.commands.push(Command::Edit(EditCommand {
                                 request: EditRequest::AddUvChannels(1),
                                 gesture: None,
+                                select_created: false,
                             }));
                         }
                     });

@@ -409,6 +409,7 @@ fn tools_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, commands: 
             commands.push(Command::Edit(EditCommand {
                 request: EditRequest::PoseAsRest(state.pose.clone()),
                 gesture: None,
+                select_created: false,
             }));
             state.reset();
         }
@@ -430,6 +431,7 @@ fn tools_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, commands: 
                     name: state.morph_name.trim().to_owned(),
                 },
                 gesture: None,
+                select_created: false,
             }));
         }
         ui.separator();

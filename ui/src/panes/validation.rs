@@ -349,6 +349,7 @@ pub fn validation_pane_ui(
                             commands.push(Command::Edit(EditCommand {
                                 request: EditRequest::Fix(fix.clone()),
                                 gesture: None,
+                                select_created: false,
                             }));
                         }
                     }

@@ -4,12 +4,12 @@
 //! named with 左 and 右 swapped) gets the mirrored change. One undoable edit per click.
 //! Material mode moves the vertices the selected materials draw.
 
-use crate::command::{Command, Commands};
+use crate::command::{Command, Commands, EditCommand, EditRequest};
 use crate::document::Document;
 use crate::i18n::Language;
 use glam::{Quat, Vec3};
-use pmx_core::edit::{EditTarget, field};
-use pmx_core::model::{Bone, ElementKind, Joint, Model, RigidBody, Vec3 as ModelVec3, Vertex};
+use pmx_core::edit::{EditTarget, TransformGroup};
+use pmx_core::model::{ElementKind, Model};
 use std::collections::{BTreeSet, HashMap};
 
 /// The numbers the toolbar holds between clicks.
@@ -43,21 +43,14 @@ pub enum Transform {
 }
 
 impl Transform {
-    fn apply(self, point: Vec3, pivot: Vec3) -> Vec3 {
+    /// The edit's transform of this change about `pivot` (model space).
+    #[must_use]
+    pub fn about(self, pivot: Vec3) -> pmx_core::edit::Transform {
+        use pmx_core::edit::Transform as Core;
         match self {
-            Transform::Move(by) => point + by,
-            Transform::Rotate(rotation) => pivot + rotation * (point - pivot),
-            Transform::Scale(factor) => pivot + (point - pivot) * factor,
-        }
-    }
-
-    /// The same change seen in the mirror x → -x.
-    fn mirrored(self) -> Self {
-        match self {
-            Transform::Move(by) => Transform::Move(Vec3::new(-by.x, by.y, by.z)),
-            // M R M with M = diag(-1, 1, 1): the quaternion's y and z parts change sign.
-            Transform::Rotate(q) => Transform::Rotate(Quat::from_xyzw(q.x, -q.y, -q.z, q.w)),
-            Transform::Scale(factor) => Transform::Scale(factor),
+            Transform::Move(by) => Core::moving(by),
+            Transform::Rotate(rotation) => Core::rotating(rotation, pivot),
+            Transform::Scale(factor) => Core::scaling(Vec3::splat(factor), pivot),
         }
     }
 }
@@ -88,14 +81,7 @@ fn targets(kind: ElementKind, document: &Document) -> (EditTarget, Vec<usize>) {
 }
 
 fn position(model: &Model, target: EditTarget, index: usize) -> Option<Vec3> {
-    let p = match target {
-        EditTarget::Vertex => model.vertices.get(index)?.position,
-        EditTarget::Bone => model.bones.get(index)?.position,
-        EditTarget::RigidBody => model.rigid_bodies.get(index)?.position,
-        EditTarget::Joint => model.joints.get(index)?.position,
-        _ => return None,
-    };
-    Some(Vec3::new(p.x, p.y, p.z))
+    pmx_core::edit::transform_position(model, target, index).map(|p| Vec3::new(p.x, p.y, p.z))
 }
 
 /// 左 ↔ 右 (and their half-width/English forms are left alone: MMD models name sides so).
@@ -188,18 +174,13 @@ fn counterparts(model: &Model, target: EditTarget, indices: &[usize]) -> Vec<usi
 /// `kind` moves: the pivot of rotation and scale, where the gizmo sits.
 #[must_use]
 pub fn selection_centre(document: &Document, kind: ElementKind) -> Option<Vec3> {
-    let model = &document.model;
     let (target, indices) = targets(kind, document);
-    let (sum, count) = indices
-        .iter()
-        .filter_map(|&i| position(model, target, i))
-        .fold((Vec3::ZERO, 0usize), |(sum, count), p| (sum + p, count + 1));
-    let centre = sum / count.max(1) as f32;
-    (count > 0 && centre.is_finite()).then_some(centre)
+    pmx_core::edit::transform_centre(&document.model, target, &indices)
 }
 
-/// The edit that applies `transform` to the selection of `kind` (and, with `mirror_x`, the
-/// mirrored change to the counterparts); `None` when nothing is selected.
+/// The edit that applies `transform` to the selection of `kind` about its centre (and, with
+/// `mirror_x`, the mirrored change to the counterparts about the mirrored centre); `None` when
+/// nothing is selected.
 #[must_use]
 pub fn transform_command(
     document: &Document,
@@ -209,58 +190,31 @@ pub fn transform_command(
 ) -> Option<Command> {
     let model = &document.model;
     let (target, mut indices) = targets(kind, document);
-    // The selection, ascending; its positions are computed once into the list the edit takes
-    // (a drag of 100,000 vertices allocates two lists per frame, not five).
     indices.retain(|&i| position(model, target, i).is_some());
-    if indices.is_empty() {
-        return None;
-    }
-    let centre = indices
-        .iter()
-        .filter_map(|&i| position(model, target, i))
-        .sum::<Vec3>()
-        / indices.len() as f32;
-    let to_model = |p: Vec3| ModelVec3::new(p.x, p.y, p.z);
-    let mut positions: Vec<ModelVec3> = indices
-        .iter()
-        .filter_map(|&i| position(model, target, i))
-        .map(|p| to_model(transform.apply(p, centre)))
-        .collect();
+    let centre = pmx_core::edit::transform_centre(model, target, &indices)?;
+    let change = transform.about(centre);
+    let mut groups = Vec::with_capacity(2);
     if mirror_x {
-        let mirrored_centre = Vec3::new(-centre.x, centre.y, centre.z);
-        let mirrored = transform.mirrored();
-        let extra: Vec<(usize, ModelVec3)> = counterparts(model, target, &indices)
-            .into_iter()
-            .filter_map(|i| {
-                let p = position(model, target, i)?;
-                Some((i, to_model(mirrored.apply(p, mirrored_centre))))
-            })
-            .collect();
-        let mut pairs: Vec<(usize, ModelVec3)> = indices.into_iter().zip(positions).collect();
-        pairs.extend(extra);
-        pairs.sort_by_key(|(i, _)| *i);
-        (indices, positions) = pairs.into_iter().unzip();
-    }
-    position_command(target, indices, positions)
-}
-
-/// Sets the positions of `indices` of `target`: the new positions themselves, typed (a drag of
-/// 100,000 vertices sends one `Vec<Vec3>` per frame).
-#[must_use]
-fn position_command(
-    target: EditTarget,
-    indices: Vec<usize>,
-    positions: Vec<ModelVec3>,
-) -> Option<Command> {
-    Some(match target {
-        EditTarget::Vertex => Command::set_each(field::<Vertex>().position(), indices, positions),
-        EditTarget::Bone => Command::set_each(field::<Bone>().position(), indices, positions),
-        EditTarget::RigidBody => {
-            Command::set_each(field::<RigidBody>().position(), indices, positions)
+        let counterparts = counterparts(model, target, &indices);
+        if !counterparts.is_empty() {
+            groups.push(TransformGroup {
+                indices: counterparts,
+                transform: change.mirrored_x(),
+            });
         }
-        EditTarget::Joint => Command::set_each(field::<Joint>().position(), indices, positions),
-        _ => return None,
-    })
+    }
+    groups.insert(
+        0,
+        TransformGroup {
+            indices,
+            transform: change,
+        },
+    );
+    Some(Command::Edit(EditCommand {
+        request: EditRequest::Transform { target, groups },
+        gesture: None,
+        select_created: false,
+    }))
 }
 
 /// The toolbar row under the view's buttons.
@@ -326,26 +280,26 @@ mod tests {
     use pmx_core::generate::feature_model;
     use pmx_core::model::{PmxVersion, TextEncoding};
 
-    /// The indices and new positions a command sets, read back by applying it to the model.
+    /// The elements a command moves and their new positions, read back by applying it to a
+    /// copy of the model.
     fn positions(document: &Document, command: &Command) -> (Vec<usize>, Vec<Vec3>) {
-        match command {
-            Command::Edit(edit) => match &edit.request {
-                crate::command::EditRequest::Set(set) => {
-                    assert_eq!(set.path().to_string(), "position");
-                    let mut model = document.model.clone();
-                    let edit = set.clone().into_edit(&model).unwrap();
-                    pmx_core::edit::History::new().apply(&mut model, edit);
-                    let indices = set.indices().to_vec();
-                    let positions = indices
-                        .iter()
-                        .map(|&i| position(&model, set.target(), i).unwrap())
-                        .collect();
-                    (indices, positions)
-                }
-                other => panic!("unexpected request {other:?}"),
-            },
-            other => panic!("unexpected command {other:?}"),
-        }
+        let Command::Edit(EditCommand {
+            request: EditRequest::Transform { target, groups },
+            ..
+        }) = command
+        else {
+            panic!("unexpected command {command:?}");
+        };
+        let mut model = document.model.clone();
+        let edit = pmx_core::edit::Edit::transform(&mut model, *target, groups).unwrap();
+        pmx_core::edit::History::new().apply(&mut model, edit);
+        let mut indices: Vec<usize> = groups.iter().flat_map(|g| g.indices.clone()).collect();
+        indices.sort_unstable();
+        let positions = indices
+            .iter()
+            .map(|&i| position(&model, *target, i).unwrap())
+            .collect();
+        (indices, positions)
     }
 
     #[test]

@@ -751,6 +751,7 @@ fn run_context_action(
                 cx.commands.push(Command::Edit(crate::command::EditCommand {
                     request: crate::command::EditRequest::Insert { at, elements },
                     gesture: None,
+                    select_created: true,
                 }));
             }
             None
@@ -786,7 +787,13 @@ fn run_context_action(
         _ => None,
     };
     if let Some(op) = op {
-        cx.commands.push(Command::ops(vec![op]));
+        // The rows the user inserted or duplicated become the selection.
+        let command = Command::ops(vec![op]);
+        cx.commands.push(if action == ContextAction::Duplicate {
+            command.selecting_created()
+        } else {
+            command
+        });
     }
 }
 
