@@ -799,3 +799,37 @@ fn the_examples_in_the_documentation_compile_and_the_first_runs() {
         .collect();
     assert_eq!(hidden, ["左足ＩＫ", "右足ＩＫ"]);
 }
+
+#[test]
+fn transform_turns_vertices_with_their_normals_as_the_view_does() {
+    let plugin = script(
+        "turn.rhai",
+        "transform(\"vertex\", [0, 1, 2], #{ rotate: [0.0, 0.0, 90.0], pivot: [0.0, 0.0, 0.0] });",
+    );
+    let model = sample_model();
+    let mut working = model.clone();
+    let mut turned = run_plugin(
+        &plugin,
+        &mut working,
+        &PluginSelection::new(),
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(turned.steps[0].en, "transform 3 vertices (turn.rhai:2:1)");
+    turned.edit.apply(&mut working);
+    for v in 0..3 {
+        let (before, after) = (&model.vertices[v], &working.vertices[v]);
+        assert!((after.position.x + before.position.y).abs() < 1e-5);
+        assert!((after.position.y - before.position.x).abs() < 1e-5);
+        assert!((after.normal.x + before.normal.y).abs() < 1e-5);
+        assert!((after.normal.y - before.normal.x).abs() < 1e-5);
+    }
+    assert_eq!(working.vertices[3], model.vertices[3]);
+    turned.edit.revert(&mut working);
+    assert!(working == model, "undo is exact");
+    // A part that is not a part, or a kind that does not move, fails at the script's line.
+    let wrong = script("wrong.rhai", "transform(\"vertex\", 0, #{ turn: [0.0, 0.0, 1.0] });");
+    let (line, _, message) = script_error(run(&wrong).unwrap_err());
+    assert_eq!(line, 2);
+    assert!(message.contains("no part \"turn\""), "{message}");
+}
