@@ -293,10 +293,12 @@ fn a_transform_op_turns_vertices_with_their_normals_sdef_and_morph_offsets() {
                 r1: r12,
                 ..
             },
-        ) = (before.weight, after.weight)
+        ) = (&before.weight, &after.weight)
         {
             sdef += 1;
-            assert!(close(c2, quarter(c)) && close(r02, quarter(r0)) && close(r12, quarter(r1)));
+            assert!(
+                close(*c2, quarter(*c)) && close(*r02, quarter(*r0)) && close(*r12, quarter(*r1))
+            );
         }
     }
     assert!(sdef > 0);

@@ -828,7 +828,10 @@ fn transform_turns_vertices_with_their_normals_as_the_view_does() {
     turned.edit.revert(&mut working);
     assert!(working == model, "undo is exact");
     // A part that is not a part, or a kind that does not move, fails at the script's line.
-    let wrong = script("wrong.rhai", "transform(\"vertex\", 0, #{ turn: [0.0, 0.0, 1.0] });");
+    let wrong = script(
+        "wrong.rhai",
+        "transform(\"vertex\", 0, #{ turn: [0.0, 0.0, 1.0] });",
+    );
     let (line, _, message) = script_error(run(&wrong).unwrap_err());
     assert_eq!(line, 2);
     assert!(message.contains("no part \"turn\""), "{message}");
