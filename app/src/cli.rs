@@ -51,6 +51,13 @@ pub struct WindowArgs {
     /// The 3D view's gizmo: off, move, rotate or scale.
     #[arg(long, value_name = "MODE", value_parser = ["off", "move", "rotate", "scale"])]
     pub gizmo: Option<String>,
+    /// A pose (`.vpd`) or motion (`.vmd`) for the pose pane (ポーズ) to show once the model is
+    /// open; the 3D view draws the model posed.
+    #[arg(long, value_name = "POSE.vpd|MOTION.vmd")]
+    pub motion: Option<PathBuf>,
+    /// The frame of `--motion`'s VMD to show.
+    #[arg(long, value_name = "N", requires = "motion")]
+    pub frame: Option<f32>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -106,6 +106,7 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
                 browsing: false,
                 select_given: selection.is_some(),
                 selection,
+                motion: args.motion.clone().map(|path| (path, args.frame)),
                 screenshot: screenshot.map(|path| ScreenshotState {
                     path,
                     tab,
@@ -178,6 +179,8 @@ struct EditorApp {
     selection: Option<(ElementKind, Vec<RangeInclusive<usize>>)>,
     /// Whether `--select` was given (the screenshot then keeps that selection).
     select_given: bool,
+    /// `--motion` and `--frame`: loaded into the pose pane once the model is open.
+    motion: Option<(PathBuf, Option<f32>)>,
     editor: EditorState,
     /// The title last sent to the window.
     title: String,
@@ -314,6 +317,49 @@ impl EditorApp {
         }
     }
 
+    /// Loads `--motion` (a VPD or a VMD at `--frame`) into the pose pane once the model is
+    /// open; a file that does not load is said in the status bar (and fails a screenshot).
+    fn apply_motion(&mut self) {
+        if self.editor.loading.is_some() || self.motion.is_none() {
+            return;
+        }
+        let document_id = self.editor.document_id();
+        let Some(document) = &self.editor.document else {
+            return;
+        };
+        let Some((path, frame)) = self.motion.take() else {
+            return;
+        };
+        let pose = &mut self.editor.pose;
+        // The pose follows the document first (a pose made for no document is dropped then).
+        pose.sync(document, document_id);
+        let is_vpd = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("vpd"));
+        let loaded = if is_vpd {
+            pose.load_vpd(&document.model, &path)
+        } else {
+            pose.load_vmd(&document.model, &path)
+        };
+        match loaded {
+            Ok(_) => {
+                if let Some(frame) = frame {
+                    pose.set_frame(frame);
+                }
+            }
+            Err(message) => {
+                let message = format!("--motion: {message}");
+                if self.screenshot.is_some()
+                    && let Ok(mut slot) = self.failure.lock()
+                {
+                    *slot = Some(message.clone());
+                }
+                self.editor
+                    .set_message(pmx_ui::editor::MessageLevel::Error, message);
+            }
+        }
+    }
+
     /// Applies `--select` to the model once it is open.
     fn apply_selection(&mut self) {
         if self.editor.loading.is_some() {
@@ -439,6 +485,7 @@ impl eframe::App for EditorApp {
         self.handle_platform_requests(&ctx);
         self.editor.ui(ui);
         self.apply_selection();
+        self.apply_motion();
         self.handle_platform_requests(&ctx);
         self.update_title(&ctx);
         self.handle_screenshot(&ctx);

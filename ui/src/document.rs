@@ -50,6 +50,69 @@ impl SaveSettings {
     }
 }
 
+/// What writing over the file a document came from would lose. Saving never overwrites such a
+/// file in place: Save asks for a new `.pmx` path, and Save as asks before it writes over it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceLoss {
+    /// Read only in part (opened in recovery mode, or the reader dropped part of the file): the
+    /// model holds only what the reader could read. `problems` is how many things the reader
+    /// noted while working round the damage, `first` the first of them (where reading stopped,
+    /// when it did).
+    Recovered { problems: usize, first: String },
+    /// Converted from another format (PMD, CSV, MQO, SMF, VRM): written over, the file would
+    /// lose its own format and whatever the conversion did not carry over.
+    Foreign(FileFormat),
+}
+
+impl SourceLoss {
+    /// What overwriting the source of a model loaded from a `format` file with `report` loses
+    /// (`recovery`: it was opened in recovery mode); `None` for a PMX or JSON file read whole,
+    /// the formats whose every value the model holds.
+    #[must_use]
+    pub fn of(format: FileFormat, report: &LoadReport, recovery: bool) -> Option<Self> {
+        // A conversion's own notes (what an MQO, SMF or VRM became) are no damage of the file.
+        let converted = matches!(format, FileFormat::Mqo | FileFormat::Smf | FileFormat::Vrm);
+        if recovery || report.recovered_from.is_some() || (!converted && report.lost_data()) {
+            let first = report.recovered_from.as_ref().map_or_else(
+                || {
+                    report
+                        .notes
+                        .first()
+                        .map_or_else(|| "—".to_owned(), ToString::to_string)
+                },
+                ToString::to_string,
+            );
+            return Some(SourceLoss::Recovered {
+                problems: report
+                    .notes
+                    .len()
+                    .max(usize::from(report.recovered_from.is_some())),
+                first,
+            });
+        }
+        match format {
+            FileFormat::Pmx | FileFormat::Json => None,
+            // A CSV is not known whole either: PmxEditor's own files lack the columns that make
+            // ours exact, and a CSV written back has ours.
+            FileFormat::Pmd
+            | FileFormat::Csv
+            | FileFormat::Mqo
+            | FileFormat::Smf
+            | FileFormat::Vrm => Some(SourceLoss::Foreign(format)),
+        }
+    }
+}
+
+/// Whether `a` and `b` name the same existing file (through links and `..`); a file that does
+/// not exist is no file to lose.
+#[must_use]
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// A model being edited.
 #[derive(Debug)]
 pub struct Document {
@@ -69,6 +132,9 @@ pub struct Document {
     /// Images an imported model carries inside its file (a VRM's), unpacked so the view and
     /// the validator find them before the model is saved; saving writes them beside the PMX.
     pub unpacked: Option<UnpackedFiles>,
+    /// What saving over the file the model came from (`path` or `imported_from`) would lose:
+    /// while there is something, Save never writes it in place ([`Document::save_in_place_path`]).
+    pub source_loss: Option<SourceLoss>,
     pub save_settings: SaveSettings,
     revision: u64,
     structure_revisions: [u64; ElementKind::ALL.len()],
@@ -104,6 +170,25 @@ impl Document {
     /// unpacked them (see [`FirstCheck::unpacked`]), otherwise they are unpacked here.
     #[must_use]
     pub fn from_loaded(path: PathBuf, loaded: Loaded, unpacked: Option<UnpackedFiles>) -> Self {
+        Self::from_loaded_in(path, loaded, unpacked, false)
+    }
+
+    /// [`Document::from_loaded`] for a model read with `recovery` mode on or off: a model
+    /// recovered from a damaged file is never saved over it without asking.
+    #[must_use]
+    pub fn from_loaded_in(
+        path: PathBuf,
+        loaded: Loaded,
+        unpacked: Option<UnpackedFiles>,
+        recovery: bool,
+    ) -> Self {
+        let source_loss = SourceLoss::of(loaded.format, &loaded.report, recovery);
+        let mut document = Self::from_loaded_file(path, loaded, unpacked);
+        document.source_loss = source_loss;
+        document
+    }
+
+    fn from_loaded_file(path: PathBuf, loaded: Loaded, unpacked: Option<UnpackedFiles>) -> Self {
         let unpacked = unpacked.or_else(|| UnpackedFiles::unpack(&loaded.embedded_files));
         if matches!(
             loaded.format,
@@ -137,6 +222,7 @@ impl Document {
             format: FileFormat::Pmx,
             imported_from: None,
             unpacked: None,
+            source_loss: None,
             save_settings,
             revision: 0,
             structure_revisions: [0; ElementKind::ALL.len()],
@@ -157,6 +243,54 @@ impl Document {
             .unwrap_or_else(|| std::env::current_dir().unwrap_or_default().join("untitled"));
         path.set_extension(extension);
         path
+    }
+
+    /// The file the model came from: its own file, or the one it was imported from.
+    #[must_use]
+    pub fn source_file(&self) -> Option<&Path> {
+        self.path.as_deref().or(self.imported_from.as_deref())
+    }
+
+    /// Where Save writes without asking: the document's file, unless the model was not read
+    /// whole from it or was converted from it ([`Document::source_loss`]), and unless it is a
+    /// PMD file (a PMD model is saved as PMX unless Save as names a `.pmd`). `None`: Save asks.
+    #[must_use]
+    pub fn save_in_place_path(&self) -> Option<&Path> {
+        self.path
+            .as_deref()
+            .filter(|_| self.source_loss.is_none() && self.format != FileFormat::Pmd)
+    }
+
+    /// Where Save as suggests writing: `NAME.recovered.pmx` beside a file opened in recovery
+    /// mode, `NAME.pmx` beside a converted one (or a PMD file), else the document's file, or
+    /// `untitled.pmx` in the working folder for a model never saved.
+    #[must_use]
+    pub fn save_as_suggestion(&self) -> PathBuf {
+        let Some(source) = self.source_file() else {
+            return std::env::current_dir()
+                .unwrap_or_default()
+                .join("untitled.pmx");
+        };
+        match &self.source_loss {
+            Some(SourceLoss::Recovered { .. }) => {
+                let stem = source
+                    .file_stem()
+                    .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+                source.with_file_name(format!("{stem}.recovered.pmx"))
+            }
+            Some(SourceLoss::Foreign(_)) => source.with_extension("pmx"),
+            None if self.format == FileFormat::Pmd => source.with_extension("pmx"),
+            None => source.to_owned(),
+        }
+    }
+
+    /// What writing to `target` would lose when it is the file the model came from and that
+    /// file was not read whole or is in another format; `None` when writing there loses nothing
+    /// of it.
+    #[must_use]
+    pub fn overwrite_loss(&self, target: &Path) -> Option<&SourceLoss> {
+        let loss = self.source_loss.as_ref()?;
+        same_file(target, self.source_file()?).then_some(loss)
     }
 
     /// The file name for the title bar ("無題" is the caller's business when `None`).
@@ -412,6 +546,8 @@ impl Document {
         self.format = FileFormat::from_extension(path).unwrap_or(FileFormat::Pmx);
         self.path = Some(path.to_owned());
         self.imported_from = None;
+        // The file is now one this editor wrote whole: Save may write it in place.
+        self.source_loss = None;
         self.save_settings = settings;
         self.history.mark_saved();
         // The file on disk is now a correct one: what the reader noticed no longer applies.

@@ -450,6 +450,35 @@ pub fn joints(model: &Model, selected: &dyn Selected, size: f32) -> OverlayGeome
     joints_placed(model, selected, size, None)
 }
 
+/// Joint `index`'s frame (model space) as drawn: carried by its first body from where
+/// `placements` (model space, one per body) put the bodies, or at rest when `None`.
+#[must_use]
+pub fn joint_placed(
+    model: &Model,
+    index: usize,
+    placements: Option<&[pmx_core::pose::Transform]>,
+) -> Option<pmx_core::pose::Transform> {
+    use pmx_core::pose::Transform;
+    let joint = model.joints.get(index)?;
+    let rest = Transform::placed(joint.position, joint.rotation);
+    let Some(placements) = placements else {
+        return Some(rest);
+    };
+    // The joint rides on its first body (as the physics holds it there).
+    let carrier = [joint.body_a, joint.body_b]
+        .into_iter()
+        .flatten()
+        .map(|b| b.get())
+        .find(|&b| b < model.rigid_bodies.len());
+    let carried = carrier.and_then(|body| {
+        let rest_body = model.rigid_bodies.get(body)?;
+        let rest_body = Transform::placed(rest_body.position, rest_body.rotation);
+        let now = placements.get(body)?;
+        Some(now.compose(&rest_body.inverse().compose(&rest)))
+    });
+    Some(carried.unwrap_or(rest))
+}
+
 /// Joints carried by their first body from where `placements` (model space, one per body)
 /// put the bodies, or at rest when `None`.
 #[must_use]
@@ -460,16 +489,13 @@ pub fn joints_placed(
     placements: Option<&[pmx_core::pose::Transform]>,
 ) -> OverlayGeometry {
     use pmx_core::pose::Transform;
-    let rest_of = |index: usize| {
-        model
-            .rigid_bodies
-            .get(index)
-            .map(|body| Transform::placed(body.position, body.rotation))
-    };
     let placed_of = |index: usize| -> Option<Transform> {
         match placements {
             Some(list) => list.get(index).copied(),
-            None => rest_of(index),
+            None => model
+                .rigid_bodies
+                .get(index)
+                .map(|body| Transform::placed(body.position, body.rotation)),
         }
     };
     let mut out = OverlayGeometry::default();
@@ -479,19 +505,8 @@ pub fn joints_placed(
         } else {
             JOINT_COLOR
         };
-        let rest = Transform::placed(joint.position, joint.rotation);
-        // The joint rides on its first body (as the physics holds it there).
-        let carrier = [joint.body_a, joint.body_b]
-            .into_iter()
-            .flatten()
-            .map(|b| b.get())
-            .find(|&b| b < model.rigid_bodies.len());
-        let frame = match (placements, carrier) {
-            (Some(_), Some(body)) => match (rest_of(body), placed_of(body)) {
-                (Some(rest_body), Some(now)) => now.compose(&rest_body.inverse().compose(&rest)),
-                _ => rest,
-            },
-            _ => rest,
+        let Some(frame) = joint_placed(model, index, placements) else {
+            continue;
         };
         let (center, rotation) = world_placement(&frame);
         let cube = Solid {
@@ -557,26 +572,100 @@ pub fn grid_and_axes(step: f32, count: i32) -> OverlayGeometry {
     out
 }
 
+/// Where a pose put the model's vertices: the skinned positions and normals (model space, one
+/// of each per vertex, normals not renormalised) the view's mesh was deformed with.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PosedVertices {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+}
+
+impl PosedVertices {
+    /// Whether the lists are `model`'s (one entry per vertex): a pose made before vertices were
+    /// inserted or removed is not used until the pose follows the edit.
+    #[must_use]
+    pub fn fits(&self, model: &Model) -> bool {
+        self.positions.len() == model.vertices.len() && self.normals.len() == model.vertices.len()
+    }
+}
+
+/// Where vertex `index` is drawn (world space): where `posed` put it, or at rest when `None`.
+#[must_use]
+pub fn vertex_placed(model: &Model, index: usize, posed: Option<&PosedVertices>) -> Option<Vec3> {
+    match posed {
+        Some(posed) => posed.positions.get(index).map(|&p| to_world(p.into())),
+        None => model.vertices.get(index).map(|v| to_world(v.position)),
+    }
+}
+
+/// Every vertex where it is drawn (see [`vertex_placed`]), in vertex order: what vertex picking
+/// and the rectangle selection test against.
+pub fn vertices_placed<'a>(
+    model: &'a Model,
+    posed: Option<&'a PosedVertices>,
+) -> Box<dyn Iterator<Item = Vec3> + 'a> {
+    match posed {
+        Some(posed) => Box::new(posed.positions.iter().map(|&p| to_world(p.into()))),
+        None => Box::new(model.vertices.iter().map(|v| to_world(v.position))),
+    }
+}
+
 /// A line along each vertex normal, `length` long.
 #[must_use]
 pub fn normals(model: &Model, length: f32) -> OverlayGeometry {
+    normals_placed(model, length, None)
+}
+
+const NORMAL_COLOR: [f32; 4] = [0.9, 0.9, 0.2, 1.0];
+
+/// A line along each vertex normal, `length` long, from where `posed` put the vertex and along
+/// its posed normal, or at rest when `None`.
+#[must_use]
+pub fn normals_placed(
+    model: &Model,
+    length: f32,
+    posed: Option<&PosedVertices>,
+) -> OverlayGeometry {
     let mut out = OverlayGeometry::default();
     out.depth_lines.reserve(model.vertices.len() * 2);
-    for vertex in &model.vertices {
-        let at = to_world(vertex.position);
-        let normal = to_world(vertex.normal).normalize_or_zero();
-        out.depth_line(at, at + normal * length, [0.9, 0.9, 0.2, 1.0]);
+    match posed {
+        Some(posed) => {
+            for (&at, &normal) in posed.positions.iter().zip(&posed.normals) {
+                let at = to_world(at.into());
+                let normal = to_world(normal.into()).normalize_or_zero();
+                out.depth_line(at, at + normal * length, NORMAL_COLOR);
+            }
+        }
+        None => {
+            for vertex in &model.vertices {
+                let at = to_world(vertex.position);
+                let normal = to_world(vertex.normal).normalize_or_zero();
+                out.depth_line(at, at + normal * length, NORMAL_COLOR);
+            }
+        }
     }
     out
 }
 
+pub const SELECTED_VERTEX: [f32; 4] = [1.0, 0.15, 0.15, 1.0];
+
 /// Selected vertices as points, added to `out` (in place: with 100,000 vertices selected, the
 /// overlay is rebuilt every frame of a drag, and a copy of it costs as much as building it).
 pub fn add_selected_vertices(out: &mut OverlayGeometry, model: &Model, selected: &dyn Selected) {
+    add_selected_vertices_placed(out, model, selected, None);
+}
+
+/// Selected vertices as points where `posed` put them (at rest when `None`), added to `out`.
+pub fn add_selected_vertices_placed(
+    out: &mut OverlayGeometry,
+    model: &Model,
+    selected: &dyn Selected,
+    posed: Option<&PosedVertices>,
+) {
     out.points.reserve(selected.count());
     for index in selected.indices() {
-        if let Some(vertex) = model.vertices.get(index) {
-            out.point(to_world(vertex.position), [1.0, 0.15, 0.15, 1.0]);
+        if let Some(at) = vertex_placed(model, index, posed) {
+            out.point(at, SELECTED_VERTEX);
         }
     }
 }
@@ -805,6 +894,121 @@ mod tests {
         let at_rest = bones_placed(&model, &none, Some(evaluator.skeleton.globals()));
         assert_eq!(at_rest, bones(&model, &none));
         assert_eq!(drawn(&at_rest.points)[1], to_world(model.bones[1].position));
+    }
+
+    /// Two bones, the child turned 90° about Z by the pose; vertex 0 on the parent, 1 and 2 on
+    /// the child (BDEF1), skinned by the pose engine.
+    fn skinned_arm() -> (Model, PosedVertices) {
+        use pmx_core::pose::{Pose, PoseEvaluator};
+        let at = |x, y, z| pmx_core::model::Vec3::new(x, y, z);
+        let mut model = Model::new_empty();
+        model.bones = vec![
+            Bone {
+                position: at(0.0, 10.0, 0.0),
+                ..Bone::default()
+            },
+            Bone {
+                position: at(2.0, 10.0, 0.0),
+                parent: Some(BoneIdx::new(0)),
+                ..Bone::default()
+            },
+        ];
+        for (position, normal, bone) in [
+            (at(0.0, 9.0, 1.0), at(0.0, 0.0, -1.0), 0),
+            (at(4.0, 10.0, 0.0), at(0.0, 1.0, 0.0), 1),
+            (at(3.0, 10.0, -1.0), at(1.0, 0.0, 0.0), 1),
+        ] {
+            model.vertices.push(Vertex {
+                position,
+                normal,
+                weight: Weight::Bdef1 {
+                    bone: Some(BoneIdx::new(bone)),
+                },
+                ..Vertex::default()
+            });
+        }
+        let mut pose = Pose::new(&model);
+        pose.set_bone(
+            BoneIdx::new(1),
+            Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+            Vec3::ZERO,
+        );
+        let mut evaluator = PoseEvaluator::new(&model);
+        evaluator.evaluate(&model, &pose).unwrap();
+        let posed = PosedVertices {
+            positions: evaluator.positions().to_vec(),
+            normals: evaluator.normals().to_vec(),
+        };
+        (model, posed)
+    }
+
+    #[test]
+    fn selected_vertices_and_normals_are_drawn_where_the_pose_puts_them() {
+        let (model, posed) = skinned_arm();
+        assert!(posed.fits(&model));
+        let near = |found: Vec3, expected: Vec3| {
+            assert!(found.distance(expected) < 1e-5, "{found} is not {expected}");
+        };
+        // The child at (2, 10, 0) turned 90° about Z: +X becomes +Y; −Z (world +Z) stays.
+        let expected = [
+            Vec3::new(0.0, 9.0, -1.0),
+            Vec3::new(2.0, 12.0, 0.0),
+            Vec3::new(2.0, 11.0, 1.0),
+        ];
+        for (index, &world) in expected.iter().enumerate() {
+            near(vertex_placed(&model, index, Some(&posed)).unwrap(), world);
+        }
+        let placed: Vec<Vec3> = vertices_placed(&model, Some(&posed)).collect();
+        assert_eq!(placed.len(), 3);
+        near(placed[2], expected[2]);
+
+        // Exactly the selected vertices, in index order, where the pose put them.
+        let selected: std::collections::BTreeSet<usize> = [0, 2].into();
+        let mut geometry = OverlayGeometry::default();
+        add_selected_vertices_placed(&mut geometry, &model, &selected, Some(&posed));
+        assert_eq!(geometry.points.len(), 2);
+        near(Vec3::from(geometry.points[0].position), expected[0]);
+        near(Vec3::from(geometry.points[1].position), expected[2]);
+        assert!(geometry.points.iter().all(|p| p.color == SELECTED_VERTEX));
+
+        // Normals start at the posed vertex and turn with its bone: vertex 2's +X is now +Y.
+        let lines = normals_placed(&model, 0.5, Some(&posed)).depth_lines;
+        assert_eq!(lines.len(), 6);
+        near(Vec3::from(lines[4].position), expected[2]);
+        near(
+            Vec3::from(lines[5].position),
+            expected[2] + Vec3::new(0.0, 0.5, 0.0),
+        );
+        // Vertex 1's normal +Y turns to −X.
+        near(
+            Vec3::from(lines[3].position),
+            expected[1] + Vec3::new(-0.5, 0.0, 0.0),
+        );
+
+        // Without a pose (or with the rest pose's own values) it is the rest overlay.
+        let mut at_rest = OverlayGeometry::default();
+        add_selected_vertices(&mut at_rest, &model, &selected);
+        let rest = PosedVertices {
+            positions: model.vertices.iter().map(|v| v.position.into()).collect(),
+            normals: model.vertices.iter().map(|v| v.normal.into()).collect(),
+        };
+        let mut rest_placed = OverlayGeometry::default();
+        add_selected_vertices_placed(&mut rest_placed, &model, &selected, Some(&rest));
+        assert_eq!(rest_placed, at_rest);
+        assert_eq!(
+            Vec3::from(at_rest.points[1].position),
+            to_world(model.vertices[2].position)
+        );
+        assert_eq!(
+            normals_placed(&model, 0.5, Some(&rest)),
+            normals(&model, 0.5)
+        );
+        assert_eq!(normals_placed(&model, 0.5, None), normals(&model, 0.5));
+
+        // A list made for another vertex count does not fit.
+        let mut short = posed.clone();
+        short.positions.pop();
+        assert!(!short.fits(&model));
     }
 
     #[test]

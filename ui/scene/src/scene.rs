@@ -259,16 +259,9 @@ impl ViewScene {
 
     /// Uploads deformed positions and normals (model space) of the vertices from `first` on:
     /// what a pose preview feeds each frame. The document is unchanged.
-    pub fn upload_deformed(
-        &self,
-        first: usize,
-        positions: &[pmx_core::model::Vec3],
-        normals: &[pmx_core::model::Vec3],
-    ) {
-        let world = |list: &[pmx_core::model::Vec3]| -> Vec<[f32; 3]> {
-            list.iter()
-                .map(|&v| crate::camera::to_world(v).to_array())
-                .collect()
+    pub fn upload_deformed(&self, first: usize, positions: &[glam::Vec3], normals: &[glam::Vec3]) {
+        let world = |list: &[glam::Vec3]| -> Vec<[f32; 3]> {
+            list.iter().map(|v| [v.x, v.y, -v.z]).collect()
         };
         self.queue([Upload::Vertices(VertexPatch::Deformed {
             first,

@@ -2,7 +2,7 @@
 //! column order) and File > Import CSV. The export writes a copy and leaves the document as it
 //! is; the import opens the CSV as a model, as File > Open does.
 
-use super::dialogs::{Dialog, Outcome};
+use super::dialogs::{Dialog, Outcome, PendingExport};
 use super::{EditorState, PlatformRequest};
 use crate::document::Document;
 use pmx_core::formats::csv::{CsvEncoding, CsvSaveOptions};
@@ -72,7 +72,7 @@ impl EditorState {
                 .add_enabled(valid, egui::Button::new(lang.tr("dialog.export")))
                 .clicked()
             {
-                self.export_csv_to(&path, export.encoding);
+                self.export_csv_to(&path, export.encoding, false);
                 outcome = Some(Outcome::Close);
             }
             if ui.button(lang.tr("dialog.cancel")).clicked() {
@@ -84,7 +84,15 @@ impl EditorState {
 
     /// Writes the open model as CSV at `path` (temporary file, then renamed); the document
     /// keeps its own file and stays as it was.
-    pub(super) fn export_csv_to(&mut self, path: &Path, encoding: CsvEncoding) {
+    pub(super) fn export_csv_to(
+        &mut self,
+        path: &Path,
+        encoding: CsvEncoding,
+        overwrite_confirmed: bool,
+    ) {
+        if self.asks_before_export(path, overwrite_confirmed, || PendingExport::Csv(encoding)) {
+            return;
+        }
         let Some(document) = &self.document else {
             return;
         };

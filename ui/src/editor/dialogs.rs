@@ -5,7 +5,7 @@
 
 use super::{EditorState, MessageLevel, PendingAction, PlatformRequest};
 use crate::command::Command;
-use crate::document::{Document, LoadFailure, SaveSettings, file_name};
+use crate::document::{Document, LoadFailure, SaveSettings, SourceLoss, file_name};
 use crate::i18n::Language;
 use pmx_core::edit::{EditLabel, LabelArg};
 use pmx_core::formats::FileFormat;
@@ -21,6 +21,8 @@ pub(super) enum Dialog {
     },
     Open(OpenDialog),
     SaveAs(SaveAsDialog),
+    /// Save as named the file the model was read from only in part, or converted from.
+    ConfirmOverwrite(Box<ConfirmOverwrite>),
     LoadError(LoadFailure),
     ImportMqo(super::mqo_dialogs::ImportMqoDialog),
     ImportVrm(super::vrm_import_dialog::ImportVrmDialog),
@@ -54,6 +56,33 @@ pub(super) struct SaveAsDialog {
     then: Option<PendingAction>,
     /// The validator's errors for the target, for (document revision, version).
     problems: Option<TargetProblems>,
+}
+
+/// The question before Save as or an export writes over the document's damaged or foreign
+/// source.
+#[derive(Debug)]
+pub(super) struct ConfirmOverwrite {
+    path: PathBuf,
+    loss: SourceLoss,
+    after: AfterYes,
+}
+
+/// What the question goes on to do after the yes.
+#[derive(Debug)]
+enum AfterYes {
+    /// Save as (Back returns to it; its path and settings are used).
+    Save(SaveAsDialog),
+    /// An export to the same path with these settings.
+    Export(PendingExport),
+}
+
+/// An export waiting for the yes to write over the document's source.
+#[derive(Debug)]
+pub(super) enum PendingExport {
+    Mqo(pmx_core::formats::mqo::MqoExportOptions),
+    Smf(pmx_core::formats::smf::SmfExportOptions),
+    Vrm(Box<pmx_core::formats::vrm::VrmExportOptions>),
+    Csv(pmx_core::formats::csv::CsvEncoding),
 }
 
 #[derive(Debug)]
@@ -107,20 +136,8 @@ impl Dialog {
     }
 
     pub(super) fn save_as(document: &Document, then: Option<PendingAction>) -> Self {
-        let mut path = document.path.clone().unwrap_or_else(|| {
-            // An imported model is offered as a PMX beside the file it came from.
-            document.imported_from.clone().map_or_else(
-                || {
-                    std::env::current_dir()
-                        .unwrap_or_default()
-                        .join("untitled.pmx")
-                },
-                |from| from.with_extension("pmx"),
-            )
-        });
-        if document.format == FileFormat::Pmd {
-            path.set_extension("pmx");
-        }
+        // A recovered or converted model is offered as a new PMX beside the file it came from.
+        let path = document.save_as_suggestion();
         Dialog::SaveAs(SaveAsDialog {
             path: path.display().to_string(),
             export_pmd: false,
@@ -240,6 +257,7 @@ impl EditorState {
                 Dialog::Unsaved { action } => self.unsaved_ui(ui, action),
                 Dialog::Open(open) => self.open_ui(ui, open),
                 Dialog::SaveAs(save) => self.save_as_ui(ui, save),
+                Dialog::ConfirmOverwrite(confirm) => self.confirm_overwrite_ui(ui, *confirm),
                 Dialog::LoadError(failure) => self.load_error_ui(ui, failure),
                 Dialog::ImportMqo(import) => self.import_mqo_ui(ui, import),
                 Dialog::ImportVrm(import) => self.import_vrm_ui(ui, import),
@@ -278,8 +296,11 @@ impl EditorState {
         let mut outcome = None;
         ui.horizontal(|ui| {
             if ui.button(lang.tr("dialog.save")).clicked() {
-                let has_path = self.document.as_ref().is_some_and(|d| d.path.is_some());
-                if has_path {
+                let in_place = self
+                    .document
+                    .as_ref()
+                    .is_some_and(|d| d.save_in_place_path().is_some());
+                if in_place {
                     if self.save() {
                         self.perform(action.clone());
                     }
@@ -377,6 +398,26 @@ impl EditorState {
         } else {
             "dialog.save_as_title"
         }));
+        // Why Save asked: the file the model came from stays as it is.
+        let source_name = document.source_file().map(file_name).unwrap_or_default();
+        match &document.source_loss {
+            Some(SourceLoss::Recovered { .. }) => {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    lang.format("dialog.save_recovered_note", &[("name", &source_name)]),
+                );
+            }
+            Some(SourceLoss::Foreign(format)) => {
+                ui.label(lang.format(
+                    "dialog.save_converted_note",
+                    &[
+                        ("name", &source_name),
+                        ("format", &format.name().to_ascii_uppercase()),
+                    ],
+                ));
+            }
+            None => {}
+        }
         ui.horizontal(|ui| {
             ui.add(egui::TextEdit::singleline(&mut save.path).desired_width(440.0))
                 .accessible_name(lang.tr("dialog.path"));
@@ -453,11 +494,14 @@ impl EditorState {
             );
         }
         // Export PMD writes PMD only (Save as is there for the other formats).
-        // MQO is an export (File > Export MQO), never the document's own file.
+        // MQO, SMF and VRM are exports (File > Export), never the document's own file.
         let wrong_extension = if save.export_pmd {
             format != Some(FileFormat::Pmd)
         } else {
-            format.is_none() || format == Some(FileFormat::Mqo) || format == Some(FileFormat::Smf)
+            matches!(
+                format,
+                None | Some(FileFormat::Mqo | FileFormat::Smf | FileFormat::Vrm)
+            )
         };
         if wrong_extension && !save.path.trim().is_empty() {
             ui.colored_label(
@@ -468,6 +512,8 @@ impl EditorState {
                     "dialog.mqo_use_export"
                 } else if format == Some(FileFormat::Smf) {
                     "dialog.smf_use_export"
+                } else if format == Some(FileFormat::Vrm) {
+                    "dialog.vrm_use_export"
                 } else {
                     "dialog.unknown_extension"
                 }),
@@ -486,7 +532,28 @@ impl EditorState {
                 .add_enabled(can_save, egui::Button::new(button))
                 .clicked()
             {
-                if self.save_to(path.clone(), save.settings) {
+                let overwrite = self
+                    .document
+                    .as_ref()
+                    .and_then(|d| d.overwrite_loss(&path))
+                    .cloned();
+                if let Some(loss) = overwrite {
+                    // The file the model was read from in part, or converted from: never
+                    // written over without the user's explicit yes.
+                    outcome = Some(Outcome::Keep(Dialog::ConfirmOverwrite(Box::new(
+                        ConfirmOverwrite {
+                            path: path.clone(),
+                            loss,
+                            after: AfterYes::Save(SaveAsDialog {
+                                path: save.path.clone(),
+                                export_pmd: save.export_pmd,
+                                settings: save.settings,
+                                then: save.then.take(),
+                                problems: None,
+                            }),
+                        },
+                    ))));
+                } else if self.save_to(path.clone(), save.settings) {
                     if let Some(action) = save.then.take() {
                         self.perform(action);
                     }
@@ -501,6 +568,110 @@ impl EditorState {
             }
         });
         outcome.unwrap_or(Outcome::Keep(Dialog::SaveAs(save)))
+    }
+
+    /// Save as named the file the model was read from only in part, or converted from: what
+    /// would be lost, then Overwrite, Back (to Save as) or Cancel.
+    fn confirm_overwrite_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        mut confirm: ConfirmOverwrite,
+    ) -> Outcome {
+        let lang = self.lang();
+        let name = file_name(&confirm.path);
+        ui.heading(lang.tr("dialog.overwrite_source_title"));
+        let text = match &confirm.loss {
+            SourceLoss::Recovered { problems, first } => lang.format(
+                "dialog.overwrite_recovered",
+                &[("name", &name), ("count", problems), ("first", first)],
+            ),
+            SourceLoss::Foreign(format) => {
+                let target = FileFormat::from_extension(&confirm.path).unwrap_or(FileFormat::Pmx);
+                lang.format(
+                    "dialog.overwrite_converted",
+                    &[
+                        ("name", &name),
+                        ("format", &format.name().to_ascii_uppercase()),
+                        ("target", &target.name().to_ascii_uppercase()),
+                    ],
+                )
+            }
+        };
+        ui.colored_label(ui.visuals().warn_fg_color, text);
+        ui.add_space(8.0);
+        let mut outcome = None;
+        ui.horizontal(|ui| {
+            let overwrite = egui::Button::new(
+                egui::RichText::new(lang.format("dialog.overwrite_source", &[("name", &name)]))
+                    .color(ui.visuals().error_fg_color),
+            );
+            if ui.add(overwrite).clicked() {
+                match &mut confirm.after {
+                    AfterYes::Save(save) => {
+                        if self.save_to(confirm.path.clone(), save.settings)
+                            && let Some(action) = save.then.take()
+                        {
+                            self.perform(action);
+                        }
+                    }
+                    AfterYes::Export(export) => self.export_confirmed(&confirm.path, export),
+                }
+                // A failure opened the error dialog.
+                outcome = Some(Outcome::Close);
+            }
+            if let AfterYes::Save(save) = &mut confirm.after
+                && ui.button(lang.tr("dialog.choose_other_name")).clicked()
+            {
+                outcome = Some(Outcome::Keep(Dialog::SaveAs(SaveAsDialog {
+                    path: save.path.clone(),
+                    export_pmd: save.export_pmd,
+                    settings: save.settings,
+                    then: save.then.take(),
+                    problems: None,
+                })));
+            }
+            if ui.button(lang.tr("dialog.cancel")).clicked() {
+                outcome = Some(Outcome::Close);
+            }
+        });
+        outcome.unwrap_or(Outcome::Keep(Dialog::ConfirmOverwrite(Box::new(confirm))))
+    }
+
+    /// Whether an export to `path` must wait: `path` is the file the model was read from only
+    /// in part, or converted from, and the user has not said yes to writing over it
+    /// (`overwrite_confirmed`). Then the question is shown, and `export` runs after the yes.
+    pub(super) fn asks_before_export(
+        &mut self,
+        path: &Path,
+        overwrite_confirmed: bool,
+        export: impl FnOnce() -> PendingExport,
+    ) -> bool {
+        if overwrite_confirmed {
+            return false;
+        }
+        let Some(loss) = self
+            .document
+            .as_ref()
+            .and_then(|document| document.overwrite_loss(path))
+            .cloned()
+        else {
+            return false;
+        };
+        self.dialog = Some(Dialog::ConfirmOverwrite(Box::new(ConfirmOverwrite {
+            path: path.to_owned(),
+            loss,
+            after: AfterYes::Export(export()),
+        })));
+        true
+    }
+
+    fn export_confirmed(&mut self, path: &Path, export: &PendingExport) {
+        match export {
+            PendingExport::Mqo(options) => self.export_mqo_to(path, options, true),
+            PendingExport::Smf(options) => self.export_smf_to(path, options, true),
+            PendingExport::Vrm(options) => self.export_vrm_to(path, options, true),
+            PendingExport::Csv(encoding) => self.export_csv_to(path, *encoding, true),
+        }
     }
 
     fn load_error_ui(&mut self, ui: &mut egui::Ui, failure: LoadFailure) -> Outcome {

@@ -354,6 +354,7 @@ impl EditorState {
         // The embedded images the loader unpacked go with the document.
         let unpacked = first_check.as_mut().and_then(|check| check.unpacked.take());
         let merge = job.merge;
+        let recovery = job.recover;
         self.loading = None;
         match result {
             Ok(loaded) if merge.is_some() => {
@@ -370,7 +371,12 @@ impl EditorState {
                         | pmx_core::formats::FileFormat::Vrm
                 );
                 self.settings.add_recent(&path);
-                self.open_document(Document::from_loaded(path.clone(), loaded, unpacked));
+                self.open_document(Document::from_loaded_in(
+                    path.clone(),
+                    loaded,
+                    unpacked,
+                    recovery,
+                ));
                 if let (Some(check), Some(document)) = (first_check, &self.document) {
                     self.validation.adopt(check, document, self.document_id);
                 }
@@ -586,21 +592,18 @@ impl EditorState {
         }
     }
 
-    /// Saves to the document's file, or asks where when it has none. Returns whether it saved.
+    /// Saves to the document's file, or asks where (Save as) when it has none or must not be
+    /// written over: a file read only in part (recovery mode), one the model was converted
+    /// from, or a PMD file (as PmxEditor does, a PMD model is saved as PMX; Save as may still
+    /// write PMD, listing what it loses). Returns whether it saved.
     fn save(&mut self) -> bool {
         let Some(document) = &mut self.document else {
             return false;
         };
-        let Some(path) = document.path.clone() else {
+        let Some(path) = document.save_in_place_path().map(std::path::Path::to_owned) else {
             self.dialog = Some(Dialog::save_as(document, None));
             return false;
         };
-        if document.format == pmx_core::formats::FileFormat::Pmd {
-            // PMD cannot hold what PMX can: as PmxEditor does, a PMD model is saved as PMX
-            // (Save as may still write PMD, listing what it loses).
-            self.dialog = Some(Dialog::save_as(document, None));
-            return false;
-        }
         // JSON keeps everything; a PMX file is written with the settings it was read with.
         let settings = document.save_settings;
         self.save_to(path, settings)
@@ -709,13 +712,17 @@ impl EditorState {
                     self.dialog = Some(Dialog::export_smf(document));
                 }
             }
-            Command::ExportSmf { path, options } => self.export_smf_to(&path, &options),
+            Command::ExportSmf { path, options } => {
+                self.export_smf_to(&path, &options, false);
+            }
             Command::ShowExportVrmDialog => {
                 if let Some(document) = &self.document {
                     self.dialog = Some(Dialog::export_vrm(document));
                 }
             }
-            Command::ExportVrm { path, options } => self.export_vrm_to(&path, &options),
+            Command::ExportVrm { path, options } => {
+                self.export_vrm_to(&path, &options, false);
+            }
             Command::ShowExportCsvDialog => {
                 if let Some(document) = &self.document {
                     self.dialog = Some(Dialog::ExportCsv(csv_dialog::ExportCsvDialog::new(

@@ -2,7 +2,7 @@
 //! hidden objects, vertex colours; object grouping, the `.mqx` contents), and for the export
 //! what MQO cannot hold, listed before anything is written.
 
-use super::dialogs::{Dialog, Outcome, losses_ui};
+use super::dialogs::{Dialog, Outcome, PendingExport, losses_ui};
 use super::{EditorState, PlatformRequest};
 use crate::command::Command;
 use crate::document::Document;
@@ -295,7 +295,7 @@ impl EditorState {
                 .clicked()
             {
                 outcome = Some(Outcome::Close);
-                self.export_mqo_to(&path, &export.options);
+                self.export_mqo_to(&path, &export.options, false);
             }
             if ui.button(lang.tr("dialog.cancel")).clicked() {
                 outcome = Some(Outcome::Close);
@@ -306,7 +306,17 @@ impl EditorState {
 
     /// Writes the MQO (and its `.mqx`) and says so in the status bar; the document keeps its
     /// own file.
-    fn export_mqo_to(&mut self, path: &Path, options: &MqoExportOptions) {
+    pub(super) fn export_mqo_to(
+        &mut self,
+        path: &Path,
+        options: &MqoExportOptions,
+        overwrite_confirmed: bool,
+    ) {
+        if self.asks_before_export(path, overwrite_confirmed, || {
+            PendingExport::Mqo(options.clone())
+        }) {
+            return;
+        }
         let Some(document) = &self.document else {
             return;
         };

@@ -3,7 +3,7 @@
 //! counts and everything SMF cannot hold listed before anything is written. The document is
 //! not changed: SMF is an export, like MQO.
 
-use super::dialogs::{Dialog, Outcome, losses_ui};
+use super::dialogs::{Dialog, Outcome, PendingExport, losses_ui};
 use super::{EditorState, PlatformRequest};
 use crate::command::Command;
 use crate::document::Document;
@@ -285,7 +285,17 @@ impl EditorState {
 
     /// Writes the SMF and says so in the status bar; the document keeps its own file and is
     /// not changed.
-    pub(super) fn export_smf_to(&mut self, path: &Path, options: &SmfExportOptions) {
+    pub(super) fn export_smf_to(
+        &mut self,
+        path: &Path,
+        options: &SmfExportOptions,
+        overwrite_confirmed: bool,
+    ) {
+        if self.asks_before_export(path, overwrite_confirmed, || {
+            PendingExport::Smf(options.clone())
+        }) {
+            return;
+        }
         let Some(document) = &self.document else {
             return;
         };

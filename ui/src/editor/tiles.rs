@@ -6,10 +6,12 @@ use crate::document::Document;
 use crate::editor::workspace::Pane;
 use crate::i18n::{Language, NameLanguage};
 use crate::panes::validation::ValidationState;
+use crate::panes::view::overlay::PosedVertices;
 use crate::panes::{PaneCx, PaneStates};
 use crate::widgets::table::TableState;
 use pmx_core::model::ElementKind;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 struct Behavior<'a> {
     lang: Language,
@@ -114,6 +116,7 @@ impl EditorState {
         self.tree.ui(&mut behavior, ui);
         self.run_physics(ui.ctx());
         self.feed_pose_to_view();
+        self.view.paint_gizmo(ui.ctx(), self.document.as_ref());
     }
 
     /// The pose's physics plays on whichever tab is shown (picking a body in the 剛体 tab must
@@ -138,8 +141,8 @@ impl EditorState {
 
     /// The 3D view draws the pose pane's pose: deformed positions and normals go to the GPU
     /// when the pose changes, and the model's own values again when it is back at rest; the
-    /// bones and rigid bodies are drawn where the same evaluation put them. The document never
-    /// changes.
+    /// overlays (bones, rigid bodies, selected vertices, normals) and the gizmo are drawn where
+    /// the same evaluation put them. The document never changes.
     fn feed_pose_to_view(&mut self) {
         let Some(document) = &self.document else {
             return;
@@ -152,26 +155,33 @@ impl EditorState {
         self.view
             .set_body_placements(self.pose.body_placements(&document.model));
         self.view.set_bone_placements(self.pose.bone_placements());
+        let posed = self
+            .pose
+            .evaluated()
+            .filter(|_| !self.pose.pose.is_rest())
+            .map(|evaluated| {
+                Arc::new(PosedVertices {
+                    positions: evaluated.positions().to_vec(),
+                    normals: evaluated.normals().to_vec(),
+                })
+            });
+        self.view
+            .set_vertex_placements(posed.clone().map(|posed| (generation, posed)));
         // The view pane was drawn before the pose changed this frame; its paint runs after
         // this, so an overlay rebuilt now is painted with the mesh uploaded below (one built
         // in the next frame would trail the mesh by a frame while a motion or physics plays).
         self.view.sync_overlay(document, self.document_id);
-        let to_model = |list: &[glam::Vec3]| -> Vec<pmx_core::model::Vec3> {
-            list.iter().map(|&v| v.into()).collect()
-        };
-        match self.pose.evaluated().filter(|_| !self.pose.pose.is_rest()) {
-            Some(evaluated) => {
-                self.view.scene.upload_deformed(
-                    0,
-                    &to_model(evaluated.positions()),
-                    &to_model(evaluated.normals()),
-                );
+        match posed {
+            Some(posed) => {
+                self.view
+                    .scene
+                    .upload_deformed(0, &posed.positions, &posed.normals);
                 self.view_shows_pose = true;
             }
             None if self.view_shows_pose => {
                 let vertices = &document.model.vertices;
-                let positions: Vec<_> = vertices.iter().map(|v| v.position).collect();
-                let normals: Vec<_> = vertices.iter().map(|v| v.normal).collect();
+                let positions: Vec<_> = vertices.iter().map(|v| v.position.into()).collect();
+                let normals: Vec<_> = vertices.iter().map(|v| v.normal.into()).collect();
                 self.view.scene.upload_deformed(0, &positions, &normals);
                 self.view_shows_pose = false;
             }

@@ -3,7 +3,7 @@
 //! hold, checked by the real writer before anything is written. Nothing here changes the
 //! document: an export is a copy, with no undo step and no unsaved change.
 
-use super::dialogs::{Dialog, Outcome};
+use super::dialogs::{Dialog, Outcome, PendingExport};
 use super::{EditorState, PlatformRequest};
 use crate::command::Command;
 use crate::document::{Document, file_name};
@@ -628,7 +628,17 @@ impl EditorState {
 
     /// Writes the VRM and says so in the status bar; the document keeps its own file and
     /// stays as it was (no undo step, no unsaved change).
-    pub(super) fn export_vrm_to(&mut self, path: &Path, options: &VrmExportOptions) {
+    pub(super) fn export_vrm_to(
+        &mut self,
+        path: &Path,
+        options: &VrmExportOptions,
+        overwrite_confirmed: bool,
+    ) {
+        if self.asks_before_export(path, overwrite_confirmed, || {
+            PendingExport::Vrm(Box::new(options.clone()))
+        }) {
+            return;
+        }
         let Some(document) = &self.document else {
             return;
         };

@@ -162,6 +162,30 @@ pub struct ViewState {
     /// transform in model space, the ones the shown mesh was skinned with, with a generation
     /// that changes with them; `None`: at rest.
     bone_placements: Option<(u64, Arc<[pmx_core::pose::Transform]>)>,
+    /// Where the pose pane's pose puts the vertices (skinned positions and normals, model
+    /// space), the ones the shown mesh was deformed with, with a generation that changes with
+    /// them; `None`: at rest.
+    vertex_placements: Option<(u64, Arc<overlay::PosedVertices>)>,
+    /// The gizmo's pivot where the pose puts the selection, for (revision, selection
+    /// generation, kind, placement generations).
+    posed_pivot: Option<(PivotKey, Option<Vec3>)>,
+    /// Where the gizmo is painted this frame (its layer and clip rectangle, the handle under the
+    /// pointer or dragged): painted by [`ViewState::paint_gizmo`] once the frame's pose is fed.
+    gizmo_paint: Option<GizmoPaint>,
+    /// The gizmo as last painted (where its pivot and handles were), for tests and tools.
+    pub gizmo_layout: Option<gizmo::Layout>,
+}
+
+/// What the posed pivot was worked out for.
+type PivotKey = (u64, u64, ElementKind, [Option<u64>; 3]);
+
+/// The gizmo to paint at the end of the frame.
+#[derive(Debug, Clone, Copy)]
+struct GizmoPaint {
+    layer: egui::LayerId,
+    clip: egui::Rect,
+    rect: egui::Rect,
+    active: Option<gizmo::Handle>,
 }
 
 impl pmx_scene::Selected for crate::selection::IndexSet {
@@ -281,6 +305,10 @@ impl ViewState {
                 .as_ref()
                 .map(|(generation, _)| *generation)
                 .hash(&mut hasher);
+            self.vertex_placements
+                .as_ref()
+                .map(|(generation, _)| *generation)
+                .hash(&mut hasher);
             for kind in [
                 ElementKind::Vertex,
                 ElementKind::Bone,
@@ -321,6 +349,40 @@ impl ViewState {
         self.bone_placements = placements;
     }
 
+    /// Draws and picks the vertices where a pose put them (`None`: at rest): the skinned
+    /// positions and normals the mesh shows, model space. `generation` must change whenever
+    /// they do.
+    pub fn set_vertex_placements(
+        &mut self,
+        placements: Option<(u64, Arc<overlay::PosedVertices>)>,
+    ) {
+        self.vertex_placements = placements;
+    }
+
+    /// The posed vertices the view draws with, if they fit `model` (lists made for another
+    /// vertex count are ignored until the pose follows the edit).
+    fn posed_vertices_for(&self, model: &Model) -> Option<&overlay::PosedVertices> {
+        self.vertex_placements
+            .as_ref()
+            .map(|(_, posed)| &**posed)
+            .filter(|posed| posed.fits(model))
+    }
+
+    /// The rigid body placements the view draws with, if they fit `model`.
+    fn body_placements_for(&self, model: &Model) -> Option<&[pmx_core::pose::Transform]> {
+        self.body_placements
+            .as_ref()
+            .map(|(_, list)| &list[..])
+            .filter(|list| list.len() == model.rigid_bodies.len())
+    }
+
+    /// Where vertex `index` is drawn and picked, in world space (Z mirrored).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn drawn_vertex(&self, model: &Model, index: usize) -> Option<Vec3> {
+        overlay::vertex_placed(model, index, self.posed_vertices_for(model))
+    }
+
     /// The bone placements the view draws with, if they fit `model` (a list made for another
     /// bone count is ignored until the pose follows the edit).
     fn bone_placements_for(&self, model: &Model) -> Option<&[pmx_core::pose::Transform]> {
@@ -328,6 +390,123 @@ impl ViewState {
             .as_ref()
             .map(|(_, list)| &list[..])
             .filter(|list| list.len() == model.bones.len())
+    }
+
+    /// The gizmo's pivot (model space): the centre of what a transform of the selection of
+    /// `kind` moves ([`transform::selection_centre`]), where the pose puts those elements
+    /// while the model is posed: the mean of their posed positions (vertices skinned, bone
+    /// heads, bodies and joints where the pose or the physics carried them). At rest it is
+    /// the rest centre itself.
+    pub fn gizmo_pivot(&mut self, document: &Document, kind: ElementKind) -> Option<Vec3> {
+        let rest = self.gizmo.centre(document, kind)?;
+        let model = &document.model;
+        let generations = [
+            self.posed_vertices_for(model)
+                .and(self.vertex_placements.as_ref().map(|(g, _)| *g)),
+            self.bone_placements_for(model)
+                .and(self.bone_placements.as_ref().map(|(g, _)| *g)),
+            self.body_placements_for(model)
+                .and(self.body_placements.as_ref().map(|(g, _)| *g)),
+        ];
+        if generations == [None; 3] {
+            return Some(rest);
+        }
+        let key = (
+            document.revision(),
+            document.selection.generation(),
+            kind,
+            generations,
+        );
+        if let Some((seen, pivot)) = self.posed_pivot
+            && seen == key
+        {
+            return pivot;
+        }
+        let pivot = self.posed_centre(document, kind);
+        self.posed_pivot = Some((key, pivot));
+        pivot
+    }
+
+    /// The mean posed position (model space) of the elements a transform of the selection of
+    /// `kind` moves: the selected vertices, bones, bodies or joints (the current one when none
+    /// is selected), or the vertices the selected materials draw.
+    fn posed_centre(&self, document: &Document, kind: ElementKind) -> Option<Vec3> {
+        let model = &document.model;
+        let selected = document.selection.get(kind).targets();
+        let posed_vertex = |index: usize| self.drawn_vertex(model, index).map(mirror_z);
+        let mut sum = Vec3::ZERO;
+        let mut count = 0usize;
+        let mut add = |at: Option<Vec3>| {
+            if let Some(at) = at {
+                sum += at;
+                count += 1;
+            }
+        };
+        match kind {
+            ElementKind::Vertex => selected.iter().for_each(|&i| add(posed_vertex(i))),
+            ElementKind::Material => {
+                let mut vertices = std::collections::BTreeSet::new();
+                for (material, range) in model.material_face_ranges().into_iter().enumerate() {
+                    if selected.binary_search(&material).is_ok() {
+                        for face in model.faces.get(range).unwrap_or_default() {
+                            vertices.extend(face.iter().map(|v| v.0 as usize));
+                        }
+                    }
+                }
+                vertices.into_iter().for_each(|i| add(posed_vertex(i)));
+            }
+            ElementKind::Bone => selected
+                .iter()
+                .for_each(|&i| add(self.drawn_bone_head(model, i).map(mirror_z))),
+            ElementKind::RigidBody => {
+                let placements = self.body_placements_for(model);
+                for &i in &selected {
+                    add(match placements.and_then(|list| list.get(i)) {
+                        Some(at) => Some(Vec3::from(at.translation)),
+                        None => model.rigid_bodies.get(i).map(|b| b.position.into()),
+                    });
+                }
+            }
+            ElementKind::Joint => {
+                let placements = self.body_placements_for(model);
+                for &i in &selected {
+                    add(overlay::joint_placed(model, i, placements).map(|f| f.translation.into()));
+                }
+            }
+            _ => {}
+        }
+        let centre = sum / count.max(1) as f32;
+        (count > 0 && centre.is_finite()).then_some(centre)
+    }
+
+    /// Paints the gizmo the view pane laid out this frame, at the pivot where the frame's pose
+    /// puts the selection: the editor calls it after feeding the pose, so the gizmo is painted
+    /// with the mesh and the overlay of the same pose (the view pane is drawn before the pose
+    /// of the frame is known).
+    pub fn paint_gizmo(&mut self, ctx: &egui::Context, document: Option<&Document>) {
+        let Some(paint) = self.gizmo_paint.take() else {
+            self.gizmo_layout = None;
+            return;
+        };
+        let Some(document) = document else {
+            self.gizmo_layout = None;
+            return;
+        };
+        let size = Vec2::new(paint.rect.width(), paint.rect.height());
+        let layout = self
+            .gizmo_pivot(document, self.pick_mode.kind())
+            .and_then(|pivot| gizmo::Layout::new(&self.camera, size, pivot));
+        if let Some(layout) = &layout {
+            let painter = ctx.layer_painter(paint.layer).with_clip_rect(paint.clip);
+            gizmo::paint(
+                &painter,
+                paint.rect.min,
+                layout,
+                self.gizmo.mode,
+                paint.active,
+            );
+        }
+        self.gizmo_layout = layout;
     }
 
     /// Where bone `index`'s head is drawn and picked, in world space (Z mirrored).
@@ -356,11 +535,8 @@ impl ViewState {
         if self.layers.grid {
             geometry.extend(overlay::grid_and_axes(5.0, 10));
         }
-        let placements = self
-            .body_placements
-            .as_ref()
-            .map(|(_, list)| &list[..])
-            .filter(|list| list.len() == model.rigid_bodies.len());
+        let placements = self.body_placements_for(model);
+        let posed = self.posed_vertices_for(model);
         if self.layers.rigid_bodies {
             geometry.extend(overlay::rigid_bodies_placed(
                 model,
@@ -386,12 +562,13 @@ impl ViewState {
         }
         if self.layers.normals {
             let length = bounds.sphere().map_or(0.3, |(_, r)| r * 0.02);
-            geometry.extend(overlay::normals(model, length));
+            geometry.extend(overlay::normals_placed(model, length, posed));
         }
-        overlay::add_selected_vertices(
+        overlay::add_selected_vertices_placed(
             &mut geometry,
             model,
             &selection.get(ElementKind::Vertex).indices,
+            posed,
         );
         geometry
     }
@@ -405,8 +582,8 @@ impl ViewState {
         match self.pick_mode {
             PickMode::Vertex => {
                 for i in selected.iter() {
-                    if let Some(v) = model.vertices.get(i) {
-                        bounds.add(camera::to_world(v.position));
+                    if let Some(at) = self.drawn_vertex(model, i) {
+                        bounds.add(at);
                     }
                 }
             }
@@ -418,8 +595,8 @@ impl ViewState {
                             (range.first / 3) as usize..((range.first + range.count) / 3) as usize;
                         for face in model.faces.get(faces).unwrap_or_default() {
                             for v in face {
-                                if let Some(v) = model.vertices.get(v.0 as usize) {
-                                    bounds.add(camera::to_world(v.position));
+                                if let Some(at) = self.drawn_vertex(model, v.0 as usize) {
+                                    bounds.add(at);
                                 }
                             }
                         }
@@ -434,9 +611,13 @@ impl ViewState {
                 }
             }
             PickMode::RigidBody => {
+                let placements = self.body_placements_for(model);
                 for i in selected.iter() {
                     if let Some(b) = model.rigid_bodies.get(i) {
-                        let c = camera::to_world(b.position);
+                        let c = match placements.and_then(|list| list.get(i)) {
+                            Some(at) => overlay::world_placement(at).0,
+                            None => camera::to_world(b.position),
+                        };
                         let r = b.size.x.abs().max(b.size.y.abs()).max(b.size.z.abs());
                         bounds.add(c - Vec3::splat(r));
                         bounds.add(c + Vec3::splat(r));
@@ -444,9 +625,10 @@ impl ViewState {
                 }
             }
             PickMode::Joint => {
+                let placements = self.body_placements_for(model);
                 for i in selected.iter() {
-                    if let Some(j) = model.joints.get(i) {
-                        bounds.add(camera::to_world(j.position));
+                    if let Some(frame) = overlay::joint_placed(model, i, placements) {
+                        bounds.add(overlay::world_placement(&frame).0);
                     }
                 }
             }
@@ -465,9 +647,10 @@ impl ViewState {
         let projector = Projector::new(&self.camera, size);
         let ray = self.camera.ray(pixel, size);
         match self.pick_mode {
+            // Where they are drawn: posed vertices are picked where the pose put them.
             PickMode::Vertex => pick::pick_point(
                 &projector,
-                model.vertices.iter().map(|v| camera::to_world(v.position)),
+                overlay::vertices_placed(model, self.posed_vertices_for(model)),
                 pixel,
                 8.0,
             ),
@@ -478,24 +661,26 @@ impl ViewState {
                 pixel,
                 10.0,
             ),
-            PickMode::Joint => pick::pick_point(
-                &projector,
-                model.joints.iter().map(|j| camera::to_world(j.position)),
-                pixel,
-                10.0,
-            ),
+            PickMode::Joint => {
+                let placements = self.body_placements_for(model);
+                pick::pick_point(
+                    &projector,
+                    (0..model.joints.len()).map(|index| {
+                        overlay::joint_placed(model, index, placements)
+                            .map_or(Vec3::NAN, |frame| overlay::world_placement(&frame).0)
+                    }),
+                    pixel,
+                    10.0,
+                )
+            }
             PickMode::RigidBody => {
                 // Where they are drawn: posed or simulated bodies are picked where they are.
-                let placements = self
-                    .body_placements
-                    .as_ref()
-                    .map(|(_, list)| list.clone())
-                    .filter(|list| list.len() == model.rigid_bodies.len());
+                let placements = self.body_placements_for(model);
                 pick::pick_solid(
                     &ray,
                     model.rigid_bodies.iter().enumerate().map(|(index, body)| {
                         let mut solid = overlay::solid(body);
-                        if let Some(at) = placements.as_ref().and_then(|p| p.get(index)) {
+                        if let Some(at) = placements.and_then(|p| p.get(index)) {
                             (solid.center, solid.rotation) = overlay::world_placement(at);
                         }
                         solid
@@ -503,11 +688,8 @@ impl ViewState {
                 )
             }
             PickMode::Material => {
-                let positions: Vec<Vec3> = model
-                    .vertices
-                    .iter()
-                    .map(|v| camera::to_world(v.position))
-                    .collect();
+                let positions: Vec<Vec3> =
+                    overlay::vertices_placed(model, self.posed_vertices_for(model)).collect();
                 let faces: Vec<[u32; 3]> = model
                     .faces
                     .iter()
@@ -525,11 +707,16 @@ impl ViewState {
         let projector = Projector::new(&self.camera, size);
         pick::points_in_rect(
             &projector,
-            model.vertices.iter().map(|v| camera::to_world(v.position)),
+            overlay::vertices_placed(model, self.posed_vertices_for(model)),
             a,
             b,
         )
     }
+}
+
+/// World space → model space (and back): MMD's Z is negated.
+fn mirror_z(v: Vec3) -> Vec3 {
+    Vec3::new(v.x, v.y, -v.z)
 }
 
 /// How a pick changes the selection: replace, add (Shift), remove (Ctrl).
@@ -672,9 +859,9 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
     let layout = if state.gizmo.mode == gizmo::GizmoMode::Off {
         None
     } else {
+        // Where the pose puts the selection, as drawn in the last frame.
         state
-            .gizmo
-            .centre(document, kind)
+            .gizmo_pivot(document, kind)
             .and_then(|centre| gizmo::Layout::new(&state.camera, size, centre))
     };
     let hovered = layout.as_ref().and_then(|layout| {
@@ -718,7 +905,8 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
     }
     // Left drag elsewhere: rectangle selection of vertices.
     if response.drag_started_by(egui::PointerButton::Primary) && state.gizmo.drag.is_none() {
-        state.rect_start = response.interact_pointer_pos();
+        // From where the button went down (egui reports the drag a few pixels later).
+        state.rect_start = press_origin.or_else(|| response.interact_pointer_pos());
     }
     if let (Some(start), Some(now)) = (state.rect_start, ui.input(|i| i.pointer.latest_pos())) {
         if response.dragged_by(egui::PointerButton::Primary) {
@@ -753,20 +941,20 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
         ui.painter()
             .add(painter.callback(rect, Arc::clone(&state.scene.shared)));
     }
-    if let Some(layout) = &layout {
+    if layout.is_some() {
         let active = state.gizmo.drag.map(|d| d.handle).or(hovered);
         if state.gizmo.drag.is_some() {
             ui.ctx().set_cursor_icon(egui::CursorIcon::Grabbing);
         } else if hovered.is_some() {
             ui.ctx().set_cursor_icon(egui::CursorIcon::Grab);
         }
-        gizmo::paint(
-            &ui.painter_at(rect),
-            rect.min,
-            layout,
-            state.gizmo.mode,
+        // Painted once the frame's pose is fed ([`ViewState::paint_gizmo`]).
+        state.gizmo_paint = Some(GizmoPaint {
+            layer: ui.layer_id(),
+            clip: ui.clip_rect().intersect(rect),
+            rect,
             active,
-        );
+        });
     }
     let _ = pixels_per_point;
     if let Ok(shared) = state.scene.shared.lock()
