@@ -4,14 +4,16 @@
 //! same geometry in the same buffers, drawn in the same order by the same rasteriser, so no
 //! tolerance is needed. `--then-undo` gives the untouched picture back.
 //!
-//! Runs on a model made by `pmx_core::generate` and on three corpus models when
-//! /work/shared/corpus is there. Without OpenGL through EGL (`libegl1 libegl-mesa0
-//! libgl1-mesa-dri`) render exits 2 and these tests print why and pass.
+//! Runs on models made by `pmx_core::generate` (the sample, and the textured model with its
+//! images, where a texture drawn on the wrong material shows), on three corpus PMX models and
+//! two imported corpus VRMs (their embedded images drawn) when ../shared/corpus is there.
+//! Without OpenGL through EGL (`libegl1 libegl-mesa0 libgl1-mesa-dri`) render exits 2 and these
+//! tests print why and pass.
 
 // Test code: a failed expectation is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use pmx_core::formats::{self, LoadOptions, SaveOptions};
+use pmx_core::formats::{self, EmbeddedFile, LoadOptions, SaveOptions};
 use pmx_core::model::{ElementKind, Model};
 use serde_json::{Value, json};
 use std::ffi::OsStr;
@@ -207,13 +209,59 @@ fn scripts(model: &Model) -> Vec<Script> {
             });
         }
     }
+    // Lists reordered and grown: textures, sphere maps and toon textures must follow their
+    // materials (each script is one step; its ops build on each other).
+    if materials >= 2 {
+        scripts.push(Script {
+            visible: false,
+            ..Script::new(
+                "duplicate, move and sort materials",
+                json!([
+                    {"op": "duplicate", "kind": "material", "indices": [0]},
+                    {"op": "move", "kind": "material", "indices": [0], "to": materials},
+                    {"op": "sort", "kind": "material", "by": "name"}
+                ]),
+            )
+        });
+    }
+    let textures = n(ElementKind::Texture);
+    if textures >= 2 {
+        scripts.push(Script {
+            visible: false,
+            ..Script::new(
+                "insert, move, sort and delete textures",
+                json!([
+                    {"op": "insert", "kind": "texture", "at": 0, "items": ["missing.png"]},
+                    {"op": "move", "kind": "texture", "indices": [0], "to": textures},
+                    {"op": "sort", "kind": "texture", "by": "name"},
+                    {"op": "delete", "kind": "texture", "indices": [1]}
+                ]),
+            )
+        });
+        // A texture path changed in the same step as a material list (the material with the
+        // most faces goes, so that the step shows).
+        if materials >= 2 {
+            let largest = (0..materials)
+                .max_by_key(|&i| model.materials[i].face_index_count)
+                .unwrap_or(0);
+            scripts.push(Script::new(
+                "a texture path and a material delete",
+                json!([
+                    {"op": "set", "kind": "texture", "indices": [0], "field": "path", "value": model.textures[1].as_str()},
+                    {"op": "delete", "kind": "material", "indices": [largest]}
+                ]),
+            ));
+        }
+    }
     scripts
 }
 
 /// Every script on `model`: `render --edit` equals `edit` + `render`; `--then-undo` equals the
-/// untouched picture.
-fn check_model(model_path: &Path, name: &str) {
+/// untouched picture. `images` (the model's textures) are written beside the edited files;
+/// `hidden` names the scripts whose edit does not show on this model.
+fn check_model(model_path: &Path, name: &str, images: &[EmbeddedFile], hidden: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
+    formats::write_embedded_files(images, dir.path(), false).unwrap();
     let model = formats::load_path(model_path, &LoadOptions::default())
         .unwrap()
         .model;
@@ -233,9 +281,9 @@ fn check_model(model_path: &Path, name: &str) {
         let label = format!("{name}: {}", script.what);
         let script_path = dir.path().join(format!("script{n}.json"));
         std::fs::write(&script_path, serde_json::to_string(&script.ops).unwrap()).unwrap();
-        // `edit` writes the edited model; a fresh render of it is the expected picture. Nothing
-        // is next to it: the corpus models' textures are not next to them either (a missing
-        // texture is the placeholder in both pictures).
+        // `edit` writes the edited model; a fresh render of it is the expected picture. The
+        // model's images are next to it (the corpus PMX models have none: a missing texture is
+        // the placeholder in both pictures).
         let edited = dir.path().join(format!("edited{n}.pmx"));
         let output = pmx_studio([
             OsStr::new("edit"),
@@ -252,28 +300,39 @@ fn check_model(model_path: &Path, name: &str) {
         let mut extra = vec![OsStr::new("--edit"), script_path.as_os_str()];
         let actual = render_with(model_path, &actual_png, script.layers, &extra).unwrap();
         assert_same(&actual, &expected, &label, dir.path());
-        if script.visible && script.layers == LAYERS {
+        if script.visible && script.layers == LAYERS && !hidden.contains(&script.what) {
             assert!(
                 actual != untouched,
                 "{label}: the edit does not show (the comparison would prove nothing)"
             );
         }
-        if n == 0 {
-            let undone_png = dir.path().join("undone.png");
-            extra.push(OsStr::new("--then-undo"));
-            let undone = render_with(model_path, &undone_png, script.layers, &extra).unwrap();
-            assert_same(
-                &undone,
-                &untouched,
-                &format!("{label} then undo"),
-                dir.path(),
-            );
-        }
+        // Undone, every step gives the untouched picture back (the selection the undo leaves,
+        // a deleted material brought back, is no part of it).
+        let undone_png = dir.path().join(format!("undone{n}.png"));
+        extra.push(OsStr::new("--then-undo"));
+        let undone = render_with(model_path, &undone_png, script.layers, &extra).unwrap();
+        let untouched = if script.layers == LAYERS {
+            untouched.clone()
+        } else {
+            let png = dir.path().join(format!("untouched{n}.png"));
+            render_with(model_path, &png, script.layers, &[]).unwrap()
+        };
+        assert_same(
+            &undone,
+            &untouched,
+            &format!("{label} then undo"),
+            dir.path(),
+        );
     }
 }
 
+/// The shared corpus of real files, beside the repository.
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
+}
+
 fn corpus(name: &str) -> Option<PathBuf> {
-    let path = Path::new("/work/shared/corpus/pmx").join(name);
+    let path = corpus_dir().join("pmx").join(name);
     if path.exists() {
         Some(path)
     } else {
@@ -292,27 +351,58 @@ fn render_edit_equals_edit_then_render_generated_model() {
         &SaveOptions::default(),
     )
     .unwrap();
-    check_model(&path, "sample");
+    check_model(&path, "sample", &[], &[]);
+}
+
+#[test]
+fn render_edit_equals_edit_then_render_textured_model() {
+    // Every material with a texture of its own (and spheres, toon textures): a texture drawn
+    // on the wrong material shows.
+    let dir = tempfile::tempdir().unwrap();
+    let textured = pmx_core::generate::textured_model();
+    let path = textured.write(dir.path(), "textured.pmx").unwrap();
+    check_model(&path, "textured", &textured.files, &[]);
 }
 
 #[test]
 fn render_edit_equals_edit_then_render_gene() {
     if let Some(path) = corpus("pmxeditor_gene_cc_by.pmx") {
-        check_model(&path, "gene");
+        check_model(&path, "gene", &[], &[]);
     }
 }
 
 #[test]
 fn render_edit_equals_edit_then_render_sdef_elbow() {
     if let Some(path) = corpus("generated_utf8_sdef_two_bone_elbow.pmx") {
-        check_model(&path, "sdef_elbow");
+        check_model(&path, "sdef_elbow", &[], &[]);
     }
 }
 
 #[test]
 fn render_edit_equals_edit_then_render_blender_physics() {
     if let Some(path) = corpus("blender2pmxem_sample_finish_physics.pmx") {
-        check_model(&path, "blender_physics");
+        check_model(&path, "blender_physics", &[], &[]);
+    }
+}
+
+#[test]
+fn render_edit_equals_edit_then_render_corpus_vrms() {
+    // Imported VRMs: `render` draws them with their embedded images (unpacked for the view);
+    // the edited PMX gets them beside it.
+    for file in [
+        "godette_vrm0_cc_by.vrm",
+        "vrmspec_mtoon_uv_animation_vrm1.vrm",
+    ] {
+        let path = corpus_dir().join("vrm").join(file);
+        if !path.exists() {
+            println!("skipped: {} is absent", path.display());
+            continue;
+        }
+        let loaded = formats::load_path(&path, &LoadOptions::default()).unwrap();
+        assert!(!loaded.embedded_files.is_empty(), "{file}: no images");
+        // Godette's spring joints sit inside the hair's rigid bodies: at 256 pixels deleting
+        // some does not show.
+        check_model(&path, file, &loaded.embedded_files, &["delete joints"]);
     }
 }
 

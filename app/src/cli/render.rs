@@ -6,8 +6,9 @@
 //! With `--edit` the model is drawn once, the edit script is applied as one undo step through
 //! the document (as an edit in the window is: the view then uploads only what the step
 //! touched) and the model is drawn again; `--then-undo` undoes the step before that second
-//! drawing. So `render --edit` pictures what the window shows after the edit, and it must equal
-//! `render` of the file `pmx-studio edit` writes with the same script.
+//! drawing. So `render --edit` pictures what the window shows after the edit (without the
+//! selection the step leaves: the picture is of the model), and it must equal `render` of the
+//! file `pmx-studio edit` writes with the same script.
 
 use anyhow::Result;
 use std::path::PathBuf;
@@ -65,6 +66,7 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
     use anyhow::{Context as _, anyhow, bail};
     use pmx_core::edit::{EditScript, ops_to_edit_in};
     use pmx_core::formats::{self, LoadOptions};
+    use pmx_core::model::ElementKind;
     use pmx_ui::document::Document;
     use pmx_ui::panes::view::ViewState;
     use pmx_ui::panes::view::camera::CameraPreset;
@@ -136,6 +138,13 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
         document.apply(edit);
         if args.then_undo {
             document.undo();
+        }
+        // The picture is of the model, as a fresh load of it draws it. The document's selection
+        // followed the step (what an insert or duplicate creates, and what an undo brings back,
+        // becomes the selection), and the view tints selected materials and marks selected
+        // bones, bodies and joints: left in, an undone material delete came back tinted orange.
+        for kind in ElementKind::ALL {
+            document.selection.get_mut(kind).clear();
         }
         image = draw(&mut view, &document)?;
     }

@@ -1,9 +1,12 @@
-//! Models built in code: the sample model `resources/` ships, a model using every feature of
-//! the format (for round-trip tests), and large models for benchmarks.
+//! Models built in code: the sample model `resources/` ships, a textured variant of it whose
+//! materials each draw a texture of their own (render comparisons), a model using every
+//! feature of the format (for round-trip tests), and large models for benchmarks.
 
 mod sample;
+mod textured;
 
 pub use sample::sample_model;
+pub use textured::{TexturedModel, textured_model};
 
 use crate::model::*;
 

@@ -1,5 +1,5 @@
 //! Keeps the GPU's copy of the model in step with the document: a new document or a
-//! structural edit rebuilds the mesh; a value edit of vertices uploads only their ranges, of
+//! structural edit rebuilds the mesh (of the texture list: loads every texture again); a value edit of vertices uploads only their ranges, of
 //! faces only their indices, of materials their ranges (colours are per-frame uniforms), of
 //! textures only those textures. A pose (later) uploads deformed positions and normals through
 //! [`ViewScene::upload_deformed`]. The GPU objects live with the [`Painter`]; this side only
@@ -142,10 +142,7 @@ impl ViewScene {
     }
 
     fn rebuild(&mut self, document: &dyn SceneSource, textures: bool) {
-        let mesh = MeshData::build(document.model());
-        self.bounds = mesh.bounds;
-        self.bounds_stale = false;
-        let mut uploads = vec![Upload::Mesh(mesh)];
+        let mut uploads = vec![self.mesh_upload(document)];
         if textures {
             // Every texture is loaded again: problems of textures no longer there go.
             self.problem_of.clear();
@@ -155,6 +152,14 @@ impl ViewScene {
         }
         self.queue(uploads);
         self.last_sync = SyncKind::Full;
+    }
+
+    /// The whole mesh, with the bounds a fresh load computes.
+    fn mesh_upload(&mut self, document: &dyn SceneSource) -> Upload {
+        let mesh = MeshData::build(document.model());
+        self.bounds = mesh.bounds;
+        self.bounds_stale = false;
+        Upload::Mesh(mesh)
     }
 
     fn load_textures(
@@ -195,15 +200,49 @@ impl ViewScene {
             self.rebuild(document, true);
             return;
         }
-        if header
+        // A new mesh with the same texture list: textures whose path changed in the same
+        // changes (one step of a script, or several edits between two frames) are still loaded
+        // below. (Returning after the mesh once left such a texture showing its old image.)
+        let remesh = header
             || structural(ElementKind::Vertex)
             || structural(ElementKind::Face)
-            || structural(ElementKind::Material)
-        {
-            self.rebuild(document, false);
-            return;
-        }
+            || structural(ElementKind::Material);
         let mut uploads = Vec::new();
+        let vertices = if remesh {
+            uploads.push(self.mesh_upload(document));
+            0
+        } else {
+            self.value_uploads(model, changes, &mut uploads)
+        };
+        let texture_ranges: Vec<Range<usize>> = changes
+            .iter()
+            .flat_map(|t| t.ranges(EditTarget::Texture))
+            .collect();
+        for range in texture_ranges {
+            let images = self.load_textures(document, range.clone());
+            for (offset, image) in images.into_iter().enumerate() {
+                uploads.push(Upload::Texture {
+                    index: range.start + offset,
+                    image,
+                });
+            }
+        }
+        self.queue(uploads);
+        self.last_sync = if remesh {
+            SyncKind::Full
+        } else {
+            SyncKind::Partial { vertices }
+        };
+    }
+
+    /// The uploads of value edits (no list changed shape): vertex ranges, face ranges, and the
+    /// material ranges when a material changed. Returns the vertices uploaded.
+    fn value_uploads(
+        &mut self,
+        model: &Model,
+        changes: &[&Touched],
+        uploads: &mut Vec<Upload>,
+    ) -> usize {
         let mut vertices = 0;
         for touched in changes {
             for range in touched.ranges(EditTarget::Vertex) {
@@ -240,21 +279,7 @@ impl ViewScene {
         if changes.iter().any(|t| t.touches(EditTarget::Material)) {
             uploads.push(Upload::MaterialRanges(material_ranges(model)));
         }
-        let texture_ranges: Vec<Range<usize>> = changes
-            .iter()
-            .flat_map(|t| t.ranges(EditTarget::Texture))
-            .collect();
-        for range in texture_ranges {
-            let images = self.load_textures(document, range.clone());
-            for (offset, image) in images.into_iter().enumerate() {
-                uploads.push(Upload::Texture {
-                    index: range.start + offset,
-                    image,
-                });
-            }
-        }
-        self.queue(uploads);
-        self.last_sync = SyncKind::Partial { vertices };
+        vertices
     }
 
     /// Uploads deformed positions and normals (model space) of the vertices from `first` on:
@@ -405,5 +430,42 @@ mod tests {
         scene.clear_pending();
         assert!(scene.sync(&document, 2));
         assert_eq!(scene.last_sync, SyncKind::Full);
+    }
+
+    #[test]
+    fn a_texture_edited_with_a_structural_edit_is_loaded_again() {
+        // One step (a script's batch) that sets a texture's path and deletes a material: the
+        // mesh is rebuilt and that texture loaded again, as a fresh load would show it.
+        let mut document = document();
+        assert!(document.model.textures.len() > 1 && document.model.materials.len() > 1);
+        let mut scene = ViewScene::default();
+        scene.sync(&document, 1);
+        scene.clear_pending();
+        let ops: Vec<EditOp> = serde_json::from_value(serde_json::json!([
+            {"op": "set", "kind": "texture", "indices": [1], "field": "path", "value": "other.png"},
+            {"op": "delete", "kind": "material", "indices": [0]}
+        ]))
+        .expect("ops");
+        let edit = pmx_core::edit::ops_to_edit(&mut document.model, &ops).expect("edit");
+        document.apply(edit);
+        assert!(scene.sync(&document, 1));
+        assert_eq!(scene.last_sync, SyncKind::Full);
+        let pending = scene.pending();
+        assert!(matches!(pending.first(), Some(Upload::Mesh(_))));
+        assert!(
+            pending
+                .iter()
+                .any(|u| matches!(u, Upload::Texture { index: 1, .. })),
+            "texture 1 is not loaded again"
+        );
+        // Its problem is the new path's (the document has no folder: nothing is found).
+        assert!(
+            scene
+                .texture_problems
+                .iter()
+                .any(|p| p.name() == "other.png"),
+            "{:?}",
+            scene.texture_problems
+        );
     }
 }

@@ -369,9 +369,10 @@ pub fn index_picker_ui(
 /// the components whose 8-bit value the user changed take the picker's value, the others keep
 /// theirs exactly.
 ///
-/// The colour stays unmultiplied all the way (egui's `Hsva`): a colour with alpha 0 keeps its
-/// RGB. (egui's `Color32` and `Rgba` are premultiplied, so going through them turned the RGB
-/// of a fully transparent material into 0 as soon as it was shown.)
+/// The colour stays unmultiplied all the way (egui's `Hsva`, made by [`hsva_of`]): a colour
+/// with alpha 0 keeps its RGB, and RGB and alpha are edited independently. (egui's `Color32`
+/// and `Rgba` are premultiplied, so going through them turned the RGB of a fully transparent
+/// material into 0 as soon as it was shown, and raising its alpha in the picker made it black.)
 pub fn color_swatch_ui<const N: usize>(
     ui: &mut egui::Ui,
     value: [f32; N],
@@ -389,10 +390,7 @@ pub fn color_swatch_ui<const N: usize>(
     let mut hsva = ui
         .data(|d| d.get_temp::<([u8; 4], egui::ecolor::Hsva)>(memory_id))
         .filter(|(shown, _)| *shown == before)
-        .map_or_else(
-            || egui::ecolor::Hsva::from_srgba_unmultiplied(before),
-            |(_, hsva)| hsva,
-        );
+        .map_or_else(|| hsva_of(before), |(_, hsva)| hsva);
     let alpha = if N == 4 {
         Alpha::OnlyBlend
     } else {
@@ -419,6 +417,20 @@ pub fn color_swatch_ui<const N: usize>(
     (response, Some(out))
 }
 
+/// The picker's colour for 8-bit sRGB `rgba` without premultiplied alpha: the inverse of
+/// `Hsva::to_srgba_unmultiplied` for every value. egui's `Hsva::from_srgba_unmultiplied` is not
+/// (egui 0.37): it goes through the premultiplied `Color32`, so alpha 0 gives black and a low
+/// alpha rounds the RGB.
+fn hsva_of([r, g, b, a]: [u8; 4]) -> egui::ecolor::Hsva {
+    use egui::ecolor::{linear_f32_from_gamma_u8, linear_f32_from_linear_u8};
+    egui::ecolor::Hsva::from_rgba_unmultiplied(
+        linear_f32_from_gamma_u8(r),
+        linear_f32_from_gamma_u8(g),
+        linear_f32_from_gamma_u8(b),
+        linear_f32_from_linear_u8(a),
+    )
+}
+
 /// The first value of `indices` and whether the others differ from it.
 pub fn summarize<T: PartialEq>(
     indices: &[usize],
@@ -441,6 +453,34 @@ mod tests {
         assert_eq!(trim_number(-2.0, 4), "-2");
         assert_eq!(trim_number(-0.00001, 4), "0");
         assert_eq!(trim_number(10.0, 0), "10");
+    }
+
+    #[test]
+    fn picker_colours_keep_rgb_and_alpha_apart() {
+        use egui::ecolor::{Hsva, HsvaGamma};
+        let levels = [0u8, 1, 2, 17, 54, 77, 127, 128, 153, 200, 230, 254, 255];
+        for r in levels {
+            for g in levels {
+                for b in levels {
+                    for a in [0u8, 1, 128, 255] {
+                        let rgba = [r, g, b, a];
+                        let hsva = hsva_of(rgba);
+                        assert_eq!(hsva.to_srgba_unmultiplied(), rgba);
+                        // The popup edits an `HsvaGamma` of it and gives it back every frame.
+                        let shown = Hsva::from(HsvaGamma::from(hsva));
+                        assert_eq!(shown.to_srgba_unmultiplied(), rgba);
+                        // A new alpha leaves the RGB alone.
+                        let raised = Hsva { a: 0.5, ..hsva }.to_srgba_unmultiplied();
+                        assert_eq!(raised[..3], rgba[..3]);
+                    }
+                }
+            }
+        }
+        // What egui's own constructor gives for white with alpha 0 (why it is not used).
+        assert_eq!(
+            Hsva::from_srgba_unmultiplied([255, 255, 255, 0]).to_srgba_unmultiplied(),
+            [0, 0, 0, 0]
+        );
     }
 
     #[test]
