@@ -139,10 +139,9 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
         if args.then_undo {
             document.undo();
         }
-        // The picture is of the model, as a fresh load of it draws it. The document's selection
-        // followed the step (what an insert or duplicate creates, and what an undo brings back,
-        // becomes the selection), and the view tints selected materials and marks selected
-        // bones, bodies and joints: left in, an undone material delete came back tinted orange.
+        // The picture is of the model, as a fresh load of it draws it, never of a selection
+        // (the view tints selected materials and marks selected bones, bodies and joints; an
+        // undone material delete of a selected material comes back selected).
         for kind in ElementKind::ALL {
             document.selection.get_mut(kind).clear();
         }

@@ -1,6 +1,6 @@
 //! Keeps the GPU's copy of the model in step with the document: a new document or a
-//! structural edit rebuilds the mesh (of the texture list: loads every texture again); a value edit of vertices uploads only their ranges, of
-//! faces only their indices, of materials their ranges (colours are per-frame uniforms), of
+//! structural edit rebuilds the mesh (of the texture list: loads every texture again); a value
+//! edit of vertices uploads only their ranges, of faces only their indices, of materials their ranges (colours are per-frame uniforms), of
 //! textures only those textures. A pose (later) uploads deformed positions and normals through
 //! [`ViewScene::upload_deformed`]. The GPU objects live with the [`Painter`]; this side only
 //! queues [`Upload`]s in the [`SceneQueue`] the paint callback locks.
