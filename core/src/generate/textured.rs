@@ -80,6 +80,15 @@ fn texture(name: &str) -> Option<TextureIdx> {
 /// documentation), PMX 2.0 UTF-16.
 #[must_use]
 pub fn textured_model() -> TexturedModel {
+    /// A material of the figure: (ja, en, boxes, texture, sphere, toon).
+    type Part<'a> = (
+        &'a str,
+        &'a str,
+        u32,
+        &'a str,
+        Option<(&'a str, SphereMode)>,
+        Toon,
+    );
     let mut model = sample_model();
     model.info.name_ja = "テクスチャ人形".into();
     model.info.name_en = "Textured figure".into();
@@ -87,8 +96,7 @@ pub fn textured_model() -> TexturedModel {
     // The sample's boxes, 12 triangles each, in its material order: head and two hands (skin),
     // torso and hips, five boxes of the left limbs, five of the right (clothes), two of hair.
     let template = model.materials[0].clone();
-    // (ja, en, boxes, texture, sphere, toon)
-    let parts: [(&str, &str, u32, &str, Option<(&str, SphereMode)>, Toon); 6] = [
+    let parts: [Part<'_>; 6] = [
         ("顔", "face", 1, "tex/face.png", None, Toon::Shared(1)),
         (
             "手",
