@@ -80,15 +80,6 @@ fn texture(name: &str) -> Option<TextureIdx> {
 /// documentation), PMX 2.0 UTF-16.
 #[must_use]
 pub fn textured_model() -> TexturedModel {
-    /// A material of the figure: (ja, en, boxes, texture, sphere, toon).
-    type Part<'a> = (
-        &'a str,
-        &'a str,
-        u32,
-        &'a str,
-        Option<(&'a str, SphereMode)>,
-        Toon,
-    );
     let mut model = sample_model();
     model.info.name_ja = "テクスチャ人形".into();
     model.info.name_en = "Textured figure".into();
@@ -96,57 +87,51 @@ pub fn textured_model() -> TexturedModel {
     // The sample's boxes, 12 triangles each, in its material order: head and two hands (skin),
     // torso and hips, five boxes of the left limbs, five of the right (clothes), two of hair.
     let template = model.materials[0].clone();
-    let parts: [Part<'_>; 6] = [
-        ("顔", "face", 1, "tex/face.png", None, Toon::Shared(1)),
-        (
-            "手",
-            "hands",
-            2,
-            "tex/hands.png",
-            Some(("sphere/add.png", SphereMode::Add)),
-            Toon::Texture(texture("toon/toon_warm.png")),
+    let part = |(name_ja, name_en): (&str, &str), boxes: u32, image: &str| Material {
+        name_ja: name_ja.into(),
+        name_en: name_en.into(),
+        diffuse: Vec4::new(0.8, 0.8, 0.8, 1.0),
+        ambient: Vec3::new(0.5, 0.5, 0.5),
+        texture: texture(image),
+        sphere_texture: None,
+        sphere_mode: SphereMode::Disabled,
+        toon: Toon::Shared(0),
+        face_index_count: boxes * 12 * 3,
+        ..template.clone()
+    };
+    let with_sphere = |material: Material, image: &str, mode: SphereMode| Material {
+        sphere_texture: texture(image),
+        sphere_mode: mode,
+        ..material
+    };
+    let with_toon = |material: Material, toon: Toon| Material { toon, ..material };
+    let warm = Toon::Texture(texture("toon/toon_warm.png"));
+    model.materials = vec![
+        with_toon(part(("顔", "face"), 1, "tex/face.png"), Toon::Shared(1)),
+        with_toon(
+            with_sphere(
+                part(("手", "hands"), 2, "tex/hands.png"),
+                "sphere/add.png",
+                SphereMode::Add,
+            ),
+            warm,
         ),
-        (
-            "胴",
-            "torso",
-            2,
-            "tex/torso.png",
-            Some(("sphere/multiply.png", SphereMode::Multiply)),
+        with_toon(
+            with_sphere(
+                part(("胴", "torso"), 2, "tex/torso.png"),
+                "sphere/multiply.png",
+                SphereMode::Multiply,
+            ),
             Toon::Shared(3),
         ),
-        (
-            "左手足",
-            "left limbs",
-            5,
-            "tex/left.png",
-            None,
-            Toon::Texture(texture("toon/toon_warm.png")),
+        with_toon(part(("左手足", "left limbs"), 5, "tex/left.png"), warm),
+        with_sphere(
+            part(("右手足", "right limbs"), 5, "tex/right.png"),
+            "sphere/add.png",
+            SphereMode::Add,
         ),
-        (
-            "右手足",
-            "right limbs",
-            5,
-            "tex/right.png",
-            Some(("sphere/add.png", SphereMode::Add)),
-            Toon::Shared(0),
-        ),
-        ("髪", "hair", 2, "tex/hair.png", None, Toon::Shared(5)),
+        with_toon(part(("髪", "hair"), 2, "tex/hair.png"), Toon::Shared(5)),
     ];
-    model.materials = parts
-        .iter()
-        .map(|(ja, en, boxes, tex, sphere, toon)| Material {
-            name_ja: (*ja).into(),
-            name_en: (*en).into(),
-            diffuse: Vec4::new(0.8, 0.8, 0.8, 1.0),
-            ambient: Vec3::new(0.5, 0.5, 0.5),
-            texture: texture(tex),
-            sphere_texture: sphere.and_then(|(name, _)| texture(name)),
-            sphere_mode: sphere.map_or(SphereMode::Disabled, |(_, mode)| mode),
-            toon: *toon,
-            face_index_count: boxes * 12 * 3,
-            ..template.clone()
-        })
-        .collect();
     // The sample's material morph fades the clothes: here the torso.
     for morph in &mut model.morphs {
         if let MorphOffsets::Material(offsets) = &mut morph.offsets {
