@@ -312,7 +312,7 @@ impl Edit {
             .unwrap_or(TransformKind::Identity);
         if kind == TransformKind::Identity {
             return Err(EditError::NothingSelected {
-                kind: "change (the transform changes nothing)",
+                kind: "move, rotation or scale",
             });
         }
         let plan = match target {

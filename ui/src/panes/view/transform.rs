@@ -193,6 +193,10 @@ pub fn transform_command(
     indices.retain(|&i| position(model, target, i).is_some());
     let centre = pmx_core::edit::transform_centre(model, target, &indices)?;
     let change = transform.about(centre);
+    if change.kind() == pmx_core::edit::TransformKind::Identity {
+        // Apply with zeros (or a scale of 1) changes nothing: no step, no message.
+        return None;
+    }
     let mut groups = Vec::with_capacity(2);
     if mirror_x {
         let counterparts = counterparts(model, target, &indices);
@@ -342,5 +346,19 @@ mod tests {
         assert!(
             transform_command(&document, ElementKind::Bone, Transform::Scale(2.0), false).is_none()
         );
+        // Applying zeros (or a scale of 1) to a selection is no step either.
+        let mut document = document;
+        document
+            .selection
+            .get_mut(ElementKind::Vertex)
+            .indices
+            .insert(0);
+        for nothing in [
+            Transform::Move(Vec3::ZERO),
+            Transform::Rotate(Quat::IDENTITY),
+            Transform::Scale(1.0),
+        ] {
+            assert!(transform_command(&document, ElementKind::Vertex, nothing, true).is_none());
+        }
     }
 }
