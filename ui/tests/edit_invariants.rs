@@ -170,10 +170,10 @@ fn random_step(rng: &mut Rng, model: &Model, kind: ElementKind) -> Option<Step> 
     }
     let indices = some(rng, len, 12);
     Some(match rng.below(7) {
-        0 | 1 if kind != ElementKind::Material && kind != ElementKind::Morph => {
+        0..=1 if kind != ElementKind::Material && kind != ElementKind::Morph => {
             Step::Transform(EditTarget::from(kind), indices, random_transform(rng))
         }
-        0 | 1 | 2 => Step::Ops(vec![EditOp::Duplicate { kind, indices }]),
+        0..=2 => Step::Ops(vec![EditOp::Duplicate { kind, indices }]),
         3 => Step::Ops(vec![EditOp::Delete {
             kind,
             indices,
