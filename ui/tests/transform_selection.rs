@@ -9,7 +9,6 @@
 mod support;
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
 use glam::{Quat, Vec3};
 use pmx_core::generate::sample_model;
 use pmx_core::model::{ElementKind, Model};
@@ -17,8 +16,7 @@ use pmx_ui::EditorState;
 use pmx_ui::command::Command;
 use pmx_ui::document::Document;
 use pmx_ui::i18n::Language;
-use std::time::{Duration, Instant};
-use support::{click, document, harness_with};
+use support::{click, document, harness_with, wait_for_label};
 
 fn g(v: pmx_core::model::Vec3) -> Vec3 {
     Vec3::new(v.x, v.y, v.z)
@@ -230,20 +228,6 @@ fn selected_bone_names(harness: &Harness<'_, EditorState>) -> Vec<String> {
     );
     names.sort();
     names
-}
-
-/// Steps until a label containing `text` shows (tools run on their own thread).
-fn wait_for_label(harness: &mut Harness<'_, EditorState>, text: &str) {
-    let started = Instant::now();
-    while harness.query_all_by_label_contains(text).next().is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "\"{text}\" never showed"
-        );
-        harness.step();
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    harness.run_ok();
 }
 
 #[test]

@@ -6,6 +6,9 @@
 // Test code: a failed expectation is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod support;
+use support::wait_for_label;
+
 use egui::accesskit::Role;
 use egui::{Event, Modifiers, PointerButton, Pos2};
 use egui_kittest::Harness;
@@ -36,20 +39,6 @@ fn harness(language: Language, model: Model) -> Harness<'static, EditorState> {
 
 fn click(harness: &mut Harness<'_, EditorState>, label: &str) {
     harness.get_by_label(label).click();
-    harness.run_ok();
-}
-
-/// Steps until a label containing `text` shows (the check runs on its own thread).
-fn wait_for_label(harness: &mut Harness<'_, EditorState>, text: &str) {
-    let started = Instant::now();
-    while harness.query_all_by_label_contains(text).next().is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "\"{text}\" never showed"
-        );
-        harness.step();
-        std::thread::sleep(Duration::from_millis(10));
-    }
     harness.run_ok();
 }
 

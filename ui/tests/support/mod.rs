@@ -44,6 +44,21 @@ pub fn tab(harness: &mut Harness<'_, EditorState>, name: &str) {
     harness.run_ok();
 }
 
+/// Steps until a label containing `text` shows (tools, checks and loads run on their own
+/// threads).
+pub fn wait_for_label(harness: &mut Harness<'_, EditorState>, text: &str) {
+    let started = std::time::Instant::now();
+    while harness.query_all_by_label_contains(text).next().is_none() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "\"{text}\" never showed"
+        );
+        harness.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    harness.run_ok();
+}
+
 /// The open document.
 pub fn document<'a>(harness: &'a Harness<'_, EditorState>) -> &'a Document {
     harness.state().document.as_ref().unwrap()
