@@ -307,10 +307,8 @@ fn along_x(editor: &EditorState, pixels: f32) -> (Vec2, f32) {
 fn a_gizmo_drag_is_one_undo_step() {
     let mut editor = editor_with_selection();
     let original = editor.document.as_ref().unwrap().model.clone();
-    let mut gizmo = Gizmo {
-        mode: GizmoMode::Move,
-        ..Gizmo::default()
-    };
+    let mut gizmo = Gizmo::default();
+    gizmo.mode = GizmoMode::Move;
     let mut owner = None;
     let (grab, length) = along_x(&editor, 60.0);
     let direction = (along_x(&editor, 61.0).0 - grab).normalize();
@@ -428,10 +426,8 @@ impl ViewTool for TestBrush {
 fn routing_gives_a_drag_to_the_first_tool_that_takes_it_and_a_modal_brush_everything() {
     let mut editor = editor_with_selection();
     let mut brush = TestBrush::default();
-    let mut gizmo = Gizmo {
-        mode: GizmoMode::Move,
-        ..Gizmo::default()
-    };
+    let mut gizmo = Gizmo::default();
+    gizmo.mode = GizmoMode::Move;
     let mut rectangle = RectangleSelect::default();
     let mut click = ClickSelect;
     let mut owner = None;
