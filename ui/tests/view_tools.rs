@@ -95,78 +95,62 @@ fn apply(document: &mut Document, requests: Vec<ToolRequest>) -> (Commands, Pick
     (commands, pick_mode)
 }
 
+/// A click at `at` with `modifiers` through the click tool, carried out on `document`;
+/// returns what the tool asked for.
+fn click_at(document: &mut Document, at: Vec2, modifiers: egui::Modifiers) -> Vec<ToolRequest> {
+    let requests = drive(
+        &mut ClickSelect,
+        document,
+        modifiers,
+        &[ViewInput::Click { at }],
+    );
+    apply(document, requests.clone());
+    requests
+}
+
 #[test]
 fn a_click_selects_the_vertex_under_the_pointer_with_the_modifiers() {
     let model = row_model();
     let mut document = Document::from_model(model.clone(), None, None);
-    let mut click = ClickSelect;
-    let at = pixel_of(&model, 3) + Vec2::new(2.0, -2.0);
-    let requests = drive(
-        &mut click,
-        &document,
-        egui::Modifiers::NONE,
-        &[ViewInput::Click { at }],
-    );
+    let near_3 = pixel_of(&model, 3) + Vec2::new(2.0, -2.0);
     assert_eq!(
-        requests,
+        click_at(&mut document, near_3, egui::Modifiers::NONE),
         vec![ToolRequest::Select(SelectionChange {
             kind: ElementKind::Vertex,
             elements: vec![3],
             how: SelectHow::Replace,
         })]
     );
-    apply(&mut document, requests);
     assert_eq!(selected(&document), vec![3]);
-
     // Shift adds vertex 5; Ctrl takes vertex 3 out again.
-    let at = pixel_of(&model, 5);
-    let requests = drive(
-        &mut click,
-        &document,
-        egui::Modifiers::SHIFT,
-        &[ViewInput::Click { at }],
-    );
-    apply(&mut document, requests);
+    click_at(&mut document, pixel_of(&model, 5), egui::Modifiers::SHIFT);
     assert_eq!(selected(&document), vec![3, 5]);
-    let at = pixel_of(&model, 3);
-    let requests = drive(
-        &mut click,
-        &document,
-        egui::Modifiers::COMMAND,
-        &[ViewInput::Click { at }],
-    );
-    apply(&mut document, requests);
+    click_at(&mut document, pixel_of(&model, 3), egui::Modifiers::COMMAND);
     assert_eq!(selected(&document), vec![5]);
     assert_eq!(document.selection.get(ElementKind::Vertex).current, Some(5));
-
     // A Shift-click on nothing changes nothing; a plain one clears.
     let nothing = Vec2::new(400.0, 580.0);
-    let requests = drive(
-        &mut click,
-        &document,
-        egui::Modifiers::SHIFT,
-        &[ViewInput::Click { at: nothing }],
-    );
+    let requests = click_at(&mut document, nothing, egui::Modifiers::SHIFT);
     assert!(requests.is_empty(), "{requests:?}");
-    let requests = drive(
-        &mut click,
-        &document,
-        egui::Modifiers::NONE,
-        &[ViewInput::Click { at: nothing }],
-    );
-    apply(&mut document, requests);
+    assert_eq!(selected(&document), vec![5]);
+    click_at(&mut document, nothing, egui::Modifiers::NONE);
     assert_eq!(selected(&document), Vec::<usize>::new());
     // Drags are not the click tool's.
     let origin = Vec2::new(10.0, 10.0);
-    assert_eq!(
-        drive(
-            &mut click,
-            &document,
-            egui::Modifiers::NONE,
-            &[ViewInput::DragStart { origin, at: origin }]
-        ),
-        Vec::new()
+    let mut click = ClickSelect;
+    let mut owner = None;
+    let camera = camera();
+    let placements = Placements::default();
+    let mut cx = ToolCx::new(
+        &document,
+        ShownScene::new(&camera, SIZE, &placements),
+        PickMode::Vertex,
+        egui::Modifiers::NONE,
     );
+    let input = ViewInput::DragStart { origin, at: origin };
+    assert_eq!(click.input(&mut cx, input), Taken::No);
+    tool::route(&mut [&mut click], &mut owner, &mut cx, input);
+    assert_eq!(owner, None, "nobody took the drag");
 }
 
 #[test]
@@ -247,16 +231,11 @@ fn a_rectangle_drag_selects_the_vertices_inside_it_by_element() {
 /// The editor with the row model open and vertices 0 and 5 selected, its view at the front
 /// camera.
 fn editor_with_selection() -> EditorState {
+    let mut document = Document::from_model(row_model(), None, None);
+    let vertices = document.selection.get_mut(ElementKind::Vertex);
+    [0, 5].into_iter().for_each(|v| vertices.indices.insert(v));
     let mut editor = EditorState::new(Settings::default());
-    editor.open_document(Document::from_model(row_model(), None, None));
-    let selection = editor
-        .document
-        .as_mut()
-        .unwrap()
-        .selection
-        .get_mut(ElementKind::Vertex);
-    selection.indices.insert(0);
-    selection.indices.insert(5);
+    editor.open_document(document);
     editor.view.camera = camera();
     editor
 }
@@ -497,14 +476,9 @@ fn routing_gives_a_drag_to_the_first_tool_that_takes_it_and_a_modal_brush_everyt
     assert_eq!(document.history.len(), 0);
 
     // The brush on: it alone gets the stroke, even on the gizmo's handle.
-    let selection = editor
-        .document
-        .as_mut()
-        .unwrap()
-        .selection
-        .get_mut(ElementKind::Vertex);
-    selection.indices.insert(0);
-    selection.indices.insert(5);
+    let document = editor.document.as_mut().unwrap();
+    let vertices = document.selection.get_mut(ElementKind::Vertex);
+    [0, 5].into_iter().for_each(|v| vertices.indices.insert(v));
     brush.on = true;
     frame(
         &mut editor,

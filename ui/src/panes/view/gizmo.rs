@@ -5,18 +5,24 @@
 //! included. Every frame of a drag is an edit of the same gesture, and the history merges them:
 //! one drag is one undo step.
 //!
+//! As a tool of the view ([`Gizmo`], a [`ViewTool`]) it is laid out at the selection's pivot
+//! (where the pose puts it) each frame, takes a primary drag that starts on a handle (before
+//! the rectangle selection gets it), asks for each frame's change as a
+//! [`ToolRequest::Transform`] of the drag's gesture, and paints its handles once the frame's
+//! pose is fed.
+//!
 //! The maths works on the pointer's rays, not on pixel deltas: a move follows the point of the
 //! axis under the pointer, a rotation the angle swept on the ring's plane, so the handle stays
 //! under the pointer whatever the camera's angle.
 
-use super::Placements;
-use super::camera::{OrbitCamera, Projector};
+use super::shown::Placements;
 use super::tool::{Gestures, Taken, ToolCx, ToolRequest, ViewInput, ViewTool};
 use super::transform::Transform;
 use crate::document::Document;
 use crate::i18n::Language;
 use glam::{Quat, Vec2, Vec3};
 use pmx_core::model::ElementKind;
+use pmx_scene::camera::{OrbitCamera, Projector};
 
 /// What a left drag on the gizmo does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]

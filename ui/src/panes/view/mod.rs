@@ -31,52 +31,9 @@ pub use frame::{BACKGROUND, LIGHT_COLOR, LIGHT_DIRECTION};
 use frame::{Frame, Layers};
 use glam::{Vec2, Vec3};
 use pmx_core::model::{ElementKind, Model};
-pub use shown::{Placements, ShownScene};
+pub use shown::{PickMode, Placements, ShownScene};
 use std::sync::Arc;
 use tool::{ToolCx, ViewInput, ViewTool};
-
-/// What the user picks with a click in the view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PickMode {
-    #[default]
-    Vertex,
-    Material,
-    Bone,
-    RigidBody,
-    Joint,
-}
-
-impl PickMode {
-    pub const ALL: [PickMode; 5] = [
-        PickMode::Vertex,
-        PickMode::Material,
-        PickMode::Bone,
-        PickMode::RigidBody,
-        PickMode::Joint,
-    ];
-
-    #[must_use]
-    pub fn kind(self) -> ElementKind {
-        match self {
-            PickMode::Vertex => ElementKind::Vertex,
-            PickMode::Material => ElementKind::Material,
-            PickMode::Bone => ElementKind::Bone,
-            PickMode::RigidBody => ElementKind::RigidBody,
-            PickMode::Joint => ElementKind::Joint,
-        }
-    }
-
-    #[must_use]
-    pub fn key(self) -> &'static str {
-        match self {
-            PickMode::Vertex => "view.pick_vertex",
-            PickMode::Material => "view.pick_material",
-            PickMode::Bone => "view.pick_bone",
-            PickMode::RigidBody => "view.pick_rigid_body",
-            PickMode::Joint => "view.pick_joint",
-        }
-    }
-}
 
 /// The View menu's switches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

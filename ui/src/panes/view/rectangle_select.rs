@@ -3,7 +3,7 @@
 //! inside it (where the pose puts them), with the click's modifiers (Shift adds, Ctrl takes
 //! out). The view then picks vertices.
 
-use super::PickMode;
+use super::shown::PickMode;
 use super::tool::{Taken, ToolCx, ToolRequest, ViewInput, ViewTool};
 use glam::Vec2;
 use pmx_core::model::ElementKind;

@@ -6,13 +6,56 @@
 //! Nothing here changes the document or the view: tools read a [`ShownScene`] and ask for
 //! changes through their [`super::tool::ToolCx`].
 
-use super::camera::{OrbitCamera, Projector, Ray};
-use super::{PickMode, overlay, pick};
 use crate::document::Document;
 use glam::{Vec2, Vec3};
 use pmx_core::model::{ElementKind, Model};
 use pmx_core::pose::Transform as Placement;
+use pmx_scene::camera::{OrbitCamera, Projector, Ray};
+use pmx_scene::{overlay, pick};
 use std::sync::Arc;
+
+/// What the user picks with a click in the view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PickMode {
+    #[default]
+    Vertex,
+    Material,
+    Bone,
+    RigidBody,
+    Joint,
+}
+
+impl PickMode {
+    pub const ALL: [PickMode; 5] = [
+        PickMode::Vertex,
+        PickMode::Material,
+        PickMode::Bone,
+        PickMode::RigidBody,
+        PickMode::Joint,
+    ];
+
+    #[must_use]
+    pub fn kind(self) -> ElementKind {
+        match self {
+            PickMode::Vertex => ElementKind::Vertex,
+            PickMode::Material => ElementKind::Material,
+            PickMode::Bone => ElementKind::Bone,
+            PickMode::RigidBody => ElementKind::RigidBody,
+            PickMode::Joint => ElementKind::Joint,
+        }
+    }
+
+    #[must_use]
+    pub fn key(self) -> &'static str {
+        match self {
+            PickMode::Vertex => "view.pick_vertex",
+            PickMode::Material => "view.pick_material",
+            PickMode::Bone => "view.pick_bone",
+            PickMode::RigidBody => "view.pick_rigid_body",
+            PickMode::Joint => "view.pick_joint",
+        }
+    }
+}
 
 /// Where the pose pane's pose (after its physics) puts the model's elements, each list with a
 /// generation that changes whenever it does; `None`: at rest. Lists made for another element
@@ -40,19 +83,13 @@ impl Placements {
     /// The bone placements, if they fit `model`.
     #[must_use]
     pub fn bones_for(&self, model: &Model) -> Option<&[Placement]> {
-        self.bones
-            .as_ref()
-            .map(|(_, list)| &list[..])
-            .filter(|list| list.len() == model.bones.len())
+        fitting(self.bones.as_ref(), model.bones.len())
     }
 
     /// The rigid body placements, if they fit `model`.
     #[must_use]
     pub fn bodies_for(&self, model: &Model) -> Option<&[Placement]> {
-        self.bodies
-            .as_ref()
-            .map(|(_, list)| &list[..])
-            .filter(|list| list.len() == model.rigid_bodies.len())
+        fitting(self.bodies.as_ref(), model.rigid_bodies.len())
     }
 
     /// The generations of the vertex, bone and body lists that fit `model` (`None` for each
@@ -142,6 +179,12 @@ impl Placements {
         let centre = sum / count.max(1) as f32;
         (count > 0 && centre.is_finite()).then_some(centre)
     }
+}
+
+/// A placement list, if it has one placement per element of a list of `len`.
+fn fitting(list: Option<&(u64, Arc<[Placement]>)>, len: usize) -> Option<&[Placement]> {
+    list.map(|(_, list)| &list[..])
+        .filter(|list| list.len() == len)
 }
 
 /// World space → model space (and back): MMD's Z is negated.

@@ -17,8 +17,7 @@
 //! drag takes one gesture id ([`Gestures`]) and every edit of it carries that id, so the
 //! editor's gesture merging makes it one undo step.
 
-use super::PickMode;
-use super::shown::ShownScene;
+use super::shown::{PickMode, ShownScene};
 use super::transform::{self, Transform};
 use crate::command::{Command, Commands, EditCommand, EditRequest};
 use crate::document::Document;
