@@ -373,12 +373,6 @@ impl ViewState {
         }
     }
 
-    /// Whether a tool owns a pointer gesture under way (a drag of the gizmo or a marquee).
-    #[must_use]
-    pub fn tool_gesture_under_way(&self) -> bool {
-        self.tool_owner.is_some()
-    }
-
     /// Paints the overlays of the tools the view pane laid out this frame (the gizmo at the
     /// pivot where the frame's pose puts the selection, the marquee): the editor calls it
     /// after feeding the pose, so they are painted with the mesh and the overlay of the same

@@ -4,12 +4,13 @@
 //! pointer state into [`ViewInput`]s and routes them ([`route`]); the camera (orbit, pan, zoom,
 //! double-click reset) stays the pane's, whatever tool is in use.
 //!
-//! Routing: the tools are offered input in the registry's order
-//! ([`super::ViewState`]'s `tools`). The first tool to take a press or the start of a drag owns
-//! that gesture until the button is released (it alone gets the drag, the release and, for a
-//! press that never became a drag, the click); a click nobody owns goes to the first tool that
-//! takes it. A tool that is [modal](ViewTool::is_modal) (a weight brush, an edit mode) gets
-//! all the input and alone draws while it is.
+//! Routing: the tools are offered input in the registry's order (the one list of them,
+//! `ViewState::with_tools`: the gizmo, then rectangle selection, then click selection). The
+//! first tool to take a press or the start of a drag owns that gesture until the button is
+//! released (it alone gets the drag, the release and, for a press that never became a drag,
+//! the click); a click nobody owns goes to the first tool that takes it. A tool that is
+//! [modal](ViewTool::is_modal) (a weight brush, an edit mode) gets all the input and alone
+//! draws while it is.
 //!
 //! Requests, not writes: a tool never changes the document. Selection changes, the pick mode and
 //! edits come back as [`ToolRequest`]s, which the pane applies after each input in order (a
