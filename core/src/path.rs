@@ -18,12 +18,160 @@
 //! with the element-relative [`FieldPath`], `pmx-studio get` resolves
 //! them, and the UI selects the element a path names.
 
-use crate::edit::EditTarget;
-use crate::model::ElementKind;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
+
+/// The kinds of element a model holds (used by edits, validators, selections and the CLI).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ElementKind {
+    Vertex,
+    Face,
+    Texture,
+    Material,
+    Bone,
+    Morph,
+    DisplayFrame,
+    RigidBody,
+    Joint,
+    SoftBody,
+}
+
+impl ElementKind {
+    pub const ALL: [ElementKind; 10] = [
+        ElementKind::Vertex,
+        ElementKind::Face,
+        ElementKind::Texture,
+        ElementKind::Material,
+        ElementKind::Bone,
+        ElementKind::Morph,
+        ElementKind::DisplayFrame,
+        ElementKind::RigidBody,
+        ElementKind::Joint,
+        ElementKind::SoftBody,
+    ];
+
+    /// The snake_case name used in paths, JSON and the CLI (`rigid_body`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            ElementKind::Vertex => "vertex",
+            ElementKind::Face => "face",
+            ElementKind::Texture => "texture",
+            ElementKind::Material => "material",
+            ElementKind::Bone => "bone",
+            ElementKind::Morph => "morph",
+            ElementKind::DisplayFrame => "display_frame",
+            ElementKind::RigidBody => "rigid_body",
+            ElementKind::Joint => "joint",
+            ElementKind::SoftBody => "soft_body",
+        }
+    }
+
+    /// The field name of the element list in `Model` and in paths (`rigid_bodies`).
+    #[must_use]
+    pub fn list_name(self) -> &'static str {
+        match self {
+            ElementKind::Vertex => "vertices",
+            ElementKind::Face => "faces",
+            ElementKind::Texture => "textures",
+            ElementKind::Material => "materials",
+            ElementKind::Bone => "bones",
+            ElementKind::Morph => "morphs",
+            ElementKind::DisplayFrame => "display_frames",
+            ElementKind::RigidBody => "rigid_bodies",
+            ElementKind::Joint => "joints",
+            ElementKind::SoftBody => "soft_bodies",
+        }
+    }
+}
+
+/// What an edit or a path targets: the header, the info block, or a kind of element .
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditTarget {
+    Header,
+    Info,
+    Vertex,
+    Face,
+    Texture,
+    Material,
+    Bone,
+    Morph,
+    DisplayFrame,
+    RigidBody,
+    Joint,
+    SoftBody,
+}
+
+impl EditTarget {
+    /// The snake_case name (`rigid_body`), as in JSON.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            EditTarget::Header => "header",
+            EditTarget::Info => "info",
+            EditTarget::Vertex => "vertex",
+            EditTarget::Face => "face",
+            EditTarget::Texture => "texture",
+            EditTarget::Material => "material",
+            EditTarget::Bone => "bone",
+            EditTarget::Morph => "morph",
+            EditTarget::DisplayFrame => "display_frame",
+            EditTarget::RigidBody => "rigid_body",
+            EditTarget::Joint => "joint",
+            EditTarget::SoftBody => "soft_body",
+        }
+    }
+
+    /// Header and info exist once; every other target is a list.
+    #[must_use]
+    pub fn is_single(self) -> bool {
+        matches!(self, EditTarget::Header | EditTarget::Info)
+    }
+
+    #[must_use]
+    pub fn element_kind(self) -> Option<ElementKind> {
+        match self {
+            EditTarget::Header | EditTarget::Info => None,
+            EditTarget::Vertex => Some(ElementKind::Vertex),
+            EditTarget::Face => Some(ElementKind::Face),
+            EditTarget::Texture => Some(ElementKind::Texture),
+            EditTarget::Material => Some(ElementKind::Material),
+            EditTarget::Bone => Some(ElementKind::Bone),
+            EditTarget::Morph => Some(ElementKind::Morph),
+            EditTarget::DisplayFrame => Some(ElementKind::DisplayFrame),
+            EditTarget::RigidBody => Some(ElementKind::RigidBody),
+            EditTarget::Joint => Some(ElementKind::Joint),
+            EditTarget::SoftBody => Some(ElementKind::SoftBody),
+        }
+    }
+}
+
+impl From<ElementKind> for EditTarget {
+    fn from(kind: ElementKind) -> Self {
+        match kind {
+            ElementKind::Vertex => EditTarget::Vertex,
+            ElementKind::Face => EditTarget::Face,
+            ElementKind::Texture => EditTarget::Texture,
+            ElementKind::Material => EditTarget::Material,
+            ElementKind::Bone => EditTarget::Bone,
+            ElementKind::Morph => EditTarget::Morph,
+            ElementKind::DisplayFrame => EditTarget::DisplayFrame,
+            ElementKind::RigidBody => EditTarget::RigidBody,
+            ElementKind::Joint => EditTarget::Joint,
+            ElementKind::SoftBody => EditTarget::SoftBody,
+        }
+    }
+}
+
+impl fmt::Display for EditTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// One step of a path: a field by name or a position in a list.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -198,7 +198,7 @@ impl RefSite {
     /// `morph`, `material`, `rigid_body`) and whether a weight is BDEF1 (`weight.bone`).
     #[must_use]
     pub fn path(self, model: &Model) -> ModelPath {
-        use crate::edit::EditTarget as T;
+        use crate::model::EditTarget as T;
         let element = ModelPath::element;
         match self {
             RefSite::VertexWeight { vertex, slot } => {
