@@ -3,9 +3,9 @@
 //! corrected. None has a fix in the model: saving writes a correct file.
 
 use super::{Context, Issue, Rule, Severity};
-use crate::edit::{EditTarget, resolve_path};
+use crate::edit::resolve_path;
 use crate::formats::{LoadNote, LoadReport, Location};
-use crate::model::Model;
+use crate::model::{ElementKind, Model};
 use crate::path::ModelPath;
 
 #[derive(Debug)]
@@ -67,7 +67,7 @@ impl Rule for LoadRule {
             out.push(Issue::new(
                 Severity::Error,
                 "E-FACE-INDEX-COUNT",
-                "faces",
+                ModelPath::list(ElementKind::Face),
                 format!(
                     "the file declares {count} face indices, not a multiple of 3; the last {} \
                      were dropped (saving writes whole triangles)",
@@ -105,7 +105,7 @@ fn header_index_size_issue(note: &LoadNote) -> Option<Issue> {
     Some(Issue::new(
         Severity::Error,
         "E-HEADER-INDEX-SIZE",
-        format!("header.index_sizes.{kind}"),
+        ModelPath::header().field("index_sizes").field(kind),
         format!(
             "the header's index size is not the one the file stores (saving writes the right header): {} (byte {offset})",
             note.message
@@ -119,7 +119,7 @@ fn header_index_size_issue(note: &LoadNote) -> Option<Issue> {
 
 /// Issues about the file as a whole point at the header.
 fn file_path() -> ModelPath {
-    ModelPath::element(EditTarget::Header, 0)
+    ModelPath::header()
 }
 
 /// The place in the loaded model nearest to where the reader was: the file location's path cut
@@ -164,7 +164,7 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
         return Some(Issue::new(
             Severity::Error,
             "E-VERSION",
-            "header.version",
+            ModelPath::header().field("version"),
             format!("{} ({at})", note.message),
             format!(
                 "PMXのバージョンが2.0でも2.1でもありません: {}（{at_ja}）",
