@@ -125,6 +125,10 @@ fn file_path() -> ModelPath {
 /// The place in the loaded model nearest to where the reader was: the file location's path cut
 /// back to what the model has (an element lost to damage is not in the model, its list is;
 /// a field of the file the model does not keep, such as a count, is its element).
+///
+/// The reader's [`Location`] names its place in the file's own terms (`ik.link_count`,
+/// `weight.type`, `config.vcf`), not in the model's: it is read here as outside text, through
+/// the path grammar, and kept only as far as the model has it.
 fn model_path_of(model: &Model, location: &Location) -> ModelPath {
     let Ok(mut path) = ModelPath::parse(&location.path()) else {
         return file_path();

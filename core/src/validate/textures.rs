@@ -45,12 +45,12 @@ impl Rule for TextureFileRule {
             if text.is_empty() {
                 continue;
             }
-            let path = ModelPath::element(ElementKind::Texture, index);
+            let path = || ModelPath::element(ElementKind::Texture, index);
             let (users_en, users_ja) = users_text(users.get(index).map_or(&[][..], Vec::as_slice));
             let Some(found) = texture::resolve(dir, text) else {
                 if !is_shared_toon(text) {
                     missing.push(Finding {
-                        path,
+                        path: path(),
                         message_en: format!(
                             "texture file \"{text}\" is not in the model's folder{users_en}"
                         ),
@@ -69,7 +69,7 @@ impl Rule for TextureFileRule {
                     | TextureProblem::Undecodable { message, .. } => message.clone(),
                 };
                 unreadable.push(Finding {
-                    path: path.clone(),
+                    path: path(),
                     message_en: format!(
                         "texture file \"{text}\" cannot be read as an image ({why}){users_en}"
                     ),
@@ -96,7 +96,7 @@ impl Rule for TextureFileRule {
                         index,
                         Text::from(as_named.as_str()),
                     )],
-                    path,
+                    path: path(),
                 });
             }
         }
