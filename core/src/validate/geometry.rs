@@ -131,7 +131,7 @@ fn nan_finding(path: ModelPath, parts: Vec<FixPart>) -> Finding {
     Finding {
         message_en: format!("{path} is NaN or infinite"),
         message_ja: format!("{path} がNaNまたは無限大です"),
-        path: path,
+        path,
         parts,
     }
 }
