@@ -9,5 +9,6 @@ pub use read::{
     read_with_progress,
 };
 pub use write::{
-    IndexSizeMode, PmxSaveOptions, choose_index_sizes, pmx21_features, write, write_file, write_to,
+    IndexSizeMode, Pmx21Feature, Pmx21Use, PmxSaveOptions, choose_index_sizes, pmx21_features,
+    write, write_file, write_to,
 };

@@ -2,6 +2,8 @@
 
 use crate::formats::error::{SaveReport, WriteError};
 use crate::model::*;
+use crate::path::ModelPath;
+use std::fmt;
 use std::fs::File;
 
 /// How index sizes are chosen.
@@ -26,47 +28,103 @@ pub struct PmxSaveOptions {
     pub allow_version_violations: bool,
 }
 
-/// Every use of a PMX 2.1-only feature, as element paths (for a 2.0 target).
+/// A PMX 2.1-only feature, as a PMX 2.0 file cannot hold it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pmx21Feature {
+    /// A QDEF vertex weight.
+    QdefWeight,
+    /// A material's 2.1 draw flags (vertex colour, point and line drawing): those bits only.
+    DrawFlags(DrawFlags),
+    /// A flip or impulse morph.
+    Morph(MorphKind),
+    /// A joint kind other than the spring 6DOF.
+    Joint(JointKind),
+    /// A soft body.
+    SoftBody,
+}
+
+impl fmt::Display for Pmx21Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Pmx21Feature::QdefWeight => f.write_str("QDEF"),
+            Pmx21Feature::DrawFlags(flags) => {
+                write!(f, "0x{:02x} (vertex colour/point/line)", flags.bits())
+            }
+            Pmx21Feature::Morph(kind) => write!(
+                f,
+                "{} morph",
+                if *kind == MorphKind::Flip {
+                    "flip"
+                } else {
+                    "impulse"
+                }
+            ),
+            Pmx21Feature::Joint(kind) => {
+                write!(f, "{kind:?} (only the spring 6DOF exists in 2.0)")
+            }
+            Pmx21Feature::SoftBody => f.write_str("soft body"),
+        }
+    }
+}
+
+/// One use of a PMX 2.1-only feature: where it is and what it is. Its text is
+/// `vertices[12].weight: QDEF`, `morphs[3]: flip morph`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pmx21Use {
+    pub path: ModelPath,
+    pub feature: Pmx21Feature,
+}
+
+impl fmt::Display for Pmx21Use {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.feature)
+    }
+}
+
+/// Every use of a PMX 2.1-only feature (for a 2.0 target), in model order.
 #[must_use]
-pub fn pmx21_features(model: &Model) -> Vec<String> {
+pub fn pmx21_features(model: &Model) -> Vec<Pmx21Use> {
     let mut found = Vec::new();
+    let mut add = |path, feature| found.push(Pmx21Use { path, feature });
     for (i, vertex) in model.vertices.iter().enumerate() {
         if let Weight::Qdef { .. } = vertex.weight {
-            found.push(format!("vertices[{i}].weight: QDEF"));
+            add(
+                ModelPath::element(ElementKind::Vertex, i).field("weight"),
+                Pmx21Feature::QdefWeight,
+            );
         }
     }
     for (i, material) in model.materials.iter().enumerate() {
         let only21 = material.draw_flags & DrawFlags::PMX21_ONLY;
         if !only21.is_empty() {
-            found.push(format!(
-                "materials[{i}].draw_flags: 0x{:02x} (vertex colour/point/line)",
-                only21.bits()
-            ));
+            add(
+                ModelPath::element(ElementKind::Material, i).field("draw_flags"),
+                Pmx21Feature::DrawFlags(only21),
+            );
         }
     }
     for (i, morph) in model.morphs.iter().enumerate() {
         let kind = morph.offsets.kind();
         if kind.is_pmx21_only() {
-            found.push(format!(
-                "morphs[{i}]: {} morph",
-                if kind == MorphKind::Flip {
-                    "flip"
-                } else {
-                    "impulse"
-                }
-            ));
+            add(
+                ModelPath::element(ElementKind::Morph, i),
+                Pmx21Feature::Morph(kind),
+            );
         }
     }
     for (i, joint) in model.joints.iter().enumerate() {
         if joint.kind != JointKind::Spring6Dof {
-            found.push(format!(
-                "joints[{i}].kind: {:?} (only the spring 6DOF exists in 2.0)",
-                joint.kind
-            ));
+            add(
+                ModelPath::element(ElementKind::Joint, i).field("kind"),
+                Pmx21Feature::Joint(joint.kind),
+            );
         }
     }
     for i in 0..model.soft_bodies.len() {
-        found.push(format!("soft_bodies[{i}]: soft body"));
+        add(
+            ModelPath::element(ElementKind::SoftBody, i),
+            Pmx21Feature::SoftBody,
+        );
     }
     found
 }
@@ -286,7 +344,9 @@ impl Plan {
             let violations = pmx21_features(model);
             if !violations.is_empty() {
                 if !options.allow_version_violations {
-                    return Err(WriteError::VersionViolations { violations });
+                    return Err(WriteError::VersionViolations {
+                        violations: violations.iter().map(ToString::to_string).collect(),
+                    });
                 }
                 if !model.soft_bodies.is_empty() {
                     report.warnings.push(format!(
