@@ -560,9 +560,12 @@ pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io
     #[cfg(windows)]
     {
         let len = buf.len();
-        repeat_at(len, offset, std::io::ErrorKind::UnexpectedEof, |done, at| {
-            std::os::windows::fs::FileExt::seek_read(file, &mut buf[done..], at)
-        })
+        repeat_at(
+            len,
+            offset,
+            std::io::ErrorKind::UnexpectedEof,
+            |done, at| std::os::windows::fs::FileExt::seek_read(file, &mut buf[done..], at),
+        )
     }
 }
 
@@ -628,7 +631,10 @@ mod tests {
             ("header", Some(3), "d")
         );
         assert_eq!(location.offset, 10);
-        assert!(error.to_string().contains("needs 4 bytes, 2 left"), "{error}");
+        assert!(
+            error.to_string().contains("needs 4 bytes, 2 left"),
+            "{error}"
+        );
         assert_eq!(reader.pos, 10, "a failed read does not move");
         assert_eq!(reader.remaining(), 2);
     }

@@ -108,13 +108,25 @@ pub fn emit(file: &PmdFile) -> Result<Vec<u8>, WriteError> {
         // Exactly one name per element, whatever the lists hold.
         let empty = FixedText::default();
         for i in 0..file.bones.len() {
-            english.bone_names.get(i).unwrap_or(&empty).write_field(&mut out, field::BONE_NAME);
+            english
+                .bone_names
+                .get(i)
+                .unwrap_or(&empty)
+                .write_field(&mut out, field::BONE_NAME);
         }
         for i in 0..file.skins.len().saturating_sub(1) {
-            english.skin_names.get(i).unwrap_or(&empty).write_field(&mut out, field::SKIN_NAME);
+            english
+                .skin_names
+                .get(i)
+                .unwrap_or(&empty)
+                .write_field(&mut out, field::SKIN_NAME);
         }
         for i in 0..file.bone_frame_names.len() {
-            english.bone_frame_names.get(i).unwrap_or(&empty).write_field(&mut out, field::FRAME_NAME);
+            english
+                .bone_frame_names
+                .get(i)
+                .unwrap_or(&empty)
+                .write_field(&mut out, field::FRAME_NAME);
         }
     } else if file.english_flag.is_some() || toons_or_later {
         out.put_u8(0);

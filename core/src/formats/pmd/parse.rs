@@ -86,8 +86,14 @@ impl<'a> Reader<'a> {
         min_size: usize,
         field: &'static str,
     ) -> Res<usize> {
-        self.input
-            .check_count(count, width, min_size, field, &self.options, &mut self.notes)
+        self.input.check_count(
+            count,
+            width,
+            min_size,
+            field,
+            &self.options,
+            &mut self.notes,
+        )
     }
 
     fn count_u8(&mut self, field: &'static str, min_size: usize) -> Res<usize> {
@@ -189,7 +195,8 @@ impl<'a> Reader<'a> {
     fn faces(&mut self, file: &mut PmdFile) -> Res<()> {
         self.input.enter("faces");
         let count = self.count_u32("count", 2)?;
-        file.face_indices.reserve_exact(self.input.capacity(count, 2));
+        file.face_indices
+            .reserve_exact(self.input.capacity(count, 2));
         for i in 0..count {
             self.input.element = Some(i);
             file.face_indices.push(self.input.u16("vertex")?);
@@ -222,7 +229,8 @@ impl<'a> Reader<'a> {
     fn bones(&mut self, file: &mut PmdFile) -> Res<()> {
         self.input.enter("bones");
         let count = self.count_u16("count", record::BONE)?;
-        file.bones.reserve_exact(self.input.capacity(count, record::BONE));
+        file.bones
+            .reserve_exact(self.input.capacity(count, record::BONE));
         for i in 0..count {
             self.input.element = Some(i);
             file.bones.push(PmdBone {
@@ -262,7 +270,8 @@ impl<'a> Reader<'a> {
                     ),
                 ));
             }
-            let link_count = self.input
+            let link_count = self
+                .input
                 .cap_count(link_count, 7, 2, "link_count", &mut self.notes);
             let mut links = Vec::with_capacity(self.input.capacity(link_count, 2));
             for link in 0..link_count {
@@ -320,7 +329,8 @@ impl<'a> Reader<'a> {
                 "vertex_count",
                 &mut self.notes,
             );
-            let mut vertices = Vec::with_capacity(self.input.capacity(vertex_count, record::SKIN_VERTEX));
+            let mut vertices =
+                Vec::with_capacity(self.input.capacity(vertex_count, record::SKIN_VERTEX));
             for v in 0..vertex_count {
                 self.input.sub = Some(("vertices", v));
                 vertices.push(PmdSkinVertex {
@@ -340,7 +350,8 @@ impl<'a> Reader<'a> {
     fn skin_display(&mut self, file: &mut PmdFile) -> Res<()> {
         self.input.enter("skin_display");
         let count = self.count_u8("count", 2)?;
-        file.skin_display.reserve_exact(self.input.capacity(count, 2));
+        file.skin_display
+            .reserve_exact(self.input.capacity(count, 2));
         for i in 0..count {
             self.input.element = Some(i);
             file.skin_display.push(self.input.u16("skin")?);
@@ -451,9 +462,9 @@ impl<'a> Reader<'a> {
         self.input.enter("rigid_bodies");
         let count = self.count_u32("count", record::RIGID_BODY)?;
         // Filled in place so that a recovery read keeps the complete bodies.
-        let bodies = file
-            .rigid_bodies
-            .insert(Vec::with_capacity(self.input.capacity(count, record::RIGID_BODY)));
+        let bodies = file.rigid_bodies.insert(Vec::with_capacity(
+            self.input.capacity(count, record::RIGID_BODY),
+        ));
         for i in 0..count {
             self.input.element = Some(i);
             let body = PmdRigidBody {
@@ -480,9 +491,9 @@ impl<'a> Reader<'a> {
     fn joints(&mut self, file: &mut PmdFile) -> Res<()> {
         self.input.enter("joints");
         let count = self.count_u32("count", record::JOINT)?;
-        let joints = file
-            .joints
-            .insert(Vec::with_capacity(self.input.capacity(count, record::JOINT)));
+        let joints = file.joints.insert(Vec::with_capacity(
+            self.input.capacity(count, record::JOINT),
+        ));
         for i in 0..count {
             self.input.element = Some(i);
             let joint = PmdJoint {

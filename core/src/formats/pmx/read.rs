@@ -488,9 +488,9 @@ impl<'a> Reader<'a> {
             let size = globals[2 + i];
             if !matches!(size, 1 | 2 | 4) {
                 self.input.pos = globals_at + 2 + i;
-                return Err(
-                    self.input.malformed(field, format!("index size is {size}; must be 1, 2 or 4"))
-                );
+                return Err(self
+                    .input
+                    .malformed(field, format!("index size is {size}; must be 1, 2 or 4")));
             }
         }
         self.sizes = IndexSizes {
@@ -880,7 +880,9 @@ impl<'a> Reader<'a> {
         let bone_size = self.sizes.bone as usize;
         let min_size = 4 + 4 + 12 + bone_size + 4 + 2 + bone_size;
         let count = self.count("count", min_size)?;
-        model.bones.reserve_exact(self.input.capacity(count, min_size));
+        model
+            .bones
+            .reserve_exact(self.input.capacity(count, min_size));
         for i in 0..count {
             self.input.element = Some(i);
             self.input.sub = None;
@@ -972,9 +974,9 @@ impl<'a> Reader<'a> {
             let kind_byte = self.input.u8("kind")?;
             let Some(kind) = MorphKind::from_raw(kind_byte) else {
                 self.input.pos -= 1;
-                return Err(
-                    self.input.malformed("kind", format!("morph kind {kind_byte} is not one of 0-10"))
-                );
+                return Err(self
+                    .input
+                    .malformed("kind", format!("morph kind {kind_byte} is not one of 0-10")));
             };
             let offsets = self.morph_offsets(kind)?;
             self.input.sub = None;
@@ -1006,7 +1008,8 @@ impl<'a> Reader<'a> {
         if let Some(counted) = &mut self.summary {
             // Every offset of a kind has the same size: the summary checks they are there.
             counted.morph_offsets += count;
-            self.input.skip(count.saturating_mul(offset_size), "offsets")?;
+            self.input
+                .skip(count.saturating_mul(offset_size), "offsets")?;
             return Ok(MorphOffsets::empty(kind));
         }
         macro_rules! collect {
@@ -1075,7 +1078,9 @@ impl<'a> Reader<'a> {
     fn display_frames(&mut self, model: &mut Model) -> Res<()> {
         self.enter("display_frames");
         let count = self.count("count", 4 + 4 + 1 + 4)?;
-        model.display_frames.reserve_exact(self.input.capacity(count, 13));
+        model
+            .display_frames
+            .reserve_exact(self.input.capacity(count, 13));
         for i in 0..count {
             self.input.element = Some(i);
             self.input.sub = None;
@@ -1147,7 +1152,9 @@ impl<'a> Reader<'a> {
         self.enter("joints");
         let min_size = 4 + 4 + 1 + 2 * self.sizes.rigid_body as usize + 12 * 8;
         let count = self.count("count", min_size)?;
-        model.joints.reserve_exact(self.input.capacity(count, min_size));
+        model
+            .joints
+            .reserve_exact(self.input.capacity(count, min_size));
         for i in 0..count {
             self.input.element = Some(i);
             model.joints.push(Joint {

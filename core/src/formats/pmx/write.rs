@@ -357,7 +357,8 @@ impl<'w> Writer<'w> {
             self.out.put_vec3(vertex.normal);
             self.out.put_vec2(vertex.uv);
             for channel in &model.additional_uvs {
-                self.out.put_vec4(channel.get(i).copied().unwrap_or_default());
+                self.out
+                    .put_vec4(channel.get(i).copied().unwrap_or_default());
             }
             self.weight(&vertex.weight, i)?;
             self.out.put_f32(vertex.edge_scale);
@@ -417,12 +418,13 @@ impl<'w> Writer<'w> {
                 }
             }
             self.text(&m.memo, &format!("materials[{i}].memo"));
-            self.out.put_i32(i32::try_from(m.face_index_count).map_err(|_| {
-                WriteError::Unrepresentable {
-                    path: format!("{}.face_index_count", at()),
-                    message: format!("{} does not fit an int", m.face_index_count),
-                }
-            })?);
+            self.out
+                .put_i32(i32::try_from(m.face_index_count).map_err(|_| {
+                    WriteError::Unrepresentable {
+                        path: format!("{}.face_index_count", at()),
+                        message: format!("{} does not fit an int", m.face_index_count),
+                    }
+                })?);
         }
 
         self.count(model.bones.len(), "bones")?;

@@ -363,11 +363,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
     for chunk in &top[1..] {
         match chunk.id {
             id::SMF => {
-                return Err(FILE.malformed(
-                    "Chunk",
-                    chunk.offset,
-                    "a second SMF header chunk",
-                ));
+                return Err(FILE.malformed("Chunk", chunk.offset, "a second SMF header chunk"));
             }
             id::FRM => {
                 let place = Place {
@@ -653,19 +649,13 @@ fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) 
                 let count = records(sub, size::V_PC, sub_place, limit)?;
                 vertices(count)?;
                 finite(sub, count, size::V_PC, &[0, 4, 8], sub_place, "Position")?;
-                mesh.positions = (0..count)
-                    .map(|i| sub.vec3(i * size::V_PC))
-                    .collect();
+                mesh.positions = (0..count).map(|i| sub.vec3(i * size::V_PC)).collect();
             }
             id::V_N => {
                 let count = records(sub, size::V_N, sub_place, limit)?;
                 vertices(count)?;
                 finite(sub, count, size::V_N, &[0, 4, 8], sub_place, "Normal")?;
-                mesh.normals = Some(
-                    (0..count)
-                        .map(|i| sub.vec3(i * size::V_N))
-                        .collect(),
-                );
+                mesh.normals = Some((0..count).map(|i| sub.vec3(i * size::V_N)).collect());
             }
             id::V_B => {
                 let count = records(sub, size::V_N, sub_place, limit)?;

@@ -631,7 +631,8 @@ pub fn write_smf(model: &Model, options: &SmfExportOptions) -> Result<SmfExport,
     out.bytes.put_u32(SMF_VERSION_GUID);
     out.count(meshes.len())?;
     out.count(frame_count)?;
-    out.bytes.put_u32(u32::from(options.animation.is_some() && bone_count > 0));
+    out.bytes
+        .put_u32(u32::from(options.animation.is_some() && bone_count > 0));
     out.end(head)?;
 
     for (index, bone) in model.bones.iter().enumerate() {

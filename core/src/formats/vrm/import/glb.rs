@@ -126,11 +126,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
         index += 1;
     }
     let Some((json, json_offset)) = json else {
-        return Err(CHUNKS.with_element(0).malformed(
-            "",
-            HEADER_LEN,
-            "the GLB has no JSON chunk",
-        ));
+        return Err(CHUNKS
+            .with_element(0)
+            .malformed("", HEADER_LEN, "the GLB has no JSON chunk"));
     };
     Ok(GlbChunks {
         json,
