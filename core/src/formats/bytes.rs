@@ -100,6 +100,16 @@ impl Input<'_> {
     }
 }
 
+/// `ByteReader::u16` and its kin: a little-endian value of the type the method is named after.
+macro_rules! read_le {
+    ($($ty:ident),*) => {$(
+        #[inline]
+        pub fn $ty(&mut self, field: &'static str) -> Res<$ty> {
+            Ok($ty::from_le_bytes(self.array(field)?))
+        }
+    )*};
+}
+
 /// Bytes the file window holds at least (larger reads widen it for that read).
 const WINDOW: usize = 1 << 20;
 
@@ -267,25 +277,7 @@ impl<'a> ByteReader<'a> {
         Ok(self.array::<1>(field)?[0])
     }
 
-    #[inline]
-    pub fn u16(&mut self, field: &'static str) -> Res<u16> {
-        Ok(u16::from_le_bytes(self.array(field)?))
-    }
-
-    #[inline]
-    pub fn u32(&mut self, field: &'static str) -> Res<u32> {
-        Ok(u32::from_le_bytes(self.array(field)?))
-    }
-
-    #[inline]
-    pub fn i32(&mut self, field: &'static str) -> Res<i32> {
-        Ok(i32::from_le_bytes(self.array(field)?))
-    }
-
-    #[inline]
-    pub fn f32(&mut self, field: &'static str) -> Res<f32> {
-        Ok(f32::from_le_bytes(self.array(field)?))
-    }
+    read_le!(u16, u32, i32, f32);
 
     /// Two floats, read (and bounds-checked) as one block.
     #[inline]
@@ -482,35 +474,28 @@ pub(crate) trait PutLe {
     fn patch_i32(&mut self, at: usize, value: i32);
 }
 
+/// `put_u16` and its kin: the value's little-endian bytes.
+macro_rules! put_le {
+    ($($name:ident($ty:ty)),* $(,)?) => {$(
+        #[inline]
+        fn $name(&mut self, value: $ty) {
+            self.extend_from_slice(&value.to_le_bytes());
+        }
+    )*};
+}
+
 impl PutLe for Vec<u8> {
+    put_le!(
+        put_u16(u16),
+        put_i16(i16),
+        put_u32(u32),
+        put_i32(i32),
+        put_f32(f32),
+    );
+
     #[inline]
     fn put_u8(&mut self, value: u8) {
         self.push(value);
-    }
-
-    #[inline]
-    fn put_u16(&mut self, value: u16) {
-        self.extend_from_slice(&value.to_le_bytes());
-    }
-
-    #[inline]
-    fn put_i16(&mut self, value: i16) {
-        self.extend_from_slice(&value.to_le_bytes());
-    }
-
-    #[inline]
-    fn put_u32(&mut self, value: u32) {
-        self.extend_from_slice(&value.to_le_bytes());
-    }
-
-    #[inline]
-    fn put_i32(&mut self, value: i32) {
-        self.extend_from_slice(&value.to_le_bytes());
-    }
-
-    #[inline]
-    fn put_f32(&mut self, value: f32) {
-        self.extend_from_slice(&value.to_le_bytes());
     }
 
     #[inline]
