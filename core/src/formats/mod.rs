@@ -1,5 +1,6 @@
 //! File formats. Every format has `read(bytes, &LoadOptions)` and `write(&Model, ...)`.
 
+mod bytes;
 pub mod cp932;
 pub mod csv;
 pub mod error;

@@ -6,10 +6,10 @@ use super::humanoid::{
     BoneRole, HumanBone, HumanoidMap, exported_ancestor, fold_name, map_bones_with,
 };
 use super::material::write_materials;
-use super::report::{VrmExportReport, VrmLoss};
-use super::springs::{SpringBones, SpringCounts, node_constraints, spring_bones};
+use super::report::{SpringCounts, VrmExportReport, VrmLoss};
+use super::springs::{SpringBones, node_constraints, spring_bones};
 use super::tpose::bake_t_pose;
-use super::{METRES_PER_MMD_UNIT, VRM_LICENSE_URL, VrmExport, VrmExportOptions};
+use super::{VRM_LICENSE_URL, VrmExport, VrmExportOptions, direction_to_gltf, to_gltf};
 use crate::formats::WriteError;
 use crate::model::{ElementKind, Model, MorphOffsets, RigidMode, Weight};
 use crate::path::ModelPath;
@@ -20,20 +20,6 @@ use json::accessor::Type;
 use json::validation::Checked;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
-
-/// MMD position or offset → glTF (see the module documentation of `vrm`).
-pub(super) fn to_gltf(v: Vec3) -> [f32; 3] {
-    [
-        v.x * METRES_PER_MMD_UNIT,
-        v.y * METRES_PER_MMD_UNIT,
-        -v.z * METRES_PER_MMD_UNIT,
-    ]
-}
-
-/// MMD direction → glTF (no scale).
-pub(super) fn direction_to_gltf(v: Vec3) -> [f32; 3] {
-    [v.x, v.y, -v.z]
-}
 
 /// `path` is a model path (`bones[3]`) or the name of a part of the export (`humanoid`).
 fn invalid(path: String, message: impl Into<String>) -> WriteError {
