@@ -1,14 +1,16 @@
 //! PMX 2.0/2.1 reader: bounded, allocation-checked, and exact.
 //!
 //! The reader reads from bytes in memory or straight from a file through a small window
-//! ([`read_file`]): a 261 MB model then costs no second copy of the file in memory, only the
-//! model itself. [`read_summary`] reads everything but the vertices, faces and morph offsets
-//! (which it checks and counts), for `info`.
+//! (`pmx::read_file`): a 261 MB model then costs no second copy of the file in memory, only
+//! the model itself. A summary (`pmx::read_summary`) reads everything but the vertices, faces
+//! and morph offsets (which it checks and counts), for `info`. What a failed reading becomes
+//! (recovery, the index size search of `sizes.rs`) is decided by the entry points in
+//! `pmx/mod.rs`, above both.
 
 use crate::formats::bytes::{ByteReader, Input, read_exact_at};
 use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
 use crate::model::*;
-use std::fs::File;
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -17,103 +19,72 @@ pub const MAGIC: &[u8; 4] = b"PMX ";
 /// The magic of the unpublished PMX 1.0.
 const MAGIC_PMX1: &[u8; 4] = b"Pmx ";
 
-/// Reads a PMX file.
-pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadReport), ReadError> {
-    read_with_progress(bytes, options, &|_| {})
+/// How a reading runs: what the entry points (`pmx/mod.rs`) ask for.
+#[derive(Default)]
+pub(super) struct Run<'a> {
+    /// Called with the bytes read so far (see `pmx::read_with_progress`).
+    pub progress: Option<&'a dyn Fn(usize)>,
+    /// Once set, the next read from a file fails.
+    pub cancel: Option<&'a AtomicBool>,
+    /// Never hand the bulk to a second thread.
+    pub one_thread: bool,
+    /// Check and count the vertices, faces and morph offsets instead of keeping them.
+    pub summary: bool,
 }
 
-/// Reads a PMX file, calling `progress` with the number of bytes read so far at the start of
-/// each section and every few thousand vertices, faces and morph offsets (cheap enough for a
-/// progress bar, never per field).
-pub fn read_with_progress(
-    bytes: &[u8],
-    options: &LoadOptions,
-    progress: &dyn Fn(usize),
-) -> Result<(Model, LoadReport), ReadError> {
-    let mut reader = Reader::new(Input::Bytes(bytes), options);
-    reader.progress = Some(progress);
-    reader.read_model()
-}
-
-/// [`read`] on one thread whatever the file's size: the reference the tests hold the
-/// two-thread reading of big files to.
-#[doc(hidden)]
-pub fn read_on_one_thread(
-    bytes: &[u8],
-    options: &LoadOptions,
-) -> Result<(Model, LoadReport), ReadError> {
-    let mut reader = Reader::new(Input::Bytes(bytes), options);
-    reader.one_thread = true;
-    reader.read_model()
-}
-
-/// Reads the PMX file `file` of `len` bytes from its start, through a window of a few MB
-/// (never the whole file in memory), with `progress` as in [`read_with_progress`]. Setting
-/// `cancel` stops the reading at its next read from the file, with an error.
-pub fn read_file(
-    file: &File,
-    len: usize,
-    options: &LoadOptions,
-    progress: &dyn Fn(usize),
-    cancel: Option<&AtomicBool>,
-) -> Result<(Model, LoadReport), ReadError> {
-    let mut reader = Reader::new(Input::File(file, len), options);
-    reader.progress = Some(progress);
-    reader.input.cancel = cancel;
-    reader.read_model()
-}
-
-/// What [`read_summary`] gives: the model without its vertices, faces, additional UVs and
-/// morph offsets (morphs are there, with empty offset lists of their kind), and how many of
-/// those the file holds.
-#[derive(Debug, Clone)]
-pub struct PmxSummary {
+/// What a reading of the header and body gives: the model as far as it was read, what the
+/// reader noted, what a summary counted, and the error that stopped the body, if one did
+/// (the entry points decide what a failure becomes: recovery, the index size search).
+pub(super) struct Reading {
     pub model: Model,
     pub report: LoadReport,
-    pub vertices: usize,
-    /// Triangles.
-    pub faces: usize,
-    pub morph_offsets: usize,
+    pub counted: Counted,
+    pub stopped: Option<Stopped>,
 }
 
-/// Reads a PMX file as [`read`] does but keeps no vertex, face or morph offset: they are
-/// checked as the full reader checks them (every vertex's weight type, the counts against the
-/// bytes left) and counted. What `info` needs, in the memory of the small sections only.
-pub fn read_summary(
-    source: SummarySource<'_>,
+/// The error that stopped a reading of the body, and where the reader stood (for an error
+/// without a location of its own).
+pub(super) struct Stopped {
+    pub error: ReadError,
+    pub at: Location,
+}
+
+/// Reads the header and the body of `input`; a header that does not read is an error, a body
+/// that stops is a [`Reading`] with [`Stopped`].
+pub(super) fn read_model(
+    input: Input<'_>,
     options: &LoadOptions,
-) -> Result<PmxSummary, ReadError> {
-    let input = match source {
-        SummarySource::Bytes(bytes) => Input::Bytes(bytes),
-        SummarySource::File(file, len) => Input::File(file, len),
-    };
+    run: Run<'_>,
+) -> Result<Reading, ReadError> {
     let mut reader = Reader::new(input, options);
-    reader.summary = Some(Counted::default());
-    let (model, report) = reader.read_model()?;
-    let counted = reader.summary.unwrap_or_default();
-    Ok(PmxSummary {
-        model,
-        report,
-        vertices: counted.vertices,
-        faces: counted.faces,
-        morph_offsets: counted.morph_offsets,
-    })
+    reader.progress = run.progress;
+    reader.input.cancel = run.cancel;
+    reader.one_thread = run.one_thread;
+    if run.summary {
+        reader.summary = Some(Counted::default());
+    }
+    reader.read_all()
 }
 
-/// Where [`read_summary`] reads from.
-#[derive(Debug, Clone, Copy)]
-pub enum SummarySource<'a> {
-    Bytes(&'a [u8]),
-    /// An open file and its length.
-    File(&'a File, usize),
+/// The whole file in memory, for the index size search after a failed reading (a file is
+/// read once more; `None` when the disk does not give it).
+pub(super) fn whole_file(input: Input<'_>) -> Option<Cow<'_, [u8]>> {
+    match input {
+        Input::Bytes(bytes) => Some(Cow::Borrowed(bytes)),
+        Input::File(file, len) => {
+            let mut bytes = vec![0; len];
+            read_exact_at(file, &mut bytes, 0).ok()?;
+            Some(Cow::Owned(bytes))
+        }
+    }
 }
 
 /// The bulk a summary counts instead of keeping.
 #[derive(Debug, Clone, Copy, Default)]
-struct Counted {
-    vertices: usize,
-    faces: usize,
-    morph_offsets: usize,
+pub(super) struct Counted {
+    pub vertices: usize,
+    pub faces: usize,
+    pub morph_offsets: usize,
 }
 
 /// The PMX layer on the shared [`ByteReader`]: index sizes, text encodings, the report, the
@@ -201,60 +172,23 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The whole file: header and body, in recovery mode what could be read and a note where
-    /// reading stopped.
-    fn read_model(&mut self) -> Result<(Model, LoadReport), ReadError> {
+    /// The whole file: the header, then the body as far as it reads.
+    fn read_all(&mut self) -> Result<Reading, ReadError> {
         let mut model = Model::default();
         self.header(&mut model)?;
         let result = self.body(&mut model);
         let mut report = std::mem::take(&mut self.report);
         report.file_size = self.input.len();
-        match result {
-            Ok(()) => Ok((model, report)),
-            // The disk failed or the reading was cancelled: not a question of the bytes, and
-            // nothing to recover (a second reader's part may be missing).
-            Err(error @ ReadError::Io { .. }) => Err(error),
-            Err(error) if self.options.recover => {
-                // A header whose index sizes are not the ones the sections use (`sizes.rs`).
-                // Not for a summary: the search reads the sections in full.
-                if self.summary.is_none()
-                    && let Some(bytes) = self.whole_file()
-                    && let Some(read) =
-                        super::sizes::read_with_corrected_sizes(&bytes, &self.options)
-                {
-                    return Ok(read);
-                }
-                report.notes.push(LoadNote {
-                    location: error
-                        .location()
-                        .cloned()
-                        .unwrap_or_else(|| self.input.location("")),
-                    message: format!(
-                        "reading stopped here; this element and everything after it is lost: {error}"
-                    ),
-                    lost: true,
-                });
-                report.recovered_from = Some(error);
-                Ok((model, report))
-            }
-            Err(error) => Err(match self.whole_file() {
-                Some(bytes) => super::sizes::explain_failure(&bytes, &self.options, error),
-                None => error,
-            }),
-        }
-    }
-
-    /// The whole file in memory, for the index size search after a failed reading (a file is
-    /// read once more; `None` when the disk does not give it).
-    fn whole_file(&self) -> Option<std::borrow::Cow<'a, [u8]>> {
-        match self.input.input() {
-            Input::Bytes(bytes) => Some(std::borrow::Cow::Borrowed(bytes)),
-            Input::File(file, len) => {
-                let mut bytes = vec![0; len];
-                read_exact_at(file, &mut bytes, 0).ok()?;
-                Some(std::borrow::Cow::Owned(bytes))
-            }
-        }
+        let stopped = result.err().map(|error| Stopped {
+            error,
+            at: self.input.location(""),
+        });
+        Ok(Reading {
+            model,
+            report,
+            counted: self.summary.unwrap_or_default(),
+            stopped,
+        })
     }
 
     fn report_progress(&self) {
