@@ -1,4 +1,6 @@
-//! File formats. Every format has `read(bytes, &LoadOptions)` and `write(&Model, ...)`.
+//! File formats. Every format has `read(bytes, &LoadOptions)` and `write(&Model, ...)`, and
+//! its entry in [`registry::FORMATS`] (name, extensions, abilities, detection, entry points);
+//! the functions here (load, save, write) dispatch through that entry.
 
 pub mod cp932;
 pub mod csv;
@@ -7,6 +9,7 @@ pub mod json;
 pub mod mqo;
 pub mod pmd;
 pub mod pmx;
+pub mod registry;
 pub mod smf;
 pub mod vmd;
 pub mod vpd;
@@ -15,96 +18,11 @@ pub mod vrm;
 pub use error::{
     LoadLimits, LoadNote, LoadOptions, LoadReport, Location, ReadError, SaveReport, WriteError,
 };
+pub use registry::{FileFormat, FormatSpec};
 
 use crate::model::Model;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-
-/// The formats a model can be read from or written to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FileFormat {
-    Pmx,
-    Json,
-    Pmd,
-    /// Metasequoia `.mqo` (and the zipped `.mqoz`): imported and exported, not a document
-    /// format (the model is converted; see [`mqo`]).
-    Mqo,
-    /// Selene SMF `.smf`: exported and imported, not a document format (a conversion: see
-    /// [`smf`]).
-    Smf,
-    /// VRM 1.0 / 0.x and glTF binary (`.vrm`, `.glb`): imported, not a document format (the
-    /// avatar is converted to an MMD model; see [`vrm::import`]). Writing it is the VRM export.
-    Vrm,
-    /// PmxEditor's CSV text (`.csv`): a lossless document format like JSON, whose standard
-    /// columns PmxEditor reads (see [`csv`]).
-    Csv,
-}
-
-impl FileFormat {
-    /// The lowercase name used in `info --json` (`"pmx"`).
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            FileFormat::Pmx => "pmx",
-            FileFormat::Json => "json",
-            FileFormat::Pmd => "pmd",
-            FileFormat::Mqo => "mqo",
-            FileFormat::Smf => "smf",
-            FileFormat::Vrm => "vrm",
-            FileFormat::Csv => "csv",
-        }
-    }
-
-    /// The format a path's extension names, if any.
-    #[must_use]
-    pub fn from_extension(path: &Path) -> Option<Self> {
-        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
-        match extension.as_str() {
-            "pmx" => Some(FileFormat::Pmx),
-            "json" => Some(FileFormat::Json),
-            "pmd" => Some(FileFormat::Pmd),
-            "mqo" | "mqoz" => Some(FileFormat::Mqo),
-            "smf" => Some(FileFormat::Smf),
-            "vrm" | "glb" | "gltf" => Some(FileFormat::Vrm),
-            "csv" => Some(FileFormat::Csv),
-            _ => None,
-        }
-    }
-
-    /// The format of `bytes`, by their content first and the path's extension second.
-    #[must_use]
-    pub fn detect(path: &Path, bytes: &[u8]) -> Option<Self> {
-        if bytes.starts_with(pmx::MAGIC) || bytes.starts_with(b"Pmx ") {
-            return Some(FileFormat::Pmx);
-        }
-        if bytes.starts_with(pmd::MAGIC) {
-            return Some(FileFormat::Pmd);
-        }
-        if vrm::import::is_glb(bytes) {
-            return Some(FileFormat::Vrm);
-        }
-        if bytes.starts_with(b"Metasequoia Document") {
-            return Some(FileFormat::Mqo);
-        }
-        // The `SMF` header chunk must come first (the loader refuses anything else); its ID is
-        // stored as the little-endian multi-character constant, `46 4D 53 00`.
-        if bytes.starts_with(&smf::id::SMF.to_bytes()) {
-            return Some(FileFormat::Smf);
-        }
-        if csv::looks_like_csv(bytes) {
-            return Some(FileFormat::Csv);
-        }
-        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-        if first == Some(&b'{') {
-            // Both are JSON: a text glTF is told from this editor's JSON form by its name.
-            if Self::from_extension(path) == Some(FileFormat::Vrm) {
-                return Some(FileFormat::Vrm);
-            }
-            return Some(FileFormat::Json);
-        }
-        Self::from_extension(path)
-    }
-}
 
 /// Why a file could not be opened or saved.
 #[derive(Debug, thiserror::Error)]
@@ -125,7 +43,8 @@ pub enum FileError {
         source: Box<WriteError>,
     },
     #[error(
-        "{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb, .gltf, .json or .csv)"
+        "{path}: unknown file format (expected {expected})",
+        expected = registry::expected_extensions()
     )]
     UnknownFormat { path: PathBuf },
 }
@@ -200,21 +119,24 @@ pub fn read_bytes(
     format: FileFormat,
     options: &LoadOptions,
 ) -> Result<(Model, LoadReport), ReadError> {
-    match format {
-        FileFormat::Pmx => pmx::read(bytes, options),
-        FileFormat::Json => json::read(bytes),
-        FileFormat::Csv => csv::read(bytes),
-        FileFormat::Pmd => pmd::read(bytes, options),
-        FileFormat::Mqo => {
-            let imported = mqo::read_mqo(bytes, &mqo_import_options(options))?;
-            Ok((imported.model, imported.report.to_load_report()))
-        }
-        FileFormat::Smf => smf::read_smf(bytes, options),
-        FileFormat::Vrm => {
-            let imported = vrm::read_vrm(bytes, options)?;
-            Ok((imported.model, imported.report))
-        }
-    }
+    (format.spec().read)(bytes, None, options).map(|loaded| (loaded.model, loaded.report))
+}
+
+/// Reads `bytes`, the contents of the file at `path`, in the format they are
+/// ([`FileFormat::detect`]); what a format keeps beside its file (an MQO's `.mqx`, a glTF's
+/// buffers) is read from there.
+pub fn read_file_bytes(
+    path: &Path,
+    bytes: &[u8],
+    options: &LoadOptions,
+) -> Result<Loaded, FileError> {
+    let format = FileFormat::detect(path, bytes).ok_or_else(|| FileError::UnknownFormat {
+        path: path.to_owned(),
+    })?;
+    (format.spec().read)(bytes, Some(path), options).map_err(|source| FileError::Read {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })
 }
 
 /// The MQO import options `options` ask for.
@@ -315,45 +237,7 @@ pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError
         path: path.to_owned(),
         source,
     })?;
-    let format = FileFormat::detect(path, &bytes).ok_or_else(|| FileError::UnknownFormat {
-        path: path.to_owned(),
-    })?;
-    if format == FileFormat::Vrm {
-        // From the path: a `.gltf` keeps its buffers and images in files beside it.
-        let imported = vrm::load_vrm_path(path, options)?;
-        return Ok(Loaded {
-            model: imported.model,
-            report: imported.report,
-            format,
-            embedded_files: imported.textures,
-        });
-    }
-    if format == FileFormat::Mqo {
-        // From the path: the `.mqx` side file is looked up next to it.
-        let imported = mqo::load_mqo_path(path, &mqo_import_options(options)).map_err(|error| {
-            FileError::Read {
-                path: path.to_owned(),
-                source: Box::new(error.into()),
-            }
-        })?;
-        return Ok(Loaded {
-            model: imported.model,
-            report: imported.report.to_load_report(),
-            format,
-            embedded_files: Vec::new(),
-        });
-    }
-    let (model, report) =
-        read_bytes(&bytes, format, options).map_err(|source| FileError::Read {
-            path: path.to_owned(),
-            source: Box::new(source),
-        })?;
-    Ok(Loaded {
-        model,
-        report,
-        format,
-        embedded_files: Vec::new(),
-    })
+    read_file_bytes(path, &bytes, options)
 }
 
 /// Settings for writing a model.
@@ -367,40 +251,44 @@ pub struct SaveOptions {
     pub smf: smf::SmfExportOptions,
     /// For `.csv`: the text encoding.
     pub csv: csv::CsvSaveOptions,
+    /// For `.vrm`: the meta, the humanoid mapping, spring bones, the texture folder.
+    pub vrm: vrm::VrmExportOptions,
 }
 
-/// Writes `model` in `format`.
+/// What writing a model's file reported, with each format's own counts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteReport {
+    /// PMX, PMD, JSON and CSV: the writer's warnings (for PMD, what the file cannot hold).
+    Saved(SaveReport),
+    Mqo {
+        report: mqo::MqoExportReport,
+        /// The `.mqx` side file written beside the MQO, if any.
+        mqx_file: Option<String>,
+    },
+    Smf(smf::SmfExportReport),
+    Vrm(vrm::VrmExportReport),
+}
+
+impl WriteReport {
+    /// The writer's warnings in English: what the file could not hold, or holds differently.
+    #[must_use]
+    pub fn save_report(&self) -> SaveReport {
+        match self {
+            WriteReport::Saved(report) => report.clone(),
+            WriteReport::Mqo { report, .. } => report.to_save_report(),
+            WriteReport::Smf(report) => report.to_save_report(),
+            WriteReport::Vrm(report) => report.to_save_report(),
+        }
+    }
+}
+
+/// Writes `model` in `format` (for MQO the `.mqo` alone).
 pub fn write_bytes(
     model: &Model,
     format: FileFormat,
     options: &SaveOptions,
 ) -> Result<(Vec<u8>, SaveReport), WriteError> {
-    match format {
-        FileFormat::Pmx => pmx::write(model, &options.pmx),
-        FileFormat::Json => json::write(model).map(|bytes| (bytes, SaveReport::default())),
-        FileFormat::Csv => {
-            csv::write_bytes(model, &options.csv).map(|bytes| (bytes, SaveReport::default()))
-        }
-        FileFormat::Pmd => pmd::write(model).map(|(bytes, report)| {
-            let warnings = report.losses.iter().map(ToString::to_string).collect();
-            (bytes, SaveReport { warnings })
-        }),
-        // The MQO alone: [`save_path`] also writes the `.mqx` side file.
-        FileFormat::Mqo => mqo::write_mqo(model, &options.mqo)
-            .map(|export| (export.mqo, export.report.to_save_report())),
-        FileFormat::Smf => smf::write_smf(model, &options.smf)
-            .map(|export| (export.bytes, export.report.to_save_report())),
-        // The VRM export with its defaults (the T-pose, spring bones; no texture folder).
-        FileFormat::Vrm => vrm::write_vrm(model, &vrm::VrmExportOptions::default()).map(|export| {
-            let warnings = export
-                .report
-                .losses
-                .iter()
-                .map(|loss| loss.message_en())
-                .collect();
-            (export.vrm, SaveReport { warnings })
-        }),
-    }
+    (format.spec().encode)(model, options)
 }
 
 /// Writes `model` to `path` in the format its extension names, atomically.
@@ -412,31 +300,18 @@ pub fn save_path(
     let format = FileFormat::from_extension(path).ok_or_else(|| FileError::UnknownFormat {
         path: path.to_owned(),
     })?;
-    if format == FileFormat::Mqo {
-        return save_mqo(model, path, &options.mqo).map(|export| export.report.to_save_report());
-    }
-    if format == FileFormat::Smf {
-        return save_smf(model, path, &options.smf).map(|export| export.report.to_save_report());
-    }
-    let write_error = |source| FileError::Write {
-        path: path.to_owned(),
-        source: Box::new(source),
-    };
-    let io_error = |source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    if format == FileFormat::Pmx {
-        // Straight into the temporary file: a big model is never a second time in memory.
-        return atomic(
-            path,
-            |file| pmx::write_file(model, &options.pmx, file).map_err(write_error),
-            io_error,
-        );
-    }
-    let (bytes, report) = write_bytes(model, format, options).map_err(write_error)?;
-    write_atomic(path, &bytes).map_err(io_error)?;
-    Ok(report)
+    write_path(model, path, format, options).map(|report| report.save_report())
+}
+
+/// Writes `model` to `path` as `format`, atomically (with any side file: an MQO's `.mqx`), and
+/// returns the format's own report: a document's Save as, or a copy (File > Export, `convert`).
+pub fn write_path(
+    model: &Model,
+    path: &Path,
+    format: FileFormat,
+    options: &SaveOptions,
+) -> Result<WriteReport, FileError> {
+    format.spec().write_file(model, path, options)
 }
 
 /// Exports `model` to the MQO at `path` and its `.mqx` beside it (when bones or morphs are
@@ -510,9 +385,7 @@ pub fn save_csv(
 /// [`save_vrm`], never read as a model.
 #[must_use]
 pub fn is_vrm_path(path: &Path) -> bool {
-    path.extension()
-        .and_then(|extension| extension.to_str())
-        .is_some_and(|extension| extension.eq_ignore_ascii_case("vrm"))
+    registry::has_extension(path, FileFormat::Vrm.spec().extension())
 }
 
 /// Exports `model` as a VRM 1.0 file at `path`, atomically (nothing is written when the export
