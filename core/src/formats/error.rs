@@ -1,6 +1,7 @@
 //! Errors and reports shared by the format readers and writers.
 
 use std::fmt;
+use std::path::PathBuf;
 
 /// Where in a file something was found: section, element, sub-element, field and byte offset.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,4 +221,30 @@ fn summarize(items: &[String]) -> String {
 pub struct SaveReport {
     /// Everything the target could not hold exactly, element by element.
     pub warnings: Vec<String>,
+}
+
+/// Why a file could not be opened or saved.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: Box<ReadError>,
+    },
+    #[error("{path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: Box<WriteError>,
+    },
+    /// The extensions listed are the format registry's (`registry::expected_extensions`,
+    /// whose test holds this text to them).
+    #[error(
+        "{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb, .gltf, .json or .csv)"
+    )]
+    UnknownFormat { path: PathBuf },
 }

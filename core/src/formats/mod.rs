@@ -5,6 +5,8 @@
 pub mod cp932;
 pub mod csv;
 pub mod error;
+mod exports;
+mod files;
 pub mod json;
 pub mod mqo;
 pub mod pmd;
@@ -15,103 +17,16 @@ pub mod vmd;
 pub mod vpd;
 pub mod vrm;
 
+pub use error::FileError;
 pub use error::{
     LoadLimits, LoadNote, LoadOptions, LoadReport, Location, ReadError, SaveReport, WriteError,
 };
-pub use registry::{FileFormat, FormatSpec};
+pub use exports::{save_csv, save_mqo, save_smf, save_vrm};
+pub use files::{EmbeddedFile, folder_of, write_atomic, write_embedded_files};
+pub use registry::{FileFormat, FormatSpec, Loaded, SaveOptions, WriteReport, mqo_import_options};
 
 use crate::model::Model;
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-
-/// Why a file could not be opened or saved.
-#[derive(Debug, thiserror::Error)]
-pub enum FileError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: Box<ReadError>,
-    },
-    #[error("{path}: {source}")]
-    Write {
-        path: PathBuf,
-        source: Box<WriteError>,
-    },
-    #[error(
-        "{path}: unknown file format (expected {expected})",
-        expected = registry::expected_extensions()
-    )]
-    UnknownFormat { path: PathBuf },
-}
-
-/// A model read from disk, with what the reader noticed.
-#[derive(Debug)]
-pub struct Loaded {
-    pub model: Model,
-    pub report: LoadReport,
-    pub format: FileFormat,
-    /// Files the model names by a relative path whose bytes were inside the file read (a
-    /// VRM's images): they belong beside the PMX it is saved as ([`write_embedded_files`]).
-    pub embedded_files: Vec<EmbeddedFile>,
-}
-
-/// A file carried inside another (an image in a VRM), with the path a model names it by.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EmbeddedFile {
-    /// Relative to the model's folder, with `/` separators (`tex/face.png`).
-    pub path: String,
-    pub bytes: Vec<u8>,
-}
-
-/// Writes `files` under `dir` at their relative paths, atomically each. An existing file with
-/// other bytes is replaced only when `replace` is set (otherwise it is kept, and its path is
-/// in the error). Returns the paths written (files already there with the same bytes are
-/// skipped).
-pub fn write_embedded_files(
-    files: &[EmbeddedFile],
-    dir: &Path,
-    replace: bool,
-) -> std::io::Result<Vec<PathBuf>> {
-    let mut written = Vec::new();
-    for file in files {
-        let relative = Path::new(&file.path);
-        if relative.is_absolute()
-            || relative
-                .components()
-                .any(|c| !matches!(c, std::path::Component::Normal(_)))
-        {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("{}: not a plain relative path", file.path),
-            ));
-        }
-        let path = dir.join(relative);
-        match std::fs::read(&path) {
-            Ok(existing) if existing == file.bytes => continue,
-            Ok(_) if !replace => {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::AlreadyExists,
-                    format!(
-                        "{} exists with other contents; not replaced",
-                        path.display()
-                    ),
-                ));
-            }
-            _ => {}
-        }
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
-        }
-        write_atomic(&path, &file.bytes)?;
-        written.push(path);
-    }
-    Ok(written)
-}
+use std::path::Path;
 
 /// Reads `bytes` in `format`.
 pub fn read_bytes(
@@ -137,15 +52,6 @@ pub fn read_file_bytes(
         path: path.to_owned(),
         source: Box::new(source),
     })
-}
-
-/// The MQO import options `options` ask for.
-#[must_use]
-pub fn mqo_import_options(options: &LoadOptions) -> mqo::MqoImportOptions {
-    mqo::MqoImportOptions {
-        limits: options.limits,
-        ..options.mqo.unwrap_or_default()
-    }
 }
 
 /// A PMX file opened for reading straight from the disk ([`pmx::read_file`]) and its length,
@@ -240,48 +146,6 @@ pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError
     read_file_bytes(path, &bytes, options)
 }
 
-/// Settings for writing a model.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SaveOptions {
-    pub pmx: pmx::PmxSaveOptions,
-    /// For `.mqo`: scale, grouping, `.mqx` contents. [`save_path`] sets the file names and
-    /// folders from the path.
-    pub mqo: mqo::MqoExportOptions,
-    /// For `.smf`: collision materials, alpha test, a motion to bake.
-    pub smf: smf::SmfExportOptions,
-    /// For `.csv`: the text encoding.
-    pub csv: csv::CsvSaveOptions,
-    /// For `.vrm`: the meta, the humanoid mapping, spring bones, the texture folder.
-    pub vrm: vrm::VrmExportOptions,
-}
-
-/// What writing a model's file reported, with each format's own counts.
-#[derive(Debug, Clone, PartialEq)]
-pub enum WriteReport {
-    /// PMX, PMD, JSON and CSV: the writer's warnings (for PMD, what the file cannot hold).
-    Saved(SaveReport),
-    Mqo {
-        report: mqo::MqoExportReport,
-        /// The `.mqx` side file written beside the MQO, if any.
-        mqx_file: Option<String>,
-    },
-    Smf(smf::SmfExportReport),
-    Vrm(vrm::VrmExportReport),
-}
-
-impl WriteReport {
-    /// The writer's warnings in English: what the file could not hold, or holds differently.
-    #[must_use]
-    pub fn save_report(&self) -> SaveReport {
-        match self {
-            WriteReport::Saved(report) => report.clone(),
-            WriteReport::Mqo { report, .. } => report.to_save_report(),
-            WriteReport::Smf(report) => report.to_save_report(),
-            WriteReport::Vrm(report) => report.to_save_report(),
-        }
-    }
-}
-
 /// Writes `model` in `format` (for MQO the `.mqo` alone).
 pub fn write_bytes(
     model: &Model,
@@ -314,164 +178,11 @@ pub fn write_path(
     format.spec().write_file(model, path, options)
 }
 
-/// Exports `model` to the MQO at `path` and its `.mqx` beside it (when bones or morphs are
-/// written), each atomically; `options`' file name and MQO folder are taken from `path`, the
-/// model folder (for texture paths) is kept.
-pub fn save_mqo(
-    model: &Model,
-    path: &Path,
-    options: &mqo::MqoExportOptions,
-) -> Result<mqo::MqoExport, FileError> {
-    let located = mqo::MqoExportOptions::for_path(path, options.model_dir.as_deref());
-    let options = mqo::MqoExportOptions {
-        file_name: located.file_name,
-        mqo_dir: located.mqo_dir,
-        ..options.clone()
-    };
-    let export = mqo::write_mqo(model, &options).map_err(|source| FileError::Write {
-        path: path.to_owned(),
-        source: Box::new(source),
-    })?;
-    if let Some((name, bytes)) = &export.mqx {
-        let mqx_path = path.with_file_name(name);
-        write_atomic(&mqx_path, bytes).map_err(|source| FileError::Io {
-            path: mqx_path.clone(),
-            source,
-        })?;
-    }
-    write_atomic(path, &export.mqo).map_err(|source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    Ok(export)
-}
-
-/// Exports `model` to the SMF at `path`, atomically. Returns the export with its report (the
-/// bytes written, the counts and what SMF could not hold).
-pub fn save_smf(
-    model: &Model,
-    path: &Path,
-    options: &smf::SmfExportOptions,
-) -> Result<smf::SmfExport, FileError> {
-    let export = smf::write_smf(model, options).map_err(|source| FileError::Write {
-        path: path.to_owned(),
-        source: Box::new(source),
-    })?;
-    write_atomic(path, &export.bytes).map_err(|source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    Ok(export)
-}
-
-/// Exports `model` as PmxEditor CSV at `path`, atomically (File > Export CSV; the document
-/// keeps its own file and format).
-pub fn save_csv(
-    model: &Model,
-    path: &Path,
-    options: &csv::CsvSaveOptions,
-) -> Result<(), FileError> {
-    let bytes = csv::write_bytes(model, options).map_err(|source| FileError::Write {
-        path: path.to_owned(),
-        source: Box::new(source),
-    })?;
-    write_atomic(path, &bytes).map_err(|source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    })
-}
-
 /// Whether `path` names a VRM file (`.vrm`, any case): an export format only, written by
 /// [`save_vrm`], never read as a model.
 #[must_use]
 pub fn is_vrm_path(path: &Path) -> bool {
     registry::has_extension(path, FileFormat::Vrm.spec().extension())
-}
-
-/// Exports `model` as a VRM 1.0 file at `path`, atomically (nothing is written when the export
-/// fails, e.g. on missing humanoid bones). Returns what was written and lost.
-pub fn save_vrm(
-    model: &Model,
-    path: &Path,
-    options: &vrm::VrmExportOptions,
-) -> Result<vrm::VrmExportReport, FileError> {
-    let export = vrm::write_vrm(model, options).map_err(|source| FileError::Write {
-        path: path.to_owned(),
-        source: Box::new(source),
-    })?;
-    write_atomic(path, &export.vrm).map_err(|source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    Ok(export.report)
-}
-
-/// The folder the file at `path` is in: `model.pmx` has the parent "", which is the working
-/// folder `.` (as is a path without a parent).
-#[must_use]
-pub fn folder_of(path: &Path) -> &Path {
-    path.parent()
-        .filter(|dir| !dir.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-}
-
-/// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over
-/// `path`: a failed save never truncates or damages the file that was there.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    atomic(path, |file| file.write_all(bytes), |error| error)
-}
-
-/// Runs `write` on `file` while a second thread asks the system, every 20 ms, to
-/// put what is written so far on the disk: the final sync before the rename then waits only for
-/// the last part, not for a whole big file (a save that takes less than that never syncs twice).
-fn write_syncing<T, E>(
-    file: &mut std::fs::File,
-    write: impl FnOnce(&mut std::fs::File) -> Result<T, E>,
-) -> Result<T, E> {
-    let Ok(syncing) = file.try_clone() else {
-        return write(file);
-    };
-    let (done, finished) = std::sync::mpsc::channel::<()>();
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                finished.recv_timeout(std::time::Duration::from_millis(20))
-            {
-                // Only a head start: the final sync_all reports any error.
-                let _ = syncing.sync_data();
-            }
-        });
-        let written = write(file);
-        drop(done);
-        written
-    })
-}
-
-/// [`write_atomic`] with the bytes written by `write` into the temporary file (which it may
-/// fail, with an error of its own; `io_error` turns the file's errors into that type).
-fn atomic<T, E>(
-    path: &Path,
-    write: impl FnOnce(&mut std::fs::File) -> Result<T, E>,
-    io_error: impl Fn(std::io::Error) -> E,
-) -> Result<T, E> {
-    let dir = folder_of(path);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "model".into());
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp).map_err(&io_error)?;
-        let written = write_syncing(&mut file, write)?;
-        file.sync_all().map_err(&io_error)?;
-        drop(file);
-        std::fs::rename(&temp, path).map_err(&io_error)?;
-        Ok(written)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
 }
 
 #[cfg(test)]

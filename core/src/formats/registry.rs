@@ -8,10 +8,10 @@
 //! its folder, a [`FileFormat`] variant and one entry (and, in the editor, its dialog). The
 //! registry does not know the editor: which dialog a format uses is the UI's own table.
 
-use super::{
-    FileError, LoadOptions, LoadReport, Loaded, ReadError, SaveOptions, SaveReport, WriteError,
-    WriteReport, atomic, csv, json, mqo, pmd, pmx, smf, vrm, write_atomic,
-};
+use super::error::{FileError, LoadOptions, LoadReport, ReadError, SaveReport, WriteError};
+use super::exports::{save_mqo, save_smf, save_vrm};
+use super::files::{EmbeddedFile, atomic, write_atomic};
+use super::{csv, json, mqo, pmd, pmx, smf, vrm};
 use crate::model::Model;
 use std::path::Path;
 
@@ -88,6 +88,68 @@ pub type EncodeResult = Result<(Vec<u8>, SaveReport), WriteError>;
 /// What a format's file writer returns.
 pub type WriteResult = Result<WriteReport, FileError>;
 
+/// A model read from disk, with what the reader noticed.
+#[derive(Debug)]
+pub struct Loaded {
+    pub model: Model,
+    pub report: LoadReport,
+    pub format: FileFormat,
+    /// Files the model names by a relative path whose bytes were inside the file read (a
+    /// VRM's images): they belong beside the PMX it is saved as ([`super::write_embedded_files`]).
+    pub embedded_files: Vec<EmbeddedFile>,
+}
+
+/// Settings for writing a model.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SaveOptions {
+    pub pmx: pmx::PmxSaveOptions,
+    /// For `.mqo`: scale, grouping, `.mqx` contents. [`save_path`] sets the file names and
+    /// folders from the path.
+    pub mqo: mqo::MqoExportOptions,
+    /// For `.smf`: collision materials, alpha test, a motion to bake.
+    pub smf: smf::SmfExportOptions,
+    /// For `.csv`: the text encoding.
+    pub csv: csv::CsvSaveOptions,
+    /// For `.vrm`: the meta, the humanoid mapping, spring bones, the texture folder.
+    pub vrm: vrm::VrmExportOptions,
+}
+
+/// What writing a model's file reported, with each format's own counts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteReport {
+    /// PMX, PMD, JSON and CSV: the writer's warnings (for PMD, what the file cannot hold).
+    Saved(SaveReport),
+    Mqo {
+        report: mqo::MqoExportReport,
+        /// The `.mqx` side file written beside the MQO, if any.
+        mqx_file: Option<String>,
+    },
+    Smf(smf::SmfExportReport),
+    Vrm(vrm::VrmExportReport),
+}
+
+impl WriteReport {
+    /// The writer's warnings in English: what the file could not hold, or holds differently.
+    #[must_use]
+    pub fn save_report(&self) -> SaveReport {
+        match self {
+            WriteReport::Saved(report) => report.clone(),
+            WriteReport::Mqo { report, .. } => report.to_save_report(),
+            WriteReport::Smf(report) => report.to_save_report(),
+            WriteReport::Vrm(report) => report.to_save_report(),
+        }
+    }
+}
+
+/// The MQO import options `options` ask for.
+#[must_use]
+pub fn mqo_import_options(options: &LoadOptions) -> mqo::MqoImportOptions {
+    mqo::MqoImportOptions {
+        limits: options.limits,
+        ..options.mqo.unwrap_or_default()
+    }
+}
+
 const DOCUMENT: Abilities = Abilities {
     open: true,
     save: true,
@@ -157,7 +219,7 @@ pub static FORMATS: [FormatSpec; 7] = [
                 .map(|export| (export.mqo, export.report.to_save_report()))
         },
         write: Some(|model, path, options| {
-            super::save_mqo(model, path, &options.mqo).map(|export| WriteReport::Mqo {
+            save_mqo(model, path, &options.mqo).map(|export| WriteReport::Mqo {
                 mqx_file: export.mqx.map(|(name, _)| name),
                 report: export.report,
             })
@@ -181,7 +243,7 @@ pub static FORMATS: [FormatSpec; 7] = [
                 .map(|export| (export.bytes, export.report.to_save_report()))
         },
         write: Some(|model, path, options| {
-            super::save_smf(model, path, &options.smf).map(|export| WriteReport::Smf(export.report))
+            save_smf(model, path, &options.smf).map(|export| WriteReport::Smf(export.report))
         }),
     },
     FormatSpec {
@@ -204,7 +266,7 @@ pub static FORMATS: [FormatSpec; 7] = [
                 .map(|export| (export.vrm, export.report.to_save_report()))
         },
         write: Some(|model, path, options| {
-            super::save_vrm(model, path, &options.vrm).map(WriteReport::Vrm)
+            save_vrm(model, path, &options.vrm).map(WriteReport::Vrm)
         }),
     },
     FormatSpec {
@@ -357,7 +419,7 @@ fn loaded(format: FileFormat) -> impl Fn((Model, LoadReport)) -> Loaded {
 }
 
 fn read_mqo(bytes: &[u8], path: Option<&Path>, options: &LoadOptions) -> ReadResult {
-    let import_options = super::mqo_import_options(options);
+    let import_options = mqo_import_options(options);
     // From the path: the `.mqx` side file is looked up next to it.
     let imported = match path {
         Some(path) => mqo::load_mqo_path(path, &import_options)?,
@@ -461,6 +523,7 @@ mod tests {
             expected_extensions(),
             ".pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb, .gltf, .json or .csv"
         );
+        // The error's text lists them as the registry does.
         let error = FileError::UnknownFormat {
             path: "model.txt".into(),
         };
