@@ -248,3 +248,37 @@ pub enum FileError {
     )]
     UnknownFormat { path: PathBuf },
 }
+
+impl FileError {
+    /// A failed read or write of the file at `path` (for `map_err`).
+    pub fn io(path: &std::path::Path) -> impl Fn(std::io::Error) -> Self + '_ {
+        move |source| FileError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+
+    /// The reader's error about the file at `path` (for `map_err`).
+    pub fn read(path: &std::path::Path) -> impl Fn(ReadError) -> Self + '_ {
+        move |source| FileError::Read {
+            path: path.to_owned(),
+            source: Box::new(source),
+        }
+    }
+
+    /// The writer's refusal to write the file at `path` (for `map_err`).
+    pub fn write(path: &std::path::Path) -> impl Fn(WriteError) -> Self + '_ {
+        move |source| FileError::Write {
+            path: path.to_owned(),
+            source: Box::new(source),
+        }
+    }
+
+    /// No format reads the file at `path`.
+    #[must_use]
+    pub fn unknown_format(path: &std::path::Path) -> Self {
+        FileError::UnknownFormat {
+            path: path.to_owned(),
+        }
+    }
+}

@@ -22,21 +22,12 @@ pub fn save_mqo(
         mqo_dir: located.mqo_dir,
         ..options.clone()
     };
-    let export = mqo::write_mqo(model, &options).map_err(|source| FileError::Write {
-        path: path.to_owned(),
-        source: Box::new(source),
-    })?;
+    let export = mqo::write_mqo(model, &options).map_err(FileError::write(path))?;
     if let Some((name, bytes)) = &export.mqx {
         let mqx_path = path.with_file_name(name);
-        write_atomic(&mqx_path, bytes).map_err(|source| FileError::Io {
-            path: mqx_path.clone(),
-            source,
-        })?;
+        write_atomic(&mqx_path, bytes).map_err(FileError::io(&mqx_path))?;
     }
-    write_atomic(path, &export.mqo).map_err(|source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    write_atomic(path, &export.mqo).map_err(FileError::io(path))?;
     Ok(export)
 }
 
@@ -47,14 +38,8 @@ pub fn save_smf(
     path: &Path,
     options: &smf::SmfExportOptions,
 ) -> Result<smf::SmfExport, FileError> {
-    let export = smf::write_smf(model, options).map_err(|source| FileError::Write {
-        path: path.to_owned(),
-        source: Box::new(source),
-    })?;
-    write_atomic(path, &export.bytes).map_err(|source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let export = smf::write_smf(model, options).map_err(FileError::write(path))?;
+    write_atomic(path, &export.bytes).map_err(FileError::io(path))?;
     Ok(export)
 }
 
@@ -65,14 +50,8 @@ pub fn save_csv(
     path: &Path,
     options: &csv::CsvSaveOptions,
 ) -> Result<(), FileError> {
-    let bytes = csv::write_bytes(model, options).map_err(|source| FileError::Write {
-        path: path.to_owned(),
-        source: Box::new(source),
-    })?;
-    write_atomic(path, &bytes).map_err(|source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    })
+    let bytes = csv::write_bytes(model, options).map_err(FileError::write(path))?;
+    write_atomic(path, &bytes).map_err(FileError::io(path))
 }
 
 /// Exports `model` as a VRM 1.0 file at `path`, atomically (nothing is written when the export
@@ -82,13 +61,7 @@ pub fn save_vrm(
     path: &Path,
     options: &vrm::VrmExportOptions,
 ) -> Result<vrm::VrmExportReport, FileError> {
-    let export = vrm::write_vrm(model, options).map_err(|source| FileError::Write {
-        path: path.to_owned(),
-        source: Box::new(source),
-    })?;
-    write_atomic(path, &export.vrm).map_err(|source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let export = vrm::write_vrm(model, options).map_err(FileError::write(path))?;
+    write_atomic(path, &export.vrm).map_err(FileError::io(path))?;
     Ok(export.report)
 }

@@ -45,13 +45,8 @@ pub fn read_file_bytes(
     bytes: &[u8],
     options: &LoadOptions,
 ) -> Result<Loaded, FileError> {
-    let format = FileFormat::detect(path, bytes).ok_or_else(|| FileError::UnknownFormat {
-        path: path.to_owned(),
-    })?;
-    (format.spec().read)(bytes, Some(path), options).map_err(|source| FileError::Read {
-        path: path.to_owned(),
-        source: Box::new(source),
-    })
+    let format = FileFormat::detect(path, bytes).ok_or_else(|| FileError::unknown_format(path))?;
+    (format.spec().read)(bytes, Some(path), options).map_err(FileError::read(path))
 }
 
 /// A PMX file opened for reading straight from the disk ([`pmx::read_file`]) and its length,
@@ -88,18 +83,9 @@ pub struct Summary {
 /// Reads what `pmx-studio info` prints: as [`load_path`], but a PMX file's bulk is only
 /// counted (a 261 MB file is read in a few MB of memory).
 pub fn summarize_path(path: &Path, options: &LoadOptions) -> Result<Summary, FileError> {
-    let io_error = |source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    if let Some((file, len)) = open_pmx(path).map_err(io_error)? {
-        let summary =
-            pmx::read_summary(pmx::SummarySource::File(&file, len), options).map_err(|source| {
-                FileError::Read {
-                    path: path.to_owned(),
-                    source: Box::new(source),
-                }
-            })?;
+    if let Some((file, len)) = open_pmx(path).map_err(FileError::io(path))? {
+        let summary = pmx::read_summary(pmx::SummarySource::File(&file, len), options)
+            .map_err(FileError::read(path))?;
         return Ok(Summary {
             model: summary.model,
             report: summary.report,
@@ -121,17 +107,9 @@ pub fn summarize_path(path: &Path, options: &LoadOptions) -> Result<Summary, Fil
 /// Opens a model file of any supported format. A PMX file is read from the disk through a
 /// small window, never copied into memory whole.
 pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError> {
-    if let Some((file, len)) = open_pmx(path).map_err(|source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    })? {
+    if let Some((file, len)) = open_pmx(path).map_err(FileError::io(path))? {
         let (model, report) =
-            pmx::read_file(&file, len, options, &|_| {}, None).map_err(|source| {
-                FileError::Read {
-                    path: path.to_owned(),
-                    source: Box::new(source),
-                }
-            })?;
+            pmx::read_file(&file, len, options, &|_| {}, None).map_err(FileError::read(path))?;
         return Ok(Loaded {
             model,
             report,
@@ -139,10 +117,7 @@ pub fn load_path(path: &Path, options: &LoadOptions) -> Result<Loaded, FileError
             embedded_files: Vec::new(),
         });
     }
-    let bytes = std::fs::read(path).map_err(|source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let bytes = std::fs::read(path).map_err(FileError::io(path))?;
     read_file_bytes(path, &bytes, options)
 }
 
@@ -161,9 +136,7 @@ pub fn save_path(
     path: &Path,
     options: &SaveOptions,
 ) -> Result<SaveReport, FileError> {
-    let format = FileFormat::from_extension(path).ok_or_else(|| FileError::UnknownFormat {
-        path: path.to_owned(),
-    })?;
+    let format = FileFormat::from_extension(path).ok_or_else(|| FileError::unknown_format(path))?;
     write_path(model, path, format, options).map(|report| report.save_report())
 }
 

@@ -451,16 +451,8 @@ fn read_vrm(bytes: &[u8], path: Option<&Path>, options: &LoadOptions) -> ReadRes
 fn write_pmx(model: &Model, path: &Path, options: &SaveOptions) -> WriteResult {
     atomic(
         path,
-        |file| {
-            pmx::write_file(model, &options.pmx, file).map_err(|source| FileError::Write {
-                path: path.to_owned(),
-                source: Box::new(source),
-            })
-        },
-        |source| FileError::Io {
-            path: path.to_owned(),
-            source,
-        },
+        |file| pmx::write_file(model, &options.pmx, file).map_err(FileError::write(path)),
+        FileError::io(path),
     )
     .map(WriteReport::Saved)
 }
@@ -472,14 +464,8 @@ impl FormatSpec {
         if let Some(write) = self.write {
             return write(model, path, options);
         }
-        let (bytes, report) = (self.encode)(model, options).map_err(|source| FileError::Write {
-            path: path.to_owned(),
-            source: Box::new(source),
-        })?;
-        write_atomic(path, &bytes).map_err(|source| FileError::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+        let (bytes, report) = (self.encode)(model, options).map_err(FileError::write(path))?;
+        write_atomic(path, &bytes).map_err(FileError::io(path))?;
         Ok(WriteReport::Saved(report))
     }
 }
@@ -536,33 +522,28 @@ mod tests {
 
     #[test]
     fn content_decides_before_the_name() {
-        let path = Path::new("model.bin");
-        assert_eq!(FileFormat::detect(path, b"PMX \0\0"), Some(FileFormat::Pmx));
-        assert_eq!(FileFormat::detect(path, b"Pmd\0"), Some(FileFormat::Pmd));
-        assert_eq!(
-            FileFormat::detect(path, b"Metasequoia Document\r\n"),
-            Some(FileFormat::Mqo)
-        );
-        assert_eq!(
-            FileFormat::detect(path, b"glTF\x02\0\0\0"),
-            Some(FileFormat::Vrm)
-        );
-        assert_eq!(
-            FileFormat::detect(path, b" {\"a\":1}"),
-            Some(FileFormat::Json)
-        );
-        assert_eq!(
-            FileFormat::detect(Path::new("avatar.gltf"), b"{\"asset\":{}}"),
-            Some(FileFormat::Vrm)
-        );
-        assert_eq!(
-            FileFormat::detect(path, b";PmxHeader,x"),
-            Some(FileFormat::Csv)
-        );
-        assert_eq!(
-            FileFormat::detect(Path::new("a.pmd"), b""),
-            Some(FileFormat::Pmd)
-        );
-        assert_eq!(FileFormat::detect(path, b"nothing"), None);
+        let cases: [(&str, &[u8], Option<FileFormat>); 9] = [
+            ("model.bin", b"PMX \0\0", Some(FileFormat::Pmx)),
+            ("model.bin", b"Pmd\0", Some(FileFormat::Pmd)),
+            (
+                "model.bin",
+                b"Metasequoia Document\r\n",
+                Some(FileFormat::Mqo),
+            ),
+            ("model.bin", b"glTF\x02\0\0\0", Some(FileFormat::Vrm)),
+            ("model.bin", b" {\"a\":1}", Some(FileFormat::Json)),
+            // A text glTF is JSON told by its name.
+            ("avatar.gltf", b"{\"asset\":{}}", Some(FileFormat::Vrm)),
+            ("model.bin", b";PmxHeader,x", Some(FileFormat::Csv)),
+            ("a.pmd", b"", Some(FileFormat::Pmd)),
+            ("model.bin", b"nothing", None),
+        ];
+        for (name, bytes, expected) in cases {
+            assert_eq!(
+                FileFormat::detect(Path::new(name), bytes),
+                expected,
+                "{name}"
+            );
+        }
     }
 }

@@ -2,11 +2,8 @@
 //! column order). The export writes a copy and leaves the document as it is; File > Import CSV
 //! has no dialog of its own (the native open dialog, then the CSV opens as File > Open does).
 
-use super::dialog::{
-    Choice, Dialog, DialogCx, Outcome, PathField, buttons_row, export_path_warning, fill_path,
-    path_row,
-};
-use crate::command::{BrowsePurpose, Command};
+use super::dialog::{Dialog, DialogCx, Outcome, PathField, export_row, fill_path, path_row};
+use crate::command::BrowsePurpose;
 use crate::document::Document;
 use pmx_core::formats::csv::{CsvEncoding, CsvSaveOptions};
 use pmx_core::formats::{FileFormat, SaveOptions};
@@ -58,26 +55,14 @@ impl Dialog for ExportCsvDialog {
                 lang.tr("dialog.csv_sjis"),
             );
         });
-        let path = export_path_warning(ui, lang, &self.path, FORMAT);
-        match buttons_row(ui, lang, "dialog.export", path.is_some()) {
-            Some(Choice::Confirm) => {
-                if let Some(path) = path {
-                    cx.push(Command::Export {
-                        format: FORMAT,
-                        path,
-                        options: Box::new(SaveOptions {
-                            csv: CsvSaveOptions {
-                                encoding: self.encoding,
-                            },
-                            ..SaveOptions::default()
-                        }),
-                    });
-                }
-                Outcome::Close
-            }
-            Some(Choice::Cancel) => Outcome::Close,
-            None => Outcome::Keep,
-        }
+        let csv = CsvSaveOptions {
+            encoding: self.encoding,
+        };
+        let options = move || SaveOptions {
+            csv,
+            ..SaveOptions::default()
+        };
+        export_row(ui, cx, &self.path, FORMAT, Some(options))
     }
 
     fn browsed(&mut self, purpose: BrowsePurpose, path: &Path) -> bool {

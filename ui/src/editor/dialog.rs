@@ -181,7 +181,7 @@ fn checked_path(
 
 /// An export's path: `text` when it ends in the extension `format` is written with (any
 /// case), otherwise `None` and the warning that says so.
-pub fn export_path_warning(
+fn export_path_warning(
     ui: &mut egui::Ui,
     lang: Language,
     text: &str,
@@ -254,6 +254,64 @@ pub fn options_grid<R>(
         .spacing([12.0, 6.0])
         .show(ui, add_rows)
         .inner
+}
+
+/// [`buttons_row`] as the dialog's outcome: the confirming button, enabled when there is a
+/// `command` to send (built only when it is clicked), sends it and closes; Cancel closes.
+pub fn confirm_row(
+    ui: &mut egui::Ui,
+    cx: &mut DialogCx<'_>,
+    key: &'static str,
+    command: Option<impl FnOnce() -> Command>,
+) -> Outcome {
+    match buttons_row(ui, cx.lang, key, command.is_some()) {
+        Some(Choice::Confirm) => {
+            if let Some(command) = command {
+                cx.push(command());
+            }
+            Outcome::Close
+        }
+        Some(Choice::Cancel) => Outcome::Close,
+        None => Outcome::Keep,
+    }
+}
+
+/// An export dialog's last rows: the warning when the typed path does not end in the
+/// format's extension, then Export and Cancel. Export is enabled when the path is right and
+/// there are `options` (`None`: something in the dialog blocks the export); it sends `format`
+/// written to the path with the options the closure gives.
+pub fn export_row(
+    ui: &mut egui::Ui,
+    cx: &mut DialogCx<'_>,
+    path: &str,
+    format: FileFormat,
+    options: Option<impl FnOnce() -> SaveOptions>,
+) -> Outcome {
+    let path = export_path_warning(ui, cx.lang, path, format);
+    let export = path.zip(options).map(|(path, options)| {
+        move || Command::Export {
+            format,
+            path,
+            options: Box::new(options()),
+        }
+    });
+    confirm_row(ui, cx, "dialog.export", export)
+}
+
+/// A labelled row of choices in an [`options_grid`]: one radio button per `(value, text)`.
+pub fn radio_row<T: PartialEq + Copy>(
+    ui: &mut egui::Ui,
+    label: &str,
+    value: &mut T,
+    choices: &[(T, &str)],
+) {
+    ui.label(label);
+    ui.horizontal(|ui| {
+        for &(choice, text) in choices {
+            ui.radio_value(value, choice, text);
+        }
+    });
+    ui.end_row();
 }
 
 /// An import's target: a new model, or the open one (one undo step), and whether bones are

@@ -6,7 +6,7 @@
 
 use super::dialog::{
     Choice, Dialog, DialogCx, MAX_PROBLEMS_SHOWN, Outcome, PathField, PendingExport, buttons_row,
-    fill_path, folder_text, path_row,
+    fill_path, folder_text, options_grid, path_row, radio_row,
 };
 use crate::command::{BrowsePurpose, Command, PendingAction};
 use crate::document::{Document, LoadFailure, SaveSettings, SourceLoss, file_name};
@@ -260,19 +260,22 @@ fn save_options_ui(
     settings: &mut SaveSettings,
     document: &Document,
 ) {
-    super::dialog::options_grid(ui, "save_as_options", |ui| {
-        ui.label(lang.tr("info.version"));
-        ui.horizontal(|ui| {
-            ui.radio_value(&mut settings.version, PmxVersion::V2_0, "PMX 2.0");
-            ui.radio_value(&mut settings.version, PmxVersion::V2_1, "PMX 2.1");
-        });
-        ui.end_row();
-        ui.label(lang.tr("info.encoding"));
-        ui.horizontal(|ui| {
-            ui.radio_value(&mut settings.encoding, TextEncoding::Utf16, "UTF-16LE");
-            ui.radio_value(&mut settings.encoding, TextEncoding::Utf8, "UTF-8");
-        });
-        ui.end_row();
+    options_grid(ui, "save_as_options", |ui| {
+        radio_row(
+            ui,
+            lang.tr("info.version"),
+            &mut settings.version,
+            &[(PmxVersion::V2_0, "PMX 2.0"), (PmxVersion::V2_1, "PMX 2.1")],
+        );
+        radio_row(
+            ui,
+            lang.tr("info.encoding"),
+            &mut settings.encoding,
+            &[
+                (TextEncoding::Utf16, "UTF-16LE"),
+                (TextEncoding::Utf8, "UTF-8"),
+            ],
+        );
         ui.label(lang.tr("info.index_sizes"));
         ui.horizontal(|ui| {
             ui.radio_value(

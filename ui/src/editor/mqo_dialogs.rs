@@ -3,8 +3,8 @@
 //! what MQO cannot hold, listed before anything is written.
 
 use super::dialog::{
-    Choice, Dialog, DialogCx, MergeChoice, Outcome, PathField, buttons_row, export_path_warning,
-    fill_path, folder_text, import_path_warning, losses_ui, options_grid, path_row,
+    Dialog, DialogCx, MergeChoice, Outcome, PathField, confirm_row, export_row, fill_path,
+    folder_text, import_path_warning, losses_ui, options_grid, path_row, radio_row,
 };
 use crate::command::{BrowsePurpose, Command};
 use crate::document::Document;
@@ -124,20 +124,15 @@ impl Dialog for ImportMqoDialog {
             ui.end_row();
         });
         let path = import_path_warning(ui, lang, &self.path, FORMAT, "dialog.mqo_import_extension");
-        match buttons_row(ui, lang, "dialog.import", path.is_some()) {
-            Some(Choice::Confirm) => {
-                if let Some(path) = path {
-                    cx.push(Command::Import {
-                        path,
-                        options: self.load_options(),
-                        merge: self.target.options(),
-                    });
-                }
-                Outcome::Close
+        let (options, merge) = (self.load_options(), self.target.options());
+        let import = path.map(|path| {
+            move || Command::Import {
+                path,
+                options,
+                merge,
             }
-            Some(Choice::Cancel) => Outcome::Close,
-            None => Outcome::Keep,
-        }
+        });
+        confirm_row(ui, cx, "dialog.import", import)
     }
 
     fn browsed(&mut self, purpose: BrowsePurpose, path: &Path) -> bool {
@@ -161,20 +156,18 @@ impl Dialog for ExportMqoDialog {
         let options = &mut self.options;
         options_grid(ui, "export_mqo_options", |ui| {
             scale_ui(ui, lang, &mut options.units_per_pmx_unit);
-            ui.label(lang.tr("dialog.mqo_objects"));
-            ui.horizontal(|ui| {
-                ui.radio_value(
-                    &mut options.grouping,
-                    MqoObjectGrouping::PerMaterial,
-                    lang.tr("dialog.mqo_per_material"),
-                );
-                ui.radio_value(
-                    &mut options.grouping,
-                    MqoObjectGrouping::PerBone,
-                    lang.tr("dialog.mqo_per_bone"),
-                );
-            });
-            ui.end_row();
+            radio_row(
+                ui,
+                lang.tr("dialog.mqo_objects"),
+                &mut options.grouping,
+                &[
+                    (
+                        MqoObjectGrouping::PerMaterial,
+                        lang.tr("dialog.mqo_per_material"),
+                    ),
+                    (MqoObjectGrouping::PerBone, lang.tr("dialog.mqo_per_bone")),
+                ],
+            );
             ui.label(lang.tr("dialog.mqo_mqx"));
             ui.vertical(|ui| {
                 ui.checkbox(&mut options.bones, lang.tr("dialog.mqo_bones"));
@@ -227,24 +220,12 @@ impl Dialog for ExportMqoDialog {
                 }
             }
         }
-        let path = export_path_warning(ui, lang, &self.path, FORMAT);
-        match buttons_row(ui, lang, "dialog.export", path.is_some() && !blocked) {
-            Some(Choice::Confirm) => {
-                if let Some(path) = path {
-                    cx.push(Command::Export {
-                        format: FORMAT,
-                        path,
-                        options: Box::new(SaveOptions {
-                            mqo: self.options.clone(),
-                            ..SaveOptions::default()
-                        }),
-                    });
-                }
-                Outcome::Close
-            }
-            Some(Choice::Cancel) => Outcome::Close,
-            None => Outcome::Keep,
-        }
+        let mqo = &self.options;
+        let options = move || SaveOptions {
+            mqo: mqo.clone(),
+            ..SaveOptions::default()
+        };
+        export_row(ui, cx, &self.path, FORMAT, (!blocked).then_some(options))
     }
 
     fn browsed(&mut self, purpose: BrowsePurpose, path: &Path) -> bool {

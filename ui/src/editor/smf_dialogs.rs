@@ -4,8 +4,7 @@
 //! not changed: SMF is an export, like MQO.
 
 use super::dialog::{
-    Choice, Dialog, DialogCx, Outcome, PathField, buttons_row, export_path_warning, fill_path,
-    losses_ui, options_grid, path_row,
+    Dialog, DialogCx, Outcome, PathField, export_row, fill_path, losses_ui, options_grid, path_row,
 };
 use crate::command::{BrowsePurpose, Command};
 use crate::document::Document;
@@ -246,25 +245,13 @@ impl Dialog for ExportSmfDialog {
                 }
             }
         }
-        let path = export_path_warning(ui, lang, &export.path, FORMAT);
-        let enabled = path.is_some() && !blocked && options.is_some();
-        match buttons_row(ui, lang, "dialog.export", enabled) {
-            Some(Choice::Confirm) => {
-                if let (Some(path), Some(smf)) = (path, options) {
-                    cx.push(Command::Export {
-                        format: FORMAT,
-                        path,
-                        options: Box::new(SaveOptions {
-                            smf,
-                            ..SaveOptions::default()
-                        }),
-                    });
-                }
-                Outcome::Close
+        let options = options.filter(|_| !blocked).map(|smf| {
+            move || SaveOptions {
+                smf,
+                ..SaveOptions::default()
             }
-            Some(Choice::Cancel) => Outcome::Close,
-            None => Outcome::Keep,
-        }
+        });
+        export_row(ui, cx, &export.path, FORMAT, options)
     }
 
     fn browsed(&mut self, purpose: BrowsePurpose, path: &Path) -> bool {

@@ -4,10 +4,9 @@
 //! document: an export is a copy, with no undo step and no unsaved change.
 
 use super::dialog::{
-    Choice, Dialog, DialogCx, Outcome, PathField, buttons_row, export_path_warning, fill_path,
-    path_row, refusal,
+    Dialog, DialogCx, Outcome, PathField, export_row, fill_path, path_row, refusal,
 };
-use crate::command::{BrowsePurpose, Command};
+use crate::command::BrowsePurpose;
 use crate::document::{Document, file_name};
 use crate::i18n::Language;
 use egui_extras::{Column, TableBuilder};
@@ -582,29 +581,17 @@ impl Dialog for ExportVrmDialog {
             ui.ctx().request_repaint();
         }
 
-        let path = export_path_warning(ui, lang, &export.path, FORMAT);
-        match buttons_row(
+        let options = move || SaveOptions {
+            vrm: options,
+            ..SaveOptions::default()
+        };
+        export_row(
             ui,
-            lang,
-            "dialog.export",
-            path.is_some() && missing.is_empty(),
-        ) {
-            Some(Choice::Confirm) => {
-                if let Some(path) = path {
-                    cx.push(Command::Export {
-                        format: FORMAT,
-                        path,
-                        options: Box::new(SaveOptions {
-                            vrm: options,
-                            ..SaveOptions::default()
-                        }),
-                    });
-                }
-                Outcome::Close
-            }
-            Some(Choice::Cancel) => Outcome::Close,
-            None => Outcome::Keep,
-        }
+            cx,
+            &export.path,
+            FORMAT,
+            missing.is_empty().then_some(options),
+        )
     }
 
     fn browsed(&mut self, purpose: BrowsePurpose, path: &Path) -> bool {

@@ -3,7 +3,7 @@
 //! open one as one undo step. What the import noticed is shown by the load report.
 
 use super::dialog::{
-    Choice, Dialog, DialogCx, MergeChoice, Outcome, PathField, buttons_row, fill_path, folder_text,
+    Dialog, DialogCx, MergeChoice, Outcome, PathField, confirm_row, fill_path, folder_text,
     import_path_warning, options_grid, path_row,
 };
 use crate::command::{BrowsePurpose, Command};
@@ -71,23 +71,23 @@ impl Dialog for ImportVrmDialog {
             self.target.rows_ui(ui, lang, open);
         });
         let path = import_path_warning(ui, lang, &self.path, FORMAT, "dialog.vrm_import_extension");
-        match buttons_row(ui, lang, "dialog.import", path.is_some()) {
-            Some(Choice::Confirm) => {
-                if let Some(path) = path {
-                    cx.push(Command::Import {
-                        path,
-                        options: LoadOptions {
-                            vrm: Some(self.options),
-                            ..LoadOptions::default()
-                        },
-                        merge: self.target.options(),
-                    });
+        let options = LoadOptions {
+            vrm: Some(self.options),
+            ..LoadOptions::default()
+        };
+        let merge = self.target.options();
+        confirm_row(
+            ui,
+            cx,
+            "dialog.import",
+            path.map(|path| {
+                move || Command::Import {
+                    path,
+                    options,
+                    merge,
                 }
-                Outcome::Close
-            }
-            Some(Choice::Cancel) => Outcome::Close,
-            None => Outcome::Keep,
-        }
+            }),
+        )
     }
 
     fn browsed(&mut self, purpose: BrowsePurpose, path: &Path) -> bool {
