@@ -40,7 +40,7 @@ pub use transform::{
 };
 pub use typed::{Element, Field, SetField, Vector, field};
 
-use crate::formats::FileError;
+use crate::formats::error::FileError;
 use crate::i18n::Language;
 use crate::model::refs::RemapError;
 use crate::model::{ElementKind, Model};
