@@ -1250,7 +1250,7 @@ pub(crate) fn step_name(path: &std::path::Path, edit: &QueuedEdit) -> String {
         } if edit.from_setter => match kind.element_kind() {
             Some(kind) => format!(
                 "set {field} of {}",
-                crate::host::counted(indices.len(), kind.name()).0
+                crate::nouns::counted(indices.len(), kind.name()).0
             ),
             None => edit.summary.clone(),
         },
