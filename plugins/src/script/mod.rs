@@ -20,7 +20,9 @@
 //! [`ScriptPlugin::run_with_limits`].
 
 mod engine;
+mod lent;
 mod metadata;
+mod queue;
 mod values;
 
 pub use engine::{
