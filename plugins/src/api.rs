@@ -19,8 +19,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 /// The version of the plugin and script API. A script declares the version it was written
-/// for (`const api_version = 1;`); the host refuses newer ones by name.
-pub const API_VERSION: u32 = 1;
+/// for (`const api_version = 2;`); the host runs every version up to this one, each as it was
+/// made (1: elements as maps and calls by kind name; 2: elements as objects with fields), and
+/// refuses newer ones by name.
+pub const API_VERSION: u32 = 2;
 
 /// Where a plugin is listed in the ツール (Tools) menu.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -12,9 +12,11 @@ use super::lent::{
     list_kind, noun, plural, thousands, to_int, with_model, with_selection,
 };
 use super::queue::{
-    QueuedEdit, RunState, SetValues, Setter, check_item, queue_insert, queue_set, slot,
+    Origin, QueuedEdit, RunState, SetValues, Setter, check_item, queue_insert, queue_set, slot,
 };
+use super::typed;
 use super::values::{dynamic_to_json, index_of, indices_of, json_to_dynamic};
+use super::written::{WRITTEN, Written};
 use super::{ScriptLimits, file_name};
 use crate::api::{Note, PluginContext, PluginError};
 use pmx_core::Model;
@@ -25,6 +27,7 @@ use rhai::{
     AST, Array, Dynamic, Engine, EvalAltResult, FLOAT, INT, ImmutableString, Module,
     NativeCallContext,
 };
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// How deep script functions may call each other (a recursion without an end stops here).
@@ -123,7 +126,7 @@ pub(crate) fn compile_engine() -> Engine {
 }
 
 /// The engine of one run: the compile engine plus the script API, the limits and the stop.
-fn run_engine(state: &Arc<RunState>, options: Dynamic) -> Engine {
+fn run_engine(state: &Arc<RunState>, options: Dynamic, api_version: u32) -> Engine {
     let mut engine = compile_engine();
     engine.set_max_operations(state.limits.max_operations);
     {
@@ -156,9 +159,12 @@ fn run_engine(state: &Arc<RunState>, options: Dynamic) -> Engine {
         Err(fail("sleep is not available in scripts"))
     });
 
-    register_model(&mut engine);
+    register_model(&mut engine, api_version);
     register_selection(&mut engine);
     register_edits(&mut engine, state);
+    if api_version >= 2 {
+        typed::register(&mut engine, state);
+    }
 
     let mut globals = Module::new();
     globals.set_var("model", ModelView);
@@ -167,7 +173,9 @@ fn run_engine(state: &Arc<RunState>, options: Dynamic) -> Engine {
     engine
 }
 
-fn register_model(engine: &mut Engine) {
+/// `model` in a script: version 1's calls, and in version 2 its lists of elements and the header
+/// and info as places.
+fn register_model(engine: &mut Engine, api_version: u32) {
     engine.register_type_with_name::<ModelView>("Model");
     engine.register_fn("to_string", |_: &mut ModelView| -> ScriptResult<String> {
         with_model(|model| {
@@ -221,12 +229,14 @@ fn register_model(engine: &mut Engine) {
         "get",
         |_: &mut ModelView, path: &str| -> ScriptResult<Dynamic> { at_path(path) },
     );
-    engine.register_get("header", |_: &mut ModelView| -> ScriptResult<Dynamic> {
-        field_of("header", 0, "")
-    });
-    engine.register_get("info", |_: &mut ModelView| -> ScriptResult<Dynamic> {
-        field_of("info", 0, "")
-    });
+    if api_version < 2 {
+        engine.register_get("header", |_: &mut ModelView| -> ScriptResult<Dynamic> {
+            field_of("header", 0, "")
+        });
+        engine.register_get("info", |_: &mut ModelView| -> ScriptResult<Dynamic> {
+            field_of("info", 0, "")
+        });
+    }
     macro_rules! finder {
         ($($name:literal => $kind:expr),*) => {$(
             engine.register_fn($name, |_: &mut ModelView, name: &str| -> ScriptResult<INT> {
@@ -317,7 +327,7 @@ fn register_edits(engine: &mut Engine, state: &Arc<RunState>) {
             let mut queue = run.queue();
             let slot = queue.edits.len() - 1;
             if let Some(edit) = queue.edits.last_mut() {
-                edit.from_setter = true;
+                edit.origin = Origin::Setter;
             }
             Ok(Setter { slot, kind, field })
         },
@@ -583,14 +593,18 @@ pub(crate) struct RunResult {
 pub(crate) fn run(
     ast: &AST,
     file: &str,
+    api_version: u32,
     cx: &PluginContext<'_>,
     limits: &ScriptLimits,
 ) -> Result<RunResult, PluginError> {
     let state = Arc::new(RunState::new(limits, cx.model));
     let options = json_to_dynamic(&cx.options.to_json());
-    let engine = run_engine(&state, options);
+    let engine = run_engine(&state, options, api_version);
+    let written = RefCell::new(Written::default());
     let result = MODEL.set(cx.model, || {
-        SELECTION.set(cx.selection, || engine.run_ast(ast))
+        SELECTION.set(cx.selection, || {
+            WRITTEN.set(&written, || engine.run_ast(ast))
+        })
     });
     drop(engine);
     match result {
@@ -604,7 +618,7 @@ pub(crate) fn run(
         .edits
         .into_iter()
         .filter(|edit| {
-            !(edit.from_setter
+            !(edit.origin == Origin::Setter
                 && matches!(&edit.op, EditOp::Set { indices, .. } if indices.is_empty()))
         })
         .collect();
@@ -726,7 +740,7 @@ pub(crate) fn step_name(path: &std::path::Path, edit: &QueuedEdit) -> String {
             indices,
             field,
             ..
-        } if edit.from_setter => match kind.element_kind() {
+        } if edit.origin.grows() => match kind.element_kind() {
             Some(kind) => format!(
                 "set {field} of {}",
                 crate::nouns::counted(indices.len(), kind.name()).0

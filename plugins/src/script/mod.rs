@@ -22,8 +22,11 @@
 mod engine;
 mod lent;
 mod metadata;
+mod objects;
 mod queue;
+mod typed;
 mod values;
+mod written;
 
 pub use engine::{
     MAX_ARRAY_ITEMS, MAX_CALL_LEVELS, MAX_EXPR_DEPTH, MAX_FUNCTION_EXPR_DEPTH, MAX_MAP_ENTRIES,
@@ -114,6 +117,8 @@ pub fn default_scripts_folder() -> Option<PathBuf> {
 pub struct ScriptPlugin {
     path: PathBuf,
     info: PluginInfo,
+    /// The script API version the script declares (`const api_version = 2;`).
+    api_version: u32,
     ast: Arc<AST>,
     limits: ScriptLimits,
 }
@@ -123,6 +128,7 @@ impl std::fmt::Debug for ScriptPlugin {
         f.debug_struct("ScriptPlugin")
             .field("path", &self.path)
             .field("id", &self.info.id)
+            .field("api_version", &self.api_version)
             .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
@@ -166,10 +172,11 @@ impl ScriptPlugin {
                 .compile(source)
                 .map_err(|error| engine::parse_error(&file, &error))
         })??;
-        let info = metadata::read_info(&file, &stem, &ast)?;
+        let (info, api_version) = metadata::read_info(&file, &stem, &ast)?;
         Ok(Self {
             path,
             info,
+            api_version,
             ast: Arc::new(ast),
             limits: ScriptLimits::default(),
         })
@@ -187,6 +194,12 @@ impl ScriptPlugin {
     #[must_use]
     pub fn limits(&self) -> &ScriptLimits {
         &self.limits
+    }
+
+    /// The script API version the script declares: 1, or 2 for elements as objects.
+    #[must_use]
+    pub fn api_version(&self) -> u32 {
+        self.api_version
     }
 
     #[must_use]
@@ -211,7 +224,8 @@ impl ScriptPlugin {
             options: &options,
             ..*cx
         };
-        let result = on_script_thread(|| engine::run(&self.ast, &file, &cx, limits))??;
+        let result =
+            on_script_thread(|| engine::run(&self.ast, &file, self.api_version, &cx, limits))??;
         let mut batch = EditBatch::new();
         for edit in result.edits {
             let what = engine::step_name(&self.path, &edit);

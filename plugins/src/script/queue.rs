@@ -26,8 +26,26 @@ pub(crate) struct QueuedEdit {
     pub column: usize,
     /// One line for the preview: "set name_en of 2 bones".
     pub summary: String,
-    /// Filled by a [`Setter`] (dropped when it stays empty).
-    pub from_setter: bool,
+    pub origin: Origin,
+}
+
+/// What queued an edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// A call that queues one whole edit (`set`, `insert`, ...).
+    Call,
+    /// A [`Setter`], filled after it was queued (dropped when it stays empty).
+    Setter,
+    /// Assignments to one field of successive elements (`bone.name = ...` in a loop), which
+    /// become one set edit as a setter's values do.
+    Assignment,
+}
+
+impl Origin {
+    /// Whether the edit took values after it was queued (its summary counts them at the end).
+    pub(crate) fn grows(self) -> bool {
+        self != Origin::Call
+    }
 }
 
 #[derive(Debug, Default)]
@@ -132,12 +150,7 @@ impl RunState {
                 thousands(self.limits.max_edits)
             )));
         }
-        if queue.bytes.saturating_add(bytes) > self.limits.max_queued_bytes {
-            return Err(fail(format!(
-                "too much data: the queued edits would hold more than {} MB",
-                self.limits.max_queued_bytes >> 20
-            )));
-        }
+        self.check_bytes(&queue, bytes)?;
         queue.bytes += bytes;
         let position = context.call_position();
         queue.edits.push(QueuedEdit {
@@ -145,8 +158,82 @@ impl RunState {
             line: position.line().unwrap_or(0),
             column: position.position().unwrap_or(0),
             summary,
-            from_setter: false,
+            origin: Origin::Call,
         });
+        Ok(())
+    }
+
+    /// Refuses `bytes` more when the queue would hold more than its limit.
+    fn check_bytes(&self, queue: &Queue, bytes: usize) -> ScriptResult<()> {
+        if queue.bytes.saturating_add(bytes) > self.limits.max_queued_bytes {
+            return Err(fail(format!(
+                "too much data: the queued edits would hold more than {} MB",
+                self.limits.max_queued_bytes >> 20
+            )));
+        }
+        Ok(())
+    }
+
+    /// Queues `path` of element `index` of `target` = `value`, assigned by the script
+    /// (`bone.name = "頭"`): checked as `set` is, where it is assigned. Assignments to the same
+    /// field of elements in increasing order (a loop) join the one set edit the first one
+    /// queued, so a loop over a million vertices is one edit, not a million.
+    pub(crate) fn push_assignment(
+        &self,
+        context: &NativeCallContext<'_>,
+        target: EditTarget,
+        index: usize,
+        path: &FieldPath,
+        value: Value,
+        bytes: usize,
+    ) -> ScriptResult<()> {
+        let field = path.to_string();
+        check_set(target, &[index], &field, &value).map_err(fail)?;
+        {
+            let mut guard = self.queue();
+            self.check_bytes(&guard, bytes)?;
+            let queue = &mut *guard;
+            if let Some(QueuedEdit {
+                op:
+                    EditOp::Set {
+                        kind,
+                        indices,
+                        field: queued_field,
+                        values: Some(values),
+                        ..
+                    },
+                origin: Origin::Assignment,
+                ..
+            }) = queue.edits.last_mut()
+                && *kind == target
+                && *queued_field == field
+                && indices.last().is_some_and(|&last| last < index)
+            {
+                indices.push(index);
+                values.push(value);
+                queue.bytes += bytes;
+                return Ok(());
+            }
+        }
+        let (indices, summary) = match target.element_kind() {
+            Some(kind) => (vec![index], format!("set {field} of 1 {}", kind.name())),
+            None => (Vec::new(), format!("set {} {field}", target.name())),
+        };
+        self.push(
+            context,
+            EditOp::Set {
+                kind: target,
+                indices,
+                field,
+                value: None,
+                values: Some(vec![value]),
+            },
+            bytes,
+            summary,
+        )?;
+        if let Some(edit) = self.queue().edits.last_mut() {
+            edit.origin = Origin::Assignment;
+        }
         Ok(())
     }
 
@@ -179,12 +266,7 @@ impl RunState {
             check_set(setter.kind.into(), &[index], &setter.field, &value).map_err(fail)?;
             queue = self.queue();
         }
-        if queue.bytes.saturating_add(bytes) > self.limits.max_queued_bytes {
-            return Err(fail(format!(
-                "too much data: the queued edits would hold more than {} MB",
-                self.limits.max_queued_bytes >> 20
-            )));
-        }
+        self.check_bytes(&queue, bytes)?;
         queue.bytes += bytes;
         if let Some(EditOp::Set {
             indices,
