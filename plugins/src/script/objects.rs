@@ -202,6 +202,28 @@ macro_rules! leaves {
             as_type!(Text);
             Read::Json(json.clone())
         }
+
+        /// `json` in the model's own JSON form for a leaf of `witness`'s type (`1` for a float
+        /// field becomes `1.0`, `0.1` the `f32` nearest it); `None` for other types, or when it
+        /// does not parse (the queued edit's check says why).
+        fn canonical_leaf(witness: &dyn Reflect, json: &Value) -> Option<Value> {
+            let any = witness.as_any();
+            macro_rules! as_type {
+                ($ty:ty) => {
+                    if any.is::<$ty>() {
+                        return <$ty as FieldType>::from_json(json).ok().map(|value| value.to_json());
+                    }
+                };
+            }
+            as_type!(f32);
+            $(as_type!($number);)*
+            as_type!(VertexIdx);
+            $(as_type!(Option<$reference>);)*
+            as_type!(BoneFlags);
+            as_type!(DrawFlags);
+            as_type!(SoftBodyFlags);
+            None
+        }
     };
 }
 
@@ -209,6 +231,46 @@ leaves!(
     numbers: [u8, u16, u32, i32],
     references: [BoneIdx, TextureIdx, MaterialIdx, MorphIdx, RigidBodyIdx]
 );
+
+/// `json` in the model's JSON form for a value of `witness`'s type, leaf by leaf (lists take
+/// their items' type from the model's list; what the model has no place for stays as it is).
+fn canonical(witness: &dyn Reflect, json: Value) -> Value {
+    if shape(witness) != Shape::Composite {
+        return canonical_leaf(witness, &json).unwrap_or(json);
+    }
+    match json {
+        Value::Array(items) => {
+            let last = witness.list_len().map(|len| len.saturating_sub(1));
+            Value::Array(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(position, item)| {
+                        let position = last.map_or(position, |last| position.min(last));
+                        match witness.child(&Segment::Index(position)) {
+                            Some(child) => canonical(child, item),
+                            None => item,
+                        }
+                    })
+                    .collect(),
+            )
+        }
+        Value::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .map(|(key, item)| {
+                    let child = witness.child(&Segment::Field(Cow::Owned(key.clone())));
+                    let item = match child {
+                        Some(child) => canonical(child, item),
+                        None => item,
+                    };
+                    (key, item)
+                })
+                .collect(),
+        ),
+        other => other,
+    }
+}
 
 /// A node of the lent model a place names.
 enum Node<'m> {
@@ -625,6 +687,19 @@ impl Place {
                     Shape::Flags | Shape::Composite => Read::Place(self.clone()),
                 }),
             }
+        })
+    }
+
+    /// `json`, about to be assigned here, in the model's JSON form for this place (numbers in
+    /// the field's type, a float rounded to `f32`), so that the queued edit and the script's
+    /// later reads hold what the model will.
+    pub(crate) fn canonical(&self, json: Value) -> Value {
+        if !MODEL.is_set() {
+            return json;
+        }
+        MODEL.with(|model| match node_at(model, self) {
+            Some(Node::Value(node)) => canonical(node, json),
+            _ => json,
         })
     }
 

@@ -29,6 +29,52 @@ pub(crate) struct QueuedEdit {
     pub origin: Origin,
 }
 
+/// How many of the last queued edits an assignment looks through for the edit it joins.
+const JOIN_LOOKBACK: usize = 8;
+
+/// The queued edit an assignment of `field` of element `index` of `target` joins: an
+/// assignment edit of the same field, among the last ones queued, whose elements all come
+/// before `index`, with nothing between them that the order matters to (an edit of another
+/// kind, or of a field inside this one or around it).
+fn joinable(edits: &[QueuedEdit], target: EditTarget, index: usize, field: &str) -> Option<usize> {
+    for (position, edit) in edits.iter().enumerate().rev().take(JOIN_LOOKBACK) {
+        let EditOp::Set {
+            kind,
+            indices,
+            field: queued,
+            values: Some(_),
+            ..
+        } = &edit.op
+        else {
+            return None;
+        };
+        if edit.origin != Origin::Assignment {
+            return None;
+        }
+        if *kind != target {
+            continue;
+        }
+        if queued == field {
+            return (target.element_kind().is_some()
+                && indices.last().is_some_and(|&last| last < index))
+            .then_some(position);
+        }
+        if overlaps(queued, field) {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether one field path is inside the other (or they are the same).
+fn overlaps(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    long.starts_with(short)
+        && (short.is_empty()
+            || long.len() == short.len()
+            || matches!(long.as_bytes().get(short.len()), Some(b'.' | b'[')))
+}
+
 /// What queued an edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Origin {
@@ -177,7 +223,8 @@ impl RunState {
     /// Queues `path` of element `index` of `target` = `value`, assigned by the script
     /// (`bone.name = "頭"`): checked as `set` is, where it is assigned. Assignments to the same
     /// field of elements in increasing order (a loop) join the one set edit the first one
-    /// queued, so a loop over a million vertices is one edit, not a million.
+    /// queued ([`joinable`]), so a loop over a million vertices is one edit per field it
+    /// assigns, not a million.
     pub(crate) fn push_assignment(
         &self,
         context: &NativeCallContext<'_>,
@@ -193,21 +240,12 @@ impl RunState {
             let mut guard = self.queue();
             self.check_bytes(&guard, bytes)?;
             let queue = &mut *guard;
-            if let Some(QueuedEdit {
-                op:
-                    EditOp::Set {
-                        kind,
-                        indices,
-                        field: queued_field,
-                        values: Some(values),
-                        ..
-                    },
-                origin: Origin::Assignment,
-                ..
-            }) = queue.edits.last_mut()
-                && *kind == target
-                && *queued_field == field
-                && indices.last().is_some_and(|&last| last < index)
+            if let Some(edit) = joinable(&queue.edits, target, index, &field)
+                && let Some(EditOp::Set {
+                    indices,
+                    values: Some(values),
+                    ..
+                }) = queue.edits.get_mut(edit).map(|edit| &mut edit.op)
             {
                 indices.push(index);
                 values.push(value);
@@ -514,4 +552,20 @@ pub(crate) fn queue_insert(
     )?;
     run.queue().counts[slot(kind)] += 1;
     Ok(to_int(index))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_overlap_when_one_is_inside_the_other() {
+        assert!(overlaps("position", "position.y"));
+        assert!(overlaps("position.y", "position"));
+        assert!(overlaps("ik.links[0].bone", "ik.links"));
+        assert!(overlaps("", "uv.x"));
+        assert!(overlaps("uv", "uv"));
+        assert!(!overlaps("position", "position2"));
+        assert!(!overlaps("uv.x", "uv.y"));
+    }
 }

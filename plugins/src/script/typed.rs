@@ -68,7 +68,7 @@ fn field_value(
         Some(json) => json,
         None => dynamic_to_json(value, &mut bytes).map_err(fail)?,
     };
-    Ok(Some((json, bytes)))
+    Ok(Some((place.canonical(json), bytes)))
 }
 
 /// Queues `place` = `json` and keeps it for the script's later reads.
