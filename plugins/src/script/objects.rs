@@ -450,7 +450,8 @@ impl Place {
     }
 
     fn child(&self, segment: Segment) -> Place {
-        let mut segments = self.path.segments().to_vec();
+        let mut segments = Vec::with_capacity(self.path.segments().len() + 1);
+        segments.extend_from_slice(self.path.segments());
         segments.push(segment);
         Place {
             target: self.target,
@@ -471,53 +472,91 @@ impl Place {
     /// What `self.name` or `self[i]` names.
     pub(crate) fn locate(&self, step: Step<'_>) -> Result<Located, String> {
         with_lent(|model, written| {
-            let node = node_at(model, self);
-            if let Some((set, _)) = node.as_ref().and_then(Node::value).and_then(FlagSet::of) {
-                let Step::Name(name) = step else {
-                    return Err(format!(
-                        "{} is a set of flags, read by name ({})",
-                        self.describe(),
-                        set.names().join(", ")
-                    ));
-                };
-                return set
-                    .bit(name)
-                    .map(|bit| Located::Flag {
-                        flags: self.clone(),
-                        flag: Flag { set, bit },
-                    })
-                    .ok_or_else(|| {
-                        format!(
-                            "{} has no flag `{name}` (flags: {})",
-                            self.describe(),
-                            set.names().join(", ")
-                        )
-                    });
+            self.locate_in(model, written, step)
+                .map(|(located, _)| located)
+        })
+    }
+
+    /// The value of `self.name` or `self[i]`: read in one walk from the model's root to the
+    /// place and one step on.
+    pub(crate) fn get(&self, step: Step<'_>) -> Result<Read, String> {
+        with_lent(|model, written| {
+            let (located, node) = self.locate_in(model, written, step)?;
+            match located {
+                Located::Field { place, .. } => place.read_in(written, node),
+                Located::Flag { flags, flag } => flags
+                    .flag_bits_in(written, node, flag.set)
+                    .map(|bits| Read::Value(Dynamic::from_bool(bits & flag.bit != 0))),
+                Located::Fixed { value, .. } => Ok(Read::Json(value)),
             }
-            let segment = match step {
-                Step::Index(index) => self.item_segment(model, written, node.as_ref(), index)?,
-                Step::Name(name) => {
-                    if let Some(fixed) = self.fixed(model, written, node.as_ref(), name)? {
-                        return Ok(fixed);
-                    }
-                    match self.field_segment(node.as_ref(), name)? {
-                        Some(segment) => segment,
-                        // A texture is its path: `texture.path` is the element itself.
-                        None => {
-                            return Ok(Located::Field {
-                                place: self.clone(),
-                                refers: false,
-                            });
-                        }
+        })
+    }
+
+    /// What a step names, with the model's node there (for a flag: the flag set's node).
+    fn locate_in<'m>(
+        &self,
+        model: &'m Model,
+        written: &Written,
+        step: Step<'_>,
+    ) -> Result<(Located, Option<Node<'m>>), String> {
+        let node = node_at(model, self);
+        if let Some((set, _)) = node.as_ref().and_then(Node::value).and_then(FlagSet::of) {
+            let Step::Name(name) = step else {
+                return Err(format!(
+                    "{} is a set of flags, read by name ({})",
+                    self.describe(),
+                    set.names().join(", ")
+                ));
+            };
+            let bit = set.bit(name).ok_or_else(|| {
+                format!(
+                    "{} has no flag `{name}` (flags: {})",
+                    self.describe(),
+                    set.names().join(", ")
+                )
+            })?;
+            let flag = Located::Flag {
+                flags: self.clone(),
+                flag: Flag { set, bit },
+            };
+            return Ok((flag, node));
+        }
+        let segment = match step {
+            Step::Index(index) => self.item_segment(model, written, node.as_ref(), index)?,
+            Step::Name(name) => {
+                if let Some(fixed) = self.fixed(model, written, node.as_ref(), name)? {
+                    return Ok((fixed, None));
+                }
+                match self.field_segment(node.as_ref(), name)? {
+                    Some(segment) => segment,
+                    // A texture is its path: `texture.path` is the element itself.
+                    None => {
+                        let field = Located::Field {
+                            place: self.clone(),
+                            refers: false,
+                        };
+                        return Ok((field, node));
                     }
                 }
-            };
-            let place = self.child(segment);
-            let refers = node_at(model, &place)
-                .and_then(|node| node.value())
-                .is_some_and(is_reference);
-            Ok(Located::Field { place, refers })
-        })
+            }
+        };
+        let place = self.child(segment);
+        // One step down from the node already found; a vertex's additional UVs live in
+        // lists of their own, found from the root.
+        let child = match (
+            node.as_ref().and_then(Node::value),
+            place.path.segments().last(),
+        ) {
+            (Some(parent), Some(segment)) if !is_uv_channels(&place) => {
+                parent.child(segment).map(Node::Value)
+            }
+            _ => node_at(model, &place),
+        };
+        let refers = child
+            .as_ref()
+            .and_then(Node::value)
+            .is_some_and(is_reference);
+        Ok((Located::Field { place, refers }, child))
     }
 
     /// The step `[index]`, checked against the list's length (as the script wrote it, where
@@ -582,12 +621,13 @@ impl Place {
         if self.target == EditTarget::Vertex && self.path.is_whole() && name == "additional_uvs" {
             return Ok(Some(named(name)));
         }
-        if node.child(&named(name)).is_some() {
-            return Ok(Some(named(name)));
+        let segment = named(name);
+        if node.child(&segment).is_some() {
+            return Ok(Some(segment));
         }
-        let japanese = format!("{name}_ja");
-        if node.child(&named(&japanese)).is_some() {
-            return Ok(Some(named(&japanese)));
+        let japanese = named(&format!("{name}_ja"));
+        if node.child(&japanese).is_some() {
+            return Ok(Some(japanese));
         }
         let mut fields = Vec::new();
         node.for_each_child(&mut |segment, _| {
@@ -649,45 +689,43 @@ impl Place {
         Ok(None)
     }
 
-    /// The value at this place: one value, or this place again when it holds several.
-    pub(crate) fn read(&self) -> Result<Read, String> {
-        with_lent(|model, written| {
-            let node = node_at(model, self);
-            let witness = node.as_ref().and_then(Node::value);
-            let covering = if written.touches(self.target) {
-                written.covering(self.target, self.index, &self.path)
-            } else {
-                None
-            };
-            if let Some(covering) = covering {
-                let json = json_at(covering.value, covering.below).ok_or_else(|| {
-                    format!(
-                        "{} is not in what the script assigned above it",
-                        self.describe()
-                    )
-                })?;
-                let container = json.is_array() || json.is_object();
-                return Ok(match witness {
-                    Some(witness)
-                        if shape(witness) == Shape::Flags
-                            || (shape(witness) == Shape::Composite && container) =>
-                    {
-                        Read::Place(self.clone())
-                    }
-                    Some(witness) => parsed_leaf(witness, json),
-                    None if container => Read::Place(self.clone()),
-                    None => Read::Json(json.clone()),
-                });
-            }
-            match node {
-                None => Err(format!("{} is not in the model", self.describe())),
-                Some(Node::UvChannels(_)) => Ok(Read::Place(self.clone())),
-                Some(Node::Value(node)) => Ok(match shape(node) {
-                    Shape::Leaf => leaf_value(node),
-                    Shape::Flags | Shape::Composite => Read::Place(self.clone()),
-                }),
-            }
-        })
+    /// The value at this place, whose node in the model is `node`: one value, or this place
+    /// again when it holds several.
+    fn read_in(&self, written: &Written, node: Option<Node<'_>>) -> Result<Read, String> {
+        let witness = node.as_ref().and_then(Node::value);
+        let covering = if written.touches(self.target) {
+            written.covering(self.target, self.index, &self.path)
+        } else {
+            None
+        };
+        if let Some(covering) = covering {
+            let json = json_at(covering.value, covering.below).ok_or_else(|| {
+                format!(
+                    "{} is not in what the script assigned above it",
+                    self.describe()
+                )
+            })?;
+            let container = json.is_array() || json.is_object();
+            return Ok(match witness {
+                Some(witness)
+                    if shape(witness) == Shape::Flags
+                        || (shape(witness) == Shape::Composite && container) =>
+                {
+                    Read::Place(self.clone())
+                }
+                Some(witness) => parsed_leaf(witness, json),
+                None if container => Read::Place(self.clone()),
+                None => Read::Json(json.clone()),
+            });
+        }
+        match node {
+            None => Err(format!("{} is not in the model", self.describe())),
+            Some(Node::UvChannels(_)) => Ok(Read::Place(self.clone())),
+            Some(Node::Value(node)) => Ok(match shape(node) {
+                Shape::Leaf => leaf_value(node),
+                Shape::Flags | Shape::Composite => Read::Place(self.clone()),
+            }),
+        }
     }
 
     /// `json`, about to be assigned here, in the model's JSON form for this place (numbers in
@@ -705,18 +743,26 @@ impl Place {
 
     /// The bits of the flag set at this place, with the script's assignments.
     pub(crate) fn flag_bits(&self, set: FlagSet) -> Result<u32, String> {
-        with_lent(
-            |model, written| match written.covering(self.target, self.index, &self.path) {
-                Some(covering) => json_at(covering.value, covering.below)
-                    .ok_or_else(|| format!("{} is not in the model", self.describe()))
-                    .and_then(|json| set.parse(json)),
-                None => node_at(model, self)
-                    .and_then(|node| node.value())
-                    .and_then(FlagSet::of)
-                    .map(|(_, bits)| bits)
-                    .ok_or_else(|| format!("{} is not a set of flags", self.describe())),
-            },
-        )
+        with_lent(|model, written| self.flag_bits_in(written, node_at(model, self), set))
+    }
+
+    fn flag_bits_in(
+        &self,
+        written: &Written,
+        node: Option<Node<'_>>,
+        set: FlagSet,
+    ) -> Result<u32, String> {
+        match written.covering(self.target, self.index, &self.path) {
+            Some(covering) => json_at(covering.value, covering.below)
+                .ok_or_else(|| format!("{} is not in the model", self.describe()))
+                .and_then(|json| set.parse(json)),
+            None => node
+                .as_ref()
+                .and_then(Node::value)
+                .and_then(FlagSet::of)
+                .map(|(_, bits)| bits)
+                .ok_or_else(|| format!("{} is not a set of flags", self.describe())),
+        }
     }
 
     /// The number of items of a list place.

@@ -30,14 +30,7 @@ fn to_dynamic(read: Read) -> Dynamic {
 }
 
 fn get(place: &Place, step: Step<'_>) -> ScriptResult<Dynamic> {
-    match place.locate(step).map_err(fail)? {
-        Located::Field { place, .. } => place.read().map(to_dynamic).map_err(fail),
-        Located::Flag { flags, flag } => {
-            let bits = flags.flag_bits(flag.set).map_err(fail)?;
-            Ok(Dynamic::from_bool(bits & flag.bit != 0))
-        }
-        Located::Fixed { value, .. } => Ok(json_to_dynamic(&value)),
-    }
+    place.get(step).map(to_dynamic).map_err(fail)
 }
 
 /// `value` for a field that refers to another element: -1 or `()` is none, an element is its
