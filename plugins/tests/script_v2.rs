@@ -538,3 +538,126 @@ fn reading_every_vertex_of_a_million_reads_no_copy() {
         "{sum} {expected}"
     );
 }
+
+fn example(name: &str) -> ScriptPlugin {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../resources/scripts")
+        .join(name);
+    ScriptPlugin::load(path).unwrap_or_else(|error| panic!("{error}"))
+}
+
+fn is_centre(bone: &pmx_core::model::Bone) -> bool {
+    let name = bone.name_ja.as_str();
+    !name.contains('左') && !name.contains('右')
+}
+
+/// What snap_centre_bones.rhai must do to `model`: each bone's position and tail offset after it.
+fn snapped(model: &Model, tolerance: f32) -> Vec<(f32, f32)> {
+    model
+        .bones
+        .iter()
+        .map(|bone| {
+            let x = bone.position.x;
+            if is_centre(bone) && x != 0.0 && x.abs() <= tolerance {
+                let tail = if bone.flags.contains(BoneFlags::TAIL_IS_BONE) {
+                    bone.tail_offset.x
+                } else {
+                    0.0
+                };
+                (0.0, tail)
+            } else {
+                (x, bone.tail_offset.x)
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn snap_centre_bones_moves_the_centre_bones_a_little_off_and_names_the_far_ones() {
+    let plugin = example("snap_centre_bones.rhai");
+    assert_eq!(plugin.api_version(), 2);
+    assert_eq!(plugin.info().id, "script:snap_centre_bones");
+    let mut model = sample_model();
+    let find = |model: &Model, name: &str| {
+        model
+            .bones
+            .iter()
+            .position(|bone| bone.name_ja.as_str() == name)
+            .unwrap()
+    };
+    let upper = find(&model, "上半身");
+    let head = find(&model, "頭");
+    let arm = find(&model, "左腕");
+    model.bones[upper].position.x = 0.01;
+    model.bones[upper].flags -= BoneFlags::TAIL_IS_BONE;
+    model.bones[upper].tail_offset.x = 0.02;
+    model.bones[head].position.x = 1.0;
+    let arm_before = model.bones[arm].clone();
+
+    let output = run_on(&plugin, &model).unwrap();
+    assert_eq!(
+        notes(&output),
+        [
+            "1 centre bones moved onto X = 0.",
+            "1 centre bones are farther off than 0.05 and stay: [\"頭\"]"
+        ]
+    );
+    let (steps, after) = steps_and_result(&plugin, &model);
+    assert_eq!(
+        steps,
+        [
+            "set position.x of 1 bone (snap_centre_bones.rhai:33:18)",
+            "set tail_offset.x of 1 bone (snap_centre_bones.rhai:35:25)"
+        ]
+    );
+    assert_eq!(after.bones[upper].position.x, 0.0);
+    assert_eq!(after.bones[upper].tail_offset.x, 0.0);
+    assert_eq!(after.bones[head], model.bones[head]);
+    assert_eq!(after.bones[arm], arm_before);
+    let expected = snapped(&model, 0.05);
+    for (index, bone) in after.bones.iter().enumerate() {
+        assert_eq!(
+            (bone.position.x, bone.tail_offset.x),
+            expected[index],
+            "bone {index}"
+        );
+    }
+}
+
+#[test]
+fn snap_centre_bones_on_gene() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/pmx/pmxeditor_gene_cc_by.pmx");
+    if !path.is_file() {
+        println!("skipped: corpus file {} is absent", path.display());
+        return;
+    }
+    let model = pmx_core::formats::load_path(&path, &pmx_core::formats::LoadOptions::default())
+        .unwrap()
+        .model;
+    let plugin = example("snap_centre_bones.rhai");
+    let expected = snapped(&model, 0.05);
+    let moved = expected
+        .iter()
+        .zip(&model.bones)
+        .filter(|((x, _), bone)| *x != bone.position.x)
+        .count();
+    let output = run_on(&plugin, &model).unwrap();
+    println!("{:?}", notes(&output));
+    assert_eq!(
+        notes(&output)[0],
+        format!("{moved} centre bones moved onto X = 0.")
+    );
+    if moved == 0 {
+        assert!(output.batch.is_empty());
+        return;
+    }
+    let (_, after) = steps_and_result(&plugin, &model);
+    for (index, bone) in after.bones.iter().enumerate() {
+        assert_eq!(
+            (bone.position.x, bone.tail_offset.x),
+            expected[index],
+            "bone {index}"
+        );
+    }
+}
