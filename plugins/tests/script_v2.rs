@@ -661,3 +661,53 @@ fn snap_centre_bones_on_gene() {
         );
     }
 }
+
+#[test]
+fn elements_and_fields_take_other_elements_values() {
+    let model = sample_model();
+    let plugin = v2(r#"
+model.bones[3] = model.bones[2];
+model.vertices[1].position = model.vertices[0].position;
+model.vertices[2].normal = [0, 1, 0];
+let frame = model.display_frames[0];
+note(`${model.bones[3].name} ${model.vertices[1].position.x == model.vertices[0].position.x} ${model.textures.len()}`);
+model.bones[5].parent = model.bones.find("センター");
+model.bones[6].parent = ();
+"#);
+    let output = run_on(&plugin, &model).unwrap();
+    assert_eq!(
+        notes(&output),
+        [format!(
+            "{} true {}",
+            model.bones[2].name_ja.as_str(),
+            model.textures.len()
+        )]
+    );
+    let (steps, after) = steps_and_result(&plugin, &model);
+    assert_eq!(
+        steps,
+        [
+            "set 1 bone (v2.rhai:3:12)",
+            "set position of 1 vertex (v2.rhai:4:18)",
+            "set normal of 1 vertex (v2.rhai:5:18)",
+            // Both parents in one edit: successive bones, one field.
+            "set parent of 2 bones (v2.rhai:8:15)"
+        ]
+    );
+    assert_eq!(after.bones[3], model.bones[2]);
+    assert_eq!(after.vertices[1].position, model.vertices[0].position);
+    assert_eq!(
+        after.vertices[2].normal,
+        pmx_core::model::Vec3::new(0.0, 1.0, 0.0)
+    );
+    let centre = model
+        .bones
+        .iter()
+        .position(|bone| bone.name_ja.as_str() == "センター")
+        .unwrap();
+    assert_eq!(
+        after.bones[5].parent,
+        Some(pmx_core::model::BoneIdx::new(centre))
+    );
+    assert_eq!(after.bones[6].parent, None);
+}

@@ -733,7 +733,7 @@ pub(crate) fn parse_error(file: &str, error: &rhai::ParseError) -> PluginError {
 
 /// The steps' names name the script's line: "set name_en of 2 bones (rename.rhai:12:5)".
 pub(crate) fn step_name(path: &std::path::Path, edit: &QueuedEdit) -> String {
-    // A setter's summary was written before its values came: count them now.
+    // A setter's or a loop's summary was written before its values came: count them now.
     let summary = match &edit.op {
         EditOp::Set {
             kind,
@@ -741,10 +741,14 @@ pub(crate) fn step_name(path: &std::path::Path, edit: &QueuedEdit) -> String {
             field,
             ..
         } if edit.origin.grows() => match kind.element_kind() {
-            Some(kind) => format!(
-                "set {field} of {}",
-                crate::nouns::counted(indices.len(), kind.name()).0
-            ),
+            Some(kind) => {
+                let elements = crate::nouns::counted(indices.len(), kind.name()).0;
+                if field.is_empty() && edit.origin == Origin::Assignment {
+                    format!("set {elements}")
+                } else {
+                    format!("set {field} of {elements}")
+                }
+            }
             None => edit.summary.clone(),
         },
         _ => edit.summary.clone(),
