@@ -3,9 +3,10 @@
 //! `import`, `eval`, `sleep`), and the limits that stop it (time, the Stop button, operations,
 //! sizes, queued edits).
 //!
-//! The model is lent to the script's functions for one run through a scoped thread-local
-//! (Rhai's functions must be `'static`; the model is borrowed): nothing is copied up front, and
-//! each read converts one element or one field.
+//! The model is lent to the script's functions for one run ([`super::lent`]): nothing is
+//! copied up front, and each read converts one element or one field. This file holds version
+//! 1's calls, which version 2 keeps; version 2's objects are registered by [`super::typed`]
+//! for scripts that declare it.
 
 use super::lent::{
     MODEL, ModelView, SELECTION, ScriptResult, check_index, edit_target, fail, find_named,

@@ -3,9 +3,12 @@
 //! step named after the script). docs/scripting.md is the reference for script authors.
 //!
 //! A script describes itself with literal constants at its top level, read without running
-//! it (`const api_version = 1;`, `name`, `name_en`, `description`, `description_en`,
-//! `version`, `needs`, `option_specs`). Its plugin id is `script:<file stem>`
-//! (`scripts/center_model.rhai` → `script:center_model`), so it never shadows a built-in, and
+//! it (`const api_version = 2;`, `name`, `name_en`, `description`, `description_en`,
+//! `version`, `needs`, `option_specs`). The API version chooses the API the script runs
+//! with: 1, elements as maps and calls by kind name (`engine.rs`); 2, the same calls, and
+//! elements as objects with fields whose assignments queue edits (`objects.rs`, `typed.rs`).
+//! Its plugin id is `script:<file stem>` (`scripts/center_model.rhai` →
+//! `script:center_model`), so it never shadows a built-in, and
 //! its group is [`PluginGroup::Scripts`](crate::PluginGroup::Scripts).
 //!
 //! A script cannot read or write files or run programs: Rhai's standard library has no file
