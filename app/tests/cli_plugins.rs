@@ -219,3 +219,118 @@ fn a_script_that_never_ends_is_stopped_at_its_time_limit() {
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert!(!out.exists());
 }
+
+/// The version-2 script of issue 34, exactly as written there.
+const ISSUE_34_SCRIPT: &str = r#"const api_version = 2;
+for bone in model.bones {
+    if bone.flags.ik && bone.flags.visible { bone.flags.visible = false; }
+}
+let v = model.vertices[0];
+v.position.y += 0.5;
+note(`${model.bones.len()} bones, first ${model.bones[0].name}`);
+"#;
+
+/// Runs the issue's script with `pmx-studio script` on `input` (text, then `--json`) and checks
+/// the written model against `before`: the IK bones hidden and nothing else about the bones,
+/// vertex 0 moved up by 0.5, the note printed, one step named after the script; then the same
+/// run in process through a history, undone in one step.
+fn issue_34_script_edits(input: &Path, before: &pmx_core::Model) {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("issue34.rhai");
+    std::fs::write(&script, ISSUE_34_SCRIPT).unwrap();
+    let out = dir.path().join("out.pmx");
+    let (s, i, o) = (
+        script.to_str().unwrap(),
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let output = pmx_studio(&["script", s, i, o]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let note = format!(
+        "{} bones, first {}",
+        before.bones.len(),
+        before.bones[0].name_ja.as_str()
+    );
+    assert!(stdout.starts_with("issue34\n"), "{stdout}");
+    assert!(stdout.contains(&format!("  {note}\n")), "{stdout}");
+
+    let after = load_path(&out, &LoadOptions::default()).unwrap().model;
+    let visible = pmx_core::model::BoneFlags::VISIBLE;
+    let ik_bones = before.bones.iter().filter(|bone| bone.is_ik()).count();
+    assert!(ik_bones > 0, "the model has IK bones to hide");
+    for (index, (now, then)) in after.bones.iter().zip(&before.bones).enumerate() {
+        let expected = if then.is_ik() {
+            then.flags - visible
+        } else {
+            then.flags
+        };
+        assert_eq!(now.flags, expected, "bone {index}");
+        assert_eq!(now.position, then.position, "bone {index}");
+    }
+    assert_eq!(
+        after.vertices[0].position.y,
+        before.vertices[0].position.y + 0.5
+    );
+    assert_eq!(after.vertices[1..], before.vertices[1..]);
+
+    // One step, named after the script, made of the flags of the IK bones and the vertex.
+    let json = pmx_studio(&["script", s, i, o, "--json"]);
+    assert!(json.status.success());
+    let json: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["label"], "issue34");
+    assert_eq!(json["notes"], serde_json::json!([note]));
+    let visible_ik = before
+        .bones
+        .iter()
+        .filter(|bone| bone.is_ik() && bone.flags.contains(visible))
+        .count();
+    assert_eq!(
+        json["steps"],
+        serde_json::json!([
+            format!("set flags of {visible_ik} bones (issue34.rhai:3:56)"),
+            "set position.y of 1 vertex (issue34.rhai:6:11)"
+        ])
+    );
+
+    let plugin = pmx_plugins::ScriptPlugin::load(&script).unwrap();
+    let mut model = before.clone();
+    let run = pmx_plugins::run_plugin(
+        &plugin,
+        &mut model,
+        &pmx_plugins::PluginSelection::new(),
+        &pmx_plugins::Options::default(),
+    )
+    .unwrap();
+    let mut history = pmx_core::edit::History::new();
+    history.apply(&mut model, run.edit);
+    assert_eq!(history.len(), 1);
+    assert_eq!(history.undo_label(), Some("issue34"));
+    history.undo(&mut model);
+    assert!(model == *before, "one undo gives the model back");
+}
+
+#[test]
+fn the_version_2_script_of_issue_34_edits_the_corpus_gene_in_one_step() {
+    let gene = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/pmx/pmxeditor_gene_cc_by.pmx");
+    if !gene.is_file() {
+        println!("skipped: corpus file {} is absent", gene.display());
+        return;
+    }
+    let before = load_path(&gene, &LoadOptions::default()).unwrap().model;
+    issue_34_script_edits(&gene, &before);
+}
+
+#[test]
+fn the_version_2_script_of_issue_34_edits_a_generated_model_in_one_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.pmx");
+    write_sample(&input);
+    let before = load_path(&input, &LoadOptions::default()).unwrap().model;
+    issue_34_script_edits(&input, &before);
+}

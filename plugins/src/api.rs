@@ -6,6 +6,7 @@
 //! step labelled with the plugin's name ([`crate::host::build_edit`]). Built-in tools and user
 //! scripts (Rhai) go through the same path.
 
+pub use crate::error::PluginError;
 use crate::options::{OptionSpec, Options};
 use crate::selection::PluginSelection;
 use pmx_core::Model;
@@ -18,8 +19,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 /// The version of the plugin and script API. A script declares the version it was written
-/// for (`const api_version = 1;`); the host refuses newer ones by name.
-pub const API_VERSION: u32 = 1;
+/// for (`const api_version = 2;`); the host runs every version up to this one, each as it was
+/// made (1: elements as maps and calls by kind name; 2: elements as objects with fields), and
+/// refuses newer ones by name.
+pub const API_VERSION: u32 = 2;
 
 /// Where a plugin is listed in the ツール (Tools) menu.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -310,77 +313,6 @@ impl PluginOutput {
 
     pub fn note(&mut self, en: impl Into<String>, ja: impl Into<String>) {
         self.notes.push(Note::new(en, ja));
-    }
-}
-
-/// Why a plugin did not run, or its edits could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum PluginError {
-    #[error("no plugin or script named \"{0}\"")]
-    UnknownPlugin(String),
-    #[error("select at least one {kind} first")]
-    NothingSelected { kind: &'static str },
-    #[error("option \"{key}\": {message}")]
-    BadOption { key: String, message: String },
-    /// The plugin refuses the model as it is (the message says why, in both languages).
-    #[error("{en}")]
-    Refused { en: String, ja: String },
-    #[error("step {step} ({what}): {source}")]
-    Step {
-        step: usize,
-        what: String,
-        #[source]
-        source: Box<EditError>,
-    },
-    /// A user script failed: where and why.
-    #[error("{file}:{line}:{column}: {message}")]
-    Script {
-        file: String,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    #[error("the plugin made no change")]
-    NoChange,
-}
-
-impl PluginError {
-    /// A refusal in both languages.
-    #[must_use]
-    pub fn refused(en: impl Into<String>, ja: impl Into<String>) -> Self {
-        PluginError::Refused {
-            en: en.into(),
-            ja: ja.into(),
-        }
-    }
-
-    /// The message in `lang` (refusals have their own Japanese; the rest are technical).
-    #[must_use]
-    pub fn message(&self, lang: Language) -> String {
-        match (self, lang) {
-            (PluginError::Refused { ja, .. }, Language::Japanese) => ja.clone(),
-            (PluginError::NothingSelected { kind }, Language::Japanese) => {
-                format!("先に{}を選択してください", kind_name_ja(kind))
-            }
-            (PluginError::NoChange, Language::Japanese) => "変更はありません".to_owned(),
-            _ => self.to_string(),
-        }
-    }
-}
-
-fn kind_name_ja(kind: &str) -> &'static str {
-    match kind {
-        "vertex" => "頂点",
-        "face" => "面",
-        "texture" => "テクスチャ",
-        "material" => "材質",
-        "bone" => "ボーン",
-        "morph" => "モーフ",
-        "display_frame" => "表示枠",
-        "rigid_body" => "剛体",
-        "joint" => "Joint",
-        "soft_body" => "SoftBody",
-        _ => "要素",
     }
 }
 

@@ -2,13 +2,13 @@
 //! one labelled edit the caller commits (the editor through its history, the command line by
 //! applying it and saving).
 
-use crate::api::{
-    BatchStep, EditBatch, Needs, Note, Plugin, PluginContext, PluginError, PluginInfo,
-};
+use crate::api::{BatchStep, EditBatch, Needs, Note, Plugin, PluginContext, PluginInfo};
+use crate::error::PluginError;
+use crate::nouns::counted;
 use crate::options::Options;
 use crate::selection::PluginSelection;
 use pmx_core::Model;
-use pmx_core::edit::{Edit, EditLabel, Sequence, ops_to_edit_in, thousands};
+use pmx_core::edit::{Edit, EditLabel, Sequence, ops_to_edit_in};
 use pmx_core::i18n::Language;
 use pmx_core::validate::FixStep;
 
@@ -109,30 +109,6 @@ fn step_name(step: &BatchStep) -> String {
         BatchStep::Op(op) => op.name().to_owned(),
         BatchStep::Build { what, .. } => what.en.clone(),
     }
-}
-
-/// `count` elements of the kind named `kind` (`rigid_body`) in English and Japanese words:
-/// "3 rigid bodies", "剛体 3個".
-#[must_use]
-pub fn counted(count: usize, kind: &str) -> (String, String) {
-    let (singular, plural, ja) = match kind {
-        "vertex" => ("vertex", "vertices", "頂点"),
-        "face" => ("face", "faces", "面"),
-        "texture" => ("texture", "textures", "テクスチャ"),
-        "material" => ("material", "materials", "材質"),
-        "bone" => ("bone", "bones", "ボーン"),
-        "morph" => ("morph", "morphs", "モーフ"),
-        "display_frame" => ("display frame", "display frames", "表示枠"),
-        "rigid_body" => ("rigid body", "rigid bodies", "剛体"),
-        "joint" => ("joint", "joints", "Joint"),
-        "soft_body" => ("soft body", "soft bodies", "SoftBody"),
-        "header" => ("header", "headers", "ヘッダ"),
-        "info" => ("model info", "model info", "モデル情報"),
-        other => (other, other, other),
-    };
-    let noun = if count == 1 { singular } else { plural };
-    let number = thousands(count);
-    (format!("{number} {noun}"), format!("{ja} {number}個"))
 }
 
 /// One line per step of `batch`: what it sets, inserts, moves or deletes, and how many.

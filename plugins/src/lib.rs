@@ -10,17 +10,21 @@
 
 pub mod api;
 pub mod builtin;
+pub mod error;
 pub mod host;
+pub mod nouns;
 pub mod options;
 pub mod registry;
 pub mod script;
 pub mod selection;
 
 pub use api::{
-    API_VERSION, BatchStep, EditBatch, Needs, Note, Plugin, PluginContext, PluginError,
-    PluginGroup, PluginInfo, PluginOutput,
+    API_VERSION, BatchStep, EditBatch, Needs, Note, Plugin, PluginContext, PluginGroup, PluginInfo,
+    PluginOutput,
 };
-pub use host::{PluginRun, build_edit, check_needs, counted, run_plugin};
+pub use error::PluginError;
+pub use host::{PluginRun, build_edit, check_needs, run_plugin};
+pub use nouns::counted;
 pub use options::{OptionKind, OptionSpec, OptionValue, Options};
 pub use registry::Registry;
 pub use script::{ScriptLimits, ScriptPlugin, default_scripts_folder, find_scripts};

@@ -1,7 +1,7 @@
 //! A plugin's options: described once ([`OptionSpec`]), shown as a form by the editor, given
 //! as JSON on the command line (`--options '{"angle": 45}'`), and read back typed by the plugin.
 
-use crate::api::PluginError;
+use crate::error::PluginError;
 use pmx_core::i18n::Language;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

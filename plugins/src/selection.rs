@@ -1,7 +1,7 @@
 //! The selection a plugin sees: sorted element indices per kind, from the editor's selection
 //! or from the command line's `--select KIND:INDICES`.
 
-use crate::api::PluginError;
+use crate::error::PluginError;
 use pmx_core::Model;
 use pmx_core::model::{ElementKind, Text};
 
@@ -95,7 +95,7 @@ impl PluginSelection {
                 if start > end || end >= count {
                     return Err(bad(format!(
                         "{token}: the model has {} (0..{count})",
-                        crate::host::counted(count, kind.name()).0
+                        crate::nouns::counted(count, kind.name()).0
                     )));
                 }
                 indices.extend(start..=end);
@@ -103,7 +103,7 @@ impl PluginSelection {
                 if index >= count {
                     return Err(bad(format!(
                         "{index}: the model has {} (0..{count})",
-                        crate::host::counted(count, kind.name()).0
+                        crate::nouns::counted(count, kind.name()).0
                     )));
                 }
                 indices.push(index);

@@ -64,6 +64,7 @@ fn every_example_script_loads_with_its_description() {
             "script:rename_lr_suffix",
             "script:scale_selected_bones_tail",
             "script:select_report",
+            "script:snap_centre_bones",
         ]
     );
     for plugin in found.into_iter().flatten() {

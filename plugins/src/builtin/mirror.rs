@@ -22,11 +22,11 @@ use crate::api::{
 };
 use crate::options::OptionSpec;
 use pmx_core::Model;
-use pmx_core::edit::{Edit, Elements, SetField, field};
+use pmx_core::edit::{Edit, Element, Elements, SetField, field};
 use pmx_core::model::{
     AngleLimits, Bone, BoneIdx, BoneMorphOffset, DisplayFrame, DisplayItem, ElementKind,
-    ImpulseMorphOffset, Joint, Morph, MorphOffsets, RigidBody, RigidBodyIdx, UvMorphOffset, Vec3,
-    Vec4, Vertex, VertexIdx, VertexMorphOffset, Weight,
+    ImpulseMorphOffset, Joint, Morph, MorphOffsets, RigidBody, RigidBodyIdx, Text, UvMorphOffset,
+    Vec3, Vec4, Vertex, VertexIdx, VertexMorphOffset, Weight,
 };
 use pmx_core::validate::FixStep;
 use std::collections::{HashMap, HashSet};
@@ -186,58 +186,203 @@ fn counterparts<'a>(names: impl Iterator<Item = std::borrow::Cow<'a, str>>) -> V
         .collect()
 }
 
-fn bone_counterparts(model: &Model) -> Vec<Option<usize>> {
-    counterparts(model.bones.iter().map(|bone| bone.name_ja.as_str()))
+/// A reference to an element of a list that has counterparts (bones, rigid bodies).
+trait Reference: Copy {
+    fn position(self) -> usize;
+    fn at(position: usize) -> Self;
 }
 
-fn body_counterparts(model: &Model) -> Vec<Option<usize>> {
-    counterparts(model.rigid_bodies.iter().map(|body| body.name_ja.as_str()))
+impl Reference for BoneIdx {
+    fn position(self) -> usize {
+        self.get()
+    }
+    fn at(position: usize) -> Self {
+        BoneIdx::new(position)
+    }
 }
 
-fn joint_counterparts(model: &Model) -> Vec<Option<usize>> {
-    counterparts(model.joints.iter().map(|joint| joint.name_ja.as_str()))
+impl Reference for RigidBodyIdx {
+    fn position(self) -> usize {
+        self.get()
+    }
+    fn at(position: usize) -> Self {
+        RigidBodyIdx::new(position)
+    }
 }
 
-/// Maps a bone reference: `map[b]` when known, else the reference unchanged.
-fn map_bone(bone: Option<BoneIdx>, map: &[Option<usize>]) -> Option<BoneIdx> {
-    bone.map(|b| match map.get(b.get()).copied().flatten() {
-        Some(other) => BoneIdx::new(other),
-        None => b,
+/// Maps a reference: `map[r]` when known, else the reference unchanged.
+fn map_ref<R: Reference>(reference: Option<R>, map: &[Option<usize>]) -> Option<R> {
+    reference.map(|r| match map.get(r.position()).copied().flatten() {
+        Some(other) => R::at(other),
+        None => r,
     })
 }
 
-/// Maps a bone reference strictly: `None` (inside `Some`) when the bone has a side and no
+/// Maps a reference strictly: `None` (inside `Some`) when the element has a side and no
 /// counterpart.
-fn map_bone_strict(bone: Option<BoneIdx>, map: &[Option<usize>]) -> Option<Option<BoneIdx>> {
-    match bone {
+fn map_ref_strict<R: Reference>(reference: Option<R>, map: &[Option<usize>]) -> Option<Option<R>> {
+    match reference {
         None => Some(None),
-        Some(b) => map
-            .get(b.get())
+        Some(r) => map
+            .get(r.position())
             .copied()
             .flatten()
-            .map(|other| Some(BoneIdx::new(other))),
+            .map(|other| Some(R::at(other))),
     }
 }
 
-fn map_body(body: Option<RigidBodyIdx>, map: &[Option<usize>]) -> Option<RigidBodyIdx> {
-    body.map(|b| match map.get(b.get()).copied().flatten() {
-        Some(other) => RigidBodyIdx::new(other),
-        None => b,
-    })
+/// Where references go: the bone and rigid body maps of the mode (copies or counterparts).
+struct Maps<'a> {
+    bones: &'a [Option<usize>],
+    bodies: &'a [Option<usize>],
 }
 
-fn map_body_strict(
-    body: Option<RigidBodyIdx>,
-    map: &[Option<usize>],
-) -> Option<Option<RigidBodyIdx>> {
-    match body {
-        None => Some(None),
-        Some(b) => map
-            .get(b.get())
-            .copied()
-            .flatten()
-            .map(|other| Some(RigidBodyIdx::new(other))),
+/// Bones, rigid bodies and joints: the named elements both modes pair up by their 左/右 names
+/// and treat alike, apart from their geometry and the references they hold.
+trait Sided: Element + Clone + PartialEq {
+    /// The plural noun in notes, English and Japanese.
+    const NOUNS: (&'static str, &'static str);
+    fn list(model: &Model) -> &[Self];
+    fn names(&self) -> [&Text; 2];
+    fn names_mut(&mut self) -> [&mut Text; 2];
+    /// The element reflected in `axis` (references untouched).
+    fn mirrored(&self, axis: Axis) -> Self;
+    /// A copy's references: copied elements name their copies, sided ones their
+    /// counterparts, the rest stay.
+    fn map_copy(&mut self, maps: &Maps<'_>);
+    /// References onto the other side (mirror mode): one whose counterpart is missing keeps
+    /// the value `current` (the element being overwritten) has.
+    fn map_onto(&mut self, original: &Self, current: &Self, maps: &Maps<'_>);
+    fn inserted(items: Vec<Self>) -> Elements;
+}
+
+impl Sided for Bone {
+    const NOUNS: (&'static str, &'static str) = ("bones", "ボーン");
+    fn list(model: &Model) -> &[Self] {
+        &model.bones
     }
+    fn names(&self) -> [&Text; 2] {
+        [&self.name_ja, &self.name_en]
+    }
+    fn names_mut(&mut self) -> [&mut Text; 2] {
+        [&mut self.name_ja, &mut self.name_en]
+    }
+    fn mirrored(&self, axis: Axis) -> Self {
+        let mut out = self.clone();
+        out.position = reflect(self.position, axis);
+        out.tail_offset = reflect(self.tail_offset, axis);
+        out.fixed_axis = reflect(self.fixed_axis, axis);
+        out.local_axis_x = reflect(self.local_axis_x, axis);
+        out.local_axis_z = reflect(self.local_axis_z, axis);
+        for link in &mut out.ik.links {
+            if let Some(limits) = &mut link.limits {
+                let (lower, upper) = reflect_angle_limits(limits.lower, limits.upper, axis);
+                *limits = AngleLimits { lower, upper };
+            }
+        }
+        out
+    }
+    fn map_copy(&mut self, maps: &Maps<'_>) {
+        self.parent = map_ref(self.parent, maps.bones);
+        self.tail_bone = map_ref(self.tail_bone, maps.bones);
+        self.append_parent = map_ref(self.append_parent, maps.bones);
+        self.ik.target = map_ref(self.ik.target, maps.bones);
+        for link in &mut self.ik.links {
+            link.bone = map_ref(link.bone, maps.bones);
+        }
+    }
+    fn map_onto(&mut self, original: &Self, current: &Self, maps: &Maps<'_>) {
+        let strict = |bone| map_ref_strict(bone, maps.bones);
+        self.parent = strict(original.parent).unwrap_or(current.parent);
+        self.tail_bone = strict(original.tail_bone).unwrap_or(current.tail_bone);
+        self.append_parent = strict(original.append_parent).unwrap_or(current.append_parent);
+        let target = strict(original.ik.target);
+        let links: Option<Vec<Option<BoneIdx>>> = original
+            .ik
+            .links
+            .iter()
+            .map(|link| strict(link.bone))
+            .collect();
+        match (target, links) {
+            (Some(target), Some(links)) => {
+                self.ik.target = target;
+                for (link, mapped) in self.ik.links.iter_mut().zip(links) {
+                    link.bone = mapped;
+                }
+            }
+            _ => self.ik = current.ik.clone(),
+        }
+    }
+    fn inserted(items: Vec<Self>) -> Elements {
+        Elements::Bones(items)
+    }
+}
+
+impl Sided for RigidBody {
+    const NOUNS: (&'static str, &'static str) = ("rigid bodies", "剛体");
+    fn list(model: &Model) -> &[Self] {
+        &model.rigid_bodies
+    }
+    fn names(&self) -> [&Text; 2] {
+        [&self.name_ja, &self.name_en]
+    }
+    fn names_mut(&mut self) -> [&mut Text; 2] {
+        [&mut self.name_ja, &mut self.name_en]
+    }
+    fn mirrored(&self, axis: Axis) -> Self {
+        let mut out = self.clone();
+        out.position = reflect(self.position, axis);
+        out.rotation = reflect_rotation(self.rotation, axis);
+        out
+    }
+    fn map_copy(&mut self, maps: &Maps<'_>) {
+        self.bone = map_ref(self.bone, maps.bones);
+    }
+    fn map_onto(&mut self, original: &Self, current: &Self, maps: &Maps<'_>) {
+        self.bone = map_ref_strict(original.bone, maps.bones).unwrap_or(current.bone);
+    }
+    fn inserted(items: Vec<Self>) -> Elements {
+        Elements::RigidBodies(items)
+    }
+}
+
+impl Sided for Joint {
+    const NOUNS: (&'static str, &'static str) = ("joints", "Joint");
+    fn list(model: &Model) -> &[Self] {
+        &model.joints
+    }
+    fn names(&self) -> [&Text; 2] {
+        [&self.name_ja, &self.name_en]
+    }
+    fn names_mut(&mut self) -> [&mut Text; 2] {
+        [&mut self.name_ja, &mut self.name_en]
+    }
+    fn mirrored(&self, axis: Axis) -> Self {
+        let mut out = self.clone();
+        out.position = reflect(self.position, axis);
+        out.rotation = reflect_rotation(self.rotation, axis);
+        (out.move_lower, out.move_upper) =
+            reflect_move_limits(self.move_lower, self.move_upper, axis);
+        (out.rotate_lower, out.rotate_upper) =
+            reflect_angle_limits(self.rotate_lower, self.rotate_upper, axis);
+        out
+    }
+    fn map_copy(&mut self, maps: &Maps<'_>) {
+        self.body_a = map_ref(self.body_a, maps.bodies);
+        self.body_b = map_ref(self.body_b, maps.bodies);
+    }
+    fn map_onto(&mut self, original: &Self, current: &Self, maps: &Maps<'_>) {
+        self.body_a = map_ref_strict(original.body_a, maps.bodies).unwrap_or(current.body_a);
+        self.body_b = map_ref_strict(original.body_b, maps.bodies).unwrap_or(current.body_b);
+    }
+    fn inserted(items: Vec<Self>) -> Elements {
+        Elements::Joints(items)
+    }
+}
+
+/// Each element of kind `T`'s counterpart by its mirrored Japanese name.
+fn counterparts_of<T: Sided>(model: &Model) -> Vec<Option<usize>> {
+    counterparts(T::list(model).iter().map(|item| item.names()[0].as_str()))
 }
 
 /// A weight mirrored: its bones mapped by `map_bone`, SDEF's points reflected.
@@ -258,42 +403,7 @@ fn mirror_weight(
     Some(weight)
 }
 
-/// The geometry of a bone mirrored (references untouched).
-fn mirror_bone_geometry(bone: &Bone, axis: Axis) -> Bone {
-    let mut out = bone.clone();
-    out.position = reflect(bone.position, axis);
-    out.tail_offset = reflect(bone.tail_offset, axis);
-    out.fixed_axis = reflect(bone.fixed_axis, axis);
-    out.local_axis_x = reflect(bone.local_axis_x, axis);
-    out.local_axis_z = reflect(bone.local_axis_z, axis);
-    for link in &mut out.ik.links {
-        if let Some(limits) = &mut link.limits {
-            let (lower, upper) = reflect_angle_limits(limits.lower, limits.upper, axis);
-            *limits = AngleLimits { lower, upper };
-        }
-    }
-    out
-}
-
-fn mirror_body_geometry(body: &RigidBody, axis: Axis) -> RigidBody {
-    let mut out = body.clone();
-    out.position = reflect(body.position, axis);
-    out.rotation = reflect_rotation(body.rotation, axis);
-    out
-}
-
-fn mirror_joint_geometry(joint: &Joint, axis: Axis) -> Joint {
-    let mut out = joint.clone();
-    out.position = reflect(joint.position, axis);
-    out.rotation = reflect_rotation(joint.rotation, axis);
-    (out.move_lower, out.move_upper) =
-        reflect_move_limits(joint.move_lower, joint.move_upper, axis);
-    (out.rotate_lower, out.rotate_upper) =
-        reflect_angle_limits(joint.rotate_lower, joint.rotate_upper, axis);
-    out
-}
-
-fn renamed(name: &pmx_core::model::Text, swap: bool) -> pmx_core::model::Text {
+fn renamed(name: &Text, swap: bool) -> Text {
     if !swap {
         return name.clone();
     }
@@ -501,7 +611,7 @@ fn copy_mode(model: &Model, selection: &Selected, axis: Axis) -> Result<PluginOu
         model.bones.len(),
         &selection.bones,
         &if swap_names {
-            bone_counterparts(model)
+            counterparts_of::<Bone>(model)
         } else {
             Vec::new()
         },
@@ -510,83 +620,25 @@ fn copy_mode(model: &Model, selection: &Selected, axis: Axis) -> Result<PluginOu
         model.rigid_bodies.len(),
         &selection.bodies,
         &if swap_names {
-            body_counterparts(model)
+            counterparts_of::<RigidBody>(model)
         } else {
             Vec::new()
         },
     );
+    let maps = Maps {
+        bones: &bone_map,
+        bodies: &body_map,
+    };
     let mut unchanged_names = 0usize;
 
     // Bones first, so that the copied bodies and vertices can name the copies.
-    if !selection.bones.is_empty() {
-        let bones: Vec<Bone> = selection
-            .bones
-            .iter()
-            .map(|&index| {
-                let original = &model.bones[index];
-                let mut copy = mirror_bone_geometry(original, axis);
-                copy.name_ja = renamed(&original.name_ja, swap_names);
-                copy.name_en = renamed(&original.name_en, swap_names);
-                if copy.name_ja == original.name_ja {
-                    unchanged_names += 1;
-                }
-                copy.parent = map_bone(original.parent, &bone_map);
-                copy.tail_bone = map_bone(original.tail_bone, &bone_map);
-                copy.append_parent = map_bone(original.append_parent, &bone_map);
-                copy.ik.target = map_bone(original.ik.target, &bone_map);
-                for link in &mut copy.ik.links {
-                    link.bone = map_bone(link.bone, &bone_map);
-                }
-                copy
-            })
-            .collect();
-        batch.push(FixStep::Insert {
-            at: None,
-            elements: Elements::Bones(bones),
-        });
-    }
-    if !selection.bodies.is_empty() {
-        let bodies: Vec<RigidBody> = selection
-            .bodies
-            .iter()
-            .map(|&index| {
-                let original = &model.rigid_bodies[index];
-                let mut copy = mirror_body_geometry(original, axis);
-                copy.name_ja = renamed(&original.name_ja, swap_names);
-                copy.name_en = renamed(&original.name_en, swap_names);
-                if copy.name_ja == original.name_ja {
-                    unchanged_names += 1;
-                }
-                copy.bone = map_bone(original.bone, &bone_map);
-                copy
-            })
-            .collect();
-        batch.push(FixStep::Insert {
-            at: None,
-            elements: Elements::RigidBodies(bodies),
-        });
-    }
-    if !selection.joints.is_empty() {
-        let joints: Vec<Joint> = selection
-            .joints
-            .iter()
-            .map(|&index| {
-                let original = &model.joints[index];
-                let mut copy = mirror_joint_geometry(original, axis);
-                copy.name_ja = renamed(&original.name_ja, swap_names);
-                copy.name_en = renamed(&original.name_en, swap_names);
-                if copy.name_ja == original.name_ja {
-                    unchanged_names += 1;
-                }
-                copy.body_a = map_body(original.body_a, &body_map);
-                copy.body_b = map_body(original.body_b, &body_map);
-                copy
-            })
-            .collect();
-        batch.push(FixStep::Insert {
-            at: None,
-            elements: Elements::Joints(joints),
-        });
+    let copies = [
+        copy_sided::<Bone>(model, &selection.bones, axis, &maps, &mut unchanged_names),
+        copy_sided::<RigidBody>(model, &selection.bodies, axis, &maps, &mut unchanged_names),
+        copy_sided::<Joint>(model, &selection.joints, axis, &maps, &mut unchanged_names),
+    ];
+    for step in copies.into_iter().flatten() {
+        batch.push(step);
     }
 
     let vertex_count = model.vertices.len();
@@ -597,7 +649,7 @@ fn copy_mode(model: &Model, selection: &Selected, axis: Axis) -> Result<PluginOu
         for (k, &index) in selection.vertices.iter().enumerate() {
             let original = &model.vertices[index];
             let weight = mirror_weight(&original.weight, axis, &mut |bone| {
-                Some(map_bone(bone, &bone_map))
+                Some(map_ref(bone, &bone_map))
             })
             .unwrap_or_else(|| original.weight.clone());
             vertices.push(Vertex {
@@ -718,6 +770,41 @@ fn copy_mode(model: &Model, selection: &Selected, axis: Axis) -> Result<PluginOu
         output.note(en, ja);
     }
     Ok(output)
+}
+
+/// The insert of mirrored copies of the `selected` elements of kind `T`, named for the other
+/// side (counted in `unchanged_names` when the name has no side); `None` when none is selected.
+fn copy_sided<T: Sided>(
+    model: &Model,
+    selected: &[usize],
+    axis: Axis,
+    maps: &Maps<'_>,
+    unchanged_names: &mut usize,
+) -> Option<FixStep> {
+    if selected.is_empty() {
+        return None;
+    }
+    let swap_names = axis == Axis::X;
+    let list = T::list(model);
+    let copies = selected
+        .iter()
+        .map(|&index| {
+            let original = &list[index];
+            let mut copy = original.mirrored(axis);
+            for (name, original_name) in copy.names_mut().into_iter().zip(original.names()) {
+                *name = renamed(original_name, swap_names);
+            }
+            if copy.names()[0] == original.names()[0] {
+                *unchanged_names += 1;
+            }
+            copy.map_copy(maps);
+            copy
+        })
+        .collect();
+    Some(FixStep::Insert {
+        at: None,
+        elements: T::inserted(copies),
+    })
 }
 
 /// The morphs that gain offsets for copies, with their whole new offset lists.
@@ -905,167 +992,33 @@ fn mirror_mode(
         ));
     }
     let by_name = axis == Axis::X;
-    let bone_map = bone_counterparts(model);
+    let bone_map = counterparts_of::<Bone>(model);
+    let body_map = counterparts_of::<RigidBody>(model);
+    let maps = Maps {
+        bones: &bone_map,
+        bodies: &body_map,
+    };
     let mut both_selected = 0usize;
     let mut changed = [0usize; 4];
 
-    if by_name && !selection.bones.is_empty() {
-        let pairs = pair_up(&selection.bones, &bone_map);
-        both_selected += pairs.both_selected;
-        if !pairs.missing.is_empty() {
-            let list = name_list(
-                pairs
-                    .missing
-                    .iter()
-                    .map(|&b| model.bones[b].name_ja.as_str()),
-            );
-            notes.push((
-                format!(
-                    "{} bones have no counterpart on the other side: {list}",
-                    pairs.missing.len()
-                ),
-                format!(
-                    "反対側のボーンが見つかりません({}個): {list}",
-                    pairs.missing.len()
-                ),
-            ));
-        }
-        let mut indices = Vec::new();
-        let mut values = Vec::new();
-        for (source, target) in pairs.pairs {
-            let original = &model.bones[source];
-            let current = &model.bones[target];
-            let mut bone = mirror_bone_geometry(original, axis);
-            bone.name_ja = current.name_ja.clone();
-            bone.name_en = current.name_en.clone();
-            // A reference whose counterpart is missing keeps the target's own value.
-            bone.parent = map_bone_strict(original.parent, &bone_map).unwrap_or(current.parent);
-            bone.tail_bone =
-                map_bone_strict(original.tail_bone, &bone_map).unwrap_or(current.tail_bone);
-            bone.append_parent =
-                map_bone_strict(original.append_parent, &bone_map).unwrap_or(current.append_parent);
-            let target_ok = map_bone_strict(original.ik.target, &bone_map);
-            let links: Option<Vec<Option<BoneIdx>>> = original
-                .ik
-                .links
-                .iter()
-                .map(|link| map_bone_strict(link.bone, &bone_map))
-                .collect();
-            match (target_ok, links) {
-                (Some(target_bone), Some(links)) => {
-                    bone.ik.target = target_bone;
-                    for (link, mapped) in bone.ik.links.iter_mut().zip(links) {
-                        link.bone = mapped;
-                    }
-                }
-                _ => bone.ik = current.ik.clone(),
+    if by_name {
+        let mut onto = Onto {
+            model,
+            axis,
+            maps: &maps,
+            notes: &mut notes,
+            both_selected: &mut both_selected,
+        };
+        let steps = [
+            onto.sided::<Bone>(&selection.bones),
+            onto.sided::<RigidBody>(&selection.bodies),
+            onto.sided::<Joint>(&selection.joints),
+        ];
+        for (slot, (count, step)) in steps.into_iter().enumerate() {
+            changed[slot + 1] = count;
+            if let Some(step) = step {
+                batch.push(step);
             }
-            if bone != *current {
-                indices.push(target);
-                values.push(bone);
-            }
-        }
-        changed[1] = indices.len();
-        if !indices.is_empty() {
-            batch.push(FixStep::Set(SetField::each(
-                field::<Bone>(),
-                indices,
-                values,
-            )));
-        }
-    }
-
-    if by_name && !selection.bodies.is_empty() {
-        let body_map = body_counterparts(model);
-        let pairs = pair_up(&selection.bodies, &body_map);
-        both_selected += pairs.both_selected;
-        if !pairs.missing.is_empty() {
-            let list = name_list(
-                pairs
-                    .missing
-                    .iter()
-                    .map(|&b| model.rigid_bodies[b].name_ja.as_str()),
-            );
-            notes.push((
-                format!(
-                    "{} rigid bodies have no counterpart on the other side: {list}",
-                    pairs.missing.len()
-                ),
-                format!(
-                    "反対側の剛体が見つかりません({}個): {list}",
-                    pairs.missing.len()
-                ),
-            ));
-        }
-        let mut indices = Vec::new();
-        let mut values = Vec::new();
-        for (source, target) in pairs.pairs {
-            let original = &model.rigid_bodies[source];
-            let current = &model.rigid_bodies[target];
-            let mut body = mirror_body_geometry(original, axis);
-            body.name_ja = current.name_ja.clone();
-            body.name_en = current.name_en.clone();
-            body.bone = map_bone_strict(original.bone, &bone_map).unwrap_or(current.bone);
-            if body != *current {
-                indices.push(target);
-                values.push(body);
-            }
-        }
-        changed[2] = indices.len();
-        if !indices.is_empty() {
-            batch.push(FixStep::Set(SetField::each(
-                field::<RigidBody>(),
-                indices,
-                values,
-            )));
-        }
-    }
-
-    if by_name && !selection.joints.is_empty() {
-        let body_map = body_counterparts(model);
-        let joint_map = joint_counterparts(model);
-        let pairs = pair_up(&selection.joints, &joint_map);
-        both_selected += pairs.both_selected;
-        if !pairs.missing.is_empty() {
-            let list = name_list(
-                pairs
-                    .missing
-                    .iter()
-                    .map(|&j| model.joints[j].name_ja.as_str()),
-            );
-            notes.push((
-                format!(
-                    "{} joints have no counterpart on the other side: {list}",
-                    pairs.missing.len()
-                ),
-                format!(
-                    "反対側のJointが見つかりません({}個): {list}",
-                    pairs.missing.len()
-                ),
-            ));
-        }
-        let mut indices = Vec::new();
-        let mut values = Vec::new();
-        for (source, target) in pairs.pairs {
-            let original = &model.joints[source];
-            let current = &model.joints[target];
-            let mut joint = mirror_joint_geometry(original, axis);
-            joint.name_ja = current.name_ja.clone();
-            joint.name_en = current.name_en.clone();
-            joint.body_a = map_body_strict(original.body_a, &body_map).unwrap_or(current.body_a);
-            joint.body_b = map_body_strict(original.body_b, &body_map).unwrap_or(current.body_b);
-            if joint != *current {
-                indices.push(target);
-                values.push(joint);
-            }
-        }
-        changed[3] = indices.len();
-        if !indices.is_empty() {
-            batch.push(FixStep::Set(SetField::each(
-                field::<Joint>(),
-                indices,
-                values,
-            )));
         }
     }
 
@@ -1123,6 +1076,56 @@ fn mirror_mode(
     Ok(output)
 }
 
+/// What mirror mode needs to set the counterparts of one kind of named element.
+struct Onto<'a> {
+    model: &'a Model,
+    axis: Axis,
+    maps: &'a Maps<'a>,
+    notes: &'a mut Vec<(String, String)>,
+    both_selected: &'a mut usize,
+}
+
+impl Onto<'_> {
+    /// Gives the counterpart of each of the `selected` elements of kind `T` that element's
+    /// values mirrored (keeping the counterpart's names): how many changed, and the set.
+    fn sided<T: Sided>(&mut self, selected: &[usize]) -> (usize, Option<FixStep>) {
+        if selected.is_empty() {
+            return (0, None);
+        }
+        let list = T::list(self.model);
+        let pairs = pair_up(selected, &counterparts_of::<T>(self.model));
+        *self.both_selected += pairs.both_selected;
+        if !pairs.missing.is_empty() {
+            let names = name_list(pairs.missing.iter().map(|&i| list[i].names()[0].as_str()));
+            let (en, ja) = T::NOUNS;
+            let count = pairs.missing.len();
+            self.notes.push((
+                format!("{count} {en} have no counterpart on the other side: {names}"),
+                format!("反対側の{ja}が見つかりません({count}個): {names}"),
+            ));
+        }
+        let mut indices = Vec::new();
+        let mut values = Vec::new();
+        for (source, target) in pairs.pairs {
+            let original = &list[source];
+            let current = &list[target];
+            let mut item = original.mirrored(self.axis);
+            for (name, kept) in item.names_mut().into_iter().zip(current.names()) {
+                *name = kept.clone();
+            }
+            item.map_onto(original, current, self.maps);
+            if item != *current {
+                indices.push(target);
+                values.push(item);
+            }
+        }
+        let count = indices.len();
+        let step = (!indices.is_empty())
+            .then(|| FixStep::Set(SetField::each(field::<T>(), indices, values)));
+        (count, step)
+    }
+}
+
 /// Mirror mode for vertices: each selected vertex's counterpart (the vertex nearest its
 /// mirrored position within `tolerance`) takes its mirrored position, normal and weight, and
 /// its vertex morph offsets. Returns the number of vertices set, notes, and how many were
@@ -1171,7 +1174,7 @@ fn mirror_vertices(
         normals.push(reflect(source.normal, axis));
         let weight = if axis == Axis::X {
             mirror_weight(&source.weight, axis, &mut |bone| {
-                map_bone_strict(bone, bone_map)
+                map_ref_strict(bone, bone_map)
             })
         } else {
             mirror_weight(&source.weight, axis, &mut |bone| Some(bone))

@@ -3,26 +3,33 @@
 //! `import`, `eval`, `sleep`), and the limits that stop it (time, the Stop button, operations,
 //! sizes, queued edits).
 //!
-//! The model is lent to the script's functions for one run through a scoped thread-local
-//! (Rhai's functions must be `'static`; the model is borrowed): nothing is copied up front, and
-//! each read converts one element or one field.
+//! The model is lent to the script's functions for one run ([`super::lent`]): nothing is
+//! copied up front, and each read converts one element or one field. This file holds version
+//! 1's calls, which version 2 keeps; version 2's objects are registered by [`super::typed`]
+//! for scripts that declare it.
 
+use super::lent::{
+    MODEL, ModelView, SELECTION, ScriptResult, check_index, edit_target, fail, find_named,
+    list_kind, noun, plural, thousands, to_int, with_model, with_selection,
+};
+use super::queue::{
+    Origin, QueuedEdit, RunState, SetValues, Setter, check_item, queue_insert, queue_set, slot,
+};
+use super::typed;
 use super::values::{dynamic_to_json, index_of, indices_of, json_to_dynamic};
+use super::written::{WRITTEN, Written};
 use super::{ScriptLimits, file_name};
 use crate::api::{Note, PluginContext, PluginError};
-use crate::selection::{PluginSelection, kind_from_name};
 use pmx_core::Model;
-use pmx_core::edit::{EditOp, EditTarget, FieldPath, get_field, get_path};
-use pmx_core::model::{ElementKind, Text};
+use pmx_core::edit::{EditOp, FieldPath, get_field, get_path};
+use pmx_core::model::ElementKind;
 use pmx_core::path::ModelPath;
 use rhai::{
     AST, Array, Dynamic, Engine, EvalAltResult, FLOAT, INT, ImmutableString, Module,
-    NativeCallContext, Position,
+    NativeCallContext,
 };
-use serde_json::Value;
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::cell::RefCell;
+use std::sync::Arc;
 
 /// How deep script functions may call each other (a recursion without an end stops here).
 pub const MAX_CALL_LEVELS: usize = 64;
@@ -38,73 +45,6 @@ pub const MAX_MAP_ENTRIES: usize = 100_000;
 /// The time limit and the Stop flag are looked at every this many operations (about 20 µs of
 /// script work), so a stop takes effect at once without a clock read per operation.
 const CHECK_EVERY_OPERATIONS: u64 = 256;
-/// Notes longer than this are cut (a script printing in a loop stays readable).
-const MAX_NOTE_CHARS: usize = 2_000;
-
-scoped_tls::scoped_thread_local!(static MODEL: Model);
-scoped_tls::scoped_thread_local!(static SELECTION: PluginSelection);
-
-/// `model` in a script: reads go to the model lent for the run.
-#[derive(Debug, Clone, Copy)]
-struct ModelView;
-
-type ScriptResult<T> = Result<T, Box<EvalAltResult>>;
-
-fn fail(message: impl Into<String>) -> Box<EvalAltResult> {
-    EvalAltResult::ErrorRuntime(Dynamic::from(message.into()), Position::NONE).into()
-}
-
-fn with_model<T>(read: impl FnOnce(&Model) -> Result<T, String>) -> ScriptResult<T> {
-    if !MODEL.is_set() {
-        return Err(fail("the model can only be read while the script runs"));
-    }
-    MODEL.with(read).map_err(fail)
-}
-
-fn with_selection<T>(read: impl FnOnce(&PluginSelection) -> T) -> ScriptResult<T> {
-    if !SELECTION.is_set() {
-        return Err(fail("the selection can only be read while the script runs"));
-    }
-    Ok(SELECTION.with(read))
-}
-
-/// An element kind by name: `bone` or `bones`, `rigid_body`, ...
-fn list_kind(name: &str) -> Result<ElementKind, String> {
-    kind_from_name(name).ok_or_else(|| {
-        format!(
-            "\"{name}\" is not an element kind (vertex, face, texture, material, bone, morph, \
-             display_frame, rigid_body, joint, soft_body)"
-        )
-    })
-}
-
-/// What `set` and `get` take: an element kind, or `header` / `info`.
-fn edit_target(name: &str) -> Result<EditTarget, String> {
-    match name.trim() {
-        "header" => Ok(EditTarget::Header),
-        "info" => Ok(EditTarget::Info),
-        other => list_kind(other)
-            .map(EditTarget::from)
-            .map_err(|message| format!("{message}, or header / info")),
-    }
-}
-
-fn plural(kind: ElementKind) -> &'static str {
-    kind.list_name()
-}
-
-fn check_index(model: &Model, kind: ElementKind, index: usize) -> Result<(), String> {
-    let count = model.count(kind);
-    if index < count {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} {index} does not exist (the model has {count} {})",
-            kind.name(),
-            plural(kind)
-        ))
-    }
-}
 
 fn element(kind: &str, index: INT) -> ScriptResult<Dynamic> {
     let kind = list_kind(kind).map_err(fail)?;
@@ -165,243 +105,6 @@ fn at_path(path: &str) -> ScriptResult<Dynamic> {
     })
 }
 
-/// The index of the first element named `name` (Japanese names first, then English), or -1.
-fn find_named(model: &Model, kind: ElementKind, name: &str) -> INT {
-    fn first<'a, E: 'a>(
-        elements: &'a [E],
-        names: impl Fn(&'a E) -> (&'a Text, &'a Text),
-        name: &str,
-    ) -> Option<usize> {
-        elements
-            .iter()
-            .position(|element| names(element).0.as_str() == name)
-            .or_else(|| {
-                elements
-                    .iter()
-                    .position(|element| names(element).1.as_str() == name)
-            })
-    }
-    let found = match kind {
-        ElementKind::Bone => first(&model.bones, |e| (&e.name_ja, &e.name_en), name),
-        ElementKind::Morph => first(&model.morphs, |e| (&e.name_ja, &e.name_en), name),
-        ElementKind::Material => first(&model.materials, |e| (&e.name_ja, &e.name_en), name),
-        ElementKind::RigidBody => first(&model.rigid_bodies, |e| (&e.name_ja, &e.name_en), name),
-        ElementKind::Joint => first(&model.joints, |e| (&e.name_ja, &e.name_en), name),
-        ElementKind::DisplayFrame => {
-            first(&model.display_frames, |e| (&e.name_ja, &e.name_en), name)
-        }
-        ElementKind::SoftBody => first(&model.soft_bodies, |e| (&e.name_ja, &e.name_en), name),
-        _ => None,
-    };
-    found.map_or(-1, to_int)
-}
-
-fn to_int(index: usize) -> INT {
-    INT::try_from(index).unwrap_or(INT::MAX)
-}
-
-/// An edit the script queued, with where in the script it was queued.
-#[derive(Debug)]
-pub(crate) struct QueuedEdit {
-    pub op: EditOp,
-    pub line: usize,
-    pub column: usize,
-    /// One line for the preview: "set name_en of 2 bones".
-    pub summary: String,
-    /// Filled by a [`Setter`] (dropped when it stays empty).
-    pub from_setter: bool,
-}
-
-#[derive(Debug, Default)]
-struct Queue {
-    edits: Vec<QueuedEdit>,
-    notes: Vec<Note>,
-    bytes: usize,
-    /// How many elements of each kind there will be after the queued edits (for the index an
-    /// insert returns).
-    counts: [usize; 10],
-}
-
-/// What one run collects, and what stops it.
-#[derive(Debug)]
-pub(crate) struct RunState {
-    limits: ScriptLimits,
-    deadline: Instant,
-    queue: Mutex<Queue>,
-}
-
-fn slot(kind: ElementKind) -> usize {
-    ElementKind::ALL
-        .iter()
-        .position(|other| *other == kind)
-        .unwrap_or(0)
-}
-
-impl RunState {
-    fn new(limits: &ScriptLimits, model: &Model) -> Self {
-        let mut counts = [0; 10];
-        for kind in ElementKind::ALL {
-            counts[slot(kind)] = model.count(kind);
-        }
-        Self {
-            limits: limits.clone(),
-            deadline: Instant::now() + limits.time,
-            queue: Mutex::new(Queue {
-                counts,
-                ..Queue::default()
-            }),
-        }
-    }
-
-    fn queue(&self) -> MutexGuard<'_, Queue> {
-        self.queue
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Why the script must stop now, if it must.
-    fn stop_reason(&self) -> Option<String> {
-        if self
-            .limits
-            .cancel
-            .as_ref()
-            .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
-        {
-            return Some("stopped by the user".to_owned());
-        }
-        (Instant::now() >= self.deadline).then(|| {
-            format!(
-                "stopped: the script ran longer than {} s",
-                seconds(self.limits.time.as_secs_f64())
-            )
-        })
-    }
-
-    fn note(&self, en: &str, ja: &str) -> ScriptResult<()> {
-        let mut queue = self.queue();
-        if queue.notes.len() >= self.limits.max_notes {
-            return Err(fail(format!(
-                "too many notes: a script may write at most {}",
-                self.limits.max_notes
-            )));
-        }
-        let cut = |text: &str| -> String {
-            if text.chars().count() > MAX_NOTE_CHARS {
-                let mut short: String = text.chars().take(MAX_NOTE_CHARS).collect();
-                short.push('…');
-                short
-            } else {
-                text.to_owned()
-            }
-        };
-        queue.notes.push(Note::new(cut(en), cut(ja)));
-        Ok(())
-    }
-
-    /// Queues `op`, counting it against the limits; `bytes` is the size of its values.
-    fn push(
-        &self,
-        context: &NativeCallContext<'_>,
-        op: EditOp,
-        bytes: usize,
-        summary: String,
-    ) -> ScriptResult<()> {
-        let mut queue = self.queue();
-        if queue.edits.len() >= self.limits.max_edits {
-            return Err(fail(format!(
-                "too many edits: a script may queue at most {} (set_each sets many elements in \
-                 one edit)",
-                thousands(self.limits.max_edits)
-            )));
-        }
-        if queue.bytes.saturating_add(bytes) > self.limits.max_queued_bytes {
-            return Err(fail(format!(
-                "too much data: the queued edits would hold more than {} MB",
-                self.limits.max_queued_bytes >> 20
-            )));
-        }
-        queue.bytes += bytes;
-        let position = context.call_position();
-        queue.edits.push(QueuedEdit {
-            op,
-            line: position.line().unwrap_or(0),
-            column: position.position().unwrap_or(0),
-            summary,
-            from_setter: false,
-        });
-        Ok(())
-    }
-
-    /// Adds `index` = `value` to the setter's edit.
-    fn setter_add(&self, setter: &Setter, index: INT, value: &Dynamic) -> ScriptResult<()> {
-        let index = index_of(index).map_err(fail)?;
-        let mut bytes = std::mem::size_of::<usize>();
-        let value = dynamic_to_json(value, &mut bytes).map_err(fail)?;
-        let mut queue = self.queue();
-        let count = queue.counts[slot(setter.kind)];
-        if index >= count {
-            return Err(fail(format!(
-                "{} {index} does not exist (the model has {count} {})",
-                setter.kind.name(),
-                plural(setter.kind)
-            )));
-        }
-        let first = match queue.edits.get(setter.slot).map(|edit| &edit.op) {
-            Some(EditOp::Set { indices, .. }) => indices.is_empty(),
-            _ => return Err(fail("this setter belongs to another run")),
-        };
-        if first {
-            // The first value shows whether the field exists and takes such a value.
-            drop(queue);
-            check_set(setter.kind.into(), &[index], &setter.field, &value).map_err(fail)?;
-            queue = self.queue();
-        }
-        if queue.bytes.saturating_add(bytes) > self.limits.max_queued_bytes {
-            return Err(fail(format!(
-                "too much data: the queued edits would hold more than {} MB",
-                self.limits.max_queued_bytes >> 20
-            )));
-        }
-        queue.bytes += bytes;
-        if let Some(EditOp::Set {
-            indices,
-            values: Some(values),
-            ..
-        }) = queue.edits.get_mut(setter.slot).map(|edit| &mut edit.op)
-        {
-            indices.push(index);
-            values.push(value);
-        }
-        Ok(())
-    }
-
-    fn count(&self, kind: ElementKind) -> usize {
-        self.queue().counts[slot(kind)]
-    }
-
-    /// Checks `indices` against the count of `kind` after the queued edits.
-    fn check_indices(&self, kind: ElementKind, indices: &[usize]) -> Result<(), String> {
-        let count = self.count(kind);
-        match indices.iter().find(|&&index| index >= count) {
-            Some(index) => Err(format!(
-                "{} {index} does not exist (the model has {count} {})",
-                kind.name(),
-                plural(kind)
-            )),
-            None => Ok(()),
-        }
-    }
-}
-
-fn seconds(value: f64) -> String {
-    let text = format!("{value:.1}");
-    text.strip_suffix(".0").map_or(text.clone(), str::to_owned)
-}
-
-fn thousands(count: usize) -> String {
-    pmx_core::edit::thousands(count)
-}
-
 /// The engine that compiles scripts: the language without the ways out (files, `eval`).
 pub(crate) fn compile_engine() -> Engine {
     let mut engine = Engine::new();
@@ -424,7 +127,7 @@ pub(crate) fn compile_engine() -> Engine {
 }
 
 /// The engine of one run: the compile engine plus the script API, the limits and the stop.
-fn run_engine(state: &Arc<RunState>, options: Dynamic) -> Engine {
+fn run_engine(state: &Arc<RunState>, options: Dynamic, api_version: u32) -> Engine {
     let mut engine = compile_engine();
     engine.set_max_operations(state.limits.max_operations);
     {
@@ -457,9 +160,12 @@ fn run_engine(state: &Arc<RunState>, options: Dynamic) -> Engine {
         Err(fail("sleep is not available in scripts"))
     });
 
-    register_model(&mut engine);
+    register_model(&mut engine, api_version);
     register_selection(&mut engine);
     register_edits(&mut engine, state);
+    if api_version >= 2 {
+        typed::register(&mut engine, state);
+    }
 
     let mut globals = Module::new();
     globals.set_var("model", ModelView);
@@ -468,7 +174,9 @@ fn run_engine(state: &Arc<RunState>, options: Dynamic) -> Engine {
     engine
 }
 
-fn register_model(engine: &mut Engine) {
+/// `model` in a script: version 1's calls, and in version 2 its lists of elements and the header
+/// and info as places.
+fn register_model(engine: &mut Engine, api_version: u32) {
     engine.register_type_with_name::<ModelView>("Model");
     engine.register_fn("to_string", |_: &mut ModelView| -> ScriptResult<String> {
         with_model(|model| {
@@ -522,12 +230,14 @@ fn register_model(engine: &mut Engine) {
         "get",
         |_: &mut ModelView, path: &str| -> ScriptResult<Dynamic> { at_path(path) },
     );
-    engine.register_get("header", |_: &mut ModelView| -> ScriptResult<Dynamic> {
-        field_of("header", 0, "")
-    });
-    engine.register_get("info", |_: &mut ModelView| -> ScriptResult<Dynamic> {
-        field_of("info", 0, "")
-    });
+    if api_version < 2 {
+        engine.register_get("header", |_: &mut ModelView| -> ScriptResult<Dynamic> {
+            field_of("header", 0, "")
+        });
+        engine.register_get("info", |_: &mut ModelView| -> ScriptResult<Dynamic> {
+            field_of("info", 0, "")
+        });
+    }
     macro_rules! finder {
         ($($name:literal => $kind:expr),*) => {$(
             engine.register_fn($name, |_: &mut ModelView, name: &str| -> ScriptResult<INT> {
@@ -593,100 +303,6 @@ fn register_selection(engine: &mut Engine) {
 }
 
 /// The JSON form of a new element of `kind` with nothing set, which an inserted map is laid
-/// over (so `insert("bone", #{ name_ja: "新", position: [0, 1, 0] })` is a whole bone).
-fn default_element(kind: ElementKind) -> Option<Value> {
-    use pmx_core::model::*;
-    let value = match kind {
-        ElementKind::Vertex => serde_json::to_value(Vertex::default()),
-        ElementKind::Material => serde_json::to_value(Material::default()),
-        ElementKind::Bone => serde_json::to_value(Bone::default()),
-        ElementKind::Morph => serde_json::to_value(Morph {
-            name_ja: Text::default(),
-            name_en: Text::default(),
-            panel: MorphPanel::default(),
-            offsets: MorphOffsets::empty(MorphKind::Vertex),
-        }),
-        ElementKind::DisplayFrame => serde_json::to_value(DisplayFrame::default()),
-        ElementKind::RigidBody => serde_json::to_value(RigidBody::default()),
-        ElementKind::Joint => serde_json::to_value(Joint::default()),
-        ElementKind::SoftBody => serde_json::to_value(SoftBody::default()),
-        ElementKind::Face | ElementKind::Texture => return None,
-    };
-    value.ok()
-}
-
-/// `element` (a map, or for faces `[a, b, c]` and textures a path) as an item to insert.
-fn insert_item(kind: ElementKind, element: &Dynamic) -> Result<(Value, usize), String> {
-    let mut bytes = 0;
-    let given = dynamic_to_json(element, &mut bytes)?;
-    let item = match (default_element(kind), given) {
-        (Some(Value::Object(mut defaults)), Value::Object(fields)) => {
-            // A morph of another kind starts from that kind's empty offsets.
-            if fields.contains_key("kind") && !fields.contains_key("offsets") {
-                defaults.insert("offsets".to_owned(), Value::Array(Vec::new()));
-            }
-            defaults.extend(fields);
-            Value::Object(defaults)
-        }
-        (Some(_), other) => {
-            return Err(format!(
-                "a new {} is a map of its fields (#{{ name_ja: ... }}), not {}",
-                kind.name(),
-                json_kind(&other)
-            ));
-        }
-        (None, other) => other,
-    };
-    check_item(kind, &item)?;
-    Ok((item, bytes))
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "()",
-        Value::Bool(_) => "a bool",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "a map",
-    }
-}
-
-/// Reads `item` as an element of `kind`, so a wrong field fails where the script inserts it.
-fn check_item(kind: ElementKind, item: &Value) -> Result<(), String> {
-    use pmx_core::model::*;
-    fn parse<T: serde::de::DeserializeOwned>(item: &Value) -> Result<(), String> {
-        serde_json::from_value::<T>(item.clone())
-            .map(|_| ())
-            .map_err(|error| error.to_string())
-    }
-    match kind {
-        ElementKind::Vertex => parse::<Vertex>(item),
-        ElementKind::Face => parse::<Face>(item),
-        ElementKind::Texture => parse::<Text>(item),
-        ElementKind::Material => parse::<Material>(item),
-        ElementKind::Bone => parse::<Bone>(item),
-        ElementKind::Morph => parse::<Morph>(item),
-        ElementKind::DisplayFrame => parse::<DisplayFrame>(item),
-        ElementKind::RigidBody => parse::<RigidBody>(item),
-        ElementKind::Joint => parse::<Joint>(item),
-        ElementKind::SoftBody => parse::<SoftBody>(item),
-    }
-    .map_err(|message| format!("not a {}: {message}", kind.name()))
-}
-
-/// `setter(kind, field)`: collects one value per element on the host's side and becomes one
-/// set edit. Rhai measures an array every time a function is called on it (`push`, `len`),
-/// which makes building a large array quadratic; a setter's values are outside Rhai (counted
-/// against the run's queued-data limit instead), so `s.set(i, value)` costs the same for the
-/// millionth vertex as for the first.
-#[derive(Debug, Clone)]
-struct Setter {
-    slot: usize,
-    kind: ElementKind,
-    field: String,
-}
-
 fn register_edits(engine: &mut Engine, state: &Arc<RunState>) {
     engine.register_type_with_name::<Setter>("Setter");
     let run = Arc::clone(state);
@@ -712,7 +328,7 @@ fn register_edits(engine: &mut Engine, state: &Arc<RunState>) {
             let mut queue = run.queue();
             let slot = queue.edits.len() - 1;
             if let Some(edit) = queue.edits.last_mut() {
-                edit.from_setter = true;
+                edit.origin = Origin::Setter;
             }
             Ok(Setter { slot, kind, field })
         },
@@ -967,132 +583,6 @@ fn transform_op(
         .map_err(|e| format!("transform: {e} (give [x, y, z] numbers; scale may be one number)"))
 }
 
-fn noun(kind: ElementKind, count: usize) -> &'static str {
-    if count == 1 {
-        kind.name()
-    } else {
-        plural(kind)
-    }
-}
-
-enum SetValues<'a> {
-    Same(&'a Dynamic),
-    Each(&'a Array),
-}
-
-fn queue_set(
-    run: &RunState,
-    context: &NativeCallContext<'_>,
-    target: EditTarget,
-    indices: Vec<usize>,
-    field: &str,
-    values: SetValues<'_>,
-) -> ScriptResult<()> {
-    let path =
-        FieldPath::parse(field).map_err(|error| fail(format!("field \"{field}\": {error}")))?;
-    if target.element_kind().is_some() && indices.is_empty() {
-        // An empty selection sets nothing: not an error in a script that loops over it.
-        return Ok(());
-    }
-    let mut bytes = indices.len() * std::mem::size_of::<usize>();
-    let (value, each, first_value) = match values {
-        SetValues::Same(value) => {
-            let value = dynamic_to_json(value, &mut bytes).map_err(fail)?;
-            (Some(value.clone()), None, value)
-        }
-        SetValues::Each(values) => {
-            let values = values
-                .iter()
-                .map(|value| dynamic_to_json(value, &mut bytes))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(fail)?;
-            let first = values.first().cloned().unwrap_or(Value::Null);
-            (None, Some(values), first)
-        }
-    };
-    check_set(target, &indices, field, &first_value).map_err(fail)?;
-    let count = indices.len().max(1);
-    let summary = match target.element_kind() {
-        Some(kind) => format!("set {path} of {} {}", thousands(count), noun(kind, count)),
-        None => format!("set {} {path}", target.name()),
-    };
-    run.push(
-        context,
-        EditOp::Set {
-            kind: target,
-            indices,
-            field: path.to_string(),
-            value,
-            values: each,
-        },
-        bytes,
-        summary,
-    )
-}
-
-/// Builds the set on one element of the model as it is, so a field that does not exist or a
-/// value of the wrong type fails where the script sets it (the edit itself is built later, on
-/// the model as the earlier edits leave it).
-fn check_set(
-    target: EditTarget,
-    indices: &[usize],
-    field: &str,
-    value: &Value,
-) -> Result<(), String> {
-    if !MODEL.is_set() {
-        return Ok(());
-    }
-    MODEL.with(|model| {
-        let count = target.count(model);
-        if count == 0 {
-            return Ok(());
-        }
-        let probe = indices
-            .first()
-            .copied()
-            .filter(|&index| index < count)
-            .unwrap_or(0);
-        pmx_core::edit::Edit::set_json(model, target, &[probe], field, std::slice::from_ref(value))
-            .map(|_| ())
-            .map_err(|error| error.to_string())
-    })
-}
-
-fn queue_insert(
-    run: &RunState,
-    context: &NativeCallContext<'_>,
-    kind: ElementKind,
-    at: Option<usize>,
-    element: &Dynamic,
-) -> ScriptResult<INT> {
-    let count = run.count(kind);
-    if let Some(at) = at
-        && at > count
-    {
-        return Err(fail(format!(
-            "insert_at {at}: the model has {count} {} (0..={count})",
-            plural(kind)
-        )));
-    }
-    let (item, bytes) = insert_item(kind, element).map_err(fail)?;
-    let index = at.unwrap_or(count);
-    let summary = format!("insert a {} at {index}", kind.name());
-    run.push(
-        context,
-        EditOp::Insert {
-            kind,
-            at,
-            items: vec![item],
-            material: None,
-            faces: None,
-        },
-        bytes,
-        summary,
-    )?;
-    run.queue().counts[slot(kind)] += 1;
-    Ok(to_int(index))
-}
-
 /// What a finished run left: the edits and notes in the order the script queued them.
 #[derive(Debug)]
 pub(crate) struct RunResult {
@@ -1104,14 +594,18 @@ pub(crate) struct RunResult {
 pub(crate) fn run(
     ast: &AST,
     file: &str,
+    api_version: u32,
     cx: &PluginContext<'_>,
     limits: &ScriptLimits,
 ) -> Result<RunResult, PluginError> {
     let state = Arc::new(RunState::new(limits, cx.model));
     let options = json_to_dynamic(&cx.options.to_json());
-    let engine = run_engine(&state, options);
+    let engine = run_engine(&state, options, api_version);
+    let written = RefCell::new(Written::default());
     let result = MODEL.set(cx.model, || {
-        SELECTION.set(cx.selection, || engine.run_ast(ast))
+        SELECTION.set(cx.selection, || {
+            WRITTEN.set(&written, || engine.run_ast(ast))
+        })
     });
     drop(engine);
     match result {
@@ -1125,7 +619,7 @@ pub(crate) fn run(
         .edits
         .into_iter()
         .filter(|edit| {
-            !(edit.from_setter
+            !(edit.origin == Origin::Setter
                 && matches!(&edit.op, EditOp::Set { indices, .. } if indices.is_empty()))
         })
         .collect();
@@ -1240,18 +734,22 @@ pub(crate) fn parse_error(file: &str, error: &rhai::ParseError) -> PluginError {
 
 /// The steps' names name the script's line: "set name_en of 2 bones (rename.rhai:12:5)".
 pub(crate) fn step_name(path: &std::path::Path, edit: &QueuedEdit) -> String {
-    // A setter's summary was written before its values came: count them now.
+    // A setter's or a loop's summary was written before its values came: count them now.
     let summary = match &edit.op {
         EditOp::Set {
             kind,
             indices,
             field,
             ..
-        } if edit.from_setter => match kind.element_kind() {
-            Some(kind) => format!(
-                "set {field} of {}",
-                crate::host::counted(indices.len(), kind.name()).0
-            ),
+        } if edit.origin.grows() => match kind.element_kind() {
+            Some(kind) => {
+                let elements = crate::nouns::counted(indices.len(), kind.name()).0;
+                if field.is_empty() && edit.origin == Origin::Assignment {
+                    format!("set {elements}")
+                } else {
+                    format!("set {field} of {elements}")
+                }
+            }
             None => edit.summary.clone(),
         },
         _ => edit.summary.clone(),

@@ -16,9 +16,14 @@ const MAX_KEY_CHARS: usize = 64;
 /// Labels and units.
 const MAX_LABEL_CHARS: usize = 200;
 
-/// The script's description, or why it is refused. `file` names the script in messages,
-/// `stem` (the file name without `.rhai`) makes its id `script:<stem>`.
-pub(crate) fn read_info(file: &str, stem: &str, ast: &AST) -> Result<PluginInfo, PluginError> {
+/// The script's description and the script API version it declares, or why it is refused.
+/// `file` names the script in messages, `stem` (the file name without `.rhai`) makes its id
+/// `script:<stem>`.
+pub(crate) fn read_info(
+    file: &str,
+    stem: &str,
+    ast: &AST,
+) -> Result<(PluginInfo, u32), PluginError> {
     let constants: BTreeMap<String, Dynamic> = ast
         .iter_literal_variables(true, false)
         .map(|(name, _, value)| (name.to_owned(), value))
@@ -105,7 +110,7 @@ pub(crate) fn read_info(file: &str, stem: &str, ast: &AST) -> Result<PluginInfo,
         None => Vec::new(),
         Some(specs) => read_options(specs).map_err(|(en, ja)| refuse(en, ja))?,
     };
-    Ok(PluginInfo {
+    let info = PluginInfo {
         id: format!("script:{stem}"),
         group: PluginGroup::Scripts,
         name_ja,
@@ -115,7 +120,9 @@ pub(crate) fn read_info(file: &str, stem: &str, ast: &AST) -> Result<PluginInfo,
         version: text("version")?.unwrap_or_default(),
         needs,
         options,
-    })
+    };
+    // Checked above: 1 ..= API_VERSION.
+    Ok((info, u32::try_from(version).unwrap_or(API_VERSION)))
 }
 
 fn parse_needs(needs: &str) -> Option<Needs> {

@@ -3,9 +3,12 @@
 //! step named after the script). docs/scripting.md is the reference for script authors.
 //!
 //! A script describes itself with literal constants at its top level, read without running
-//! it (`const api_version = 1;`, `name`, `name_en`, `description`, `description_en`,
-//! `version`, `needs`, `option_specs`). Its plugin id is `script:<file stem>`
-//! (`scripts/center_model.rhai` → `script:center_model`), so it never shadows a built-in, and
+//! it (`const api_version = 2;`, `name`, `name_en`, `description`, `description_en`,
+//! `version`, `needs`, `option_specs`). The API version chooses the API the script runs
+//! with: 1, elements as maps and calls by kind name (`engine.rs`); 2, the same calls, and
+//! elements as objects with fields whose assignments queue edits (`objects.rs`, `typed.rs`).
+//! Its plugin id is `script:<file stem>` (`scripts/center_model.rhai` →
+//! `script:center_model`), so it never shadows a built-in, and
 //! its group is [`PluginGroup::Scripts`](crate::PluginGroup::Scripts).
 //!
 //! A script cannot read or write files or run programs: Rhai's standard library has no file
@@ -20,8 +23,13 @@
 //! [`ScriptPlugin::run_with_limits`].
 
 mod engine;
+mod lent;
 mod metadata;
+mod objects;
+mod queue;
+mod typed;
 mod values;
+mod written;
 
 pub use engine::{
     MAX_ARRAY_ITEMS, MAX_CALL_LEVELS, MAX_EXPR_DEPTH, MAX_FUNCTION_EXPR_DEPTH, MAX_MAP_ENTRIES,
@@ -112,6 +120,8 @@ pub fn default_scripts_folder() -> Option<PathBuf> {
 pub struct ScriptPlugin {
     path: PathBuf,
     info: PluginInfo,
+    /// The script API version the script declares (`const api_version = 2;`).
+    api_version: u32,
     ast: Arc<AST>,
     limits: ScriptLimits,
 }
@@ -121,6 +131,7 @@ impl std::fmt::Debug for ScriptPlugin {
         f.debug_struct("ScriptPlugin")
             .field("path", &self.path)
             .field("id", &self.info.id)
+            .field("api_version", &self.api_version)
             .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
@@ -164,10 +175,11 @@ impl ScriptPlugin {
                 .compile(source)
                 .map_err(|error| engine::parse_error(&file, &error))
         })??;
-        let info = metadata::read_info(&file, &stem, &ast)?;
+        let (info, api_version) = metadata::read_info(&file, &stem, &ast)?;
         Ok(Self {
             path,
             info,
+            api_version,
             ast: Arc::new(ast),
             limits: ScriptLimits::default(),
         })
@@ -185,6 +197,12 @@ impl ScriptPlugin {
     #[must_use]
     pub fn limits(&self) -> &ScriptLimits {
         &self.limits
+    }
+
+    /// The script API version the script declares: 1, or 2 for elements as objects.
+    #[must_use]
+    pub fn api_version(&self) -> u32 {
+        self.api_version
     }
 
     #[must_use]
@@ -209,7 +227,8 @@ impl ScriptPlugin {
             options: &options,
             ..*cx
         };
-        let result = on_script_thread(|| engine::run(&self.ast, &file, &cx, limits))??;
+        let result =
+            on_script_thread(|| engine::run(&self.ast, &file, self.api_version, &cx, limits))??;
         let mut batch = EditBatch::new();
         for edit in result.edits {
             let what = engine::step_name(&self.path, &edit);

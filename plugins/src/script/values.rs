@@ -6,6 +6,7 @@
 //! can count its size as it goes (the queue of edits is bounded) and refuse what JSON cannot
 //! hold (a function pointer, the model itself) with a message that names it.
 
+use super::objects::{ElementList, Place, element_index};
 use rhai::{Array, Dynamic, FLOAT, INT, Map};
 use serde_json::{Number, Value};
 
@@ -92,6 +93,18 @@ fn convert(value: &Dynamic, bytes: &mut usize, depth: usize) -> Result<Value, St
         }
         return Ok(Value::Object(object));
     }
+    // Version 2: an element or a field of one stands for its value (`a.position = b.position`).
+    if let Some(place) = value.read_lock::<Place>() {
+        let json = place.to_json()?;
+        *bytes += json_bytes(&json);
+        return Ok(json);
+    }
+    if let Some(list) = value.read_lock::<ElementList>() {
+        return Err(format!(
+            "model.{} is the list of every element: write one element or one field",
+            list.kind.list_name()
+        ));
+    }
     Err(format!(
         "a value of type {} cannot be written into the model (use numbers, strings, true/false, \
          (), arrays and maps)",
@@ -108,6 +121,20 @@ pub(crate) fn type_name(value: &Dynamic) -> &'static str {
     }
 }
 
+/// About what `value` takes in memory, as [`dynamic_to_json`] counts it.
+fn json_bytes(value: &Value) -> usize {
+    NODE_BYTES
+        + match value {
+            Value::String(text) => text.len(),
+            Value::Array(items) => items.iter().map(json_bytes).sum(),
+            Value::Object(fields) => fields
+                .iter()
+                .map(|(key, item)| key.len() + json_bytes(item))
+                .sum(),
+            Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+        }
+}
+
 fn float_to_json(real: FLOAT) -> Value {
     match Number::from_f64(real) {
         Some(number) => Value::Number(number),
@@ -117,27 +144,30 @@ fn float_to_json(real: FLOAT) -> Value {
     }
 }
 
-/// An index or a list of indices: `3` or `[1, 2, 3]`.
+/// An index or a list of indices: `3` or `[1, 2, 3]`; in version 2 also elements
+/// (`model.bones[3]`, `[bone, other]`).
 pub(crate) fn indices_of(value: &Dynamic) -> Result<Vec<usize>, String> {
-    if let Ok(whole) = value.as_int() {
-        return index_of(whole).map(|index| vec![index]);
-    }
     if let Some(items) = value.read_lock::<Array>() {
-        return items
-            .iter()
-            .map(|item| {
-                item.as_int()
-                    .map_err(|type_name| {
-                        format!("an index must be a whole number, not {type_name}")
-                    })
-                    .and_then(index_of)
-            })
-            .collect();
+        return items.iter().map(one_index).collect();
+    }
+    if value.is_int() || value.is::<Place>() {
+        return one_index(value).map(|index| vec![index]);
     }
     Err(format!(
         "expected an index or an array of indices, not {}",
         value.type_name()
     ))
+}
+
+fn one_index(item: &Dynamic) -> Result<usize, String> {
+    if let Some(place) = item.read_lock::<Place>() {
+        return element_index(&place)
+            .ok_or_else(|| format!("{} is a field, not an element", place.describe()))
+            .and_then(index_of);
+    }
+    item.as_int()
+        .map_err(|type_name| format!("an index must be a whole number, not {type_name}"))
+        .and_then(index_of)
 }
 
 /// One index (never negative).
