@@ -177,24 +177,20 @@ fn imported_paths(statement: &str, module: &[String]) -> Vec<String> {
     expand(tree)
         .into_iter()
         .map(|path| {
-            let mut segments: Vec<&str> = path.split("::").map(str::trim).collect();
-            let mut base: Vec<&str> = module.iter().map(String::as_str).collect();
-            match segments.first().copied() {
-                Some("crate") => base.clear(),
-                Some("self") => {}
-                Some("super") => {
-                    while segments.first() == Some(&"super") {
-                        segments.remove(0);
-                        base.pop();
-                    }
-                    segments.insert(0, "super");
-                }
+            let segments: Vec<&str> = path.split("::").map(str::trim).collect();
+            let ups = segments.iter().take_while(|s| **s == "super").count();
+            let (base, rest) = match segments.first().copied() {
+                Some("crate") => (&module[..0], &segments[1..]),
+                Some("self") => (module, &segments[1..]),
+                Some("super") => (
+                    &module[..module.len().saturating_sub(ups)],
+                    &segments[ups..],
+                ),
                 _ => return path,
-            }
-            segments.remove(0);
+            };
             std::iter::once("crate")
-                .chain(base)
-                .chain(segments)
+                .chain(base.iter().map(String::as_str))
+                .chain(rest.iter().copied())
                 .collect::<Vec<_>>()
                 .join("::")
         })
@@ -259,12 +255,24 @@ const CORE_LAYERS: &[&[&str]] = &[
     &["validate"],
 ];
 
+fn core_layer(module: &str) -> Option<usize> {
+    CORE_LAYERS.iter().position(|layer| layer.contains(&module))
+}
+
+/// The core module an absolute path names and its layer (`crate::edit::Edit` → `edit`).
+fn layer_named(path: &str) -> Option<(&str, usize)> {
+    let top = path
+        .strip_prefix("crate::")?
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()?;
+    Some((top, core_layer(top)?))
+}
+
 /// Every import of `core/src` under `root` that runs up [`CORE_LAYERS`], as
 /// `file: statement (names crate::layer)`. Unit tests are left out; imports through `super::`
 /// count like `crate::` ones, and so do paths written in the code.
 fn core_layer_violations(root: &Path) -> Vec<String> {
     let src = root.join("core/src");
-    let layer_of = |name: &str| CORE_LAYERS.iter().position(|layer| layer.contains(&name));
     let mut test_only = Vec::new();
     let mut files = Vec::new();
     for_each_rust_file(&src, &mut |path, text| {
@@ -278,7 +286,7 @@ fn core_layer_violations(root: &Path) -> Vec<String> {
         }
         let relative = path.strip_prefix(&src).unwrap();
         let module = core_module(relative);
-        let Some(own) = module.first().and_then(|top| layer_of(top)) else {
+        let Some(own) = module.first().and_then(|top| core_layer(top)) else {
             continue;
         };
         let code = without_tests(&text);
@@ -295,19 +303,12 @@ fn core_layer_violations(root: &Path) -> Vec<String> {
             }
         }
         for (statement, imported) in named {
-            let Some(top) = imported.strip_prefix("crate::") else {
-                continue;
-            };
-            let top = top
-                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .next();
-            if let Some(layer) = top.and_then(|top| layer_of(top))
+            if let Some((top, layer)) = layer_named(&imported)
                 && layer > own
             {
                 violations.push(format!(
-                    "core/src/{}: {statement} (names crate::{})",
-                    relative.display(),
-                    top.unwrap_or_default()
+                    "core/src/{}: {statement} (names crate::{top})",
+                    relative.display()
                 ));
             }
         }
