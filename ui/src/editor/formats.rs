@@ -23,6 +23,12 @@ pub(super) enum MenuGroup {
     Text,
 }
 
+/// Makes a format's import dialog (for the open document, if any).
+pub(super) type ImportDialog = fn(Option<&Document>) -> Box<dyn Dialog>;
+
+/// Makes a format's export dialog for the open document.
+pub(super) type ExportDialog = fn(&Document) -> Box<dyn Dialog>;
+
 /// File > Import of a format.
 #[derive(Debug)]
 pub(super) struct ImportItem {
@@ -30,7 +36,7 @@ pub(super) struct ImportItem {
     pub label: &'static str,
     /// The dialog; `None`: the native open dialog, and the file chosen is opened (a format
     /// that is a document, imported as it is opened).
-    pub dialog: Option<fn(Option<&Document>) -> Box<dyn Dialog>>,
+    pub dialog: Option<ImportDialog>,
 }
 
 /// File > Export of a format.
@@ -38,7 +44,7 @@ pub(super) struct ImportItem {
 pub(super) struct ExportItem {
     /// The menu label's key.
     pub label: &'static str,
-    pub dialog: fn(&Document) -> Box<dyn Dialog>,
+    pub dialog: ExportDialog,
 }
 
 /// How the editor offers one format.
