@@ -370,6 +370,17 @@ impl ModelPath {
         Self::list(kind).index(index)
     }
 
+    /// The path of element `index` of `target` (`bones[3]`), or of the header or the info block
+    /// (whose index is ignored): where an edit of `target` lands.
+    #[must_use]
+    pub fn of_target(target: EditTarget, index: usize) -> Self {
+        match target.element_kind() {
+            Some(kind) => Self::element(kind, index),
+            None if target == EditTarget::Header => Self::header(),
+            None => Self::info(),
+        }
+    }
+
     fn from_head(head: PathHead) -> Self {
         // Room for the usual depth (`bones[3].ik.links[1].bone`) without growing.
         let mut segments = Vec::with_capacity(6);
@@ -680,6 +691,18 @@ mod tests {
             "rigid_bodies"
         );
         assert_eq!(ModelPath::header().element_path(), None);
+        assert_eq!(
+            ModelPath::of_target(EditTarget::Bone, 3),
+            ModelPath::element(ElementKind::Bone, 3)
+        );
+        assert_eq!(
+            ModelPath::of_target(EditTarget::Info, 7).to_string(),
+            "info"
+        );
+        assert_eq!(
+            ModelPath::of_target(EditTarget::Header, 0),
+            ModelPath::header()
+        );
         assert_eq!(
             ModelPath::element(ElementKind::Face, 1)
                 .index(2)

@@ -461,7 +461,7 @@ impl Place {
     }
 
     fn model_path(&self) -> ModelPath {
-        ModelPath::element(self.target, self.index).join(&self.path)
+        ModelPath::of_target(self.target, self.index).join(&self.path)
     }
 
     /// The place in the one path grammar, for messages: `bones[3].ik.links`.
