@@ -429,25 +429,17 @@ pub(crate) fn array_at<const N: usize>(data: &[u8], at: usize) -> Option<[u8; N]
     data.get(at..at.checked_add(N)?)?.try_into().ok()
 }
 
-#[inline]
-pub(crate) fn u16_at(data: &[u8], at: usize) -> Option<u16> {
-    array_at(data, at).map(u16::from_le_bytes)
+/// `u16_at` and its kin: the little-endian value at `at` of `data`; `None` past its end.
+macro_rules! value_at {
+    ($($name:ident: $ty:ident),*) => {$(
+        #[inline]
+        pub(crate) fn $name(data: &[u8], at: usize) -> Option<$ty> {
+            array_at(data, at).map($ty::from_le_bytes)
+        }
+    )*};
 }
 
-#[inline]
-pub(crate) fn u32_at(data: &[u8], at: usize) -> Option<u32> {
-    array_at(data, at).map(u32::from_le_bytes)
-}
-
-#[inline]
-pub(crate) fn i32_at(data: &[u8], at: usize) -> Option<i32> {
-    array_at(data, at).map(i32::from_le_bytes)
-}
-
-#[inline]
-pub(crate) fn f32_at(data: &[u8], at: usize) -> Option<f32> {
-    array_at(data, at).map(f32::from_le_bytes)
-}
+value_at!(u16_at: u16, u32_at: u32, i32_at: i32, f32_at: f32);
 
 /// The float at `at` of a block read whole (its size rules out the zero).
 #[inline]
