@@ -213,36 +213,9 @@ impl EditorApp {
         let sender = self.browse_sender.clone();
         let ctx = ctx.clone();
         std::thread::spawn(move || {
-            let mut dialog = match purpose {
-                BrowsePurpose::ImportMqo => rfd::FileDialog::new()
-                    .add_filter("Metasequoia", &["mqo", "MQO", "mqoz", "MQOZ"]),
-                BrowsePurpose::ImportVrm => rfd::FileDialog::new()
-                    .add_filter("VRM / glTF", &["vrm", "VRM", "glb", "GLB", "gltf", "GLTF"]),
-                BrowsePurpose::ExportMqo => {
-                    rfd::FileDialog::new().add_filter("Metasequoia", &["mqo", "MQO"])
-                }
-                BrowsePurpose::ExportVrm => {
-                    rfd::FileDialog::new().add_filter("VRM 1.0", &["vrm", "VRM"])
-                }
-                BrowsePurpose::Open | BrowsePurpose::Save => rfd::FileDialog::new()
-                    .add_filter("PMX / PMD", &["pmx", "PMX", "pmd", "PMD"])
-                    .add_filter("JSON", &["json"]),
-                BrowsePurpose::ExportSmf => {
-                    rfd::FileDialog::new().add_filter("Selene SMF", &["smf", "SMF"])
-                }
-                BrowsePurpose::SmfMotion => {
-                    rfd::FileDialog::new().add_filter("VMD", &["vmd", "VMD"])
-                }
-                BrowsePurpose::ExportCsv | BrowsePurpose::ImportCsv => {
-                    rfd::FileDialog::new().add_filter("PmxEditor CSV", &["csv", "CSV"])
-                }
-            };
-            // File > Open imports SMF and VRM too; Save as never writes them (File > Export
-            // does).
-            if purpose == BrowsePurpose::Open {
-                dialog = dialog
-                    .add_filter("Selene SMF", &["smf", "SMF"])
-                    .add_filter("VRM / glTF", &["vrm", "VRM", "glb", "GLB", "gltf", "GLTF"]);
+            let mut dialog = rfd::FileDialog::new();
+            for filter in purpose.filters() {
+                dialog = dialog.add_filter(filter.name, &filter.extensions);
             }
             if let Some(suggested) = &suggested {
                 if let Some(dir) = suggested.parent().filter(|d| d.is_dir()) {
@@ -252,17 +225,10 @@ impl EditorApp {
                     dialog = dialog.set_file_name(name.to_string_lossy());
                 }
             }
-            let path = match purpose {
-                BrowsePurpose::Open
-                | BrowsePurpose::ImportMqo
-                | BrowsePurpose::ImportVrm
-                | BrowsePurpose::ImportCsv => dialog.pick_file(),
-                BrowsePurpose::Save
-                | BrowsePurpose::ExportMqo
-                | BrowsePurpose::ExportSmf
-                | BrowsePurpose::ExportVrm
-                | BrowsePurpose::ExportCsv => dialog.save_file(),
-                BrowsePurpose::SmfMotion => dialog.pick_file(),
+            let path = if purpose.writes() {
+                dialog.save_file()
+            } else {
+                dialog.pick_file()
             };
             let _ = sender.send((purpose, path));
             ctx.request_repaint();
@@ -276,33 +242,8 @@ impl EditorApp {
         }
         for request in self.editor.take_platform_requests() {
             match request {
-                PlatformRequest::BrowseOpen => self.browse(ctx, BrowsePurpose::Open, None),
-                PlatformRequest::BrowseImportMqo => {
-                    self.browse(ctx, BrowsePurpose::ImportMqo, None);
-                }
-                PlatformRequest::BrowseImportVrm => {
-                    self.browse(ctx, BrowsePurpose::ImportVrm, None);
-                }
-                PlatformRequest::BrowseExportMqo { suggested } => {
-                    self.browse(ctx, BrowsePurpose::ExportMqo, suggested);
-                }
-                PlatformRequest::BrowseExportSmf { suggested } => {
-                    self.browse(ctx, BrowsePurpose::ExportSmf, suggested);
-                }
-                PlatformRequest::BrowseSmfMotion => {
-                    self.browse(ctx, BrowsePurpose::SmfMotion, None);
-                }
-                PlatformRequest::BrowseExportVrm { suggested } => {
-                    self.browse(ctx, BrowsePurpose::ExportVrm, suggested);
-                }
-                PlatformRequest::BrowseExportCsv { suggested } => {
-                    self.browse(ctx, BrowsePurpose::ExportCsv, suggested);
-                }
-                PlatformRequest::BrowseImportCsv => {
-                    self.browse(ctx, BrowsePurpose::ImportCsv, None);
-                }
-                PlatformRequest::BrowseSave { suggested } => {
-                    self.browse(ctx, BrowsePurpose::Save, suggested);
+                PlatformRequest::Browse { purpose, suggested } => {
+                    self.browse(ctx, purpose, suggested);
                 }
                 PlatformRequest::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
             }

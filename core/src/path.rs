@@ -18,12 +18,160 @@
 //! with the element-relative [`FieldPath`], `pmx-studio get` resolves
 //! them, and the UI selects the element a path names.
 
-use crate::edit::EditTarget;
-use crate::model::ElementKind;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
+
+/// The kinds of element a model holds (used by edits, validators, selections and the CLI).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ElementKind {
+    Vertex,
+    Face,
+    Texture,
+    Material,
+    Bone,
+    Morph,
+    DisplayFrame,
+    RigidBody,
+    Joint,
+    SoftBody,
+}
+
+impl ElementKind {
+    pub const ALL: [ElementKind; 10] = [
+        ElementKind::Vertex,
+        ElementKind::Face,
+        ElementKind::Texture,
+        ElementKind::Material,
+        ElementKind::Bone,
+        ElementKind::Morph,
+        ElementKind::DisplayFrame,
+        ElementKind::RigidBody,
+        ElementKind::Joint,
+        ElementKind::SoftBody,
+    ];
+
+    /// The snake_case name used in paths, JSON and the CLI (`rigid_body`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            ElementKind::Vertex => "vertex",
+            ElementKind::Face => "face",
+            ElementKind::Texture => "texture",
+            ElementKind::Material => "material",
+            ElementKind::Bone => "bone",
+            ElementKind::Morph => "morph",
+            ElementKind::DisplayFrame => "display_frame",
+            ElementKind::RigidBody => "rigid_body",
+            ElementKind::Joint => "joint",
+            ElementKind::SoftBody => "soft_body",
+        }
+    }
+
+    /// The field name of the element list in `Model` and in paths (`rigid_bodies`).
+    #[must_use]
+    pub fn list_name(self) -> &'static str {
+        match self {
+            ElementKind::Vertex => "vertices",
+            ElementKind::Face => "faces",
+            ElementKind::Texture => "textures",
+            ElementKind::Material => "materials",
+            ElementKind::Bone => "bones",
+            ElementKind::Morph => "morphs",
+            ElementKind::DisplayFrame => "display_frames",
+            ElementKind::RigidBody => "rigid_bodies",
+            ElementKind::Joint => "joints",
+            ElementKind::SoftBody => "soft_bodies",
+        }
+    }
+}
+
+/// What an edit or a path targets: the header, the info block, or a kind of element .
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditTarget {
+    Header,
+    Info,
+    Vertex,
+    Face,
+    Texture,
+    Material,
+    Bone,
+    Morph,
+    DisplayFrame,
+    RigidBody,
+    Joint,
+    SoftBody,
+}
+
+impl EditTarget {
+    /// The snake_case name (`rigid_body`), as in JSON.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            EditTarget::Header => "header",
+            EditTarget::Info => "info",
+            EditTarget::Vertex => "vertex",
+            EditTarget::Face => "face",
+            EditTarget::Texture => "texture",
+            EditTarget::Material => "material",
+            EditTarget::Bone => "bone",
+            EditTarget::Morph => "morph",
+            EditTarget::DisplayFrame => "display_frame",
+            EditTarget::RigidBody => "rigid_body",
+            EditTarget::Joint => "joint",
+            EditTarget::SoftBody => "soft_body",
+        }
+    }
+
+    /// Header and info exist once; every other target is a list.
+    #[must_use]
+    pub fn is_single(self) -> bool {
+        matches!(self, EditTarget::Header | EditTarget::Info)
+    }
+
+    #[must_use]
+    pub fn element_kind(self) -> Option<ElementKind> {
+        match self {
+            EditTarget::Header | EditTarget::Info => None,
+            EditTarget::Vertex => Some(ElementKind::Vertex),
+            EditTarget::Face => Some(ElementKind::Face),
+            EditTarget::Texture => Some(ElementKind::Texture),
+            EditTarget::Material => Some(ElementKind::Material),
+            EditTarget::Bone => Some(ElementKind::Bone),
+            EditTarget::Morph => Some(ElementKind::Morph),
+            EditTarget::DisplayFrame => Some(ElementKind::DisplayFrame),
+            EditTarget::RigidBody => Some(ElementKind::RigidBody),
+            EditTarget::Joint => Some(ElementKind::Joint),
+            EditTarget::SoftBody => Some(ElementKind::SoftBody),
+        }
+    }
+}
+
+impl From<ElementKind> for EditTarget {
+    fn from(kind: ElementKind) -> Self {
+        match kind {
+            ElementKind::Vertex => EditTarget::Vertex,
+            ElementKind::Face => EditTarget::Face,
+            ElementKind::Texture => EditTarget::Texture,
+            ElementKind::Material => EditTarget::Material,
+            ElementKind::Bone => EditTarget::Bone,
+            ElementKind::Morph => EditTarget::Morph,
+            ElementKind::DisplayFrame => EditTarget::DisplayFrame,
+            ElementKind::RigidBody => EditTarget::RigidBody,
+            ElementKind::Joint => EditTarget::Joint,
+            ElementKind::SoftBody => EditTarget::SoftBody,
+        }
+    }
+}
+
+impl fmt::Display for EditTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// One step of a path: a field by name or a position in a list.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -196,29 +344,37 @@ impl PathHead {
 }
 
 impl ModelPath {
+    /// The path of the header (`header`); its fields follow with [`ModelPath::field`].
+    #[must_use]
+    pub fn header() -> Self {
+        Self::from_head(PathHead::Header)
+    }
+
+    /// The path of the info block (`info`).
+    #[must_use]
+    pub fn info() -> Self {
+        Self::from_head(PathHead::Info)
+    }
+
     /// The path of a whole element list (`bones`).
     #[must_use]
     pub fn list(kind: ElementKind) -> Self {
-        Self {
-            segments: vec![Segment::Field(Cow::Borrowed(kind.list_name()))],
-        }
+        Self::from_head(PathHead::List(kind))
     }
 
-    /// The path of one element (`bones[3]`), or of the header or info (the index is ignored).
+    /// The path of one element (`bones[3]`), the start of the paths of its fields:
+    /// `ModelPath::element(ElementKind::Bone, 3).field("ik").at("links", 1).field("bone")` is
+    /// `bones[3].ik.links[1].bone`.
     #[must_use]
-    pub fn element(target: EditTarget, index: usize) -> Self {
-        match target.element_kind() {
-            Some(kind) => Self::list(kind).index(index),
-            None => Self {
-                segments: vec![Segment::Field(Cow::Borrowed(
-                    if target == EditTarget::Header {
-                        "header"
-                    } else {
-                        "info"
-                    },
-                ))],
-            },
-        }
+    pub fn element(kind: ElementKind, index: usize) -> Self {
+        Self::list(kind).index(index)
+    }
+
+    fn from_head(head: PathHead) -> Self {
+        // Room for the usual depth (`bones[3].ik.links[1].bone`) without growing.
+        let mut segments = Vec::with_capacity(6);
+        segments.push(Segment::Field(Cow::Borrowed(head.name())));
+        Self { segments }
     }
 
     /// This path with a field step added (`.name`).
@@ -233,6 +389,12 @@ impl ModelPath {
     pub fn index(mut self, index: usize) -> Self {
         self.segments.push(Segment::Index(index));
         self
+    }
+
+    /// This path with a list field and a position in it added (`.name[index]`).
+    #[must_use]
+    pub fn at(self, name: &'static str, index: usize) -> Self {
+        self.field(name).index(index)
     }
 
     /// This path followed by an element-relative one.
@@ -302,6 +464,13 @@ impl ModelPath {
     pub fn element_of(&self) -> Option<(ElementKind, usize)> {
         let (target, index) = self.target()?;
         Some((target.element_kind()?, index))
+    }
+
+    /// The path of the element the path is in (`bones[3]` for `bones[3].ik.links[1].bone`).
+    #[must_use]
+    pub fn element_path(&self) -> Option<Self> {
+        let (kind, index) = self.element_of()?;
+        Some(Self::element(kind, index))
     }
 
     /// The part after the element (`ik.links[1].bone`), as an edit names a field.
@@ -413,6 +582,12 @@ impl FieldPath {
         self
     }
 
+    /// This path with a list field and a position in it added (`name[index]`).
+    #[must_use]
+    pub fn at(self, name: &'static str, index: usize) -> Self {
+        self.field(name).index(index)
+    }
+
     pub(crate) fn heap_size(&self) -> usize {
         self.segments.capacity() * std::mem::size_of::<Segment>()
             + self.segments.iter().map(Segment::heap_size).sum::<usize>()
@@ -465,14 +640,58 @@ mod tests {
         );
         assert_eq!(ModelPath::parse("materials").unwrap().target(), None);
         assert_eq!(
-            ModelPath::element(EditTarget::Joint, 4)
+            ModelPath::element(ElementKind::Joint, 4)
                 .field("body_a")
                 .to_string(),
             "joints[4].body_a"
         );
         assert_eq!(
             ModelPath::parse("bones[3].ik").unwrap().parent().unwrap(),
-            ModelPath::element(EditTarget::Bone, 3)
+            ModelPath::element(ElementKind::Bone, 3)
+        );
+    }
+
+    #[test]
+    fn built_paths_print_as_the_grammar_writes_them() {
+        let link = ModelPath::element(ElementKind::Bone, 3)
+            .field("ik")
+            .at("links", 1)
+            .field("bone");
+        assert_eq!(link.to_string(), "bones[3].ik.links[1].bone");
+        assert_eq!(link, ModelPath::parse("bones[3].ik.links[1].bone").unwrap());
+        assert_eq!(link.element_of(), Some((ElementKind::Bone, 3)));
+        assert_eq!(
+            link.element_path(),
+            Some(ModelPath::element(ElementKind::Bone, 3))
+        );
+        assert_eq!(
+            ModelPath::header()
+                .field("index_sizes")
+                .field("vertex")
+                .to_string(),
+            "header.index_sizes.vertex"
+        );
+        assert_eq!(
+            ModelPath::info().field("name_ja").to_string(),
+            "info.name_ja"
+        );
+        assert_eq!(
+            ModelPath::list(ElementKind::RigidBody).to_string(),
+            "rigid_bodies"
+        );
+        assert_eq!(ModelPath::header().element_path(), None);
+        assert_eq!(
+            ModelPath::element(ElementKind::Face, 1)
+                .index(2)
+                .to_string(),
+            "faces[1][2]"
+        );
+        assert_eq!(
+            FieldPath::whole()
+                .at("offsets", 2)
+                .field("offset")
+                .to_string(),
+            "offsets[2].offset"
         );
     }
 

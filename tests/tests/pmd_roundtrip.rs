@@ -621,7 +621,7 @@ fn trailing_bytes_survive_pmd_to_pmd_and_are_noted_when_converted() {
 fn losses_at(model: &Model, prefix: &str) -> Vec<String> {
     pmd::pmd_losses(model)
         .into_iter()
-        .filter(|l| l.path.starts_with(prefix))
+        .filter(|l| l.path.to_string().starts_with(prefix))
         .map(|l| format!("{}: {}", l.path, l.message))
         .collect()
 }
@@ -655,7 +655,7 @@ fn bdef4_sdef_and_qdef_reduce_to_bdef2_on_the_two_largest_weights() {
     assert_eq!(file.vertices[1].weight, 50);
     assert_eq!(file.vertices[2].bones, [5, 6]);
     assert_eq!(file.vertices[2].weight, 70);
-    let paths: Vec<&str> = report.losses.iter().map(|l| l.path.as_str()).collect();
+    let paths: Vec<String> = report.losses.iter().map(|l| l.path.to_string()).collect();
     assert_eq!(
         paths,
         [
@@ -739,7 +739,7 @@ fn pmx_only_features_are_listed() {
     model.joints[0].kind = JointKind::Hinge;
     model.soft_bodies.push(SoftBody::default());
     let losses = pmd::pmd_losses(&model);
-    let paths: Vec<&str> = losses.iter().map(|l| l.path.as_str()).collect();
+    let paths: Vec<String> = losses.iter().map(|l| l.path.to_string()).collect();
     assert_eq!(
         paths,
         [
@@ -967,7 +967,7 @@ fn edited_names_get_the_default_padding_and_the_others_stay_exact() {
     // room for the terminator, and listed.
     joints[1].name.bytes.truncate(19);
     let (written, losses) = pmd::write(&model).expect("writes");
-    let paths: Vec<&str> = losses.losses.iter().map(|l| l.path.as_str()).collect();
+    let paths: Vec<String> = losses.losses.iter().map(|l| l.path.to_string()).collect();
     assert_eq!(paths, ["joints[1].name_ja"]);
     assert_eq!(written, bytes_of(&expected));
 

@@ -2,9 +2,12 @@
 //! them after the frame (turning edit requests into undoable edits), so no panel ever changes
 //! the model itself.
 
+use crate::document::SaveSettings;
 use pmx_core::edit::{EditLabel, EditOp, Element, Field, FieldType, SetField};
+use pmx_core::formats::{FileFormat, SaveOptions};
 use pmx_core::model::ElementKind;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 /// A model change, built into an [`pmx_core::edit::Edit`] when the editor runs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +64,7 @@ pub struct EditCommand {
     pub select_created: bool,
 }
 
-/// What a panel, menu or shortcut asks the editor to do.
+/// What a panel, menu, shortcut or dialog asks the editor to do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Edit(EditCommand),
@@ -73,38 +76,53 @@ pub enum Command {
     New,
     ShowOpenDialog,
     Open(PathBuf),
+    /// Opens `path` again in recovery mode (the load error's button).
+    OpenRecovered(PathBuf),
+    /// Does `action` without asking: the unsaved-changes question was answered "don't save".
+    Perform(PendingAction),
     Save,
+    /// Saves in place, then does `action`; without a file to save in place, Save as is shown
+    /// and does it after saving (the unsaved-changes question's Save).
+    SaveThen(PendingAction),
+    /// Writes the document to `path` with `settings`, then does `then` (Save as, and its
+    /// question before writing over the source).
+    SaveTo {
+        path: PathBuf,
+        settings: SaveSettings,
+        then: Option<PendingAction>,
+    },
     ShowSaveAsDialog,
-    /// The save-as dialog with the path's extension set to `.pmd` (File > Export PMD).
-    ShowExportPmdDialog,
-    /// File > Import MQO: the import dialog.
-    ShowImportMqoDialog,
-    /// File > Import VRM: the import dialog (`.vrm`, `.glb`, `.gltf`).
-    ShowImportVrmDialog,
-    /// File > Export MQO: the export dialog.
-    ShowExportMqoDialog,
-    /// File > Export SMF: the export dialog.
-    ShowExportSmfDialog,
-    /// Writes the open model to `path` as SMF (the export dialog's Export button); the
-    /// document is not changed.
-    ExportSmf {
+    /// File > Import `format`: its dialog, or for a format whose import is an open (CSV), the
+    /// native open dialog.
+    ShowImportDialog(FileFormat),
+    /// File > Export `format`: its dialog (for PMD, Save as with a `.pmd` path).
+    ShowExportDialog(FileFormat),
+    /// Writes the open model to `path` as `format` (an export dialog's Export button); the
+    /// document is not changed. Written over the file the model was read from in part or
+    /// converted from, it asks first.
+    Export {
+        format: FileFormat,
         path: PathBuf,
-        options: pmx_core::formats::smf::SmfExportOptions,
+        options: Box<SaveOptions>,
     },
-    /// File > Export VRM: the export dialog (meta, humanoid mapping, report).
-    ShowExportVrmDialog,
-    /// Writes the open model as a VRM at `path` (the export dialog's Export button); the
-    /// document is not changed.
-    ExportVrm {
+    /// [`Command::Export`] after the yes to writing over the document's source.
+    ExportOverSource {
+        format: FileFormat,
         path: PathBuf,
-        options: Box<pmx_core::formats::vrm::VrmExportOptions>,
+        options: Box<SaveOptions>,
     },
-    /// Imports `path` (an MQO) as a new model, or with `merge` merges it into the open one as
-    /// one step.
+    /// Imports `path` (an MQO, a VRM) as a new model, or with `merge` merges it into the open
+    /// one as one step.
     Import {
         path: PathBuf,
         options: pmx_core::formats::LoadOptions,
         merge: Option<pmx_core::edit::MergeOptions>,
+    },
+    /// Shows the native file dialog for `purpose` (a dialog's Browse…); its answer comes back
+    /// through [`crate::EditorState::browse_finished`].
+    Browse {
+        purpose: BrowsePurpose,
+        suggested: Option<PathBuf>,
     },
     Close,
     Quit,
@@ -122,18 +140,148 @@ pub enum Command {
         kind: ElementKind,
         indices: Vec<usize>,
     },
-    /// File > Export CSV: the export dialog (path, encoding).
-    ShowExportCsvDialog,
-    /// File > Import CSV: the native open dialog for a PmxEditor CSV.
-    BrowseImportCsv,
     /// ツール > a tool: its dialog (options, preview, Apply).
     ShowPlugin(String),
-    /// Commits the edit the tool dialog built (one undo step named after the tool).
-    ApplyPluginEdit,
+    /// Commits the edit a tool dialog built on document revision `revision` (one undo step
+    /// named after the tool).
+    ApplyPluginEdit {
+        revision: u64,
+        edit: BuiltEdit,
+    },
     /// ツール > スクリプト > Reload: the built-ins and the scripts folder's scripts again.
     ReloadPlugins,
     /// ツール > スクリプト > the scripts folder: a dialog to choose it.
     ShowScriptsFolderDialog,
+    /// Uses `folder` for the scripts (`None`: the default folder) and loads them again.
+    SetScriptsFolder(Option<PathBuf>),
+}
+
+/// An action that would replace or drop the document, waiting for the unsaved-changes answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PendingAction {
+    New,
+    Open {
+        path: PathBuf,
+        recover: bool,
+    },
+    /// File > Import as a new model.
+    Import {
+        path: PathBuf,
+        options: pmx_core::formats::LoadOptions,
+    },
+    Close,
+    Quit,
+}
+
+/// What a native file dialog is for: it lists the files of the formats that can be used there
+/// (from the format registry) and picks a file to read, or names one to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BrowsePurpose {
+    /// File > Open: any model file.
+    Open,
+    /// Save as: a file of a format the document is saved in.
+    Save,
+    /// File > Import `format`.
+    Import(FileFormat),
+    /// File > Export `format`.
+    Export(FileFormat),
+    /// A motion (`.vmd`) for a dialog (the SMF export's baked animation).
+    Motion,
+}
+
+/// A file dialog's filter: its name and the extensions it shows, in both cases.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileFilter {
+    pub name: String,
+    pub extensions: Vec<String>,
+}
+
+impl FileFilter {
+    fn new<'a>(name: impl Into<String>, extensions: impl IntoIterator<Item = &'a str>) -> Self {
+        // Lower and upper case: some platforms' dialogs match extensions case-sensitively.
+        let extensions = extensions
+            .into_iter()
+            .flat_map(|extension| [extension.to_owned(), extension.to_ascii_uppercase()])
+            .collect();
+        Self {
+            name: name.into(),
+            extensions,
+        }
+    }
+}
+
+impl BrowsePurpose {
+    /// Whether the dialog names a file to write (a save dialog) rather than picking one.
+    #[must_use]
+    pub fn writes(self) -> bool {
+        matches!(self, BrowsePurpose::Save | BrowsePurpose::Export(_))
+    }
+
+    /// The filters the dialog offers, the first chosen: for Open and Save all the formats
+    /// together, then each; for an import every extension the format is read from, for an
+    /// export the one it is written with.
+    #[must_use]
+    pub fn filters(self) -> Vec<FileFilter> {
+        use pmx_core::formats::registry::{FORMATS, FormatSpec};
+        let several = |usable: fn(&FormatSpec) -> bool| {
+            let specs: Vec<&FormatSpec> = FORMATS.iter().filter(|spec| usable(spec)).collect();
+            let names: Vec<String> = specs
+                .iter()
+                .map(|spec| spec.name.to_ascii_uppercase())
+                .collect();
+            let all = FileFilter::new(
+                names.join(" / "),
+                specs
+                    .iter()
+                    .flat_map(|spec| spec.extensions.iter().copied()),
+            );
+            std::iter::once(all)
+                .chain(
+                    specs
+                        .iter()
+                        .map(|spec| FileFilter::new(spec.title, spec.extensions.iter().copied())),
+                )
+                .collect()
+        };
+        match self {
+            BrowsePurpose::Open => several(|spec| spec.abilities.open || spec.abilities.import),
+            BrowsePurpose::Save => several(|spec| spec.abilities.save),
+            BrowsePurpose::Import(format) => {
+                let spec = format.spec();
+                vec![FileFilter::new(spec.title, spec.extensions.iter().copied())]
+            }
+            BrowsePurpose::Export(format) => {
+                let spec = format.spec();
+                vec![FileFilter::new(spec.title, [spec.extension()])]
+            }
+            BrowsePurpose::Motion => vec![FileFilter::new("VMD", ["vmd"])],
+        }
+    }
+}
+
+/// An edit built away from the editor (a tool's run on its own thread), handed over once by
+/// [`Command::ApplyPluginEdit`]; clones share it.
+#[derive(Debug, Clone)]
+pub struct BuiltEdit(Arc<Mutex<Option<pmx_core::edit::Edit>>>);
+
+impl BuiltEdit {
+    #[must_use]
+    pub fn new(edit: pmx_core::edit::Edit) -> Self {
+        Self(Arc::new(Mutex::new(Some(edit))))
+    }
+
+    /// The edit, the first time it is asked for.
+    #[must_use]
+    pub fn take(&self) -> Option<pmx_core::edit::Edit> {
+        self.0.lock().ok().and_then(|mut edit| edit.take())
+    }
+}
+
+impl PartialEq for BuiltEdit {
+    /// The same hand-over (the edit itself has no equality).
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Command {

@@ -71,7 +71,7 @@ impl SourceLoss {
     #[must_use]
     pub fn of(format: FileFormat, report: &LoadReport, recovery: bool) -> Option<Self> {
         // A conversion's own notes (what an MQO, SMF or VRM became) are no damage of the file.
-        let converted = matches!(format, FileFormat::Mqo | FileFormat::Smf | FileFormat::Vrm);
+        let converted = format.spec().converts();
         if recovery || report.recovered_from.is_some() || (!converted && report.lost_data()) {
             let first = report.recovered_from.as_ref().map_or_else(
                 || {
@@ -90,15 +90,11 @@ impl SourceLoss {
                 first,
             });
         }
+        // Only PMX and JSON files are known whole. A CSV is not either: PmxEditor's own files
+        // lack the columns that make ours exact, and a CSV written back has ours.
         match format {
             FileFormat::Pmx | FileFormat::Json => None,
-            // A CSV is not known whole either: PmxEditor's own files lack the columns that make
-            // ours exact, and a CSV written back has ours.
-            FileFormat::Pmd
-            | FileFormat::Csv
-            | FileFormat::Mqo
-            | FileFormat::Smf
-            | FileFormat::Vrm => Some(SourceLoss::Foreign(format)),
+            _ => Some(SourceLoss::Foreign(format)),
         }
     }
 }
@@ -190,10 +186,7 @@ impl Document {
 
     fn from_loaded_file(path: PathBuf, loaded: Loaded, unpacked: Option<UnpackedFiles>) -> Self {
         let unpacked = unpacked.or_else(|| UnpackedFiles::unpack(&loaded.embedded_files));
-        if matches!(
-            loaded.format,
-            FileFormat::Mqo | FileFormat::Smf | FileFormat::Vrm
-        ) {
+        if loaded.format.spec().converts() {
             // An import: the model is new, the MQO, SMF or VRM is not its file (saving must
             // never write over the source).
             let mut document = Self::from_model(loaded.model, None, Some(loaded.report));
@@ -856,52 +849,20 @@ fn load_with_progress(
     }
     progress.total.store(bytes.len() as u64, Ordering::Relaxed);
     progress.set(LoadPhase::Parsing, 0);
-    let format = FileFormat::detect(path, &bytes).ok_or_else(|| {
-        failure(
-            format!(
-                "{}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb, .gltf or .json)",
-                path.display()
-            ),
-            false,
-        )
-    })?;
-    if format == FileFormat::Mqo {
-        // From the path: the `.mqx` side file is read from beside it.
-        let imported =
-            pmx_core::formats::mqo::load_mqo_path(path, &formats::mqo_import_options(&options))
-                .map_err(|e| failure(format!("{}: {e}", path.display()), false))?;
-        progress.set(LoadPhase::Parsing, bytes.len() as u64);
-        return Ok(Loaded {
-            model: imported.model,
-            report: imported.report.to_load_report(),
-            format,
-            embedded_files: Vec::new(),
-        });
-    }
-    if format == FileFormat::Vrm {
-        // With the folder: a `.gltf` keeps its buffers and images in files beside it.
-        let folder = formats::folder_of(path);
-        let imported = pmx_core::formats::vrm::read_vrm_in(&bytes, &options, Some(folder))
-            .map_err(|e| failure(format!("{}: {e}", path.display()), true))?;
-        progress.set(LoadPhase::Parsing, bytes.len() as u64);
-        return Ok(Loaded {
-            model: imported.model,
-            report: imported.report,
-            format,
-            embedded_files: imported.textures,
-        });
-    }
+    let Some(format) = FileFormat::detect(path, &bytes) else {
+        let unknown = formats::FileError::UnknownFormat {
+            path: path.to_owned(),
+        };
+        return Err(failure(unknown.to_string(), false));
+    };
     // Every PMX with a PMX magic was read from the disk above: what is left (a `.pmx` without
-    // one fails at its first bytes) and the other formats are read from memory at once.
-    let (model, report) = formats::read_bytes(&bytes, format, &options)
-        .map_err(|e| failure(format!("{}: {e}", path.display()), true))?;
+    // one fails at its first bytes) and the other formats are read from memory at once; an
+    // MQO's `.mqx` and a glTF's buffers from beside the file.
+    let spec = format.spec();
+    let loaded = (spec.read)(&bytes, Some(path), &options)
+        .map_err(|e| failure(format!("{}: {e}", path.display()), spec.offers_recovery))?;
     progress.set(LoadPhase::Parsing, bytes.len() as u64);
-    Ok(Loaded {
-        model,
-        report,
-        format,
-        embedded_files: Vec::new(),
-    })
+    Ok(loaded)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use pmx_core::formats::FileFormat;
 use pmx_core::formats::csv::read_csv;
 use pmx_core::generate::sample_model;
 use pmx_ui::EditorState;
@@ -39,7 +40,7 @@ fn export_csv_writes_the_model_and_import_csv_opens_it_again() {
     harness.get_by_label("Export CSV");
     harness
         .state_mut()
-        .browse_finished(BrowsePurpose::ExportCsv, Some(path.clone()));
+        .browse_finished(BrowsePurpose::Export(FileFormat::Csv), Some(path.clone()));
     harness.run_ok();
     harness.get_by_label("Export").click();
     harness.run_ok();
@@ -52,7 +53,7 @@ fn export_csv_writes_the_model_and_import_csv_opens_it_again() {
     // Import: the CSV opens as the model (the sample was never saved: nothing to ask).
     harness
         .state_mut()
-        .browse_finished(BrowsePurpose::ImportCsv, Some(path.clone()));
+        .browse_finished(BrowsePurpose::Import(FileFormat::Csv), Some(path.clone()));
     let started = Instant::now();
     while harness.state().loading.is_some()
         || harness.state().document.as_ref().unwrap().path.as_deref() != Some(path.as_path())

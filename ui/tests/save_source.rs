@@ -258,9 +258,10 @@ fn an_imported_vrm_is_saved_as_a_new_pmx_and_never_written_over() {
         Some(SourceLoss::Foreign(FileFormat::Vrm))
     );
     // File > Export VRM over the avatar asks first too.
-    harness.state_mut().push(Command::ExportVrm {
+    harness.state_mut().push(Command::Export {
+        format: FileFormat::Vrm,
         path: vrm.clone(),
-        options: Box::new(pmx_core::formats::vrm::VrmExportOptions::default()),
+        options: Box::default(),
     });
     harness.run_ok();
     harness.get_by_label_contains(

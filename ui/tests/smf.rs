@@ -206,13 +206,16 @@ fn a_motion_picked_in_the_file_dialog_is_baked_and_its_time_unit_shown() {
         harness
             .state_mut()
             .take_platform_requests()
-            .contains(&PlatformRequest::BrowseSmfMotion),
+            .contains(&PlatformRequest::Browse {
+                purpose: BrowsePurpose::Motion,
+                suggested: None
+            }),
         "the button asks the window for a file dialog"
     );
     // The window's answer, as a native dialog gives it.
     harness
         .state_mut()
-        .browse_finished(BrowsePurpose::SmfMotion, Some(vmd.clone()));
+        .browse_finished(BrowsePurpose::Motion, Some(vmd.clone()));
     harness.run_ok();
     harness.get_by_label_contains("key times are MMD frames (30 a second)");
     click(&mut harness, "Export");
@@ -239,7 +242,7 @@ fn an_unreadable_motion_blocks_the_export_and_a_bad_extension_is_named() {
     harness.get_by_label("The file name must end in .smf");
     harness
         .state_mut()
-        .browse_finished(BrowsePurpose::SmfMotion, Some(bad));
+        .browse_finished(BrowsePurpose::Motion, Some(bad));
     harness.run_ok();
     // A long wrapped label is exposed as a value (on the label and its text runs).
     let shown = harness
@@ -260,9 +263,10 @@ fn the_export_command_writes_without_the_dialog_and_save_as_refuses_smf() {
     let path = dir.path().join("direct.smf");
     let original = model();
     let mut harness = with_document(original.clone(), Language::English);
-    harness.state_mut().push(Command::ExportSmf {
+    harness.state_mut().push(Command::Export {
+        format: FileFormat::Smf,
         path: path.clone(),
-        options: SmfExportOptions::default(),
+        options: Box::default(),
     });
     harness.run_ok();
     assert!(path.exists());

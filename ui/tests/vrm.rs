@@ -13,6 +13,7 @@ use egui::accesskit::Role;
 use egui::{Event, Modifiers, PointerButton, Pos2};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
+use pmx_core::formats::FileFormat;
 use pmx_core::formats::vrm::{VrmExportOptions, split_glb, write_vrm};
 use pmx_core::generate::sample_model;
 use pmx_core::model::Model;
@@ -135,11 +136,17 @@ fn export_shows_the_writers_report_then_writes_the_vrm_and_leaves_the_document_a
             .state_mut()
             .take_platform_requests()
             .iter()
-            .any(|request| matches!(request, PlatformRequest::BrowseExportVrm { .. }))
+            .any(|request| matches!(
+                request,
+                PlatformRequest::Browse {
+                    purpose: BrowsePurpose::Export(FileFormat::Vrm),
+                    ..
+                }
+            ))
     );
     harness
         .state_mut()
-        .browse_finished(BrowsePurpose::ExportVrm, Some(path.clone()));
+        .browse_finished(BrowsePurpose::Export(FileFormat::Vrm), Some(path.clone()));
     harness.run_ok();
     assert!(!path.exists(), "nothing is written before Export");
     click(&mut harness, "Export");

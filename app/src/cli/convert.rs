@@ -12,7 +12,7 @@ use pmx_core::formats::mqo::{
 use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
 use pmx_core::formats::smf::{AlphaTestMaterials, SmfAnimation, SmfExportOptions};
 use pmx_core::formats::vrm::{VrmExportOptions, VrmImportOptions, VrmMeta, parse_meta_json};
-use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions, vmd};
+use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions, WriteReport, vmd};
 use pmx_core::model::{Model, PmxVersion, TextEncoding};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -139,6 +139,8 @@ impl ConvertArgs {
             },
             // Needs the model (material names) and the motion file: see `smf_options`.
             smf: SmfExportOptions::default(),
+            // Needs the meta file and the folder of the textures: see `run`.
+            vrm: VrmExportOptions::default(),
             csv: CsvSaveOptions {
                 encoding: if self.csv_encoding == "sjis" {
                     CsvEncoding::ShiftJis
@@ -230,8 +232,9 @@ fn material_indices(model: &Model, items: &[String]) -> Result<Vec<usize>> {
 }
 
 pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
-    // `.vrm` and `.glb` outputs are both the VRM export.
-    let vrm = FileFormat::from_extension(&args.output) == Some(FileFormat::Vrm);
+    let format = FileFormat::from_extension(&args.output);
+    // `.vrm`, `.glb` and `.gltf` outputs are all the VRM export.
+    let vrm = format == Some(FileFormat::Vrm);
     if !vrm && (args.vrm_meta.is_some() || args.no_spring_bones) {
         bail!(
             "--vrm-meta and --no-spring-bones are for a .vrm output, not {}",
@@ -244,26 +247,33 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     } else {
         None
     };
-    let format = FileFormat::from_extension(&args.output);
-    if format.is_none() && !vrm {
+    let Some(format) = format else {
         bail!(
             "{}: unknown output format (use .pmx, .pmd, .mqo, .smf, .json, .csv or .vrm)",
             args.output.display()
         );
-    }
+    };
     if let Some(scale) = args.scale
         && !(scale.is_finite() && scale > 0.0)
     {
         bail!("--scale must be a positive number of MQO units per PMX unit, not {scale}");
     }
-    if args
-        .output
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("mqoz"))
-    {
+    let spec = format.spec();
+    if !spec.writes_extension(&args.output) {
+        let extension = args
+            .output
+            .extension()
+            .map(|extension| extension.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
         bail!(
-            "{}: .mqoz is read, not written; write .mqo (and zip it with its .mqx if you need an archive)",
-            args.output.display()
+            "{}: .{extension} is read, not written; write .{}{}",
+            args.output.display(),
+            spec.extension(),
+            if format == FileFormat::Mqo {
+                " (and zip it with its .mqx if you need an archive)"
+            } else {
+                ""
+            }
         );
     }
     if args.has_vrm_import_flags() {
@@ -280,10 +290,10 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
             );
         }
     }
-    if format != Some(FileFormat::Csv) && args.csv_encoding != "utf8" {
+    if format != FileFormat::Csv && args.csv_encoding != "utf8" {
         bail!("--csv-encoding is for a .csv output");
     }
-    if format != Some(FileFormat::Smf) && args.has_smf_flags() {
+    if format != FileFormat::Smf && args.has_smf_flags() {
         bail!(
             "--vmd, --collision-materials, --alpha-test and --alpha-boundary are for .smf output"
         );
@@ -313,33 +323,32 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
         // The readers of conversions (MQO, SMF, VRM) say what they made of the file; the
         // others' notes are for `check`, unless recovery was asked for: then what it lost or
         // corrected is news, with its place in the file.
-        if matches!(
-            loaded.format,
-            FileFormat::Mqo | FileFormat::Smf | FileFormat::Vrm
-        ) {
+        if loaded.format.spec().converts() {
             eprintln!("note: {}", note.message);
         } else if args.recover {
             eprintln!("note: {note}");
         }
     }
+    let mut options = args.save_options();
+    // Kept until the VRM is written: the export reads the images from it.
+    let mut scratch = None;
     if let Some(meta) = meta {
         // A VRM read back out: the export finds its images in a scratch folder.
-        let scratch = if loaded.embedded_files.is_empty() {
-            None
-        } else {
+        if !loaded.embedded_files.is_empty() {
             let dir = tempfile::tempdir().context("cannot make a folder for the textures")?;
             formats::write_embedded_files(&loaded.embedded_files, dir.path(), true)?;
-            Some(dir)
-        };
+            scratch = Some(dir);
+        }
         let model_dir = scratch
             .as_ref()
             .map_or_else(|| args.input_dir(), |dir| dir.path().to_owned());
-        return export_vrm(args, &loaded.model, meta, model_dir);
-    }
-    let Some(format) = format else {
-        bail!("{}: unknown output format", args.output.display());
-    };
-    if !loaded.embedded_files.is_empty() {
+        options.vrm = VrmExportOptions {
+            meta,
+            model_dir: Some(model_dir),
+            spring_bones: !args.no_spring_bones,
+            ..VrmExportOptions::default()
+        };
+    } else if !loaded.embedded_files.is_empty() {
         // The images a VRM embeds go beside the output, where its texture paths point. A file
         // already there with other contents is kept (nothing is lost) and the run fails.
         let dir = formats::folder_of(&args.output);
@@ -349,85 +358,96 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
             eprintln!("wrote {} image(s) under {}", written.len(), dir.display());
         }
     }
-    let options = args.save_options();
-    if format == FileFormat::Mqo {
-        let export = formats::save_mqo(&loaded.model, &args.output, &options.mqo)?;
-        let report = &export.report;
-        eprintln!(
-            "wrote {}: {} objects, {} vertices, {} faces, {} morph targets{}",
-            args.output.display(),
+    if format == FileFormat::Smf {
+        options.smf = args.smf_options(&loaded.model)?;
+    }
+    let report = formats::write_path(&loaded.model, &args.output, format, &options)?;
+    drop(scratch);
+    print_report(&args.output, format, &report, &options);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What was written (the counts of a conversion) and what the file could not hold, on stderr.
+fn print_report(output: &Path, format: FileFormat, report: &WriteReport, options: &SaveOptions) {
+    let output = output.display();
+    match report {
+        WriteReport::Saved(_) => {}
+        WriteReport::Mqo { report, mqx_file } => eprintln!(
+            "wrote {output}: {} objects, {} vertices, {} faces, {} morph targets{}",
             report.objects,
             report.vertices,
             report.faces,
             report.morph_targets,
-            export
-                .mqx
+            mqx_file
                 .as_ref()
-                .map(|(name, _)| format!("; bones and morphs in {name}"))
+                .map(|name| format!("; bones and morphs in {name}"))
                 .unwrap_or_default()
-        );
-        if !report.losses.is_empty() {
+        ),
+        WriteReport::Smf(report) => {
+            let smf = &options.smf;
             eprintln!(
-                "{} things the MQO file cannot hold (written as described):",
-                report.losses.len()
+                "wrote {output}: {} frames, {} meshes (largest bone palette {} of {}), {} vertices, {} faces{}{}",
+                report.frames,
+                report.meshes,
+                report.largest_palette,
+                formats::smf::MAX_BONE_COUNT,
+                report.vertices,
+                report.faces,
+                if smf.collision_materials.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", collision from {} materials",
+                        smf.collision_materials.len()
+                    )
+                },
+                smf.animation
+                    .as_ref()
+                    .map(|a| format!(
+                        ", animation set \"{}\" (key times in MMD frames, 30 a second)",
+                        a.name
+                    ))
+                    .unwrap_or_default(),
             );
         }
-        for loss in &report.losses {
-            eprintln!("warning: {}", loss.message_en());
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    if format == FileFormat::Smf {
-        let smf = args.smf_options(&loaded.model)?;
-        let export = formats::save_smf(&loaded.model, &args.output, &smf)?;
-        let report = &export.report;
-        eprintln!(
-            "wrote {}: {} frames, {} meshes (largest bone palette {} of {}), {} vertices, {} faces{}{}",
-            args.output.display(),
-            report.frames,
-            report.meshes,
-            report.largest_palette,
-            formats::smf::MAX_BONE_COUNT,
-            report.vertices,
-            report.faces,
-            if smf.collision_materials.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", collision from {} materials",
-                    smf.collision_materials.len()
-                )
-            },
-            smf.animation
-                .as_ref()
-                .map(|a| format!(
-                    ", animation set \"{}\" (key times in MMD frames, 30 a second)",
-                    a.name
-                ))
-                .unwrap_or_default(),
-        );
-        if !report.losses.is_empty() {
+        WriteReport::Vrm(report) => {
             eprintln!(
-                "{} things the SMF file cannot hold (written as described):",
-                report.losses.len()
+                "wrote {output}: {} humanoid bones, {} nodes, {} meshes ({} primitives), {} morph targets, {} preset and {} custom expressions, {} materials, {} images",
+                report.humanoid_bones,
+                report.joints,
+                report.meshes,
+                report.primitives,
+                report.morph_targets,
+                report.preset_expressions,
+                report.custom_expressions,
+                report.materials,
+                report.images,
+            );
+            let springs = &report.springs;
+            eprintln!(
+                "spring bones: {} springs, {} spring joints, {} colliders in {} groups; limits: {} cone, {} hinge, {} spherical; {} node constraints",
+                springs.springs,
+                springs.joints,
+                springs.colliders,
+                springs.collider_groups,
+                springs.cone_limits,
+                springs.hinge_limits,
+                springs.spherical_limits,
+                report.node_constraints
             );
         }
-        for loss in &report.losses {
-            eprintln!("warning: {}", loss.message_en());
-        }
-        return Ok(ExitCode::SUCCESS);
     }
-    let report = formats::save_path(&loaded.model, &args.output, &options)?;
-    if format == FileFormat::Pmd && !report.warnings.is_empty() {
+    let warnings = report.save_report().warnings;
+    if !format.spec().lossless && !warnings.is_empty() {
         eprintln!(
-            "{} things the PMD file cannot hold (written as described):",
-            report.warnings.len()
+            "{} things the {} file cannot hold (written as described):",
+            warnings.len(),
+            format.name().to_ascii_uppercase()
         );
     }
-    for warning in &report.warnings {
+    for warning in &warnings {
         eprintln!("warning: {warning}");
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// The meta of `--vrm-meta` (its warnings on stderr), or the defaults without it.
@@ -442,55 +462,4 @@ fn read_vrm_meta(path: Option<&Path>) -> Result<VrmMeta> {
         eprintln!("warning: {}: {warning}", path.display());
     }
     Ok(parsed.meta)
-}
-
-/// Writes the VRM and lists on stderr what it holds and what it could not hold.
-fn export_vrm(
-    args: &ConvertArgs,
-    model: &Model,
-    meta: VrmMeta,
-    model_dir: PathBuf,
-) -> Result<ExitCode> {
-    let options = VrmExportOptions {
-        meta,
-        model_dir: Some(model_dir),
-        spring_bones: !args.no_spring_bones,
-        ..VrmExportOptions::default()
-    };
-    let report = formats::save_vrm(model, &args.output, &options)?;
-    eprintln!(
-        "wrote {}: {} humanoid bones, {} nodes, {} meshes ({} primitives), {} morph targets, {} preset and {} custom expressions, {} materials, {} images",
-        args.output.display(),
-        report.humanoid_bones,
-        report.joints,
-        report.meshes,
-        report.primitives,
-        report.morph_targets,
-        report.preset_expressions,
-        report.custom_expressions,
-        report.materials,
-        report.images,
-    );
-    let springs = &report.springs;
-    eprintln!(
-        "spring bones: {} springs, {} spring joints, {} colliders in {} groups; limits: {} cone, {} hinge, {} spherical; {} node constraints",
-        springs.springs,
-        springs.joints,
-        springs.colliders,
-        springs.collider_groups,
-        springs.cone_limits,
-        springs.hinge_limits,
-        springs.spherical_limits,
-        report.node_constraints
-    );
-    if !report.losses.is_empty() {
-        eprintln!(
-            "{} things the VRM file cannot hold (written as described):",
-            report.losses.len()
-        );
-    }
-    for loss in &report.losses {
-        eprintln!("warning: {}", loss.message_en());
-    }
-    Ok(ExitCode::SUCCESS)
 }

@@ -17,10 +17,9 @@
 //! rewritten fields are swapped with the model's (the edit holds the other value), and the
 //! renumbering walk that runs afterwards clears nothing a surviving element holds.
 
-use super::elements::{put_positions, take_positions};
+use super::elements::{Removal, face_counts_of, put_positions, take_positions};
 use super::reflect::HeapSize;
 use super::reindex::Reindex;
-use super::structure::{Removal, face_counts_of};
 use super::{EditReport, EditTarget, MovedRefs, Touched};
 use crate::model::refs::{RefKind, RefSite, for_each_ref_into};
 use crate::model::*;

@@ -1,8 +1,9 @@
 //! Elements taken out of a model or to be put into it, and list operations by position.
 
-use super::reflect::HeapSize;
+use super::reflect::{FieldType, HeapSize};
 use crate::model::*;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// A list of elements of one kind (removed by a deletion, or to insert).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -331,6 +332,57 @@ pub(crate) fn permute<T>(list: &mut Vec<T>, order: &[u32]) {
         .iter()
         .filter_map(|&old| slots.get_mut(old as usize).and_then(Option::take))
         .collect();
+}
+
+/// Items removed from a list at positions (or, for insertions, put there). The positions are
+/// shared with the [`Reindex`] the change reports.
+#[derive(Debug)]
+pub(crate) struct Removal<T> {
+    pub(crate) positions: Arc<[u32]>,
+    pub(crate) items: Vec<T>,
+}
+
+impl<T> Default for Removal<T> {
+    fn default() -> Self {
+        Self {
+            positions: Arc::new([]),
+            items: Vec::new(),
+        }
+    }
+}
+
+impl<T: FieldType> Removal<T> {
+    pub(crate) fn at(positions: Vec<u32>) -> Self {
+        Self {
+            positions: positions.into(),
+            items: Vec::new(),
+        }
+    }
+
+    pub(crate) fn take(&mut self, list: &mut Vec<T>) {
+        self.items = take_positions(list, &self.positions);
+    }
+
+    pub(crate) fn restore(&mut self, list: &mut Vec<T>) {
+        put_positions(list, &self.positions, std::mem::take(&mut self.items));
+    }
+
+    pub(crate) fn heap_size(&self) -> usize {
+        self.positions.len() * 4 + self.items.heap_size()
+    }
+}
+
+/// Counts `positions` (ascending faces) per material.
+pub(crate) fn face_counts_of(model: &Model, positions: &[u32]) -> Vec<(u32, u32)> {
+    let ranges = material_face_ranges(model);
+    let mut counts: Vec<(u32, u32)> = Vec::new();
+    for material in materials_of_faces(&ranges, positions).into_iter().flatten() {
+        match counts.last_mut() {
+            Some((m, count)) if *m as usize == material => *count += 3,
+            _ => counts.push((material as u32, 3)),
+        }
+    }
+    counts
 }
 
 /// The face ranges each material draws ([`Model::material_face_ranges`]).

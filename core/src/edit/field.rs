@@ -195,7 +195,7 @@ pub(crate) fn element_indices(
 }
 
 fn set_label(target: EditTarget, path: &FieldPath, count: usize, first: usize) -> EditLabel {
-    let field = || LabelArg::Field(path.to_string());
+    let field = || LabelArg::Field(path.clone());
     if target.is_single() {
         let label = if path.is_whole() {
             EditLabel::new("edit.set_whole")
@@ -205,7 +205,7 @@ fn set_label(target: EditTarget, path: &FieldPath, count: usize, first: usize) -
         return label.arg("target", LabelArg::Noun(target.name()));
     }
     // Renaming reads as PmxEditor's 名前の変更, not as setting `name_ja`.
-    let rename = path.to_string() == "name_ja";
+    let rename = *path == FieldPath::whole().field("name_ja");
     let label = match (path.is_whole(), rename, count == 1) {
         (_, true, true) => EditLabel::new("edit.rename_one").element(target, first),
         (_, true, false) => EditLabel::new("edit.rename_many").count(count, target),

@@ -4,6 +4,7 @@
 
 use super::{EditReport, EditTarget, thousands};
 use crate::i18n::{Language, fill};
+use crate::path::{FieldPath, Segment};
 use std::fmt;
 
 /// An argument of a label message.
@@ -19,8 +20,8 @@ pub enum LabelArg {
     Noun(&'static str),
     /// A noun in the plural ("rigid bodies" / "剛体").
     Plural(&'static str),
-    /// A field path (`name_ja`, `ik.links.0.bone`), each name in the language's vocabulary.
-    Field(String),
+    /// A field path (`name_ja`, `ik.links[0].bone`), each name in the language's vocabulary.
+    Field(FieldPath),
     /// Text shown as it is (names, paths).
     Text(String),
     /// A string of the resources.
@@ -268,7 +269,8 @@ impl EditLabel {
                     + args
                         .iter()
                         .map(|(_, arg)| match arg {
-                            LabelArg::Field(s) | LabelArg::Text(s) => s.capacity(),
+                            LabelArg::Field(path) => path.heap_size(),
+                            LabelArg::Text(text) => text.capacity(),
                             LabelArg::Label(label) => {
                                 std::mem::size_of::<EditLabel>() + label.heap_size()
                             }
@@ -438,19 +440,22 @@ fn count_text(lang: Language, count: usize, noun: &str) -> String {
     fill(template, &[("count", &thousands(count)), ("noun", &noun)])
 }
 
-/// A field path with each name in the language's vocabulary (`field.*`); indices and names
-/// the files lack stay as they are.
-fn field_text(lang: Language, path: &str) -> String {
-    path.split('.')
-        .map(|segment| {
-            if segment.parse::<usize>().is_ok() {
-                return segment.to_owned();
+/// A field path with each name in the language's vocabulary (`field.*`), in the path grammar's
+/// form (`ik.links[0].bone`); positions and names the files lack stay as they are.
+fn field_text(lang: Language, path: &FieldPath) -> String {
+    let mut text = String::new();
+    for segment in path.segments() {
+        match segment {
+            Segment::Field(name) => {
+                if !text.is_empty() {
+                    text.push('.');
+                }
+                text.push_str(lang.get(&format!("field.{name}")).unwrap_or(name));
             }
-            lang.get(&format!("field.{segment}"))
-                .map_or_else(|| segment.to_owned(), str::to_owned)
-        })
-        .collect::<Vec<_>>()
-        .join(".")
+            Segment::Index(index) => text.push_str(&format!("[{index}]")),
+        }
+    }
+    text
 }
 
 fn render_arg(arg: &LabelArg, lang: Language) -> String {
@@ -575,7 +580,10 @@ mod tests {
 
         let set = EditLabel::new("edit.set_field_many")
             .count(1000, EditTarget::Vertex)
-            .arg("field", LabelArg::Field("edge_scale".into()));
+            .arg(
+                "field",
+                LabelArg::Field(FieldPath::whole().field("edge_scale")),
+            );
         assert_eq!(
             set.render(Language::English),
             "Set edge_scale of 1,000 vertices"
@@ -583,6 +591,25 @@ mod tests {
         assert_eq!(
             set.render(Language::Japanese),
             "頂点1,000個のエッジ倍率を変更"
+        );
+
+        // Each name of a deeper path in the language's words, positions as they are.
+        let link = EditLabel::new("edit.set_field_one")
+            .element(EditTarget::Bone, 3)
+            .arg(
+                "field",
+                LabelArg::Field(FieldPath::whole().field("ik").at("links", 1).field("bone")),
+            );
+        assert!(
+            link.render(Language::English).contains("ik.links[1].bone"),
+            "{}",
+            link.render(Language::English)
+        );
+        assert!(
+            link.render(Language::Japanese)
+                .contains("IK.リンク[1].ボーン"),
+            "{}",
+            link.render(Language::Japanese)
         );
 
         let mut report = EditReport::default();

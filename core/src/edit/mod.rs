@@ -21,6 +21,7 @@ mod structure;
 mod transform;
 mod typed;
 
+pub use crate::model::EditTarget;
 pub use crate::path::FieldPath;
 pub use elements::Elements;
 pub use field::{Unresolved, get_field, get_path, resolve_path};
@@ -39,108 +40,17 @@ pub use transform::{
 };
 pub use typed::{Element, Field, SetField, Vector, field};
 
-use crate::formats::FileError;
+use crate::formats::error::FileError;
 use crate::i18n::Language;
 use crate::model::refs::RemapError;
 use crate::model::{ElementKind, Model};
 use field::FieldChange;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Range;
 use std::sync::OnceLock;
 use structure::{InsertChange, RemoveChange, ReorderChange};
-
-/// What an edit targets: the header, the info block, or a kind of element.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EditTarget {
-    Header,
-    Info,
-    Vertex,
-    Face,
-    Texture,
-    Material,
-    Bone,
-    Morph,
-    DisplayFrame,
-    RigidBody,
-    Joint,
-    SoftBody,
-}
-
-impl EditTarget {
-    /// The snake_case name (`rigid_body`), as in JSON.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            EditTarget::Header => "header",
-            EditTarget::Info => "info",
-            EditTarget::Vertex => "vertex",
-            EditTarget::Face => "face",
-            EditTarget::Texture => "texture",
-            EditTarget::Material => "material",
-            EditTarget::Bone => "bone",
-            EditTarget::Morph => "morph",
-            EditTarget::DisplayFrame => "display_frame",
-            EditTarget::RigidBody => "rigid_body",
-            EditTarget::Joint => "joint",
-            EditTarget::SoftBody => "soft_body",
-        }
-    }
-
-    /// Header and info exist once; every other target is a list.
-    #[must_use]
-    pub fn is_single(self) -> bool {
-        matches!(self, EditTarget::Header | EditTarget::Info)
-    }
-
-    #[must_use]
-    pub fn element_kind(self) -> Option<ElementKind> {
-        match self {
-            EditTarget::Header | EditTarget::Info => None,
-            EditTarget::Vertex => Some(ElementKind::Vertex),
-            EditTarget::Face => Some(ElementKind::Face),
-            EditTarget::Texture => Some(ElementKind::Texture),
-            EditTarget::Material => Some(ElementKind::Material),
-            EditTarget::Bone => Some(ElementKind::Bone),
-            EditTarget::Morph => Some(ElementKind::Morph),
-            EditTarget::DisplayFrame => Some(ElementKind::DisplayFrame),
-            EditTarget::RigidBody => Some(ElementKind::RigidBody),
-            EditTarget::Joint => Some(ElementKind::Joint),
-            EditTarget::SoftBody => Some(ElementKind::SoftBody),
-        }
-    }
-
-    /// Number of elements (1 for header and info).
-    #[must_use]
-    pub fn count(self, model: &Model) -> usize {
-        self.element_kind().map_or(1, |kind| model.count(kind))
-    }
-}
-
-impl From<ElementKind> for EditTarget {
-    fn from(kind: ElementKind) -> Self {
-        match kind {
-            ElementKind::Vertex => EditTarget::Vertex,
-            ElementKind::Face => EditTarget::Face,
-            ElementKind::Texture => EditTarget::Texture,
-            ElementKind::Material => EditTarget::Material,
-            ElementKind::Bone => EditTarget::Bone,
-            ElementKind::Morph => EditTarget::Morph,
-            ElementKind::DisplayFrame => EditTarget::DisplayFrame,
-            ElementKind::RigidBody => EditTarget::RigidBody,
-            ElementKind::Joint => EditTarget::Joint,
-            ElementKind::SoftBody => EditTarget::SoftBody,
-        }
-    }
-}
-
-impl fmt::Display for EditTarget {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Why an edit could not be built. The model is unchanged when a constructor returns an error.
 #[derive(Debug, thiserror::Error)]

@@ -8,10 +8,8 @@
 //! positions.
 
 use super::delete::{Dependents, plan};
-use super::elements::{
-    Elements, material_face_ranges, materials_of_faces, put_positions, take_positions,
-};
-use super::reflect::{FieldType, HeapSize};
+use super::elements::{Elements, Removal, face_counts_of, material_face_ranges};
+use super::reflect::HeapSize;
 use super::reindex::{Reindex, Run};
 use super::{Change, Edit, EditError, EditLabel, EditReport, EditTarget, LabelArg, Touched};
 use crate::model::refs::{IndexRemap, LostRef, RefKind, remap_refs};
@@ -21,57 +19,6 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::Range;
 use std::sync::Arc;
-
-/// Items removed from a list at positions (or, for insertions, put there). The positions are
-/// shared with the [`Reindex`] the change reports.
-#[derive(Debug)]
-pub(crate) struct Removal<T> {
-    pub(crate) positions: Arc<[u32]>,
-    pub(crate) items: Vec<T>,
-}
-
-impl<T> Default for Removal<T> {
-    fn default() -> Self {
-        Self {
-            positions: Arc::new([]),
-            items: Vec::new(),
-        }
-    }
-}
-
-impl<T: FieldType> Removal<T> {
-    pub(crate) fn at(positions: Vec<u32>) -> Self {
-        Self {
-            positions: positions.into(),
-            items: Vec::new(),
-        }
-    }
-
-    pub(crate) fn take(&mut self, list: &mut Vec<T>) {
-        self.items = take_positions(list, &self.positions);
-    }
-
-    pub(crate) fn restore(&mut self, list: &mut Vec<T>) {
-        put_positions(list, &self.positions, std::mem::take(&mut self.items));
-    }
-
-    pub(crate) fn heap_size(&self) -> usize {
-        self.positions.len() * 4 + self.items.heap_size()
-    }
-}
-
-/// Counts `positions` (ascending faces) per material.
-pub(crate) fn face_counts_of(model: &Model, positions: &[u32]) -> Vec<(u32, u32)> {
-    let ranges = material_face_ranges(model);
-    let mut counts: Vec<(u32, u32)> = Vec::new();
-    for material in materials_of_faces(&ranges, positions).into_iter().flatten() {
-        match counts.last_mut() {
-            Some((m, count)) if *m as usize == material => *count += 3,
-            _ => counts.push((material as u32, 3)),
-        }
-    }
-    counts
-}
 
 /// Walks the references of `kind` with `remap`, restoring `restore`; returns what it could not
 /// map, and notes the elements whose references changed.

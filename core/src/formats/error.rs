@@ -1,6 +1,7 @@
 //! Errors and reports shared by the format readers and writers.
 
 use std::fmt;
+use std::path::PathBuf;
 
 /// Where in a file something was found: section, element, sub-element, field and byte offset.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -220,4 +221,64 @@ fn summarize(items: &[String]) -> String {
 pub struct SaveReport {
     /// Everything the target could not hold exactly, element by element.
     pub warnings: Vec<String>,
+}
+
+/// Why a file could not be opened or saved.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: Box<ReadError>,
+    },
+    #[error("{path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: Box<WriteError>,
+    },
+    /// The extensions listed are the format registry's (`registry::expected_extensions`,
+    /// whose test holds this text to them).
+    #[error(
+        "{path}: unknown file format (expected .pmx, .pmd, .mqo, .mqoz, .smf, .vrm, .glb, .gltf, .json or .csv)"
+    )]
+    UnknownFormat { path: PathBuf },
+}
+
+impl FileError {
+    /// A failed read or write of the file at `path` (for `map_err`).
+    pub fn io(path: &std::path::Path) -> impl Fn(std::io::Error) -> Self + '_ {
+        move |source| FileError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+
+    /// The reader's error about the file at `path` (for `map_err`).
+    pub fn read(path: &std::path::Path) -> impl Fn(ReadError) -> Self + '_ {
+        move |source| FileError::Read {
+            path: path.to_owned(),
+            source: Box::new(source),
+        }
+    }
+
+    /// The writer's refusal to write the file at `path` (for `map_err`).
+    pub fn write(path: &std::path::Path) -> impl Fn(WriteError) -> Self + '_ {
+        move |source| FileError::Write {
+            path: path.to_owned(),
+            source: Box::new(source),
+        }
+    }
+
+    /// No format reads the file at `path`.
+    #[must_use]
+    pub fn unknown_format(path: &std::path::Path) -> Self {
+        FileError::UnknownFormat {
+            path: path.to_owned(),
+        }
+    }
 }

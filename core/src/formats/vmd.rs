@@ -8,8 +8,9 @@
 //! (9) keys; show/IK keys (frame, shown u8, count, then name 20 + enabled u8 each). Every section
 //! after the bones may be missing at the end of the file.
 
+use super::bytes::{ByteReader, Input};
 use super::cp932::{NameMatcher, SjisName};
-use super::error::{LoadOptions, Location, ReadError};
+use super::error::{LoadOptions, ReadError};
 use crate::model::{BoneIdx, Model, MorphIdx, Vec3, Vec4};
 use crate::pose::Pose;
 use std::collections::HashMap;
@@ -174,13 +175,7 @@ pub struct Motion {
 
 /// Reads a VMD file.
 pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<Motion, ReadError> {
-    let mut reader = Reader {
-        data: bytes,
-        pos: 0,
-        section: "header",
-        element: None,
-        options,
-    };
+    let mut reader = ByteReader::new(Input::Bytes(bytes), "header");
     let signature = reader.take(30, "signature")?;
     let old_version = if signature.starts_with(SIGNATURE) {
         false
@@ -202,11 +197,11 @@ pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<Motion, ReadError> {
     };
 
     reader.section = "bone_keys";
-    let count = reader.count(BONE_KEY_LEN, false)?;
+    let count = section_count(&mut reader, options, BONE_KEY_LEN, false)?;
     let mut bone_index: HashMap<Vec<u8>, usize> = HashMap::new();
     for i in 0..count {
         reader.element = Some(i);
-        let name = reader.take(NAME_LEN, "name")?;
+        let name = SjisName::from_field(reader.take(NAME_LEN, "name")?);
         let frame = reader.u32("frame")?;
         let translation = Vec3::new(
             reader.f32("translation")?,
@@ -221,7 +216,6 @@ pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<Motion, ReadError> {
         );
         let mut interpolation = [0u8; 64];
         interpolation.copy_from_slice(reader.take(64, "interpolation")?);
-        let name = SjisName::from_field(name);
         let track = *bone_index.entry(name.raw.clone()).or_insert_with(|| {
             motion.bone_tracks.push(BoneTrack {
                 name,
@@ -239,7 +233,7 @@ pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<Motion, ReadError> {
     reader.element = None;
 
     reader.section = "morph_keys";
-    let count = reader.count(MORPH_KEY_LEN, true)?;
+    let count = section_count(&mut reader, options, MORPH_KEY_LEN, true)?;
     let mut morph_index: HashMap<Vec<u8>, usize> = HashMap::new();
     for i in 0..count {
         reader.element = Some(i);
@@ -269,19 +263,19 @@ pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<Motion, ReadError> {
         ),
     ] {
         reader.section = section;
-        let count = reader.count(len, true)?;
+        let count = section_count(&mut reader, options, len, true)?;
         reader.take(count * len, "keys")?;
         *slot = count;
     }
 
     reader.section = "ik_keys";
     // Each key is at least 9 bytes (frame, shown, count).
-    let count = reader.count(9, true)?;
+    let count = section_count(&mut reader, options, 9, true)?;
     for i in 0..count {
         reader.element = Some(i);
         let frame = reader.u32("frame")?;
         let visible = reader.u8("visible")? != 0;
-        let num_ik = reader.count(IK_NAME_LEN + 1, false)?;
+        let num_ik = section_count(&mut reader, options, IK_NAME_LEN + 1, false)?;
         let mut ik = Vec::with_capacity(num_ik);
         for _ in 0..num_ik {
             let name = SjisName::from_field(reader.take(IK_NAME_LEN, "ik.name")?);
@@ -307,101 +301,31 @@ fn sort_by_frame<T>(keys: &mut [T], frame: impl Fn(&T) -> u32) {
     keys.sort_by_key(|k| frame(k));
 }
 
-struct Reader<'a> {
-    data: &'a [u8],
-    pos: usize,
-    section: &'static str,
-    element: Option<usize>,
-    options: &'a LoadOptions,
-}
-
-impl<'a> Reader<'a> {
-    fn location(&self, field: &'static str) -> Location {
-        Location {
-            section: self.section,
-            element: self.element,
-            sub: None,
-            field,
-            offset: self.pos,
-        }
+/// A section's element count, checked against the limits and the bytes left (each element
+/// takes at least `min_len` bytes) before anything is allocated. With `optional`, the end of
+/// the file here means an empty section.
+fn section_count(
+    reader: &mut ByteReader<'_>,
+    options: &LoadOptions,
+    min_len: usize,
+    optional: bool,
+) -> Result<usize, ReadError> {
+    if optional && reader.at_end() {
+        return Ok(0);
     }
-
-    fn malformed(&self, field: &'static str, message: impl Into<String>) -> ReadError {
-        ReadError::Malformed {
-            location: self.location(field),
-            message: message.into(),
-        }
+    let count = reader.u32("count")? as usize;
+    reader.refuse_over_limit(count, 4, options.limits.max_elements, "count")?;
+    if count.saturating_mul(min_len) > reader.remaining() {
+        reader.pos -= 4;
+        return Err(reader.malformed(
+            "count",
+            format!(
+                "{count} elements of {min_len} bytes do not fit in the {} bytes left",
+                reader.remaining() - 4
+            ),
+        ));
     }
-
-    fn remaining(&self) -> usize {
-        self.data.len().saturating_sub(self.pos)
-    }
-
-    fn take(&mut self, len: usize, field: &'static str) -> Result<&'a [u8], ReadError> {
-        let end = self.pos.checked_add(len);
-        match end.and_then(|end| self.data.get(self.pos..end)) {
-            Some(bytes) => {
-                self.pos += len;
-                Ok(bytes)
-            }
-            None => Err(self.malformed(
-                field,
-                format!(
-                    "unexpected end of file: needs {len} bytes, {} left",
-                    self.remaining()
-                ),
-            )),
-        }
-    }
-
-    fn array<const N: usize>(&mut self, field: &'static str) -> Result<[u8; N], ReadError> {
-        let mut out = [0u8; N];
-        out.copy_from_slice(self.take(N, field)?);
-        Ok(out)
-    }
-
-    fn u8(&mut self, field: &'static str) -> Result<u8, ReadError> {
-        Ok(self.array::<1>(field)?[0])
-    }
-
-    fn u32(&mut self, field: &'static str) -> Result<u32, ReadError> {
-        Ok(u32::from_le_bytes(self.array(field)?))
-    }
-
-    fn f32(&mut self, field: &'static str) -> Result<f32, ReadError> {
-        Ok(f32::from_le_bytes(self.array(field)?))
-    }
-
-    /// A section's element count, checked against the limits and the bytes left (each element
-    /// takes at least `min_len` bytes) before anything is allocated. With `optional`, the end
-    /// of the file here means an empty section.
-    fn count(&mut self, min_len: usize, optional: bool) -> Result<usize, ReadError> {
-        if optional && self.remaining() == 0 {
-            return Ok(0);
-        }
-        let count = self.u32("count")? as usize;
-        if count > self.options.limits.max_elements {
-            self.pos -= 4;
-            return Err(ReadError::LimitExceeded {
-                location: self.location("count"),
-                message: format!(
-                    "{count} elements is over the limit of {}",
-                    self.options.limits.max_elements
-                ),
-            });
-        }
-        if count.saturating_mul(min_len) > self.remaining() {
-            self.pos -= 4;
-            return Err(self.malformed(
-                "count",
-                format!(
-                    "{count} elements of {min_len} bytes do not fit in the {} bytes left",
-                    self.remaining() - 4
-                ),
-            ));
-        }
-        Ok(count)
-    }
+    Ok(count)
 }
 
 /// Which model bones and morphs a motion's tracks drive.
@@ -558,6 +482,7 @@ pub fn sample_morph(keys: &[MorphKey], frame: f32) -> Option<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::bytes::PutLe;
 
     /// A VMD built in code: one bone track of two keys, one morph track of two keys.
     fn sample_file(interpolation: [u8; 4]) -> Vec<u8> {
@@ -574,16 +499,16 @@ mod tests {
         };
         field(SIGNATURE, 30, &mut out);
         field(b"model", 20, &mut out);
-        out.extend_from_slice(&2u32.to_le_bytes());
+        out.put_u32(2);
         for (frame, x, angle) in [(0u32, 0.0f32, 0.0f32), (10, 10.0, 90.0)] {
             field(&name[..name.len().min(NAME_LEN)], NAME_LEN, &mut out);
-            out.extend_from_slice(&frame.to_le_bytes());
+            out.put_u32(frame);
             for v in [x, 0.0, 0.0] {
-                out.extend_from_slice(&v.to_le_bytes());
+                out.put_f32(v);
             }
             let q = glam::Quat::from_rotation_y(angle.to_radians());
             for v in [q.x, q.y, q.z, q.w] {
-                out.extend_from_slice(&v.to_le_bytes());
+                out.put_f32(v);
             }
             let mut curves = [0u8; 64];
             for c in 0..4 {
@@ -594,12 +519,12 @@ mod tests {
             }
             out.extend_from_slice(&curves);
         }
-        out.extend_from_slice(&2u32.to_le_bytes());
+        out.put_u32(2);
         let morph = super::super::cp932::encode("まばたき").unwrap_or_default();
         for (frame, weight) in [(0u32, 0.0f32), (4, 1.0)] {
             field(&morph, NAME_LEN, &mut out);
-            out.extend_from_slice(&frame.to_le_bytes());
-            out.extend_from_slice(&weight.to_le_bytes());
+            out.put_u32(frame);
+            out.put_f32(weight);
         }
         out
     }
@@ -718,11 +643,11 @@ mod tests {
         // An IK key announcing 2 switches with room for 1: located in the key.
         let mut with_ik = bytes.clone();
         for count in [0u32, 0, 0, 1] {
-            with_ik.extend_from_slice(&count.to_le_bytes());
+            with_ik.put_u32(count);
         }
-        with_ik.extend_from_slice(&0u32.to_le_bytes());
+        with_ik.put_u32(0);
         with_ik.push(1);
-        with_ik.extend_from_slice(&2u32.to_le_bytes());
+        with_ik.put_u32(2);
         with_ik.extend_from_slice(&[0u8; 21]);
         let Err(ReadError::Malformed { location, .. }) = read(&with_ik, &LoadOptions::default())
         else {

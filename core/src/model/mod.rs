@@ -11,7 +11,9 @@ mod pmd;
 pub mod refs;
 mod text;
 
-pub use index::{BoneIdx, ElementKind, MaterialIdx, MorphIdx, RigidBodyIdx, TextureIdx, VertexIdx};
+// The kinds a path or an edit names live with the path grammar, the layer below the model.
+pub use crate::path::{EditTarget, ElementKind};
+pub use index::{BoneIdx, MaterialIdx, MorphIdx, RigidBodyIdx, TextureIdx, VertexIdx};
 pub use math::{Vec2, Vec3, Vec4};
 pub use pmd::{PmdExtras, PmdTextField, PmdTextSlot};
 pub use text::{Text, TextEncoding};
@@ -1266,5 +1268,13 @@ impl Model {
     #[must_use]
     pub fn additional_uv(&self, channel: usize, vertex: usize) -> Option<Vec4> {
         self.additional_uvs.get(channel)?.get(vertex).copied()
+    }
+}
+
+impl EditTarget {
+    /// Number of elements (1 for header and info).
+    #[must_use]
+    pub fn count(self, model: &Model) -> usize {
+        self.element_kind().map_or(1, |kind| model.count(kind))
     }
 }

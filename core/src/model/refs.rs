@@ -198,14 +198,14 @@ impl RefSite {
     /// `morph`, `material`, `rigid_body`) and whether a weight is BDEF1 (`weight.bone`).
     #[must_use]
     pub fn path(self, model: &Model) -> ModelPath {
-        use crate::edit::EditTarget as T;
+        use crate::model::ElementKind as T;
         let element = ModelPath::element;
         match self {
             RefSite::VertexWeight { vertex, slot } => {
                 let weight = element(T::Vertex, vertex).field("weight");
                 match model.vertices.get(vertex).map(|v| &v.weight) {
                     Some(Weight::Bdef1 { .. }) => weight.field("bone"),
-                    _ => weight.field("bones").index(slot),
+                    _ => weight.at("bones", slot),
                 }
             }
             RefSite::Face { face, corner } => element(T::Face, face).index(corner),
@@ -222,8 +222,7 @@ impl RefSite {
             RefSite::IkTarget { bone } => element(T::Bone, bone).field("ik").field("target"),
             RefSite::IkLink { bone, link } => element(T::Bone, bone)
                 .field("ik")
-                .field("links")
-                .index(link)
+                .at("links", link)
                 .field("bone"),
             RefSite::MorphOffset { morph, offset } => {
                 let field = match model.morphs.get(morph).map(|m| m.offsets.kind()) {

@@ -10,6 +10,7 @@ use super::util::{quoted, set_each_op, set_op};
 use super::{Context, Fix, Issue, Rule, Severity};
 use crate::edit::field;
 use crate::model::*;
+use crate::path::ModelPath;
 
 #[derive(Debug)]
 pub(crate) struct BoneRule;
@@ -83,7 +84,7 @@ impl Rule for BoneRule {
                     Issue::new(
                         Severity::Warning,
                         "W-APPEND-NO-PARENT",
-                        format!("bones[{i}].append_parent"),
+                        ModelPath::element(ElementKind::Bone, i).field("append_parent"),
                         format!(
                             "bone {} appends rotation/movement but has no append parent",
                             quoted(&bone.name_ja)
@@ -121,7 +122,9 @@ fn ik(i: usize, bone: &Bone, out: &mut Vec<Issue>) {
             Issue::new(
                 Severity::Warning,
                 "W-IK-LOOP",
-                format!("bones[{i}].ik.loop_count"),
+                ModelPath::element(ElementKind::Bone, i)
+                    .field("ik")
+                    .field("loop_count"),
                 format!(
                     "IK bone {} has loop count {}; the IK never moves its chain",
                     quoted(&bone.name_ja),
@@ -149,7 +152,9 @@ fn ik(i: usize, bone: &Bone, out: &mut Vec<Issue>) {
             Issue::new(
                 Severity::Warning,
                 "W-IK-ANGLE",
-                format!("bones[{i}].ik.limit_angle"),
+                ModelPath::element(ElementKind::Bone, i)
+                    .field("ik")
+                    .field("limit_angle"),
                 format!(
                     "IK bone {} has limit angle {}; each iteration may turn a link by nothing",
                     quoted(&bone.name_ja),
@@ -182,7 +187,9 @@ fn ik(i: usize, bone: &Bone, out: &mut Vec<Issue>) {
         out.push(Issue::new(
             Severity::Warning,
             "W-IK-NO-LINKS",
-            format!("bones[{i}].ik.links"),
+            ModelPath::element(ElementKind::Bone, i)
+                .field("ik")
+                .field("links"),
             format!("IK bone {} has no links", quoted(&bone.name_ja)),
             format!("IKボーン{}にリンクがありません", quoted(&bone.name_ja)),
         ));
@@ -220,7 +227,7 @@ fn fixed_axis(i: usize, bone: &Bone, out: &mut Vec<Issue>) {
         Issue::new(
             Severity::Warning,
             "W-FIXED-AXIS",
-            format!("bones[{i}].fixed_axis"),
+            ModelPath::element(ElementKind::Bone, i).field("fixed_axis"),
             format!(
                 "the fixed axis of bone {} has length {length}, not 1",
                 quoted(&bone.name_ja)
@@ -287,7 +294,7 @@ fn cycles(
                         Issue::new(
                             Severity::Error,
                             code,
-                            format!("bones[{lowest}].{field}"),
+                            ModelPath::element(ElementKind::Bone, lowest).field(field),
                             format!(
                                 "bones form a {what_en} cycle: {}; deforming them never ends or is undefined",
                                 names.join(" → ")
@@ -329,24 +336,24 @@ fn dependencies(
     ik_of_link: &[Option<usize>],
     b: usize,
     bone: &Bone,
-    out: &mut Vec<(usize, String)>,
+    out: &mut Vec<(usize, &'static str)>,
 ) {
     out.clear();
     let valid = |x: Option<BoneIdx>| x.map(BoneIdx::get).filter(|&x| x < bones.len() && x != b);
     if let Some(p) = valid(bone.parent) {
-        out.push((p, format!("bones[{b}].parent")));
+        out.push((p, "parent"));
     }
     if bone.has_append()
         && let Some(a) = valid(bone.append_parent)
     {
         let parent_appends = bones.get(a).is_some_and(Bone::has_append);
         if bone.flags.contains(BoneFlags::LOCAL_APPEND) || parent_appends {
-            out.push((a, format!("bones[{b}].append_parent")));
+            out.push((a, "append_parent"));
         }
         if let Some(Some(ik)) = ik_of_link.get(a)
             && *ik != b
         {
-            out.push((*ik, format!("bones[{b}].append_parent")));
+            out.push((*ik, "append_parent"));
         }
     }
 }
@@ -376,9 +383,9 @@ fn deform_order(cx: &Context<'_>, out: &mut Vec<Issue>) {
     let mut found = Vec::new();
     for (b, bone) in bones.iter().enumerate() {
         dependencies(bones, &ik_of_link, b, bone, &mut deps);
-        for (d, path) in deps.drain(..) {
+        for (d, field) in deps.drain(..) {
             if order_key(bones, d) > order_key(bones, b) {
-                found.push((b, d, path));
+                found.push((b, d, field));
             }
         }
     }
@@ -392,18 +399,18 @@ fn deform_order(cx: &Context<'_>, out: &mut Vec<Issue>) {
         Issue::new(
             Severity::Warning,
             "W-BONE-ORDER",
-            "bones",
+            ModelPath::list(ElementKind::Bone),
             format!("and {rest} more bones are deformed before a bone they depend on"),
             format!("他に{rest}件: 依存先より先に変形されるボーン"),
         )
         .with_fix(fix.clone())
         .summing_up(rest)
     });
-    for (b, d, path) in found.into_iter().take(cap) {
+    for (b, d, field) in found.into_iter().take(cap) {
         let (Some(bone), Some(dep)) = (bones.get(b), bones.get(d)) else {
             continue;
         };
-        let relation = if !path.ends_with("append_parent") {
+        let relation = if field != "append_parent" {
             ("parent", "親ボーン")
         } else if bone.append_parent.map(BoneIdx::get) == Some(d) {
             ("append parent", "付与親")
@@ -429,6 +436,7 @@ fn deform_order(cx: &Context<'_>, out: &mut Vec<Issue>) {
             quoted(&dep.name_ja),
             dep.layer
         );
+        let path = ModelPath::element(ElementKind::Bone, b).field(field);
         out.push(Issue::new(Severity::Warning, "W-BONE-ORDER", path, en, ja).with_fix(fix.clone()));
     }
     out.extend(summary);
@@ -509,7 +517,7 @@ impl Rule for PhysicsRule {
                 out.push(Issue::new(
                     Severity::Warning,
                     "W-RIGID-NO-BONE",
-                    format!("rigid_bodies[{i}].bone"),
+                    ModelPath::element(ElementKind::RigidBody, i).field("bone"),
                     format!(
                         "rigid body {} is tied to no bone; it moves nothing",
                         quoted(&body.name_ja)
@@ -536,7 +544,7 @@ impl Rule for PhysicsRule {
                     Issue::new(
                         Severity::Warning,
                         "W-JOINT-NO-BODY",
-                        format!("joints[{j}].{field}"),
+                        ModelPath::element(ElementKind::Joint, j).field(field),
                         format!(
                             "joint {} connects no rigid body on one side; it holds nothing",
                             quoted(&joint.name_ja)
@@ -553,7 +561,7 @@ impl Rule for PhysicsRule {
                     Issue::new(
                         Severity::Warning,
                         "W-JOINT-SAME-BODY",
-                        format!("joints[{j}].body_b"),
+                        ModelPath::element(ElementKind::Joint, j).field("body_b"),
                         format!(
                             "joint {} connects rigid body {} to itself",
                             quoted(&joint.name_ja),

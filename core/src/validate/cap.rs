@@ -157,6 +157,7 @@ mod tests {
     use super::*;
     use crate::edit::field;
     use crate::model::Material;
+    use crate::path::ModelPath;
     use crate::validate::Severity;
     use crate::validate::util::set_op;
 
@@ -164,7 +165,7 @@ mod tests {
         Issue::new(
             Severity::Warning,
             "W-TEST",
-            format!("materials[{i}]"),
+            ModelPath::element(ElementKind::Material, i),
             format!("material {i}"),
             format!("材質{i}"),
         )
@@ -192,7 +193,13 @@ mod tests {
         let mut issues: Vec<Issue> = (0..10).map(|i| issue(i, Some(set(i)))).collect();
         issues.insert(
             0,
-            Issue::new(Severity::Error, "E-OTHER", "materials", "x", "x"),
+            Issue::new(
+                Severity::Error,
+                "E-OTHER",
+                ModelPath::list(ElementKind::Material),
+                "x",
+                "x",
+            ),
         );
         cap_per_code(&mut issues, 1, 3);
         assert_eq!(issues.len(), 5);

@@ -12,6 +12,7 @@ use crate::model::*;
 pub(crate) struct DisplayFrameRule;
 
 use crate::model::facts::{EXPRESSION_FRAME as EXPRESSIONS, ROOT_FRAME as ROOT};
+use crate::path::ModelPath;
 
 impl Rule for DisplayFrameRule {
     fn name(&self) -> &'static str {
@@ -124,8 +125,8 @@ fn special_issue(model: &Model, found: Option<usize>, place: usize) -> Option<Is
             Severity::Warning,
             code,
             found.map_or_else(
-                || "display_frames".to_owned(),
-                |i| format!("display_frames[{i}]"),
+                || ModelPath::list(ElementKind::DisplayFrame),
+                |i| ModelPath::element(ElementKind::DisplayFrame, i),
             ),
             en,
             ja,
@@ -194,7 +195,7 @@ fn missing_items(cx: &Context<'_>, out: &mut Vec<Issue>) {
                     .get(b)
                     .map_or_else(String::new, |bone| quoted(&bone.name_ja).into_owned());
                 (
-                    format!("bones[{b}]"),
+                    ModelPath::element(ElementKind::Bone, b),
                     format!(
                         "bone {name} is in no display frame; it cannot be keyed from the frame list"
                     ),
@@ -233,7 +234,7 @@ fn missing_items(cx: &Context<'_>, out: &mut Vec<Issue>) {
                 .get(m)
                 .map_or_else(String::new, |morph| quoted(&morph.name_ja).into_owned());
             (
-                format!("morphs[{m}]"),
+                ModelPath::element(ElementKind::Morph, m),
                 format!(
                     "morph {name} is in no display frame; it cannot be keyed from the frame list"
                 ),
@@ -276,7 +277,7 @@ fn push_missing(
     code: &'static str,
     elements: &[usize],
     cap: usize,
-    describe: impl Fn(usize) -> (String, String, String),
+    describe: impl Fn(usize) -> (ModelPath, String, String),
     summary: (&str, &str),
     fix: &Fix,
 ) {
@@ -290,7 +291,7 @@ fn push_missing(
             Issue::new(
                 Severity::Info,
                 code,
-                "display_frames",
+                ModelPath::list(ElementKind::DisplayFrame),
                 format!("and {rest} more: {}", summary.0),
                 format!("他に{rest}件: {}", summary.1),
             )

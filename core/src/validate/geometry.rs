@@ -5,12 +5,11 @@
 //! (a 1,000,000-vertex, 2,000,000-face model is checked in well under the 300 ms budget) and
 //! build messages only for what they find.
 
-use super::util::{
-    Finding, FixPart, Floats, element_path, emit_findings, quoted, repaired_weight, set_op,
-};
-use super::{Context, Fix, FixStep, Issue, IssuePath, Rule, Severity};
+use super::util::{Finding, FixPart, Floats, emit_findings, quoted, repaired_weight, set_op};
+use super::{Context, Fix, FixStep, Issue, Rule, Severity};
 use crate::edit::{Element, Reflect, field, non_finite_places, replace_non_finite};
 use crate::model::*;
+use crate::path::{FieldPath, ModelPath, Segment};
 
 /// Every float of the model is finite.
 #[derive(Debug)]
@@ -64,7 +63,7 @@ impl Rule for ValueRule {
                     continue;
                 }
                 findings.push(nan_finding(
-                    format!("vertices[{i}].additional_uvs[{channel}]"),
+                    ModelPath::element(ElementKind::Vertex, i).at("additional_uvs", channel),
                     vec![FixPart::set(
                         field::<Vertex>().additional_uv(channel),
                         i,
@@ -128,11 +127,11 @@ impl Rule for ValueRule {
     }
 }
 
-fn nan_finding(path: String, parts: Vec<FixPart>) -> Finding {
+fn nan_finding(path: ModelPath, parts: Vec<FixPart>) -> Finding {
     Finding {
         message_en: format!("{path} is NaN or infinite"),
         message_ja: format!("{path} がNaNまたは無限大です"),
-        path: path.into_path(),
+        path,
         parts,
     }
 }
@@ -224,24 +223,29 @@ fn vertex_nan_finding(i: usize, vertex: &Vertex) -> Finding {
         fields.push("weight");
         parts.push(FixPart::set(vertex_field.weight(), i, weight));
     }
-    let path = format!(
-        "vertices[{i}].{}",
-        fields.first().copied().unwrap_or("position")
-    );
+    let path = ModelPath::element(ElementKind::Vertex, i)
+        .field(fields.first().copied().unwrap_or("position"));
     Finding {
         message_en: format!("{} of vertex {i} NaN or infinite", fields_en(&fields)),
         message_ja: format!("頂点{i}の{}がNaNまたは無限大です", fields.join("・")),
-        path: path.into_path(),
+        path,
         parts,
     }
 }
 
-fn fields_en<S: AsRef<str>>(fields: &[S]) -> String {
-    let fields: Vec<&str> = fields.iter().map(AsRef::as_ref).collect();
-    match fields.as_slice() {
+fn fields_en<S: std::fmt::Display>(fields: &[S]) -> String {
+    match fields {
         [one] => format!("{one} is"),
-        many => format!("{} are", many.join(", ")),
+        many => format!("{} are", joined(many, ", ")),
     }
+}
+
+fn joined<S: std::fmt::Display>(items: &[S], separator: &str) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(separator)
 }
 
 /// Non-vertex elements: one finding per element naming its non-finite fields; the fix sets the
@@ -249,22 +253,21 @@ fn fields_en<S: AsRef<str>>(fields: &[S]) -> String {
 fn element_nans<T: Element>(
     list: &[T],
     kind: ElementKind,
-    meaningful: fn(&T, &str) -> bool,
+    meaningful: fn(&T, &FieldPath) -> bool,
     sanitized: fn(&T) -> T,
     findings: &mut Vec<Finding>,
 ) {
     for (i, element) in list.iter().enumerate() {
         // Every float of the element, found by the exhaustive walk; the fields the file does
         // not use (by the element's flags) are left alone.
-        let fields: Vec<String> = non_finite_places(element)
-            .iter()
-            .map(ToString::to_string)
+        let fields: Vec<FieldPath> = non_finite_places(element)
+            .into_iter()
             .filter(|place| meaningful(element, place))
             .collect();
         let Some(first) = fields.first() else {
             continue;
         };
-        let path = format!("{}.{first}", element_path(kind, i));
+        let path = ModelPath::element(kind, i).join(first);
         findings.push(Finding {
             message_en: format!(
                 "{} of {} {i} NaN or infinite",
@@ -274,9 +277,9 @@ fn element_nans<T: Element>(
             message_ja: format!(
                 "{}{i}の{}がNaNまたは無限大です",
                 super::util::kind_ja(kind),
-                fields.join("・")
+                joined(&fields, "・")
             ),
-            path: path.into_path(),
+            path,
             parts: vec![FixPart::set(
                 field::<T>(),
                 i,
@@ -295,7 +298,7 @@ fn sanitized_fully<T: Reflect>(element: &T, sanitized: fn(&T) -> T) -> T {
 }
 
 /// Every float field counts.
-fn always<T>(_: &T, _: &str) -> bool {
+fn always<T>(_: &T, _: &FieldPath) -> bool {
     true
 }
 
@@ -313,8 +316,13 @@ fn sanitized_material(m: &Material) -> Material {
 }
 
 /// Only the fields the flags make meaningful (the others are not written).
-fn bone_uses(b: &Bone, place: &str) -> bool {
-    match place.split(['.', '[']).next().unwrap_or_default() {
+fn bone_uses(b: &Bone, place: &FieldPath) -> bool {
+    match place
+        .segments()
+        .first()
+        .and_then(Segment::name)
+        .unwrap_or_default()
+    {
         "tail_offset" => !b.flags.contains(BoneFlags::TAIL_IS_BONE),
         "append_ratio" => b.has_append(),
         "fixed_axis" => b.flags.contains(BoneFlags::FIXED_AXIS),
@@ -597,7 +605,7 @@ impl Rule for VertexRule {
             vertices
                 .iter()
                 .map(|&i| Finding {
-                    path: format!("vertices[{i}].weight").into_path(),
+                    path: ModelPath::element(ElementKind::Vertex, i).field("weight"),
                     message_en: en(i),
                     message_ja: ja(i),
                     parts: if fixable {
@@ -635,7 +643,7 @@ impl Rule for VertexRule {
                 true,
             ),
             cap,
-            Some("vertices"),
+            Some(ModelPath::list(ElementKind::Vertex)),
             (
                 "vertex weights do not sum to 1",
                 "ウェイトの合計が1ではない頂点",
@@ -661,7 +669,7 @@ impl Rule for VertexRule {
                 true,
             ),
             cap,
-            Some("vertices"),
+            Some(ModelPath::list(ElementKind::Vertex)),
             ("vertices have negative weights", "負のウェイトを持つ頂点"),
             weight_label,
         );
@@ -676,7 +684,7 @@ impl Rule for VertexRule {
                 true,
             ),
             cap,
-            Some("vertices"),
+            Some(ModelPath::list(ElementKind::Vertex)),
             (
                 "BDEF2/SDEF vertices name the same bone twice",
                 "同じボーンを2回使うBDEF2/SDEF頂点",
@@ -703,7 +711,7 @@ impl Rule for VertexRule {
                 num_bones > 0,
             ),
             cap,
-            Some("vertices"),
+            Some(ModelPath::list(ElementKind::Vertex)),
             (
                 "vertices give weight to no bone",
                 "ボーンなしにウェイトを割り当てている頂点",
@@ -717,7 +725,7 @@ impl Rule for VertexRule {
                     return None;
                 };
                 Some(Finding {
-                    path: format!("vertices[{i}].weight").into_path(),
+                    path: ModelPath::element(ElementKind::Vertex, i).field("weight"),
                     message_en: format!(
                         "SDEF vertex {i} has no C/R0/R1 (all zero); it deforms like BDEF2 at best"
                     ),
@@ -736,7 +744,7 @@ impl Rule for VertexRule {
             "W-SDEF-PARAMS",
             sdef_findings,
             cap,
-            Some("vertices"),
+            Some(ModelPath::list(ElementKind::Vertex)),
             ("SDEF vertices have no C/R0/R1", "C/R0/R1のないSDEF頂点"),
             |n| {
                 (
@@ -749,7 +757,7 @@ impl Rule for VertexRule {
             out.push(Issue::new(
                 Severity::Info,
                 "I-UV-RANGE",
-                format!("vertices[{first}].uv"),
+                ModelPath::element(ElementKind::Vertex, first).field("uv"),
                 format!(
                     "{uv_outside} vertex UV(s) lie outside 0..1 (the texture repeats there), first vertex {first}"
                 ),
@@ -777,7 +785,7 @@ fn normal_issues(cx: &Context<'_>, out: &mut Vec<Issue>, zero: &[usize], long: &
             .iter()
             .zip(&computed)
             .map(|(&i, normal)| Finding {
-                path: format!("vertices[{i}].normal").into_path(),
+                path: ModelPath::element(ElementKind::Vertex, i).field("normal"),
                 message_en: format!("vertex {i} has a zero normal; lighting is undefined there"),
                 message_ja: format!("頂点{i}の法線の長さが0です"),
                 parts: vec![FixPart::set(field::<Vertex>().normal(), i, *normal)],
@@ -789,7 +797,7 @@ fn normal_issues(cx: &Context<'_>, out: &mut Vec<Issue>, zero: &[usize], long: &
             "W-NORMAL-ZERO",
             findings,
             cap,
-            Some("vertices"),
+            Some(ModelPath::list(ElementKind::Vertex)),
             ("vertices have zero normals", "法線の長さが0の頂点"),
             |n| {
                 (
@@ -805,7 +813,7 @@ fn normal_issues(cx: &Context<'_>, out: &mut Vec<Issue>, zero: &[usize], long: &
         .map(|(i, n)| {
             let length = (n.x * n.x + n.y * n.y + n.z * n.z).sqrt();
             Finding {
-                path: format!("vertices[{i}].normal").into_path(),
+                path: ModelPath::element(ElementKind::Vertex, i).field("normal"),
                 message_en: format!("the normal of vertex {i} has length {length}, not 1"),
                 message_ja: format!("頂点{i}の法線の長さが1ではありません（{length}）"),
                 parts: vec![FixPart::set(
@@ -822,7 +830,7 @@ fn normal_issues(cx: &Context<'_>, out: &mut Vec<Issue>, zero: &[usize], long: &
         "W-NORMAL-LENGTH",
         findings,
         cap,
-        Some("vertices"),
+        Some(ModelPath::list(ElementKind::Vertex)),
         ("normals are not unit length", "長さが1でない法線"),
         |n| {
             (
@@ -924,7 +932,7 @@ impl Rule for FaceRule {
             degenerate
                 .iter()
                 .map(|&f| Finding {
-                    path: format!("faces[{f}]").into_path(),
+                    path: ModelPath::element(ElementKind::Face, f),
                     message_en: format!(
                         "face {f} uses the same vertex twice ({:?}); it has no area",
                         model
@@ -938,7 +946,7 @@ impl Rule for FaceRule {
                 })
                 .collect(),
             cap,
-            Some("faces"),
+            Some(ModelPath::list(ElementKind::Face)),
             ("faces are degenerate", "縮退した面"),
             face_label,
         );
@@ -949,14 +957,14 @@ impl Rule for FaceRule {
             duplicates
                 .iter()
                 .map(|&(f, original)| Finding {
-                    path: format!("faces[{f}]").into_path(),
+                    path: ModelPath::element(ElementKind::Face, f),
                     message_en: format!("face {f} repeats face {original} of the same material"),
                     message_ja: format!("面{f}は同じ材質の面{original}と重複しています"),
                     parts: delete_faces(&[f]),
                 })
                 .collect(),
             cap,
-            Some("faces"),
+            Some(ModelPath::list(ElementKind::Face)),
             ("faces are duplicates", "重複した面"),
             face_label,
         );
@@ -982,7 +990,7 @@ impl Rule for FaceRule {
             unused
                 .iter()
                 .map(|&v| Finding {
-                    path: format!("vertices[{v}]").into_path(),
+                    path: ModelPath::element(ElementKind::Vertex, v),
                     message_en: format!("vertex {v} is used by no face"),
                     message_ja: format!("頂点{v}はどの面にも使われていません"),
                     parts: vec![FixPart::Delete {
@@ -992,7 +1000,7 @@ impl Rule for FaceRule {
                 })
                 .collect(),
             cap,
-            Some("vertices"),
+            Some(ModelPath::list(ElementKind::Vertex)),
             (
                 "vertices are used by no face",
                 "どの面にも使われていない頂点",
@@ -1151,7 +1159,7 @@ fn face_counts(model: &Model, cap: usize, out: &mut Vec<Issue>) {
             Issue::new(
                 Severity::Error,
                 "E-MATERIAL-FACE-MULTIPLE",
-                format!("materials[{i}].face_index_count"),
+                ModelPath::element(ElementKind::Material, i).field("face_index_count"),
                 format!(
                     "material {} draws {} face indices, not a multiple of 3",
                     quoted(&m.name_ja),
@@ -1172,7 +1180,7 @@ fn face_counts(model: &Model, cap: usize, out: &mut Vec<Issue>) {
             Issue::new(
                 Severity::Error,
                 "E-MATERIAL-FACE-MULTIPLE",
-                "materials",
+                ModelPath::list(ElementKind::Material),
                 format!(
                     "and {rest} more materials draw a face index count that is not a multiple of 3"
                 ),
@@ -1204,7 +1212,7 @@ fn face_counts(model: &Model, cap: usize, out: &mut Vec<Issue>) {
             Issue::new(
                 severity,
                 code,
-                "materials",
+                ModelPath::list(ElementKind::Material),
                 format!(
                     "the materials draw {sum} face indices but the model has {total} ({} faces): {en}",
                     model.faces.len()
@@ -1331,7 +1339,7 @@ impl Rule for MaterialRule {
                 Issue::new(
                     Severity::Warning,
                     "W-COLOR-RANGE",
-                    format!("materials[{i}].{first}"),
+                    ModelPath::element(ElementKind::Material, i).field(first),
                     format!(
                         "material {} has colour components outside 0..1 ({})",
                         quoted(&m.name_ja),

@@ -6,6 +6,7 @@ use super::util::set_op;
 use super::{Context, Fix, Issue, Rule, Severity};
 use crate::model::Header;
 use crate::model::{IndexSizes, index_size_fits};
+use crate::path::ModelPath;
 
 #[derive(Debug)]
 pub(crate) struct IndexSizeRule;
@@ -82,7 +83,7 @@ impl Rule for IndexSizeRule {
                 Issue::new(
                     Severity::Error,
                     "E-INDEX-SIZE",
-                    format!("header.index_sizes.{field}"),
+                    ModelPath::header().field("index_sizes").field(field),
                     format!(
                         "the {field} index size is {size} byte(s) ({signed_en}, {range}), too small for {count} elements; indices past it were misread"
                     ),

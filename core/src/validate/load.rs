@@ -3,9 +3,9 @@
 //! corrected. None has a fix in the model: saving writes a correct file.
 
 use super::{Context, Issue, Rule, Severity};
-use crate::edit::{EditTarget, resolve_path};
+use crate::edit::resolve_path;
 use crate::formats::{LoadNote, LoadReport, Location};
-use crate::model::Model;
+use crate::model::{ElementKind, Model};
 use crate::path::ModelPath;
 
 #[derive(Debug)]
@@ -67,7 +67,7 @@ impl Rule for LoadRule {
             out.push(Issue::new(
                 Severity::Error,
                 "E-FACE-INDEX-COUNT",
-                "faces",
+                ModelPath::list(ElementKind::Face),
                 format!(
                     "the file declares {count} face indices, not a multiple of 3; the last {} \
                      were dropped (saving writes whole triangles)",
@@ -105,7 +105,7 @@ fn header_index_size_issue(note: &LoadNote) -> Option<Issue> {
     Some(Issue::new(
         Severity::Error,
         "E-HEADER-INDEX-SIZE",
-        format!("header.index_sizes.{kind}"),
+        ModelPath::header().field("index_sizes").field(kind),
         format!(
             "the header's index size is not the one the file stores (saving writes the right header): {} (byte {offset})",
             note.message
@@ -119,12 +119,16 @@ fn header_index_size_issue(note: &LoadNote) -> Option<Issue> {
 
 /// Issues about the file as a whole point at the header.
 fn file_path() -> ModelPath {
-    ModelPath::element(EditTarget::Header, 0)
+    ModelPath::header()
 }
 
 /// The place in the loaded model nearest to where the reader was: the file location's path cut
 /// back to what the model has (an element lost to damage is not in the model, its list is;
 /// a field of the file the model does not keep, such as a count, is its element).
+///
+/// The reader's [`Location`] names its place in the file's own terms (`ik.link_count`,
+/// `weight.type`, `config.vcf`), not in the model's: it is read here as outside text, through
+/// the path grammar, and kept only as far as the model has it.
 fn model_path_of(model: &Model, location: &Location) -> ModelPath {
     let Ok(mut path) = ModelPath::parse(&location.path()) else {
         return file_path();
@@ -164,7 +168,7 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
         return Some(Issue::new(
             Severity::Error,
             "E-VERSION",
-            "header.version",
+            ModelPath::header().field("version"),
             format!("{} ({at})", note.message),
             format!(
                 "PMXのバージョンが2.0でも2.1でもありません: {}（{at_ja}）",

@@ -39,7 +39,7 @@ pub use load::header_corrections;
 pub use repair::{AppliedFix, RepairOptions, RepairReport, repair};
 pub use target::{VMD_NAME_BYTES, mmd_name_bytes, shift_jis_bytes};
 
-use crate::edit::{Edit, EditError, EditTarget, Elements, Sequence, SetField};
+use crate::edit::{Edit, EditError, Elements, Sequence, SetField};
 use crate::formats::LoadReport;
 use crate::model::ElementKind;
 use crate::model::{Model, PmxVersion};
@@ -205,52 +205,19 @@ pub struct Issue {
     pub more: usize,
 }
 
-/// What an issue's place is given as: a [`ModelPath`], or its text (validators format element
-/// paths; the text is parsed once here, and the unit tests check every validator's paths parse).
-pub trait IssuePath {
-    fn into_path(self) -> ModelPath;
-}
-
-impl IssuePath for ModelPath {
-    fn into_path(self) -> ModelPath {
-        self
-    }
-}
-
-impl IssuePath for &str {
-    fn into_path(self) -> ModelPath {
-        let parsed = ModelPath::parse(self);
-        debug_assert!(parsed.is_ok(), "a validator wrote a bad path: {parsed:?}");
-        // A path a validator got wrong still points at the model as a whole, never nowhere.
-        parsed.unwrap_or_else(|_| ModelPath::element(EditTarget::Header, 0))
-    }
-}
-
-impl IssuePath for String {
-    fn into_path(self) -> ModelPath {
-        self.as_str().into_path()
-    }
-}
-
-impl IssuePath for &String {
-    fn into_path(self) -> ModelPath {
-        self.as_str().into_path()
-    }
-}
-
 impl Issue {
     #[must_use]
     pub fn new(
         severity: Severity,
         code: &'static str,
-        path: impl IssuePath,
+        path: ModelPath,
         message_en: impl Into<String>,
         message_ja: impl Into<String>,
     ) -> Self {
         Self {
             severity,
             code,
-            path: path.into_path(),
+            path,
             message_en: message_en.into(),
             message_ja: message_ja.into(),
             fix: None,

@@ -4,10 +4,11 @@
 //! or morph name is a warning. For the other kinds it is only worth knowing. Texture paths that
 //! repeat are info (two entries for one file).
 
-use super::util::{FixPart, element_path, kind_ja, parts_to_steps, set_op};
+use super::util::{FixPart, kind_ja, parts_to_steps, set_op};
 use super::{Context, Fix, FixStep, Issue, Rule, Severity};
 use crate::edit::field;
 use crate::model::*;
+use crate::path::ModelPath;
 use std::collections::{HashMap, HashSet};
 
 /// The Japanese and English names of the elements of one kind.
@@ -172,7 +173,7 @@ fn names_of_kind(
                 Issue::new(
                     severity,
                     empty_code,
-                    format!("{}.name_ja", element_path(kind, i)),
+                    ModelPath::element(kind, i).field("name_ja"),
                     format!("{} {i} has no name", kind.name().replace('_', " ")),
                     format!("{}{i}に名前がありません", kind_ja(kind)),
                 )
@@ -205,7 +206,7 @@ fn names_of_kind(
                     Issue::new(
                         severity,
                         duplicate_code,
-                        format!("{}.name_ja", element_path(kind, i)),
+                        ModelPath::element(kind, i).field("name_ja"),
                         format!(
                             "{} {i} has the same name \"{name}\" as {} {first}{consequence_en}",
                             kind.name().replace('_', " "),
@@ -240,7 +241,7 @@ fn texture_duplicates(model: &Model, out: &mut Vec<Issue>) {
             Some(&first) => out.push(Issue::new(
                 Severity::Info,
                 "I-TEXTURE-DUPLICATE",
-                format!("textures[{i}]"),
+                ModelPath::element(ElementKind::Texture, i),
                 format!("texture {i} \"{path}\" is the same file as texture {first}"),
                 format!("テクスチャ{i}「{path}」はテクスチャ{first}と同じファイルです"),
             )),
@@ -250,12 +251,13 @@ fn texture_duplicates(model: &Model, out: &mut Vec<Issue>) {
 
 /// Text that did not decode in the file's encoding (kept as raw bytes by the reader).
 fn undecodable(model: &Model, out: &mut Vec<Issue>) {
-    // (path, the fix: the text as shown, the text as shown)
-    let mut found: Vec<(String, FixPart, String)> = Vec::new();
-    let mut check = |path: String, text: &Text, fix: &dyn Fn(Text) -> FixPart| {
+    // (path, the fix: the text as shown, the text as shown); the path is built only for text
+    // that does not decode.
+    let mut found: Vec<(ModelPath, FixPart, String)> = Vec::new();
+    let mut check = |path: &dyn Fn() -> ModelPath, text: &Text, fix: &dyn Fn(Text) -> FixPart| {
         if !text.is_decodable() {
             let lossy = text.as_str().into_owned();
-            found.push((path, fix(Text::from(lossy.as_str())), lossy));
+            found.push((path(), fix(Text::from(lossy.as_str())), lossy));
         }
     };
     let info = field::<ModelInfo>();
@@ -269,23 +271,24 @@ fn undecodable(model: &Model, out: &mut Vec<Issue>) {
         ),
         ("comment_en", info.comment_en(), &model.info.comment_en),
     ] {
-        check(format!("info.{name}"), text, &|lossy| {
+        check(&|| ModelPath::info().field(name), text, &|lossy| {
             FixPart::set(handle.clone(), 0, lossy)
         });
     }
     for (i, path) in model.textures.iter().enumerate() {
-        check(format!("textures[{i}]"), path, &|lossy| {
+        let element = || ModelPath::element(ElementKind::Texture, i);
+        check(&element, path, &|lossy| {
             FixPart::set(field::<Text>(), i, lossy)
         });
     }
     macro_rules! named {
         ($list:expr, $kind:expr, $ty:ty) => {
             for (i, element) in $list.iter().enumerate() {
-                let base = element_path($kind, i);
-                check(format!("{base}.name_ja"), &element.name_ja, &|lossy| {
+                let base = || ModelPath::element($kind, i);
+                check(&|| base().field("name_ja"), &element.name_ja, &|lossy| {
                     FixPart::set(field::<$ty>().name_ja(), i, lossy)
                 });
-                check(format!("{base}.name_en"), &element.name_en, &|lossy| {
+                check(&|| base().field("name_en"), &element.name_en, &|lossy| {
                     FixPart::set(field::<$ty>().name_en(), i, lossy)
                 });
             }
@@ -293,7 +296,8 @@ fn undecodable(model: &Model, out: &mut Vec<Issue>) {
     }
     named!(model.materials, ElementKind::Material, Material);
     for (i, m) in model.materials.iter().enumerate() {
-        check(format!("materials[{i}].memo"), &m.memo, &|lossy| {
+        let memo = || ModelPath::element(ElementKind::Material, i).field("memo");
+        check(&memo, &m.memo, &|lossy| {
             FixPart::set(field::<Material>().memo(), i, lossy)
         });
     }

@@ -619,7 +619,7 @@ fn nested_groups(cx: &Context<'_>, out: &mut Vec<Issue>) {
             Issue::new(
                 Severity::Warning,
                 "W-MORPH-GROUP-NESTED",
-                format!("morphs[{i}].offsets[{first}].morph"),
+                ModelPath::element(ElementKind::Morph, i).at("offsets", first).field("morph"),
                 format!(
                     "group morph {} contains {count} group morph(s); the spec does not support nested groups",
                     super::util::quoted(&morph.name_ja)
@@ -693,7 +693,7 @@ fn uv_channels(cx: &Context<'_>, out: &mut Vec<Issue>) {
             Issue::new(
                 Severity::Warning,
                 "W-MORPH-UV-CHANNEL",
-                format!("morphs[{i}]"),
+                ModelPath::element(ElementKind::Morph, i),
                 format!(
                     "morph {} moves additional UV {channel}, but the model has {} additional UV channel(s)",
                     super::util::quoted(&morph.name_ja),
@@ -725,7 +725,7 @@ fn soft_bodies_without_material(cx: &Context<'_>, out: &mut Vec<Issue>) {
             Issue::new(
                 Severity::Warning,
                 "W-SOFT-BODY-NO-MATERIAL",
-                format!("soft_bodies[{i}].material"),
+                ModelPath::element(ElementKind::SoftBody, i).field("material"),
                 format!(
                     "soft body {} has no material; it has no mesh and simulates nothing",
                     super::util::quoted(&soft_body.name_ja)

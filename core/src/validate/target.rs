@@ -6,9 +6,10 @@
 //! lacks cannot be named at all.
 
 use super::util::{Finding, FixPart, emit_findings, quoted};
-use super::{Context, Issue, IssuePath, Rule, Severity, Target};
+use super::{Context, Issue, Rule, Severity, Target};
 use crate::formats::pmd::{self, field, pmd_losses};
 use crate::model::*;
+use crate::path::ModelPath;
 use encoding_rs::SHIFT_JIS;
 use std::collections::{HashMap, HashSet};
 
@@ -70,7 +71,7 @@ impl Rule for PmdTargetRule {
             return;
         }
         let model = cx.model;
-        let mut covered: HashSet<String> = HashSet::new();
+        let mut covered: HashSet<ModelPath> = HashSet::new();
         if let Some((path, message, message_ja)) = pmd::refusal_text(model) {
             covered.insert(path.clone());
             out.push(Issue::new(
@@ -87,10 +88,12 @@ impl Rule for PmdTargetRule {
         // The rest of what the PMD writer would change or drop, not already said above.
         let mut seen = HashSet::new();
         for loss in pmd_losses(model) {
-            let element = element_of(&loss.path);
+            let element = loss.path.element_path();
             if covered.contains(&loss.path)
-                || covered.contains(element)
-                || loss.path.starts_with("vertices[") && loss.path.ends_with("].weight")
+                || element
+                    .as_ref()
+                    .is_some_and(|element| covered.contains(element))
+                || is_vertex_weight(&loss.path)
                 || !seen.insert((loss.path.clone(), loss.message.clone()))
             {
                 continue;
@@ -106,98 +109,109 @@ impl Rule for PmdTargetRule {
     }
 }
 
-/// `bones[3]` of `bones[3].name_ja`.
-fn element_of(path: &str) -> &str {
-    path.find(']').map_or(path, |end| &path[..=end])
+/// Whether `path` is a vertex's weight (`vertices[3].weight`): [`pmd_weights`] says those.
+fn is_vertex_weight(path: &ModelPath) -> bool {
+    matches!(path.element_of(), Some((ElementKind::Vertex, vertex))
+        if *path == ModelPath::element(ElementKind::Vertex, vertex).field("weight"))
 }
 
-fn pmd_names(model: &Model, covered: &mut HashSet<String>, out: &mut Vec<Issue>) {
+/// A name PMD holds in a field of `limit` bytes: where it is (`None` for the info block) and
+/// which field, so the path is built only for a name with an issue.
+struct PmdName<'a> {
+    element: Option<(ElementKind, usize)>,
+    field: &'static str,
+    text: &'a Text,
+    limit: usize,
+}
+
+impl PmdName<'_> {
+    fn path(&self) -> ModelPath {
+        match self.element {
+            Some((kind, index)) => ModelPath::element(kind, index),
+            None => ModelPath::info(),
+        }
+        .field(self.field)
+    }
+}
+
+fn pmd_names(model: &Model, covered: &mut HashSet<ModelPath>, out: &mut Vec<Issue>) {
     // PMD fields keep a terminating 0 byte ("終端の0x00は省略不可"): a field of n bytes holds n-1.
-    let mut names: Vec<(String, &Text, usize)> = vec![
-        (
-            "info.name_ja".into(),
-            &model.info.name_ja,
-            field::MODEL_NAME - 1,
-        ),
-        (
-            "info.name_en".into(),
-            &model.info.name_en,
-            field::MODEL_NAME - 1,
-        ),
-        (
-            "info.comment_ja".into(),
-            &model.info.comment_ja,
-            field::COMMENT - 1,
-        ),
-        (
-            "info.comment_en".into(),
-            &model.info.comment_en,
-            field::COMMENT - 1,
-        ),
+    let info = |field, text, limit| PmdName {
+        element: None,
+        field,
+        text,
+        limit,
+    };
+    let element = |kind, index, field, text, limit| PmdName {
+        element: Some((kind, index)),
+        field,
+        text,
+        limit,
+    };
+    let mut names: Vec<PmdName<'_>> = vec![
+        info("name_ja", &model.info.name_ja, field::MODEL_NAME - 1),
+        info("name_en", &model.info.name_en, field::MODEL_NAME - 1),
+        info("comment_ja", &model.info.comment_ja, field::COMMENT - 1),
+        info("comment_en", &model.info.comment_en, field::COMMENT - 1),
     ];
     for (i, b) in model.bones.iter().enumerate() {
-        names.push((
-            format!("bones[{i}].name_ja"),
-            &b.name_ja,
-            field::BONE_NAME - 1,
-        ));
-        names.push((
-            format!("bones[{i}].name_en"),
-            &b.name_en,
-            field::BONE_NAME - 1,
-        ));
+        let bone = |field, text| element(ElementKind::Bone, i, field, text, field::BONE_NAME - 1);
+        names.push(bone("name_ja", &b.name_ja));
+        names.push(bone("name_en", &b.name_en));
     }
     for (i, m) in model.morphs.iter().enumerate() {
-        names.push((
-            format!("morphs[{i}].name_ja"),
-            &m.name_ja,
-            field::SKIN_NAME - 1,
-        ));
-        names.push((
-            format!("morphs[{i}].name_en"),
-            &m.name_en,
-            field::SKIN_NAME - 1,
-        ));
+        let morph = |field, text| element(ElementKind::Morph, i, field, text, field::SKIN_NAME - 1);
+        names.push(morph("name_ja", &m.name_ja));
+        names.push(morph("name_en", &m.name_en));
     }
     for (i, f) in model.display_frames.iter().enumerate() {
         // The special frames are not stored by name in PMD.
         if !f.special {
-            names.push((
-                format!("display_frames[{i}].name_ja"),
+            names.push(element(
+                ElementKind::DisplayFrame,
+                i,
+                "name_ja",
                 &f.name_ja,
                 field::FRAME_NAME - 2,
             ));
         }
     }
     for (i, r) in model.rigid_bodies.iter().enumerate() {
-        names.push((
-            format!("rigid_bodies[{i}].name_ja"),
+        names.push(element(
+            ElementKind::RigidBody,
+            i,
+            "name_ja",
             &r.name_ja,
             field::RIGID_BODY_NAME - 1,
         ));
     }
     for (i, j) in model.joints.iter().enumerate() {
-        names.push((
-            format!("joints[{i}].name_ja"),
+        names.push(element(
+            ElementKind::Joint,
+            i,
+            "name_ja",
             &j.name_ja,
             field::JOINT_NAME - 1,
         ));
     }
-    for (path, text, limit) in names {
-        let shown = text.as_str();
+    for name in names {
+        let limit = name.limit;
+        let shown = name.text.as_str();
         let (bytes, missing) = shift_jis_bytes(&shown);
         if !missing.is_empty() {
             let characters: String = missing.iter().collect();
+            let path = name.path();
             covered.insert(path.clone());
             out.push(Issue::new(
                 Severity::Warning,
                 "W-PMD-NAME-CHARS",
-                path.clone(),
+                path,
                 format!("\"{shown}\" has characters Shift-JIS lacks (\"{characters}\"); PMD writes them as '?'"),
                 format!("「{shown}」にShift-JISにない文字（{characters}）があり、PMDでは「?」になります"),
             ));
         }
         if bytes.len() + missing.len() > limit {
+            let path = name.path();
             covered.insert(path.clone());
             out.push(Issue::new(
                 Severity::Warning,
@@ -218,7 +232,7 @@ fn pmd_names(model: &Model, covered: &mut HashSet<String>, out: &mut Vec<Issue>)
 
 /// PMD weights are BDEF2 (BDEF1 as one bone at 100%): BDEF4, QDEF and SDEF are reduced. The
 /// fix makes the reduction in the model, the PMD writer's way (the two largest weights).
-fn pmd_weights(cx: &Context<'_>, covered: &mut HashSet<String>, out: &mut Vec<Issue>) {
+fn pmd_weights(cx: &Context<'_>, covered: &mut HashSet<ModelPath>, out: &mut Vec<Issue>) {
     let model = cx.model;
     let mut findings = Vec::new();
     for (i, v) in model.vertices.iter().enumerate() {
@@ -237,10 +251,10 @@ fn pmd_weights(cx: &Context<'_>, covered: &mut HashSet<String>, out: &mut Vec<Is
             WeightKind::Bdef4 => "BDEF4",
             _ => "QDEF",
         };
-        let path = format!("vertices[{i}].weight");
+        let path = ModelPath::element(ElementKind::Vertex, i).field("weight");
         covered.insert(path.clone());
         findings.push(Finding {
-            path: path.as_str().into_path(),
+            path,
             message_en: format!("vertex {i} is {kind}; PMD holds BDEF1/BDEF2 only"),
             message_ja: format!("頂点{i}は{kind}です。PMDはBDEF1/BDEF2のみです"),
             parts: vec![FixPart::set(
@@ -256,7 +270,7 @@ fn pmd_weights(cx: &Context<'_>, covered: &mut HashSet<String>, out: &mut Vec<Is
         "W-PMD-WEIGHT",
         findings,
         cx.options.max_issues_per_code,
-        Some("vertices"),
+        Some(ModelPath::list(ElementKind::Vertex)),
         (
             "vertices have weights PMD cannot hold",
             "PMDで保持できないウェイトの頂点",
@@ -294,7 +308,7 @@ fn two_largest(bones: &[Option<BoneIdx>; 4], weights: &[f32; 4]) -> Weight {
 }
 
 /// PMD's IK list drives each chain bone from one IK; a bone in two chains follows one of them.
-fn ik_chains(model: &Model, covered: &mut HashSet<String>, out: &mut Vec<Issue>) {
+fn ik_chains(model: &Model, covered: &mut HashSet<ModelPath>, out: &mut Vec<Issue>) {
     let mut owner: HashMap<usize, usize> = HashMap::new();
     for (k, bone) in model.bones.iter().enumerate() {
         if !bone.is_ik() {
@@ -309,7 +323,10 @@ fn ik_chains(model: &Model, covered: &mut HashSet<String>, out: &mut Vec<Issue>)
                     owner.insert(b, k);
                 }
                 Some(&first) if first != k => {
-                    let path = format!("bones[{k}].ik.links[{j}].bone");
+                    let path = ModelPath::element(ElementKind::Bone, k)
+                        .field("ik")
+                        .at("links", j)
+                        .field("bone");
                     covered.insert(path.clone());
                     let name = |i: usize| {
                         model
@@ -377,14 +394,14 @@ fn motion_names(kind: ElementKind, names: &[&Text], out: &mut Vec<Issue>) {
         if name.is_empty() {
             continue;
         }
-        let path = format!("{}[{i}].name_ja", kind.list_name());
+        let path = || ModelPath::element(kind, i).field("name_ja");
         let (bytes, missing) = shift_jis_bytes(&name);
         if !missing.is_empty() {
             let characters: String = missing.iter().collect();
             out.push(Issue::new(
                 Severity::Warning,
                 "W-MMD-NAME-CHARS",
-                path.clone(),
+                path(),
                 format!(
                     "{what_en} name \"{name}\" has characters cp932 lacks (\"{characters}\"); motions (VMD) cannot name it"
                 ),
@@ -400,7 +417,7 @@ fn motion_names(kind: ElementKind, names: &[&Text], out: &mut Vec<Issue>) {
             out.push(Issue::new(
                 Severity::Info,
                 "I-MMD-NAME-LONG",
-                path.clone(),
+                path(),
                 format!(
                     "{what_en} name \"{name}\" is {} bytes in cp932; motions (VMD) store {VMD_NAME_BYTES} and match the cut name",
                     bytes.len()
@@ -417,7 +434,7 @@ fn motion_names(kind: ElementKind, names: &[&Text], out: &mut Vec<Issue>) {
                 out.push(Issue::new(
                     Severity::Warning,
                     "W-MMD-NAME-COLLISION",
-                    path,
+                    path(),
                     format!(
                         "{what_en} names \"{first_name}\" ({first}) and \"{name}\" ({i}) agree in their first {VMD_NAME_BYTES} bytes; a motion cannot tell them apart"
                     ),

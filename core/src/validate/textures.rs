@@ -8,8 +8,8 @@
 
 use super::util::{Finding, FixPart, emit_findings};
 use super::{Context, Issue, Rule, Severity};
-use crate::edit::{EditTarget, field};
-use crate::model::{Model, Text, TextureIdx, Toon};
+use crate::edit::field;
+use crate::model::{ElementKind, Model, Text, TextureIdx, Toon};
 use crate::path::ModelPath;
 use crate::texture::{self, TextureProblem};
 use std::path::{Component, Path};
@@ -45,12 +45,12 @@ impl Rule for TextureFileRule {
             if text.is_empty() {
                 continue;
             }
-            let path = ModelPath::element(EditTarget::Texture, index);
+            let path = || ModelPath::element(ElementKind::Texture, index);
             let (users_en, users_ja) = users_text(users.get(index).map_or(&[][..], Vec::as_slice));
             let Some(found) = texture::resolve(dir, text) else {
                 if !is_shared_toon(text) {
                     missing.push(Finding {
-                        path,
+                        path: path(),
                         message_en: format!(
                             "texture file \"{text}\" is not in the model's folder{users_en}"
                         ),
@@ -69,7 +69,7 @@ impl Rule for TextureFileRule {
                     | TextureProblem::Undecodable { message, .. } => message.clone(),
                 };
                 unreadable.push(Finding {
-                    path: path.clone(),
+                    path: path(),
                     message_en: format!(
                         "texture file \"{text}\" cannot be read as an image ({why}){users_en}"
                     ),
@@ -96,7 +96,7 @@ impl Rule for TextureFileRule {
                         index,
                         Text::from(as_named.as_str()),
                     )],
-                    path,
+                    path: path(),
                 });
             }
         }
@@ -107,7 +107,7 @@ impl Rule for TextureFileRule {
             "W-TEXTURE-MISSING",
             missing,
             cap,
-            Some("textures"),
+            Some(ModelPath::list(ElementKind::Texture)),
             ("texture files not found", "見つからないテクスチャファイル"),
             |_| (String::new(), String::new()),
         );
@@ -117,7 +117,7 @@ impl Rule for TextureFileRule {
             "W-TEXTURE-UNREADABLE",
             unreadable,
             cap,
-            Some("textures"),
+            Some(ModelPath::list(ElementKind::Texture)),
             (
                 "texture files that are not images",
                 "画像として読めないテクスチャファイル",
@@ -130,7 +130,7 @@ impl Rule for TextureFileRule {
             "I-TEXTURE-CASE",
             wrong_case,
             cap,
-            Some("textures"),
+            Some(ModelPath::list(ElementKind::Texture)),
             (
                 "texture paths in other letter case than their files",
                 "ファイル名と大文字小文字が違うテクスチャパス",

@@ -1,6 +1,6 @@
 //! Helpers the rules share: edit ops, issue lists with a cap per code, names of kinds.
 
-use super::{Fix, FixStep, Issue, IssuePath, Severity};
+use super::{Fix, FixStep, Issue, Severity};
 use crate::edit::{Element, Field, FieldType, SetField};
 use crate::model::{ElementKind, Text};
 use crate::path::ModelPath;
@@ -66,11 +66,6 @@ pub(crate) fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
-}
-
-/// `bones[12]`.
-pub(crate) fn element_path(kind: ElementKind, index: usize) -> String {
-    format!("{}[{index}]", kind.list_name())
 }
 
 /// A name for messages: `"センター"`, or `(no name)`.
@@ -186,7 +181,7 @@ pub(crate) fn emit_findings(
     code: &'static str,
     findings: Vec<Finding>,
     cap: usize,
-    summary_path: Option<&str>,
+    summary_path: Option<ModelPath>,
     summary: (&str, &str),
     label: impl Fn(usize) -> (String, String),
 ) {
@@ -224,9 +219,9 @@ pub(crate) fn emit_findings(
         let rest = total - cap;
         // Findings across element kinds are summed up at the first of the rest.
         let path = match (summary_path, first_rest) {
-            (Some(path), _) => path.into_path(),
+            (Some(path), _) => path,
             (None, Some(first)) => first,
-            (None, None) => ModelPath::element(crate::edit::EditTarget::Header, 0),
+            (None, None) => ModelPath::header(),
         };
         out.push(
             Issue::new(

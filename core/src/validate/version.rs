@@ -9,10 +9,12 @@
 use super::util::{delete_op, set_op};
 use super::{Context, Fix, Issue, Rule, Severity, Target};
 use crate::edit::field;
-use crate::formats::pmx::pmx21_features;
+use crate::formats::pmx::{Pmx21Feature, Pmx21Use, pmx21_features};
 use crate::model::{
-    DrawFlags, ElementKind, Header, Joint, JointKind, Material, PmxVersion, Vertex, Weight,
+    DrawFlags, ElementKind, Header, Joint, JointKind, Material, MorphKind, PmxVersion, Vertex,
+    Weight,
 };
+use crate::path::ModelPath;
 
 #[derive(Debug)]
 pub(crate) struct VersionRule;
@@ -30,17 +32,16 @@ impl Rule for VersionRule {
         if cx.target != Target::Pmx(PmxVersion::V2_0) {
             return;
         }
-        let features = pmx21_features(cx.model);
         let cap = cx.options.max_issues_per_code.max(1);
-        let mut found: Vec<Feature> = features.iter().filter_map(|f| parse(f)).collect();
+        let (qdef_uses, found): (Vec<Pmx21Use>, Vec<Pmx21Use>) = pmx21_features(cx.model)
+            .into_iter()
+            .partition(|used| used.feature == Pmx21Feature::QdefWeight);
         // A 1,000,000-vertex model may have as many QDEF vertices: list the first ones, fix
         // the rest in one summary issue.
-        let qdef: Vec<usize> = found
+        let qdef: Vec<usize> = qdef_uses
             .iter()
-            .filter(|f| f.kind == ElementKind::Vertex)
-            .map(|f| f.index)
+            .filter_map(|used| used.path.element_of().map(|(_, index)| index))
             .collect();
-        found.retain(|f| f.kind != ElementKind::Vertex);
         let raise = Fix::new(
             "Raise the version to PMX 2.1",
             "バージョンをPMX 2.1に上げる",
@@ -50,12 +51,12 @@ impl Rule for VersionRule {
                 PmxVersion::V2_1,
             )],
         );
-        for &vertex in qdef.iter().take(cap) {
+        for (used, &vertex) in qdef_uses.into_iter().zip(&qdef).take(cap) {
             out.push(
                 Issue::new(
                     Severity::Error,
                     "E-VERSION-FEATURE",
-                    format!("vertices[{vertex}].weight"),
+                    used.path,
                     "QDEF weights are PMX 2.1; this model is PMX 2.0",
                     "QDEFウェイトはPMX 2.1の機能ですが、このモデルはPMX 2.0です",
                 )
@@ -69,7 +70,7 @@ impl Rule for VersionRule {
                 Issue::new(
                     Severity::Error,
                     "E-VERSION-FEATURE",
-                    "vertices",
+                    ModelPath::list(ElementKind::Vertex),
                     format!("{} more vertices use QDEF weights (PMX 2.1)", rest.len()),
                     format!("他に{}個の頂点がQDEF（PMX 2.1）を使っています", rest.len()),
                 )
@@ -78,13 +79,16 @@ impl Rule for VersionRule {
                 .summing_up(rest.len()),
             );
         }
-        for feature in found {
-            let (message_en, message_ja, fix) = match feature.kind {
-                ElementKind::Material => {
+        for used in found {
+            let Some((_, index)) = used.path.element_of() else {
+                continue;
+            };
+            let (message_en, message_ja, fix) = match used.feature {
+                Pmx21Feature::DrawFlags(_) => {
                     let flags = cx
                         .model
                         .materials
-                        .get(feature.index)
+                        .get(index)
                         .map_or(DrawFlags::empty(), |m| m.draw_flags);
                     (
                         format!(
@@ -97,53 +101,57 @@ impl Rule for VersionRule {
                             "PMX 2.1の描画フラグを外す",
                             vec![set_op(
                                 field::<Material>().draw_flags(),
-                                vec![feature.index],
+                                vec![index],
                                 flags - DrawFlags::PMX21_ONLY,
                             )],
                         ),
                     )
                 }
-                ElementKind::Morph => (
-                    format!("{} morphs are PMX 2.1", feature.what),
-                    format!("{}モーフはPMX 2.1の機能です", feature.what),
-                    Fix::new(
-                        format!("Delete the {} morph", feature.what),
-                        format!("{}モーフを削除する", feature.what),
-                        vec![delete_op(ElementKind::Morph, vec![feature.index])],
-                    ),
-                ),
-                ElementKind::Joint => (
-                    format!(
-                        "joint kind {} is PMX 2.1; PMX 2.0 has only the spring 6DOF",
-                        feature.what
-                    ),
+                Pmx21Feature::Morph(kind) => {
+                    let what = if kind == MorphKind::Flip {
+                        "flip"
+                    } else {
+                        "impulse"
+                    };
+                    (
+                        format!("{what} morphs are PMX 2.1"),
+                        format!("{what}モーフはPMX 2.1の機能です"),
+                        Fix::new(
+                            format!("Delete the {what} morph"),
+                            format!("{what}モーフを削除する"),
+                            vec![delete_op(ElementKind::Morph, vec![index])],
+                        ),
+                    )
+                }
+                Pmx21Feature::Joint(kind) => (
+                    format!("joint kind {kind:?} is PMX 2.1; PMX 2.0 has only the spring 6DOF"),
                     "ジョイントの種類がPMX 2.1の機能です（PMX 2.0はバネ付6DOFのみ）".to_owned(),
                     Fix::new(
                         "Make the joint a spring 6DOF",
                         "ジョイントをバネ付6DOFにする",
                         vec![set_op(
                             field::<Joint>().kind(),
-                            vec![feature.index],
+                            vec![index],
                             JointKind::Spring6Dof,
                         )],
                     ),
                 ),
-                ElementKind::SoftBody => (
+                Pmx21Feature::SoftBody => (
                     "soft bodies are PMX 2.1".to_owned(),
                     "ソフトボディはPMX 2.1の機能です".to_owned(),
                     Fix::new(
                         "Delete the soft body",
                         "ソフトボディを削除する",
-                        vec![delete_op(ElementKind::SoftBody, vec![feature.index])],
+                        vec![delete_op(ElementKind::SoftBody, vec![index])],
                     ),
                 ),
-                _ => continue,
+                Pmx21Feature::QdefWeight => continue,
             };
             out.push(
                 Issue::new(
                     Severity::Error,
                     "E-VERSION-FEATURE",
-                    feature.path,
+                    used.path,
                     format!("{message_en}; this model is PMX 2.0"),
                     format!("{message_ja}。このモデルはPMX 2.0です"),
                 )
@@ -152,36 +160,6 @@ impl Rule for VersionRule {
             );
         }
     }
-}
-
-/// A feature of [`pmx21_features`]'s list: `vertices[12].weight: QDEF`, `morphs[3]: flip morph`.
-struct Feature {
-    kind: ElementKind,
-    index: usize,
-    path: String,
-    what: &'static str,
-}
-
-fn parse(text: &str) -> Option<Feature> {
-    let (path, description) = text.split_once(": ")?;
-    let (list, rest) = path.split_once('[')?;
-    let (index, _) = rest.split_once(']')?;
-    let kind = ElementKind::ALL
-        .into_iter()
-        .find(|kind| kind.list_name() == list)?;
-    let what = if description.starts_with("flip") {
-        "flip"
-    } else if description.starts_with("impulse") {
-        "impulse"
-    } else {
-        ""
-    };
-    Some(Feature {
-        kind,
-        index: index.parse().ok()?,
-        path: path.to_owned(),
-        what,
-    })
 }
 
 /// QDEF → BDEF4 with the same bones and weights (dual-quaternion skinning becomes linear).

@@ -1,24 +1,26 @@
 //! File > Export CSV (PmxEditor's CSV: every element kind, its `;Pmx...` header lines and
-//! column order) and File > Import CSV. The export writes a copy and leaves the document as it
-//! is; the import opens the CSV as a model, as File > Open does.
+//! column order). The export writes a copy and leaves the document as it is; File > Import CSV
+//! has no dialog of its own (the native open dialog, then the CSV opens as File > Open does).
 
-use super::dialogs::{Dialog, Outcome, PendingExport};
-use super::{EditorState, PlatformRequest};
+use super::dialog::{Dialog, DialogCx, Outcome, PathField, export_row, fill_path, path_row};
+use crate::command::BrowsePurpose;
 use crate::document::Document;
 use pmx_core::formats::csv::{CsvEncoding, CsvSaveOptions};
-use pmx_core::formats::{self, FileFormat};
-use std::path::{Path, PathBuf};
+use pmx_core::formats::{FileFormat, SaveOptions};
+use std::path::Path;
+
+const FORMAT: FileFormat = FileFormat::Csv;
 
 #[derive(Debug)]
 pub(super) struct ExportCsvDialog {
-    pub path: String,
+    path: String,
     encoding: CsvEncoding,
 }
 
 impl ExportCsvDialog {
     /// The model's path with `.csv`, or `untitled.csv` in the working folder.
     pub(super) fn new(document: &Document) -> Self {
-        let path = document.export_path("csv");
+        let path = document.export_path(FORMAT.spec().extension());
         Self {
             path: path.display().to_string(),
             encoding: CsvEncoding::default(),
@@ -26,80 +28,44 @@ impl ExportCsvDialog {
     }
 }
 
-impl EditorState {
-    pub(super) fn export_csv_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        mut export: ExportCsvDialog,
-    ) -> Outcome {
-        let lang = self.lang();
-        if self.document.is_none() {
+impl Dialog for ExportCsvDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
+        if cx.document.is_none() {
             return Outcome::Close;
         }
         ui.heading(lang.tr("dialog.export_csv_title"));
         ui.label(lang.tr("dialog.export_csv_hint"));
-        ui.horizontal(|ui| {
-            ui.add(egui::TextEdit::singleline(&mut export.path).desired_width(440.0))
-                .accessible_name(lang.tr("dialog.path"));
-            if ui.button(lang.tr("dialog.browse")).clicked() {
-                self.platform.push(PlatformRequest::BrowseExportCsv {
-                    suggested: Some(PathBuf::from(&export.path)),
-                });
-            }
-        });
+        path_row(
+            ui,
+            cx,
+            &mut self.path,
+            PathField::new(BrowsePurpose::Export(FORMAT)),
+        );
         ui.horizontal(|ui| {
             ui.label(lang.tr("info.encoding"));
             ui.radio_value(
-                &mut export.encoding,
+                &mut self.encoding,
                 CsvEncoding::Utf8Bom,
                 lang.tr("dialog.csv_utf8"),
             );
             ui.radio_value(
-                &mut export.encoding,
+                &mut self.encoding,
                 CsvEncoding::ShiftJis,
                 lang.tr("dialog.csv_sjis"),
             );
         });
-        let path = PathBuf::from(export.path.trim());
-        let valid = FileFormat::from_extension(&path) == Some(FileFormat::Csv);
-        if !valid && !export.path.trim().is_empty() {
-            ui.colored_label(ui.visuals().warn_fg_color, lang.tr("dialog.csv_extension"));
-        }
-        ui.add_space(8.0);
-        let mut outcome = None;
-        ui.horizontal(|ui| {
-            if ui
-                .add_enabled(valid, egui::Button::new(lang.tr("dialog.export")))
-                .clicked()
-            {
-                self.export_csv_to(&path, export.encoding, false);
-                outcome = Some(Outcome::Close);
-            }
-            if ui.button(lang.tr("dialog.cancel")).clicked() {
-                outcome = Some(Outcome::Close);
-            }
-        });
-        outcome.unwrap_or(Outcome::Keep(Dialog::ExportCsv(export)))
+        let csv = CsvSaveOptions {
+            encoding: self.encoding,
+        };
+        let options = move || SaveOptions {
+            csv,
+            ..SaveOptions::default()
+        };
+        export_row(ui, cx, &self.path, FORMAT, Some(options))
     }
 
-    /// Writes the open model as CSV at `path` (temporary file, then renamed); the document
-    /// keeps its own file and stays as it was.
-    pub(super) fn export_csv_to(
-        &mut self,
-        path: &Path,
-        encoding: CsvEncoding,
-        overwrite_confirmed: bool,
-    ) {
-        if self.asks_before_export(path, overwrite_confirmed, || PendingExport::Csv(encoding)) {
-            return;
-        }
-        let Some(document) = &self.document else {
-            return;
-        };
-        let started = std::time::Instant::now();
-        let result = formats::save_csv(&document.model, path, &CsvSaveOptions { encoding })
-            .map(|()| 0)
-            .map_err(|error| error.to_string());
-        self.export_finished(path, started, result, "status.save_warnings");
+    fn browsed(&mut self, purpose: BrowsePurpose, path: &Path) -> bool {
+        fill_path(&mut self.path, BrowsePurpose::Export(FORMAT), purpose, path)
     }
 }

@@ -1,54 +1,134 @@
-//! Modal dialogs: unsaved changes, open (built-in path field beside the native dialog), save
-//! as (version, encoding, index sizes, and what the chosen target cannot hold), export PMD
-//! (its own title, no PMX choices, what PMD loses), load errors with recovery, about, keyboard
+//! The editor's own dialogs: unsaved changes, open (built-in path field beside the native
+//! dialog), save as (version, encoding, index sizes, and what the chosen target cannot hold),
+//! export PMD (Save as with its own title, no PMX choices, what PMD loses), the question before
+//! writing over the model's source, load errors with recovery, errors, about, keyboard
 //! shortcuts.
 
-use super::{EditorState, MessageLevel, PendingAction, PlatformRequest};
-use crate::command::Command;
+use super::dialog::{
+    Choice, Dialog, DialogCx, MAX_PROBLEMS_SHOWN, Outcome, PathField, PendingExport, buttons_row,
+    fill_path, folder_text, options_grid, path_row, radio_row,
+};
+use crate::command::{BrowsePurpose, Command, PendingAction};
 use crate::document::{Document, LoadFailure, SaveSettings, SourceLoss, file_name};
 use crate::i18n::Language;
-use pmx_core::edit::{EditLabel, LabelArg};
 use pmx_core::formats::FileFormat;
 use pmx_core::formats::pmx::{IndexSizeMode, pmx21_features};
 use pmx_core::model::{PmxVersion, TextEncoding};
 use pmx_core::validate::{CheckOptions, Issue, Target, check};
 use std::path::{Path, PathBuf};
 
+/// The question before an action that would drop unsaved changes.
 #[derive(Debug)]
-pub(super) enum Dialog {
-    Unsaved {
-        action: PendingAction,
-    },
-    Open(OpenDialog),
-    SaveAs(SaveAsDialog),
-    /// Save as named the file the model was read from only in part, or converted from.
-    ConfirmOverwrite(Box<ConfirmOverwrite>),
-    LoadError(LoadFailure),
-    ImportMqo(super::mqo_dialogs::ImportMqoDialog),
-    ImportVrm(super::vrm_import_dialog::ImportVrmDialog),
-    ExportMqo(super::mqo_dialogs::ExportMqoDialog),
-    ExportSmf(super::smf_dialogs::ExportSmfDialog),
-    ExportVrm(Box<super::vrm_dialogs::ExportVrmDialog>),
-    Error {
-        title: &'static str,
-        message: String,
-    },
-    Plugin(Box<super::plugin_dialog::PluginDialog>),
-    ExportCsv(super::csv_dialog::ExportCsvDialog),
-    ScriptsFolder(String),
-    About,
-    Shortcuts,
+pub(super) struct UnsavedDialog {
+    pub action: PendingAction,
 }
 
+impl Dialog for UnsavedDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
+        let name = cx
+            .document
+            .and_then(Document::file_name)
+            .unwrap_or_else(|| lang.tr("title.untitled").to_owned());
+        ui.heading(lang.tr("dialog.unsaved_title"));
+        ui.label(lang.format("dialog.unsaved_text", &[("name", &name)]));
+        ui.add_space(8.0);
+        let mut outcome = Outcome::Keep;
+        ui.horizontal(|ui| {
+            if ui.button(lang.tr("dialog.save")).clicked() {
+                cx.push(Command::SaveThen(self.action.clone()));
+                outcome = Outcome::Close;
+            }
+            if ui.button(lang.tr("dialog.dont_save")).clicked() {
+                cx.push(Command::Perform(self.action.clone()));
+                outcome = Outcome::Close;
+            }
+            if ui.button(lang.tr("dialog.cancel")).clicked() {
+                outcome = Outcome::Close;
+            }
+        });
+        outcome
+    }
+
+    fn asks_to_save(&self) -> bool {
+        true
+    }
+}
+
+/// File > Open: a path field (with the native dialog beside it) and the recent files.
 #[derive(Debug)]
 pub(super) struct OpenDialog {
     path: String,
     focus_requested: bool,
 }
 
+impl OpenDialog {
+    /// Starts in the folder of the document's file.
+    pub(super) fn new(document: Option<&Document>) -> Self {
+        Self {
+            path: folder_text(
+                document
+                    .and_then(|d| d.path.as_deref())
+                    .and_then(Path::parent),
+            ),
+            focus_requested: false,
+        }
+    }
+}
+
+impl Dialog for OpenDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
+        ui.heading(lang.tr("dialog.open_title"));
+        ui.label(lang.tr("dialog.open_hint"));
+        let mut chosen: Option<PathBuf> = None;
+        let field = path_row(
+            ui,
+            cx,
+            &mut self.path,
+            PathField::new(BrowsePurpose::Open).hint("/path/to/model.pmx"),
+        );
+        if !self.focus_requested {
+            field.request_focus();
+            self.focus_requested = true;
+        }
+        let typed = self.path.trim();
+        if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) && !typed.is_empty()
+        {
+            chosen = Some(PathBuf::from(typed));
+        }
+        if !cx.recent_files.is_empty() {
+            ui.add_space(6.0);
+            ui.label(lang.tr("menu.recent"));
+            for path in cx.recent_files {
+                if ui
+                    .button(file_name(path))
+                    .on_hover_text(path.display().to_string())
+                    .clicked()
+                {
+                    chosen = Some(path.clone());
+                }
+            }
+        }
+        match buttons_row(ui, lang, "dialog.open", !typed.is_empty()) {
+            Some(Choice::Confirm) => chosen = Some(PathBuf::from(typed)),
+            Some(Choice::Cancel) => return Outcome::Close,
+            None => {}
+        }
+        match chosen {
+            Some(path) => {
+                cx.push(Command::Open(path));
+                Outcome::Close
+            }
+            None => Outcome::Keep,
+        }
+    }
+}
+
+/// Save as, and File > Export PMD (Save as for a `.pmd`).
 #[derive(Debug)]
 pub(super) struct SaveAsDialog {
-    pub path: String,
+    path: String,
     /// File > Export PMD: a PMD file, with none of the PMX choices.
     export_pmd: bool,
     settings: SaveSettings,
@@ -58,105 +138,47 @@ pub(super) struct SaveAsDialog {
     problems: Option<TargetProblems>,
 }
 
-/// The question before Save as or an export writes over the document's damaged or foreign
-/// source.
-#[derive(Debug)]
-pub(super) struct ConfirmOverwrite {
-    path: PathBuf,
-    loss: SourceLoss,
-    after: AfterYes,
-}
-
-/// What the question goes on to do after the yes.
-#[derive(Debug)]
-enum AfterYes {
-    /// Save as (Back returns to it; its path and settings are used).
-    Save(SaveAsDialog),
-    /// An export to the same path with these settings.
-    Export(PendingExport),
-}
-
-/// An export waiting for the yes to write over the document's source.
-#[derive(Debug)]
-pub(super) enum PendingExport {
-    Mqo(pmx_core::formats::mqo::MqoExportOptions),
-    Smf(pmx_core::formats::smf::SmfExportOptions),
-    Vrm(Box<pmx_core::formats::vrm::VrmExportOptions>),
-    Csv(pmx_core::formats::csv::CsvEncoding),
-}
-
-#[derive(Debug)]
-struct TargetProblems {
-    key: (u64, Target),
-    errors: Vec<Issue>,
-    /// For a PMD target: everything the PMD file cannot hold (the validator's `W-PMD-*` warnings),
-    /// the same list `check --target pmd` prints, shown before saving.
-    losses: Vec<Issue>,
-    /// PMX 2.1 features a PMX 2.0 file cannot hold (the writer refuses them).
-    blocking: usize,
-}
-
-/// Problems listed at most (the count of the rest is shown).
-pub(super) const MAX_PROBLEMS_SHOWN: usize = 12;
-
-/// An export dialog's list of what the format cannot hold: `heading` in the warning colour,
-/// then the first `2 × MAX_PROBLEMS_SHOWN` losses in `lang`, scrolling (the MQO and SMF exports).
-pub(super) fn losses_ui<L>(
-    ui: &mut egui::Ui,
-    heading: String,
-    salt: &str,
-    losses: &[L],
-    message: impl Fn(&L) -> String,
-) {
-    if losses.is_empty() {
-        return;
-    }
-    ui.colored_label(ui.visuals().warn_fg_color, heading);
-    egui::ScrollArea::vertical()
-        .id_salt(salt)
-        .max_height(200.0)
-        .show(ui, |ui| {
-            for loss in losses.iter().take(MAX_PROBLEMS_SHOWN * 2) {
-                ui.label(message(loss));
-            }
-        });
-}
-
-impl Dialog {
-    pub(super) fn open(document: Option<&Document>) -> Self {
-        let folder = document
-            .and_then(|d| d.path.as_deref())
-            .and_then(Path::parent)
-            .map(|dir| format!("{}{}", dir.display(), std::path::MAIN_SEPARATOR))
-            .unwrap_or_default();
-        Dialog::Open(OpenDialog {
-            path: folder,
-            focus_requested: false,
-        })
-    }
-
-    pub(super) fn save_as(document: &Document, then: Option<PendingAction>) -> Self {
+impl SaveAsDialog {
+    pub(super) fn new(document: &Document, then: Option<PendingAction>) -> Self {
         // A recovered or converted model is offered as a new PMX beside the file it came from.
         let path = document.save_as_suggestion();
-        Dialog::SaveAs(SaveAsDialog {
+        Self {
             path: path.display().to_string(),
             export_pmd: false,
             settings: document.save_settings,
             then,
             problems: None,
-        })
+        }
     }
 
     /// File > Export PMD: a `.pmd` path, and the list of what PMD loses.
     pub(super) fn export_pmd(document: &Document) -> Self {
-        let mut dialog = Self::save_as(document, None);
-        if let Dialog::SaveAs(save) = &mut dialog {
-            let mut path = PathBuf::from(&save.path);
-            path.set_extension("pmd");
-            save.path = path.display().to_string();
-            save.export_pmd = true;
-        }
+        let mut dialog = Self::new(document, None);
+        let mut path = PathBuf::from(&dialog.path);
+        path.set_extension(FileFormat::Pmd.spec().extension());
+        dialog.path = path.display().to_string();
+        dialog.export_pmd = true;
         dialog
+    }
+
+    /// The same choices again, for the question's Back.
+    fn again(&mut self) -> Self {
+        Self {
+            path: self.path.clone(),
+            export_pmd: self.export_pmd,
+            settings: self.settings,
+            then: self.then.take(),
+            problems: None,
+        }
+    }
+
+    /// The validator's problems for `target`, worked out again only when the model or the
+    /// target changes.
+    fn problems_for(&mut self, document: &Document, target: Target) -> &TargetProblems {
+        let key = (document.revision(), target);
+        let current = self.problems.take().filter(|p| p.key == key);
+        self.problems
+            .insert(current.unwrap_or_else(|| TargetProblems::of(document, key)))
     }
 }
 
@@ -172,6 +194,41 @@ pub(super) fn pmd_losses(model: &pmx_core::Model) -> Vec<Issue> {
         .into_iter()
         .filter(|issue| !issue.is_error() && issue.code.starts_with("W-PMD"))
         .collect()
+}
+
+#[derive(Debug)]
+struct TargetProblems {
+    key: (u64, Target),
+    errors: Vec<Issue>,
+    /// For a PMD target: everything the PMD file cannot hold (the validator's `W-PMD-*` warnings),
+    /// the same list `check --target pmd` prints, shown before saving.
+    losses: Vec<Issue>,
+    /// PMX 2.1 features a PMX 2.0 file cannot hold (the writer refuses them).
+    blocking: usize,
+}
+
+impl TargetProblems {
+    fn of(document: &Document, key: (u64, Target)) -> Self {
+        let target = key.1;
+        let blocking = match target {
+            Target::Pmx(PmxVersion::V2_0) => pmx21_features(&document.model).len(),
+            _ => 0,
+        };
+        let options = CheckOptions {
+            target: Some(target),
+            ..CheckOptions::default()
+        };
+        let (errors, losses) = check(&document.model, None, &options)
+            .into_iter()
+            .filter(|issue| issue.is_error() || issue.code.starts_with("W-PMD"))
+            .partition(Issue::is_error);
+        Self {
+            key,
+            errors,
+            losses,
+            blocking,
+        }
+    }
 }
 
 /// A scrolling list of issues, path then message, with the count of those not shown.
@@ -203,237 +260,84 @@ fn save_options_ui(
     settings: &mut SaveSettings,
     document: &Document,
 ) {
-    egui::Grid::new("save_as_options")
-        .num_columns(2)
-        .spacing([12.0, 6.0])
-        .show(ui, |ui| {
-            ui.label(lang.tr("info.version"));
-            ui.horizontal(|ui| {
-                ui.radio_value(&mut settings.version, PmxVersion::V2_0, "PMX 2.0");
-                ui.radio_value(&mut settings.version, PmxVersion::V2_1, "PMX 2.1");
-            });
-            ui.end_row();
-            ui.label(lang.tr("info.encoding"));
-            ui.horizontal(|ui| {
-                ui.radio_value(&mut settings.encoding, TextEncoding::Utf16, "UTF-16LE");
-                ui.radio_value(&mut settings.encoding, TextEncoding::Utf8, "UTF-8");
-            });
-            ui.end_row();
-            ui.label(lang.tr("info.index_sizes"));
-            ui.horizontal(|ui| {
+    options_grid(ui, "save_as_options", |ui| {
+        radio_row(
+            ui,
+            lang.tr("info.version"),
+            &mut settings.version,
+            &[(PmxVersion::V2_0, "PMX 2.0"), (PmxVersion::V2_1, "PMX 2.1")],
+        );
+        radio_row(
+            ui,
+            lang.tr("info.encoding"),
+            &mut settings.encoding,
+            &[
+                (TextEncoding::Utf16, "UTF-16LE"),
+                (TextEncoding::Utf8, "UTF-8"),
+            ],
+        );
+        ui.label(lang.tr("info.index_sizes"));
+        ui.horizontal(|ui| {
+            ui.radio_value(
+                &mut settings.index_sizes,
+                IndexSizeMode::Minimal,
+                lang.tr("dialog.index_minimal"),
+            );
+            ui.add_enabled_ui(document.model.header.index_sizes.is_some(), |ui| {
                 ui.radio_value(
                     &mut settings.index_sizes,
-                    IndexSizeMode::Minimal,
-                    lang.tr("dialog.index_minimal"),
+                    IndexSizeMode::Keep,
+                    lang.tr("dialog.index_keep"),
                 );
-                ui.add_enabled_ui(document.model.header.index_sizes.is_some(), |ui| {
-                    ui.radio_value(
-                        &mut settings.index_sizes,
-                        IndexSizeMode::Keep,
-                        lang.tr("dialog.index_keep"),
-                    );
-                });
             });
-            ui.end_row();
         });
+        ui.end_row();
+    });
 }
 
-/// What a dialog's frame decided.
-pub(super) enum Outcome {
-    Keep(Dialog),
-    Close,
+/// Why Save asked: the file the model came from stays as it is.
+fn source_note_ui(ui: &mut egui::Ui, lang: Language, document: &Document) {
+    let source_name = document.source_file().map(file_name).unwrap_or_default();
+    match &document.source_loss {
+        Some(SourceLoss::Recovered { .. }) => {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                lang.format("dialog.save_recovered_note", &[("name", &source_name)]),
+            );
+        }
+        Some(SourceLoss::Foreign(format)) => {
+            ui.label(lang.format(
+                "dialog.save_converted_note",
+                &[
+                    ("name", &source_name),
+                    ("format", &format.name().to_ascii_uppercase()),
+                ],
+            ));
+        }
+        None => {}
+    }
 }
 
-impl EditorState {
-    pub(super) fn dialogs_ui(&mut self, ctx: &egui::Context) {
-        let Some(dialog) = self.dialog.take() else {
-            return;
-        };
-        let modal = egui::Modal::new(egui::Id::unique("editor_dialog"));
-        let mut outcome = Outcome::Close;
-        let response = modal.show(ctx, |ui| {
-            ui.set_max_width(620.0);
-            outcome = match dialog {
-                Dialog::Unsaved { action } => self.unsaved_ui(ui, action),
-                Dialog::Open(open) => self.open_ui(ui, open),
-                Dialog::SaveAs(save) => self.save_as_ui(ui, save),
-                Dialog::ConfirmOverwrite(confirm) => self.confirm_overwrite_ui(ui, *confirm),
-                Dialog::LoadError(failure) => self.load_error_ui(ui, failure),
-                Dialog::ImportMqo(import) => self.import_mqo_ui(ui, import),
-                Dialog::ImportVrm(import) => self.import_vrm_ui(ui, import),
-                Dialog::ExportMqo(export) => self.export_mqo_ui(ui, export),
-                Dialog::ExportSmf(export) => self.export_smf_ui(ui, export),
-                Dialog::ExportVrm(export) => self.export_vrm_ui(ui, export),
-                Dialog::Error { title, message } => self.error_ui(ui, title, message),
-                Dialog::Plugin(plugin) => self.plugin_ui(ui, plugin),
-                Dialog::ExportCsv(export) => self.export_csv_ui(ui, export),
-                Dialog::ScriptsFolder(path) => self.scripts_folder_ui(ui, path),
-                Dialog::About => self.about_ui(ui),
-                Dialog::Shortcuts => self.shortcuts_ui(ui),
-            };
-        });
-        // Escape or a click beside the dialog cancels it, as Cancel does.
-        if response.should_close() {
-            outcome = Outcome::Close;
-        }
-        if let Outcome::Keep(dialog) = outcome
-            && self.dialog.is_none()
-        {
-            self.dialog = Some(dialog);
-        }
-    }
-
-    fn unsaved_ui(&mut self, ui: &mut egui::Ui, action: PendingAction) -> Outcome {
-        let lang = self.lang();
-        let name = self
-            .document
-            .as_ref()
-            .and_then(Document::file_name)
-            .unwrap_or_else(|| lang.tr("title.untitled").to_owned());
-        ui.heading(lang.tr("dialog.unsaved_title"));
-        ui.label(lang.format("dialog.unsaved_text", &[("name", &name)]));
-        ui.add_space(8.0);
-        let mut outcome = None;
-        ui.horizontal(|ui| {
-            if ui.button(lang.tr("dialog.save")).clicked() {
-                let in_place = self
-                    .document
-                    .as_ref()
-                    .is_some_and(|d| d.save_in_place_path().is_some());
-                if in_place {
-                    if self.save() {
-                        self.perform(action.clone());
-                    }
-                    outcome = Some(Outcome::Close);
-                } else if let Some(document) = &self.document {
-                    outcome = Some(Outcome::Keep(Dialog::save_as(
-                        document,
-                        Some(action.clone()),
-                    )));
-                }
-            }
-            if ui.button(lang.tr("dialog.dont_save")).clicked() {
-                self.perform(action.clone());
-                outcome = Some(Outcome::Close);
-            }
-            if ui.button(lang.tr("dialog.cancel")).clicked() {
-                outcome = Some(Outcome::Close);
-            }
-        });
-        outcome.unwrap_or(Outcome::Keep(Dialog::Unsaved { action }))
-    }
-
-    fn open_ui(&mut self, ui: &mut egui::Ui, mut open: OpenDialog) -> Outcome {
-        let lang = self.lang();
-        ui.heading(lang.tr("dialog.open_title"));
-        ui.label(lang.tr("dialog.open_hint"));
-        let mut chosen: Option<PathBuf> = None;
-        ui.horizontal(|ui| {
-            let field = ui
-                .add(
-                    egui::TextEdit::singleline(&mut open.path)
-                        .hint_text("/path/to/model.pmx")
-                        .desired_width(440.0),
-                )
-                .accessible_name(lang.tr("dialog.path"));
-            if !open.focus_requested {
-                field.request_focus();
-                open.focus_requested = true;
-            }
-            if field.lost_focus()
-                && ui.input(|i| i.key_pressed(egui::Key::Enter))
-                && !open.path.trim().is_empty()
-            {
-                chosen = Some(PathBuf::from(open.path.trim()));
-            }
-            if ui.button(lang.tr("dialog.browse")).clicked() {
-                self.platform.push(PlatformRequest::BrowseOpen);
-            }
-        });
-        if !self.settings.recent_files.is_empty() {
-            ui.add_space(6.0);
-            ui.label(lang.tr("menu.recent"));
-            for path in &self.settings.recent_files {
-                if ui
-                    .button(file_name(path))
-                    .on_hover_text(path.display().to_string())
-                    .clicked()
-                {
-                    chosen = Some(path.clone());
-                }
-            }
-        }
-        ui.add_space(8.0);
-        let mut cancelled = false;
-        ui.horizontal(|ui| {
-            let can_open = !open.path.trim().is_empty();
-            if ui
-                .add_enabled(can_open, egui::Button::new(lang.tr("dialog.open")))
-                .clicked()
-            {
-                chosen = Some(PathBuf::from(open.path.trim()));
-            }
-            if ui.button(lang.tr("dialog.cancel")).clicked() {
-                cancelled = true;
-            }
-        });
-        if let Some(path) = chosen {
-            self.commands.push(Command::Open(path));
-            return Outcome::Close;
-        }
-        if cancelled {
-            Outcome::Close
-        } else {
-            Outcome::Keep(Dialog::Open(open))
-        }
-    }
-
-    fn save_as_ui(&mut self, ui: &mut egui::Ui, mut save: SaveAsDialog) -> Outcome {
-        let lang = self.lang();
-        let Some(document) = &self.document else {
+impl Dialog for SaveAsDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
+        let Some(document) = cx.document else {
             return Outcome::Close;
         };
-        ui.heading(lang.tr(if save.export_pmd {
+        ui.heading(lang.tr(if self.export_pmd {
             "dialog.export_pmd_title"
         } else {
             "dialog.save_as_title"
         }));
-        // Why Save asked: the file the model came from stays as it is.
-        let source_name = document.source_file().map(file_name).unwrap_or_default();
-        match &document.source_loss {
-            Some(SourceLoss::Recovered { .. }) => {
-                ui.colored_label(
-                    ui.visuals().warn_fg_color,
-                    lang.format("dialog.save_recovered_note", &[("name", &source_name)]),
-                );
-            }
-            Some(SourceLoss::Foreign(format)) => {
-                ui.label(lang.format(
-                    "dialog.save_converted_note",
-                    &[
-                        ("name", &source_name),
-                        ("format", &format.name().to_ascii_uppercase()),
-                    ],
-                ));
-            }
-            None => {}
-        }
-        ui.horizontal(|ui| {
-            ui.add(egui::TextEdit::singleline(&mut save.path).desired_width(440.0))
-                .accessible_name(lang.tr("dialog.path"));
-            if ui.button(lang.tr("dialog.browse")).clicked() {
-                self.platform.push(PlatformRequest::BrowseSave {
-                    suggested: Some(PathBuf::from(&save.path)),
-                });
-            }
-        });
-        let path = PathBuf::from(save.path.trim());
+        source_note_ui(ui, lang, document);
+        path_row(ui, cx, &mut self.path, PathField::new(BrowsePurpose::Save));
+        let path = PathBuf::from(self.path.trim());
         let format = FileFormat::from_extension(&path);
-        if save.export_pmd {
+        if self.export_pmd {
             // PMD has no version, encoding or index-size choice: say so instead of offering them.
             ui.weak(lang.tr("dialog.pmd_note"));
         } else {
-            save_options_ui(ui, lang, &mut save.settings, document);
+            save_options_ui(ui, lang, &mut self.settings, document);
         }
         if format == Some(FileFormat::Json) {
             ui.weak(lang.tr("dialog.json_note"));
@@ -443,150 +347,125 @@ impl EditorState {
         let target = if format == Some(FileFormat::Pmd) {
             Target::Pmd
         } else {
-            Target::Pmx(save.settings.version)
+            Target::Pmx(self.settings.version)
         };
-        let key = (document.revision(), target);
-        if save.problems.as_ref().is_none_or(|p| p.key != key) {
-            let blocking = match target {
-                Target::Pmx(PmxVersion::V2_0) => pmx21_features(&document.model).len(),
-                _ => 0,
-            };
-            let options = CheckOptions {
-                target: Some(target),
-                ..CheckOptions::default()
-            };
-            let (errors, losses) = check(&document.model, None, &options)
-                .into_iter()
-                .filter(|issue| issue.is_error() || issue.code.starts_with("W-PMD"))
-                .partition(Issue::is_error);
-            save.problems = Some(TargetProblems {
-                key,
-                errors,
-                losses,
-                blocking,
-            });
-        }
-        let (errors, losses, blocking_count) =
-            save.problems.as_ref().map_or((&[][..], &[][..], 0), |p| {
-                (p.errors.as_slice(), p.losses.as_slice(), p.blocking)
-            });
-        let blocking = blocking_count > 0 && format != Some(FileFormat::Json);
-        if !errors.is_empty() {
+        let problems = self.problems_for(document, target);
+        let blocking = problems.blocking > 0 && format != Some(FileFormat::Json);
+        if !problems.errors.is_empty() {
             ui.add_space(6.0);
             ui.colored_label(
                 ui.visuals().error_fg_color,
-                lang.format("dialog.target_errors", &[("count", &errors.len())]),
+                lang.format("dialog.target_errors", &[("count", &problems.errors.len())]),
             );
-            issue_list_ui(ui, lang, "target_errors", errors);
+            issue_list_ui(ui, lang, "target_errors", &problems.errors);
         }
-        if !losses.is_empty() {
+        if !problems.losses.is_empty() {
             ui.add_space(6.0);
             ui.colored_label(
                 ui.visuals().warn_fg_color,
-                lang.format("dialog.pmd_losses", &[("count", &losses.len())]),
+                lang.format("dialog.pmd_losses", &[("count", &problems.losses.len())]),
             );
-            issue_list_ui(ui, lang, "pmd_losses", losses);
+            issue_list_ui(ui, lang, "pmd_losses", &problems.losses);
         }
         if blocking {
             ui.colored_label(
                 ui.visuals().error_fg_color,
-                lang.format("dialog.version_problems", &[("count", &blocking_count)]),
+                lang.format("dialog.version_problems", &[("count", &problems.blocking)]),
             );
         }
-        // Export PMD writes PMD only (Save as is there for the other formats).
-        // MQO, SMF and VRM are exports (File > Export), never the document's own file.
-        let wrong_extension = if save.export_pmd {
+        // Export PMD writes PMD only (Save as is there for the other formats). A format that
+        // is only converted (MQO, SMF, VRM) is exported (File > Export), never the document's
+        // own file.
+        let wrong_extension = if self.export_pmd {
             format != Some(FileFormat::Pmd)
         } else {
-            matches!(
-                format,
-                None | Some(FileFormat::Mqo | FileFormat::Smf | FileFormat::Vrm)
-            )
+            format.is_none_or(|format| !format.spec().abilities.save)
         };
-        if wrong_extension && !save.path.trim().is_empty() {
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                lang.tr(if save.export_pmd {
-                    "dialog.pmd_extension"
-                } else if format == Some(FileFormat::Mqo) {
-                    "dialog.mqo_use_export"
-                } else if format == Some(FileFormat::Smf) {
-                    "dialog.smf_use_export"
-                } else if format == Some(FileFormat::Vrm) {
-                    "dialog.vrm_use_export"
-                } else {
-                    "dialog.unknown_extension"
-                }),
-            );
+        if wrong_extension && !self.path.trim().is_empty() {
+            let text = match format {
+                _ if self.export_pmd => lang.tr("dialog.pmd_extension").to_owned(),
+                Some(format) => lang.format(
+                    "dialog.use_export",
+                    &[("format", &format.name().to_ascii_uppercase())],
+                ),
+                None => lang.tr("dialog.unknown_extension").to_owned(),
+            };
+            ui.colored_label(ui.visuals().warn_fg_color, text);
         }
-        ui.add_space(8.0);
-        let mut outcome = None;
-        ui.horizontal(|ui| {
-            let can_save = !wrong_extension && !blocking;
-            let button = lang.tr(if save.export_pmd {
-                "dialog.export"
-            } else {
-                "dialog.save"
-            });
-            if ui
-                .add_enabled(can_save, egui::Button::new(button))
-                .clicked()
-            {
-                let overwrite = self
-                    .document
-                    .as_ref()
-                    .and_then(|d| d.overwrite_loss(&path))
-                    .cloned();
-                if let Some(loss) = overwrite {
-                    // The file the model was read from in part, or converted from: never
-                    // written over without the user's explicit yes.
-                    outcome = Some(Outcome::Keep(Dialog::ConfirmOverwrite(Box::new(
-                        ConfirmOverwrite {
-                            path: path.clone(),
-                            loss,
-                            after: AfterYes::Save(SaveAsDialog {
-                                path: save.path.clone(),
-                                export_pmd: save.export_pmd,
-                                settings: save.settings,
-                                then: save.then.take(),
-                                problems: None,
-                            }),
-                        },
-                    ))));
-                } else if self.save_to(path.clone(), save.settings) {
-                    if let Some(action) = save.then.take() {
-                        self.perform(action);
-                    }
-                    outcome = Some(Outcome::Close);
-                } else {
-                    // save_to opened the error dialog.
-                    outcome = Some(Outcome::Close);
+        let confirm = if self.export_pmd {
+            "dialog.export"
+        } else {
+            "dialog.save"
+        };
+        match buttons_row(ui, lang, confirm, !wrong_extension && !blocking) {
+            Some(Choice::Confirm) => match document.overwrite_loss(&path) {
+                // The file the model was read from in part, or converted from: never written
+                // over without the user's explicit yes.
+                Some(loss) => Outcome::Replace(Box::new(ConfirmOverwrite {
+                    path,
+                    loss: loss.clone(),
+                    after: AfterYes::Save(self.again()),
+                })),
+                None => {
+                    cx.push(Command::SaveTo {
+                        path,
+                        settings: self.settings,
+                        then: self.then.take(),
+                    });
+                    Outcome::Close
                 }
-            }
-            if ui.button(lang.tr("dialog.cancel")).clicked() {
-                outcome = Some(Outcome::Close);
-            }
-        });
-        outcome.unwrap_or(Outcome::Keep(Dialog::SaveAs(save)))
+            },
+            Some(Choice::Cancel) => Outcome::Close,
+            None => Outcome::Keep,
+        }
     }
 
-    /// Save as named the file the model was read from only in part, or converted from: what
-    /// would be lost, then Overwrite, Back (to Save as) or Cancel.
-    fn confirm_overwrite_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        mut confirm: ConfirmOverwrite,
-    ) -> Outcome {
-        let lang = self.lang();
-        let name = file_name(&confirm.path);
+    fn browsed(&mut self, purpose: BrowsePurpose, path: &Path) -> bool {
+        fill_path(&mut self.path, BrowsePurpose::Save, purpose, path)
+    }
+}
+
+/// The question before Save as or an export writes over the document's damaged or foreign
+/// source: what would be lost, then Overwrite, Back (to Save as) or Cancel.
+#[derive(Debug)]
+pub(super) struct ConfirmOverwrite {
+    path: PathBuf,
+    loss: SourceLoss,
+    after: AfterYes,
+}
+
+/// What the question goes on to do after the yes.
+#[derive(Debug)]
+enum AfterYes {
+    /// Save as (Back returns to it; its path and settings are used).
+    Save(SaveAsDialog),
+    /// An export to the same path with these settings.
+    Export(PendingExport),
+}
+
+impl ConfirmOverwrite {
+    /// Before an export to `path`, which would lose `loss`.
+    pub(super) fn export(path: PathBuf, loss: SourceLoss, export: PendingExport) -> Self {
+        Self {
+            path,
+            loss,
+            after: AfterYes::Export(export),
+        }
+    }
+}
+
+impl Dialog for ConfirmOverwrite {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
+        let name = file_name(&self.path);
         ui.heading(lang.tr("dialog.overwrite_source_title"));
-        let text = match &confirm.loss {
+        let text = match &self.loss {
             SourceLoss::Recovered { problems, first } => lang.format(
                 "dialog.overwrite_recovered",
                 &[("name", &name), ("count", problems), ("first", first)],
             ),
             SourceLoss::Foreign(format) => {
-                let target = FileFormat::from_extension(&confirm.path).unwrap_or(FileFormat::Pmx);
+                let target = FileFormat::from_extension(&self.path).unwrap_or(FileFormat::Pmx);
                 lang.format(
                     "dialog.overwrite_converted",
                     &[
@@ -599,83 +478,50 @@ impl EditorState {
         };
         ui.colored_label(ui.visuals().warn_fg_color, text);
         ui.add_space(8.0);
-        let mut outcome = None;
+        let mut outcome = Outcome::Keep;
         ui.horizontal(|ui| {
             let overwrite = egui::Button::new(
                 egui::RichText::new(lang.format("dialog.overwrite_source", &[("name", &name)]))
                     .color(ui.visuals().error_fg_color),
             );
             if ui.add(overwrite).clicked() {
-                match &mut confirm.after {
-                    AfterYes::Save(save) => {
-                        if self.save_to(confirm.path.clone(), save.settings)
-                            && let Some(action) = save.then.take()
-                        {
-                            self.perform(action);
-                        }
-                    }
-                    AfterYes::Export(export) => self.export_confirmed(&confirm.path, export),
-                }
-                // A failure opened the error dialog.
-                outcome = Some(Outcome::Close);
+                let path = self.path.clone();
+                cx.push(match &mut self.after {
+                    AfterYes::Save(save) => Command::SaveTo {
+                        path,
+                        settings: save.settings,
+                        then: save.then.take(),
+                    },
+                    AfterYes::Export(export) => Command::ExportOverSource {
+                        format: export.format,
+                        path,
+                        options: export.options.clone(),
+                    },
+                });
+                // A failure opens the error dialog.
+                outcome = Outcome::Close;
             }
-            if let AfterYes::Save(save) = &mut confirm.after
+            if let AfterYes::Save(save) = &mut self.after
                 && ui.button(lang.tr("dialog.choose_other_name")).clicked()
             {
-                outcome = Some(Outcome::Keep(Dialog::SaveAs(SaveAsDialog {
-                    path: save.path.clone(),
-                    export_pmd: save.export_pmd,
-                    settings: save.settings,
-                    then: save.then.take(),
-                    problems: None,
-                })));
+                outcome = Outcome::Replace(Box::new(save.again()));
             }
             if ui.button(lang.tr("dialog.cancel")).clicked() {
-                outcome = Some(Outcome::Close);
+                outcome = Outcome::Close;
             }
         });
-        outcome.unwrap_or(Outcome::Keep(Dialog::ConfirmOverwrite(Box::new(confirm))))
+        outcome
     }
+}
 
-    /// Whether an export to `path` must wait: `path` is the file the model was read from only
-    /// in part, or converted from, and the user has not said yes to writing over it
-    /// (`overwrite_confirmed`). Then the question is shown, and `export` runs after the yes.
-    pub(super) fn asks_before_export(
-        &mut self,
-        path: &Path,
-        overwrite_confirmed: bool,
-        export: impl FnOnce() -> PendingExport,
-    ) -> bool {
-        if overwrite_confirmed {
-            return false;
-        }
-        let Some(loss) = self
-            .document
-            .as_ref()
-            .and_then(|document| document.overwrite_loss(path))
-            .cloned()
-        else {
-            return false;
-        };
-        self.dialog = Some(Dialog::ConfirmOverwrite(Box::new(ConfirmOverwrite {
-            path: path.to_owned(),
-            loss,
-            after: AfterYes::Export(export()),
-        })));
-        true
-    }
+/// A file that did not open: the reader's message, and recovery mode when it may help.
+#[derive(Debug)]
+pub(super) struct LoadErrorDialog(pub LoadFailure);
 
-    fn export_confirmed(&mut self, path: &Path, export: &PendingExport) {
-        match export {
-            PendingExport::Mqo(options) => self.export_mqo_to(path, options, true),
-            PendingExport::Smf(options) => self.export_smf_to(path, options, true),
-            PendingExport::Vrm(options) => self.export_vrm_to(path, options, true),
-            PendingExport::Csv(encoding) => self.export_csv_to(path, *encoding, true),
-        }
-    }
-
-    fn load_error_ui(&mut self, ui: &mut egui::Ui, failure: LoadFailure) -> Outcome {
-        let lang = self.lang();
+impl Dialog for LoadErrorDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
+        let failure = &self.0;
         ui.heading(lang.format("dialog.cannot_open", &[("name", &file_name(&failure.path))]));
         ui.add(egui::Label::new(
             egui::RichText::new(&failure.message)
@@ -687,45 +533,56 @@ impl EditorState {
             ui.label(lang.tr("dialog.recover_hint"));
         }
         ui.add_space(8.0);
-        let mut outcome = None;
+        let mut outcome = Outcome::Keep;
         ui.horizontal(|ui| {
             if failure.recoverable && ui.button(lang.tr("dialog.open_recovered")).clicked() {
-                self.guard(PendingAction::Open {
-                    path: failure.path.clone(),
-                    recover: true,
-                });
-                outcome = Some(Outcome::Close);
+                cx.push(Command::OpenRecovered(failure.path.clone()));
+                outcome = Outcome::Close;
             }
             if ui.button(lang.tr("dialog.close")).clicked() {
-                outcome = Some(Outcome::Close);
+                outcome = Outcome::Close;
             }
         });
-        outcome.unwrap_or(Outcome::Keep(Dialog::LoadError(failure)))
+        outcome
     }
+}
 
-    fn error_ui(&mut self, ui: &mut egui::Ui, title: &'static str, message: String) -> Outcome {
-        let lang = self.lang();
-        ui.heading(lang.tr(title));
-        ui.colored_label(ui.visuals().error_fg_color, &message);
-        if ui.button(lang.tr("dialog.close")).clicked() {
-            return Outcome::Close;
-        }
-        Outcome::Keep(Dialog::Error { title, message })
+/// A failure the user must see (a save or export that did not write), titled by `title`.
+#[derive(Debug)]
+pub(super) struct ErrorDialog {
+    pub title: &'static str,
+    pub message: String,
+}
+
+impl Dialog for ErrorDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        ui.heading(cx.lang.tr(self.title));
+        ui.colored_label(ui.visuals().error_fg_color, &self.message);
+        close_button_ui(ui, cx.lang)
     }
+}
 
-    fn about_ui(&mut self, ui: &mut egui::Ui) -> Outcome {
-        let lang = self.lang();
+/// Help > About.
+#[derive(Debug)]
+pub(super) struct AboutDialog;
+
+impl Dialog for AboutDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
         ui.heading(format!("PMX Studio {}", env!("CARGO_PKG_VERSION")));
         ui.label(lang.tr("dialog.about_text"));
         ui.label(lang.tr("dialog.about_font"));
-        if ui.button(lang.tr("dialog.close")).clicked() {
-            return Outcome::Close;
-        }
-        Outcome::Keep(Dialog::About)
+        close_button_ui(ui, lang)
     }
+}
 
-    fn shortcuts_ui(&mut self, ui: &mut egui::Ui) -> Outcome {
-        let lang = self.lang();
+/// Help > Keyboard shortcuts.
+#[derive(Debug)]
+pub(super) struct ShortcutsDialog;
+
+impl Dialog for ShortcutsDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
         ui.heading(lang.tr("menu.shortcuts"));
         let rows: [(&str, &'static str); 12] = [
             ("Ctrl+N", "menu.new"),
@@ -751,58 +608,15 @@ impl EditorState {
                     ui.end_row();
                 }
             });
-        if ui.button(lang.tr("dialog.close")).clicked() {
-            return Outcome::Close;
-        }
-        Outcome::Keep(Dialog::Shortcuts)
-    }
-
-    /// Shows the about dialog.
-    pub(super) fn show_about(&mut self) {
-        self.dialog = Some(Dialog::About);
-    }
-
-    pub(super) fn show_shortcuts(&mut self) {
-        self.dialog = Some(Dialog::Shortcuts);
+        close_button_ui(ui, lang)
     }
 }
 
-impl EditorState {
-    /// Ends an export (MQO, SMF, VRM): the status bar says what was written, in how long, and
-    /// how many things the format could not hold (`lost_key` words that count); a failure is
-    /// said in the status bar and in an error dialog. The document is not touched either way.
-    pub(super) fn export_finished(
-        &mut self,
-        path: &Path,
-        started: std::time::Instant,
-        result: Result<usize, String>,
-        lost_key: &'static str,
-    ) {
-        match result {
-            Ok(lost) => {
-                let seconds = format!("{:.2}", started.elapsed().as_secs_f64());
-                let mut text = vec![
-                    EditLabel::new("status.exported")
-                        .arg("name", LabelArg::Text(file_name(path)))
-                        .arg("seconds", LabelArg::Text(seconds)),
-                ];
-                if lost > 0 {
-                    text.push(EditLabel::new(lost_key).arg("count", LabelArg::Number(lost)));
-                }
-                let level = if lost > 0 {
-                    MessageLevel::Warning
-                } else {
-                    MessageLevel::Info
-                };
-                self.set_message_parts(level, text);
-            }
-            Err(message) => {
-                self.set_message(MessageLevel::Error, message.as_str());
-                self.dialog = Some(Dialog::Error {
-                    title: "dialog.export_failed",
-                    message,
-                });
-            }
-        }
+/// The Close button of a dialog that only informs.
+fn close_button_ui(ui: &mut egui::Ui, lang: Language) -> Outcome {
+    if ui.button(lang.tr("dialog.close")).clicked() {
+        Outcome::Close
+    } else {
+        Outcome::Keep
     }
 }

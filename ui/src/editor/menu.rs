@@ -1,5 +1,6 @@
 //! The menu bar (File, Edit, View, Tools, Help) and the status bar.
 
+use super::formats::{FORMAT_UI, MenuGroup};
 use super::{EditorState, MessageLevel};
 use crate::command::{Command, EditCommand, EditRequest};
 use crate::document::{LoadPhase, file_name};
@@ -79,61 +80,43 @@ impl EditorState {
             open,
             Command::ShowSaveAsDialog,
         );
-        self.item(
-            ui,
-            "menu.export_pmd",
-            "",
-            open,
-            Command::ShowExportPmdDialog,
-        );
+        self.format_items(ui, MenuGroup::Save);
         ui.separator();
-        self.item(
-            ui,
-            "menu.import_mqo",
-            "",
-            true,
-            Command::ShowImportMqoDialog,
-        );
-        self.item(
-            ui,
-            "menu.import_vrm",
-            "",
-            true,
-            Command::ShowImportVrmDialog,
-        );
-        self.item(
-            ui,
-            "menu.export_mqo",
-            "",
-            open,
-            Command::ShowExportMqoDialog,
-        );
-        self.item(
-            ui,
-            "menu.export_smf",
-            "",
-            open,
-            Command::ShowExportSmfDialog,
-        );
-        self.item(
-            ui,
-            "menu.export_vrm",
-            "",
-            open,
-            Command::ShowExportVrmDialog,
-        );
+        self.format_items(ui, MenuGroup::Convert);
         ui.separator();
-        self.item(ui, "menu.import_csv", "", true, Command::BrowseImportCsv);
-        self.item(
-            ui,
-            "menu.export_csv",
-            "",
-            open,
-            Command::ShowExportCsvDialog,
-        );
+        self.format_items(ui, MenuGroup::Text);
         ui.separator();
         self.item(ui, "menu.close", "Ctrl+W", open, Command::Close);
         self.item(ui, "menu.quit", "Ctrl+Q", true, Command::Quit);
+    }
+
+    /// The formats' File > Import and Export items of `group` (imports first), from the
+    /// format table; an import needs no model, an export needs one open.
+    fn format_items(&mut self, ui: &mut egui::Ui, group: MenuGroup) {
+        let open = self.document.is_some();
+        let in_group = || FORMAT_UI.iter().filter(|entry| entry.menu == group);
+        for entry in in_group() {
+            if let Some(import) = &entry.import {
+                self.item(
+                    ui,
+                    import.label,
+                    "",
+                    true,
+                    Command::ShowImportDialog(entry.format),
+                );
+            }
+        }
+        for entry in in_group() {
+            if let Some(export) = &entry.export {
+                self.item(
+                    ui,
+                    export.label,
+                    "",
+                    open,
+                    Command::ShowExportDialog(entry.format),
+                );
+            }
+        }
     }
 
     fn edit_menu_ui(&mut self, ui: &mut egui::Ui) {

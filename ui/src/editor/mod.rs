@@ -3,8 +3,11 @@
 //! title, closing); tests drive it with egui_kittest, without eframe.
 
 mod csv_dialog;
+mod dialog;
+mod dialog_host;
 mod dialogs;
 pub mod fonts;
+mod formats;
 mod menu;
 mod mqo_dialogs;
 mod plugin_dialog;
@@ -21,7 +24,7 @@ use crate::editor::settings::Settings;
 use crate::i18n::Language;
 use crate::panes::validation::ValidationState;
 use crate::widgets::table::{TableState, select_all};
-use dialogs::Dialog;
+use dialog::Dialog;
 use pmx_core::edit::{Edit, EditLabel, EditOp, GestureId, LabelArg, SetField, ops_to_edit_in};
 use pmx_core::model::ElementKind;
 use std::collections::HashMap;
@@ -29,62 +32,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use workspace::Pane;
 
+pub use crate::command::{BrowsePurpose, FileFilter, PendingAction};
+
 /// What the app has to do for the editor (things that need the platform).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlatformRequest {
-    /// Show a native open dialog; answer with [`EditorState::browse_finished`].
-    BrowseOpen,
-    /// Show a native save dialog; answer with [`EditorState::browse_finished`].
-    BrowseSave { suggested: Option<PathBuf> },
-    /// Show a native open dialog for `.mqo`/`.mqoz` (File > Import MQO).
-    BrowseImportMqo,
-    /// Show a native open dialog for `.vrm`/`.glb`/`.gltf` (File > Import VRM).
-    BrowseImportVrm,
-    /// Show a native save dialog for `.mqo` (File > Export MQO).
-    BrowseExportMqo { suggested: Option<PathBuf> },
-    /// Show a native save dialog for `.smf` (File > Export SMF).
-    BrowseExportSmf { suggested: Option<PathBuf> },
-    /// Show a native open dialog for the `.vmd` to bake into an SMF export.
-    BrowseSmfMotion,
-    /// Show a native save dialog for `.vrm` (File > Export VRM).
-    BrowseExportVrm { suggested: Option<PathBuf> },
-    /// Show a native save dialog for `.csv` (File > Export CSV).
-    BrowseExportCsv { suggested: Option<PathBuf> },
-    /// Show a native open dialog for `.csv` (File > Import CSV).
-    BrowseImportCsv,
+    /// Show a native file dialog for `purpose` (its filters: [`BrowsePurpose::filters`]),
+    /// starting at `suggested`; answer with [`EditorState::browse_finished`].
+    Browse {
+        purpose: BrowsePurpose,
+        suggested: Option<PathBuf>,
+    },
     /// Close the window: the user confirmed quitting.
-    Quit,
-}
-
-/// What a native dialog was for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BrowsePurpose {
-    Open,
-    Save,
-    ImportMqo,
-    ImportVrm,
-    ExportMqo,
-    ExportSmf,
-    SmfMotion,
-    ExportVrm,
-    ExportCsv,
-    ImportCsv,
-}
-
-/// An action that would replace or drop the document, waiting for the unsaved-changes answer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PendingAction {
-    New,
-    Open {
-        path: PathBuf,
-        recover: bool,
-    },
-    /// File > Import as a new model.
-    Import {
-        path: PathBuf,
-        options: pmx_core::formats::LoadOptions,
-    },
-    Close,
     Quit,
 }
 
@@ -131,7 +90,8 @@ pub struct EditorState {
     /// The bone tree, morph offsets and display frame tree (beside their tables).
     pub editors: crate::panes::EditorsState,
     commands: Commands,
-    dialog: Option<Dialog>,
+    /// The modal dialog showing, if any.
+    dialog: Option<Box<dyn Dialog>>,
     platform: Vec<PlatformRequest>,
     active_gesture: Option<(egui::Id, GestureId)>,
     /// The table the user worked in last (Ctrl+A and Delete act on it).
@@ -150,9 +110,6 @@ pub struct EditorState {
     pub plugins: pmx_plugins::Registry,
     /// The scripts of the scripts folder that did not load, with why.
     pub script_errors: Vec<(PathBuf, String)>,
-    /// A tool's edit waiting for the command that commits it, with the document revision it
-    /// was built on.
-    pending_plugin_edit: Option<(u64, pmx_core::edit::Edit)>,
 }
 
 impl std::fmt::Debug for EditorState {
@@ -220,7 +177,6 @@ impl EditorState {
             document_id: 0,
             plugins,
             script_errors,
-            pending_plugin_edit: None,
         }
     }
 
@@ -296,7 +252,9 @@ impl EditorState {
     /// Whether the unsaved-changes question is showing.
     #[must_use]
     pub fn is_asking_to_save(&self) -> bool {
-        matches!(self.dialog, Some(Dialog::Unsaved { .. }))
+        self.dialog
+            .as_ref()
+            .is_some_and(|dialog| dialog.asks_to_save())
     }
 
     /// Shows the tab `--tab` names; tabs of later issues and unknown names are errors.
@@ -364,12 +322,7 @@ impl EditorState {
                 let notes = loaded.report.notes.len();
                 let recovered = loaded.report.recovered_from.is_some();
                 // A conversion's report (what the VRM or MQO became) is shown, not only counted.
-                let converted = matches!(
-                    loaded.format,
-                    pmx_core::formats::FileFormat::Mqo
-                        | pmx_core::formats::FileFormat::Smf
-                        | pmx_core::formats::FileFormat::Vrm
-                );
+                let converted = loaded.format.spec().converts();
                 self.settings.add_recent(&path);
                 self.open_document(Document::from_loaded_in(
                     path.clone(),
@@ -406,7 +359,7 @@ impl EditorState {
             Err(failure) if failure.message == "cancelled" => {}
             Err(failure) => {
                 self.set_message(MessageLevel::Error, failure.message.as_str());
-                self.dialog = Some(Dialog::LoadError(failure));
+                self.dialog = Some(Box::new(dialogs::LoadErrorDialog(failure)));
             }
         }
     }
@@ -491,7 +444,7 @@ impl EditorState {
     /// Runs `action` now, or asks first when it would lose unsaved changes.
     fn guard(&mut self, action: PendingAction) {
         if self.document.as_ref().is_some_and(Document::is_dirty) {
-            self.dialog = Some(Dialog::Unsaved { action });
+            self.dialog = Some(Box::new(dialogs::UnsavedDialog { action }));
         } else {
             self.perform(action);
         }
@@ -532,63 +485,40 @@ impl EditorState {
         }
     }
 
-    /// The answer of a native file dialog (`None`: cancelled, or no dialog available).
+    /// The answer of a native file dialog (`None`: cancelled, or no dialog available): it
+    /// fills the path field of the dialog that asked; a file picked to read with no such field
+    /// (File > Open's, File > Import CSV's) is opened.
     pub fn browse_finished(&mut self, purpose: BrowsePurpose, path: Option<PathBuf>) {
-        match (purpose, path) {
-            (BrowsePurpose::Open, Some(path)) => {
+        let Some(path) = path else {
+            self.set_message(
+                MessageLevel::Info,
+                EditLabel::new("status.native_dialog_none"),
+            );
+            return;
+        };
+        if self
+            .dialog
+            .as_mut()
+            .is_some_and(|dialog| dialog.browsed(purpose, &path))
+        {
+            return;
+        }
+        match purpose {
+            BrowsePurpose::Open => {
                 self.dialog = None;
                 self.commands.push(Command::Open(path));
             }
-            (BrowsePurpose::Save, Some(path)) => {
-                if let Some(Dialog::SaveAs(dialog)) = &mut self.dialog {
-                    dialog.path = path.display().to_string();
-                }
+            // A format imported as it is opened (CSV) has no dialog to fill.
+            BrowsePurpose::Import(format) if formats::opens_as_import(format) => {
+                self.guard(PendingAction::Open {
+                    path,
+                    recover: false,
+                });
             }
-            (BrowsePurpose::ImportMqo, Some(path)) => {
-                if let Some(Dialog::ImportMqo(dialog)) = &mut self.dialog {
-                    dialog.path = path.display().to_string();
-                }
-            }
-            (BrowsePurpose::ImportVrm, Some(path)) => {
-                if let Some(Dialog::ImportVrm(dialog)) = &mut self.dialog {
-                    dialog.path = path.display().to_string();
-                }
-            }
-            (BrowsePurpose::ExportMqo, Some(path)) => {
-                if let Some(Dialog::ExportMqo(dialog)) = &mut self.dialog {
-                    dialog.path = path.display().to_string();
-                }
-            }
-            (BrowsePurpose::ExportSmf, Some(path)) => {
-                if let Some(Dialog::ExportSmf(dialog)) = &mut self.dialog {
-                    dialog.path = path.display().to_string();
-                }
-            }
-            (BrowsePurpose::SmfMotion, Some(path)) => {
-                if let Some(Dialog::ExportSmf(dialog)) = &mut self.dialog {
-                    dialog.motion_path = path.display().to_string();
-                }
-            }
-            (BrowsePurpose::ExportVrm, Some(path)) => {
-                if let Some(Dialog::ExportVrm(dialog)) = &mut self.dialog {
-                    dialog.path = path.display().to_string();
-                }
-            }
-            (BrowsePurpose::ExportCsv, Some(path)) => {
-                if let Some(Dialog::ExportCsv(dialog)) = &mut self.dialog {
-                    dialog.path = path.display().to_string();
-                }
-            }
-            (BrowsePurpose::ImportCsv, Some(path)) => self.guard(PendingAction::Open {
-                path,
-                recover: false,
-            }),
-            (_, None) => {
-                self.set_message(
-                    MessageLevel::Info,
-                    EditLabel::new("status.native_dialog_none"),
-                );
-            }
+            BrowsePurpose::Import(_)
+            | BrowsePurpose::Save
+            | BrowsePurpose::Export(_)
+            | BrowsePurpose::Motion => {}
         }
     }
 
@@ -601,7 +531,7 @@ impl EditorState {
             return false;
         };
         let Some(path) = document.save_in_place_path().map(std::path::Path::to_owned) else {
-            self.dialog = Some(Dialog::save_as(document, None));
+            self.dialog = Some(Box::new(dialogs::SaveAsDialog::new(document, None)));
             return false;
         };
         // JSON keeps everything; a PMX file is written with the settings it was read with.
@@ -651,10 +581,10 @@ impl EditorState {
             }
             Err(message) => {
                 self.set_message(MessageLevel::Error, message.as_str());
-                self.dialog = Some(Dialog::Error {
+                self.dialog = Some(Box::new(dialogs::ErrorDialog {
                     title: "dialog.save_failed",
                     message,
-                });
+                }));
                 false
             }
         }
@@ -678,59 +608,61 @@ impl EditorState {
                 }
             }
             Command::New => self.guard(PendingAction::New),
-            Command::ShowOpenDialog => self.dialog = Some(Dialog::open(self.document.as_ref())),
+            Command::ShowOpenDialog => {
+                self.dialog = Some(Box::new(dialogs::OpenDialog::new(self.document.as_ref())));
+            }
             Command::Open(path) => self.guard(PendingAction::Open {
                 path,
                 recover: false,
             }),
+            Command::OpenRecovered(path) => self.guard(PendingAction::Open {
+                path,
+                recover: true,
+            }),
+            Command::Perform(action) => self.perform(action),
             Command::Save => {
                 self.save();
             }
+            Command::SaveThen(action) => self.save_then(action),
+            Command::SaveTo {
+                path,
+                settings,
+                then,
+            } => {
+                if self.save_to(path, settings)
+                    && let Some(action) = then
+                {
+                    self.perform(action);
+                }
+            }
             Command::ShowSaveAsDialog => {
                 if let Some(document) = &self.document {
-                    self.dialog = Some(Dialog::save_as(document, None));
+                    self.dialog = Some(Box::new(dialogs::SaveAsDialog::new(document, None)));
                 }
             }
-            Command::ShowExportPmdDialog => {
-                if let Some(document) = &self.document {
-                    self.dialog = Some(Dialog::export_pmd(document));
+            Command::ShowImportDialog(format) => self.show_import_dialog(format),
+            Command::ShowExportDialog(format) => {
+                if let (Some(document), Some(export)) = (
+                    &self.document,
+                    formats::format_ui(format).and_then(|entry| entry.export.as_ref()),
+                ) {
+                    self.dialog = Some((export.dialog)(document));
                 }
             }
-            Command::ShowImportMqoDialog => {
-                self.dialog = Some(Dialog::import_mqo(self.document.as_ref()));
+            Command::Export {
+                format,
+                path,
+                options,
+            } => self.export_to(format, &path, options, false),
+            Command::ExportOverSource {
+                format,
+                path,
+                options,
+            } => self.export_to(format, &path, options, true),
+            Command::Browse { purpose, suggested } => {
+                self.platform
+                    .push(PlatformRequest::Browse { purpose, suggested });
             }
-            Command::ShowImportVrmDialog => {
-                self.dialog = Some(Dialog::import_vrm(self.document.as_ref()));
-            }
-            Command::ShowExportMqoDialog => {
-                if let Some(document) = &self.document {
-                    self.dialog = Some(Dialog::export_mqo(document));
-                }
-            }
-            Command::ShowExportSmfDialog => {
-                if let Some(document) = &self.document {
-                    self.dialog = Some(Dialog::export_smf(document));
-                }
-            }
-            Command::ExportSmf { path, options } => {
-                self.export_smf_to(&path, &options, false);
-            }
-            Command::ShowExportVrmDialog => {
-                if let Some(document) = &self.document {
-                    self.dialog = Some(Dialog::export_vrm(document));
-                }
-            }
-            Command::ExportVrm { path, options } => {
-                self.export_vrm_to(&path, &options, false);
-            }
-            Command::ShowExportCsvDialog => {
-                if let Some(document) = &self.document {
-                    self.dialog = Some(Dialog::ExportCsv(csv_dialog::ExportCsvDialog::new(
-                        document,
-                    )));
-                }
-            }
-            Command::BrowseImportCsv => self.platform.push(PlatformRequest::BrowseImportCsv),
             Command::Import {
                 path,
                 options,
@@ -774,20 +706,23 @@ impl EditorState {
             Command::Select { kind, indices } => self.select_and_show(kind, &indices),
             Command::ShowPlugin(id) => {
                 if let Some(plugin) = self.plugins.find(&id) {
-                    self.dialog = Some(Dialog::Plugin(Box::new(plugin_dialog::PluginDialog::new(
-                        plugin,
-                    ))));
+                    self.dialog = Some(Box::new(plugin_dialog::PluginDialog::new(plugin)));
                 }
             }
-            Command::ApplyPluginEdit => self.apply_plugin_edit(),
+            Command::ApplyPluginEdit { revision, edit } => {
+                if let Some(edit) = edit.take() {
+                    self.apply_plugin_edit(revision, edit);
+                }
+            }
             Command::ReloadPlugins => self.reload_plugins(),
             Command::ShowScriptsFolderDialog => {
-                let path = self
-                    .settings
-                    .scripts_folder
-                    .as_ref()
-                    .map_or_else(String::new, |folder| folder.display().to_string());
-                self.dialog = Some(Dialog::ScriptsFolder(path));
+                self.dialog = Some(Box::new(plugin_dialog::ScriptsFolderDialog::new(
+                    self.settings.scripts_folder.as_deref(),
+                )));
+            }
+            Command::SetScriptsFolder(folder) => {
+                self.settings.scripts_folder = folder;
+                self.reload_plugins();
             }
             Command::Reveal { kind, index } => {
                 if let Some(document) = &mut self.document
@@ -987,12 +922,10 @@ impl EditorState {
         self.set_message_parts(level, parts);
     }
 
-    /// Commits the edit a tool built, as one undo step named after the tool, if the document
-    /// is still the one it was built on.
-    fn apply_plugin_edit(&mut self) {
-        let (Some((revision, edit)), Some(document)) =
-            (self.pending_plugin_edit.take(), &mut self.document)
-        else {
+    /// Commits the edit a tool built on document revision `revision`, as one undo step named
+    /// after the tool, if the document is still as it was built on.
+    fn apply_plugin_edit(&mut self, revision: u64, edit: Edit) {
+        let Some(document) = &mut self.document else {
             return;
         };
         if document.revision() != revision {

@@ -3,9 +3,8 @@
 //! as one undo step named after the plugin. The run happens on its own thread (on a copy of
 //! the model) so a long script can be stopped; nothing reaches the document before Apply.
 
-use super::EditorState;
-use super::dialogs::{Dialog, Outcome};
-use crate::command::Command;
+use super::dialog::{Choice, Dialog, DialogCx, Outcome, buttons_row};
+use crate::command::{BuiltEdit, Command};
 use crate::document::Document;
 use crate::i18n::Language;
 use pmx_core::model::ElementKind;
@@ -268,16 +267,13 @@ fn start_job(
     }
 }
 
-impl EditorState {
-    pub(super) fn plugin_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        mut dialog: Box<PluginDialog>,
-    ) -> Outcome {
-        let lang = self.lang();
-        let Some(document) = &self.document else {
+impl Dialog for PluginDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
+        let Some(document) = cx.document else {
             return Outcome::Close;
         };
+        let dialog = self;
         let revision = document.revision();
         // A finished run: keep it, or commit it when Apply asked for it.
         if let Some(job) = &dialog.job
@@ -298,8 +294,10 @@ impl EditorState {
             if job.apply && job.revision == revision {
                 match result {
                     Ok(run) => {
-                        self.pending_plugin_edit = Some((revision, run.edit));
-                        self.commands.push(Command::ApplyPluginEdit);
+                        cx.push(Command::ApplyPluginEdit {
+                            revision,
+                            edit: BuiltEdit::new(run.edit),
+                        });
                         return Outcome::Close;
                     }
                     Err(error) => {
@@ -318,9 +316,6 @@ impl EditorState {
                 });
             }
         }
-        let Some(document) = &self.document else {
-            return Outcome::Close;
-        };
         let running = dialog.job.is_some();
 
         ui.set_max_width(640.0);
@@ -419,7 +414,7 @@ impl EditorState {
             });
 
         ui.add_space(8.0);
-        let mut outcome = None;
+        let mut outcome = Outcome::Keep;
         let ctx = ui.ctx().clone();
         ui.horizontal(|ui| {
             let can_run = needs_met.is_ok() && !running;
@@ -429,7 +424,6 @@ impl EditorState {
                     egui::Button::new(lang.tr("dialog.plugin_preview_button")),
                 )
                 .clicked()
-                && let Some(document) = &self.document
             {
                 dialog.job = Some(start_job(
                     &dialog.plugin,
@@ -450,20 +444,20 @@ impl EditorState {
                     Some(Finished {
                         result: Ok(run), ..
                     }) => {
-                        self.pending_plugin_edit = Some((revision, run.edit));
-                        self.commands.push(Command::ApplyPluginEdit);
-                        outcome = Some(Outcome::Close);
+                        cx.push(Command::ApplyPluginEdit {
+                            revision,
+                            edit: BuiltEdit::new(run.edit),
+                        });
+                        outcome = Outcome::Close;
                     }
                     _ => {
-                        if let Some(document) = &self.document {
-                            dialog.job = Some(start_job(
-                                &dialog.plugin,
-                                document,
-                                &dialog.options,
-                                &ctx,
-                                true,
-                            ));
-                        }
+                        dialog.job = Some(start_job(
+                            &dialog.plugin,
+                            document,
+                            &dialog.options,
+                            &ctx,
+                            true,
+                        ));
                     }
                 }
             }
@@ -483,47 +477,59 @@ impl EditorState {
                 if let Some(job) = dialog.job.take() {
                     job.cancel.store(true, Ordering::Relaxed);
                 }
-                outcome = Some(Outcome::Close);
+                outcome = Outcome::Close;
             }
         });
-        outcome.unwrap_or(Outcome::Keep(Dialog::Plugin(dialog)))
+        outcome
     }
 }
 
-impl EditorState {
-    /// ツール > スクリプト > the scripts folder: a path (empty: the default folder), then the
-    /// scripts are loaded from it.
-    pub(super) fn scripts_folder_ui(&mut self, ui: &mut egui::Ui, mut path: String) -> Outcome {
-        let lang = self.lang();
+/// ツール > スクリプト > the scripts folder: a path (empty: the default folder), then the
+/// scripts are loaded from it.
+#[derive(Debug)]
+pub(super) struct ScriptsFolderDialog {
+    path: String,
+}
+
+impl ScriptsFolderDialog {
+    /// Starts with the folder the settings name (empty: the default one).
+    pub(super) fn new(folder: Option<&std::path::Path>) -> Self {
+        Self {
+            path: folder.map_or_else(String::new, |folder| folder.display().to_string()),
+        }
+    }
+}
+
+impl Dialog for ScriptsFolderDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
         ui.heading(lang.tr("dialog.scripts_folder_title"));
         ui.label(lang.tr("dialog.scripts_folder_hint"));
         let default = pmx_plugins::default_scripts_folder()
             .map_or_else(String::new, |folder| folder.display().to_string());
         ui.add(
-            egui::TextEdit::singleline(&mut path)
+            egui::TextEdit::singleline(&mut self.path)
                 .hint_text(default)
                 .desired_width(480.0),
         )
         .accessible_name(lang.tr("dialog.path"));
-        let chosen = std::path::PathBuf::from(path.trim());
-        if !path.trim().is_empty() && !chosen.is_dir() {
+        let typed = self.path.trim();
+        let chosen = std::path::PathBuf::from(typed);
+        if !typed.is_empty() && !chosen.is_dir() {
             ui.colored_label(
                 ui.visuals().warn_fg_color,
                 lang.tr("dialog.scripts_folder_missing"),
             );
         }
-        ui.add_space(8.0);
-        let mut outcome = None;
-        ui.horizontal(|ui| {
-            if ui.button(lang.tr("dialog.scripts_folder_use")).clicked() {
-                self.settings.scripts_folder = (!path.trim().is_empty()).then(|| chosen.clone());
-                self.reload_plugins();
-                outcome = Some(Outcome::Close);
+        match buttons_row(ui, lang, "dialog.scripts_folder_use", true) {
+            Some(Choice::Confirm) => {
+                cx.push(Command::SetScriptsFolder(
+                    (!typed.is_empty()).then_some(chosen),
+                ));
+                Outcome::Close
             }
-            if ui.button(lang.tr("dialog.cancel")).clicked() {
-                outcome = Some(Outcome::Close);
-            }
-        });
-        outcome.unwrap_or(Outcome::Keep(Dialog::ScriptsFolder(path)))
+            Some(Choice::Cancel) => Outcome::Close,
+            None => Outcome::Keep,
+        }
     }
 }

@@ -3,16 +3,19 @@
 //! counts and everything SMF cannot hold listed before anything is written. The document is
 //! not changed: SMF is an export, like MQO.
 
-use super::dialogs::{Dialog, Outcome, PendingExport, losses_ui};
-use super::{EditorState, PlatformRequest};
-use crate::command::Command;
+use super::dialog::{
+    Dialog, DialogCx, Outcome, PathField, export_row, fill_path, losses_ui, options_grid, path_row,
+};
+use crate::command::{BrowsePurpose, Command};
 use crate::document::Document;
 use crate::i18n::Language;
 use pmx_core::formats::smf::{
     AlphaTestMaterials, MAX_BONE_COUNT, SmfAnimation, SmfExportOptions, SmfExportReport, write_smf,
 };
-use pmx_core::formats::{self, LoadOptions, vmd};
+use pmx_core::formats::{FileFormat, LoadOptions, SaveOptions, vmd};
 use std::path::{Path, PathBuf};
+
+const FORMAT: FileFormat = FileFormat::Smf;
 
 /// What the preview was computed for: the document revision and every option (the motion by
 /// its path: comparing whole motions every frame would cost more than the key saves).
@@ -21,9 +24,9 @@ type PreviewKey = (u64, Vec<usize>, AlphaTestMaterials, u32, Option<PathBuf>);
 /// File > Export SMF.
 #[derive(Debug)]
 pub(super) struct ExportSmfDialog {
-    pub path: String,
+    path: String,
     /// The VMD to bake, as typed or picked (empty: no animation).
-    pub motion_path: String,
+    motion_path: String,
     /// The motion read from `motion_path`, or why it could not be read.
     motion: Option<(PathBuf, Result<SmfAnimation, String>)>,
     collision: Vec<bool>,
@@ -32,11 +35,11 @@ pub(super) struct ExportSmfDialog {
     preview: Option<(PreviewKey, Result<SmfExportReport, String>)>,
 }
 
-impl Dialog {
-    pub(super) fn export_smf(document: &Document) -> Self {
-        let path = document.export_path("smf");
+impl ExportSmfDialog {
+    pub(super) fn new(document: &Document) -> Self {
+        let path = document.export_path(FORMAT.spec().extension());
         let defaults = SmfExportOptions::default();
-        Dialog::ExportSmf(ExportSmfDialog {
+        Self {
             path: path.display().to_string(),
             motion_path: String::new(),
             motion: None,
@@ -44,14 +47,8 @@ impl Dialog {
             alpha_test: defaults.alpha_test,
             alpha_boundary: defaults.alpha_boundary,
             preview: None,
-        })
+        }
     }
-}
-
-fn is_smf_path(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("smf"))
 }
 
 /// Reads the VMD at `path` as an animation set named after the file.
@@ -90,100 +87,94 @@ impl ExportSmfDialog {
     }
 }
 
-impl EditorState {
-    pub(super) fn export_smf_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        mut export: ExportSmfDialog,
-    ) -> Outcome {
-        let lang = self.lang();
-        let Some(document) = &self.document else {
+impl Dialog for ExportSmfDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
+        let Some(document) = cx.document else {
             return Outcome::Close;
         };
+        let export = self;
         ui.heading(lang.tr("dialog.export_smf_title"));
-        ui.horizontal(|ui| {
-            ui.add(egui::TextEdit::singleline(&mut export.path).desired_width(440.0))
-                .accessible_name(lang.tr("dialog.path"));
-            if ui.button(lang.tr("dialog.browse")).clicked() {
-                self.platform.push(PlatformRequest::BrowseExportSmf {
-                    suggested: Some(PathBuf::from(&export.path)),
-                });
-            }
-        });
+        path_row(
+            ui,
+            cx,
+            &mut export.path,
+            PathField::new(BrowsePurpose::Export(FORMAT)),
+        );
         // The material list follows the model (an edit behind the dialog is not possible, but
         // a reload is cheap to survive).
         export
             .collision
             .resize(document.model.materials.len(), false);
-        egui::Grid::new("export_smf_options")
-            .num_columns(2)
-            .spacing([12.0, 6.0])
-            .show(ui, |ui| {
-                ui.label(lang.tr("dialog.smf_motion"));
-                ui.horizontal(|ui| {
-                    ui.add(
-                        egui::TextEdit::singleline(&mut export.motion_path)
-                            .hint_text(lang.tr("dialog.smf_no_motion"))
-                            .desired_width(300.0),
-                    )
-                    .accessible_name(lang.tr("dialog.smf_motion"));
-                    if ui.button(lang.tr("dialog.smf_browse_motion")).clicked() {
-                        self.platform.push(PlatformRequest::BrowseSmfMotion);
-                    }
-                    if !export.motion_path.is_empty()
-                        && ui
-                            .small_button(lang.tr("dialog.smf_clear_motion"))
-                            .clicked()
-                    {
-                        export.motion_path.clear();
-                    }
-                });
-                ui.end_row();
-                ui.label(lang.tr("dialog.smf_collision"));
-                ui.vertical(|ui| {
-                    ui.weak(lang.tr("dialog.smf_collision_hint"));
-                    egui::ScrollArea::vertical()
-                        .id_salt("smf_collision")
-                        .max_height(140.0)
-                        .show(ui, |ui| {
-                            for (index, (material, on)) in document
-                                .model
-                                .materials
-                                .iter()
-                                .zip(export.collision.iter_mut())
-                                .enumerate()
-                            {
-                                // Japanese names: SMF keeps those (in cp932), and stage
-                                // materials are named in Japanese by their authors.
-                                ui.checkbox(on, format!("{index}: {}", material.name_ja.as_str()));
-                            }
-                        });
-                });
-                ui.end_row();
-                ui.label(lang.tr("dialog.smf_alpha_test"));
-                ui.horizontal(|ui| {
-                    let automatic = matches!(export.alpha_test, AlphaTestMaterials::Automatic);
-                    if ui
-                        .radio(automatic, lang.tr("dialog.smf_alpha_auto"))
+        options_grid(ui, "export_smf_options", |ui| {
+            ui.label(lang.tr("dialog.smf_motion"));
+            ui.horizontal(|ui| {
+                ui.add(
+                    egui::TextEdit::singleline(&mut export.motion_path)
+                        .hint_text(lang.tr("dialog.smf_no_motion"))
+                        .desired_width(300.0),
+                )
+                .accessible_name(lang.tr("dialog.smf_motion"));
+                if ui.button(lang.tr("dialog.smf_browse_motion")).clicked() {
+                    cx.push(Command::Browse {
+                        purpose: BrowsePurpose::Motion,
+                        suggested: None,
+                    });
+                }
+                if !export.motion_path.is_empty()
+                    && ui
+                        .small_button(lang.tr("dialog.smf_clear_motion"))
                         .clicked()
-                    {
-                        export.alpha_test = AlphaTestMaterials::Automatic;
-                    }
-                    if ui
-                        .radio(!automatic, lang.tr("dialog.smf_alpha_none"))
-                        .clicked()
-                    {
-                        export.alpha_test = AlphaTestMaterials::None;
-                    }
-                    ui.label(lang.tr("dialog.smf_alpha_boundary"));
-                    ui.add_enabled(
-                        automatic,
-                        egui::DragValue::new(&mut export.alpha_boundary).range(0..=255),
-                    )
-                    .accessible_name(lang.tr("dialog.smf_alpha_boundary"));
-                });
-                ui.end_row();
+                {
+                    export.motion_path.clear();
+                }
             });
+            ui.end_row();
+            ui.label(lang.tr("dialog.smf_collision"));
+            ui.vertical(|ui| {
+                ui.weak(lang.tr("dialog.smf_collision_hint"));
+                egui::ScrollArea::vertical()
+                    .id_salt("smf_collision")
+                    .max_height(140.0)
+                    .show(ui, |ui| {
+                        for (index, (material, on)) in document
+                            .model
+                            .materials
+                            .iter()
+                            .zip(export.collision.iter_mut())
+                            .enumerate()
+                        {
+                            // Japanese names: SMF keeps those (in cp932), and stage
+                            // materials are named in Japanese by their authors.
+                            ui.checkbox(on, format!("{index}: {}", material.name_ja.as_str()));
+                        }
+                    });
+            });
+            ui.end_row();
+            ui.label(lang.tr("dialog.smf_alpha_test"));
+            ui.horizontal(|ui| {
+                let automatic = matches!(export.alpha_test, AlphaTestMaterials::Automatic);
+                if ui
+                    .radio(automatic, lang.tr("dialog.smf_alpha_auto"))
+                    .clicked()
+                {
+                    export.alpha_test = AlphaTestMaterials::Automatic;
+                }
+                if ui
+                    .radio(!automatic, lang.tr("dialog.smf_alpha_none"))
+                    .clicked()
+                {
+                    export.alpha_test = AlphaTestMaterials::None;
+                }
+                ui.label(lang.tr("dialog.smf_alpha_boundary"));
+                ui.add_enabled(
+                    automatic,
+                    egui::DragValue::new(&mut export.alpha_boundary).range(0..=255),
+                )
+                .accessible_name(lang.tr("dialog.smf_alpha_boundary"));
+            });
+            ui.end_row();
+        });
         // The motion is read again only when its path changes.
         let motion_path = export.motion_path.trim();
         if motion_path.is_empty() {
@@ -254,55 +245,17 @@ impl EditorState {
                 }
             }
         }
-        let path = PathBuf::from(export.path.trim());
-        let valid = is_smf_path(&path);
-        if !valid && !export.path.trim().is_empty() {
-            ui.colored_label(ui.visuals().warn_fg_color, lang.tr("dialog.smf_extension"));
-        }
-        ui.add_space(8.0);
-        let mut outcome = None;
-        ui.horizontal(|ui| {
-            if ui
-                .add_enabled(
-                    valid && !blocked && options.is_some(),
-                    egui::Button::new(lang.tr("dialog.export")),
-                )
-                .clicked()
-                && let Some(options) = options.clone()
-            {
-                outcome = Some(Outcome::Close);
-                self.commands.push(Command::ExportSmf {
-                    path: path.clone(),
-                    options,
-                });
-            }
-            if ui.button(lang.tr("dialog.cancel")).clicked() {
-                outcome = Some(Outcome::Close);
+        let options = options.filter(|_| !blocked).map(|smf| {
+            move || SaveOptions {
+                smf,
+                ..SaveOptions::default()
             }
         });
-        outcome.unwrap_or(Outcome::Keep(Dialog::ExportSmf(export)))
+        export_row(ui, cx, &export.path, FORMAT, options)
     }
 
-    /// Writes the SMF and says so in the status bar; the document keeps its own file and is
-    /// not changed.
-    pub(super) fn export_smf_to(
-        &mut self,
-        path: &Path,
-        options: &SmfExportOptions,
-        overwrite_confirmed: bool,
-    ) {
-        if self.asks_before_export(path, overwrite_confirmed, || {
-            PendingExport::Smf(options.clone())
-        }) {
-            return;
-        }
-        let Some(document) = &self.document else {
-            return;
-        };
-        let started = std::time::Instant::now();
-        let result = formats::save_smf(&document.model, path, options)
-            .map(|export| export.report.losses.len())
-            .map_err(|error| error.to_string());
-        self.export_finished(path, started, result, "status.smf_lost");
+    fn browsed(&mut self, purpose: BrowsePurpose, path: &Path) -> bool {
+        fill_path(&mut self.path, BrowsePurpose::Export(FORMAT), purpose, path)
+            || fill_path(&mut self.motion_path, BrowsePurpose::Motion, purpose, path)
     }
 }

@@ -116,7 +116,7 @@ impl EditorState {
         self.tree.ui(&mut behavior, ui);
         self.run_physics(ui.ctx());
         self.feed_pose_to_view();
-        self.view.paint_gizmo(ui.ctx(), self.document.as_ref());
+        self.view.paint_tools(ui.ctx(), self.document.as_ref());
     }
 
     /// The pose's physics plays on whichever tab is shown (picking a body in the 剛体 tab must

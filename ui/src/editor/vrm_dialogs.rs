@@ -3,9 +3,10 @@
 //! hold, checked by the real writer before anything is written. Nothing here changes the
 //! document: an export is a copy, with no undo step and no unsaved change.
 
-use super::dialogs::{Dialog, Outcome, PendingExport};
-use super::{EditorState, PlatformRequest};
-use crate::command::Command;
+use super::dialog::{
+    Dialog, DialogCx, Outcome, PathField, export_row, fill_path, path_row, refusal,
+};
+use crate::command::BrowsePurpose;
 use crate::document::{Document, file_name};
 use crate::i18n::Language;
 use egui_extras::{Column, TableBuilder};
@@ -13,9 +14,9 @@ use pmx_core::formats::vrm::{
     AvatarPermission, CommercialUsage, HumanBone, HumanoidMap, HumanoidOverrides, Modification,
     VrmExportOptions, VrmExportReport, VrmMeta, map_bones_with, parse_meta_json, write_vrm,
 };
-use pmx_core::formats::{self, WriteError};
+use pmx_core::formats::{self, FileFormat, SaveOptions, WriteError};
 use pmx_core::model::Model;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -36,10 +37,12 @@ struct CheckJob {
     thread: JoinHandle<()>,
 }
 
+const FORMAT: FileFormat = FileFormat::Vrm;
+
 /// File > Export VRM.
 #[derive(Debug)]
 pub(super) struct ExportVrmDialog {
-    pub path: String,
+    path: String,
     meta: MetaForm,
     overrides: HumanoidOverrides,
     spring_bones: bool,
@@ -115,16 +118,16 @@ impl MetaForm {
     }
 }
 
-impl Dialog {
-    pub(super) fn export_vrm(document: &Document) -> Self {
-        let path = document.export_path("vrm");
+impl ExportVrmDialog {
+    pub(super) fn new(document: &Document) -> Self {
+        let path = document.export_path(FORMAT.spec().extension());
         let info = &document.model.info;
         let name = [info.name_ja.as_str(), info.name_en.as_str()]
             .into_iter()
             .map(|name| name.trim().to_owned())
             .find(|name| !name.is_empty());
         let meta_path = path.with_file_name("META.json");
-        Dialog::ExportVrm(Box::new(ExportVrmDialog {
+        Self {
             path: path.display().to_string(),
             meta: MetaForm::from_meta(&VrmMeta {
                 name,
@@ -138,12 +141,8 @@ impl Dialog {
             job: None,
             meta_path: meta_path.display().to_string(),
             meta_message: None,
-        }))
+        }
     }
-}
-
-fn is_vrm_path(path: &Path) -> bool {
-    formats::is_vrm_path(path)
 }
 
 /// "left upper arm" for `leftUpperArm`.
@@ -172,16 +171,6 @@ fn describe(bone: HumanBone, lang: Language) -> String {
 
 fn is_required(bone: HumanBone) -> bool {
     pmx_core::formats::vrm::humanoid::REQUIRED.contains(&bone)
-}
-
-/// The words for an export the writer refused: the missing bones in the UI's language.
-fn refusal(error: &WriteError, lang: Language) -> String {
-    match error {
-        WriteError::MissingHumanoidBones { bones } => {
-            lang.format("dialog.vrm_missing_bones", &[("bones", &bones.join(", "))])
-        }
-        other => other.to_string(),
-    }
 }
 
 fn permission_label(permission: AvatarPermission) -> &'static str {
@@ -433,27 +422,21 @@ fn mapping_ui(
         });
 }
 
-impl EditorState {
-    pub(super) fn export_vrm_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        mut export: Box<ExportVrmDialog>,
-    ) -> Outcome {
-        let lang = self.lang();
-        let Some(document) = &self.document else {
+impl Dialog for ExportVrmDialog {
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
+        let lang = cx.lang;
+        let Some(document) = cx.document else {
             return Outcome::Close;
         };
+        let export = self;
         ui.set_max_width(1000.0);
         ui.heading(lang.tr("dialog.export_vrm_title"));
-        ui.horizontal(|ui| {
-            ui.add(egui::TextEdit::singleline(&mut export.path).desired_width(560.0))
-                .accessible_name(lang.tr("dialog.path"));
-            if ui.button(lang.tr("dialog.browse")).clicked() {
-                self.platform.push(PlatformRequest::BrowseExportVrm {
-                    suggested: Some(PathBuf::from(&export.path)),
-                });
-            }
-        });
+        path_row(
+            ui,
+            cx,
+            &mut export.path,
+            PathField::new(BrowsePurpose::Export(FORMAT)).width(560.0),
+        );
         let model = &document.model;
         let revision = document.revision();
         if export
@@ -485,7 +468,7 @@ impl EditorState {
             .map(|(_, map)| map.missing_required())
             .unwrap_or_default();
 
-        finish_check(&mut export);
+        finish_check(export);
         // The key the report on screen is for (the layout below may change it).
         let shown_key: CheckKey = (revision, export.overrides.clone(), export.spring_bones);
         let running = export.job.is_some();
@@ -598,61 +581,21 @@ impl EditorState {
             ui.ctx().request_repaint();
         }
 
-        let path = PathBuf::from(export.path.trim());
-        let valid = is_vrm_path(&path);
-        if !valid && !export.path.trim().is_empty() {
-            ui.colored_label(ui.visuals().warn_fg_color, lang.tr("dialog.vrm_extension"));
-        }
-        ui.add_space(8.0);
-        let mut outcome = None;
-        ui.horizontal(|ui| {
-            if ui
-                .add_enabled(
-                    valid && missing.is_empty(),
-                    egui::Button::new(lang.tr("dialog.export")),
-                )
-                .clicked()
-            {
-                self.commands.push(Command::ExportVrm {
-                    path: path.clone(),
-                    options: Box::new(options.clone()),
-                });
-                outcome = Some(Outcome::Close);
-            }
-            if ui.button(lang.tr("dialog.cancel")).clicked() {
-                outcome = Some(Outcome::Close);
-            }
-        });
-        outcome.unwrap_or(Outcome::Keep(Dialog::ExportVrm(export)))
+        let options = move || SaveOptions {
+            vrm: options,
+            ..SaveOptions::default()
+        };
+        export_row(
+            ui,
+            cx,
+            &export.path,
+            FORMAT,
+            missing.is_empty().then_some(options),
+        )
     }
 
-    /// Writes the VRM and says so in the status bar; the document keeps its own file and
-    /// stays as it was (no undo step, no unsaved change).
-    pub(super) fn export_vrm_to(
-        &mut self,
-        path: &Path,
-        options: &VrmExportOptions,
-        overwrite_confirmed: bool,
-    ) {
-        if self.asks_before_export(path, overwrite_confirmed, || {
-            PendingExport::Vrm(Box::new(options.clone()))
-        }) {
-            return;
-        }
-        let Some(document) = &self.document else {
-            return;
-        };
-        let started = std::time::Instant::now();
-        let lang = self.lang();
-        let result = formats::save_vrm(&document.model, path, options)
-            .map(|report| report.losses.len())
-            .map_err(|error| match &error {
-                formats::FileError::Write { path, source } => {
-                    format!("{}: {}", path.display(), refusal(source, lang))
-                }
-                other => other.to_string(),
-            });
-        self.export_finished(path, started, result, "status.vrm_lost");
+    fn browsed(&mut self, purpose: BrowsePurpose, path: &Path) -> bool {
+        fill_path(&mut self.path, BrowsePurpose::Export(FORMAT), purpose, path)
     }
 }
 

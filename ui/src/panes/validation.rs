@@ -6,7 +6,8 @@ use crate::command::{Command, EditCommand, EditRequest};
 use crate::document::Document;
 use crate::i18n::Language;
 use egui_extras::{Column, TableBuilder};
-use pmx_core::model::PmxVersion;
+use pmx_core::model::{ElementKind, PmxVersion};
+use pmx_core::path::ModelPath;
 use pmx_core::texture::TextureProblem;
 use pmx_core::validate::{Issue, Severity, Summary, Target, check};
 use std::time::{Duration, Instant};
@@ -115,7 +116,7 @@ impl ValidationState {
                 if texture.as_str().trim() != name.trim() {
                     continue;
                 }
-                let path = format!("textures[{index}]");
+                let path = ModelPath::element(ElementKind::Texture, index);
                 self.decode_issues.push(Issue::new(
                     Severity::Warning,
                     "W-TEXTURE-UNREADABLE",

@@ -7,47 +7,19 @@
 //! was read past or changed, in English and Japanese. The conversion itself (axes, scale,
 //! triangulation, normals, mirrors, lathes, bones, morphs) is in `to_model.rs`.
 
-use super::DEFAULT_MQO_UNITS_PER_PMX_UNIT;
 use super::document::MqoDocument;
 use super::mqx::{MqxDocument, parse_mqx};
 use super::parse::parse_document;
 use super::report::{MqoError, MqoNote, MqoReport, MqxUnavailable};
+/// The options live with the conversion that reads them; this is their public path too.
+pub use super::to_model::MqoImportOptions;
 use super::to_model::to_model;
-use crate::formats::LoadLimits;
-use crate::model::{Model, PmxVersion, TextEncoding};
+use crate::model::Model;
 use std::io::Read as _;
 use std::path::Path;
 
 /// Largest file taken out of a `.mqoz` archive (a zip bomb stops here).
 pub const MAX_ARCHIVE_ENTRY_BYTES: u64 = 1 << 30;
-
-/// How to import.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MqoImportOptions {
-    /// MQO units per PMX unit ([`DEFAULT_MQO_UNITS_PER_PMX_UNIT`] unless the user says).
-    pub units_per_pmx_unit: f32,
-    /// Leave hidden objects (`visible 0`) out instead of importing them.
-    pub skip_hidden_objects: bool,
-    /// The model's PMX version. 2.1 keeps vertex colours (PMX 2.1's vertex colour: additional
-    /// UV 1 with the materials' vertex colour flag); 2.0 has none and drops them.
-    pub version: PmxVersion,
-    /// The model's text encoding (names are decoded from the file's code page either way).
-    pub encoding: TextEncoding,
-    /// Counts above these are refused before anything is allocated.
-    pub limits: LoadLimits,
-}
-
-impl Default for MqoImportOptions {
-    fn default() -> Self {
-        Self {
-            units_per_pmx_unit: DEFAULT_MQO_UNITS_PER_PMX_UNIT,
-            skip_hidden_objects: false,
-            version: PmxVersion::V2_0,
-            encoding: TextEncoding::Utf16,
-            limits: LoadLimits::default(),
-        }
-    }
-}
 
 /// An imported model with what the importer noticed.
 #[derive(Debug, Clone, PartialEq)]

@@ -23,15 +23,43 @@ use super::DEFAULT_MQO_UNITS_PER_PMX_UNIT;
 use super::document::{MirrorMode, MqoDocument, MqoMaterial, MqoObject, unpack_color};
 use super::mesh::{Triangulation, Triangulator, VertexFaces, outward_normal, smooth_normal};
 use super::mqx::MqxDocument;
-use super::read::MqoImportOptions;
 use super::report::{MqoError, MqoNote};
+use crate::formats::LoadLimits;
 use crate::model::{
     Bone, BoneFlags, BoneIdx, DisplayFrame, DisplayItem, DrawFlags, IndexSizes, Material, Model,
-    Morph, MorphIdx, MorphOffsets, MorphPanel, PmxVersion, Text, TextureIdx, Vec2, Vec3, Vec4,
-    Vertex, VertexIdx, VertexMorphOffset, Weight,
+    Morph, MorphIdx, MorphOffsets, MorphPanel, PmxVersion, Text, TextEncoding, TextureIdx, Vec2,
+    Vec3, Vec4, Vertex, VertexIdx, VertexMorphOffset, Weight,
 };
 use glam::{DVec3, Mat3, Mat4, Quat, Vec3 as GVec3};
 use std::collections::{HashMap, HashSet};
+
+/// How to import.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MqoImportOptions {
+    /// MQO units per PMX unit ([`DEFAULT_MQO_UNITS_PER_PMX_UNIT`] unless the user says).
+    pub units_per_pmx_unit: f32,
+    /// Leave hidden objects (`visible 0`) out instead of importing them.
+    pub skip_hidden_objects: bool,
+    /// The model's PMX version. 2.1 keeps vertex colours (PMX 2.1's vertex colour: additional
+    /// UV 1 with the materials' vertex colour flag); 2.0 has none and drops them.
+    pub version: PmxVersion,
+    /// The model's text encoding (names are decoded from the file's code page either way).
+    pub encoding: TextEncoding,
+    /// Counts above these are refused before anything is allocated.
+    pub limits: LoadLimits,
+}
+
+impl Default for MqoImportOptions {
+    fn default() -> Self {
+        Self {
+            units_per_pmx_unit: DEFAULT_MQO_UNITS_PER_PMX_UNIT,
+            skip_hidden_objects: false,
+            version: PmxVersion::V2_0,
+            encoding: TextEncoding::Utf16,
+            limits: LoadLimits::default(),
+        }
+    }
+}
 
 /// The root bone of a model without bone data (and of vertices no MQX bone weights).
 const ROOT_BONE_JA: &str = "センター";

@@ -27,7 +27,8 @@ use super::DEFAULT_MQO_UNITS_PER_PMX_UNIT;
 use super::document::{CodePage, MqoVersion};
 use super::mqx::{BONE_PLUGIN, MORPH_PLUGIN};
 use crate::formats::{SaveReport, WriteError, cp932};
-use crate::model::{BoneFlags, DrawFlags, Model, MorphOffsets, Vec3, Weight};
+use crate::model::{BoneFlags, DrawFlags, ElementKind, Model, MorphOffsets, Vec3, Weight};
+use crate::path::ModelPath;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
@@ -463,7 +464,7 @@ fn plan(model: &Model, options: &MqoExportOptions) -> Result<Plan, WriteError> {
     for (index, face) in model.faces.iter().enumerate() {
         if let Some(corner) = face.iter().find(|v| v.get() >= model.vertices.len()) {
             return Err(WriteError::Unrepresentable {
-                path: format!("faces[{index}]"),
+                path: ModelPath::element(ElementKind::Face, index).to_string(),
                 message: format!(
                     "names vertex {} of {}; fix the model (検証) first",
                     corner.get(),
@@ -479,7 +480,9 @@ fn plan(model: &Model, options: &MqoExportOptions) -> Result<Plan, WriteError> {
         .find(|(_, v)| !v.position.to_array().iter().all(|c| c.is_finite()))
     {
         return Err(WriteError::Unrepresentable {
-            path: format!("vertices[{index}].position"),
+            path: ModelPath::element(ElementKind::Vertex, index)
+                .field("position")
+                .to_string(),
             message: "is not a finite number; fix the model (検証) first".into(),
         });
     }

@@ -17,6 +17,7 @@ use super::to_model::{
 };
 use crate::formats::error::WriteError;
 use crate::model::*;
+use crate::path::ModelPath;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
@@ -24,7 +25,7 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PmdLoss {
     /// The element path, e.g. `vertices[3].weight` or `bones[12].flags`.
-    pub path: String,
+    pub path: ModelPath,
     /// What happens to it, in English.
     pub message: String,
     /// The same in Japanese (the editor shows the list in the UI's language).
@@ -45,16 +46,19 @@ pub const MAX_BONES: usize = u16::MAX as usize;
 /// Why `model` cannot be written as PMD at all, if it cannot.
 #[must_use]
 pub fn refusal(model: &Model) -> Option<WriteError> {
-    refusal_text(model).map(|(path, message, _)| WriteError::Unrepresentable { path, message })
+    refusal_text(model).map(|(path, message, _)| WriteError::Unrepresentable {
+        path: path.to_string(),
+        message,
+    })
 }
 
 /// Why `model` cannot be written as PMD at all, if it cannot: (path, English, Japanese).
 #[must_use]
-pub fn refusal_text(model: &Model) -> Option<(String, String, String)> {
+pub fn refusal_text(model: &Model) -> Option<(ModelPath, String, String)> {
     if model.vertices.len() > MAX_VERTICES {
         let n = model.vertices.len();
         return Some((
-            "vertices".into(),
+            ModelPath::list(ElementKind::Vertex),
             format!("{n} vertices; a PMD file holds at most 65,535 (its face indices are 16-bit)"),
             format!(
                 "頂点が{n}個あります。PMDは最大65,535個です（面の頂点インデックスが16bitのため）"
@@ -64,7 +68,7 @@ pub fn refusal_text(model: &Model) -> Option<(String, String, String)> {
     if model.bones.len() > MAX_BONES {
         let n = model.bones.len();
         return Some((
-            "bones".into(),
+            ModelPath::list(ElementKind::Bone),
             format!("{n} bones; a PMD file holds at most 65,535 (its bone indices are 16-bit)"),
             format!(
                 "ボーンが{n}個あります。PMDは最大65,535個です（ボーンインデックスが16bitのため）"
@@ -74,7 +78,7 @@ pub fn refusal_text(model: &Model) -> Option<(String, String, String)> {
     for (i, face) in model.faces.iter().enumerate() {
         if let Some(index) = face.iter().find(|v| v.0 > u32::from(u16::MAX)) {
             return Some((
-                format!("faces[{i}]"),
+                ModelPath::element(ElementKind::Face, i),
                 format!("vertex index {index} does not fit PMD's 16-bit face indices"),
                 format!("頂点インデックス{index}はPMDの16bitの面インデックスに収まりません"),
             ));
@@ -121,7 +125,7 @@ pub fn from_model(model: &Model) -> (PmdFile, Vec<PmdLoss>) {
     conv.physics();
     for i in 0..model.soft_bodies.len() {
         conv.loss(
-            format!("soft_bodies[{i}]"),
+            ModelPath::element(ElementKind::SoftBody, i),
             "soft bodies (PMX 2.1) are dropped: PMD has none".into(),
             "SoftBody（PMX 2.1）は削除されます。PMDにはありません".into(),
         );
@@ -143,7 +147,7 @@ fn english(file: &mut PmdFile) -> &mut PmdEnglish {
 }
 
 impl Converter<'_> {
-    fn loss(&mut self, path: String, message: String, message_ja: String) {
+    fn loss(&mut self, path: ModelPath, message: String, message_ja: String) {
         self.losses.push(PmdLoss {
             path,
             message,
@@ -160,7 +164,7 @@ impl Converter<'_> {
         value: &Text,
         field_len: usize,
         slot: PmdTextSlot,
-        path: impl Fn() -> String,
+        path: impl Fn() -> ModelPath,
     ) -> FixedText {
         if let Some(kept) = self.kept_full_text(value, slot, b"") {
             return kept;
@@ -201,7 +205,7 @@ impl Converter<'_> {
     }
 
     /// Encodes text in at most `limit` bytes.
-    fn encode(&mut self, value: &Text, limit: usize, path: impl Fn() -> String) -> FixedText {
+    fn encode(&mut self, value: &Text, limit: usize, path: impl Fn() -> ModelPath) -> FixedText {
         let shown = value.as_str();
         let encoded = text::encode(&shown, limit);
         if !value.is_decodable() {
@@ -242,7 +246,7 @@ impl Converter<'_> {
     }
 
     /// A bone reference as PMD's 16-bit index (0xFFFF for none).
-    fn bone(&mut self, bone: Option<BoneIdx>, path: impl Fn() -> String) -> u16 {
+    fn bone(&mut self, bone: Option<BoneIdx>, path: impl Fn() -> ModelPath) -> u16 {
         match bone {
             None => u16::MAX,
             Some(index) if index.get() < MAX_BONES => index.get() as u16,
@@ -265,25 +269,25 @@ impl Converter<'_> {
     fn info(&mut self) {
         let info = &self.model.info;
         self.file.name = self.text(&info.name_ja, field::MODEL_NAME, PmdTextSlot::Name, || {
-            "info.name_ja".into()
+            ModelPath::info().field("name_ja")
         });
         self.file.comment = self.text(
             &info.comment_ja,
             field::COMMENT,
             PmdTextSlot::Comment,
-            || "info.comment_ja".into(),
+            || ModelPath::info().field("comment_ja"),
         );
         let name = self.text(
             &info.name_en,
             field::MODEL_NAME,
             PmdTextSlot::EnglishName,
-            || "info.name_en".into(),
+            || ModelPath::info().field("name_en"),
         );
         let comment = self.text(
             &info.comment_en,
             field::COMMENT,
             PmdTextSlot::EnglishComment,
-            || "info.comment_en".into(),
+            || ModelPath::info().field("comment_en"),
         );
         let english = english(&mut self.file);
         english.name = name;
@@ -294,14 +298,14 @@ impl Converter<'_> {
         let model = self.model;
         for (channel, _) in model.additional_uvs.iter().enumerate() {
             self.loss(
-                "vertices".to_owned(),
+                ModelPath::list(ElementKind::Vertex),
                 format!("additional UV {} is dropped: PMD has none", channel + 1),
                 format!("追加UV{}は削除されます。PMDにはありません", channel + 1),
             );
         }
         self.file.vertices.reserve_exact(model.vertices.len());
         for (i, v) in model.vertices.iter().enumerate() {
-            let path = || format!("vertices[{i}].weight");
+            let path = || ModelPath::element(ElementKind::Vertex, i).field("weight");
             let (bones, weight) = match &v.weight {
                 Weight::Bdef1 { bone } => ([*bone, Some(BoneIdx::new(0))], 100),
                 Weight::Bdef2 { bones, weight } => (*bones, self.percent(*weight, &path)),
@@ -321,8 +325,16 @@ impl Converter<'_> {
                 Weight::Qdef { bones, weights } => self.reduce("QDEF", bones, weights, &path),
             };
             let bones = [
-                self.bone(bones[0], || format!("vertices[{i}].weight.bones[0]")),
-                self.bone(bones[1], || format!("vertices[{i}].weight.bones[1]")),
+                self.bone(bones[0], || {
+                    ModelPath::element(ElementKind::Vertex, i)
+                        .field("weight")
+                        .at("bones", 0)
+                }),
+                self.bone(bones[1], || {
+                    ModelPath::element(ElementKind::Vertex, i)
+                        .field("weight")
+                        .at("bones", 1)
+                }),
             ];
             let edge_flag = if v.edge_scale == 1.0 {
                 0
@@ -331,7 +343,7 @@ impl Converter<'_> {
             } else {
                 let drawn = v.edge_scale > 0.0;
                 self.loss(
-                    format!("vertices[{i}].edge_scale"),
+                    ModelPath::element(ElementKind::Vertex, i).field("edge_scale"),
                     format!(
                         "edge scale {} is not 0 or 1: PMD only turns a vertex's edge on or off; \
                          written as {}",
@@ -359,7 +371,7 @@ impl Converter<'_> {
     }
 
     /// A weight as PMD's whole percentage (0..=100).
-    fn percent(&mut self, weight: f32, path: &dyn Fn() -> String) -> u8 {
+    fn percent(&mut self, weight: f32, path: &dyn Fn() -> ModelPath) -> u8 {
         let scaled = (weight * 100.0).round();
         if (0.0..=100.0).contains(&scaled) {
             return scaled as u8;
@@ -379,7 +391,7 @@ impl Converter<'_> {
         kind: &str,
         bones: &[Option<BoneIdx>; 4],
         weights: &[f32; 4],
-        path: &dyn Fn() -> String,
+        path: &dyn Fn() -> ModelPath,
     ) -> ([Option<BoneIdx>; 2], u8) {
         let mut order = [0usize, 1, 2, 3];
         // Stable: equal weights keep their order. NaN sorts last.
@@ -467,7 +479,7 @@ impl Converter<'_> {
     fn texture_name(
         &mut self,
         texture: Option<TextureIdx>,
-        path: impl Fn() -> String,
+        path: impl Fn() -> ModelPath,
     ) -> Option<String> {
         let index = texture?;
         match self.model.textures.get(index.get()) {
@@ -487,7 +499,8 @@ impl Converter<'_> {
         let model = self.model;
         let toon_slots = self.toon_slots();
         for (i, m) in model.materials.iter().enumerate() {
-            let at = |field: &str| format!("materials[{i}].{field}");
+            let at =
+                |field: &'static str| ModelPath::element(ElementKind::Material, i).field(field);
             let (generated_ja, generated_en) = generated_material_name(i);
             if !m.name_ja.is_empty() && m.name_ja.as_str() != generated_ja {
                 self.loss(
@@ -634,7 +647,7 @@ impl Converter<'_> {
                 .get(texture.get())
                 .cloned()
                 .unwrap_or_default();
-            let path = || format!("textures[{texture}]");
+            let path = || ModelPath::element(ElementKind::Texture, texture.get());
             let encoded = self.text(&name, field::TOON_NAME, PmdTextSlot::ToonName(slot), path);
             if let Some(names) = &mut self.file.toon_names {
                 names[slot] = encoded;
@@ -646,7 +659,7 @@ impl Converter<'_> {
 
     /// `texture*sphere`, `texture` or `sphere`, as MMD reads it back.
     fn texture_field(&mut self, i: usize, m: &Material) -> FixedText {
-        let at = |field: &str| format!("materials[{i}].{field}");
+        let at = |field: &'static str| ModelPath::element(ElementKind::Material, i).field(field);
         let texture = self.texture_name(m.texture, || at("texture"));
         let sphere = self.texture_name(m.sphere_texture, || at("sphere_texture"));
         let sphere =
@@ -750,7 +763,7 @@ impl Converter<'_> {
         let mut english_names = Vec::with_capacity(count);
         for (i, bone) in model.bones.iter().enumerate() {
             let kind = kinds[i];
-            let at = |field: &str| format!("bones[{i}].{field}");
+            let at = |field: &'static str| ModelPath::element(ElementKind::Bone, i).field(field);
             let name = self.text(
                 &bone.name_ja,
                 field::BONE_NAME,
@@ -830,7 +843,7 @@ impl Converter<'_> {
 
     /// The tail field: a tail bone, 0 for "none", 0xFFFF for a zero offset.
     fn tail(&mut self, i: usize, bone: &Bone) -> u16 {
-        let path = || format!("bones[{i}].tail");
+        let path = || ModelPath::element(ElementKind::Bone, i).field("tail");
         if !bone.flags.contains(BoneFlags::TAIL_IS_BONE) {
             if bone.tail_offset == Vec3::ZERO {
                 return u16::MAX;
@@ -863,7 +876,7 @@ impl Converter<'_> {
     }
 
     fn bone_flag_losses(&mut self, i: usize, bone: &Bone, kind: BoneKind, is_link: bool) {
-        let at = |field: &str| format!("bones[{i}].{field}");
+        let at = |field: &'static str| ModelPath::element(ElementKind::Bone, i).field(field);
         let flags = bone.flags;
         let shown =
             BoneFlags::ROTATABLE | BoneFlags::MOVABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE;
@@ -1030,7 +1043,11 @@ impl Converter<'_> {
                         ),
                     ),
                 };
-                self.loss(format!("bones[{i}].fixed_axis"), message, message_ja);
+                self.loss(
+                    ModelPath::element(ElementKind::Bone, i).field("fixed_axis"),
+                    message,
+                    message_ja,
+                );
             }
         }
     }
@@ -1048,7 +1065,7 @@ impl Converter<'_> {
         for (i, (bone, derived)) in model.bones.iter().zip(derived).enumerate() {
             if bone.layer != derived {
                 self.loss(
-                    format!("bones[{i}].layer"),
+                    ModelPath::element(ElementKind::Bone, i).field("layer"),
                     format!(
                         "deform layer {} is not stored: PMD has no layers, and reading the file \
                          back gives {derived}",
@@ -1070,7 +1087,11 @@ impl Converter<'_> {
             if !bone.is_ik() || (bone.ik.target.is_none() && bone.ik.links.is_empty()) {
                 continue;
             }
-            let at = |field: &str| format!("bones[{i}].ik.{field}");
+            let at = |field: &'static str| {
+                ModelPath::element(ElementKind::Bone, i)
+                    .field("ik")
+                    .field(field)
+            };
             let ik = &bone.ik;
             let target = self.bone(ik.target, || at("target"));
             let iterations = u16::try_from(ik.loop_count.max(0)).unwrap_or(u16::MAX);
@@ -1102,8 +1123,12 @@ impl Converter<'_> {
             }
             let mut links = Vec::with_capacity(ik.links.len().min(255));
             for (k, link) in ik.links.iter().take(255).enumerate() {
-                let link_path = || format!("bones[{i}].ik.links[{k}]");
-                links.push(self.bone(link.bone, || format!("{}.bone", link_path())));
+                let link_path = || {
+                    ModelPath::element(ElementKind::Bone, i)
+                        .field("ik")
+                        .at("links", k)
+                };
+                links.push(self.bone(link.bone, || link_path().field("bone")));
                 let knee = link
                     .bone
                     .and_then(|b| model.bones.get(b.get()))
@@ -1146,10 +1171,12 @@ impl Converter<'_> {
                                 .to_owned(),
                         ),
                     };
-                    self.loss(format!("{}.limits", link_path()), message, message_ja);
+                    self.loss(link_path().field("limits"), message, message_ja);
                 }
             }
-            let bone_index = self.bone(Some(BoneIdx::new(i)), || format!("bones[{i}]"));
+            let bone_index = self.bone(Some(BoneIdx::new(i)), || {
+                ModelPath::element(ElementKind::Bone, i)
+            });
             self.file.iks.push(PmdIk {
                 bone: bone_index,
                 target,
@@ -1169,7 +1196,7 @@ impl Converter<'_> {
             match &morph.offsets {
                 MorphOffsets::Vertex(offsets) => vertex_morphs.push((i, morph, offsets)),
                 other => self.loss(
-                    format!("morphs[{i}]"),
+                    ModelPath::element(ElementKind::Morph, i),
                     format!(
                         "{} morph \"{}\" is dropped: PMD has only vertex morphs",
                         morph_kind_name(other.kind()),
@@ -1188,7 +1215,7 @@ impl Converter<'_> {
         if vertex_morphs.len() > room {
             for &(i, morph, _) in &vertex_morphs[room..] {
                 self.loss(
-                    format!("morphs[{i}]"),
+                    ModelPath::element(ElementKind::Morph, i),
                     format!(
                         "morph \"{}\" is dropped: PMD holds 65,534 skins",
                         morph.name_ja
@@ -1221,7 +1248,7 @@ impl Converter<'_> {
                 Some(v) => v.position,
                 None => {
                     self.loss(
-                        "morphs".into(),
+                        ModelPath::list(ElementKind::Morph),
                         format!("vertex {vertex} of a vertex morph does not exist; its base position is written as 0"),
                         format!("頂点モーフの頂点{vertex}は存在しません。baseの位置は0として書き込みます"),
                     );
@@ -1241,7 +1268,7 @@ impl Converter<'_> {
         });
         let mut english_names = Vec::with_capacity(vertex_morphs.len());
         for (i, morph, offsets) in vertex_morphs {
-            let at = |field: &str| format!("morphs[{i}].{field}");
+            let at = |field: &'static str| ModelPath::element(ElementKind::Morph, i).field(field);
             let skin = self.file.skins.len();
             let name = self.text(
                 &morph.name_ja,
@@ -1282,7 +1309,8 @@ impl Converter<'_> {
         let mut expressions_done = false;
         let mut english_names = Vec::new();
         for (f, frame) in model.display_frames.iter().enumerate() {
-            let at = |field: &str| format!("display_frames[{f}].{field}");
+            let at =
+                |field: &'static str| ModelPath::element(ElementKind::DisplayFrame, f).field(field);
             if !root_done && is_root_frame(f, frame) {
                 root_done = true;
                 // PMD's centre frame holds bone 0 implicitly; nothing else can go there.
@@ -1291,7 +1319,7 @@ impl Converter<'_> {
                         continue;
                     }
                     self.loss(
-                        format!("display_frames[{f}].items[{k}]"),
+                        ModelPath::element(ElementKind::DisplayFrame, f).at("items", k),
                         "only bone 0 can be in PMD's root frame; the item is dropped".into(),
                         "PMDのRoot枠にはボーン0しか入りません。この要素は削除されます".into(),
                     );
@@ -1337,7 +1365,9 @@ impl Converter<'_> {
             for (k, item) in frame.items.iter().enumerate() {
                 match *item {
                     DisplayItem::Bone(bone) => {
-                        let bone = self.bone(bone, || format!("display_frames[{f}].items[{k}]"));
+                        let bone = self.bone(bone, || {
+                            ModelPath::element(ElementKind::DisplayFrame, f).at("items", k)
+                        });
                         self.file.bone_frame_items.push(PmdBoneFrameItem {
                             bone,
                             frame: number,
@@ -1361,7 +1391,7 @@ impl Converter<'_> {
         morph_to_skin: &[Option<u16>],
         moved: bool,
     ) {
-        let path = format!("display_frames[{f}].items[{k}]");
+        let path = ModelPath::element(ElementKind::DisplayFrame, f).at("items", k);
         let morph = match *item {
             DisplayItem::Morph(morph) => morph,
             DisplayItem::Bone(_) => {
@@ -1412,14 +1442,15 @@ impl Converter<'_> {
         let anchor = rigid_body_anchor(&names);
         let mut bodies = Vec::with_capacity(model.rigid_bodies.len());
         for (i, r) in model.rigid_bodies.iter().enumerate() {
-            let at = |field: &str| format!("rigid_bodies[{i}].{field}");
+            let at =
+                |field: &'static str| ModelPath::element(ElementKind::RigidBody, i).field(field);
             let name = self.text(
                 &r.name_ja,
                 field::RIGID_BODY_NAME,
                 PmdTextSlot::RigidBodyName(i),
                 || at("name_ja"),
             );
-            self.english_dropped(&r.name_en, at("name_en"));
+            self.english_dropped(&r.name_en, || at("name_en"));
             let bone = self.bone(r.bone, || at("bone"));
             let anchor_bone = if bone == u16::MAX {
                 anchor
@@ -1449,14 +1480,14 @@ impl Converter<'_> {
         self.file.rigid_bodies = Some(bodies);
         let mut joints = Vec::with_capacity(model.joints.len());
         for (i, j) in model.joints.iter().enumerate() {
-            let at = |field: &str| format!("joints[{i}].{field}");
+            let at = |field: &'static str| ModelPath::element(ElementKind::Joint, i).field(field);
             let name = self.text(
                 &j.name_ja,
                 field::JOINT_NAME,
                 PmdTextSlot::JointName(i),
                 || at("name_ja"),
             );
-            self.english_dropped(&j.name_en, at("name_en"));
+            self.english_dropped(&j.name_en, || at("name_en"));
             if j.kind != JointKind::Spring6Dof {
                 self.loss(
                     at("kind"),
@@ -1487,10 +1518,10 @@ impl Converter<'_> {
         self.file.joints = Some(joints);
     }
 
-    fn english_dropped(&mut self, name: &Text, path: String) {
+    fn english_dropped(&mut self, name: &Text, path: impl Fn() -> ModelPath) {
         if !name.is_empty() {
             self.loss(
-                path,
+                path(),
                 format!("English name \"{name}\" is dropped: PMD has none for this element"),
                 format!("英名「{name}」は削除されます。PMDのこの要素には英名がありません"),
             );

@@ -102,6 +102,24 @@ impl FixedText {
         (self.padding.first() == Some(&0) && self.bytes.len() + self.padding.len() == len)
             .then_some(self.padding.as_slice())
     }
+
+    /// Appends the text as a field of `len` bytes, [`FixedText::from_field`]'s inverse: the
+    /// bytes (cut to the field), then the padding as read when it still fits, else a NUL when
+    /// there is room and [`PADDING`].
+    pub(crate) fn write_field(&self, out: &mut Vec<u8>, len: usize) {
+        let bytes = self.as_bytes();
+        if let Some(padding) = self.padding_for(len) {
+            out.extend_from_slice(bytes);
+            out.extend_from_slice(padding);
+            return;
+        }
+        let used = bytes.len().min(len);
+        out.extend_from_slice(&bytes[..used]);
+        if used < len {
+            out.push(0);
+            out.resize(out.len() + len - used - 1, PADDING);
+        }
+    }
 }
 
 impl From<&str> for FixedText {

@@ -1,13 +1,16 @@
 //! PMX 2.0/2.1 reader: bounded, allocation-checked, and exact.
 //!
 //! The reader reads from bytes in memory or straight from a file through a small window
-//! ([`read_file`]): a 261 MB model then costs no second copy of the file in memory, only the
-//! model itself. [`read_summary`] reads everything but the vertices, faces and morph offsets
-//! (which it checks and counts), for `info`.
+//! (`pmx::read_file`): a 261 MB model then costs no second copy of the file in memory, only
+//! the model itself. A summary (`pmx::read_summary`) reads everything but the vertices, faces
+//! and morph offsets (which it checks and counts), for `info`. What a failed reading becomes
+//! (recovery, the index size search of `sizes.rs`) is decided by the entry points in
+//! `pmx/mod.rs`, above both.
 
+use crate::formats::bytes::{ByteReader, Input, read_exact_at};
 use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
 use crate::model::*;
-use std::fs::File;
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -16,126 +19,79 @@ pub const MAGIC: &[u8; 4] = b"PMX ";
 /// The magic of the unpublished PMX 1.0.
 const MAGIC_PMX1: &[u8; 4] = b"Pmx ";
 
-/// Reads a PMX file.
-pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadReport), ReadError> {
-    read_with_progress(bytes, options, &|_| {})
+/// How a reading runs: what the entry points (`pmx/mod.rs`) ask for.
+#[derive(Default)]
+pub(super) struct Run<'a> {
+    /// Called with the bytes read so far (see `pmx::read_with_progress`).
+    pub progress: Option<&'a dyn Fn(usize)>,
+    /// Once set, the next read from a file fails.
+    pub cancel: Option<&'a AtomicBool>,
+    /// Never hand the bulk to a second thread.
+    pub one_thread: bool,
+    /// Check and count the vertices, faces and morph offsets instead of keeping them.
+    pub summary: bool,
 }
 
-/// Reads a PMX file, calling `progress` with the number of bytes read so far at the start of
-/// each section and every few thousand vertices, faces and morph offsets (cheap enough for a
-/// progress bar, never per field).
-pub fn read_with_progress(
-    bytes: &[u8],
-    options: &LoadOptions,
-    progress: &dyn Fn(usize),
-) -> Result<(Model, LoadReport), ReadError> {
-    let mut reader = Reader::new(Source::Bytes(bytes), bytes.len(), options);
-    reader.progress = Some(progress);
-    reader.read_model()
-}
-
-/// [`read`] on one thread whatever the file's size: the reference the tests hold the
-/// two-thread reading of big files to.
-#[doc(hidden)]
-pub fn read_on_one_thread(
-    bytes: &[u8],
-    options: &LoadOptions,
-) -> Result<(Model, LoadReport), ReadError> {
-    let mut reader = Reader::new(Source::Bytes(bytes), bytes.len(), options);
-    reader.one_thread = true;
-    reader.read_model()
-}
-
-/// Reads the PMX file `file` of `len` bytes from its start, through a window of a few MB
-/// (never the whole file in memory), with `progress` as in [`read_with_progress`]. Setting
-/// `cancel` stops the reading at its next read from the file, with an error.
-pub fn read_file(
-    file: &File,
-    len: usize,
-    options: &LoadOptions,
-    progress: &dyn Fn(usize),
-    cancel: Option<&AtomicBool>,
-) -> Result<(Model, LoadReport), ReadError> {
-    let mut reader = Reader::new(Source::File(file), len, options);
-    reader.progress = Some(progress);
-    reader.cancel = cancel;
-    reader.read_model()
-}
-
-/// What [`read_summary`] gives: the model without its vertices, faces, additional UVs and
-/// morph offsets (morphs are there, with empty offset lists of their kind), and how many of
-/// those the file holds.
-#[derive(Debug, Clone)]
-pub struct PmxSummary {
+/// What a reading of the header and body gives: the model as far as it was read, what the
+/// reader noted, what a summary counted, and the error that stopped the body, if one did
+/// (the entry points decide what a failure becomes: recovery, the index size search).
+pub(super) struct Reading {
     pub model: Model,
     pub report: LoadReport,
-    pub vertices: usize,
-    /// Triangles.
-    pub faces: usize,
-    pub morph_offsets: usize,
+    pub counted: Counted,
+    pub stopped: Option<Stopped>,
 }
 
-/// Reads a PMX file as [`read`] does but keeps no vertex, face or morph offset: they are
-/// checked as the full reader checks them (every vertex's weight type, the counts against the
-/// bytes left) and counted. What `info` needs, in the memory of the small sections only.
-pub fn read_summary(
-    source: SummarySource<'_>,
+/// The error that stopped a reading of the body, and where the reader stood (for an error
+/// without a location of its own).
+pub(super) struct Stopped {
+    pub error: ReadError,
+    pub at: Location,
+}
+
+/// Reads the header and the body of `input`; a header that does not read is an error, a body
+/// that stops is a [`Reading`] with [`Stopped`].
+pub(super) fn read_model(
+    input: Input<'_>,
     options: &LoadOptions,
-) -> Result<PmxSummary, ReadError> {
-    let (source, len) = match source {
-        SummarySource::Bytes(bytes) => (Source::Bytes(bytes), bytes.len()),
-        SummarySource::File(file, len) => (Source::File(file), len),
-    };
-    let mut reader = Reader::new(source, len, options);
-    reader.summary = Some(Counted::default());
-    let (model, report) = reader.read_model()?;
-    let counted = reader.summary.unwrap_or_default();
-    Ok(PmxSummary {
-        model,
-        report,
-        vertices: counted.vertices,
-        faces: counted.faces,
-        morph_offsets: counted.morph_offsets,
-    })
+    run: Run<'_>,
+) -> Result<Reading, ReadError> {
+    let mut reader = Reader::new(input, options);
+    reader.progress = run.progress;
+    reader.input.cancel = run.cancel;
+    reader.one_thread = run.one_thread;
+    if run.summary {
+        reader.summary = Some(Counted::default());
+    }
+    reader.read_all()
 }
 
-/// Where [`read_summary`] reads from.
-#[derive(Debug, Clone, Copy)]
-pub enum SummarySource<'a> {
-    Bytes(&'a [u8]),
-    /// An open file and its length.
-    File(&'a File, usize),
+/// The whole file in memory, for the index size search after a failed reading (a file is
+/// read once more; `None` when the disk does not give it).
+pub(super) fn whole_file(input: Input<'_>) -> Option<Cow<'_, [u8]>> {
+    match input {
+        Input::Bytes(bytes) => Some(Cow::Borrowed(bytes)),
+        Input::File(file, len) => {
+            let mut bytes = vec![0; len];
+            read_exact_at(file, &mut bytes, 0).ok()?;
+            Some(Cow::Owned(bytes))
+        }
+    }
 }
 
 /// The bulk a summary counts instead of keeping.
 #[derive(Debug, Clone, Copy, Default)]
-struct Counted {
-    vertices: usize,
-    faces: usize,
-    morph_offsets: usize,
+pub(super) struct Counted {
+    pub vertices: usize,
+    pub faces: usize,
+    pub morph_offsets: usize,
 }
 
-/// Where the bytes come from.
-#[derive(Clone, Copy)]
-enum Source<'a> {
-    Bytes(&'a [u8]),
-    File(&'a File),
-}
-
-/// Bytes the file window holds at least (larger reads widen it for that read).
-const WINDOW: usize = 1 << 20;
-
+/// The PMX layer on the shared [`ByteReader`]: index sizes, text encodings, the report, the
+/// progress and the second thread.
 struct Reader<'a> {
-    source: Source<'a>,
-    /// The file's length in bytes.
-    len: usize,
-    /// For a file: the bytes of `window_start..window_start + window.len()`.
-    window: Vec<u8>,
-    window_start: usize,
-    pos: usize,
-    section: &'static str,
-    element: Option<usize>,
-    sub: Option<(&'static str, usize)>,
+    /// The bytes, where the reader is and the place its errors name.
+    input: ByteReader<'a>,
     encoding: TextEncoding,
     sizes: IndexSizes,
     options: LoadOptions,
@@ -144,7 +100,6 @@ struct Reader<'a> {
     /// Set for [`read_summary`]: vertices, faces and morph offsets are checked and counted,
     /// not kept.
     summary: Option<Counted>,
-    cancel: Option<&'a AtomicBool>,
     /// Never hand the bulk to a second thread ([`read_on_one_thread`]).
     one_thread: bool,
     /// For the second reader: where it is, for the first one's progress.
@@ -157,8 +112,7 @@ struct Reader<'a> {
 /// What a second thread needs to read the vertices and faces of the file a [`Reader`] reads
 /// (the reader itself stays on its thread: its progress callback is not `Send`).
 struct SecondReader<'a> {
-    source: Source<'a>,
-    len: usize,
+    input: Input<'a>,
     options: LoadOptions,
     encoding: TextEncoding,
     sizes: IndexSizes,
@@ -174,11 +128,11 @@ struct SecondReader<'a> {
 impl SecondReader<'_> {
     /// The vertices (with their additional UVs) and faces, read in full.
     fn read_bulk(self) -> Res<Model> {
-        let mut reader = Reader::new(self.source, self.len, &self.options);
+        let mut reader = Reader::new(self.input, &self.options);
         reader.encoding = self.encoding;
         reader.sizes = self.sizes;
-        reader.cancel = self.cancel;
-        reader.pos = self.pos;
+        reader.input.cancel = self.cancel;
+        reader.input.pos = self.pos;
         reader.shared_position = Some(self.at);
         let mut bulk = Model {
             additional_uvs: vec![Vec::new(); self.channels],
@@ -196,16 +150,9 @@ const PROGRESS_EVERY: usize = 1 << 14;
 type Res<T> = Result<T, ReadError>;
 
 impl<'a> Reader<'a> {
-    fn new(source: Source<'a>, len: usize, options: &LoadOptions) -> Self {
+    fn new(input: Input<'a>, options: &LoadOptions) -> Self {
         Self {
-            source,
-            len,
-            window: Vec::new(),
-            window_start: 0,
-            pos: 0,
-            section: "header",
-            element: None,
-            sub: None,
+            input: ByteReader::new(input, "header"),
             encoding: TextEncoding::Utf16,
             sizes: IndexSizes {
                 vertex: 1,
@@ -219,72 +166,34 @@ impl<'a> Reader<'a> {
             report: LoadReport::default(),
             progress: None,
             summary: None,
-            cancel: None,
             one_thread: false,
             shared_position: None,
             alongside: None,
         }
     }
 
-    /// The whole file: header and body, in recovery mode what could be read and a note where
-    /// reading stopped.
-    fn read_model(&mut self) -> Result<(Model, LoadReport), ReadError> {
+    /// The whole file: the header, then the body as far as it reads.
+    fn read_all(&mut self) -> Result<Reading, ReadError> {
         let mut model = Model::default();
         self.header(&mut model)?;
         let result = self.body(&mut model);
         let mut report = std::mem::take(&mut self.report);
-        report.file_size = self.len;
-        match result {
-            Ok(()) => Ok((model, report)),
-            // The disk failed or the reading was cancelled: not a question of the bytes, and
-            // nothing to recover (a second reader's part may be missing).
-            Err(error @ ReadError::Io { .. }) => Err(error),
-            Err(error) if self.options.recover => {
-                // A header whose index sizes are not the ones the sections use (`sizes.rs`).
-                // Not for a summary: the search reads the sections in full.
-                if self.summary.is_none()
-                    && let Some(bytes) = self.whole_file()
-                    && let Some(read) =
-                        super::sizes::read_with_corrected_sizes(&bytes, &self.options)
-                {
-                    return Ok(read);
-                }
-                report.notes.push(LoadNote {
-                    location: error
-                        .location()
-                        .cloned()
-                        .unwrap_or_else(|| self.location("")),
-                    message: format!(
-                        "reading stopped here; this element and everything after it is lost: {error}"
-                    ),
-                    lost: true,
-                });
-                report.recovered_from = Some(error);
-                Ok((model, report))
-            }
-            Err(error) => Err(match self.whole_file() {
-                Some(bytes) => super::sizes::explain_failure(&bytes, &self.options, error),
-                None => error,
-            }),
-        }
-    }
-
-    /// The whole file in memory, for the index size search after a failed reading (a file is
-    /// read once more; `None` when the disk does not give it).
-    fn whole_file(&self) -> Option<std::borrow::Cow<'a, [u8]>> {
-        match self.source {
-            Source::Bytes(bytes) => Some(std::borrow::Cow::Borrowed(bytes)),
-            Source::File(file) => {
-                let mut bytes = vec![0; self.len];
-                read_exact_at(file, &mut bytes, 0).ok()?;
-                Some(std::borrow::Cow::Owned(bytes))
-            }
-        }
+        report.file_size = self.input.len();
+        let stopped = result.err().map(|error| Stopped {
+            error,
+            at: self.input.location(""),
+        });
+        Ok(Reading {
+            model,
+            report,
+            counted: self.summary.unwrap_or_default(),
+            stopped,
+        })
     }
 
     fn report_progress(&self) {
         if let Some(at) = &self.shared_position {
-            at.store(self.pos, Ordering::Relaxed);
+            at.store(self.input.pos, Ordering::Relaxed);
         }
         if let Some(progress) = self.progress {
             progress(self.done());
@@ -296,148 +205,16 @@ impl<'a> Reader<'a> {
     fn done(&self) -> usize {
         match &self.alongside {
             Some((second, bulk_end)) => {
-                second.load(Ordering::Relaxed) + self.pos.saturating_sub(*bulk_end)
+                second.load(Ordering::Relaxed) + self.input.pos.saturating_sub(*bulk_end)
             }
-            None => self.pos,
+            None => self.input.pos,
         }
-    }
-
-    fn location(&self, field: &'static str) -> Location {
-        Location {
-            section: self.section,
-            element: self.element,
-            sub: self.sub,
-            field,
-            offset: self.pos,
-        }
-    }
-
-    fn malformed(&self, field: &'static str, message: impl Into<String>) -> ReadError {
-        ReadError::Malformed {
-            location: self.location(field),
-            message: message.into(),
-        }
-    }
-
-    fn remaining(&self) -> usize {
-        self.len.saturating_sub(self.pos)
-    }
-
-    /// The next `len` bytes; the position moves past them.
-    fn take(&mut self, len: usize, field: &'static str) -> Res<&[u8]> {
-        let at = self.pos;
-        self.skip(len, field)?;
-        match self.source {
-            Source::Bytes(bytes) => Ok(&bytes[at..at + len]),
-            Source::File(_) => {
-                let in_window = at
-                    .checked_sub(self.window_start)
-                    .filter(|offset| offset + len <= self.window.len());
-                let offset = match in_window {
-                    Some(offset) => offset,
-                    None => {
-                        self.fill_window(at, len, field)?;
-                        0
-                    }
-                };
-                Ok(&self.window[offset..offset + len])
-            }
-        }
-    }
-
-    /// Moves past `len` bytes without reading them (a file is not read there at all).
-    fn skip(&mut self, len: usize, field: &'static str) -> Res<()> {
-        match self.pos.checked_add(len) {
-            Some(end) if end <= self.len => {
-                self.pos = end;
-                Ok(())
-            }
-            _ => Err(self.malformed(
-                field,
-                format!(
-                    "unexpected end of file: needs {len} bytes, {} left",
-                    self.remaining()
-                ),
-            )),
-        }
-    }
-
-    /// Reads the file from `at` into the window: `len` bytes at least, [`WINDOW`] when the
-    /// file has them. The window's memory is reused, so reading a file takes no more than
-    /// its largest single read.
-    #[cold]
-    fn fill_window(&mut self, at: usize, len: usize, field: &'static str) -> Res<()> {
-        let Source::File(file) = self.source else {
-            return Ok(());
-        };
-        let location = Location {
-            section: self.section,
-            element: self.element,
-            sub: self.sub,
-            field,
-            offset: at,
-        };
-        if self
-            .cancel
-            .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
-        {
-            return Err(ReadError::Io {
-                location,
-                message: "cancelled".to_owned(),
-            });
-        }
-        let size = len.max(WINDOW).min(self.len - at);
-        self.window.clear();
-        self.window.resize(size, 0);
-        self.window_start = at;
-        read_exact_at(file, &mut self.window, at as u64).map_err(|error| ReadError::Io {
-            location,
-            message: error.to_string(),
-        })
-    }
-
-    fn array<const N: usize>(&mut self, field: &'static str) -> Res<[u8; N]> {
-        let bytes = self.take(N, field)?;
-        let mut out = [0u8; N];
-        out.copy_from_slice(bytes);
-        Ok(out)
-    }
-
-    fn u8(&mut self, field: &'static str) -> Res<u8> {
-        Ok(self.array::<1>(field)?[0])
-    }
-
-    fn u16(&mut self, field: &'static str) -> Res<u16> {
-        Ok(u16::from_le_bytes(self.array(field)?))
-    }
-
-    fn i32(&mut self, field: &'static str) -> Res<i32> {
-        Ok(i32::from_le_bytes(self.array(field)?))
-    }
-
-    fn f32(&mut self, field: &'static str) -> Res<f32> {
-        Ok(f32::from_le_bytes(self.array(field)?))
-    }
-
-    fn vec2(&mut self, field: &'static str) -> Res<Vec2> {
-        let b: [u8; 8] = self.array(field)?;
-        Ok(Vec2::new(f(&b, 0), f(&b, 4)))
-    }
-
-    fn vec3(&mut self, field: &'static str) -> Res<Vec3> {
-        let b: [u8; 12] = self.array(field)?;
-        Ok(Vec3::new(f(&b, 0), f(&b, 4), f(&b, 8)))
-    }
-
-    fn vec4(&mut self, field: &'static str) -> Res<Vec4> {
-        let b: [u8; 16] = self.array(field)?;
-        Ok(Vec4::new(f(&b, 0), f(&b, 4), f(&b, 8), f(&b, 12)))
     }
 
     /// A 0/1 flag byte; other values read as `true` and are noted.
     fn flag(&mut self, field: &'static str) -> Res<bool> {
-        let at = self.location(field);
-        let value = self.u8(field)?;
+        let at = self.input.location(field);
+        let value = self.input.u8(field)?;
         if value > 1 {
             self.report.notes.push(LoadNote {
                 location: at,
@@ -449,35 +226,12 @@ impl<'a> Reader<'a> {
     }
 
     fn text(&mut self, field: &'static str) -> Res<Text> {
-        let len = self.i32(field)?;
-        if len < 0 {
-            self.pos -= 4;
-            return Err(self.malformed(field, format!("negative text length {len}")));
-        }
-        let len = len as usize;
-        if len > self.options.limits.max_text_bytes {
-            self.pos -= 4;
-            return Err(ReadError::LimitExceeded {
-                location: self.location(field),
-                message: format!(
-                    "text of {len} bytes is over the limit of {}",
-                    self.options.limits.max_text_bytes
-                ),
-            });
-        }
-        if len > self.remaining() {
-            self.pos -= 4;
-            return Err(self.malformed(
-                field,
-                format!(
-                    "text length {len} runs past the end of the file ({} bytes left)",
-                    self.remaining() - 4
-                ),
-            ));
-        }
-        let at = self.location(field);
+        let len = self
+            .input
+            .text_length(field, self.options.limits.max_text_bytes)?;
+        let at = self.input.location(field);
         let encoding = self.encoding;
-        let text = Text::decode(self.take(len, field)?, encoding);
+        let text = Text::decode(self.input.take(len, field)?, encoding);
         if !text.is_decodable() {
             self.report.notes.push(LoadNote {
                 location: at,
@@ -492,79 +246,39 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an element count and checks that `min_size` bytes per element are left, so that
-    /// a count far larger than the file fails before anything is allocated.
+    /// a count far larger than the file fails before anything is allocated (in recovery mode,
+    /// one the bytes left cannot hold is capped: [`ByteReader::cap_count`]).
     fn count(&mut self, field: &'static str, min_size: usize) -> Res<usize> {
-        let count = self.i32(field)?;
+        let count = self.input.i32(field)?;
         if count < 0 {
-            self.pos -= 4;
-            return Err(self.malformed(field, format!("negative count {count}")));
+            self.input.pos -= 4;
+            return Err(self
+                .input
+                .malformed(field, format!("negative count {count}")));
         }
-        let count = count as usize;
-        if count > self.options.limits.max_elements {
-            self.pos -= 4;
-            return Err(ReadError::LimitExceeded {
-                location: self.location(field),
-                message: format!(
-                    "{count} elements is over the limit of {}",
-                    self.options.limits.max_elements
-                ),
-            });
-        }
-        let needed = count.saturating_mul(min_size.max(1));
-        // In recovery mode the elements that are there are read one by one until the cut.
-        if needed > self.remaining() && !self.options.recover {
-            self.pos -= 4;
-            return Err(self.malformed(
-                field,
-                format!(
-                    "count {count} needs at least {needed} bytes but only {} are left in the file",
-                    self.remaining().saturating_sub(4)
-                ),
-            ));
-        }
-        // In recovery mode a count the bytes left cannot hold is noted and capped at the
-        // elements that fit plus one: that one cannot be complete, so reading stops in it at the
-        // end of the file as in a truncated file, and a corrupted count never makes more
-        // elements (or loop turns) than the file has bytes for.
-        let fits = self.remaining() / min_size.max(1);
-        if count > fits {
-            self.report.notes.push(LoadNote {
-                location: Location {
-                    offset: self.pos - 4,
-                    ..self.location(field)
-                },
-                message: format!(
-                    "count {count} is more than the {} bytes left can hold (at most {fits} \
-                     elements of {min_size} bytes); elements are read up to the end of the file",
-                    self.remaining()
-                ),
-                // What is lost is said where reading stops, at the end of the file.
-                lost: false,
-            });
-            return Ok(fits + 1);
-        }
-        Ok(count)
-    }
-
-    /// Capacity to reserve for `count` elements of at least `min_size` bytes: never more than
-    /// the bytes left can hold (matters in recovery mode, where counts are not trusted).
-    fn capacity(&self, count: usize, min_size: usize) -> usize {
-        count.min(self.remaining() / min_size.max(1))
+        self.input.check_count(
+            count as usize,
+            4,
+            min_size,
+            field,
+            &self.options,
+            &mut self.report.notes,
+        )
     }
 
     fn signed_index(&mut self, size: u8, field: &'static str) -> Res<i32> {
         Ok(match size {
-            1 => self.u8(field)? as i8 as i32,
-            2 => self.u16(field)? as i16 as i32,
-            _ => self.i32(field)?,
+            1 => self.input.u8(field)? as i8 as i32,
+            2 => self.input.u16(field)? as i16 as i32,
+            _ => self.input.i32(field)?,
         })
     }
 
     fn vertex(&mut self, field: &'static str) -> Res<VertexIdx> {
         Ok(VertexIdx(match self.sizes.vertex {
-            1 => self.u8(field)? as u32,
-            2 => self.u16(field)? as u32,
-            _ => self.i32(field)? as u32,
+            1 => self.input.u8(field)? as u32,
+            2 => self.input.u16(field)? as u32,
+            _ => self.input.i32(field)? as u32,
         }))
     }
 
@@ -595,32 +309,30 @@ impl<'a> Reader<'a> {
 
     fn enter(&mut self, section: &'static str) {
         self.report_progress();
-        self.section = section;
-        self.element = None;
-        self.sub = None;
+        self.input.enter(section);
     }
 
     fn header(&mut self, model: &mut Model) -> Res<()> {
         self.enter("header");
-        let magic: [u8; 4] = self.array("magic")?;
+        let magic: [u8; 4] = self.input.array("magic")?;
         if &magic == MAGIC_PMX1 {
-            self.pos = 0;
+            self.input.pos = 0;
             return Err(ReadError::Unsupported {
-                location: self.location("magic"),
+                location: self.input.location("magic"),
                 message:
                     "this is a PMX 1.0 file (magic \"Pmx \"); only PMX 2.0 and 2.1 can be read"
                         .into(),
             });
         }
         if &magic != MAGIC {
-            self.pos = 0;
-            return Err(self.malformed(
+            self.input.pos = 0;
+            return Err(self.input.malformed(
                 "magic",
                 format!("not a PMX file: magic is {magic:02x?}, expected \"PMX \""),
             ));
         }
-        let version_at = self.location("version");
-        let version = self.f32("version")?;
+        let version_at = self.input.location("version");
+        let version = self.input.f32("version")?;
         model.header.version = if version == 2.0 {
             PmxVersion::V2_0
         } else if version == 2.1 {
@@ -643,20 +355,20 @@ impl<'a> Reader<'a> {
             });
             read_as
         } else {
-            self.pos -= 4;
+            self.input.pos -= 4;
             return Err(ReadError::Unsupported {
-                location: self.location("version"),
+                location: self.input.location("version"),
                 message: format!("PMX version {version} is not supported (2.0 and 2.1 are)"),
             });
         };
-        let globals_at_count = self.location("globals_count");
-        let globals_len = self.u8("globals_count")?;
+        let globals_at_count = self.input.location("globals_count");
+        let globals_len = self.input.u8("globals_count")?;
         if globals_len != 8 {
             // More than 8 bytes: the 8 PMX defines come first, so recovery reads them and
             // skips the rest. Fewer cannot be read: which byte means what is unknown.
             if !(self.options.recover && globals_len > 8) {
-                self.pos -= 1;
-                return Err(self.malformed(
+                self.input.pos -= 1;
+                return Err(self.input.malformed(
                     "globals_count",
                     format!(
                         "header byte count is {globals_len}; PMX 2.0/2.1 headers have exactly 8"
@@ -674,17 +386,17 @@ impl<'a> Reader<'a> {
         }
         // Where the 8 bytes start, for errors that point at one of them (also when a longer
         // header's extra bytes follow them).
-        let globals_at = self.pos;
-        let globals: [u8; 8] = self.array("globals")?;
+        let globals_at = self.input.pos;
+        let globals: [u8; 8] = self.input.array("globals")?;
         if globals_len > 8 {
-            self.take(usize::from(globals_len - 8), "globals")?;
+            self.input.take(usize::from(globals_len - 8), "globals")?;
         }
         self.encoding = match globals[0] {
             0 => TextEncoding::Utf16,
             1 => TextEncoding::Utf8,
             other => {
-                self.pos = globals_at;
-                return Err(self.malformed(
+                self.input.pos = globals_at;
+                return Err(self.input.malformed(
                     "encoding",
                     format!("text encoding byte is {other}; must be 0 (UTF-16) or 1 (UTF-8)"),
                 ));
@@ -692,8 +404,8 @@ impl<'a> Reader<'a> {
         };
         let additional_uv = globals[1];
         if additional_uv > 4 {
-            self.pos = globals_at + 1;
-            return Err(self.malformed(
+            self.input.pos = globals_at + 1;
+            return Err(self.input.malformed(
                 "additional_uv_count",
                 format!("additional UV count is {additional_uv}; must be 0 to 4"),
             ));
@@ -709,10 +421,10 @@ impl<'a> Reader<'a> {
         for (i, field) in SIZE_FIELDS.iter().enumerate() {
             let size = globals[2 + i];
             if !matches!(size, 1 | 2 | 4) {
-                self.pos = globals_at + 2 + i;
-                return Err(
-                    self.malformed(field, format!("index size is {size}; must be 1, 2 or 4"))
-                );
+                self.input.pos = globals_at + 2 + i;
+                return Err(self
+                    .input
+                    .malformed(field, format!("index size is {size}; must be 1, 2 or 4")));
             }
         }
         self.sizes = IndexSizes {
@@ -738,19 +450,18 @@ impl<'a> Reader<'a> {
         // The vertices and faces are read in full by a second thread while this one reads on.
         let second_at = Arc::new(AtomicUsize::new(bulk_at));
         let second = SecondReader {
-            source: self.source,
-            len: self.len,
+            input: self.input.input(),
             options: self.options,
             encoding: self.encoding,
             sizes: self.sizes,
-            cancel: self.cancel,
+            cancel: self.input.cancel,
             pos: bulk_at,
             channels: model.additional_uvs.len(),
             at: Arc::clone(&second_at),
         };
         std::thread::scope(|scope| {
             let bulk = scope.spawn(move || second.read_bulk());
-            self.alongside = Some((second_at, self.pos));
+            self.alongside = Some((second_at, self.input.pos));
             let rest = self.rest(model);
             // The progress goes on while the second reader finishes.
             while !bulk.is_finished() {
@@ -776,8 +487,8 @@ impl<'a> Reader<'a> {
     /// recovers exactly as it would without the second thread.
     fn check_bulk(&mut self, model: &mut Model) -> Res<Option<usize>> {
         const PARALLEL_FROM: usize = 16 << 20;
-        if self.summary.is_none() && !self.one_thread && self.remaining() >= PARALLEL_FROM {
-            let start = self.pos;
+        if self.summary.is_none() && !self.one_thread && self.input.remaining() >= PARALLEL_FROM {
+            let start = self.input.pos;
             let notes = self.report.notes.len();
             self.summary = Some(Counted::default());
             // The check is quick and the readings that follow report the progress.
@@ -788,7 +499,7 @@ impl<'a> Reader<'a> {
             if checked.is_ok() {
                 return Ok(Some(start));
             }
-            self.pos = start;
+            self.input.pos = start;
             self.report.notes.truncate(notes);
             self.report.face_index_count = None;
         }
@@ -809,14 +520,14 @@ impl<'a> Reader<'a> {
         if model.header.version == PmxVersion::V2_1 {
             self.soft_bodies(model)?;
         }
-        if self.remaining() > 0 {
+        if self.input.remaining() > 0 {
             self.enter("end");
             let message = format!(
                 "{} bytes after the last section are ignored",
-                self.remaining()
+                self.input.remaining()
             );
             self.report.notes.push(LoadNote {
-                location: self.location(""),
+                location: self.input.location(""),
                 message,
                 lost: true,
             });
@@ -842,7 +553,7 @@ impl<'a> Reader<'a> {
         if self.summary.is_some() {
             return self.count_vertices(count, channels);
         }
-        let capacity = self.capacity(count, min_size);
+        let capacity = self.input.capacity(count, min_size);
         model.vertices.reserve_exact(capacity);
         for channel in &mut model.additional_uvs {
             channel.reserve_exact(capacity);
@@ -851,16 +562,16 @@ impl<'a> Reader<'a> {
             if i % PROGRESS_EVERY == 0 {
                 self.report_progress();
             }
-            self.element = Some(i);
-            let position = self.vec3("position")?;
-            let normal = self.vec3("normal")?;
-            let uv = self.vec2("uv")?;
+            self.input.element = Some(i);
+            let position = self.input.vec3("position")?;
+            let normal = self.input.vec3("normal")?;
+            let uv = self.input.vec2("uv")?;
             let mut additional = [Vec4::ZERO; 4];
             for slot in additional.iter_mut().take(channels) {
-                *slot = self.vec4("additional_uv")?;
+                *slot = self.input.vec4("additional_uv")?;
             }
             let weight = self.weight()?;
-            let edge_scale = self.f32("edge_scale")?;
+            let edge_scale = self.input.f32("edge_scale")?;
             for (channel, value) in model.additional_uvs.iter_mut().zip(additional) {
                 channel.push(value);
             }
@@ -883,17 +594,17 @@ impl<'a> Reader<'a> {
             if i % PROGRESS_EVERY == 0 {
                 self.report_progress();
             }
-            self.element = Some(i);
-            self.skip(32 + 16 * channels, "position")?;
-            let kind = self.u8("weight.type")?;
+            self.input.element = Some(i);
+            self.input.skip(32 + 16 * channels, "position")?;
+            let kind = self.input.u8("weight.type")?;
             let weight_size = match kind {
                 0 => bone,
                 1 => 2 * bone + 4,
                 2 | 4 => 4 * bone + 16,
                 3 => 2 * bone + 4 + 36,
                 other => {
-                    self.pos -= 1;
-                    return Err(self.malformed(
+                    self.input.pos -= 1;
+                    return Err(self.input.malformed(
                         "weight.type",
                         format!(
                             "weight type {other} is not one of 0-4 (BDEF1/BDEF2/BDEF4/SDEF/QDEF)"
@@ -901,8 +612,8 @@ impl<'a> Reader<'a> {
                     ));
                 }
             };
-            self.skip(weight_size, "weight")?;
-            self.skip(4, "edge_scale")?;
+            self.input.skip(weight_size, "weight")?;
+            self.input.skip(4, "edge_scale")?;
             if let Some(counted) = &mut self.summary {
                 counted.vertices = i + 1;
             }
@@ -911,14 +622,14 @@ impl<'a> Reader<'a> {
     }
 
     fn weight(&mut self) -> Res<Weight> {
-        let kind = self.u8("weight.type")?;
+        let kind = self.input.u8("weight.type")?;
         Ok(match kind {
             0 => Weight::Bdef1 {
                 bone: self.bone("weight.bone")?,
             },
             1 => Weight::Bdef2 {
                 bones: [self.bone("weight.bones[0]")?, self.bone("weight.bones[1]")?],
-                weight: self.f32("weight.weight")?,
+                weight: self.input.f32("weight.weight")?,
             },
             2 | 4 => {
                 let bones = [
@@ -928,10 +639,10 @@ impl<'a> Reader<'a> {
                     self.bone("weight.bones[3]")?,
                 ];
                 let weights = [
-                    self.f32("weight.weights[0]")?,
-                    self.f32("weight.weights[1]")?,
-                    self.f32("weight.weights[2]")?,
-                    self.f32("weight.weights[3]")?,
+                    self.input.f32("weight.weights[0]")?,
+                    self.input.f32("weight.weights[1]")?,
+                    self.input.f32("weight.weights[2]")?,
+                    self.input.f32("weight.weights[3]")?,
                 ];
                 if kind == 2 {
                     Weight::Bdef4 { bones, weights }
@@ -941,14 +652,14 @@ impl<'a> Reader<'a> {
             }
             3 => Weight::Sdef {
                 bones: [self.bone("weight.bones[0]")?, self.bone("weight.bones[1]")?],
-                weight: self.f32("weight.weight")?,
-                c: self.vec3("weight.sdef_c")?,
-                r0: self.vec3("weight.sdef_r0")?,
-                r1: self.vec3("weight.sdef_r1")?,
+                weight: self.input.f32("weight.weight")?,
+                c: self.input.vec3("weight.sdef_c")?,
+                r0: self.input.vec3("weight.sdef_r0")?,
+                r1: self.input.vec3("weight.sdef_r1")?,
             },
             other => {
-                self.pos -= 1;
-                return Err(self.malformed(
+                self.input.pos -= 1;
+                return Err(self.input.malformed(
                     "weight.type",
                     format!("weight type {other} is not one of 0-4 (BDEF1/BDEF2/BDEF4/SDEF/QDEF)"),
                 ));
@@ -962,12 +673,12 @@ impl<'a> Reader<'a> {
         let index_count = self.count("count", size)?;
         self.report.face_index_count = Some(index_count);
         // In recovery mode a cut inside the faces keeps the complete triangles before it.
-        let readable = index_count.min(self.remaining() / size);
+        let readable = index_count.min(self.input.remaining() / size);
         let triangles = readable / 3;
-        let start = self.pos;
+        let start = self.input.pos;
         if let Some(counted) = &mut self.summary {
             counted.faces = triangles;
-            self.skip(triangles * 3 * size, "indices")?;
+            self.input.skip(triangles * 3 * size, "indices")?;
         } else {
             model.faces.reserve_exact(triangles);
             // In pieces, so that a file is read through the window, not all at once.
@@ -976,14 +687,14 @@ impl<'a> Reader<'a> {
             while left > 0 {
                 let now = left.min(TRIANGLES_PER_READ);
                 left -= now;
-                let bytes = self.take(now * 3 * size, "indices")?;
+                let bytes = self.input.take(now * 3 * size, "indices")?;
                 push_triangles(&mut model.faces, bytes, size);
                 self.report_progress();
             }
         }
         if readable < index_count {
-            self.element = Some(triangles);
-            return Err(self.malformed(
+            self.input.element = Some(triangles);
+            return Err(self.input.malformed(
                 "indices",
                 format!("unexpected end of file: {index_count} face indices declared, {readable} present"),
             ));
@@ -1001,7 +712,7 @@ impl<'a> Reader<'a> {
             if !self.options.recover {
                 return Err(ReadError::Malformed { location, message });
             }
-            self.take(leftover * size, "indices")?;
+            self.input.take(leftover * size, "indices")?;
             self.report.notes.push(LoadNote {
                 location,
                 message: format!("{message}; the last {leftover} index(es) are dropped"),
@@ -1014,9 +725,9 @@ impl<'a> Reader<'a> {
     fn textures(&mut self, model: &mut Model) -> Res<()> {
         self.enter("textures");
         let count = self.count("count", 4)?;
-        model.textures.reserve_exact(self.capacity(count, 4));
+        model.textures.reserve_exact(self.input.capacity(count, 4));
         for i in 0..count {
-            self.element = Some(i);
+            self.input.element = Some(i);
             model.textures.push(self.text("path")?);
         }
         Ok(())
@@ -1042,37 +753,37 @@ impl<'a> Reader<'a> {
         let count = self.count("count", min_size)?;
         model
             .materials
-            .reserve_exact(self.capacity(count, min_size));
+            .reserve_exact(self.input.capacity(count, min_size));
         for i in 0..count {
-            self.element = Some(i);
+            self.input.element = Some(i);
             let name_ja = self.text("name_ja")?;
             let name_en = self.text("name_en")?;
-            let diffuse = self.vec4("diffuse")?;
-            let specular = self.vec3("specular")?;
-            let specular_power = self.f32("specular_power")?;
-            let ambient = self.vec3("ambient")?;
-            let draw_flags = DrawFlags::from_bits_retain(self.u8("draw_flags")?);
-            let edge_color = self.vec4("edge_color")?;
-            let edge_size = self.f32("edge_size")?;
+            let diffuse = self.input.vec4("diffuse")?;
+            let specular = self.input.vec3("specular")?;
+            let specular_power = self.input.f32("specular_power")?;
+            let ambient = self.input.vec3("ambient")?;
+            let draw_flags = DrawFlags::from_bits_retain(self.input.u8("draw_flags")?);
+            let edge_color = self.input.vec4("edge_color")?;
+            let edge_size = self.input.f32("edge_size")?;
             let texture = self.texture("texture")?;
             let sphere_texture = self.texture("sphere_texture")?;
-            let sphere_mode = SphereMode::from_raw(self.u8("sphere_mode")?);
-            let toon = match self.u8("shared_toon_flag")? {
+            let sphere_mode = SphereMode::from_raw(self.input.u8("sphere_mode")?);
+            let toon = match self.input.u8("shared_toon_flag")? {
                 0 => Toon::Texture(self.texture("toon_texture")?),
-                1 => Toon::Shared(self.u8("shared_toon")?),
+                1 => Toon::Shared(self.input.u8("shared_toon")?),
                 other => {
-                    self.pos -= 1;
-                    return Err(self.malformed(
+                    self.input.pos -= 1;
+                    return Err(self.input.malformed(
                         "shared_toon_flag",
                         format!("shared toon flag is {other}; must be 0 or 1"),
                     ));
                 }
             };
             let memo = self.text("memo")?;
-            let face_index_count = self.i32("face_index_count")?;
+            let face_index_count = self.input.i32("face_index_count")?;
             if face_index_count < 0 {
-                self.pos -= 4;
-                return Err(self.malformed(
+                self.input.pos -= 4;
+                return Err(self.input.malformed(
                     "face_index_count",
                     format!("negative face count {face_index_count}"),
                 ));
@@ -1103,17 +814,19 @@ impl<'a> Reader<'a> {
         let bone_size = self.sizes.bone as usize;
         let min_size = 4 + 4 + 12 + bone_size + 4 + 2 + bone_size;
         let count = self.count("count", min_size)?;
-        model.bones.reserve_exact(self.capacity(count, min_size));
+        model
+            .bones
+            .reserve_exact(self.input.capacity(count, min_size));
         for i in 0..count {
-            self.element = Some(i);
-            self.sub = None;
+            self.input.element = Some(i);
+            self.input.sub = None;
             let mut bone = Bone {
                 name_ja: self.text("name_ja")?,
                 name_en: self.text("name_en")?,
-                position: self.vec3("position")?,
+                position: self.input.vec3("position")?,
                 parent: self.bone("parent")?,
-                layer: self.i32("layer")?,
-                flags: BoneFlags::from_bits_retain(self.u16("flags")?),
+                layer: self.input.i32("layer")?,
+                flags: BoneFlags::from_bits_retain(self.input.u16("flags")?),
                 tail_offset: Vec3::ZERO,
                 tail_bone: None,
                 append_parent: None,
@@ -1133,37 +846,37 @@ impl<'a> Reader<'a> {
             if flags.contains(BoneFlags::TAIL_IS_BONE) {
                 bone.tail_bone = self.bone("tail_bone")?;
             } else {
-                bone.tail_offset = self.vec3("tail_offset")?;
+                bone.tail_offset = self.input.vec3("tail_offset")?;
             }
             if flags.intersects(BoneFlags::APPEND_ROTATE | BoneFlags::APPEND_MOVE) {
                 bone.append_parent = self.bone("append_parent")?;
-                bone.append_ratio = self.f32("append_ratio")?;
+                bone.append_ratio = self.input.f32("append_ratio")?;
             }
             if flags.contains(BoneFlags::FIXED_AXIS) {
-                bone.fixed_axis = self.vec3("fixed_axis")?;
+                bone.fixed_axis = self.input.vec3("fixed_axis")?;
             }
             if flags.contains(BoneFlags::LOCAL_AXES) {
-                bone.local_axis_x = self.vec3("local_axis_x")?;
-                bone.local_axis_z = self.vec3("local_axis_z")?;
+                bone.local_axis_x = self.input.vec3("local_axis_x")?;
+                bone.local_axis_z = self.input.vec3("local_axis_z")?;
             }
             if flags.contains(BoneFlags::EXTERNAL_PARENT) {
-                bone.external_parent_key = self.i32("external_parent_key")?;
+                bone.external_parent_key = self.input.i32("external_parent_key")?;
             }
             if flags.contains(BoneFlags::IK) {
                 bone.ik.target = self.bone("ik.target")?;
-                bone.ik.loop_count = self.i32("ik.loop_count")?;
-                bone.ik.limit_angle = self.f32("ik.limit_angle")?;
+                bone.ik.loop_count = self.input.i32("ik.loop_count")?;
+                bone.ik.limit_angle = self.input.f32("ik.limit_angle")?;
                 let links = self.count("ik.link_count", bone_size + 1)?;
                 bone.ik
                     .links
-                    .reserve_exact(self.capacity(links, bone_size + 1));
+                    .reserve_exact(self.input.capacity(links, bone_size + 1));
                 for j in 0..links {
-                    self.sub = Some(("ik.links", j));
+                    self.input.sub = Some(("ik.links", j));
                     let link_bone = self.bone("bone")?;
                     let limits = if self.flag("has_limits")? {
                         Some(AngleLimits {
-                            lower: self.vec3("lower")?,
-                            upper: self.vec3("upper")?,
+                            lower: self.input.vec3("lower")?,
+                            upper: self.input.vec3("upper")?,
                         })
                     } else {
                         None
@@ -1173,7 +886,7 @@ impl<'a> Reader<'a> {
                         limits,
                     });
                 }
-                self.sub = None;
+                self.input.sub = None;
             }
             model.bones.push(bone);
         }
@@ -1183,24 +896,24 @@ impl<'a> Reader<'a> {
     fn morphs(&mut self, model: &mut Model) -> Res<()> {
         self.enter("morphs");
         let count = self.count("count", 4 + 4 + 1 + 1 + 4)?;
-        model.morphs.reserve_exact(self.capacity(count, 14));
+        model.morphs.reserve_exact(self.input.capacity(count, 14));
         for i in 0..count {
             // Morphs can hold hundreds of thousands of offsets each: report every one.
             self.report_progress();
-            self.element = Some(i);
-            self.sub = None;
+            self.input.element = Some(i);
+            self.input.sub = None;
             let name_ja = self.text("name_ja")?;
             let name_en = self.text("name_en")?;
-            let panel = MorphPanel::from_raw(self.u8("panel")?);
-            let kind_byte = self.u8("kind")?;
+            let panel = MorphPanel::from_raw(self.input.u8("panel")?);
+            let kind_byte = self.input.u8("kind")?;
             let Some(kind) = MorphKind::from_raw(kind_byte) else {
-                self.pos -= 1;
-                return Err(
-                    self.malformed("kind", format!("morph kind {kind_byte} is not one of 0-10"))
-                );
+                self.input.pos -= 1;
+                return Err(self
+                    .input
+                    .malformed("kind", format!("morph kind {kind_byte} is not one of 0-10")));
             };
             let offsets = self.morph_offsets(kind)?;
-            self.sub = None;
+            self.input.sub = None;
             model.morphs.push(Morph {
                 name_ja,
                 name_en,
@@ -1229,14 +942,15 @@ impl<'a> Reader<'a> {
         if let Some(counted) = &mut self.summary {
             // Every offset of a kind has the same size: the summary checks they are there.
             counted.morph_offsets += count;
-            self.skip(count.saturating_mul(offset_size), "offsets")?;
+            self.input
+                .skip(count.saturating_mul(offset_size), "offsets")?;
             return Ok(MorphOffsets::empty(kind));
         }
         macro_rules! collect {
             ($read:expr) => {{
-                let mut offsets = Vec::with_capacity(self.capacity(count, offset_size));
+                let mut offsets = Vec::with_capacity(self.input.capacity(count, offset_size));
                 for j in 0..count {
-                    self.sub = Some(("offsets", j));
+                    self.input.sub = Some(("offsets", j));
                     offsets.push($read);
                 }
                 offsets
@@ -1247,12 +961,12 @@ impl<'a> Reader<'a> {
             MorphKind::Flip => MorphOffsets::Flip(collect!(self.group_offset()?)),
             MorphKind::Vertex => MorphOffsets::Vertex(collect!(VertexMorphOffset {
                 vertex: self.vertex("vertex")?,
-                offset: self.vec3("offset")?,
+                offset: self.input.vec3("offset")?,
             })),
             MorphKind::Bone => MorphOffsets::Bone(collect!(BoneMorphOffset {
                 bone: self.bone("bone")?,
-                translation: self.vec3("translation")?,
-                rotation: self.vec4("rotation")?,
+                translation: self.input.vec3("translation")?,
+                rotation: self.input.vec4("rotation")?,
             })),
             MorphKind::Uv => MorphOffsets::Uv(collect!(self.uv_offset()?)),
             MorphKind::AdditionalUv1 => MorphOffsets::AdditionalUv1(collect!(self.uv_offset()?)),
@@ -1261,22 +975,22 @@ impl<'a> Reader<'a> {
             MorphKind::AdditionalUv4 => MorphOffsets::AdditionalUv4(collect!(self.uv_offset()?)),
             MorphKind::Material => MorphOffsets::Material(collect!(MaterialMorphOffset {
                 material: self.material("material")?,
-                op: MaterialMorphOp::from_raw(self.u8("op")?),
-                diffuse: self.vec4("diffuse")?,
-                specular: self.vec3("specular")?,
-                specular_power: self.f32("specular_power")?,
-                ambient: self.vec3("ambient")?,
-                edge_color: self.vec4("edge_color")?,
-                edge_size: self.f32("edge_size")?,
-                texture_tint: self.vec4("texture_tint")?,
-                sphere_tint: self.vec4("sphere_tint")?,
-                toon_tint: self.vec4("toon_tint")?,
+                op: MaterialMorphOp::from_raw(self.input.u8("op")?),
+                diffuse: self.input.vec4("diffuse")?,
+                specular: self.input.vec3("specular")?,
+                specular_power: self.input.f32("specular_power")?,
+                ambient: self.input.vec3("ambient")?,
+                edge_color: self.input.vec4("edge_color")?,
+                edge_size: self.input.f32("edge_size")?,
+                texture_tint: self.input.vec4("texture_tint")?,
+                sphere_tint: self.input.vec4("sphere_tint")?,
+                toon_tint: self.input.vec4("toon_tint")?,
             })),
             MorphKind::Impulse => MorphOffsets::Impulse(collect!(ImpulseMorphOffset {
                 rigid_body: self.rigid_body("rigid_body")?,
                 local: self.flag("local")?,
-                velocity: self.vec3("velocity")?,
-                torque: self.vec3("torque")?,
+                velocity: self.input.vec3("velocity")?,
+                torque: self.input.vec3("torque")?,
             })),
         })
     }
@@ -1284,38 +998,40 @@ impl<'a> Reader<'a> {
     fn group_offset(&mut self) -> Res<GroupMorphOffset> {
         Ok(GroupMorphOffset {
             morph: self.morph("morph")?,
-            ratio: self.f32("ratio")?,
+            ratio: self.input.f32("ratio")?,
         })
     }
 
     fn uv_offset(&mut self) -> Res<UvMorphOffset> {
         Ok(UvMorphOffset {
             vertex: self.vertex("vertex")?,
-            offset: self.vec4("offset")?,
+            offset: self.input.vec4("offset")?,
         })
     }
 
     fn display_frames(&mut self, model: &mut Model) -> Res<()> {
         self.enter("display_frames");
         let count = self.count("count", 4 + 4 + 1 + 4)?;
-        model.display_frames.reserve_exact(self.capacity(count, 13));
+        model
+            .display_frames
+            .reserve_exact(self.input.capacity(count, 13));
         for i in 0..count {
-            self.element = Some(i);
-            self.sub = None;
+            self.input.element = Some(i);
+            self.input.sub = None;
             let name_ja = self.text("name_ja")?;
             let name_en = self.text("name_en")?;
             let special = self.flag("special")?;
             let min_item = 1 + s_min(self.sizes.bone, self.sizes.morph);
             let items_count = self.count("item_count", min_item)?;
-            let mut items = Vec::with_capacity(self.capacity(items_count, min_item));
+            let mut items = Vec::with_capacity(self.input.capacity(items_count, min_item));
             for j in 0..items_count {
-                self.sub = Some(("items", j));
-                let item = match self.u8("target")? {
+                self.input.sub = Some(("items", j));
+                let item = match self.input.u8("target")? {
                     0 => DisplayItem::Bone(self.bone("bone")?),
                     1 => DisplayItem::Morph(self.morph("morph")?),
                     other => {
-                        self.pos -= 1;
-                        return Err(self.malformed(
+                        self.input.pos -= 1;
+                        return Err(self.input.malformed(
                             "target",
                             format!(
                                 "display item target is {other}; must be 0 (bone) or 1 (morph)"
@@ -1325,7 +1041,7 @@ impl<'a> Reader<'a> {
                 };
                 items.push(item);
             }
-            self.sub = None;
+            self.input.sub = None;
             model.display_frames.push(DisplayFrame {
                 name_ja,
                 name_en,
@@ -1342,25 +1058,25 @@ impl<'a> Reader<'a> {
         let count = self.count("count", min_size)?;
         model
             .rigid_bodies
-            .reserve_exact(self.capacity(count, min_size));
+            .reserve_exact(self.input.capacity(count, min_size));
         for i in 0..count {
-            self.element = Some(i);
+            self.input.element = Some(i);
             model.rigid_bodies.push(RigidBody {
                 name_ja: self.text("name_ja")?,
                 name_en: self.text("name_en")?,
                 bone: self.bone("bone")?,
-                group: self.u8("group")?,
-                non_collision_mask: self.u16("non_collision_mask")?,
-                shape: RigidShape::from_raw(self.u8("shape")?),
-                size: self.vec3("size")?,
-                position: self.vec3("position")?,
-                rotation: self.vec3("rotation")?,
-                mass: self.f32("mass")?,
-                linear_damping: self.f32("linear_damping")?,
-                angular_damping: self.f32("angular_damping")?,
-                restitution: self.f32("restitution")?,
-                friction: self.f32("friction")?,
-                mode: RigidMode::from_raw(self.u8("mode")?),
+                group: self.input.u8("group")?,
+                non_collision_mask: self.input.u16("non_collision_mask")?,
+                shape: RigidShape::from_raw(self.input.u8("shape")?),
+                size: self.input.vec3("size")?,
+                position: self.input.vec3("position")?,
+                rotation: self.input.vec3("rotation")?,
+                mass: self.input.f32("mass")?,
+                linear_damping: self.input.f32("linear_damping")?,
+                angular_damping: self.input.f32("angular_damping")?,
+                restitution: self.input.f32("restitution")?,
+                friction: self.input.f32("friction")?,
+                mode: RigidMode::from_raw(self.input.u8("mode")?),
             });
         }
         Ok(())
@@ -1370,23 +1086,25 @@ impl<'a> Reader<'a> {
         self.enter("joints");
         let min_size = 4 + 4 + 1 + 2 * self.sizes.rigid_body as usize + 12 * 8;
         let count = self.count("count", min_size)?;
-        model.joints.reserve_exact(self.capacity(count, min_size));
+        model
+            .joints
+            .reserve_exact(self.input.capacity(count, min_size));
         for i in 0..count {
-            self.element = Some(i);
+            self.input.element = Some(i);
             model.joints.push(Joint {
                 name_ja: self.text("name_ja")?,
                 name_en: self.text("name_en")?,
-                kind: JointKind::from_raw(self.u8("kind")?),
+                kind: JointKind::from_raw(self.input.u8("kind")?),
                 body_a: self.rigid_body("body_a")?,
                 body_b: self.rigid_body("body_b")?,
-                position: self.vec3("position")?,
-                rotation: self.vec3("rotation")?,
-                move_lower: self.vec3("move_lower")?,
-                move_upper: self.vec3("move_upper")?,
-                rotate_lower: self.vec3("rotate_lower")?,
-                rotate_upper: self.vec3("rotate_upper")?,
-                spring_move: self.vec3("spring_move")?,
-                spring_rotate: self.vec3("spring_rotate")?,
+                position: self.input.vec3("position")?,
+                rotation: self.input.vec3("rotation")?,
+                move_lower: self.input.vec3("move_lower")?,
+                move_upper: self.input.vec3("move_upper")?,
+                rotate_lower: self.input.vec3("rotate_lower")?,
+                rotate_upper: self.input.vec3("rotate_upper")?,
+                spring_move: self.input.vec3("spring_move")?,
+                spring_rotate: self.input.vec3("spring_rotate")?,
             });
         }
         Ok(())
@@ -1396,12 +1114,12 @@ impl<'a> Reader<'a> {
         self.enter("soft_bodies");
         // A 2.1 file always has the soft body count; one that ends after the joints is cut off
         // (recovery mode reads it as having no soft bodies, and says so).
-        if self.remaining() == 0 && self.options.recover {
+        if self.input.remaining() == 0 && self.options.recover {
             let message =
                 "the file ends after the joints, before the soft body count; read as 0 soft bodies"
                     .to_owned();
             self.report.notes.push(LoadNote {
-                location: self.location("count"),
+                location: self.input.location("count"),
                 message,
                 lost: true,
             });
@@ -1427,78 +1145,78 @@ impl<'a> Reader<'a> {
         let count = self.count("count", min_size)?;
         model
             .soft_bodies
-            .reserve_exact(self.capacity(count, min_size));
+            .reserve_exact(self.input.capacity(count, min_size));
         for i in 0..count {
-            self.element = Some(i);
-            self.sub = None;
+            self.input.element = Some(i);
+            self.input.sub = None;
             let name_ja = self.text("name_ja")?;
             let name_en = self.text("name_en")?;
-            let shape = SoftBodyShape::from_raw(self.u8("shape")?);
+            let shape = SoftBodyShape::from_raw(self.input.u8("shape")?);
             let material = self.material("material")?;
-            let group = self.u8("group")?;
-            let non_collision_mask = self.u16("non_collision_mask")?;
-            let flags = SoftBodyFlags::from_bits_retain(self.u8("flags")?);
-            let b_link_distance = self.i32("b_link_distance")?;
-            let cluster_count = self.i32("cluster_count")?;
-            let total_mass = self.f32("total_mass")?;
-            let margin = self.f32("margin")?;
-            let aero_model = AeroModel::from_raw(self.i32("aero_model")?);
+            let group = self.input.u8("group")?;
+            let non_collision_mask = self.input.u16("non_collision_mask")?;
+            let flags = SoftBodyFlags::from_bits_retain(self.input.u8("flags")?);
+            let b_link_distance = self.input.i32("b_link_distance")?;
+            let cluster_count = self.input.i32("cluster_count")?;
+            let total_mass = self.input.f32("total_mass")?;
+            let margin = self.input.f32("margin")?;
+            let aero_model = AeroModel::from_raw(self.input.i32("aero_model")?);
             let config = SoftBodyConfig {
-                vcf: self.f32("config.vcf")?,
-                dp: self.f32("config.dp")?,
-                dg: self.f32("config.dg")?,
-                lf: self.f32("config.lf")?,
-                pr: self.f32("config.pr")?,
-                vc: self.f32("config.vc")?,
-                df: self.f32("config.df")?,
-                mt: self.f32("config.mt")?,
-                chr: self.f32("config.chr")?,
-                khr: self.f32("config.khr")?,
-                shr: self.f32("config.shr")?,
-                ahr: self.f32("config.ahr")?,
+                vcf: self.input.f32("config.vcf")?,
+                dp: self.input.f32("config.dp")?,
+                dg: self.input.f32("config.dg")?,
+                lf: self.input.f32("config.lf")?,
+                pr: self.input.f32("config.pr")?,
+                vc: self.input.f32("config.vc")?,
+                df: self.input.f32("config.df")?,
+                mt: self.input.f32("config.mt")?,
+                chr: self.input.f32("config.chr")?,
+                khr: self.input.f32("config.khr")?,
+                shr: self.input.f32("config.shr")?,
+                ahr: self.input.f32("config.ahr")?,
             };
             let cluster = SoftBodyCluster {
-                srhr_cl: self.f32("cluster.srhr_cl")?,
-                skhr_cl: self.f32("cluster.skhr_cl")?,
-                sshr_cl: self.f32("cluster.sshr_cl")?,
-                sr_splt_cl: self.f32("cluster.sr_splt_cl")?,
-                sk_splt_cl: self.f32("cluster.sk_splt_cl")?,
-                ss_splt_cl: self.f32("cluster.ss_splt_cl")?,
+                srhr_cl: self.input.f32("cluster.srhr_cl")?,
+                skhr_cl: self.input.f32("cluster.skhr_cl")?,
+                sshr_cl: self.input.f32("cluster.sshr_cl")?,
+                sr_splt_cl: self.input.f32("cluster.sr_splt_cl")?,
+                sk_splt_cl: self.input.f32("cluster.sk_splt_cl")?,
+                ss_splt_cl: self.input.f32("cluster.ss_splt_cl")?,
             };
             let iterations = SoftBodyIterations {
-                v_it: self.i32("iterations.v_it")?,
-                p_it: self.i32("iterations.p_it")?,
-                d_it: self.i32("iterations.d_it")?,
-                c_it: self.i32("iterations.c_it")?,
+                v_it: self.input.i32("iterations.v_it")?,
+                p_it: self.input.i32("iterations.p_it")?,
+                d_it: self.input.i32("iterations.d_it")?,
+                c_it: self.input.i32("iterations.c_it")?,
             };
             let stiffness = SoftBodyStiffness {
-                lst: self.f32("stiffness.lst")?,
-                ast: self.f32("stiffness.ast")?,
-                vst: self.f32("stiffness.vst")?,
+                lst: self.input.f32("stiffness.lst")?,
+                ast: self.input.f32("stiffness.ast")?,
+                vst: self.input.f32("stiffness.vst")?,
             };
             let anchor_count = self.count(
                 "anchor_count",
                 s.rigid_body as usize + s.vertex as usize + 1,
             )?;
             let anchor_size = s.rigid_body as usize + s.vertex as usize + 1;
-            let mut anchors = Vec::with_capacity(self.capacity(anchor_count, anchor_size));
+            let mut anchors = Vec::with_capacity(self.input.capacity(anchor_count, anchor_size));
             for j in 0..anchor_count {
-                self.sub = Some(("anchors", j));
+                self.input.sub = Some(("anchors", j));
                 anchors.push(SoftBodyAnchor {
                     rigid_body: self.rigid_body("rigid_body")?,
                     vertex: self.vertex("vertex")?,
                     near_mode: self.flag("near_mode")?,
                 });
             }
-            self.sub = None;
+            self.input.sub = None;
             let pin_count = self.count("pin_count", s.vertex as usize)?;
             let mut pinned_vertices =
-                Vec::with_capacity(self.capacity(pin_count, s.vertex as usize));
+                Vec::with_capacity(self.input.capacity(pin_count, s.vertex as usize));
             for j in 0..pin_count {
-                self.sub = Some(("pinned_vertices", j));
+                self.input.sub = Some(("pinned_vertices", j));
                 pinned_vertices.push(self.vertex("vertex")?);
             }
-            self.sub = None;
+            self.input.sub = None;
             model.soft_bodies.push(SoftBody {
                 name_ja,
                 name_en,
@@ -1541,32 +1259,6 @@ fn push_triangles(faces: &mut Vec<[VertexIdx; 3]>, bytes: &[u8], size: usize) {
     }));
 }
 
-/// Fills `buf` from `file` at `offset`, leaving the file's own position alone (so that
-/// several readers may share one open file).
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-    }
-    #[cfg(windows)]
-    {
-        let mut done = 0;
-        while done < buf.len() {
-            match std::os::windows::fs::FileExt::seek_read(
-                file,
-                &mut buf[done..],
-                offset + done as u64,
-            ) {
-                Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-                Ok(read) => done += read,
-                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(error) => return Err(error),
-            }
-        }
-        Ok(())
-    }
-}
-
 /// A section of the body, in file order: what [`read_section`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Section {
@@ -1586,10 +1278,10 @@ pub(super) enum Section {
 /// Reads the header of `bytes`: the model with its header (and its additional UV channels,
 /// empty), where the body starts and what the reader noted.
 pub(super) fn read_header(bytes: &[u8], options: &LoadOptions) -> Res<(Model, usize, LoadReport)> {
-    let mut reader = Reader::new(Source::Bytes(bytes), bytes.len(), options);
+    let mut reader = Reader::new(Input::Bytes(bytes), options);
     let mut model = Model::default();
     reader.header(&mut model)?;
-    Ok((model, reader.pos, reader.report))
+    Ok((model, reader.input.pos, reader.report))
 }
 
 /// Reads one section starting at byte `pos` with index sizes `sizes` into `model`, whose header
@@ -1604,8 +1296,8 @@ pub(super) fn read_section(
     section: Section,
     model: &mut Model,
 ) -> Res<(usize, LoadReport)> {
-    let mut reader = Reader::new(Source::Bytes(bytes), bytes.len(), options);
-    reader.pos = pos;
+    let mut reader = Reader::new(Input::Bytes(bytes), options);
+    reader.input.pos = pos;
     reader.encoding = model.header.encoding;
     reader.sizes = sizes;
     match section {
@@ -1621,17 +1313,9 @@ pub(super) fn read_section(
         Section::Joints => reader.joints(model),
         Section::SoftBodies => reader.soft_bodies(model),
     }?;
-    Ok((reader.pos, reader.report))
+    Ok((reader.input.pos, reader.report))
 }
 
 fn s_min(a: u8, b: u8) -> usize {
     a.min(b) as usize
-}
-
-#[inline]
-fn f(bytes: &[u8], at: usize) -> f32 {
-    match bytes.get(at..at + 4) {
-        Some(&[a, b, c, d]) => f32::from_le_bytes([a, b, c, d]),
-        _ => 0.0,
-    }
 }

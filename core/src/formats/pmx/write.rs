@@ -1,7 +1,10 @@
 //! PMX 2.0/2.1 writer.
 
+use crate::formats::bytes::{PutLe, write_all_at};
 use crate::formats::error::{SaveReport, WriteError};
 use crate::model::*;
+use crate::path::ModelPath;
+use std::fmt;
 use std::fs::File;
 
 /// How index sizes are chosen.
@@ -26,47 +29,103 @@ pub struct PmxSaveOptions {
     pub allow_version_violations: bool,
 }
 
-/// Every use of a PMX 2.1-only feature, as element paths (for a 2.0 target).
+/// A PMX 2.1-only feature, as a PMX 2.0 file cannot hold it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pmx21Feature {
+    /// A QDEF vertex weight.
+    QdefWeight,
+    /// A material's 2.1 draw flags (vertex colour, point and line drawing): those bits only.
+    DrawFlags(DrawFlags),
+    /// A flip or impulse morph.
+    Morph(MorphKind),
+    /// A joint kind other than the spring 6DOF.
+    Joint(JointKind),
+    /// A soft body.
+    SoftBody,
+}
+
+impl fmt::Display for Pmx21Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Pmx21Feature::QdefWeight => f.write_str("QDEF"),
+            Pmx21Feature::DrawFlags(flags) => {
+                write!(f, "0x{:02x} (vertex colour/point/line)", flags.bits())
+            }
+            Pmx21Feature::Morph(kind) => write!(
+                f,
+                "{} morph",
+                if *kind == MorphKind::Flip {
+                    "flip"
+                } else {
+                    "impulse"
+                }
+            ),
+            Pmx21Feature::Joint(kind) => {
+                write!(f, "{kind:?} (only the spring 6DOF exists in 2.0)")
+            }
+            Pmx21Feature::SoftBody => f.write_str("soft body"),
+        }
+    }
+}
+
+/// One use of a PMX 2.1-only feature: where it is and what it is. Its text is
+/// `vertices[12].weight: QDEF`, `morphs[3]: flip morph`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pmx21Use {
+    pub path: ModelPath,
+    pub feature: Pmx21Feature,
+}
+
+impl fmt::Display for Pmx21Use {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.feature)
+    }
+}
+
+/// Every use of a PMX 2.1-only feature (for a 2.0 target), in model order.
 #[must_use]
-pub fn pmx21_features(model: &Model) -> Vec<String> {
+pub fn pmx21_features(model: &Model) -> Vec<Pmx21Use> {
     let mut found = Vec::new();
+    let mut add = |path, feature| found.push(Pmx21Use { path, feature });
     for (i, vertex) in model.vertices.iter().enumerate() {
         if let Weight::Qdef { .. } = vertex.weight {
-            found.push(format!("vertices[{i}].weight: QDEF"));
+            add(
+                ModelPath::element(ElementKind::Vertex, i).field("weight"),
+                Pmx21Feature::QdefWeight,
+            );
         }
     }
     for (i, material) in model.materials.iter().enumerate() {
         let only21 = material.draw_flags & DrawFlags::PMX21_ONLY;
         if !only21.is_empty() {
-            found.push(format!(
-                "materials[{i}].draw_flags: 0x{:02x} (vertex colour/point/line)",
-                only21.bits()
-            ));
+            add(
+                ModelPath::element(ElementKind::Material, i).field("draw_flags"),
+                Pmx21Feature::DrawFlags(only21),
+            );
         }
     }
     for (i, morph) in model.morphs.iter().enumerate() {
         let kind = morph.offsets.kind();
         if kind.is_pmx21_only() {
-            found.push(format!(
-                "morphs[{i}]: {} morph",
-                if kind == MorphKind::Flip {
-                    "flip"
-                } else {
-                    "impulse"
-                }
-            ));
+            add(
+                ModelPath::element(ElementKind::Morph, i),
+                Pmx21Feature::Morph(kind),
+            );
         }
     }
     for (i, joint) in model.joints.iter().enumerate() {
         if joint.kind != JointKind::Spring6Dof {
-            found.push(format!(
-                "joints[{i}].kind: {:?} (only the spring 6DOF exists in 2.0)",
-                joint.kind
-            ));
+            add(
+                ModelPath::element(ElementKind::Joint, i).field("kind"),
+                Pmx21Feature::Joint(joint.kind),
+            );
         }
     }
     for i in 0..model.soft_bodies.len() {
-        found.push(format!("soft_bodies[{i}]: soft body"));
+        add(
+            ModelPath::element(ElementKind::SoftBody, i),
+            Pmx21Feature::SoftBody,
+        );
     }
     found
 }
@@ -241,30 +300,6 @@ impl std::io::Write for AtOffset<'_> {
     }
 }
 
-fn write_all_at(file: &File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
-    }
-    #[cfg(windows)]
-    {
-        let mut done = 0;
-        while done < bytes.len() {
-            match std::os::windows::fs::FileExt::seek_write(
-                file,
-                &bytes[done..],
-                offset + done as u64,
-            ) {
-                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-                Ok(written) => done += written,
-                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(error) => return Err(error),
-            }
-        }
-        Ok(())
-    }
-}
-
 /// Bytes the writer gathers before it hands them to its sink.
 const CHUNK: usize = 1 << 20;
 
@@ -286,7 +321,9 @@ impl Plan {
             let violations = pmx21_features(model);
             if !violations.is_empty() {
                 if !options.allow_version_violations {
-                    return Err(WriteError::VersionViolations { violations });
+                    return Err(WriteError::VersionViolations {
+                        violations: violations.iter().map(ToString::to_string).collect(),
+                    });
                 }
                 if !model.soft_bodies.is_empty() {
                     report.warnings.push(format!(
@@ -357,13 +394,13 @@ impl<'w> Writer<'w> {
         let (version, encoding, sizes) = (plan.version, plan.encoding, plan.sizes);
         let channels = model.additional_uvs.len();
         self.out.extend_from_slice(super::read::MAGIC);
-        self.f32(version.as_f32());
-        self.u8(8);
-        self.u8(match encoding {
+        self.out.put_f32(version.as_f32());
+        self.out.put_u8(8);
+        self.out.put_u8(match encoding {
             TextEncoding::Utf16 => 0,
             TextEncoding::Utf8 => 1,
         });
-        self.u8(channels as u8);
+        self.out.put_u8(channels as u8);
         self.out.extend_from_slice(&sizes.to_array());
 
         self.text(&model.info.name_ja, "model_info.name_ja");
@@ -376,14 +413,15 @@ impl<'w> Writer<'w> {
     fn vertices(&mut self, model: &Model) -> Result<(), WriteError> {
         self.count(model.vertices.len(), "vertices")?;
         for (i, vertex) in model.vertices.iter().enumerate() {
-            self.vec3(vertex.position);
-            self.vec3(vertex.normal);
-            self.vec2(vertex.uv);
+            self.out.put_vec3(vertex.position);
+            self.out.put_vec3(vertex.normal);
+            self.out.put_vec2(vertex.uv);
             for channel in &model.additional_uvs {
-                self.vec4(channel.get(i).copied().unwrap_or_default());
+                self.out
+                    .put_vec4(channel.get(i).copied().unwrap_or_default());
             }
             self.weight(&vertex.weight, i)?;
-            self.f32(vertex.edge_scale);
+            self.out.put_f32(vertex.edge_scale);
             self.flush()?;
         }
         Ok(())
@@ -413,39 +451,40 @@ impl<'w> Writer<'w> {
             let at = || format!("materials[{i}]");
             self.text(&m.name_ja, &format!("materials[{i}].name_ja"));
             self.text(&m.name_en, &format!("materials[{i}].name_en"));
-            self.vec4(m.diffuse);
-            self.vec3(m.specular);
-            self.f32(m.specular_power);
-            self.vec3(m.ambient);
-            self.u8(m.draw_flags.bits());
-            self.vec4(m.edge_color);
-            self.f32(m.edge_size);
+            self.out.put_vec4(m.diffuse);
+            self.out.put_vec3(m.specular);
+            self.out.put_f32(m.specular_power);
+            self.out.put_vec3(m.ambient);
+            self.out.put_u8(m.draw_flags.bits());
+            self.out.put_vec4(m.edge_color);
+            self.out.put_f32(m.edge_size);
             self.signed(TextureIdx::to_raw(m.texture), sizes.texture, || {
                 format!("{}.texture", at())
             })?;
             self.signed(TextureIdx::to_raw(m.sphere_texture), sizes.texture, || {
                 format!("{}.sphere_texture", at())
             })?;
-            self.u8(m.sphere_mode.to_raw());
+            self.out.put_u8(m.sphere_mode.to_raw());
             match m.toon {
                 Toon::Texture(texture) => {
-                    self.u8(0);
+                    self.out.put_u8(0);
                     self.signed(TextureIdx::to_raw(texture), sizes.texture, || {
                         format!("{}.toon", at())
                     })?;
                 }
                 Toon::Shared(number) => {
-                    self.u8(1);
-                    self.u8(number);
+                    self.out.put_u8(1);
+                    self.out.put_u8(number);
                 }
             }
             self.text(&m.memo, &format!("materials[{i}].memo"));
-            self.i32(i32::try_from(m.face_index_count).map_err(|_| {
-                WriteError::Unrepresentable {
-                    path: format!("{}.face_index_count", at()),
-                    message: format!("{} does not fit an int", m.face_index_count),
-                }
-            })?);
+            self.out
+                .put_i32(i32::try_from(m.face_index_count).map_err(|_| {
+                    WriteError::Unrepresentable {
+                        path: format!("{}.face_index_count", at()),
+                        message: format!("{} does not fit an int", m.face_index_count),
+                    }
+                })?);
         }
 
         self.count(model.bones.len(), "bones")?;
@@ -468,17 +507,17 @@ impl<'w> Writer<'w> {
         for (i, frame) in model.display_frames.iter().enumerate() {
             self.text(&frame.name_ja, &format!("display_frames[{i}].name_ja"));
             self.text(&frame.name_en, &format!("display_frames[{i}].name_en"));
-            self.u8(u8::from(frame.special));
+            self.out.put_u8(u8::from(frame.special));
             self.count(frame.items.len(), "display frame items")?;
             for (j, item) in frame.items.iter().enumerate() {
                 let at = || format!("display_frames[{i}].items[{j}]");
                 match *item {
                     DisplayItem::Bone(bone) => {
-                        self.u8(0);
+                        self.out.put_u8(0);
                         self.signed(BoneIdx::to_raw(bone), sizes.bone, at)?;
                     }
                     DisplayItem::Morph(morph) => {
-                        self.u8(1);
+                        self.out.put_u8(1);
                         self.signed(MorphIdx::to_raw(morph), sizes.morph, at)?;
                     }
                 }
@@ -492,26 +531,25 @@ impl<'w> Writer<'w> {
             self.signed(BoneIdx::to_raw(body.bone), sizes.bone, || {
                 format!("rigid_bodies[{i}].bone")
             })?;
-            self.u8(body.group);
-            self.out
-                .extend_from_slice(&body.non_collision_mask.to_le_bytes());
-            self.u8(body.shape.to_raw());
-            self.vec3(body.size);
-            self.vec3(body.position);
-            self.vec3(body.rotation);
-            self.f32(body.mass);
-            self.f32(body.linear_damping);
-            self.f32(body.angular_damping);
-            self.f32(body.restitution);
-            self.f32(body.friction);
-            self.u8(body.mode.to_raw());
+            self.out.put_u8(body.group);
+            self.out.put_u16(body.non_collision_mask);
+            self.out.put_u8(body.shape.to_raw());
+            self.out.put_vec3(body.size);
+            self.out.put_vec3(body.position);
+            self.out.put_vec3(body.rotation);
+            self.out.put_f32(body.mass);
+            self.out.put_f32(body.linear_damping);
+            self.out.put_f32(body.angular_damping);
+            self.out.put_f32(body.restitution);
+            self.out.put_f32(body.friction);
+            self.out.put_u8(body.mode.to_raw());
         }
 
         self.count(model.joints.len(), "joints")?;
         for (i, joint) in model.joints.iter().enumerate() {
             self.text(&joint.name_ja, &format!("joints[{i}].name_ja"));
             self.text(&joint.name_en, &format!("joints[{i}].name_en"));
-            self.u8(joint.kind.to_raw());
+            self.out.put_u8(joint.kind.to_raw());
             self.signed(RigidBodyIdx::to_raw(joint.body_a), sizes.rigid_body, || {
                 format!("joints[{i}].body_a")
             })?;
@@ -528,7 +566,7 @@ impl<'w> Writer<'w> {
                 joint.spring_move,
                 joint.spring_rotate,
             ] {
-                self.vec3(v);
+                self.out.put_vec3(v);
             }
         }
 
@@ -585,48 +623,17 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn u8(&mut self, value: u8) {
-        self.out.push(value);
-    }
-
-    fn i32(&mut self, value: i32) {
-        self.out.extend_from_slice(&value.to_le_bytes());
-    }
-
-    fn f32(&mut self, value: f32) {
-        self.out.extend_from_slice(&value.to_le_bytes());
-    }
-
-    fn vec2(&mut self, v: Vec2) {
-        self.f32(v.x);
-        self.f32(v.y);
-    }
-
-    fn vec3(&mut self, v: Vec3) {
-        self.f32(v.x);
-        self.f32(v.y);
-        self.f32(v.z);
-    }
-
-    fn vec4(&mut self, v: Vec4) {
-        self.f32(v.x);
-        self.f32(v.y);
-        self.f32(v.z);
-        self.f32(v.w);
-    }
-
     fn count(&mut self, count: usize, what: &str) -> Result<(), WriteError> {
         let count = i32::try_from(count).map_err(|_| WriteError::Unrepresentable {
             path: what.to_owned(),
             message: format!("{count} elements do not fit PMX's int count"),
         })?;
-        self.i32(count);
+        self.out.put_i32(count);
         Ok(())
     }
 
     fn text(&mut self, text: &Text, path: &str) {
-        let len_at = self.out.len();
-        self.out.extend_from_slice(&[0; 4]);
+        let len_at = self.out.reserve_u32();
         if text.encode_into(self.encoding, &mut self.out) {
             self.report.warnings.push(format!(
                 "{path}: undecodable text converted to {} with replacement characters",
@@ -634,7 +641,7 @@ impl Writer<'_> {
             ));
         }
         let len = (self.out.len() - len_at - 4) as u32;
-        self.out[len_at..len_at + 4].copy_from_slice(&len.to_le_bytes());
+        self.out.patch_u32(len_at, len);
     }
 
     /// Writes a signed index of `size` bytes; values that do not fit are an error.
@@ -646,14 +653,14 @@ impl Writer<'_> {
     ) -> Result<(), WriteError> {
         match size {
             1 => match i8::try_from(raw) {
-                Ok(v) => self.out.push(v as u8),
+                Ok(v) => self.out.put_u8(v as u8),
                 Err(_) => return Err(does_not_fit(path(), raw as i64, size)),
             },
             2 => match i16::try_from(raw) {
-                Ok(v) => self.out.extend_from_slice(&v.to_le_bytes()),
+                Ok(v) => self.out.put_i16(v),
                 Err(_) => return Err(does_not_fit(path(), raw as i64, size)),
             },
-            _ => self.i32(raw),
+            _ => self.out.put_i32(raw),
         }
         Ok(())
     }
@@ -666,14 +673,14 @@ impl Writer<'_> {
         let raw = vertex.0;
         match self.sizes.vertex {
             1 => match u8::try_from(raw) {
-                Ok(v) => self.out.push(v),
+                Ok(v) => self.out.put_u8(v),
                 Err(_) => return Err(does_not_fit(path(), raw as i64, 1)),
             },
             2 => match u16::try_from(raw) {
-                Ok(v) => self.out.extend_from_slice(&v.to_le_bytes()),
+                Ok(v) => self.out.put_u16(v),
                 Err(_) => return Err(does_not_fit(path(), raw as i64, 2)),
             },
-            _ => self.out.extend_from_slice(&raw.to_le_bytes()),
+            _ => self.out.put_u32(raw),
         }
         Ok(())
     }
@@ -688,20 +695,20 @@ impl Writer<'_> {
 
     fn weight(&mut self, weight: &Weight, i: usize) -> Result<(), WriteError> {
         let at = || format!("vertices[{i}].weight");
-        self.u8(weight.kind() as u8);
+        self.out.put_u8(weight.kind() as u8);
         match weight {
             Weight::Bdef1 { bone } => self.bone(*bone, at)?,
             Weight::Bdef2 { bones, weight } => {
                 self.bone(bones[0], at)?;
                 self.bone(bones[1], at)?;
-                self.f32(*weight);
+                self.out.put_f32(*weight);
             }
             Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
                 for bone in bones {
                     self.bone(*bone, at)?;
                 }
                 for weight in weights {
-                    self.f32(*weight);
+                    self.out.put_f32(*weight);
                 }
             }
             Weight::Sdef {
@@ -713,10 +720,10 @@ impl Writer<'_> {
             } => {
                 self.bone(bones[0], at)?;
                 self.bone(bones[1], at)?;
-                self.f32(*weight);
-                self.vec3(*c);
-                self.vec3(*r0);
-                self.vec3(*r1);
+                self.out.put_f32(*weight);
+                self.out.put_vec3(*c);
+                self.out.put_vec3(*r0);
+                self.out.put_vec3(*r1);
             }
         }
         Ok(())
@@ -726,44 +733,44 @@ impl Writer<'_> {
         let at = |field: &str| format!("bones[{i}].{field}");
         self.text(&bone.name_ja, &at("name_ja"));
         self.text(&bone.name_en, &at("name_en"));
-        self.vec3(bone.position);
+        self.out.put_vec3(bone.position);
         self.bone(bone.parent, || at("parent"))?;
-        self.i32(bone.layer);
+        self.out.put_i32(bone.layer);
         let flags = bone.flags;
-        self.out.extend_from_slice(&flags.bits().to_le_bytes());
+        self.out.put_u16(flags.bits());
         if flags.contains(BoneFlags::TAIL_IS_BONE) {
             self.bone(bone.tail_bone, || at("tail_bone"))?;
         } else {
-            self.vec3(bone.tail_offset);
+            self.out.put_vec3(bone.tail_offset);
         }
         if flags.intersects(BoneFlags::APPEND_ROTATE | BoneFlags::APPEND_MOVE) {
             self.bone(bone.append_parent, || at("append_parent"))?;
-            self.f32(bone.append_ratio);
+            self.out.put_f32(bone.append_ratio);
         }
         if flags.contains(BoneFlags::FIXED_AXIS) {
-            self.vec3(bone.fixed_axis);
+            self.out.put_vec3(bone.fixed_axis);
         }
         if flags.contains(BoneFlags::LOCAL_AXES) {
-            self.vec3(bone.local_axis_x);
-            self.vec3(bone.local_axis_z);
+            self.out.put_vec3(bone.local_axis_x);
+            self.out.put_vec3(bone.local_axis_z);
         }
         if flags.contains(BoneFlags::EXTERNAL_PARENT) {
-            self.i32(bone.external_parent_key);
+            self.out.put_i32(bone.external_parent_key);
         }
         if flags.contains(BoneFlags::IK) {
             self.bone(bone.ik.target, || at("ik.target"))?;
-            self.i32(bone.ik.loop_count);
-            self.f32(bone.ik.limit_angle);
+            self.out.put_i32(bone.ik.loop_count);
+            self.out.put_f32(bone.ik.limit_angle);
             self.count(bone.ik.links.len(), &at("ik.links"))?;
             for (j, link) in bone.ik.links.iter().enumerate() {
                 self.bone(link.bone, || at(&format!("ik.links[{j}].bone")))?;
                 match &link.limits {
                     Some(limits) => {
-                        self.u8(1);
-                        self.vec3(limits.lower);
-                        self.vec3(limits.upper);
+                        self.out.put_u8(1);
+                        self.out.put_vec3(limits.lower);
+                        self.out.put_vec3(limits.upper);
                     }
-                    None => self.u8(0),
+                    None => self.out.put_u8(0),
                 }
             }
         }
@@ -774,30 +781,30 @@ impl Writer<'_> {
         let sizes = self.sizes;
         self.text(&morph.name_ja, &format!("morphs[{i}].name_ja"));
         self.text(&morph.name_en, &format!("morphs[{i}].name_en"));
-        self.u8(morph.panel.to_raw());
-        self.u8(morph.offsets.kind() as u8);
+        self.out.put_u8(morph.panel.to_raw());
+        self.out.put_u8(morph.offsets.kind() as u8);
         self.count(morph.offsets.len(), &format!("morphs[{i}].offsets"))?;
         let at = |j: usize| move || format!("morphs[{i}].offsets[{j}]");
         match &morph.offsets {
             MorphOffsets::Group(offsets) | MorphOffsets::Flip(offsets) => {
                 for (j, o) in offsets.iter().enumerate() {
                     self.signed(MorphIdx::to_raw(o.morph), sizes.morph, at(j))?;
-                    self.f32(o.ratio);
+                    self.out.put_f32(o.ratio);
                     self.flush()?;
                 }
             }
             MorphOffsets::Vertex(offsets) => {
                 for (j, o) in offsets.iter().enumerate() {
                     self.vertex(o.vertex, at(j))?;
-                    self.vec3(o.offset);
+                    self.out.put_vec3(o.offset);
                     self.flush()?;
                 }
             }
             MorphOffsets::Bone(offsets) => {
                 for (j, o) in offsets.iter().enumerate() {
                     self.bone(o.bone, at(j))?;
-                    self.vec3(o.translation);
-                    self.vec4(o.rotation);
+                    self.out.put_vec3(o.translation);
+                    self.out.put_vec4(o.rotation);
                     self.flush()?;
                 }
             }
@@ -808,32 +815,32 @@ impl Writer<'_> {
             | MorphOffsets::AdditionalUv4(offsets) => {
                 for (j, o) in offsets.iter().enumerate() {
                     self.vertex(o.vertex, at(j))?;
-                    self.vec4(o.offset);
+                    self.out.put_vec4(o.offset);
                     self.flush()?;
                 }
             }
             MorphOffsets::Material(offsets) => {
                 for (j, o) in offsets.iter().enumerate() {
                     self.signed(MaterialIdx::to_raw(o.material), sizes.material, at(j))?;
-                    self.u8(o.op.to_raw());
-                    self.vec4(o.diffuse);
-                    self.vec3(o.specular);
-                    self.f32(o.specular_power);
-                    self.vec3(o.ambient);
-                    self.vec4(o.edge_color);
-                    self.f32(o.edge_size);
-                    self.vec4(o.texture_tint);
-                    self.vec4(o.sphere_tint);
-                    self.vec4(o.toon_tint);
+                    self.out.put_u8(o.op.to_raw());
+                    self.out.put_vec4(o.diffuse);
+                    self.out.put_vec3(o.specular);
+                    self.out.put_f32(o.specular_power);
+                    self.out.put_vec3(o.ambient);
+                    self.out.put_vec4(o.edge_color);
+                    self.out.put_f32(o.edge_size);
+                    self.out.put_vec4(o.texture_tint);
+                    self.out.put_vec4(o.sphere_tint);
+                    self.out.put_vec4(o.toon_tint);
                     self.flush()?;
                 }
             }
             MorphOffsets::Impulse(offsets) => {
                 for (j, o) in offsets.iter().enumerate() {
                     self.signed(RigidBodyIdx::to_raw(o.rigid_body), sizes.rigid_body, at(j))?;
-                    self.u8(u8::from(o.local));
-                    self.vec3(o.velocity);
-                    self.vec3(o.torque);
+                    self.out.put_u8(u8::from(o.local));
+                    self.out.put_vec3(o.velocity);
+                    self.out.put_vec3(o.torque);
                     self.flush()?;
                 }
             }
@@ -846,24 +853,23 @@ impl Writer<'_> {
         let at = |field: &str| format!("soft_bodies[{i}].{field}");
         self.text(&body.name_ja, &at("name_ja"));
         self.text(&body.name_en, &at("name_en"));
-        self.u8(body.shape.to_raw());
+        self.out.put_u8(body.shape.to_raw());
         self.signed(MaterialIdx::to_raw(body.material), sizes.material, || {
             at("material")
         })?;
-        self.u8(body.group);
-        self.out
-            .extend_from_slice(&body.non_collision_mask.to_le_bytes());
-        self.u8(body.flags.bits());
-        self.i32(body.b_link_distance);
-        self.i32(body.cluster_count);
-        self.f32(body.total_mass);
-        self.f32(body.margin);
-        self.i32(body.aero_model.to_raw());
+        self.out.put_u8(body.group);
+        self.out.put_u16(body.non_collision_mask);
+        self.out.put_u8(body.flags.bits());
+        self.out.put_i32(body.b_link_distance);
+        self.out.put_i32(body.cluster_count);
+        self.out.put_f32(body.total_mass);
+        self.out.put_f32(body.margin);
+        self.out.put_i32(body.aero_model.to_raw());
         let c = &body.config;
         for v in [
             c.vcf, c.dp, c.dg, c.lf, c.pr, c.vc, c.df, c.mt, c.chr, c.khr, c.shr, c.ahr,
         ] {
-            self.f32(v);
+            self.out.put_f32(v);
         }
         let k = &body.cluster;
         for v in [
@@ -874,15 +880,15 @@ impl Writer<'_> {
             k.sk_splt_cl,
             k.ss_splt_cl,
         ] {
-            self.f32(v);
+            self.out.put_f32(v);
         }
         let it = &body.iterations;
         for v in [it.v_it, it.p_it, it.d_it, it.c_it] {
-            self.i32(v);
+            self.out.put_i32(v);
         }
         let st = &body.stiffness;
         for v in [st.lst, st.ast, st.vst] {
-            self.f32(v);
+            self.out.put_f32(v);
         }
         self.count(body.anchors.len(), &at("anchors"))?;
         for (j, anchor) in body.anchors.iter().enumerate() {
@@ -892,7 +898,7 @@ impl Writer<'_> {
                 || at(&format!("anchors[{j}].rigid_body")),
             )?;
             self.vertex(anchor.vertex, || at(&format!("anchors[{j}].vertex")))?;
-            self.u8(u8::from(anchor.near_mode));
+            self.out.put_u8(u8::from(anchor.near_mode));
         }
         self.count(body.pinned_vertices.len(), &at("pinned_vertices"))?;
         for (j, &vertex) in body.pinned_vertices.iter().enumerate() {

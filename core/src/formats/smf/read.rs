@@ -24,8 +24,9 @@
 //! name frames, materials name polygon ranges), so a file cut short has no usable part.
 
 use super::{ChunkId, IDENTITY, MAX_BONE_COUNT, Matrix, SMF_VERSION_GUID, id, multiply, size};
+use crate::formats::bytes::{Place, array_at, f32_at, i32_at, u16_at, u32_at};
 use crate::formats::cp932;
-use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
+use crate::formats::error::{LoadNote, LoadOptions, LoadReport, ReadError};
 use crate::model::{
     Bone, BoneFlags, BoneIdx, DrawFlags, Material, Model, Text, TextureIdx, Vec2, Vec3, Vec4,
     Vertex, VertexIdx, Weight,
@@ -34,50 +35,8 @@ use std::collections::HashMap;
 
 type Res<T> = Result<T, ReadError>;
 
-/// Where a value is being read: for error locations.
-#[derive(Debug, Clone, Copy)]
-struct Place {
-    section: &'static str,
-    element: Option<usize>,
-    sub: Option<(&'static str, usize)>,
-}
-
-impl Place {
-    const FILE: Place = Place {
-        section: "file",
-        element: None,
-        sub: None,
-    };
-
-    fn at(self, field: &'static str, offset: usize) -> Location {
-        Location {
-            section: self.section,
-            element: self.element,
-            sub: self.sub,
-            field,
-            offset,
-        }
-    }
-
-    fn malformed(
-        self,
-        field: &'static str,
-        offset: usize,
-        message: impl Into<String>,
-    ) -> ReadError {
-        ReadError::Malformed {
-            location: self.at(field, offset),
-            message: message.into(),
-        }
-    }
-
-    fn with_sub(self, name: &'static str, index: usize) -> Place {
-        Place {
-            sub: Some((name, index)),
-            ..self
-        }
-    }
-}
+/// The place of what is outside every chunk, and of the file as a whole.
+const FILE: Place = Place::section("file");
 
 /// A chunk inside its parent: ID, where its header starts and its body.
 #[derive(Debug, Clone, Copy)]
@@ -88,9 +47,41 @@ struct Chunk<'a> {
     body: &'a [u8],
 }
 
+/// Values at offsets of a chunk's body. Zero past its end: the callers check the body's size
+/// first, and a mistake then reads zero instead of panicking.
 impl Chunk<'_> {
     fn body_offset(&self) -> usize {
         self.offset + size::CHUNK_HEADER
+    }
+
+    fn u16(&self, at: usize) -> u16 {
+        u16_at(self.body, at).unwrap_or(0)
+    }
+
+    fn u32(&self, at: usize) -> u32 {
+        u32_at(self.body, at).unwrap_or(0)
+    }
+
+    fn i32(&self, at: usize) -> i32 {
+        i32_at(self.body, at).unwrap_or(0)
+    }
+
+    fn f32(&self, at: usize) -> f32 {
+        f32_at(self.body, at).unwrap_or(0.0)
+    }
+
+    fn vec3(&self, at: usize) -> [f32; 3] {
+        [self.f32(at), self.f32(at + 4), self.f32(at + 8)]
+    }
+
+    fn matrix(&self, at: usize) -> Matrix {
+        let mut m = [[0.0f32; 4]; 4];
+        for (row, cells) in m.iter_mut().enumerate() {
+            for (col, cell) in cells.iter_mut().enumerate() {
+                *cell = self.f32(at + (row * 4 + col) * 4);
+            }
+        }
+        m
     }
 }
 
@@ -152,8 +143,8 @@ fn chunks(data: &[u8], base: usize, place: Place) -> Res<Vec<Chunk<'_>>> {
                 format!("{left} bytes left: too few for a chunk header (8 bytes)"),
             ));
         }
-        let chunk = ChunkId(u32::from_le_bytes(le4(data, pos)));
-        let declared = i32::from_le_bytes(le4(data, pos + 4));
+        let chunk = ChunkId(u32_at(data, pos).unwrap_or(0));
+        let declared = i32_at(data, pos + 4).unwrap_or(0);
         let body_left = left - size::CHUNK_HEADER;
         let size = usize::try_from(declared).map_err(|_| {
             place.malformed(
@@ -182,42 +173,6 @@ fn chunks(data: &[u8], base: usize, place: Place) -> Res<Vec<Chunk<'_>>> {
     Ok(list)
 }
 
-/// Four bytes at `at`, or zeros past the end (callers check sizes first; this keeps a
-/// mistake from panicking).
-fn le4(data: &[u8], at: usize) -> [u8; 4] {
-    let mut out = [0u8; 4];
-    if let Some(bytes) = data.get(at..at.saturating_add(4)) {
-        out.copy_from_slice(bytes);
-    }
-    out
-}
-
-fn f32_at(data: &[u8], at: usize) -> f32 {
-    f32::from_le_bytes(le4(data, at))
-}
-
-fn i32_at(data: &[u8], at: usize) -> i32 {
-    i32::from_le_bytes(le4(data, at))
-}
-
-fn u32_at(data: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(le4(data, at))
-}
-
-fn vec3_at(data: &[u8], at: usize) -> [f32; 3] {
-    [f32_at(data, at), f32_at(data, at + 4), f32_at(data, at + 8)]
-}
-
-fn matrix_at(data: &[u8], at: usize) -> Matrix {
-    let mut m = [[0.0f32; 4]; 4];
-    for (row, cells) in m.iter_mut().enumerate() {
-        for (col, cell) in cells.iter_mut().enumerate() {
-            *cell = f32_at(data, at + (row * 4 + col) * 4);
-        }
-    }
-    m
-}
-
 /// A NUL-terminated cp932 name in `field`.
 fn name_at(field: &[u8]) -> String {
     cp932::SjisName::from_field(field).text
@@ -236,7 +191,7 @@ fn finite(
     for record in 0..count {
         for &offset in offsets {
             let at = record * stride + offset;
-            let value = f32_at(chunk.body, at);
+            let value = chunk.f32(at);
             if !value.is_finite() {
                 return Err(place.malformed(
                     field,
@@ -344,9 +299,9 @@ struct Mesh {
 pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadReport), ReadError> {
     let limit = options.limits.max_elements;
     let mut notes = Vec::new();
-    let top = chunks(bytes, 0, Place::FILE)?;
+    let top = chunks(bytes, 0, FILE)?;
     let Some(first) = top.first() else {
-        return Err(Place::FILE.malformed("Chunk", 0, "empty file: no SMF header chunk"));
+        return Err(FILE.malformed("Chunk", 0, "empty file: no SMF header chunk"));
     };
     let head_place = Place {
         section: "SMF",
@@ -354,7 +309,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
         sub: None,
     };
     if first.id != id::SMF {
-        return Err(Place::FILE.malformed(
+        return Err(FILE.malformed(
             "Chunk",
             0,
             format!(
@@ -364,7 +319,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
         ));
     }
     need(first, size::FILE_HEAD, head_place, "SMF_FILEHEAD")?;
-    let guid = u32_at(first.body, 0);
+    let guid = first.u32(0);
     if guid != SMF_VERSION_GUID {
         return Err(ReadError::Unsupported {
             location: head_place.at("Guid", first.body_offset()),
@@ -384,7 +339,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
             size::CHUNK_HEADER + size::ANIMATION_SET_DATA,
         ),
     ]) {
-        let value = i32_at(first.body, at);
+        let value = first.i32(at);
         let count = checked_count(
             value,
             rest / record,
@@ -408,11 +363,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
     for chunk in &top[1..] {
         match chunk.id {
             id::SMF => {
-                return Err(Place::FILE.malformed(
-                    "Chunk",
-                    chunk.offset,
-                    "a second SMF header chunk",
-                ));
+                return Err(FILE.malformed("Chunk", chunk.offset, "a second SMF header chunk"));
             }
             id::FRM => {
                 let place = Place {
@@ -468,7 +419,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
                 animation_sets += 1;
             }
             other => notes.push(LoadNote {
-                location: Place::FILE.at("Chunk", chunk.offset),
+                location: FILE.at("Chunk", chunk.offset),
                 message: format!("unknown chunk {other:?} skipped (the engine skips it too)"),
                 lost: false,
             }),
@@ -488,7 +439,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
     }
     if animation_sets > 0 {
         notes.push(LoadNote {
-            location: Place::FILE.at("", 0),
+            location: FILE.at("", 0),
             message: format!(
                 "{animation_sets} animation sets (ANIS) not imported: a model holds no motion"
             ),
@@ -537,12 +488,12 @@ fn read_frame(
     let offsets: Vec<usize> = (0..16).map(|i| i * 4).collect();
     finite(chunk, 1, size::MATRIX, &offsets, place, "mTransform")?;
     let name_at_offset = size::MATRIX;
-    let mesh = optional(i32_at(body, 128), mesh_count, "MeshNo", 128)?;
-    let parent = optional(i32_at(body, 132), frame_count, "ParentFrameNo", 132)?;
+    let mesh = optional(chunk.i32(128), mesh_count, "MeshNo", 128)?;
+    let parent = optional(chunk.i32(132), frame_count, "ParentFrameNo", 132)?;
     // Sub-chunks (OBB): walked for their sizes; the collision box has no place in a bone.
     chunks(&body[size::FRAME_DATA..], base + size::FRAME_DATA, place)?;
     Ok(Frame {
-        local: matrix_at(body, 0),
+        local: chunk.matrix(0),
         name: name_at(&body[name_at_offset..name_at_offset + super::MAX_NAME_SIZE]),
         mesh,
         parent,
@@ -567,7 +518,7 @@ fn read_animation_set(chunk: &Chunk<'_>, place: Place, frame_count: usize) -> Re
         let sub_place = place.with_sub("ANI", index);
         need(sub, 16, sub_place, "SMF_ANIMATIONDATA")?;
         let at = sub.body_offset();
-        let target = i32_at(sub.body, 0);
+        let target = sub.i32(0);
         if usize::try_from(target).map_or(true, |t| t >= frame_count) {
             return Err(sub_place.malformed(
                 "TargetFrame",
@@ -582,7 +533,7 @@ fn read_animation_set(chunk: &Chunk<'_>, place: Place, frame_count: usize) -> Re
             ("KeyMaxTranslate", 12, 16),
         ] {
             let count = checked_count(
-                i32_at(sub.body, offset),
+                sub.i32(offset),
                 sub.body.len() / stride,
                 sub_place,
                 field,
@@ -608,7 +559,7 @@ fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) 
     need(chunk, size::MESH_DATA, place, "SMF_MESHDATA")?;
     let base = chunk.body_offset();
     let material_count = checked_count(
-        i32_at(chunk.body, 64),
+        chunk.i32(64),
         chunk.body.len() / (size::CHUNK_HEADER + size::MATERIAL),
         place,
         "MaterialCount",
@@ -680,7 +631,7 @@ fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) 
                 }
                 for entry in 0..count {
                     let at = entry * size::BONE_DATA + size::MATRIX;
-                    let value = i32_at(sub.body, at);
+                    let value = sub.i32(at);
                     let frame = usize::try_from(value)
                         .ok()
                         .filter(|&f| f < frame_count)
@@ -698,19 +649,13 @@ fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) 
                 let count = records(sub, size::V_PC, sub_place, limit)?;
                 vertices(count)?;
                 finite(sub, count, size::V_PC, &[0, 4, 8], sub_place, "Position")?;
-                mesh.positions = (0..count)
-                    .map(|i| vec3_at(sub.body, i * size::V_PC))
-                    .collect();
+                mesh.positions = (0..count).map(|i| sub.vec3(i * size::V_PC)).collect();
             }
             id::V_N => {
                 let count = records(sub, size::V_N, sub_place, limit)?;
                 vertices(count)?;
                 finite(sub, count, size::V_N, &[0, 4, 8], sub_place, "Normal")?;
-                mesh.normals = Some(
-                    (0..count)
-                        .map(|i| vec3_at(sub.body, i * size::V_N))
-                        .collect(),
-                );
+                mesh.normals = Some((0..count).map(|i| sub.vec3(i * size::V_N)).collect());
             }
             id::V_B => {
                 let count = records(sub, size::V_N, sub_place, limit)?;
@@ -724,8 +669,8 @@ fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) 
                     (0..count)
                         .map(|i| {
                             let at = i * size::V_A;
-                            let palette = le4(sub.body, at + 4);
-                            (f32_at(sub.body, at), [palette[0], palette[1]])
+                            let palette: [u8; 2] = array_at(sub.body, at + 4).unwrap_or_default();
+                            (sub.f32(at), palette)
                         })
                         .collect(),
                 );
@@ -739,10 +684,10 @@ fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) 
                         .map(|i| {
                             let at = i * size::V_UV;
                             [
-                                f32_at(sub.body, at),
-                                f32_at(sub.body, at + 4),
-                                f32_at(sub.body, at + 8),
-                                f32_at(sub.body, at + 12),
+                                sub.f32(at),
+                                sub.f32(at + 4),
+                                sub.f32(at + 8),
+                                sub.f32(at + 12),
                             ]
                         })
                         .collect(),
@@ -802,12 +747,9 @@ fn read_mesh(chunk: &Chunk<'_>, place: Place, frame_count: usize, limit: usize) 
         for i in 0..count {
             let at = i * stride;
             let value = if wide {
-                u32_at(sub.body, at)
+                sub.u32(at)
             } else {
-                u32::from(u16::from_le_bytes([
-                    sub.body.get(at).copied().unwrap_or(0),
-                    sub.body.get(at + 1).copied().unwrap_or(0),
-                ]))
+                u32::from(sub.u16(at))
             };
             if value as usize >= vertex_total {
                 return Err(sub_place.malformed(
@@ -859,7 +801,7 @@ fn read_material(
     let body = chunk.body;
     let base = chunk.body_offset();
     let field = |at: usize, max: usize, name: &'static str| {
-        checked_count(i32_at(body, at), max, place, name, base + at)
+        checked_count(chunk.i32(at), max, place, name, base + at)
     };
     let polygon_start = field(64, polygons, "PolygonStart")?;
     let polygon_count = field(68, polygons - polygon_start, "PolygonCount")?;
@@ -885,24 +827,24 @@ fn read_material(
             }
             id::CULL => {
                 need(&sub, size::FLAG, value_place, "a 4-byte value")?;
-                material.cull = u32_at(sub.body, 0) != 0;
+                material.cull = sub.u32(0) != 0;
             }
             id::DIFF => {
                 need(&sub, size::DIFF, value_place, "SMF_VECTOR4")?;
                 finite(&sub, 1, size::DIFF, &[0, 4, 8, 12], value_place, "DIFF")?;
                 for (i, c) in material.diffuse.iter_mut().enumerate() {
-                    *c = f32_at(sub.body, i * 4);
+                    *c = sub.f32(i * 4);
                 }
             }
             id::EMIS => {
                 need(&sub, size::EMIS, value_place, "SMF_VECTOR3")?;
                 finite(&sub, 1, size::EMIS, &[0, 4, 8], value_place, "EMIS")?;
-                material.emissive = vec3_at(sub.body, 0);
+                material.emissive = sub.vec3(0);
             }
             id::SPEC => {
                 need(&sub, size::SPEC, value_place, "SMF_SPECULAR")?;
                 finite(&sub, 1, size::SPEC, &[0, 4, 8, 12], value_place, "SPEC")?;
-                material.specular = Some((vec3_at(sub.body, 0), f32_at(sub.body, 12)));
+                material.specular = Some((sub.vec3(0), sub.f32(12)));
             }
             _ => {}
         }
@@ -1068,7 +1010,7 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], notes: &mut Vec<LoadNote>) -> 
     }
     if rotated > 0 {
         notes.push(LoadNote {
-            location: Place::FILE.at("", 0),
+            location: FILE.at("", 0),
             message: format!(
                 "{rotated} frames have a rotation or scale in their matrix: PMX bones keep only their position"
             ),
@@ -1240,7 +1182,7 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], notes: &mut Vec<LoadNote>) -> 
     }
     if uncovered > 0 {
         notes.push(LoadNote {
-            location: Place::FILE.at("", 0),
+            location: FILE.at("", 0),
             message: format!(
                 "{uncovered} faces belong to no MTRL: not imported (the engine does not draw them)"
             ),

@@ -32,6 +32,7 @@ use super::{
     IDENTITY, MAX_BONE_COUNT, MAX_IDX2_VERTICES, MAX_NAME_SIZE, Matrix, SMF_VERSION_GUID, draw, id,
     translation,
 };
+use crate::formats::bytes::PutLe;
 use crate::formats::{SaveReport, WriteError};
 use crate::model::{DrawFlags, Model, Weight};
 use encoding_rs::SHIFT_JIS;
@@ -627,10 +628,11 @@ pub fn write_smf(model: &Model, options: &SmfExportOptions) -> Result<SmfExport,
     let mut out = ChunkWriter::default();
     let frame_count = bone_count + meshes.len();
     let head = out.begin(id::SMF);
-    out.u32(SMF_VERSION_GUID);
+    out.bytes.put_u32(SMF_VERSION_GUID);
     out.count(meshes.len())?;
     out.count(frame_count)?;
-    out.u32(u32::from(options.animation.is_some() && bone_count > 0));
+    out.bytes
+        .put_u32(u32::from(options.animation.is_some() && bone_count > 0));
     out.end(head)?;
 
     for (index, bone) in model.bones.iter().enumerate() {
@@ -645,7 +647,7 @@ pub fn write_smf(model: &Model, options: &SmfExportOptions) -> Result<SmfExport,
         out.matrix(&translation(local));
         let name = bone.name_ja.as_str();
         out.name(&name, "bone", &mut report);
-        out.i32(-1);
+        out.bytes.put_i32(-1);
         out.index(parents[index])?;
         out.end(frame)?;
     }
@@ -654,7 +656,7 @@ pub fn write_smf(model: &Model, options: &SmfExportOptions) -> Result<SmfExport,
         out.matrix(&IDENTITY);
         out.name(&format!("mesh{index}"), "frame", &mut report);
         out.index(Some(index))?;
-        out.i32(-1);
+        out.bytes.put_i32(-1);
         out.end(frame)?;
     }
 
@@ -995,15 +997,15 @@ fn write_mesh(
     }
     let obb = out.begin(id::OBB);
     for axis in 0..3 {
-        out.f32((min[axis] + max[axis]) * 0.5);
+        out.bytes.put_f32((min[axis] + max[axis]) * 0.5);
     }
     for row in &IDENTITY[..3] {
-        out.f32(row[0]);
-        out.f32(row[1]);
-        out.f32(row[2]);
+        out.bytes.put_f32(row[0]);
+        out.bytes.put_f32(row[1]);
+        out.bytes.put_f32(row[2]);
     }
     for axis in 0..3 {
-        out.f32(max[axis] - min[axis]);
+        out.bytes.put_f32(max[axis] - min[axis]);
     }
     out.end(obb)?;
 
@@ -1020,15 +1022,15 @@ fn write_mesh(
 
     let chunk = out.begin(id::V_PC);
     for &v in &mesh.vertices {
-        out.vec3(model.vertices[v].position.to_array());
+        out.bytes.put_f32s(&model.vertices[v].position.to_array());
         // D3DCOLOR white: MMD has no vertex colours outside PMX 2.1's additional UV.
-        out.u32(0xFFFF_FFFF);
+        out.bytes.put_u32(0xFFFF_FFFF);
     }
     out.end(chunk)?;
 
     let chunk = out.begin(id::V_N);
     for &v in &mesh.vertices {
-        out.vec3(model.vertices[v].normal.to_array());
+        out.bytes.put_f32s(&model.vertices[v].normal.to_array());
     }
     out.end(chunk)?;
 
@@ -1036,7 +1038,7 @@ fn write_mesh(
         let chunk = out.begin(id::V_A);
         for &v in &mesh.vertices {
             let two = weights[v];
-            out.f32(two.weight);
+            out.bytes.put_f32(two.weight);
             let slot = |bone: usize| mesh.palette_slot.get(&bone).copied().unwrap_or(0);
             out.bytes
                 .extend_from_slice(&[slot(two.bones[0]), slot(two.bones[1]), 0, 0]);
@@ -1048,16 +1050,16 @@ fn write_mesh(
     let chunk = out.begin(id::V_UV);
     for &v in &mesh.vertices {
         let uv = model.vertices[v].uv;
-        out.f32(uv.x);
-        out.f32(uv.y);
+        out.bytes.put_f32(uv.x);
+        out.bytes.put_f32(uv.y);
         match second.and_then(|channel| channel.get(v)) {
             Some(extra) => {
-                out.f32(extra.x);
-                out.f32(extra.y);
+                out.bytes.put_f32(extra.x);
+                out.bytes.put_f32(extra.y);
             }
             None => {
-                out.f32(uv.x);
-                out.f32(uv.y);
+                out.bytes.put_f32(uv.x);
+                out.bytes.put_f32(uv.y);
             }
         }
     }
@@ -1067,13 +1069,13 @@ fn write_mesh(
         let chunk = out.begin(id::IDX2);
         for &index in &mesh.indices {
             // Below 65,535 vertices every index fits.
-            out.bytes.extend_from_slice(&(index as u16).to_le_bytes());
+            out.bytes.put_u16(index as u16);
         }
         out.end(chunk)?;
     } else {
         let chunk = out.begin(id::IDX4);
         for &index in &mesh.indices {
-            out.u32(index);
+            out.bytes.put_u32(index);
         }
         out.end(chunk)?;
     }
@@ -1114,13 +1116,13 @@ fn write_material(
         (id::ZWRI, u32::from(!blended)),
     ] {
         let sub = out.begin(chunk_id);
-        out.u32(value);
+        out.bytes.put_u32(value);
         out.end(sub)?;
     }
     if alpha_test {
         for (chunk_id, value) in [(id::ATES, 1), (id::ABND, alpha_boundary)] {
             let sub = out.begin(chunk_id);
-            out.u32(value);
+            out.bytes.put_u32(value);
             out.end(sub)?;
         }
     }
@@ -1128,23 +1130,23 @@ fn write_material(
     let double_sided = material.draw_flags.contains(DrawFlags::DOUBLE_SIDED);
     for (chunk_id, value) in [(id::CULL, u32::from(!double_sided)), (id::LGT, 1)] {
         let sub = out.begin(chunk_id);
-        out.u32(value);
+        out.bytes.put_u32(value);
         out.end(sub)?;
     }
     let sub = out.begin(id::DIFF);
     for value in material.diffuse.to_array() {
-        out.f32(value);
+        out.bytes.put_f32(value);
     }
     out.end(sub)?;
     let sub = out.begin(id::EMIS);
-    out.vec3(material.ambient.to_array());
+    out.bytes.put_f32s(&material.ambient.to_array());
     out.end(sub)?;
     if material.specular.to_array().iter().any(|&c| c != 0.0) {
         let sub = out.begin(id::SPEC);
-        out.vec3(material.specular.to_array());
-        out.f32(material.specular_power);
+        out.bytes.put_f32s(&material.specular.to_array());
+        out.bytes.put_f32(material.specular_power);
         // MMD has no roughness: 1 is the neutral value.
-        out.f32(1.0);
+        out.bytes.put_f32(1.0);
         out.end(sub)?;
     }
     out.end(chunk)
@@ -1214,7 +1216,7 @@ fn write_animation(
         out.count(frames)?;
         for time in [0, last.max(1)] {
             out.count(time as usize)?;
-            out.vec3([1.0; 3]);
+            out.bytes.put_f32s(&[1.0; 3]);
         }
         for (time, (rotation, _)) in keys[bone].iter().enumerate() {
             out.count(time)?;
@@ -1222,12 +1224,12 @@ fn write_animation(
             // its rows, so for row vectors it turns by q's inverse: the conjugate is written
             // for the engine to turn by q.
             for value in [-rotation.x, -rotation.y, -rotation.z, rotation.w] {
-                out.f32(value);
+                out.bytes.put_f32(value);
             }
         }
         for (time, (_, translation)) in keys[bone].iter().enumerate() {
             out.count(time)?;
-            out.vec3(translation.to_array());
+            out.bytes.put_f32s(&translation.to_array());
         }
         out.end(sub)?;
     }
@@ -1297,18 +1299,18 @@ fn write_collision(
     for (attribute, local, plane) in &faces {
         out.count(*attribute)?;
         for index in local {
-            out.u32(*index);
+            out.bytes.put_u32(*index);
         }
         for value in plane {
-            out.f32(*value);
+            out.bytes.put_f32(*value);
         }
     }
     out.end(chunk)?;
     let chunk = out.begin(id::C_VX);
     for &v in &vertices {
-        out.vec3(model.vertices[v].position.to_array());
-        out.u32(0xFFFF_FFFF);
-        out.vec3(model.vertices[v].normal.to_array());
+        out.bytes.put_f32s(&model.vertices[v].position.to_array());
+        out.bytes.put_u32(0xFFFF_FFFF);
+        out.bytes.put_f32s(&model.vertices[v].normal.to_array());
     }
     out.end(chunk)
 }
@@ -1366,8 +1368,7 @@ struct ChunkMark {
 impl ChunkWriter {
     fn begin(&mut self, chunk: ChunkId) -> ChunkMark {
         self.bytes.extend_from_slice(&chunk.to_bytes());
-        let size_at = self.bytes.len();
-        self.bytes.extend_from_slice(&[0; 4]);
+        let size_at = self.bytes.reserve_u32();
         ChunkMark { id: chunk, size_at }
     }
 
@@ -1377,33 +1378,13 @@ impl ChunkWriter {
             path: format!("{:?} chunk", mark.id),
             message: format!("{size} bytes: more than a chunk's size (a long) can hold"),
         })?;
-        self.bytes[mark.size_at..mark.size_at + 4].copy_from_slice(&size.to_le_bytes());
+        self.bytes.patch_i32(mark.size_at, size);
         Ok(())
-    }
-
-    fn u32(&mut self, value: u32) {
-        self.bytes.extend_from_slice(&value.to_le_bytes());
-    }
-
-    fn i32(&mut self, value: i32) {
-        self.bytes.extend_from_slice(&value.to_le_bytes());
-    }
-
-    fn f32(&mut self, value: f32) {
-        self.bytes.extend_from_slice(&value.to_le_bytes());
-    }
-
-    fn vec3(&mut self, v: [f32; 3]) {
-        for value in v {
-            self.f32(value);
-        }
     }
 
     fn matrix(&mut self, m: &Matrix) {
         for row in m {
-            for &value in row {
-                self.f32(value);
-            }
+            self.bytes.put_f32s(row);
         }
     }
 
@@ -1413,7 +1394,7 @@ impl ChunkWriter {
             path: "count".into(),
             message: format!("{value} does not fit a long"),
         })?;
-        self.i32(value);
+        self.bytes.put_i32(value);
         Ok(())
     }
 
@@ -1422,7 +1403,7 @@ impl ChunkWriter {
         match value {
             Some(value) => self.count(value),
             None => {
-                self.i32(-1);
+                self.bytes.put_i32(-1);
                 Ok(())
             }
         }

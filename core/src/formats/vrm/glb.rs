@@ -1,6 +1,7 @@
 //! The glTF document being written and its binary buffer, packed as GLB at the end.
 
 use crate::formats::WriteError;
+use crate::formats::bytes::{PutLe, u32_at};
 use gltf_json as json;
 use json::accessor::{ComponentType, GenericComponentType, IndexComponentType, Type};
 use json::validation::{Checked, USize64};
@@ -75,10 +76,10 @@ impl Builder {
         target: Option<buffer::Target>,
         with_bounds: bool,
     ) -> Index<json::Accessor> {
-        let bytes: Vec<u8> = values
-            .iter()
-            .flat_map(|v| v.iter().flat_map(|c| c.to_le_bytes()))
-            .collect();
+        let mut bytes = Vec::with_capacity(values.len() * N * 4);
+        for value in values {
+            bytes.put_f32s(value);
+        }
         let view = self.view(&bytes, target);
         let bounds = with_bounds.then(|| bounds(values));
         self.accessor(Some(view), values.len(), ComponentType::F32, type_, bounds)
@@ -86,19 +87,17 @@ impl Builder {
 
     /// Triangle indices, u16 when every index fits below the u16 primitive-restart value.
     pub fn indices(&mut self, indices: &[u32], vertex_count: usize) -> Index<json::Accessor> {
-        let (bytes, component): (Vec<u8>, _) = if vertex_count <= 0xFFFF {
-            (
-                indices
-                    .iter()
-                    .flat_map(|&i| (i as u16).to_le_bytes())
-                    .collect(),
-                ComponentType::U16,
-            )
+        let mut bytes = Vec::with_capacity(indices.len() * 4);
+        let component = if vertex_count <= 0xFFFF {
+            for &index in indices {
+                bytes.put_u16(index as u16);
+            }
+            ComponentType::U16
         } else {
-            (
-                indices.iter().flat_map(|&i| i.to_le_bytes()).collect(),
-                ComponentType::U32,
-            )
+            for &index in indices {
+                bytes.put_u32(index);
+            }
+            ComponentType::U32
         };
         let view = self.view(&bytes, Some(buffer::Target::ElementArrayBuffer));
         self.accessor(Some(view), indices.len(), component, Type::Scalar, None)
@@ -106,22 +105,17 @@ impl Builder {
 
     /// JOINTS_0: u8 when the skin has at most 256 joints, else u16.
     pub fn joints(&mut self, joints: &[[u16; 4]], joint_count: usize) -> Index<json::Accessor> {
-        let (bytes, component): (Vec<u8>, _) = if joint_count <= 256 {
-            (
-                joints
-                    .iter()
-                    .flat_map(|j| j.iter().map(|&x| x as u8))
-                    .collect(),
-                ComponentType::U8,
-            )
+        let mut bytes = Vec::with_capacity(joints.len() * 8);
+        let component = if joint_count <= 256 {
+            for &joint in joints.iter().flatten() {
+                bytes.put_u8(joint as u8);
+            }
+            ComponentType::U8
         } else {
-            (
-                joints
-                    .iter()
-                    .flat_map(|j| j.iter().flat_map(|x| x.to_le_bytes()))
-                    .collect(),
-                ComponentType::U16,
-            )
+            for &joint in joints.iter().flatten() {
+                bytes.put_u16(joint);
+            }
+            ComponentType::U16
         };
         let view = self.view(&bytes, Some(buffer::Target::ArrayBuffer));
         self.accessor(Some(view), joints.len(), component, Type::Vec4, None)
@@ -161,11 +155,12 @@ impl Builder {
         if entries.is_empty() {
             return index;
         }
-        let index_bytes: Vec<u8> = entries.iter().flat_map(|(i, _)| i.to_le_bytes()).collect();
-        let value_bytes: Vec<u8> = entries
-            .iter()
-            .flat_map(|(_, v)| v.iter().flat_map(|c| c.to_le_bytes()))
-            .collect();
+        let mut index_bytes = Vec::with_capacity(entries.len() * 4);
+        let mut value_bytes = Vec::with_capacity(entries.len() * 12);
+        for (index, value) in entries {
+            index_bytes.put_u32(*index);
+            value_bytes.put_f32s(value);
+        }
         let indices_view = self.view(&index_bytes, None);
         let values_view = self.view(&value_bytes, None);
         if let Some(accessor) = self.root.accessors.get_mut(index.value()) {
@@ -223,14 +218,14 @@ impl Builder {
         let json_len = u32::try_from(json_bytes.len()).map_err(|_| too_big())?;
         let mut out = Vec::with_capacity(total as usize);
         out.extend_from_slice(b"glTF");
-        out.extend_from_slice(&2u32.to_le_bytes());
-        out.extend_from_slice(&total.to_le_bytes());
-        out.extend_from_slice(&json_len.to_le_bytes());
+        out.put_u32(2);
+        out.put_u32(total);
+        out.put_u32(json_len);
         out.extend_from_slice(b"JSON");
         out.extend_from_slice(&json_bytes);
         if !self.bin.is_empty() {
             let bin_len = u32::try_from(self.bin.len()).map_err(|_| too_big())?;
-            out.extend_from_slice(&bin_len.to_le_bytes());
+            out.put_u32(bin_len);
             out.extend_from_slice(b"BIN\0");
             out.extend_from_slice(&self.bin);
         }
@@ -262,10 +257,7 @@ fn bounds<const N: usize>(values: &[[f32; N]]) -> (serde_json::Value, serde_json
 /// preview). `None` when the bytes are not a GLB this writer could have made.
 #[must_use]
 pub fn split_glb(bytes: &[u8]) -> Option<(serde_json::Value, &[u8])> {
-    let word = |at: usize| -> Option<u32> {
-        let chunk: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
-        Some(u32::from_le_bytes(chunk))
-    };
+    let word = |at: usize| u32_at(bytes, at);
     if bytes.get(0..4)? != b"glTF" {
         return None;
     }

@@ -67,14 +67,28 @@ pub use import::{
     ImportedTexture, VrmImport, VrmImportOptions, VrmVersion, load_vrm_path, read_vrm, read_vrm_in,
 };
 pub use meta_json::{META_JSON_KEYS, MetaJsonError, ParsedMetaJson, parse_meta_json};
-pub use report::{VrmExportReport, VrmLoss};
-pub use springs::SpringCounts;
+pub use report::{SpringCounts, VrmExportReport, VrmLoss};
 pub use write::write_vrm;
 
+use glam::Vec3;
 use std::path::PathBuf;
 
 /// Metres per MMD unit (the usual 8 cm: a 20-unit-tall model is 1.6 m).
 pub const METRES_PER_MMD_UNIT: f32 = 0.08;
+
+/// MMD position or offset → glTF (see "Axes, units, winding" above).
+fn to_gltf(v: Vec3) -> [f32; 3] {
+    [
+        v.x * METRES_PER_MMD_UNIT,
+        v.y * METRES_PER_MMD_UNIT,
+        -v.z * METRES_PER_MMD_UNIT,
+    ]
+}
+
+/// MMD direction → glTF (no scale).
+fn direction_to_gltf(v: Vec3) -> [f32; 3] {
+    [v.x, v.y, -v.z]
+}
 
 /// The only licence document VRM 1.0 accepts (`meta.licenseUrl`).
 pub const VRM_LICENSE_URL: &str = "https://vrm.dev/licenses/1.0/";

@@ -1,6 +1,5 @@
 //! What a VRM export wrote, and what the VRM cannot hold, in English and Japanese.
 
-use super::springs::SpringCounts;
 use crate::formats::SaveReport;
 
 /// What the export wrote and what it lost.
@@ -32,6 +31,18 @@ impl VrmExportReport {
             warnings: self.losses.iter().map(VrmLoss::message_en).collect(),
         }
     }
+}
+
+/// How many of each thing the spring bones hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SpringCounts {
+    pub springs: usize,
+    pub joints: usize,
+    pub colliders: usize,
+    pub collider_groups: usize,
+    pub cone_limits: usize,
+    pub hinge_limits: usize,
+    pub spherical_limits: usize,
 }
 
 /// One thing the VRM cannot hold, or holds differently.

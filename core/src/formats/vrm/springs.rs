@@ -15,8 +15,8 @@
 use super::METRES_PER_MMD_UNIT;
 use super::humanoid::{BoneRole, HumanoidMap, exported_ancestor};
 use super::limit::limit_json;
-use super::report::VrmLoss;
-use super::write::to_gltf;
+use super::report::{SpringCounts, VrmLoss};
+use super::to_gltf;
 use crate::model::{BoneFlags, Model, RigidMode};
 use crate::physics::mmd_limit::mmd_joint_limit;
 use crate::physics::spring_limit::LimitShape;
@@ -30,18 +30,6 @@ pub const SPRING_BONE_VERSION: &str = "1.0";
 
 /// The `VRMC_node_constraint` extension version written.
 pub const NODE_CONSTRAINT_VERSION: &str = "1.0";
-
-/// How many of each thing the spring bones hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SpringCounts {
-    pub springs: usize,
-    pub joints: usize,
-    pub colliders: usize,
-    pub collider_groups: usize,
-    pub cone_limits: usize,
-    pub hinge_limits: usize,
-    pub spherical_limits: usize,
-}
 
 /// A leaf node made for a chain's tail where the last bone has a tail offset but no child.
 pub(super) struct TailNode {

@@ -6,12 +6,13 @@ use super::humanoid::{
     BoneRole, HumanBone, HumanoidMap, exported_ancestor, fold_name, map_bones_with,
 };
 use super::material::write_materials;
-use super::report::{VrmExportReport, VrmLoss};
-use super::springs::{SpringBones, SpringCounts, node_constraints, spring_bones};
+use super::report::{SpringCounts, VrmExportReport, VrmLoss};
+use super::springs::{SpringBones, node_constraints, spring_bones};
 use super::tpose::bake_t_pose;
-use super::{METRES_PER_MMD_UNIT, VRM_LICENSE_URL, VrmExport, VrmExportOptions};
+use super::{VRM_LICENSE_URL, VrmExport, VrmExportOptions, direction_to_gltf, to_gltf};
 use crate::formats::WriteError;
-use crate::model::{Model, MorphOffsets, RigidMode, Weight};
+use crate::model::{ElementKind, Model, MorphOffsets, RigidMode, Weight};
+use crate::path::ModelPath;
 use crate::pose::{Pose, PoseEvaluator};
 use glam::Vec3;
 use gltf_json as json;
@@ -20,20 +21,7 @@ use json::validation::Checked;
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 
-/// MMD position or offset → glTF (see the module documentation of `vrm`).
-pub(super) fn to_gltf(v: Vec3) -> [f32; 3] {
-    [
-        v.x * METRES_PER_MMD_UNIT,
-        v.y * METRES_PER_MMD_UNIT,
-        -v.z * METRES_PER_MMD_UNIT,
-    ]
-}
-
-/// MMD direction → glTF (no scale).
-pub(super) fn direction_to_gltf(v: Vec3) -> [f32; 3] {
-    [v.x, v.y, -v.z]
-}
-
+/// `path` is a model path (`bones[3]`) or the name of a part of the export (`humanoid`).
 fn invalid(path: String, message: impl Into<String>) -> WriteError {
     WriteError::Unrepresentable {
         path,
@@ -45,14 +33,14 @@ fn invalid(path: String, message: impl Into<String>) -> WriteError {
 fn check_model(model: &Model) -> Result<(), WriteError> {
     if model.bones.is_empty() {
         return Err(invalid(
-            "bones".into(),
+            ModelPath::list(ElementKind::Bone).to_string(),
             "the model has no bones; a VRM needs a humanoid skeleton",
         ));
     }
     for (i, bone) in model.bones.iter().enumerate() {
         if !bone.position.is_finite() {
             return Err(invalid(
-                format!("bones[{i}]"),
+                ModelPath::element(ElementKind::Bone, i).to_string(),
                 "the position is not a number",
             ));
         }
@@ -61,7 +49,7 @@ fn check_model(model: &Model) -> Result<(), WriteError> {
     for (i, vertex) in model.vertices.iter().enumerate() {
         if !vertex.position.is_finite() || !vertex.uv.is_finite() {
             return Err(invalid(
-                format!("vertices[{i}]"),
+                ModelPath::element(ElementKind::Vertex, i).to_string(),
                 "the position or UV is not a number",
             ));
         }
@@ -72,7 +60,7 @@ fn check_model(model: &Model) -> Result<(), WriteError> {
             .all(|(_, w)| w.is_finite());
         if !weights_finite {
             return Err(invalid(
-                format!("vertices[{i}]"),
+                ModelPath::element(ElementKind::Vertex, i).to_string(),
                 "a weight is not a number",
             ));
         }
@@ -80,7 +68,7 @@ fn check_model(model: &Model) -> Result<(), WriteError> {
     for (i, face) in model.faces.iter().enumerate() {
         if let Some(corner) = face.iter().find(|v| v.get() >= vertex_count) {
             return Err(invalid(
-                format!("faces[{i}]"),
+                ModelPath::element(ElementKind::Face, i).to_string(),
                 format!(
                     "refers to vertex {} but the model has {vertex_count} vertices",
                     corner.get()
@@ -93,7 +81,7 @@ fn check_model(model: &Model) -> Result<(), WriteError> {
             for offset in offsets {
                 if offset.vertex.get() >= vertex_count || !offset.offset.is_finite() {
                     return Err(invalid(
-                        format!("morphs[{i}]"),
+                        ModelPath::element(ElementKind::Morph, i).to_string(),
                         format!(
                             "an offset of vertex {} is past the vertex list or not a number",
                             offset.vertex.get()

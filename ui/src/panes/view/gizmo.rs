@@ -5,13 +5,24 @@
 //! included. Every frame of a drag is an edit of the same gesture, and the history merges them:
 //! one drag is one undo step.
 //!
+//! As a tool of the view ([`Gizmo`], a [`ViewTool`]) it is laid out at the selection's pivot
+//! (where the pose puts it) each frame, takes a primary drag that starts on a handle (before
+//! the rectangle selection gets it), asks for each frame's change as a
+//! [`ToolRequest::Transform`] of the drag's gesture, and paints its handles once the frame's
+//! pose is fed.
+//!
 //! The maths works on the pointer's rays, not on pixel deltas: a move follows the point of the
 //! axis under the pointer, a rotation the angle swept on the ring's plane, so the handle stays
 //! under the pointer whatever the camera's angle.
 
-use super::camera::{OrbitCamera, Projector};
+use super::shown::Placements;
+use super::tool::{Gestures, Taken, ToolCx, ToolRequest, ViewInput, ViewTool};
 use super::transform::Transform;
+use crate::document::Document;
+use crate::i18n::Language;
 use glam::{Quat, Vec2, Vec3};
+use pmx_core::model::ElementKind;
+use pmx_scene::camera::{OrbitCamera, Projector};
 
 /// What a left drag on the gizmo does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -271,24 +282,32 @@ pub struct GizmoDrag {
     pub gesture: egui::Id,
 }
 
-/// The gizmo's state in the view.
+/// What the posed pivot was worked out for: (revision, selection generation, kind, placement
+/// generations).
+type PivotKey = (u64, u64, ElementKind, [Option<u64>; 3]);
+
+/// The gizmo as a tool of the view: its mode, the drag under way and where it is laid out.
 #[derive(Debug, Default)]
 pub struct Gizmo {
     pub mode: GizmoMode,
     pub drag: Option<GizmoDrag>,
-    /// Drags so far (each gets its own gesture).
-    serial: u64,
+    /// One gesture per drag.
+    gestures: Gestures,
     /// (revision, selection generation, kind) → the selection's centre in model space.
-    centre: Option<((u64, u64, pmx_core::model::ElementKind), Option<Vec3>)>,
+    centre: Option<((u64, u64, ElementKind), Option<Vec3>)>,
+    /// The pivot where the pose puts the selection, for what it was worked out for.
+    posed_pivot: Option<(PivotKey, Option<Vec3>)>,
+    /// Where the handles are this frame (laid out before the frame's input).
+    layout: Option<Layout>,
+    /// The handle under the pointer this frame.
+    hovered: Option<Handle>,
+    /// Where the handles were painted (at the pivot of the frame's pose), until taken.
+    painted: Option<Layout>,
 }
 
 impl Gizmo {
     /// The selection's centre, worked out again only when the model or the selection changed.
-    pub fn centre(
-        &mut self,
-        document: &crate::document::Document,
-        kind: pmx_core::model::ElementKind,
-    ) -> Option<Vec3> {
+    pub fn centre(&mut self, document: &Document, kind: ElementKind) -> Option<Vec3> {
         let key = (document.revision(), document.selection.generation(), kind);
         match self.centre {
             Some((seen, centre)) if seen == key => centre,
@@ -300,14 +319,142 @@ impl Gizmo {
         }
     }
 
-    /// Starts dragging `handle` from `pixel`.
-    pub fn start(&mut self, handle: Handle, pixel: Vec2) {
-        self.serial += 1;
-        self.drag = Some(GizmoDrag {
-            handle,
-            last: pixel,
-            gesture: egui::Id::unique(("view_gizmo", self.serial)),
-        });
+    /// The gizmo's pivot (model space): the centre of what a transform of the selection of
+    /// `kind` moves ([`super::transform::selection_centre`]), where the pose puts those
+    /// elements while the model is posed: the mean of their posed positions (vertices skinned,
+    /// bone heads, bodies and joints where the pose or the physics carried them). At rest it
+    /// is the rest centre itself.
+    pub fn pivot(
+        &mut self,
+        document: &Document,
+        kind: ElementKind,
+        placements: &Placements,
+    ) -> Option<Vec3> {
+        let rest = self.centre(document, kind)?;
+        let generations = placements.generations_for(&document.model);
+        if generations == [None; 3] {
+            return Some(rest);
+        }
+        let key = (
+            document.revision(),
+            document.selection.generation(),
+            kind,
+            generations,
+        );
+        if let Some((seen, pivot)) = self.posed_pivot
+            && seen == key
+        {
+            return pivot;
+        }
+        let pivot = placements.posed_centre(document, kind);
+        self.posed_pivot = Some((key, pivot));
+        pivot
+    }
+
+    /// The handles at the pivot of the selection of the pick mode's kind, as `cx` shows it;
+    /// `None` when the gizmo is off, nothing is selected or the pivot is behind the camera.
+    fn lay_out(&mut self, cx: &ToolCx<'_>) -> Option<Layout> {
+        if self.mode == GizmoMode::Off {
+            return None;
+        }
+        let pivot = self.pivot(cx.document, cx.pick_mode.kind(), cx.scene.placements)?;
+        Layout::new(cx.scene.camera, cx.scene.size, pivot)
+    }
+
+    /// Where the handles were painted last, taken (`None` when they were not painted since).
+    pub fn take_painted(&mut self) -> Option<Layout> {
+        self.painted.take()
+    }
+}
+
+impl ViewTool for Gizmo {
+    fn toolbar_ui(&mut self, ui: &mut egui::Ui, lang: Language) {
+        ui.separator();
+        ui.label(lang.tr("view.gizmo"));
+        for mode in GizmoMode::ALL {
+            ui.selectable_value(&mut self.mode, mode, lang.tr(mode.key()));
+        }
+    }
+
+    fn prepare(&mut self, cx: &mut ToolCx<'_>, hover: Option<Vec2>) {
+        // Where the pose puts the selection, as drawn in the last frame.
+        self.layout = self.lay_out(cx);
+        self.hovered = self
+            .layout
+            .as_ref()
+            .zip(hover)
+            .and_then(|(layout, pointer)| layout.hit(self.mode, pointer));
+    }
+
+    fn input(&mut self, cx: &mut ToolCx<'_>, input: ViewInput) -> Taken {
+        match input {
+            // Hit-tested where the button went down: egui reports the drag only after the
+            // pointer has moved a few pixels, possibly off a thin handle already.
+            ViewInput::DragStart { origin, .. } => {
+                let Some(handle) = self
+                    .layout
+                    .as_ref()
+                    .and_then(|layout| layout.hit(self.mode, origin))
+                else {
+                    return Taken::No;
+                };
+                self.drag = Some(GizmoDrag {
+                    handle,
+                    last: origin,
+                    gesture: self.gestures.next("view_gizmo"),
+                });
+            }
+            ViewInput::Drag { at } => {
+                let Some(drag) = &mut self.drag else {
+                    return Taken::No;
+                };
+                if let Some(layout) = &self.layout {
+                    if let Some(change) = drag_step(
+                        self.mode,
+                        drag.handle,
+                        cx.scene.camera,
+                        cx.scene.size,
+                        layout.centre_world,
+                        drag.last,
+                        at,
+                    ) {
+                        cx.request(ToolRequest::Transform {
+                            change,
+                            gesture: drag.gesture,
+                        });
+                    }
+                    drag.last = at;
+                }
+            }
+            ViewInput::DragEnd { .. } | ViewInput::Cancel => {
+                if self.drag.take().is_none() {
+                    return Taken::No;
+                }
+            }
+            ViewInput::Press { .. } | ViewInput::Click { .. } | ViewInput::Key(_) => {
+                return Taken::No;
+            }
+        }
+        Taken::Yes
+    }
+
+    fn cursor(&self) -> Option<egui::CursorIcon> {
+        self.layout.as_ref()?;
+        if self.drag.is_some() {
+            Some(egui::CursorIcon::Grabbing)
+        } else {
+            self.hovered.map(|_| egui::CursorIcon::Grab)
+        }
+    }
+
+    /// Paints the handles at the pivot where the frame's pose puts the selection (the pose of
+    /// the frame is fed after the view pane ran, so this may differ from the input's layout).
+    fn paint(&mut self, cx: &ToolCx<'_>, painter: &egui::Painter, rect: egui::Rect) {
+        let active = self.drag.map(|drag| drag.handle).or(self.hovered);
+        self.painted = self.lay_out(cx);
+        if let Some(layout) = &self.painted {
+            paint(painter, rect.min, layout, self.mode, active);
+        }
     }
 }
 

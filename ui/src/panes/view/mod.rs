@@ -2,69 +2,38 @@
 //! egui_glow's paint callback), overlays, an MMD-like camera, and picking into the shared
 //! selection.
 //!
-//! - `transform`, `gizmo`: moving, turning and scaling the selection (numbers, or handles
-//!   dragged in the view);
+//! - `tool`: what the view does with the pointer, as values: the [`tool::ViewTool`] trait and
+//!   its routing; the tools, each in its own file, are listed once, in [`ViewState`]'s
+//!   registry (`with_tools`): `gizmo` (move, rotate and scale handles), `rectangle_select`,
+//!   `click_select`. `shown`: the scene as the tools read it (camera, viewport, the pose's
+//!   placements; picking). The camera's orbit, pan and zoom stay the pane's;
+//! - `transform`: moving, turning and scaling the selection (the numeric row; the edit the
+//!   gizmo asks for);
 //! - `camera`, `pick`, `mesh`, `overlay`, `toon`, `frame`, `scene`: the GPU-free side of the
 //!   view, in the `pmx_scene` crate (re-exported here);
 //! - the GL side is the `pmx_view` crate, which this crate does not depend on: the window hands
 //!   [`ViewState::painter`] its painter. Without one (panel tests) the pane draws no model.
 
+pub mod click_select;
 pub mod gizmo;
+pub mod rectangle_select;
+pub mod shown;
+pub mod tool;
 pub mod transform;
 pub use pmx_core::texture as textures;
 pub use pmx_scene::{camera, frame, mesh, overlay, pick, scene, toon};
 
+use crate::command::Commands;
 use crate::document::Document;
 use crate::i18n::Language;
-use camera::{CameraPreset, OrbitCamera, Projector};
+use camera::{CameraPreset, OrbitCamera};
 pub use frame::{BACKGROUND, LIGHT_COLOR, LIGHT_DIRECTION};
 use frame::{Frame, Layers};
 use glam::{Vec2, Vec3};
 use pmx_core::model::{ElementKind, Model};
+pub use shown::{PickMode, Placements, ShownScene};
 use std::sync::Arc;
-
-/// What the user picks with a click in the view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PickMode {
-    #[default]
-    Vertex,
-    Material,
-    Bone,
-    RigidBody,
-    Joint,
-}
-
-impl PickMode {
-    pub const ALL: [PickMode; 5] = [
-        PickMode::Vertex,
-        PickMode::Material,
-        PickMode::Bone,
-        PickMode::RigidBody,
-        PickMode::Joint,
-    ];
-
-    #[must_use]
-    pub fn kind(self) -> ElementKind {
-        match self {
-            PickMode::Vertex => ElementKind::Vertex,
-            PickMode::Material => ElementKind::Material,
-            PickMode::Bone => ElementKind::Bone,
-            PickMode::RigidBody => ElementKind::RigidBody,
-            PickMode::Joint => ElementKind::Joint,
-        }
-    }
-
-    #[must_use]
-    pub fn key(self) -> &'static str {
-        match self {
-            PickMode::Vertex => "view.pick_vertex",
-            PickMode::Material => "view.pick_material",
-            PickMode::Bone => "view.pick_bone",
-            PickMode::RigidBody => "view.pick_rigid_body",
-            PickMode::Joint => "view.pick_joint",
-        }
-    }
-}
+use tool::{ToolCx, ViewInput, ViewTool};
 
 /// The View menu's switches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -145,47 +114,37 @@ pub struct ViewState {
     pub scene: scene::ViewScene,
     overlay_key: Option<u64>,
     weights_key: Option<(u64, u64, Option<usize>)>,
-    rect_start: Option<egui::Pos2>,
     framed_document: Option<u64>,
     /// The numeric move/rotate/scale row.
     pub transform: transform::TransformTool,
-    /// The move/rotate/scale handles dragged in the view.
+    /// The move/rotate/scale handles dragged in the view (a tool).
     pub gizmo: gizmo::Gizmo,
+    /// A left drag elsewhere: vertices in a rectangle (a tool).
+    pub rectangle_select: rectangle_select::RectangleSelect,
+    /// A left click: the element under the pointer (a tool).
+    pub click_select: click_select::ClickSelect,
+    /// The registry position of the tool that owns the pointer gesture under way.
+    tool_owner: Option<usize>,
     /// Where the view was drawn in the last frame (screen points), for tests and tools.
     pub last_rect: Option<egui::Rect>,
     /// Draws the scene on the GPU (`pmx_view::GlPainter`, given by the window).
     pub painter: Option<Arc<dyn scene::Painter>>,
-    /// Where the pose pane's pose (or its physics) puts the rigid bodies, model space, one per
-    /// body, with a generation that changes with them; `None`: at rest.
-    body_placements: Option<(u64, Arc<[pmx_core::pose::Transform]>)>,
-    /// Where the pose pane's pose (after its physics) puts the bones: each bone's global
-    /// transform in model space, the ones the shown mesh was skinned with, with a generation
-    /// that changes with them; `None`: at rest.
-    bone_placements: Option<(u64, Arc<[pmx_core::pose::Transform]>)>,
-    /// Where the pose pane's pose puts the vertices (skinned positions and normals, model
-    /// space), the ones the shown mesh was deformed with, with a generation that changes with
-    /// them; `None`: at rest.
-    vertex_placements: Option<(u64, Arc<overlay::PosedVertices>)>,
-    /// The gizmo's pivot where the pose puts the selection, for (revision, selection
-    /// generation, kind, placement generations).
-    posed_pivot: Option<(PivotKey, Option<Vec3>)>,
-    /// Where the gizmo is painted this frame (its layer and clip rectangle, the handle under the
-    /// pointer or dragged): painted by [`ViewState::paint_gizmo`] once the frame's pose is fed.
-    gizmo_paint: Option<GizmoPaint>,
+    /// Where the pose pane's pose (after its physics) puts vertices, bones and rigid bodies:
+    /// the ones the shown mesh was deformed with.
+    placements: Placements,
+    /// Where the tools paint this frame (the view's layer, clip and rectangle): painted by
+    /// [`ViewState::paint_tools`] once the frame's pose is fed.
+    paint_target: Option<PaintTarget>,
     /// The gizmo as last painted (where its pivot and handles were), for tests and tools.
     pub gizmo_layout: Option<gizmo::Layout>,
 }
 
-/// What the posed pivot was worked out for.
-type PivotKey = (u64, u64, ElementKind, [Option<u64>; 3]);
-
-/// The gizmo to paint at the end of the frame.
+/// Where the view's tools paint at the end of the frame.
 #[derive(Debug, Clone, Copy)]
-struct GizmoPaint {
+struct PaintTarget {
     layer: egui::LayerId,
     clip: egui::Rect,
     rect: egui::Rect,
-    active: Option<gizmo::Handle>,
 }
 
 impl pmx_scene::Selected for crate::selection::IndexSet {
@@ -297,18 +256,10 @@ impl ViewState {
             use std::hash::{Hash, Hasher};
             let mut hasher = std::collections::hash_map::DefaultHasher::new();
             (document_id, document.revision(), self.layers).hash(&mut hasher);
-            self.body_placements
-                .as_ref()
-                .map(|(generation, _)| *generation)
-                .hash(&mut hasher);
-            self.bone_placements
-                .as_ref()
-                .map(|(generation, _)| *generation)
-                .hash(&mut hasher);
-            self.vertex_placements
-                .as_ref()
-                .map(|(generation, _)| *generation)
-                .hash(&mut hasher);
+            let [vertices, bones, bodies] = self.placements.generations();
+            bodies.hash(&mut hasher);
+            bones.hash(&mut hasher);
+            vertices.hash(&mut hasher);
             for kind in [
                 ElementKind::Vertex,
                 ElementKind::Bone,
@@ -337,7 +288,7 @@ impl ViewState {
         &mut self,
         placements: Option<(u64, Arc<[pmx_core::pose::Transform]>)>,
     ) {
-        self.body_placements = placements;
+        self.placements.bodies = placements;
     }
 
     /// Draws and picks the bones where a pose or the physics put them (`None`: at rest): one
@@ -346,7 +297,7 @@ impl ViewState {
         &mut self,
         placements: Option<(u64, Arc<[pmx_core::pose::Transform]>)>,
     ) {
-        self.bone_placements = placements;
+        self.placements.bones = placements;
     }
 
     /// Draws and picks the vertices where a pose put them (`None`: at rest): the skinned
@@ -356,164 +307,95 @@ impl ViewState {
         &mut self,
         placements: Option<(u64, Arc<overlay::PosedVertices>)>,
     ) {
-        self.vertex_placements = placements;
-    }
-
-    /// The posed vertices the view draws with, if they fit `model` (lists made for another
-    /// vertex count are ignored until the pose follows the edit).
-    fn posed_vertices_for(&self, model: &Model) -> Option<&overlay::PosedVertices> {
-        self.vertex_placements
-            .as_ref()
-            .map(|(_, posed)| &**posed)
-            .filter(|posed| posed.fits(model))
-    }
-
-    /// The rigid body placements the view draws with, if they fit `model`.
-    fn body_placements_for(&self, model: &Model) -> Option<&[pmx_core::pose::Transform]> {
-        self.body_placements
-            .as_ref()
-            .map(|(_, list)| &list[..])
-            .filter(|list| list.len() == model.rigid_bodies.len())
+        self.placements.vertices = placements;
     }
 
     /// Where vertex `index` is drawn and picked, in world space (Z mirrored).
     #[doc(hidden)]
     #[must_use]
     pub fn drawn_vertex(&self, model: &Model, index: usize) -> Option<Vec3> {
-        overlay::vertex_placed(model, index, self.posed_vertices_for(model))
+        self.placements.drawn_vertex(model, index)
     }
 
-    /// The bone placements the view draws with, if they fit `model` (a list made for another
-    /// bone count is ignored until the pose follows the edit).
-    fn bone_placements_for(&self, model: &Model) -> Option<&[pmx_core::pose::Transform]> {
-        self.bone_placements
-            .as_ref()
-            .map(|(_, list)| &list[..])
-            .filter(|list| list.len() == model.bones.len())
+    /// The view as its tools see it in a viewport of `size` pixels.
+    #[must_use]
+    pub fn shown(&self, size: Vec2) -> ShownScene<'_> {
+        ShownScene::new(&self.camera, size, &self.placements)
     }
 
-    /// The gizmo's pivot (model space): the centre of what a transform of the selection of
-    /// `kind` moves ([`transform::selection_centre`]), where the pose puts those elements
-    /// while the model is posed: the mean of their posed positions (vertices skinned, bone
-    /// heads, bodies and joints where the pose or the physics carried them). At rest it is
-    /// the rest centre itself.
-    pub fn gizmo_pivot(&mut self, document: &Document, kind: ElementKind) -> Option<Vec3> {
-        let rest = self.gizmo.centre(document, kind)?;
-        let model = &document.model;
-        let generations = [
-            self.posed_vertices_for(model)
-                .and(self.vertex_placements.as_ref().map(|(g, _)| *g)),
-            self.bone_placements_for(model)
-                .and(self.bone_placements.as_ref().map(|(g, _)| *g)),
-            self.body_placements_for(model)
-                .and(self.body_placements.as_ref().map(|(g, _)| *g)),
-        ];
-        if generations == [None; 3] {
-            return Some(rest);
-        }
-        let key = (
-            document.revision(),
-            document.selection.generation(),
-            kind,
-            generations,
-        );
-        if let Some((seen, pivot)) = self.posed_pivot
-            && seen == key
-        {
-            return pivot;
-        }
-        let pivot = self.posed_centre(document, kind);
-        self.posed_pivot = Some((key, pivot));
-        pivot
+    /// The tool registry: every pointer tool of the view, in the order they are offered input
+    /// (see [`tool`]), lent to `run` with the context they read. A new tool is its file, its
+    /// field in [`ViewState`] and its place in this list.
+    fn with_tools<R>(
+        &mut self,
+        document: &Document,
+        size: Vec2,
+        modifiers: egui::Modifiers,
+        run: impl FnOnce(&mut [&mut dyn ViewTool], &mut Option<usize>, &mut ToolCx<'_>) -> R,
+    ) -> R {
+        let Self {
+            gizmo,
+            rectangle_select,
+            click_select,
+            camera,
+            placements,
+            pick_mode,
+            tool_owner,
+            ..
+        } = self;
+        let mut tools: [&mut dyn ViewTool; 3] = [gizmo, rectangle_select, click_select];
+        let scene = ShownScene::new(camera, size, placements);
+        let mut cx = ToolCx::new(document, scene, *pick_mode, modifiers);
+        run(&mut tools, tool_owner, &mut cx)
     }
 
-    /// The mean posed position (model space) of the elements a transform of the selection of
-    /// `kind` moves: the selected vertices, bones, bodies or joints (the current one when none
-    /// is selected), or the vertices the selected materials draw.
-    fn posed_centre(&self, document: &Document, kind: ElementKind) -> Option<Vec3> {
-        let model = &document.model;
-        let selected = document.selection.get(kind).targets();
-        let posed_vertex = |index: usize| self.drawn_vertex(model, index).map(mirror_z);
-        let mut sum = Vec3::ZERO;
-        let mut count = 0usize;
-        let mut add = |at: Option<Vec3>| {
-            if let Some(at) = at {
-                sum += at;
-                count += 1;
-            }
-        };
-        match kind {
-            ElementKind::Vertex => selected.iter().for_each(|&i| add(posed_vertex(i))),
-            ElementKind::Material => {
-                let mut vertices = std::collections::BTreeSet::new();
-                for (material, range) in model.material_face_ranges().into_iter().enumerate() {
-                    if selected.binary_search(&material).is_ok() {
-                        for face in model.faces.get(range).unwrap_or_default() {
-                            vertices.extend(face.iter().map(|v| v.0 as usize));
-                        }
-                    }
-                }
-                vertices.into_iter().for_each(|i| add(posed_vertex(i)));
-            }
-            ElementKind::Bone => selected
-                .iter()
-                .for_each(|&i| add(self.drawn_bone_head(model, i).map(mirror_z))),
-            ElementKind::RigidBody => {
-                let placements = self.body_placements_for(model);
-                for &i in &selected {
-                    add(match placements.and_then(|list| list.get(i)) {
-                        Some(at) => Some(Vec3::from(at.translation)),
-                        None => model.rigid_bodies.get(i).map(|b| b.position.into()),
-                    });
-                }
-            }
-            ElementKind::Joint => {
-                let placements = self.body_placements_for(model);
-                for &i in &selected {
-                    add(overlay::joint_placed(model, i, placements).map(|f| f.translation.into()));
-                }
-            }
-            _ => {}
-        }
-        let centre = sum / count.max(1) as f32;
-        (count > 0 && centre.is_finite()).then_some(centre)
-    }
-
-    /// Paints the gizmo the view pane laid out this frame, at the pivot where the frame's pose
-    /// puts the selection: the editor calls it after feeding the pose, so the gizmo is painted
-    /// with the mesh and the overlay of the same pose (the view pane is drawn before the pose
-    /// of the frame is known).
-    pub fn paint_gizmo(&mut self, ctx: &egui::Context, document: Option<&Document>) {
-        let Some(paint) = self.gizmo_paint.take() else {
-            self.gizmo_layout = None;
-            return;
-        };
-        let Some(document) = document else {
-            self.gizmo_layout = None;
-            return;
-        };
-        let size = Vec2::new(paint.rect.width(), paint.rect.height());
-        let layout = self
-            .gizmo_pivot(document, self.pick_mode.kind())
-            .and_then(|pivot| gizmo::Layout::new(&self.camera, size, pivot));
-        if let Some(layout) = &layout {
-            let painter = ctx.layer_painter(paint.layer).with_clip_rect(paint.clip);
-            gizmo::paint(
-                &painter,
-                paint.rect.min,
-                layout,
-                self.gizmo.mode,
-                paint.active,
+    /// Routes one input to the tools and carries out what they ask (selection changes at once,
+    /// edits as commands).
+    fn tool_input(
+        &mut self,
+        document: &mut Document,
+        commands: &mut Commands,
+        size: Vec2,
+        modifiers: egui::Modifiers,
+        input: ViewInput,
+    ) {
+        let requests = self.with_tools(document, size, modifiers, |tools, owner, cx| {
+            tool::route(tools, owner, cx, input);
+            cx.take_requests()
+        });
+        for request in requests {
+            request.apply(
+                document,
+                commands,
+                &mut self.pick_mode,
+                self.transform.mirror_x,
             );
         }
-        self.gizmo_layout = layout;
+    }
+
+    /// Paints the overlays of the tools the view pane laid out this frame (the gizmo at the
+    /// pivot where the frame's pose puts the selection, the marquee): the editor calls it
+    /// after feeding the pose, so they are painted with the mesh and the overlay of the same
+    /// pose (the view pane is drawn before the pose of the frame is known), over the scene.
+    pub fn paint_tools(&mut self, ctx: &egui::Context, document: Option<&Document>) {
+        self.gizmo_layout = None;
+        let (Some(target), Some(document)) = (self.paint_target.take(), document) else {
+            return;
+        };
+        let size = Vec2::new(target.rect.width(), target.rect.height());
+        let painter = ctx.layer_painter(target.layer).with_clip_rect(target.clip);
+        let modifiers = ctx.input(|i| i.modifiers);
+        self.with_tools(document, size, modifiers, |tools, _, cx| {
+            tool::paint(tools, cx, &painter, target.rect);
+        });
+        self.gizmo_layout = self.gizmo.take_painted();
     }
 
     /// Where bone `index`'s head is drawn and picked, in world space (Z mirrored).
     #[doc(hidden)]
     #[must_use]
     pub fn drawn_bone_head(&self, model: &Model, index: usize) -> Option<Vec3> {
-        overlay::bone_head_placed(model, index, self.bone_placements_for(model))
+        self.placements.drawn_bone_head(model, index)
     }
 
     /// The camera as the view places it for a model it opens: MikuMikuDance's default view,
@@ -535,8 +417,8 @@ impl ViewState {
         if self.layers.grid {
             geometry.extend(overlay::grid_and_axes(5.0, 10));
         }
-        let placements = self.body_placements_for(model);
-        let posed = self.posed_vertices_for(model);
+        let placements = self.placements.bodies_for(model);
+        let posed = self.placements.vertices_for(model);
         if self.layers.rigid_bodies {
             geometry.extend(overlay::rigid_bodies_placed(
                 model,
@@ -557,7 +439,7 @@ impl ViewState {
             geometry.extend(overlay::bones_placed(
                 model,
                 &selection.get(ElementKind::Bone).indices,
-                self.bone_placements_for(model),
+                self.placements.bones_for(model),
             ));
         }
         if self.layers.normals {
@@ -611,7 +493,7 @@ impl ViewState {
                 }
             }
             PickMode::RigidBody => {
-                let placements = self.body_placements_for(model);
+                let placements = self.placements.bodies_for(model);
                 for i in selected.iter() {
                     if let Some(b) = model.rigid_bodies.get(i) {
                         let c = match placements.and_then(|list| list.get(i)) {
@@ -625,7 +507,7 @@ impl ViewState {
                 }
             }
             PickMode::Joint => {
-                let placements = self.body_placements_for(model);
+                let placements = self.placements.bodies_for(model);
                 for i in selected.iter() {
                     if let Some(frame) = overlay::joint_placed(model, i, placements) {
                         bounds.add(overlay::world_placement(&frame).0);
@@ -644,107 +526,13 @@ impl ViewState {
     /// A click at `pixel` in a viewport of `size`: the element of the pick mode's kind there.
     #[must_use]
     pub fn pick(&self, model: &Model, pixel: Vec2, size: Vec2) -> Option<usize> {
-        let projector = Projector::new(&self.camera, size);
-        let ray = self.camera.ray(pixel, size);
-        match self.pick_mode {
-            // Where they are drawn: posed vertices are picked where the pose put them.
-            PickMode::Vertex => pick::pick_point(
-                &projector,
-                overlay::vertices_placed(model, self.posed_vertices_for(model)),
-                pixel,
-                8.0,
-            ),
-            // Where they are drawn: posed or simulated bones are picked where they are.
-            PickMode::Bone => pick::pick_point(
-                &projector,
-                overlay::bone_heads_placed(model, self.bone_placements_for(model)),
-                pixel,
-                10.0,
-            ),
-            PickMode::Joint => {
-                let placements = self.body_placements_for(model);
-                pick::pick_point(
-                    &projector,
-                    (0..model.joints.len()).map(|index| {
-                        overlay::joint_placed(model, index, placements)
-                            .map_or(Vec3::NAN, |frame| overlay::world_placement(&frame).0)
-                    }),
-                    pixel,
-                    10.0,
-                )
-            }
-            PickMode::RigidBody => {
-                // Where they are drawn: posed or simulated bodies are picked where they are.
-                let placements = self.body_placements_for(model);
-                pick::pick_solid(
-                    &ray,
-                    model.rigid_bodies.iter().enumerate().map(|(index, body)| {
-                        let mut solid = overlay::solid(body);
-                        if let Some(at) = placements.and_then(|p| p.get(index)) {
-                            (solid.center, solid.rotation) = overlay::world_placement(at);
-                        }
-                        solid
-                    }),
-                )
-            }
-            PickMode::Material => {
-                let positions: Vec<Vec3> =
-                    overlay::vertices_placed(model, self.posed_vertices_for(model)).collect();
-                let faces: Vec<[u32; 3]> = model
-                    .faces
-                    .iter()
-                    .map(|f| [f[0].0, f[1].0, f[2].0])
-                    .collect();
-                let (face, _) = pick::pick_face(&ray, &positions, &faces)?;
-                model.material_of_face(face)
-            }
-        }
+        self.shown(size).pick(model, self.pick_mode, pixel)
     }
 
     /// Vertices inside the screen rectangle `a..b`.
     #[must_use]
     pub fn vertices_in_rect(&self, model: &Model, a: Vec2, b: Vec2, size: Vec2) -> Vec<usize> {
-        let projector = Projector::new(&self.camera, size);
-        pick::points_in_rect(
-            &projector,
-            overlay::vertices_placed(model, self.posed_vertices_for(model)),
-            a,
-            b,
-        )
-    }
-}
-
-/// World space → model space (and back): MMD's Z is negated.
-fn mirror_z(v: Vec3) -> Vec3 {
-    Vec3::new(v.x, v.y, -v.z)
-}
-
-/// How a pick changes the selection: replace, add (Shift), remove (Ctrl).
-fn apply_pick(
-    selection: &mut crate::selection::KindSelection,
-    picked: &[usize],
-    modifiers: egui::Modifiers,
-) {
-    if modifiers.command {
-        for &i in picked {
-            selection.indices.remove(i);
-        }
-        if selection
-            .current
-            .is_some_and(|c| !selection.indices.contains(c))
-        {
-            selection.current = selection.indices.first();
-        }
-    } else {
-        if !modifiers.shift {
-            selection.clear();
-        }
-        for &i in picked {
-            selection.indices.insert(i);
-        }
-        if let Some(&first) = picked.first() {
-            selection.current = Some(first);
-        }
+        self.shown(size).vertices_in_rect(model, a, b)
     }
 }
 
@@ -772,7 +560,6 @@ pub fn view_menu_ui(ui: &mut egui::Ui, lang: Language, state: &mut ViewState) {
     });
 }
 
-/// The part of `viewport` inside `clip`, as GL's scissor box (from the bottom left).
 /// The 表示 pane.
 pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::widgets::PaneCx<'_>) {
     let (lang, document_id) = (cx.lang, cx.document_id);
@@ -797,11 +584,16 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
         for (key, on) in state.layers.entries().into_iter().skip(2).take(4) {
             ui.checkbox(on, lang.tr(key));
         }
-        ui.separator();
-        ui.label(lang.tr("view.gizmo"));
-        for mode in gizmo::GizmoMode::ALL {
-            ui.selectable_value(&mut state.gizmo.mode, mode, lang.tr(mode.key()));
-        }
+        state.with_tools(
+            document,
+            Vec2::ZERO,
+            egui::Modifiers::NONE,
+            |tools, _, _| {
+                for tool in tools {
+                    tool.toolbar_ui(ui, lang);
+                }
+            },
+        );
     });
     transform::transform_ui(
         ui,
@@ -822,10 +614,43 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
         ui.allocate_exact_size(ui.available_size(), egui::Sense::click_and_drag());
     state.last_rect = Some(rect);
     let size = Vec2::new(rect.width(), rect.height());
-    let pixels_per_point = ui.ctx().pixels_per_point();
-    let local = |p: egui::Pos2| Vec2::new(p.x - rect.left(), p.y - rect.top());
+    navigate(ui, state, &response, size);
+    route_pointer(ui, state, &response, document, commands);
+    let highlight = document
+        .selection
+        .get(ElementKind::Material)
+        .indices
+        .clone();
+    state
+        .scene
+        .set_frame(state.frame(&document.model, &highlight, size));
+    if let Some(painter) = &state.painter {
+        ui.painter()
+            .add(painter.callback(rect, Arc::clone(&state.scene.shared)));
+    }
+    // The tools paint once the frame's pose is fed ([`ViewState::paint_tools`]), over the scene.
+    state.paint_target = Some(PaintTarget {
+        layer: ui.layer_id(),
+        clip: ui.clip_rect().intersect(rect),
+        rect,
+    });
+    if let Ok(shared) = state.scene.shared.lock()
+        && let Some(failure) = &shared.failure
+    {
+        ui.painter().text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            lang.format("view.gl_failed", &[("message", failure)]),
+            egui::FontId::proportional(14.0),
+            egui::Color32::RED,
+        );
+    }
+}
+
+/// The camera, whatever tool is in use: right drag orbits, middle drag (or Shift + right) pans,
+/// the wheel zooms, a double click resets it.
+fn navigate(ui: &egui::Ui, state: &mut ViewState, response: &egui::Response, size: Vec2) {
     let modifiers = ui.input(|i| i.modifiers);
-    // Camera: right drag orbits, middle drag (or Shift + right) pans, the wheel zooms.
     let delta = response.drag_delta();
     let delta = Vec2::new(delta.x, delta.y);
     if response.dragged_by(egui::PointerButton::Middle)
@@ -843,129 +668,91 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
     }
     if response.double_clicked() {
         state.camera.reset();
-    } else if response.clicked()
+    }
+}
+
+/// Turns egui's reading of the pointer over the view into [`ViewInput`]s for the tools, in the
+/// order a frame has them: a press, a click, then (once the tools are laid out for the
+/// selection the click left) a drag's start, movement and end.
+fn route_pointer(
+    ui: &egui::Ui,
+    state: &mut ViewState,
+    response: &egui::Response,
+    document: &mut Document,
+    commands: &mut Commands,
+) {
+    let rect = response.rect;
+    let size = Vec2::new(rect.width(), rect.height());
+    let local = |p: egui::Pos2| Vec2::new(p.x - rect.left(), p.y - rect.top());
+    let (modifiers, primary_pressed, press_origin, latest) = ui.input(|i| {
+        (
+            i.modifiers,
+            i.pointer.primary_pressed(),
+            i.pointer.press_origin(),
+            i.pointer.latest_pos(),
+        )
+    });
+    let mut early = Vec::new();
+    if primary_pressed
+        && response.is_pointer_button_down_on()
+        && let Some(at) = press_origin
+    {
+        early.push(ViewInput::Press { at: local(at) });
+    }
+    if response.clicked()
+        && !response.double_clicked()
         && let Some(pointer) = response.interact_pointer_pos()
     {
-        let picked = state.pick(&document.model, local(pointer), size);
-        let selection = document.selection.get_mut(state.pick_mode.kind());
-        match picked {
-            Some(index) => apply_pick(selection, &[index], modifiers),
-            None if !modifiers.shift && !modifiers.command => selection.clear(),
-            None => {}
-        }
+        early.push(ViewInput::Click { at: local(pointer) });
     }
-    // The gizmo: a left drag on a handle moves, turns or scales the selection.
-    let kind = state.pick_mode.kind();
-    let layout = if state.gizmo.mode == gizmo::GizmoMode::Off {
-        None
-    } else {
-        // Where the pose puts the selection, as drawn in the last frame.
-        state
-            .gizmo_pivot(document, kind)
-            .and_then(|centre| gizmo::Layout::new(&state.camera, size, centre))
-    };
-    let hovered = layout.as_ref().and_then(|layout| {
-        let pointer = response.hover_pos()?;
-        layout.hit(state.gizmo.mode, local(pointer))
+    for input in early {
+        state.tool_input(document, commands, size, modifiers, input);
+    }
+    let hover = response.hover_pos().map(local);
+    state.with_tools(document, size, modifiers, |tools, _, cx| {
+        tool::prepare(tools, cx, hover);
     });
-    // Hit-test where the button went down: egui reports the drag only after the pointer has
-    // moved a few pixels, possibly off a thin handle already.
-    let press_origin = ui.input(|i| i.pointer.press_origin());
+    let latest = latest.map(local);
+    let mut late = Vec::new();
     if response.drag_started_by(egui::PointerButton::Primary)
-        && let (Some(layout), Some(pointer)) = (&layout, press_origin)
-        && let Some(handle) = layout.hit(state.gizmo.mode, local(pointer))
-    {
-        state.gizmo.start(handle, local(pointer));
-    }
-    if let Some(drag) = state.gizmo.drag {
-        if response.dragged_by(egui::PointerButton::Primary)
-            && let (Some(layout), Some(now)) = (&layout, ui.input(|i| i.pointer.latest_pos()))
-        {
-            let now = local(now);
-            if let Some(change) = gizmo::drag_step(
-                state.gizmo.mode,
-                drag.handle,
-                &state.camera,
-                size,
-                layout.centre_world,
-                drag.last,
-                now,
-            ) && let Some(command) =
-                transform::transform_command(document, kind, change, state.transform.mirror_x)
-            {
-                commands.push(command.in_gesture(Some(drag.gesture)));
-            }
-            if let Some(active) = &mut state.gizmo.drag {
-                active.last = now;
-            }
-        }
-        if response.drag_stopped() || !response.dragged() {
-            state.gizmo.drag = None;
-        }
-    }
-    // Left drag elsewhere: rectangle selection of vertices.
-    if response.drag_started_by(egui::PointerButton::Primary) && state.gizmo.drag.is_none() {
         // From where the button went down (egui reports the drag a few pixels later).
-        state.rect_start = press_origin.or_else(|| response.interact_pointer_pos());
+        && let Some(origin) = press_origin.or_else(|| response.interact_pointer_pos())
+    {
+        let origin = local(origin);
+        let at = latest.unwrap_or(origin);
+        late.push(ViewInput::DragStart { origin, at });
     }
-    if let (Some(start), Some(now)) = (state.rect_start, ui.input(|i| i.pointer.latest_pos())) {
-        if response.dragged_by(egui::PointerButton::Primary) {
-            let marquee = egui::Rect::from_two_pos(start, now);
-            ui.painter().rect_stroke(
-                marquee,
-                0.0,
-                egui::Stroke::new(1.0, egui::Color32::from_rgb(255, 140, 0)),
-                egui::StrokeKind::Inside,
-            );
-        }
-        if response.drag_stopped() {
-            state.rect_start = None;
-            let picked = state.vertices_in_rect(&document.model, local(start), local(now), size);
-            apply_pick(
-                document.selection.get_mut(ElementKind::Vertex),
-                &picked,
-                modifiers,
-            );
-            state.pick_mode = PickMode::Vertex;
-        }
+    if response.dragged_by(egui::PointerButton::Primary)
+        && let Some(at) = latest
+    {
+        late.push(ViewInput::Drag { at });
     }
-    let highlight = document
-        .selection
-        .get(ElementKind::Material)
-        .indices
-        .clone();
-    state
-        .scene
-        .set_frame(state.frame(&document.model, &highlight, size));
-    if let Some(painter) = &state.painter {
-        ui.painter()
-            .add(painter.callback(rect, Arc::clone(&state.scene.shared)));
+    if response.drag_stopped()
+        && let Some(at) = latest
+    {
+        late.push(ViewInput::DragEnd { at });
     }
-    if layout.is_some() {
-        let active = state.gizmo.drag.map(|d| d.handle).or(hovered);
-        if state.gizmo.drag.is_some() {
-            ui.ctx().set_cursor_icon(egui::CursorIcon::Grabbing);
-        } else if hovered.is_some() {
-            ui.ctx().set_cursor_icon(egui::CursorIcon::Grab);
-        }
-        // Painted once the frame's pose is fed ([`ViewState::paint_gizmo`]).
-        state.gizmo_paint = Some(GizmoPaint {
-            layer: ui.layer_id(),
-            clip: ui.clip_rect().intersect(rect),
-            rect,
-            active,
+    if response.hovered() && !ui.ctx().egui_wants_keyboard_input() {
+        ui.input(|i| {
+            for event in &i.events {
+                if let egui::Event::Key {
+                    key, pressed: true, ..
+                } = event
+                {
+                    late.push(ViewInput::Key(*key));
+                }
+            }
         });
     }
-    let _ = pixels_per_point;
-    if let Ok(shared) = state.scene.shared.lock()
-        && let Some(failure) = &shared.failure
-    {
-        ui.painter().text(
-            rect.center(),
-            egui::Align2::CENTER_CENTER,
-            lang.format("view.gl_failed", &[("message", failure)]),
-            egui::FontId::proportional(14.0),
-            egui::Color32::RED,
-        );
+    for input in late {
+        state.tool_input(document, commands, size, modifiers, input);
+    }
+    // A gesture whose release the view never saw (the pointer let go elsewhere) ends here.
+    if state.tool_owner.is_some() && !response.dragged() && !response.is_pointer_button_down_on() {
+        state.tool_input(document, commands, size, modifiers, ViewInput::Cancel);
+    }
+    let cursor = state.with_tools(document, size, modifiers, |tools, _, _| tool::cursor(tools));
+    if let Some(cursor) = cursor {
+        ui.ctx().set_cursor_icon(cursor);
     }
 }

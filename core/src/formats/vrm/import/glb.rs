@@ -1,7 +1,8 @@
 //! The GLB container: the 12-byte header and the JSON and BIN chunks, every length checked
 //! against the bytes present (GLB 2.0, glTF spec § "Binary glTF Layout").
 
-use crate::formats::{Location, ReadError};
+use crate::formats::ReadError;
+use crate::formats::bytes::{Place, u32_at};
 
 /// `glTF` in the first four bytes.
 pub const GLB_MAGIC: &[u8; 4] = b"glTF";
@@ -19,32 +20,8 @@ pub(super) struct GlbChunks<'a> {
     pub bin_offset: usize,
 }
 
-fn at(
-    section: &'static str,
-    element: Option<usize>,
-    field: &'static str,
-    offset: usize,
-) -> Location {
-    Location {
-        section,
-        element,
-        sub: None,
-        field,
-        offset,
-    }
-}
-
-fn malformed(location: Location, message: impl Into<String>) -> ReadError {
-    ReadError::Malformed {
-        location,
-        message: message.into(),
-    }
-}
-
-fn u32_at(bytes: &[u8], offset: usize) -> Option<u32> {
-    let word = bytes.get(offset..offset.checked_add(4)?)?;
-    Some(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
-}
+const HEADER: Place = Place::section("glb header");
+const CHUNKS: Place = Place::section("glb chunks");
 
 /// Splits a GLB into its chunks. A text glTF (`{` first) is returned as one JSON chunk without
 /// a BIN, so the same reader takes both.
@@ -58,8 +35,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
         });
     }
     if bytes.len() < HEADER_LEN {
-        return Err(malformed(
-            at("glb header", None, "", 0),
+        return Err(HEADER.malformed(
+            "",
+            0,
             format!(
                 "the file is {} bytes long; a GLB header needs {HEADER_LEN}",
                 bytes.len()
@@ -67,22 +45,24 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
         ));
     }
     if &bytes[..4] != GLB_MAGIC {
-        return Err(malformed(
-            at("glb header", None, "magic", 0),
+        return Err(HEADER.malformed(
+            "magic",
+            0,
             "not a GLB file (the first four bytes are not \"glTF\")",
         ));
     }
     let version = u32_at(bytes, 4).unwrap_or(0);
     if version != 2 {
         return Err(ReadError::Unsupported {
-            location: at("glb header", None, "version", 4),
+            location: HEADER.at("version", 4),
             message: format!("GLB version {version}; only version 2 (glTF 2.0) is read"),
         });
     }
     let declared = u32_at(bytes, 8).unwrap_or(0) as usize;
     if declared > bytes.len() {
-        return Err(malformed(
-            at("glb header", None, "length", 8),
+        return Err(HEADER.malformed(
+            "length",
+            8,
             format!(
                 "the header declares {declared} bytes but the file has {} (truncated?)",
                 bytes.len()
@@ -90,8 +70,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
         ));
     }
     if declared < HEADER_LEN {
-        return Err(malformed(
-            at("glb header", None, "length", 8),
+        return Err(HEADER.malformed(
+            "length",
+            8,
             format!("the header declares {declared} bytes, less than the header itself"),
         ));
     }
@@ -103,8 +84,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
     let mut index = 0usize;
     while offset < bytes.len() {
         let (Some(length), Some(kind)) = (u32_at(bytes, offset), u32_at(bytes, offset + 4)) else {
-            return Err(malformed(
-                at("glb chunks", Some(index), "header", offset),
+            return Err(CHUNKS.with_element(index).malformed(
+                "header",
+                offset,
                 format!(
                     "a chunk header needs {CHUNK_HEADER_LEN} bytes; {} are left",
                     bytes.len() - offset
@@ -116,8 +98,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
             .checked_add(length as usize)
             .filter(|&end| end <= bytes.len())
             .ok_or_else(|| {
-                malformed(
-                    at("glb chunks", Some(index), "length", offset),
+                CHUNKS.with_element(index).malformed(
+                    "length",
+                    offset,
                     format!(
                         "the chunk declares {length} bytes but only {} follow",
                         bytes.len() - start
@@ -128,8 +111,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
         match (index, kind) {
             (0, CHUNK_JSON) => json = Some((data, start)),
             (0, _) => {
-                return Err(malformed(
-                    at("glb chunks", Some(0), "type", offset + 4),
+                return Err(CHUNKS.with_element(0).malformed(
+                    "type",
+                    offset + 4,
                     format!("the first chunk must be JSON, not type 0x{kind:08x}"),
                 ));
             }
@@ -142,10 +126,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
         index += 1;
     }
     let Some((json, json_offset)) = json else {
-        return Err(malformed(
-            at("glb chunks", Some(0), "", HEADER_LEN),
-            "the GLB has no JSON chunk",
-        ));
+        return Err(CHUNKS
+            .with_element(0)
+            .malformed("", HEADER_LEN, "the GLB has no JSON chunk"));
     };
     Ok(GlbChunks {
         json,

@@ -35,10 +35,9 @@
 //! Images come from a buffer view, a `data:` URI or a file beside a text `.gltf`, and are
 //! embedded under `tex/` with a file name safe on every system.
 
-use super::mesh::Buckets;
 use super::{ImportedTexture, Importer, VrmVersion, external, unique_name};
 use crate::formats::ReadError;
-use crate::model::{DrawFlags, Material, SphereMode, TextureIdx, Toon, Vec2, Vec3, Vec4};
+use crate::model::{DrawFlags, Face, Material, SphereMode, TextureIdx, Toon, Vec2, Vec3, Vec4};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -404,6 +403,22 @@ struct Made {
     tinted: BTreeMap<(usize, [u8; 3]), Option<TextureIdx>>,
     /// Ramp parameters → toon texture.
     toons: HashMap<[i32; 5], TextureIdx>,
+}
+
+/// The faces of each glTF material (`None`: the default material), in order of first use.
+#[derive(Default)]
+pub(super) struct Buckets {
+    pub(super) order: Vec<Option<usize>>,
+    pub(super) faces: HashMap<Option<usize>, Vec<Face>>,
+}
+
+impl Buckets {
+    pub(super) fn add(&mut self, material: Option<usize>, faces: Vec<Face>) {
+        if !self.faces.contains_key(&material) {
+            self.order.push(material);
+        }
+        self.faces.entry(material).or_default().extend(faces);
+    }
 }
 
 /// One PMX material per glTF material, faces in the order the buckets were filled.

@@ -3,6 +3,7 @@
 
 use super::Importer;
 use super::gltf::Elements;
+use super::materials::Buckets;
 use crate::formats::{Location, ReadError};
 use crate::model::{BoneIdx, Face, Vec2, Vec3, Vertex, VertexIdx, Weight};
 use glam::{Mat3, Mat4, Vec3 as GVec3};
@@ -14,22 +15,6 @@ use std::rc::Rc;
 const MODE_TRIANGLES: u64 = 4;
 const MODE_STRIP: u64 = 5;
 const MODE_FAN: u64 = 6;
-
-/// The faces of each glTF material (`None`: the default material), in order of first use.
-#[derive(Default)]
-pub(super) struct Buckets {
-    pub(super) order: Vec<Option<usize>>,
-    pub(super) faces: HashMap<Option<usize>, Vec<Face>>,
-}
-
-impl Buckets {
-    fn add(&mut self, material: Option<usize>, faces: Vec<Face>) {
-        if !self.faces.contains_key(&material) {
-            self.order.push(material);
-        }
-        self.faces.entry(material).or_default().extend(faces);
-    }
-}
 
 /// A decoded accessor, shared by the primitives that read it.
 type SharedElements = Rc<Elements<f32>>;

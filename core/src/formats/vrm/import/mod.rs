@@ -199,13 +199,20 @@ pub fn load_vrm_path(
         path: path.to_owned(),
         source,
     })?;
-    let mut import =
-        read_vrm_in(&bytes, options, Some(crate::formats::folder_of(path))).map_err(|source| {
-            crate::formats::FileError::Read {
-                path: path.to_owned(),
-                source: Box::new(source),
-            }
-        })?;
+    read_vrm_file(&bytes, path, options).map_err(|source| crate::formats::FileError::Read {
+        path: path.to_owned(),
+        source: Box::new(source),
+    })
+}
+
+/// Reads `bytes`, the contents of the `.vrm`, `.glb` or `.gltf` at `path` (a `.gltf`'s buffers
+/// and images are read from beside it), as [`load_vrm_path`] does.
+pub fn read_vrm_file(
+    bytes: &[u8],
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<VrmImport, ReadError> {
+    let mut import = read_vrm_in(bytes, options, Some(crate::formats::folder_of(path)))?;
     // Images go in a folder named after the file (as UniVRM's `<name>.Textures`), so avatars
     // converted into one folder, or merged into one model, never share an image path.
     let stem = path

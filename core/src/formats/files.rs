@@ -1,0 +1,127 @@
+//! Writing files safely: atomically (a temporary file beside the target, synced to the disk
+//! as it is written, then renamed over it), and the files a model carries inside its file (a
+//! VRM's images) written beside it.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// A file carried inside another (an image in a VRM), with the path a model names it by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbeddedFile {
+    /// Relative to the model's folder, with `/` separators (`tex/face.png`).
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Writes `files` under `dir` at their relative paths, atomically each. An existing file with
+/// other bytes is replaced only when `replace` is set (otherwise it is kept, and its path is
+/// in the error). Returns the paths written (files already there with the same bytes are
+/// skipped).
+pub fn write_embedded_files(
+    files: &[EmbeddedFile],
+    dir: &Path,
+    replace: bool,
+) -> std::io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for file in files {
+        let relative = Path::new(&file.path);
+        if relative.is_absolute()
+            || relative
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{}: not a plain relative path", file.path),
+            ));
+        }
+        let path = dir.join(relative);
+        match std::fs::read(&path) {
+            Ok(existing) if existing == file.bytes => continue,
+            Ok(_) if !replace => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{} exists with other contents; not replaced",
+                        path.display()
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        write_atomic(&path, &file.bytes)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The folder the file at `path` is in: `model.pmx` has the parent "", which is the working
+/// folder `.` (as is a path without a parent).
+#[must_use]
+pub fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over
+/// `path`: a failed save never truncates or damages the file that was there.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    atomic(path, |file| file.write_all(bytes), |error| error)
+}
+
+/// Runs `write` on `file` while a second thread asks the system, every 20 ms, to
+/// put what is written so far on the disk: the final sync before the rename then waits only for
+/// the last part, not for a whole big file (a save that takes less than that never syncs twice).
+fn write_syncing<T, E>(
+    file: &mut std::fs::File,
+    write: impl FnOnce(&mut std::fs::File) -> Result<T, E>,
+) -> Result<T, E> {
+    let Ok(syncing) = file.try_clone() else {
+        return write(file);
+    };
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                finished.recv_timeout(std::time::Duration::from_millis(20))
+            {
+                // Only a head start: the final sync_all reports any error.
+                let _ = syncing.sync_data();
+            }
+        });
+        let written = write(file);
+        drop(done);
+        written
+    })
+}
+
+/// [`write_atomic`] with the bytes written by `write` into the temporary file (which it may
+/// fail, with an error of its own; `io_error` turns the file's errors into that type).
+pub(super) fn atomic<T, E>(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> Result<T, E>,
+    io_error: impl Fn(std::io::Error) -> E,
+) -> Result<T, E> {
+    let dir = folder_of(path);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model".into());
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp).map_err(&io_error)?;
+        let written = write_syncing(&mut file, write)?;
+        file.sync_all().map_err(&io_error)?;
+        drop(file);
+        std::fs::rename(&temp, path).map_err(&io_error)?;
+        Ok(written)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
