@@ -221,14 +221,7 @@ fn a_script_that_never_ends_is_stopped_at_its_time_limit() {
 }
 
 /// The version-2 script of issue 34, exactly as written there.
-const ISSUE_34_SCRIPT: &str = r#"const api_version = 2;
-for bone in model.bones {
-    if bone.flags.ik && bone.flags.visible { bone.flags.visible = false; }
-}
-let v = model.vertices[0];
-v.position.y += 0.5;
-note(`${model.bones.len()} bones, first ${model.bones[0].name}`);
-"#;
+const ISSUE_34_SCRIPT: &str = include_str!("../../plugins/tests/issue34.rhai");
 
 /// Runs the issue's script with `pmx-studio script` on `input` (text, then `--json`) and checks
 /// the written model against `before`: the IK bones hidden and nothing else about the bones,

@@ -16,15 +16,8 @@ use pmx_plugins::{
 };
 use std::fmt::Write as _;
 
-/// The script of issue 34, exactly as written there.
-const ISSUE_SCRIPT: &str = r#"const api_version = 2;
-for bone in model.bones {
-    if bone.flags.ik && bone.flags.visible { bone.flags.visible = false; }
-}
-let v = model.vertices[0];
-v.position.y += 0.5;
-note(`${model.bones.len()} bones, first ${model.bones[0].name}`);
-"#;
+/// The script of issue 34, exactly as written there (the command line's test runs it too).
+const ISSUE_SCRIPT: &str = include_str!("issue34.rhai");
 
 const HEADER: &str = "const api_version = 2;\n";
 
@@ -57,8 +50,15 @@ fn script_error(error: PluginError) -> (usize, String) {
     }
 }
 
-/// The preview lines of a run through the host (one per queued edit) and the model after it.
-fn steps_and_result(plugin: &ScriptPlugin, model: &Model) -> (Vec<String>, Model) {
+/// A run through the host: its label, its preview lines (one per queued edit) and the model
+/// after it (the run changes nothing itself, and its undo gives the model back).
+struct Applied {
+    label: String,
+    steps: Vec<String>,
+    after: Model,
+}
+
+fn apply(plugin: &ScriptPlugin, model: &Model) -> Applied {
     let mut working = model.clone();
     let mut run = run_plugin(
         plugin,
@@ -72,8 +72,16 @@ fn steps_and_result(plugin: &ScriptPlugin, model: &Model) -> (Vec<String>, Model
     let after = working.clone();
     run.edit.revert(&mut working);
     assert!(working == *model, "undo gives the model back");
-    let steps = run.steps.iter().map(|step| step.en.clone()).collect();
-    (steps, after)
+    Applied {
+        label: run.edit.label_in(Language::English),
+        steps: run.steps.iter().map(|step| step.en.clone()).collect(),
+        after,
+    }
+}
+
+fn steps_and_result(plugin: &ScriptPlugin, model: &Model) -> (Vec<String>, Model) {
+    let applied = apply(plugin, model);
+    (applied.steps, applied.after)
 }
 
 #[test]
@@ -84,17 +92,13 @@ fn the_script_of_the_issue_runs_as_written_as_one_undo_step() {
     let output = run_on(&plugin, &model).unwrap();
     assert_eq!(notes(&output), ["21 bones, first 全ての親"]);
 
-    let mut working = model.clone();
-    let run = run_plugin(
-        &plugin,
-        &mut working,
-        &PluginSelection::new(),
-        &Options::default(),
-    )
-    .unwrap();
-    assert_eq!(run.edit.label_in(Language::English), "issue");
+    let Applied {
+        label,
+        steps,
+        after,
+    } = apply(&plugin, &model);
+    assert_eq!(label, "issue");
     // The loop's flags are one edit, the vertex another: each assignment queued once.
-    let steps: Vec<&str> = run.steps.iter().map(|step| step.en.as_str()).collect();
     assert_eq!(
         steps,
         [
@@ -102,7 +106,6 @@ fn the_script_of_the_issue_runs_as_written_as_one_undo_step() {
             "set position.y of 1 vertex (issue.rhai:6:11)"
         ]
     );
-    let (_, after) = steps_and_result(&plugin, &model);
     for (index, (now, before)) in after.bones.iter().zip(&model.bones).enumerate() {
         let visible = BoneFlags::VISIBLE;
         assert_eq!(
@@ -572,6 +575,16 @@ fn snapped(model: &Model, tolerance: f32) -> Vec<(f32, f32)> {
         .collect()
 }
 
+fn assert_snapped(after: &Model, expected: &[(f32, f32)]) {
+    for (index, bone) in after.bones.iter().enumerate() {
+        assert_eq!(
+            (bone.position.x, bone.tail_offset.x),
+            expected[index],
+            "bone {index}"
+        );
+    }
+}
+
 #[test]
 fn snap_centre_bones_moves_the_centre_bones_a_little_off_and_names_the_far_ones() {
     let plugin = example("snap_centre_bones.rhai");
@@ -615,13 +628,7 @@ fn snap_centre_bones_moves_the_centre_bones_a_little_off_and_names_the_far_ones(
     assert_eq!(after.bones[head], model.bones[head]);
     assert_eq!(after.bones[arm], arm_before);
     let expected = snapped(&model, 0.05);
-    for (index, bone) in after.bones.iter().enumerate() {
-        assert_eq!(
-            (bone.position.x, bone.tail_offset.x),
-            expected[index],
-            "bone {index}"
-        );
-    }
+    assert_snapped(&after, &expected);
 }
 
 #[test]
@@ -653,13 +660,7 @@ fn snap_centre_bones_on_gene() {
         return;
     }
     let (_, after) = steps_and_result(&plugin, &model);
-    for (index, bone) in after.bones.iter().enumerate() {
-        assert_eq!(
-            (bone.position.x, bone.tail_offset.x),
-            expected[index],
-            "bone {index}"
-        );
-    }
+    assert_snapped(&after, &expected);
 }
 
 #[test]

@@ -237,14 +237,46 @@ struct Maps<'a> {
     bodies: &'a [Option<usize>],
 }
 
-/// Bones, rigid bodies and joints: the named elements both modes pair up by their 左/右 names
-/// and treat alike, apart from their geometry and the references they hold.
-trait Sided: Element + Clone + PartialEq {
+/// What the named elements (bones, rigid bodies, joints) have alike: their list, their names,
+/// the insert of new ones and their noun in notes.
+trait Named: Sized {
     /// The plural noun in notes, English and Japanese.
     const NOUNS: (&'static str, &'static str);
     fn list(model: &Model) -> &[Self];
     fn names(&self) -> [&Text; 2];
     fn names_mut(&mut self) -> [&mut Text; 2];
+    fn inserted(items: Vec<Self>) -> Elements;
+}
+
+macro_rules! named {
+    ($($ty:ty => $list:ident, $elements:ident, $nouns:expr;)*) => {$(
+        impl Named for $ty {
+            const NOUNS: (&'static str, &'static str) = $nouns;
+            fn list(model: &Model) -> &[Self] {
+                &model.$list
+            }
+            fn names(&self) -> [&Text; 2] {
+                [&self.name_ja, &self.name_en]
+            }
+            fn names_mut(&mut self) -> [&mut Text; 2] {
+                [&mut self.name_ja, &mut self.name_en]
+            }
+            fn inserted(items: Vec<Self>) -> Elements {
+                Elements::$elements(items)
+            }
+        }
+    )*};
+}
+
+named! {
+    Bone => bones, Bones, ("bones", "ボーン");
+    RigidBody => rigid_bodies, RigidBodies, ("rigid bodies", "剛体");
+    Joint => joints, Joints, ("joints", "Joint");
+}
+
+/// Bones, rigid bodies and joints: the named elements both modes pair up by their 左/右 names
+/// and treat alike, apart from their geometry and the references they hold.
+trait Sided: Named + Element + Clone + PartialEq {
     /// The element reflected in `axis` (references untouched).
     fn mirrored(&self, axis: Axis) -> Self;
     /// A copy's references: copied elements name their copies, sided ones their
@@ -253,20 +285,9 @@ trait Sided: Element + Clone + PartialEq {
     /// References onto the other side (mirror mode): one whose counterpart is missing keeps
     /// the value `current` (the element being overwritten) has.
     fn map_onto(&mut self, original: &Self, current: &Self, maps: &Maps<'_>);
-    fn inserted(items: Vec<Self>) -> Elements;
 }
 
 impl Sided for Bone {
-    const NOUNS: (&'static str, &'static str) = ("bones", "ボーン");
-    fn list(model: &Model) -> &[Self] {
-        &model.bones
-    }
-    fn names(&self) -> [&Text; 2] {
-        [&self.name_ja, &self.name_en]
-    }
-    fn names_mut(&mut self) -> [&mut Text; 2] {
-        [&mut self.name_ja, &mut self.name_en]
-    }
     fn mirrored(&self, axis: Axis) -> Self {
         let mut out = self.clone();
         out.position = reflect(self.position, axis);
@@ -313,22 +334,9 @@ impl Sided for Bone {
             _ => self.ik = current.ik.clone(),
         }
     }
-    fn inserted(items: Vec<Self>) -> Elements {
-        Elements::Bones(items)
-    }
 }
 
 impl Sided for RigidBody {
-    const NOUNS: (&'static str, &'static str) = ("rigid bodies", "剛体");
-    fn list(model: &Model) -> &[Self] {
-        &model.rigid_bodies
-    }
-    fn names(&self) -> [&Text; 2] {
-        [&self.name_ja, &self.name_en]
-    }
-    fn names_mut(&mut self) -> [&mut Text; 2] {
-        [&mut self.name_ja, &mut self.name_en]
-    }
     fn mirrored(&self, axis: Axis) -> Self {
         let mut out = self.clone();
         out.position = reflect(self.position, axis);
@@ -341,22 +349,9 @@ impl Sided for RigidBody {
     fn map_onto(&mut self, original: &Self, current: &Self, maps: &Maps<'_>) {
         self.bone = map_ref_strict(original.bone, maps.bones).unwrap_or(current.bone);
     }
-    fn inserted(items: Vec<Self>) -> Elements {
-        Elements::RigidBodies(items)
-    }
 }
 
 impl Sided for Joint {
-    const NOUNS: (&'static str, &'static str) = ("joints", "Joint");
-    fn list(model: &Model) -> &[Self] {
-        &model.joints
-    }
-    fn names(&self) -> [&Text; 2] {
-        [&self.name_ja, &self.name_en]
-    }
-    fn names_mut(&mut self) -> [&mut Text; 2] {
-        [&mut self.name_ja, &mut self.name_en]
-    }
     fn mirrored(&self, axis: Axis) -> Self {
         let mut out = self.clone();
         out.position = reflect(self.position, axis);
@@ -374,9 +369,6 @@ impl Sided for Joint {
     fn map_onto(&mut self, original: &Self, current: &Self, maps: &Maps<'_>) {
         self.body_a = map_ref_strict(original.body_a, maps.bodies).unwrap_or(current.body_a);
         self.body_b = map_ref_strict(original.body_b, maps.bodies).unwrap_or(current.body_b);
-    }
-    fn inserted(items: Vec<Self>) -> Elements {
-        Elements::Joints(items)
     }
 }
 

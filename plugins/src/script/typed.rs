@@ -92,7 +92,7 @@ fn write(
     Ok(())
 }
 
-/// `place.name = value` or `place[i] = value`.
+/// Assigns `value` to what `step` names from `place`.
 fn assign(
     run: &RunState,
     context: &NativeCallContext<'_>,
@@ -119,6 +119,66 @@ fn assign(
             None => Ok(()),
         },
     }
+}
+
+/// `list[i] = value`: the whole element.
+fn assign_element(
+    run: &RunState,
+    context: &NativeCallContext<'_>,
+    list: &mut ElementList,
+    index: INT,
+    value: &Dynamic,
+) -> ScriptResult<()> {
+    let element = list.at(index).map_err(fail)?;
+    match field_value(&element, false, value)? {
+        Some((json, bytes)) => write(run, context, &element, json, bytes),
+        None => Ok(()),
+    }
+}
+
+/// An indexer's index as a step: a name (`place.name` comes as `place["name"]`) or a position.
+trait AsStep {
+    fn step(&self) -> Step<'_>;
+}
+
+impl AsStep for ImmutableString {
+    fn step(&self) -> Step<'_> {
+        Step::Name(self)
+    }
+}
+
+impl AsStep for INT {
+    fn step(&self) -> Step<'_> {
+        Step::Index(*self)
+    }
+}
+
+/// `place.name = value` or `place[i] = value`.
+fn assign_at(
+    run: &RunState,
+    context: &NativeCallContext<'_>,
+    place: &mut Place,
+    index: impl AsStep,
+    value: &Dynamic,
+) -> ScriptResult<()> {
+    assign(run, context, place, index.step(), value)
+}
+
+/// Registers `target[index] = value` (and `target.name = value`, which Rhai turns into it
+/// where no setter of that name exists) as `assign(run, context, target, index, value)`.
+macro_rules! register_setter {
+    ($engine:expr, $state:expr, $target:ty, $index:ty, $assign:expr) => {{
+        let run = Arc::clone($state);
+        $engine.register_indexer_set(
+            move |context: NativeCallContext<'_>,
+                  target: &mut $target,
+                  index: $index,
+                  value: Dynamic|
+                  -> ScriptResult<()> {
+                $assign(&run, &context, target, index, &value)
+            },
+        );
+    }};
 }
 
 /// Registers version 2 of the script API: the lists on `model`, `model.header` and
@@ -151,20 +211,7 @@ fn register_lists(engine: &mut Engine, state: &Arc<RunState>) {
             list.at(index).map_err(fail)
         },
     );
-    let run = Arc::clone(state);
-    engine.register_indexer_set(
-        move |context: NativeCallContext<'_>,
-              list: &mut ElementList,
-              index: INT,
-              value: Dynamic|
-              -> ScriptResult<()> {
-            let element = list.at(index).map_err(fail)?;
-            match field_value(&element, false, &value)? {
-                Some((json, bytes)) => write(&run, &context, &element, json, bytes),
-                None => Ok(()),
-            }
-        },
-    );
+    register_setter!(engine, state, ElementList, INT, assign_element);
     engine.register_fn(
         "find",
         |list: &mut ElementList, name: &str| -> ScriptResult<Dynamic> {
@@ -195,32 +242,14 @@ fn register_places(engine: &mut Engine, state: &Arc<RunState>) {
     engine.register_iterator_result::<Place, Place>();
     engine.register_indexer_get(
         |place: &mut Place, name: ImmutableString| -> ScriptResult<Dynamic> {
-            get(place, Step::Name(&name))
+            get(place, name.step())
         },
     );
     engine.register_indexer_get(|place: &mut Place, index: INT| -> ScriptResult<Dynamic> {
-        get(place, Step::Index(index))
+        get(place, index.step())
     });
-    let run = Arc::clone(state);
-    engine.register_indexer_set(
-        move |context: NativeCallContext<'_>,
-              place: &mut Place,
-              name: ImmutableString,
-              value: Dynamic|
-              -> ScriptResult<()> {
-            assign(&run, &context, place, Step::Name(&name), &value)
-        },
-    );
-    let run = Arc::clone(state);
-    engine.register_indexer_set(
-        move |context: NativeCallContext<'_>,
-              place: &mut Place,
-              index: INT,
-              value: Dynamic|
-              -> ScriptResult<()> {
-            assign(&run, &context, place, Step::Index(index), &value)
-        },
-    );
+    register_setter!(engine, state, Place, ImmutableString, assign_at);
+    register_setter!(engine, state, Place, INT, assign_at);
     engine.register_fn("len", |place: &mut Place| -> ScriptResult<INT> {
         place.len().map(to_int).map_err(fail)
     });
