@@ -508,8 +508,7 @@ impl Document {
             let touched = Touched {
                 values: Vec::new(),
                 structure: ElementKind::ALL.to_vec(),
-                remaps: Vec::new(),
-                vertex_positions_only: false,
+                ..Touched::default()
             };
             self.note(
                 &touched,

@@ -20,6 +20,7 @@ mod reindex;
 mod structure;
 mod transform;
 mod typed;
+mod weights;
 
 pub use crate::model::EditTarget;
 pub use crate::path::FieldPath;
@@ -39,6 +40,7 @@ pub use transform::{
     position as transform_position,
 };
 pub use typed::{Element, Field, SetField, Vector, field};
+pub use weights::{BoneRef, PaintMode, PaintWeights};
 
 use crate::formats::error::FileError;
 use crate::i18n::Language;
@@ -152,6 +154,15 @@ pub struct Touched {
     /// 3D view updates positions and leaves the other attributes. `false` says nothing.
     #[serde(skip)]
     pub vertex_positions_only: bool,
+    /// The vertex values that changed are their weights only (a weight brush's step): the 3D
+    /// view's mesh at rest is unchanged, a posed mesh re-skins these vertices, the weight
+    /// colours update. `false` says nothing.
+    #[serde(skip)]
+    pub vertex_weights_only: bool,
+    /// With `vertex_weights_only`: exactly the vertices whose weights changed, sorted (the
+    /// ranges in `values` cover them but may cover more).
+    #[serde(skip)]
+    pub weighted_vertices: Vec<u32>,
 }
 
 impl Touched {

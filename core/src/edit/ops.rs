@@ -92,6 +92,8 @@ pub enum EditOp {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         match_bones_by_name: bool,
     },
+    /// One weight brush step (the 3D view's ウェイト描画): see [`super::PaintWeights`].
+    PaintWeights(super::PaintWeights),
     /// Several ops as one named step.
     Batch {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -135,6 +137,7 @@ impl EditOp {
             EditOp::Sort { .. } => "sort",
             EditOp::Transform { .. } => "transform",
             EditOp::Merge { .. } => "merge",
+            EditOp::PaintWeights(_) => "paint_weights",
             EditOp::Batch { .. } => "batch",
         }
     }
@@ -426,6 +429,7 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
                 },
             )
         }
+        EditOp::PaintWeights(paint) => Edit::paint_weights(model, paint),
         EditOp::Batch { label, ops } => {
             let label = label.clone().map_or_else(
                 || EditLabel::new("edit.steps").arg("count", LabelArg::Count(ops.len(), "step")),
