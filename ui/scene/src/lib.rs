@@ -5,6 +5,10 @@
 //! - `pick`: ray/triangle/shape and screen-space point picking, rectangle selection;
 //! - `mesh`, `overlay`: vertex arrays in world space, indices in GL winding, material ranges;
 //!   bones, rigid bodies, joints, grid, normals and weights as coloured lines and triangles;
+//! - `brush`: the weight brush's dabs and gradients (which vertices, how much), on the mesh as
+//!   drawn;
+//! - `weight_colors`: the weight display's colour per vertex (one bone on a ramp, or every
+//!   bone in its own colour);
 //! - `toon`: the shared toon01–10, drawn in code;
 //! - `frame`: what one frame draws and the uploads the GPU applies before it;
 //! - `scene`: which uploads an edit needs (only the touched ranges; structural edits rebuild),
@@ -13,6 +17,7 @@
 //! The editor (`pmx_ui`) builds on this crate; the GL side (`pmx_view`) too. Neither depends on
 //! the other, so editing a panel does not rebuild the GL code and panel tests do not link it.
 
+pub mod brush;
 pub mod camera;
 pub mod frame;
 pub mod mesh;
@@ -20,6 +25,7 @@ pub mod overlay;
 pub mod pick;
 pub mod scene;
 pub mod toon;
+pub mod weight_colors;
 
 /// A set of selected element indices, as the overlays read it (the editor's selection sets
 /// implement it; so do plain index collections, for tests and tools).

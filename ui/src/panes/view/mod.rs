@@ -4,8 +4,8 @@
 //!
 //! - `tool`: what the view does with the pointer, as values: the [`tool::ViewTool`] trait and
 //!   its routing; the tools, each in its own file, are listed once, in [`ViewState`]'s
-//!   registry (`with_tools`): `gizmo` (move, rotate and scale handles), `rectangle_select`,
-//!   `click_select`. `shown`: the scene as the tools read it (camera, viewport, the pose's
+//!   registry (`with_tools`): `weight_paint` (ウェイト描画, modal while on), `gizmo` (move,
+//!   rotate and scale handles), `rectangle_select`, `click_select`. `shown`: the scene as the tools read it (camera, viewport, the pose's
 //!   placements; picking). The camera's orbit, pan and zoom stay the pane's;
 //! - `transform`: moving, turning and scaling the selection (the numeric row; the edit the
 //!   gizmo asks for);
@@ -20,6 +20,7 @@ pub mod rectangle_select;
 pub mod shown;
 pub mod tool;
 pub mod transform;
+pub mod weight_paint;
 pub use pmx_core::texture as textures;
 pub use pmx_scene::{camera, frame, mesh, overlay, pick, scene, toon};
 
@@ -31,6 +32,7 @@ pub use frame::{BACKGROUND, LIGHT_COLOR, LIGHT_DIRECTION};
 use frame::{Frame, Layers};
 use glam::{Vec2, Vec3};
 use pmx_core::model::{ElementKind, Model};
+use pmx_scene::weight_colors::{self, WeightDisplay};
 pub use shown::{PickMode, Placements, ShownScene};
 use std::sync::Arc;
 use tool::{ToolCx, ViewInput, ViewTool};
@@ -113,7 +115,8 @@ pub struct ViewState {
     pub pick_mode: PickMode,
     pub scene: scene::ViewScene,
     overlay_key: Option<u64>,
-    weights_key: Option<(u64, u64, Option<usize>)>,
+    /// The weight display last coloured: (document, what it shows) and the revision.
+    weights_key: Option<((u64, WeightDisplay), u64)>,
     framed_document: Option<u64>,
     /// The numeric move/rotate/scale row.
     pub transform: transform::TransformTool,
@@ -123,6 +126,11 @@ pub struct ViewState {
     pub rectangle_select: rectangle_select::RectangleSelect,
     /// A left click: the element under the pointer (a tool).
     pub click_select: click_select::ClickSelect,
+    /// ウェイト描画: the weight brush (a tool, modal while on).
+    pub weight_paint: weight_paint::WeightPaint,
+    /// The UI's language and the names shown, as the pane last drew (what tools say).
+    lang: Language,
+    names: crate::i18n::NameLanguage,
     /// The registry position of the tool that owns the pointer gesture under way.
     tool_owner: Option<usize>,
     /// Where the view was drawn in the last frame (screen points), for tests and tools.
@@ -197,7 +205,7 @@ impl ViewState {
                 edges: self.layers.edges,
                 wireframe: self.layers.wireframe,
                 vertices: self.layers.vertices,
-                weights: self.layers.weights,
+                weights: self.layers.weights || self.weight_paint.active,
             },
         }
     }
@@ -227,24 +235,51 @@ impl ViewState {
             self.frame_model(document);
         }
         self.sync_overlay(document, document_id);
-        let selection = &document.selection;
-        let bone = selection
-            .get(ElementKind::Bone)
-            .current
-            .or_else(|| selection.get(ElementKind::Bone).indices.first());
-        let weights_key = (
-            document_id,
-            document.revision(),
-            bone.filter(|_| self.layers.weights),
-        );
-        if self.layers.weights && self.weights_key != Some(weights_key) {
-            self.weights_key = Some(weights_key);
-            self.scene
-                .set_weights(bone.map(|b| overlay::weights_for(&document.model, b)));
+        self.sync_weight_colors(document, document_id);
+    }
+
+    /// What the weight display shows now: the brush's choice while it is on, else the selected
+    /// bone's weights (every bone's colours when none is selected) with the weights layer on.
+    #[must_use]
+    pub fn weight_display(&self, document: &Document) -> Option<WeightDisplay> {
+        if self.weight_paint.active {
+            return Some(self.weight_paint.weight_display(document));
         }
-        if !self.layers.weights {
-            self.weights_key = None;
+        self.layers.weights.then(|| {
+            weight_paint::target_bone(document).map_or(WeightDisplay::AllBones, WeightDisplay::Bone)
+        })
+    }
+
+    /// Keeps the weight colours in step with the document: after weight edits only (a brush's
+    /// dabs, their undo) just the changed vertices are coloured again and patched; anything
+    /// else that may change them, or another display, colours every vertex.
+    fn sync_weight_colors(&mut self, document: &Document, document_id: u64) {
+        let Some(display) = self.weight_display(document) else {
+            if self.weights_key.take().is_some() {
+                self.scene.set_weight_colors(None);
+            }
+            return;
+        };
+        let revision = document.revision();
+        let key = (document_id, display);
+        let patch = match self.weights_key {
+            Some((shown, at)) if shown == key && at == revision => return,
+            Some((shown, at)) if shown == key => weights_changed_since(document, at),
+            _ => None,
+        };
+        let model = &document.model;
+        match patch {
+            Some(vertices) => {
+                if !vertices.is_empty() {
+                    let colors = weight_colors::weight_colors_of(model, display, &vertices);
+                    self.scene.patch_weight_colors(vertices, colors);
+                }
+            }
+            None => self
+                .scene
+                .set_weight_colors(Some(weight_colors::weight_colors(model, display))),
         }
+        self.weights_key = Some((key, revision));
     }
 
     /// Rebuilds the overlay (bones, bodies, joints, grid, normals, selected vertices) when
@@ -334,6 +369,7 @@ impl ViewState {
         run: impl FnOnce(&mut [&mut dyn ViewTool], &mut Option<usize>, &mut ToolCx<'_>) -> R,
     ) -> R {
         let Self {
+            weight_paint,
             gizmo,
             rectangle_select,
             click_select,
@@ -341,11 +377,14 @@ impl ViewState {
             placements,
             pick_mode,
             tool_owner,
+            lang,
+            names,
             ..
         } = self;
-        let mut tools: [&mut dyn ViewTool; 3] = [gizmo, rectangle_select, click_select];
+        let mut tools: [&mut dyn ViewTool; 4] =
+            [weight_paint, gizmo, rectangle_select, click_select];
         let scene = ShownScene::new(camera, size, placements);
-        let mut cx = ToolCx::new(document, scene, *pick_mode, modifiers);
+        let mut cx = ToolCx::new(document, scene, *pick_mode, modifiers).in_language(*lang, *names);
         run(&mut tools, tool_owner, &mut cx)
     }
 
@@ -536,6 +575,40 @@ impl ViewState {
     }
 }
 
+/// The vertices whose weights changed since `revision`, when weight edits (or edits that
+/// touch neither vertices nor the element lists) are all that happened; `None` when anything
+/// else may have changed the colours (or the log no longer reaches back).
+fn weights_changed_since(document: &Document, revision: u64) -> Option<Vec<u32>> {
+    let changes = document.changes_since(revision)?;
+    let mut vertices = Vec::new();
+    for touched in changes {
+        if touched.structure_changed() {
+            return None;
+        }
+        if touched.vertex_weights_only {
+            vertices.extend_from_slice(&touched.weighted_vertices);
+        } else if touched.touches(pmx_core::edit::EditTarget::Vertex) {
+            return None;
+        }
+    }
+    vertices.sort_unstable();
+    vertices.dedup();
+    Some(vertices)
+}
+
+/// Until the GPU side takes colours: the scene's weight upload fed from them (TEMPORARY).
+trait WeightColorsShim {
+    fn set_weight_colors(&self, colors: Option<Vec<[u8; 4]>>);
+    fn patch_weight_colors(&self, vertices: Vec<u32>, colors: Vec<[u8; 4]>);
+}
+
+impl WeightColorsShim for scene::ViewScene {
+    fn set_weight_colors(&self, colors: Option<Vec<[u8; 4]>>) {
+        self.set_weights(colors.map(|c| c.iter().map(|c| f32::from(c[0]) / 255.0).collect()));
+    }
+    fn patch_weight_colors(&self, _vertices: Vec<u32>, _colors: Vec<[u8; 4]>) {}
+}
+
 /// The View menu's part for the 3D view: layers, pick mode, camera.
 pub fn view_menu_ui(ui: &mut egui::Ui, lang: Language, state: &mut ViewState) {
     ui.menu_button(lang.tr("view.menu_layers"), |ui| {
@@ -563,6 +636,7 @@ pub fn view_menu_ui(ui: &mut egui::Ui, lang: Language, state: &mut ViewState) {
 /// The 表示 pane.
 pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::widgets::PaneCx<'_>) {
     let (lang, document_id) = (cx.lang, cx.document_id);
+    (state.lang, state.names) = (lang, cx.names);
     let document = &mut *cx.document;
     let commands = &mut *cx.commands;
     state.sync(document, document_id);
@@ -595,6 +669,24 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
             },
         );
     });
+    // The rows of the tools that take part (the brush's settings while it is on).
+    let options = state.with_tools(
+        document,
+        Vec2::ZERO,
+        egui::Modifiers::NONE,
+        |tools, _, cx| {
+            ui.horizontal_wrapped(|ui| tool::options(tools, cx, ui));
+            cx.take_requests()
+        },
+    );
+    for request in options {
+        request.apply(
+            document,
+            commands,
+            &mut state.pick_mode,
+            state.transform.mirror_x,
+        );
+    }
     transform::transform_ui(
         ui,
         lang,
@@ -751,8 +843,15 @@ fn route_pointer(
     if state.tool_owner.is_some() && !response.dragged() && !response.is_pointer_button_down_on() {
         state.tool_input(document, commands, size, modifiers, ViewInput::Cancel);
     }
-    let cursor = state.with_tools(document, size, modifiers, |tools, _, _| tool::cursor(tools));
+    let (cursor, hover_text) = state.with_tools(document, size, modifiers, |tools, _, cx| {
+        (tool::cursor(tools), tool::hover_text(tools, cx))
+    });
     if let Some(cursor) = cursor {
         ui.ctx().set_cursor_icon(cursor);
+    }
+    if let Some(text) = hover_text
+        && response.hovered()
+    {
+        response.clone().on_hover_text_at_pointer(text);
     }
 }

@@ -184,6 +184,9 @@ pub struct ToolCx<'a> {
     pub pick_mode: PickMode,
     /// The modifier keys held this frame.
     pub modifiers: egui::Modifiers,
+    /// The UI's language and the names shown (for what tools paint and say).
+    pub lang: Language,
+    pub names: crate::i18n::NameLanguage,
     requests: Vec<ToolRequest>,
 }
 
@@ -200,8 +203,18 @@ impl<'a> ToolCx<'a> {
             scene,
             pick_mode,
             modifiers,
+            lang: Language::default(),
+            names: crate::i18n::NameLanguage::default(),
             requests: Vec::new(),
         }
+    }
+
+    /// The context in `lang`, showing element names in `names`.
+    #[must_use]
+    pub fn in_language(mut self, lang: Language, names: crate::i18n::NameLanguage) -> Self {
+        self.lang = lang;
+        self.names = names;
+        self
     }
 
     /// Asks for `request` (applied once the tool returns).
@@ -236,6 +249,17 @@ impl<'a> ToolCx<'a> {
 pub trait ViewTool: std::fmt::Debug {
     /// The tool's switches in the view's toolbar row (none by default).
     fn toolbar_ui(&mut self, _ui: &mut egui::Ui, _lang: Language) {}
+
+    /// The tool's own row under the view's toolbar, shown while it takes part (a brush's
+    /// settings while it is on). Like input, it asks for changes through `cx` (the brush's
+    /// target bone is a selection change), never writes.
+    fn options_ui(&mut self, _ui: &mut egui::Ui, _cx: &mut ToolCx<'_>) {}
+
+    /// What the tool says about what is under the pointer (a tooltip: the weights of the vertex
+    /// under a brush), asked after the frame's input.
+    fn hover_text(&self, _cx: &ToolCx<'_>) -> Option<String> {
+        None
+    }
 
     /// Once a frame, after a click and before a drag is routed: the tool lays itself out for
     /// this frame's selection and camera and notes what is under the pointer (`hover`, viewport
@@ -351,6 +375,24 @@ pub fn cursor(tools: &mut [&mut dyn ViewTool]) -> Option<egui::CursorIcon> {
     live(tools)
         .into_iter()
         .find_map(|index| tools.get(index).and_then(|tool| tool.cursor()))
+}
+
+/// The rows of the tools that take part ([`ViewTool::options_ui`]), one under the other.
+pub fn options(tools: &mut [&mut dyn ViewTool], cx: &mut ToolCx<'_>, ui: &mut egui::Ui) {
+    for index in live(tools) {
+        if let Some(tool) = tools.get_mut(index) {
+            tool.options_ui(ui, cx);
+        }
+    }
+}
+
+/// What the first tool that takes part and has something to say says about what is under the
+/// pointer.
+#[must_use]
+pub fn hover_text(tools: &mut [&mut dyn ViewTool], cx: &ToolCx<'_>) -> Option<String> {
+    live(tools)
+        .into_iter()
+        .find_map(|index| tools.get(index).and_then(|tool| tool.hover_text(cx)))
 }
 
 /// Paints the overlays of the tools that take part, in registry order.
