@@ -152,6 +152,8 @@ struct Stroke {
 #[derive(Debug, Clone, Default)]
 struct Hover {
     at: Option<Vec2>,
+    /// The camera, viewport and pose the hover was worked out in.
+    seen: Option<(pmx_scene::camera::OrbitCamera, Vec2, [Option<u64>; 3])>,
     vertex: Option<usize>,
     model_radius: Option<f32>,
 }
@@ -611,18 +613,27 @@ impl ViewTool for WeightPaint {
             self.hover.vertex = None;
             return;
         }
-        if hover == self.hover.at && self.stroke.is_none() {
+        let model = &cx.document.model;
+        let seen = (
+            *cx.scene.camera,
+            cx.scene.size,
+            cx.scene.placements.generations_for(model),
+        );
+        if hover == self.hover.at && self.hover.seen.as_ref() == Some(&seen) {
             return;
         }
         self.hover.at = hover;
-        let model = &cx.document.model;
+        self.hover.seen = Some(seen);
+        if self.stroke.is_some() {
+            // While painting the dabs say where the brush is; the readout waits for the release.
+            self.hover.vertex = None;
+            return;
+        }
         self.hover.vertex = hover.and_then(|at| cx.scene.pick(model, PickMode::Vertex, at));
-        if let Some(at) = hover
-            && self.stroke.is_none()
-        {
+        if let Some(at) = hover {
             let surface = Surface::new(model, cx.scene.placements.vertices_for(model));
             let view = BrushView::new(cx.scene.camera, cx.scene.size);
-            // Only the radius is wanted: a one-pixel brush finds the surface point cheaply.
+            // Only the radius is wanted: a small brush finds the surface point cheaply.
             let probe = brush::dab(
                 &surface,
                 &view,
