@@ -522,7 +522,7 @@ fn paint_vertex(
     entries.retain(|(_, w)| *w > 0.0);
     limit_bones(&mut entries, brush.max_bones.max(1), target, &is_locked);
     fill_to_one(&mut entries, target, &is_locked);
-    let new = rebuild(old, &entries)?;
+    let new = rebuild(old, &entries, &is_locked)?;
     (new != *old).then_some(new)
 }
 
@@ -584,24 +584,41 @@ fn fill_to_one(entries: &mut Entries, target: usize, is_locked: &impl Fn(usize) 
 }
 
 /// The weight holding `entries` (bones in this order) in the simplest type: BDEF1, BDEF2 or
-/// BDEF4; SDEF while two bones remain (C, R0 and R1 kept); QDEF stays QDEF. The last bone's
-/// weight is 1 minus the others', so the sum is exactly 1.
-fn rebuild(old: &Weight, entries: &[(usize, f32)]) -> Option<Weight> {
+/// BDEF4; SDEF while two bones remain (C, R0 and R1 kept); QDEF stays QDEF. The last unlocked
+/// bone's weight is 1 minus the others', so the sum is 1 within `f32` rounding.
+fn rebuild(
+    old: &Weight,
+    entries: &[(usize, f32)],
+    is_locked: &impl Fn(usize) -> bool,
+) -> Option<Weight> {
     let count = entries.len();
     if count == 0 || count > 4 {
         return None;
     }
     let mut weights = [0.0f32; 4];
     let mut bones = [None; 4];
-    let mut sum = 0.0f32;
     for (i, (bone, w)) in entries.iter().enumerate() {
         bones[i] = Some(BoneIdx::new(*bone));
-        if i + 1 < count {
-            weights[i] = *w;
-            sum += *w;
-        }
+        weights[i] = *w;
     }
-    weights[count - 1] = (1.0 - sum).max(0.0);
+    // The remainder goes to the last unlocked bone, so that locked weights stay exactly as
+    // they were (BDEF2 and SDEF store only the first bone's weight: the second is implied).
+    let remainder = entries
+        .iter()
+        .rposition(|(bone, _)| !is_locked(*bone))
+        .unwrap_or(count - 1);
+    let remainder = match (count, old) {
+        // BDEF2/SDEF: the second weight is implied; a locked second bone sets the first.
+        (2, Weight::Qdef { .. }) => remainder,
+        (2, _) if is_locked(entries[1].0) && !is_locked(entries[0].0) => 0,
+        (2, _) => 1,
+        _ => remainder,
+    };
+    let others: f32 = (0..count)
+        .filter(|&i| i != remainder)
+        .map(|i| weights[i])
+        .sum();
+    weights[remainder] = (1.0 - others).max(0.0);
     Some(match (old, count) {
         (Weight::Qdef { .. }, _) => Weight::Qdef { bones, weights },
         (_, 1) => Weight::Bdef1 { bone: bones[0] },
