@@ -91,5 +91,9 @@ fn an_edit_script_paints_weights_and_the_file_holds_them() {
 
     let result = run(&undone, &["--undo-all"]);
     assert!(result.status.success());
-    assert_eq!(std::fs::read(&undone).unwrap(), bytes, "undo gives the bytes back");
+    assert_eq!(
+        std::fs::read(&undone).unwrap(),
+        bytes,
+        "undo gives the bytes back"
+    );
 }

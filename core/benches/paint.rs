@@ -13,7 +13,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pmx_core::edit::{BoneRef, Edit, PaintIndex, PaintMode, PaintWeights};
-use pmx_core::generate::{LargeModelSpec, lay_out_as_tube, large_model};
+use pmx_core::generate::{LargeModelSpec, large_model, lay_out_as_tube};
 use pmx_core::model::Model;
 use std::hint::black_box;
 use std::time::{Duration, Instant};

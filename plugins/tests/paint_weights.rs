@@ -68,7 +68,10 @@ fn a_script_paints_weights_as_the_op_does() {
         )
         .unwrap()
         .apply(&mut expected);
-        assert!(scripted == expected, "API {version}: the script's stroke is the op's");
+        assert!(
+            scripted == expected,
+            "API {version}: the script's stroke is the op's"
+        );
         assert!(
             vertices
                 .iter()

@@ -104,7 +104,10 @@ fn painted(model: &Model, paint: &PaintWeights) -> Model {
     let changed: Vec<u32> = (0..model.vertices.len() as u32)
         .filter(|&v| model.vertices[v as usize].weight != after.vertices[v as usize].weight)
         .collect();
-    assert_eq!(touched.weighted_vertices, changed, "exactly the changed vertices");
+    assert_eq!(
+        touched.weighted_vertices, changed,
+        "exactly the changed vertices"
+    );
     let mut undone = after.clone();
     edit.revert(&mut undone);
     assert_eq!(pmx_bytes(&undone), pmx_bytes(model), "undo is exact");
@@ -130,7 +133,10 @@ fn add_keeps_sums_of_one_and_the_bone_limit() {
             changed += 1;
             assert!((sum(now) - 1.0).abs() <= 1e-5, "vertex {v}: {now:?}");
             assert!(effective(now).len() <= max_bones, "vertex {v}: {now:?}");
-            assert!(effective(now)[&7] > 0.0, "vertex {v} keeps the painted bone");
+            assert!(
+                effective(now)[&7] > 0.0,
+                "vertex {v} keeps the painted bone"
+            );
         }
         assert!(changed > 1_500, "{changed} vertices changed");
     }
@@ -318,7 +324,10 @@ fn the_label_names_the_bone_and_counts_vertices() {
         ..paint(0, PaintMode::Add, (0..125).collect(), 0.5)
     };
     let edit = Edit::paint_weights(&model, &stroke).unwrap();
-    assert_eq!(edit.label_in(Language::Japanese), "ウェイト描画 左腕 (頂点125個)");
+    assert_eq!(
+        edit.label_in(Language::Japanese),
+        "ウェイト描画 左腕 (頂点125個)"
+    );
     assert_eq!(edit.label(), "Weight paint 左腕 (125 vertices)");
     let op: EditOp = serde_json::from_value(serde_json::json!({
         "op": "paint_weights", "bone": "左腕", "mode": "add",
@@ -429,7 +438,10 @@ fn one_stroke_is_one_undo_step_over_the_union() {
     }
     assert_eq!(history.len(), 1, "one step");
     assert_eq!(
-        history.undo_edit_label().unwrap().render(Language::Japanese),
+        history
+            .undo_edit_label()
+            .unwrap()
+            .render(Language::Japanese),
         "ウェイト描画 左腕 (頂点8個)"
     );
     // Vertices 3 and 4 were painted twice: their weight is the later one's.
@@ -438,7 +450,11 @@ fn one_stroke_is_one_undo_step_over_the_union() {
     let after = pmx_bytes(&doc);
     let touched = history.undo(&mut doc).unwrap();
     assert_eq!(touched.weighted_vertices, (0..8).collect::<Vec<u32>>());
-    assert_eq!(pmx_bytes(&doc), pmx_bytes(&model), "one undo gives the model back");
+    assert_eq!(
+        pmx_bytes(&doc),
+        pmx_bytes(&model),
+        "one undo gives the model back"
+    );
     history.redo(&mut doc).unwrap();
     assert_eq!(pmx_bytes(&doc), after);
 }
@@ -495,12 +511,7 @@ fn gene_mirror_paints_the_right_arm_with_the_same_change() {
     // The mirror image of a bone's name, as an index (the bone itself without a side).
     let mirror_bone = |bone: usize| {
         mirrored_name(&model.bones[bone].name_ja.as_str())
-            .and_then(|name| {
-                model
-                    .bones
-                    .iter()
-                    .position(|b| b.name_ja.as_str() == name)
-            })
+            .and_then(|name| model.bones.iter().position(|b| b.name_ja.as_str() == name))
             .unwrap_or(bone)
     };
     let mirrored = |weight: &Weight| -> BTreeMap<usize, f32> {
@@ -567,7 +578,12 @@ fn gene_strokes_leave_no_validator_error() {
         let stroke = PaintWeights {
             mirror: true,
             max_bones: 2,
-            ..paint(arm, mode, (0..model.vertices.len()).step_by(3).collect(), 0.6)
+            ..paint(
+                arm,
+                mode,
+                (0..model.vertices.len()).step_by(3).collect(),
+                0.6,
+            )
         };
         let after = painted(&model, &stroke);
         assert!(error_codes(&after).is_subset(&before), "{mode:?}");

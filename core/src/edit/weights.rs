@@ -352,19 +352,21 @@ fn bone_name(model: &Model, bone: usize) -> String {
 
 /// The mean weight of `bone` over `vertex`'s edge neighbours (its own weight when it has none).
 fn neighbour_average(model: &Model, index: &PaintIndex, vertex: usize, bone: usize) -> f32 {
-    let neighbours = index.neighbours(model).of(vertex);
-    let weights: Vec<f32> = neighbours
+    let (sum, count) = index
+        .neighbours(model)
+        .of(vertex)
         .iter()
         .filter_map(|&n| model.vertices.get(n as usize))
-        .map(|v| bone_weight(&v.weight, bone))
-        .collect();
-    if weights.is_empty() {
+        .fold((0.0f32, 0usize), |(sum, count), v| {
+            (sum + bone_weight(&v.weight, bone), count + 1)
+        });
+    if count == 0 {
         return model
             .vertices
             .get(vertex)
             .map_or(0.0, |v| bone_weight(&v.weight, bone));
     }
-    weights.iter().sum::<f32>() / weights.len() as f32
+    sum / count as f32
 }
 
 /// The weight slots as stored: (bone, weight), BDEF2/SDEF's second weight `1 − weight`, without
@@ -948,4 +950,154 @@ fn cell_key(cell: [i64; 3]) -> u64 {
     let offset = 1i64 << (CELL_BITS - 1);
     cell.iter()
         .fold(0u64, |key, &c| (key << CELL_BITS) | (c + offset) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Vec3, Vertex, VertexIdx};
+
+    fn strip(weights: Vec<Weight>) -> Model {
+        let mut model = Model::new_empty();
+        for name in ["センター", "左腕", "右腕"] {
+            model.bones.push(crate::model::Bone {
+                name_ja: name.into(),
+                parent: (name != "センター").then(|| BoneIdx::new(0)),
+                ..crate::model::Bone::default()
+            });
+        }
+        for (i, weight) in weights.into_iter().enumerate() {
+            let x = [1.0, -1.0, 0.0, 2.0][i % 4];
+            model.vertices.push(Vertex {
+                position: Vec3::new(x, i as f32, 0.0),
+                weight,
+                ..Vertex::default()
+            });
+        }
+        for i in 2..model.vertices.len() {
+            model.faces.push([i - 2, i - 1, i].map(VertexIdx::new));
+        }
+        model
+    }
+
+    #[test]
+    fn touched_stays_weights_only_only_when_both_sides_are() {
+        let model = strip(vec![
+            Weight::Bdef1 {
+                bone: Some(BoneIdx::new(0))
+            };
+            4
+        ]);
+        let stroke = |vertices: Vec<usize>| PaintWeights {
+            bone: BoneRef::Name("左腕".into()),
+            mode: PaintMode::Add,
+            amounts: vec![0.5; vertices.len()],
+            vertices,
+            mirror: false,
+            max_bones: 4,
+            locked: Vec::new(),
+        };
+        let mut copy = model.clone();
+        let mut first = Edit::paint_weights(&model, &stroke(vec![3, 0])).unwrap();
+        let mut touched = first.apply(&mut copy);
+        assert!(touched.vertex_weights_only && !touched.vertex_positions_only);
+        assert_eq!(touched.weighted_vertices, vec![0, 3]);
+        let mut second = Edit::paint_weights(&copy, &stroke(vec![1])).unwrap();
+        touched.extend(second.apply(&mut copy));
+        assert!(touched.vertex_weights_only);
+        assert_eq!(touched.weighted_vertices, vec![0, 1, 3]);
+        let mut bones_only = Touched::default();
+        bones_only.add_range(EditTarget::Bone, 0..1);
+        touched.extend(bones_only);
+        assert!(touched.vertex_weights_only, "no vertices on the other side");
+        let mut positions = Touched::default();
+        positions.add_range(EditTarget::Vertex, 2..3);
+        positions.vertex_positions_only = true;
+        touched.extend(positions);
+        assert!(!touched.vertex_weights_only && !touched.vertex_positions_only);
+        assert!(touched.weighted_vertices.is_empty());
+    }
+
+    #[test]
+    fn merging_keeps_the_oldest_old_and_the_newest_new() {
+        let model = strip(vec![
+            Weight::Bdef1 {
+                bone: Some(BoneIdx::new(0))
+            };
+            4
+        ]);
+        let step = |model: &Model, vertices: Vec<usize>| {
+            let paint = PaintWeights {
+                bone: BoneRef::Index(1),
+                mode: PaintMode::Add,
+                amounts: vec![0.25; vertices.len()],
+                vertices,
+                mirror: false,
+                max_bones: 4,
+                locked: Vec::new(),
+            };
+            Edit::paint_weights(model, &paint).unwrap()
+        };
+        let mut doc = model.clone();
+        let mut history = super::super::History::new();
+        let gesture = history.new_gesture();
+        let first = step(&doc, vec![0, 2]);
+        history.apply(&mut doc, first.in_gesture(gesture));
+        let second = step(&doc, vec![2, 3]);
+        history.apply(&mut doc, second.in_gesture(gesture));
+        assert_eq!(history.len(), 1);
+        assert_eq!(history.undo_label(), Some("Weight paint 左腕 (3 vertices)"));
+        assert_eq!(bone_weight(&doc.vertices[2].weight, 1), 0.5);
+        history.undo(&mut doc);
+        assert!(doc == model);
+    }
+
+    #[test]
+    fn the_mirror_image_is_the_vertex_at_minus_x() {
+        // Vertices at x = 1, −1, 0, 2: 0 and 1 mirror each other, 2 is on the centre line.
+        let model = strip(vec![
+            Weight::Bdef1 {
+                bone: Some(BoneIdx::new(0))
+            };
+            4
+        ]);
+        let mut moved = model.clone();
+        moved.vertices[1].position = Vec3::new(-1.0, 0.0, 0.0);
+        let index = PaintIndex::new(&moved);
+        assert_eq!(index.mirror_vertex(&moved, 0), Some(1));
+        assert_eq!(index.mirror_vertex(&moved, 1), Some(0));
+        assert_eq!(index.mirror_vertex(&moved, 2), Some(2));
+        assert_eq!(index.mirror_vertex(&moved, 3), None);
+        let paint = PaintWeights {
+            bone: BoneRef::Name("左腕".into()),
+            mode: PaintMode::Set,
+            vertices: vec![0, 2],
+            amounts: vec![1.0, 1.0],
+            mirror: true,
+            max_bones: 4,
+            locked: Vec::new(),
+        };
+        let mut after = moved.clone();
+        Edit::paint_weights(&moved, &paint)
+            .unwrap()
+            .apply(&mut after);
+        assert_eq!(
+            after.vertices[0].weight,
+            Weight::Bdef1 {
+                bone: Some(BoneIdx::new(1))
+            }
+        );
+        assert_eq!(
+            after.vertices[1].weight,
+            Weight::Bdef1 {
+                bone: Some(BoneIdx::new(2))
+            }
+        );
+        assert_eq!(
+            after.vertices[2].weight,
+            Weight::Bdef1 {
+                bone: Some(BoneIdx::new(1))
+            }
+        );
+    }
 }
