@@ -148,61 +148,6 @@ pub fn quat_to_euler_degrees(rotation: Quat) -> Vec3 {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-    use crate::model::{DisplayFrame, Material};
-
-    #[test]
-    fn material_ranges_follow_the_counts_and_stop_at_the_faces() {
-        let mut model = Model::default();
-        model.faces = vec![[crate::model::VertexIdx(0); 3]; 5];
-        for count in [6, 4, 9, 3] {
-            model.materials.push(Material {
-                face_index_count: count,
-                ..Material::default()
-            });
-        }
-        // 2 faces, 1 (4 rounds down), 3 (runs past: 2 are left), none left.
-        assert_eq!(model.material_face_ranges(), vec![0..2, 2..3, 3..5, 5..5]);
-        assert_eq!(model.material_of_face(0), Some(0));
-        assert_eq!(model.material_of_face(2), Some(1));
-        assert_eq!(model.material_of_face(4), Some(2));
-        assert_eq!(model.material_of_face(5), None);
-    }
-
-    #[test]
-    fn euler_angles_are_yxz_and_round_trip() {
-        let angles = Vec3::new(0.3, -0.7, 1.1);
-        let q = euler_to_quat(angles);
-        let expected = Quat::from_rotation_y(angles.y)
-            * Quat::from_rotation_x(angles.x)
-            * Quat::from_rotation_z(angles.z);
-        assert!(q.abs_diff_eq(expected, 1e-6));
-        let back = quat_to_euler(q);
-        assert!((back.x - angles.x).abs() < 1e-5);
-        assert!((back.y - angles.y).abs() < 1e-5);
-        assert!((back.z - angles.z).abs() < 1e-5);
-        let degrees = quat_to_euler_degrees(euler_degrees_to_quat(Vec3::new(30.0, 45.0, -60.0)));
-        assert!((degrees.y - 45.0).abs() < 1e-3);
-    }
-
-    #[test]
-    fn frames_name_their_members_and_the_special_frames() {
-        let mut model = crate::generate::sample_model();
-        let expressions = model.expression_frame().unwrap();
-        assert!(model.display_frames[expressions].special);
-        assert_eq!(model.special_frame(ROOT_FRAME), Some(0));
-        model.display_frames.push(DisplayFrame::default());
-        let (bones, _) = model.listed_in_frames();
-        assert_eq!(bones.len(), model.bones.len());
-        for bone in model.unlisted_bones() {
-            assert!(!bones[bone]);
-        }
-    }
-}
-
 /// The name of the other side's element: 左↔右 everywhere, and the English markers `Left` ↔
 /// `Right` (also lower and upper case), `_L` ↔ `_R` and `.L` ↔ `.R` (when not followed by a
 /// letter or digit). `None` when the name has no side.
@@ -259,4 +204,59 @@ pub fn mirrored_name(name: &str) -> Option<String> {
         i += 1;
     }
     changed.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::model::{DisplayFrame, Material};
+
+    #[test]
+    fn material_ranges_follow_the_counts_and_stop_at_the_faces() {
+        let mut model = Model::default();
+        model.faces = vec![[crate::model::VertexIdx(0); 3]; 5];
+        for count in [6, 4, 9, 3] {
+            model.materials.push(Material {
+                face_index_count: count,
+                ..Material::default()
+            });
+        }
+        // 2 faces, 1 (4 rounds down), 3 (runs past: 2 are left), none left.
+        assert_eq!(model.material_face_ranges(), vec![0..2, 2..3, 3..5, 5..5]);
+        assert_eq!(model.material_of_face(0), Some(0));
+        assert_eq!(model.material_of_face(2), Some(1));
+        assert_eq!(model.material_of_face(4), Some(2));
+        assert_eq!(model.material_of_face(5), None);
+    }
+
+    #[test]
+    fn euler_angles_are_yxz_and_round_trip() {
+        let angles = Vec3::new(0.3, -0.7, 1.1);
+        let q = euler_to_quat(angles);
+        let expected = Quat::from_rotation_y(angles.y)
+            * Quat::from_rotation_x(angles.x)
+            * Quat::from_rotation_z(angles.z);
+        assert!(q.abs_diff_eq(expected, 1e-6));
+        let back = quat_to_euler(q);
+        assert!((back.x - angles.x).abs() < 1e-5);
+        assert!((back.y - angles.y).abs() < 1e-5);
+        assert!((back.z - angles.z).abs() < 1e-5);
+        let degrees = quat_to_euler_degrees(euler_degrees_to_quat(Vec3::new(30.0, 45.0, -60.0)));
+        assert!((degrees.y - 45.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn frames_name_their_members_and_the_special_frames() {
+        let mut model = crate::generate::sample_model();
+        let expressions = model.expression_frame().unwrap();
+        assert!(model.display_frames[expressions].special);
+        assert_eq!(model.special_frame(ROOT_FRAME), Some(0));
+        model.display_frames.push(DisplayFrame::default());
+        let (bones, _) = model.listed_in_frames();
+        assert_eq!(bones.len(), model.bones.len());
+        for bone in model.unlisted_bones() {
+            assert!(!bones[bone]);
+        }
+    }
 }
