@@ -90,11 +90,18 @@ pub fn build_edit(
             BatchStep::Op(op) => ops_to_edit_in(sequence.model_mut(), &[op], None, None),
             BatchStep::Build { build, .. } => build(sequence.model_mut()),
         };
-        let edit = built.map_err(|source| PluginError::Step {
-            step,
-            what,
-            source: Box::new(source),
-        })?;
+        let edit = match built {
+            Ok(edit) => edit,
+            // A step with nothing to change (a weight brush over full weights) adds no step.
+            Err(pmx_core::edit::EditError::NoChange) => continue,
+            Err(source) => {
+                return Err(PluginError::Step {
+                    step,
+                    what,
+                    source: Box::new(source),
+                });
+            }
+        };
         sequence.push(edit);
     }
     if sequence.is_empty() {

@@ -40,7 +40,7 @@ pub use transform::{
     position as transform_position,
 };
 pub use typed::{Element, Field, SetField, Vector, field};
-pub use weights::{BoneRef, PaintMode, PaintWeights};
+pub use weights::{BoneRef, PaintIndex, PaintMode, PaintWeights};
 
 use crate::formats::error::FileError;
 use crate::i18n::Language;
@@ -113,6 +113,10 @@ pub enum EditError {
     File(Box<FileError>),
     #[error("{0}")]
     Pose(#[from] crate::pose::PoseError),
+    /// The edit would change nothing (a weight brush over weights already at their limit):
+    /// there is no step to add, and nothing went wrong.
+    #[error("nothing to change")]
+    NoChange,
     #[error("step {step} ({op}): {source}")]
     Step {
         step: usize,
@@ -263,6 +267,18 @@ impl Touched {
         let both_positions_only = positions_only(self) && positions_only(&other);
         let any_vertices = self.touches(EditTarget::Vertex) || other.touches(EditTarget::Vertex);
         self.vertex_positions_only = both_positions_only && any_vertices;
+        let weights_only = |t: &Touched| t.vertex_weights_only || !t.touches(EditTarget::Vertex);
+        let both_weights_only = weights_only(self) && weights_only(&other);
+        self.vertex_weights_only = both_weights_only && any_vertices;
+        if self.vertex_weights_only {
+            let mut union = std::mem::take(&mut self.weighted_vertices);
+            union.extend(other.weighted_vertices);
+            union.sort_unstable();
+            union.dedup();
+            self.weighted_vertices = union;
+        } else {
+            self.weighted_vertices.clear();
+        }
         self.values.extend(other.values);
         for kind in other.structure {
             self.add_structure(kind);
@@ -454,6 +470,8 @@ pub(crate) enum Change {
     AddUvChannels(usize),
     /// "Apply pose as rest": the posed values, swapped with the model's on apply and on undo.
     Rest(Box<crate::pose::PoseAsRest>),
+    /// Vertex weights of a brush step or stroke (old and new of the changed vertices only).
+    Weights(weights::WeightsChange),
     Batch(Vec<Edit>),
 }
 
@@ -580,7 +598,7 @@ impl Edit {
     #[must_use]
     pub fn is_structural(&self) -> bool {
         match &self.change {
-            Change::Field(_) | Change::Rest(_) => false,
+            Change::Field(_) | Change::Rest(_) | Change::Weights(_) => false,
             Change::Batch(edits) => edits.iter().any(Edit::is_structural),
             Change::Remove(_)
             | Change::Insert(_)
@@ -603,6 +621,7 @@ impl Edit {
                 Change::Reorder(change) => change.heap_size(),
                 Change::AddUvChannels(_) => 0,
                 Change::Rest(rest) => rest.heap_size(),
+                Change::Weights(change) => change.heap_size(),
                 Change::Batch(edits) => edits
                     .iter()
                     .map(|e| std::mem::size_of::<Edit>() + e.heap_size())
@@ -619,6 +638,7 @@ impl Edit {
             Change::Reorder(change) => change.apply(model, true),
             Change::AddUvChannels(count) => structure::add_uv_channels(model, *count),
             Change::Rest(rest) => swap_rest(rest, model),
+            Change::Weights(change) => change.write(model, true),
             Change::Batch(edits) => {
                 let mut touched = Touched::default();
                 for edit in edits.iter_mut() {
@@ -638,6 +658,7 @@ impl Edit {
             Change::Reorder(change) => change.apply(model, false),
             Change::AddUvChannels(count) => structure::remove_uv_channels(model, *count),
             Change::Rest(rest) => swap_rest(rest, model),
+            Change::Weights(change) => change.write(model, false),
             Change::Batch(edits) => {
                 let mut touched = Touched::default();
                 for edit in edits.iter_mut().rev() {
@@ -726,6 +747,14 @@ impl undo::Edit for Edit {
                         a.merge(b);
                     }
                 }
+                undo::Merged::Yes
+            }
+            // A weight brush's steps of one stroke: one step over the union of their
+            // vertices, labelled with the union's count.
+            (Change::Weights(mine), Change::Weights(theirs)) => {
+                mine.merge(std::mem::take(theirs));
+                self.label = mine.label();
+                self.english = OnceLock::new();
                 undo::Merged::Yes
             }
             _ => undo::Merged::No(other),

@@ -447,17 +447,31 @@ fn build(
     label: EditLabel,
 ) -> Result<Edit, EditError> {
     let mut sequence = Sequence::new(model);
+    let mut unchanged = false;
     for (step, op) in ops.iter().enumerate() {
-        let edit =
-            op_to_edit(sequence.model_mut(), op, base_dir).map_err(|source| EditError::Step {
-                step,
-                op: op.name(),
-                source: Box::new(source),
-            })?;
+        let edit = match op_to_edit(sequence.model_mut(), op, base_dir) {
+            Ok(edit) => edit,
+            // A step with nothing to change (a weight brush over full weights) adds no step.
+            Err(EditError::NoChange) => {
+                unchanged = true;
+                continue;
+            }
+            Err(source) => {
+                return Err(EditError::Step {
+                    step,
+                    op: op.name(),
+                    source: Box::new(source),
+                });
+            }
+        };
         sequence.push(edit);
     }
     if sequence.is_empty() {
-        return Err(EditError::NothingSelected { kind: "op" });
+        return Err(if unchanged {
+            EditError::NoChange
+        } else {
+            EditError::NothingSelected { kind: "op" }
+        });
     }
     Ok(sequence.finish_flat(label))
 }

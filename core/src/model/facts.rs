@@ -148,6 +148,64 @@ pub fn quat_to_euler_degrees(rotation: Quat) -> Vec3 {
     )
 }
 
+/// The name of the other side's element: 左↔右 everywhere, and the English markers `Left` ↔
+/// `Right` (also lower and upper case), `_L` ↔ `_R` and `.L` ↔ `.R` (when not followed by a
+/// letter or digit). `None` when the name has no side.
+#[must_use]
+pub fn mirrored_name(name: &str) -> Option<String> {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len());
+    let mut changed = false;
+    let mut i = 0;
+    let word_at = |i: usize, word: &str| -> bool {
+        let word: Vec<char> = word.chars().collect();
+        chars.get(i..i + word.len()) == Some(&word[..])
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '左' || c == '右' {
+            out.push(if c == '左' { '右' } else { '左' });
+            changed = true;
+            i += 1;
+            continue;
+        }
+        let mut swapped = false;
+        for (from, to) in [
+            ("Left", "Right"),
+            ("Right", "Left"),
+            ("left", "right"),
+            ("right", "left"),
+            ("LEFT", "RIGHT"),
+            ("RIGHT", "LEFT"),
+        ] {
+            if word_at(i, from) {
+                out.push_str(to);
+                i += from.chars().count();
+                changed = true;
+                swapped = true;
+                break;
+            }
+        }
+        if swapped {
+            continue;
+        }
+        if (c == '_' || c == '.')
+            && let Some(&side) = chars.get(i + 1)
+            && (side == 'L' || side == 'R')
+            && !chars.get(i + 2).is_some_and(|next| next.is_alphanumeric())
+        {
+            out.push(c);
+            out.push(if side == 'L' { 'R' } else { 'L' });
+            changed = true;
+            i += 2;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    changed.then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

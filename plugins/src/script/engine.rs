@@ -545,6 +545,25 @@ fn register_edits(engine: &mut Engine, state: &Arc<RunState>) {
         },
     );
     let run = Arc::clone(state);
+    engine.register_fn(
+        "paint_weights",
+        move |context: NativeCallContext<'_>, stroke: rhai::Map| -> ScriptResult<()> {
+            let (op, bytes) = paint_weights_op(&stroke).map_err(fail)?;
+            let EditOp::PaintWeights(paint) = &op else {
+                return Ok(());
+            };
+            run.check_indices(ElementKind::Vertex, &paint.vertices)
+                .map_err(fail)?;
+            let count = paint.vertices.len();
+            let summary = format!(
+                "paint the weights of {} {}",
+                thousands(count),
+                noun(ElementKind::Vertex, count)
+            );
+            run.push(&context, op, bytes, summary)
+        },
+    );
+    let run = Arc::clone(state);
     engine.register_fn("note", move |text: ImmutableString| -> ScriptResult<()> {
         run.note(&text, &text)
     });
@@ -581,6 +600,28 @@ fn transform_op(
     }
     serde_json::from_value(serde_json::Value::Object(object))
         .map_err(|e| format!("transform: {e} (give [x, y, z] numbers; scale may be one number)"))
+}
+
+/// The `paint_weights` op of `paint_weights(#{bone: "左腕", mode: "add", vertices: [...],
+/// amounts: [...], mirror: false, max_bones: 4, locked: []})`, read through the op's own JSON
+/// form so that scripts and edit scripts agree.
+fn paint_weights_op(stroke: &rhai::Map) -> Result<(EditOp, usize), String> {
+    let mut bytes = 0;
+    let mut object = serde_json::Map::new();
+    object.insert("op".into(), "paint_weights".into());
+    for (key, value) in stroke {
+        object.insert(
+            key.to_string(),
+            super::values::dynamic_to_json(value, &mut bytes)?,
+        );
+    }
+    let op = serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| {
+        format!(
+            "paint_weights: {e} (give bone (index or name), mode (add, subtract, set, smooth), \
+             vertices, amounts (one per vertex), and optionally mirror, max_bones, locked)"
+        )
+    })?;
+    Ok((op, bytes))
 }
 
 /// What a finished run left: the edits and notes in the order the script queued them.
