@@ -281,12 +281,16 @@ fn selected_vertices_normals_weights_gizmo_and_picking_follow_a_posed_arm() {
         .iter()
         .rev()
         .find_map(|upload| match upload {
-            Upload::Weights(weights) => Some(weights.clone()),
+            Upload::WeightColors(colors) => Some(colors.clone()),
             _ => None,
         })
         .flatten()
         .expect("the forearm's weights");
-    assert_eq!(weights, vec![1.0, 1.0, 1.0, 1.0, 0.0, 0.5]);
+    let ramp: Vec<[u8; 4]> = [1.0, 1.0, 1.0, 1.0, 0.0, 0.5]
+        .into_iter()
+        .map(pmx_scene::overlay::weight_ramp_color)
+        .collect();
+    assert_eq!(weights, ramp);
     let mesh = uploads
         .iter()
         .rev()

@@ -716,8 +716,35 @@ pub fn weights_for(model: &Model, bone: usize) -> Vec<f32> {
         .collect()
 }
 
+/// The weight view's colour of weight `w` (clamped to 0..=1): blue at 0, green at 0.5, red
+/// at 1, blended linearly between (RGBA8, opaque). The GPU lights it.
+#[must_use]
+pub fn weight_ramp_color(w: f32) -> [u8; 4] {
+    const COLD: Vec3 = Vec3::new(0.1, 0.2, 0.9);
+    const MID: Vec3 = Vec3::new(0.1, 0.85, 0.2);
+    const HOT: Vec3 = Vec3::new(0.95, 0.1, 0.1);
+    let w = if w.is_nan() { 0.0 } else { w.clamp(0.0, 1.0) };
+    let c = if w < 0.5 {
+        COLD.lerp(MID, w * 2.0)
+    } else {
+        MID.lerp(HOT, w * 2.0 - 1.0)
+    };
+    let byte = |v: f32| (v * 255.0).round().clamp(0.0, 255.0) as u8;
+    [byte(c.x), byte(c.y), byte(c.z), 255]
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn weight_ramp_runs_blue_green_red() {
+        use super::weight_ramp_color;
+        assert_eq!(weight_ramp_color(0.0), [26, 51, 230, 255]);
+        assert_eq!(weight_ramp_color(0.5), [26, 217, 51, 255]);
+        assert_eq!(weight_ramp_color(1.0), [242, 26, 26, 255]);
+        assert_eq!(weight_ramp_color(2.0), weight_ramp_color(1.0));
+        assert_eq!(weight_ramp_color(f32::NAN), weight_ramp_color(0.0));
+    }
+
     #[test]
     fn bodies_and_joints_placed_at_rest_draw_as_at_rest() {
         use pmx_core::model::{Joint, RigidBodyIdx};
