@@ -564,10 +564,7 @@ mod tests {
         assert_eq!(coalesce_runs(&[], 4), Vec::<Range<usize>>::new());
         assert_eq!(coalesce_runs(&[3, 4, 5, 9, 10], 4), vec![3..6, 9..11]);
         // Gaps 1, 10 and 3: with two runs allowed the widest gap stays.
-        assert_eq!(
-            coalesce_runs(&[0, 2, 13, 17, 18], 2),
-            vec![0..3, 13..19]
-        );
+        assert_eq!(coalesce_runs(&[0, 2, 13, 17, 18], 2), vec![0..3, 13..19]);
         assert_eq!(coalesce_runs(&[0, 2, 13, 17, 18], 1), vec![0..19]);
         // Repeated indices count once.
         assert_eq!(coalesce_runs(&[1, 1, 2], 8), vec![1..3]);
@@ -612,7 +609,9 @@ mod tests {
             assert!(covered.contains(v), "vertex {v} not uploaded");
         }
         match &pending[0] {
-            Upload::Vertices(VertexPatch::Deformed { first, positions, .. }) => {
+            Upload::Vertices(VertexPatch::Deformed {
+                first, positions, ..
+            }) => {
                 assert_eq!((*first, positions.len()), (10, 3));
             }
             other => panic!("unexpected {other:?}"),

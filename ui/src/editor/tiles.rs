@@ -174,14 +174,13 @@ impl EditorState {
         match posed {
             Some(posed) => {
                 match reskinned {
-                    Some(reskinned) if self.view_shows_pose => self
-                        .view
-                        .scene
-                        .upload_deformed_vertices(
+                    Some(reskinned) if self.view_shows_pose => {
+                        self.view.scene.upload_deformed_vertices(
                             &reskinned.vertices,
                             &posed.positions,
                             &posed.normals,
-                        ),
+                        )
+                    }
                     _ => self
                         .view
                         .scene

@@ -239,13 +239,12 @@ impl ViewState {
         );
         if self.layers.weights && self.weights_key != Some(weights_key) {
             self.weights_key = Some(weights_key);
-            self.scene
-                .set_weight_colors(bone.map(|b| {
-                    overlay::weights_for(&document.model, b)
-                        .into_iter()
-                        .map(overlay::weight_ramp_color)
-                        .collect()
-                }));
+            self.scene.set_weight_colors(bone.map(|b| {
+                overlay::weights_for(&document.model, b)
+                    .into_iter()
+                    .map(overlay::weight_ramp_color)
+                    .collect()
+            }));
         }
         if !self.layers.weights {
             self.weights_key = None;
