@@ -160,7 +160,7 @@ fn weight_update(c: &mut Criterion) {
                     step += 1;
                     for &v in &brushed {
                         // Alternates kinds, as strokes that add and take away a bone do.
-                        model.vertices[v as usize].weight = if step % 2 == 0 {
+                        model.vertices[v as usize].weight = if step.is_multiple_of(2) {
                             pmx_core::model::Weight::Bdef2 {
                                 bones: [bone(step % 100), bone(v as usize % 100)],
                                 weight: 0.6,

@@ -1189,14 +1189,14 @@ fn a_physics_result_moves_its_bone_and_everything_below_it() {
 fn changed_weight(i: usize, old: &Weight, num_bones: usize) -> Weight {
     let bone = |k: usize| Some(BoneIdx::new((i * 7 + k * 13) % num_bones));
     match (i % 6, old) {
-        (_, Weight::Sdef { c, r0, r1, .. }) if i % 2 == 0 => Weight::Sdef {
+        (_, Weight::Sdef { c, r0, r1, .. }) if i.is_multiple_of(2) => Weight::Sdef {
             bones: [bone(0), bone(1)],
             weight: 0.3,
             c: *c,
             r0: *r0,
             r1: *r1,
         },
-        (_, Weight::Qdef { .. }) if i % 3 != 0 => Weight::Qdef {
+        (_, Weight::Qdef { .. }) if !i.is_multiple_of(3) => Weight::Qdef {
             bones: [bone(0), bone(1), bone(2), None],
             weights: [0.5, 0.3, 0.2, 0.0],
         },
