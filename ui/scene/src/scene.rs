@@ -55,6 +55,18 @@ pub fn coalesce_runs(vertices: &[u32], max_runs: usize) -> Vec<Range<usize>> {
     merged
 }
 
+/// Deformed positions and normals (model space) from vertex `first` on, as the GPU takes
+/// them (world space: Z mirrored).
+fn deformed_patch(first: usize, positions: &[glam::Vec3], normals: &[glam::Vec3]) -> Upload {
+    let world =
+        |list: &[glam::Vec3]| -> Vec<[f32; 3]> { list.iter().map(|v| [v.x, v.y, -v.z]).collect() };
+    Upload::Vertices(VertexPatch::Deformed {
+        first,
+        positions: world(positions),
+        normals: world(normals),
+    })
+}
+
 /// What the paint callback shares with the UI thread: the uploads and the frame this side
 /// queued, and how painting went.
 #[derive(Debug, Default)]
@@ -340,23 +352,44 @@ impl ViewScene {
         normals: &[glam::Vec3],
     ) {
         self.holds_deformed = true;
-        let world = |list: &[glam::Vec3]| -> Vec<[f32; 3]> {
-            list.iter().map(|v| [v.x, v.y, -v.z]).collect()
-        };
-        self.queue([Upload::Vertices(VertexPatch::Deformed {
-            first,
-            positions: world(positions),
-            normals: world(normals),
-        })]);
+        self.queue([deformed_patch(first, positions, normals)]);
     }
 
     /// Uploads the deformed positions and normals (model space) of `vertices` only: what a
-    /// weight brush's step re-skinned on a posed model. `vertices` are sorted vertex indices;
-    /// `positions` and `normals` hold every vertex (indexed by vertex, as the pose evaluator
-    /// keeps them), so that runs a few vertices apart go up as one run, gap included
-    /// ([`coalesce_runs`]): a handful of buffer writes instead of one per vertex. Indices past
-    /// the arrays are skipped.
+    /// weight brush's step re-skinned on a posed model. `vertices` are sorted vertex indices,
+    /// `positions` and `normals` their values, one each. Consecutive indices go up as one
+    /// run; a caller that holds every vertex's values uploads fewer, longer runs with
+    /// [`ViewScene::upload_deformed_spans`].
     pub fn upload_deformed_vertices(
+        &self,
+        vertices: &[u32],
+        positions: &[glam::Vec3],
+        normals: &[glam::Vec3],
+    ) {
+        let len = vertices.len().min(positions.len()).min(normals.len());
+        let mut uploads = Vec::new();
+        let mut start = 0;
+        while start < len {
+            let mut end = start + 1;
+            while end < len && vertices[end] == vertices[end - 1].wrapping_add(1) {
+                end += 1;
+            }
+            uploads.push(deformed_patch(
+                vertices[start] as usize,
+                &positions[start..end],
+                &normals[start..end],
+            ));
+            start = end;
+        }
+        self.queue(uploads);
+    }
+
+    /// Uploads the deformed positions and normals (model space) of `vertices` (sorted vertex
+    /// indices) from `positions` and `normals`, which hold every vertex (indexed by vertex, as
+    /// the pose evaluator keeps them): runs a few vertices apart go up as one, gap included
+    /// ([`coalesce_runs`]), so a scattered brush step is a bounded number of buffer writes.
+    /// Indices past the arrays are skipped.
+    pub fn upload_deformed_spans(
         &self,
         vertices: &[u32],
         positions: &[glam::Vec3],
@@ -366,16 +399,7 @@ impl ViewScene {
         let end = vertices.partition_point(|&v| (v as usize) < len);
         let uploads: Vec<Upload> = coalesce_runs(&vertices[..end], MAX_PATCH_RUNS)
             .into_iter()
-            .map(|run| {
-                let world = |list: &[glam::Vec3]| -> Vec<[f32; 3]> {
-                    list[run.clone()].iter().map(|v| [v.x, v.y, -v.z]).collect()
-                };
-                Upload::Vertices(VertexPatch::Deformed {
-                    first: run.start,
-                    positions: world(positions),
-                    normals: world(normals),
-                })
-            })
+            .map(|run| deformed_patch(run.start, &positions[run.clone()], &normals[run]))
             .collect();
         self.queue(uploads);
     }
@@ -572,6 +596,7 @@ mod tests {
 
     #[test]
     fn deformed_vertices_go_up_in_runs() {
+        // Every vertex's values (spans across gaps), then exactly the changed ones.
         let mut scene = ViewScene::default();
         let positions: Vec<glam::Vec3> = (0..1000)
             .map(|i| glam::Vec3::new(i as f32, 1.0, 2.0))
@@ -583,7 +608,7 @@ mod tests {
         let mut vertices: Vec<u32> = vec![10, 11, 12, 500];
         vertices.extend((600..990).step_by(3));
         vertices.push(5000);
-        scene.upload_deformed_vertices(&vertices, &positions, &normals);
+        scene.upload_deformed_spans(&vertices, &positions, &normals);
         let pending = scene.pending();
         assert!(pending.len() <= MAX_PATCH_RUNS, "{} runs", pending.len());
         let mut covered = Vec::new();
@@ -616,6 +641,32 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
+        // The values of exactly those vertices: consecutive ones as one run.
+        scene.clear_pending();
+        let values = |list: &[glam::Vec3]| -> Vec<glam::Vec3> {
+            vertices.iter().map(|&v| list[v as usize % 1000]).collect()
+        };
+        let exact = &vertices[..vertices.len() - 1];
+        scene.upload_deformed_vertices(exact, &values(&positions), &values(&normals));
+        let pending = scene.pending();
+        assert_eq!(pending.len(), 2 + (600..990).step_by(3).count());
+        let mut sent = Vec::new();
+        for upload in &pending {
+            let Upload::Vertices(VertexPatch::Deformed {
+                first,
+                positions: p,
+                normals: n,
+            }) = upload
+            else {
+                panic!("unexpected {upload:?}");
+            };
+            for (offset, (p, n)) in p.iter().zip(n).enumerate() {
+                let v = first + offset;
+                assert_eq!((*p, *n), ([v as f32, 1.0, -2.0], [0.0, v as f32, -1.0]));
+                sent.push(v as u32);
+            }
+        }
+        assert_eq!(sent, exact);
         // A whole-mesh upload at rest drops the deformed state; a pose upload brings it back.
         assert!(!scene.holds_deformed());
         scene.upload_deformed(0, &positions, &normals);

@@ -175,7 +175,7 @@ impl EditorState {
             Some(posed) => {
                 match reskinned {
                     Some(reskinned) if self.view_shows_pose => {
-                        self.view.scene.upload_deformed_vertices(
+                        self.view.scene.upload_deformed_spans(
                             &reskinned.vertices,
                             &posed.positions,
                             &posed.normals,

@@ -9,10 +9,11 @@
 //!   offscreen drawing, compared pixel for pixel with a fresh view of a copy of the model.
 //! - Weight painting's partial paths: a posed model whose weights change, re-skinned for those
 //!   vertices only (`PoseEvaluator::update_weights`) and patched in runs
-//!   (`ViewScene::upload_deformed_vertices`), draws as a fresh load of the edited model with
-//!   the same pose uploaded whole (`pmx_core::generate::textured_model`: a texture of its own on
-//!   every material, so a vertex patched into the wrong place shows); the weight view's
-//!   colours patched at some vertices draw as the same colours uploaded whole.
+//!   (`ViewScene::upload_deformed_spans`, `upload_deformed_vertices`), draws as a fresh load
+//!   of the edited model with the same pose uploaded whole (`pmx_core::generate::
+//!   textured_model`: a texture of its own on every material, so a vertex patched into the
+//!   wrong place shows); the weight view's colours patched at some vertices draw as the same
+//!   colours uploaded whole.
 //!
 //! Offscreen through EGL (`libegl1 libegl-mesa0 libgl1-mesa-dri`); without it they print why
 //! and pass.
@@ -667,11 +668,26 @@ fn a_re_skin_patched_in_runs_draws_as_a_fresh_load_posed() {
         view.scene
             .upload_deformed(0, evaluator.positions(), evaluator.normals());
         let before = draw(gl, &document, &mut view);
+        // A second view fed the values of exactly the changed vertices.
+        let mut exact_view = view_of(&document, Some(camera));
+        exact_view
+            .scene
+            .upload_deformed(0, evaluator.positions(), evaluator.normals());
+        draw(gl, &document, &mut exact_view);
         let changed = reweight(&mut document.model);
         evaluator.update_weights(&document.model, &changed).unwrap();
         view.scene
-            .upload_deformed_vertices(&changed, evaluator.positions(), evaluator.normals());
+            .upload_deformed_spans(&changed, evaluator.positions(), evaluator.normals());
         let patched = draw(gl, &document, &mut view);
+        let values = |list: &[glam::Vec3]| -> Vec<glam::Vec3> {
+            changed.iter().map(|&v| list[v as usize]).collect()
+        };
+        exact_view.scene.upload_deformed_vertices(
+            &changed,
+            &values(evaluator.positions()),
+            &values(evaluator.normals()),
+        );
+        let patched_exactly = draw(gl, &document, &mut exact_view);
 
         // A fresh load of the edited model (saved, read back with its textures), posed whole.
         let fresh_path = dir.path().join("edited.pmx");
@@ -692,6 +708,11 @@ fn a_re_skin_patched_in_runs_draws_as_a_fresh_load_posed() {
         );
         let wrong = differing(&patched, &expected);
         assert_eq!(wrong, 0, "{wrong} pixels differ from the fresh load");
+        let wrong = differing(&patched_exactly, &expected);
+        assert_eq!(
+            wrong, 0,
+            "exact values: {wrong} pixels differ from the fresh load"
+        );
     });
 }
 
