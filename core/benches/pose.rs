@@ -4,6 +4,8 @@
 //! append, 300 morphs of every kind): morphs, bones, skinning, and the parts apart. Also counts
 //! the heap allocations of a frame (the goal is none).
 //!
+//! Also a weight brush's step: `update_weights` of 2,000 vertices on the 100k and 1M models.
+//!
 //! `cargo bench -p pmx_core --bench pose`
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -129,5 +131,54 @@ fn pose_frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, pose_frame);
+/// A weight brush's step on a posed model: 2,000 vertices (every fifth of a stretch, as a
+/// brush on a model whose neighbours are near in index) get new weights, which the evaluator
+/// takes in and re-skins (`update_weights`), on the 100,000- and the 1,000,000-vertex model.
+fn weight_update(c: &mut Criterion) {
+    let mut group = c.benchmark_group("pose weights");
+    group.sample_size(30);
+    for (label, vertices) in [("100k", 100_000), ("1M", 1_000_000)] {
+        let mut model = large_model(&LargeModelSpec {
+            vertices,
+            faces: vertices * 2,
+            ..LargeModelSpec::million()
+        });
+        let mut pose = Pose::new(&model);
+        animate(&model, &mut pose, 1);
+        let mut evaluator = PoseEvaluator::new(&model);
+        if let Err(error) = evaluator.evaluate(&model, &pose) {
+            panic!("{error}");
+        }
+        let start = (vertices / 2) as u32;
+        let brushed: Vec<u32> = (start..start + 10_000).step_by(5).collect();
+        let bone = |b: usize| Some(pmx_core::model::BoneIdx::new(b));
+        let mut step = 0usize;
+        group.bench_function(
+            format!("update_weights of 2,000 vertices, {label} model"),
+            |b| {
+                b.iter(|| {
+                    step += 1;
+                    for &v in &brushed {
+                        // Alternates kinds, as strokes that add and take away a bone do.
+                        model.vertices[v as usize].weight = if step.is_multiple_of(2) {
+                            pmx_core::model::Weight::Bdef2 {
+                                bones: [bone(step % 100), bone(v as usize % 100)],
+                                weight: 0.6,
+                            }
+                        } else {
+                            pmx_core::model::Weight::Bdef4 {
+                                bones: [bone(1), bone(2), bone(3), bone(step % 100)],
+                                weights: [0.4, 0.3, 0.2, 0.1],
+                            }
+                        };
+                    }
+                    black_box(evaluator.update_weights(&model, &brushed))
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, pose_frame, weight_update);
 criterion_main!(benches);

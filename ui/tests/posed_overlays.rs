@@ -281,12 +281,25 @@ fn selected_vertices_normals_weights_gizmo_and_picking_follow_a_posed_arm() {
         .iter()
         .rev()
         .find_map(|upload| match upload {
-            Upload::Weights(weights) => Some(weights.clone()),
+            Upload::WeightColors(colors) => Some(colors.clone()),
             _ => None,
         })
         .flatten()
         .expect("the forearm's weights");
-    assert_eq!(weights, vec![1.0, 1.0, 1.0, 1.0, 0.0, 0.5]);
+    // Four vertices wholly on the forearm, one only on the upper arm (off the forearm: its own
+    // colour, not the ramp's 0), one shared half and half.
+    let ramp = pmx_scene::weight_colors::ramp_color;
+    assert_eq!(
+        weights,
+        vec![
+            ramp(1.0),
+            ramp(1.0),
+            ramp(1.0),
+            ramp(1.0),
+            pmx_scene::weight_colors::NOT_ON_BONE,
+            ramp(0.5)
+        ]
+    );
     let mesh = uploads
         .iter()
         .rev()

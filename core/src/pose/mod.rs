@@ -171,7 +171,8 @@ pub enum PoseError {
 }
 
 /// Evaluates poses of one model: morphs, bones, skinning. Build it again after an edit that
-/// changes the model's bones, morphs, vertices or weights.
+/// changes the model's bones, morphs or vertices; an edit of weights only is taken in by
+/// [`PoseEvaluator::update_weights`].
 #[derive(Debug, Clone)]
 pub struct PoseEvaluator {
     pub morphs: MorphEvaluator,
@@ -192,17 +193,7 @@ impl PoseEvaluator {
     }
 
     fn check(&self, model: &Model, pose: &Pose) -> Result<(), PoseError> {
-        const KINDS: [&str; 5] = ["vertices", "bones", "morphs", "materials", "rigid bodies"];
-        for ((kind, expected), found) in KINDS.iter().zip(self.counts).zip(counts(model)) {
-            if expected != found {
-                return Err(PoseError::CountMismatch {
-                    what: "the model",
-                    kind,
-                    expected,
-                    found,
-                });
-            }
-        }
+        self.check_model(model)?;
         for (kind, expected, found) in [
             ("bones", self.counts[1], pose.bones.len()),
             ("morphs", self.counts[2], pose.morphs.len()),
@@ -210,6 +201,21 @@ impl PoseEvaluator {
             if expected != found {
                 return Err(PoseError::CountMismatch {
                     what: "the pose",
+                    kind,
+                    expected,
+                    found,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn check_model(&self, model: &Model) -> Result<(), PoseError> {
+        const KINDS: [&str; 5] = ["vertices", "bones", "morphs", "materials", "rigid bodies"];
+        for ((kind, expected), found) in KINDS.iter().zip(self.counts).zip(counts(model)) {
+            if expected != found {
+                return Err(PoseError::CountMismatch {
+                    what: "the model",
                     kind,
                     expected,
                     found,
@@ -269,6 +275,21 @@ impl PoseEvaluator {
         self.evaluate_bones(model, pose)?;
         self.skinner
             .update_vertices(vertices, self.morphs.positions());
+        Ok(())
+    }
+
+    /// After an edit that changed only the weights of `vertices` (a weight brush's step, its
+    /// undo or redo): takes their weights from `model` again and re-skins just them with the
+    /// bones and morphs of the last evaluation, so the pose, the bones and everything else
+    /// stay as evaluated. Positions and normals then equal those of a new evaluator of `model`
+    /// evaluating the same pose, bit for bit. Indices past the end are skipped.
+    ///
+    /// Fails (changing nothing) when `model` no longer has the element counts the evaluator
+    /// was built for: an edit that did more than weights needs a new evaluator.
+    pub fn update_weights(&mut self, model: &Model, vertices: &[u32]) -> Result<(), PoseError> {
+        self.check_model(model)?;
+        self.skinner
+            .update_weights(model, vertices, self.morphs.positions());
         Ok(())
     }
 

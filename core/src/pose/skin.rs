@@ -52,6 +52,28 @@ struct BoneData {
     duals: Vec<(Quat, Quat)>,
 }
 
+impl BoneData {
+    /// The dual quaternions from the matrices and rotations (skipped while no vertex is
+    /// QDEF).
+    fn refresh_duals(&mut self) {
+        for ((dual, matrix), rotation) in self
+            .duals
+            .iter_mut()
+            .zip(&self.matrices)
+            .zip(&self.rotations)
+        {
+            *dual = dual_quaternion(matrix, *rotation);
+        }
+    }
+}
+
+/// A bone's (real, dual) quaternion for QDEF, from its skinning matrix and global rotation.
+fn dual_quaternion(matrix: &Affine3A, rotation: Quat) -> (Quat, Quat) {
+    let translation = Vec3::from(matrix.translation);
+    let dual = Quat::from_xyzw(translation.x, translation.y, translation.z, 0.0) * rotation * 0.5;
+    (rotation, dual)
+}
+
 /// Deforms vertices by the skeleton. Holds the packed weights and the output buffers, which it
 /// reuses every frame.
 #[derive(Debug, Clone)]
@@ -76,63 +98,15 @@ impl Skinner {
     #[must_use]
     pub fn new(model: &Model) -> Self {
         let num_bones = model.bones.len();
-        let identity = num_bones as u32;
-        let slot = |b: Option<crate::model::BoneIdx>| {
-            b.map(|b| b.get())
-                .filter(|&b| b < num_bones)
-                .map_or(identity, |b| b as u32)
-        };
         let mut kinds = Vec::with_capacity(model.vertices.len());
         let mut influences = Vec::with_capacity(model.vertices.len());
         let mut sdef = Vec::new();
-        let mut has_qdef = false;
         for vertex in &model.vertices {
-            let (kind, bones, weights) = match &vertex.weight {
-                Weight::Bdef1 { bone } => (
-                    Kind::Bdef1,
-                    [slot(*bone), identity, identity, identity],
-                    [1.0, 0.0, 0.0, 0.0],
-                ),
-                Weight::Bdef2 { bones, weight } => (
-                    Kind::Bdef2,
-                    [slot(bones[0]), slot(bones[1]), identity, identity],
-                    [*weight, 1.0 - *weight, 0.0, 0.0],
-                ),
-                Weight::Bdef4 { bones, weights } => (Kind::Bdef4, bones.map(slot), *weights),
-                Weight::Qdef { bones, weights } => {
-                    has_qdef = true;
-                    (Kind::Qdef, bones.map(slot), *weights)
-                }
-                Weight::Sdef {
-                    bones,
-                    weight,
-                    c,
-                    r0,
-                    r1,
-                } => {
-                    let (w0, w1) = (*weight, 1.0 - *weight);
-                    let c = Vec3A::from(Vec3::from(*c));
-                    let r0 = Vec3A::from(Vec3::from(*r0));
-                    let r1 = Vec3A::from(Vec3::from(*r1));
-                    let blended = r0 * w0 + r1 * w1;
-                    let corrected0 = c + r0 - blended;
-                    let corrected1 = c + r1 - blended;
-                    let index = sdef.len() as u32;
-                    sdef.push(SdefParams {
-                        c,
-                        cr0: (c + corrected0) * 0.5,
-                        cr1: (c + corrected1) * 0.5,
-                    });
-                    (
-                        Kind::Sdef,
-                        [slot(bones[0]), slot(bones[1]), index, identity],
-                        [w0, w1, 0.0, 0.0],
-                    )
-                }
-            };
+            let (kind, packed) = pack(&vertex.weight, num_bones, None, &mut sdef);
             kinds.push(kind);
-            influences.push(Influences { bones, weights });
+            influences.push(packed);
         }
+        let has_qdef = kinds.contains(&Kind::Qdef);
         let rest_normals: Vec<Vec3> = model
             .vertices
             .iter()
@@ -149,28 +123,9 @@ impl Skinner {
         let mut chunk_order = Vec::with_capacity(kinds.len());
         let mut chunk_kinds = Vec::with_capacity(kinds.len().div_ceil(CHUNK));
         for chunk in kinds.chunks(CHUNK) {
-            let mut bounds = [0u16; NUM_KINDS + 1];
             let base = chunk_order.len();
-            for (k, kind) in [
-                Kind::Bdef1,
-                Kind::Bdef2,
-                Kind::Bdef4,
-                Kind::Sdef,
-                Kind::Qdef,
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                chunk_order.extend(
-                    chunk
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, k)| **k == kind)
-                        .map(|(local, _)| local as u16),
-                );
-                bounds[k + 1] = (chunk_order.len() - base) as u16;
-            }
-            chunk_kinds.push(bounds);
+            chunk_order.resize(base + chunk.len(), 0);
+            chunk_kinds.push(order_by_kind(chunk, &mut chunk_order[base..]));
         }
         Self {
             chunk_order,
@@ -192,6 +147,53 @@ impl Skinner {
         }
     }
 
+    /// Takes the weights of `vertices` (indices into `model`'s vertices; past the end:
+    /// skipped) from `model` again after an edit changed them, the weight kind included, and
+    /// skins just those vertices with this frame's bones and `positions` (the morphed
+    /// positions of the last evaluation). Afterwards every output is what a new skinner of the
+    /// edited model gives for the same frame, bit for bit. `model` must have the vertex and
+    /// bone counts this skinner was built for (the caller checks).
+    pub fn update_weights(
+        &mut self,
+        model: &Model,
+        vertices: &[u32],
+        positions: MorphedPositions<'_>,
+    ) {
+        let num_bones = self.bones.matrices.len().saturating_sub(1);
+        let mut chunks: Vec<usize> = Vec::new();
+        for &v in vertices {
+            let v = v as usize;
+            let (Some(vertex), Some(kind)) = (model.vertices.get(v), self.kinds.get(v)) else {
+                continue;
+            };
+            // An SDEF vertex that stays SDEF keeps its slot; one that leaves it leaves the
+            // slot unused (a new skinner would not have it; nothing reads it).
+            let own_slot = (*kind == Kind::Sdef).then_some(self.influences[v].bones[2]);
+            let (new_kind, packed) = pack(&vertex.weight, num_bones, own_slot, &mut self.sdef);
+            if new_kind == Kind::Qdef && !self.has_qdef {
+                // The first QDEF vertex: the bones' dual quaternions are needed from now on.
+                self.has_qdef = true;
+                self.bones.refresh_duals();
+            }
+            if new_kind != *kind {
+                self.kinds[v] = new_kind;
+                if chunks.last() != Some(&(v / CHUNK)) {
+                    chunks.push(v / CHUNK);
+                }
+            }
+            self.influences[v] = packed;
+        }
+        chunks.sort_unstable();
+        chunks.dedup();
+        for chunk in chunks {
+            let base = chunk * CHUNK;
+            let end = (base + CHUNK).min(self.kinds.len());
+            self.chunk_kinds[chunk] =
+                order_by_kind(&self.kinds[base..end], &mut self.chunk_order[base..end]);
+        }
+        self.update_vertices(vertices, positions);
+    }
+
     /// Takes the bone transforms of this frame. Call after the skeleton is evaluated and
     /// before skinning.
     pub fn set_bones(&mut self, skeleton: &Skeleton) {
@@ -202,11 +204,7 @@ impl Skinner {
             let rotation = globals.get(i).map_or(Quat::IDENTITY, |g| g.rotation);
             self.bones.rotations[i] = rotation;
             if self.has_qdef {
-                let translation = Vec3::from(matrix.translation);
-                let dual = Quat::from_xyzw(translation.x, translation.y, translation.z, 0.0)
-                    * rotation
-                    * 0.5;
-                self.bones.duals[i] = (rotation, dual);
+                self.bones.duals[i] = dual_quaternion(matrix, rotation);
             }
         }
     }
@@ -383,6 +381,98 @@ impl Skinner {
             }
         }
     }
+}
+
+/// Packs one vertex's weight for skinning: its kind and influences (an invalid bone
+/// reference points at the identity slot `num_bones`). SDEF's corrected points go into
+/// `sdef`, at `slot` when given (the vertex's own, reused when its weight changes) or at the
+/// end.
+fn pack(
+    weight: &Weight,
+    num_bones: usize,
+    slot: Option<u32>,
+    sdef: &mut Vec<SdefParams>,
+) -> (Kind, Influences) {
+    let identity = num_bones as u32;
+    let bone = |b: Option<crate::model::BoneIdx>| {
+        b.map(|b| b.get())
+            .filter(|&b| b < num_bones)
+            .map_or(identity, |b| b as u32)
+    };
+    let (kind, bones, weights) = match weight {
+        Weight::Bdef1 { bone: b } => (
+            Kind::Bdef1,
+            [bone(*b), identity, identity, identity],
+            [1.0, 0.0, 0.0, 0.0],
+        ),
+        Weight::Bdef2 { bones, weight } => (
+            Kind::Bdef2,
+            [bone(bones[0]), bone(bones[1]), identity, identity],
+            [*weight, 1.0 - *weight, 0.0, 0.0],
+        ),
+        Weight::Bdef4 { bones, weights } => (Kind::Bdef4, bones.map(bone), *weights),
+        Weight::Qdef { bones, weights } => (Kind::Qdef, bones.map(bone), *weights),
+        Weight::Sdef {
+            bones,
+            weight,
+            c,
+            r0,
+            r1,
+        } => {
+            let (w0, w1) = (*weight, 1.0 - *weight);
+            let c = Vec3A::from(Vec3::from(*c));
+            let r0 = Vec3A::from(Vec3::from(*r0));
+            let r1 = Vec3A::from(Vec3::from(*r1));
+            let blended = r0 * w0 + r1 * w1;
+            let corrected0 = c + r0 - blended;
+            let corrected1 = c + r1 - blended;
+            let params = SdefParams {
+                c,
+                cr0: (c + corrected0) * 0.5,
+                cr1: (c + corrected1) * 0.5,
+            };
+            let index = match slot.filter(|&s| (s as usize) < sdef.len()) {
+                Some(index) => {
+                    sdef[index as usize] = params;
+                    index
+                }
+                None => {
+                    sdef.push(params);
+                    (sdef.len() - 1) as u32
+                }
+            };
+            (
+                Kind::Sdef,
+                [bone(bones[0]), bone(bones[1]), index, identity],
+                [w0, w1, 0.0, 0.0],
+            )
+        }
+    };
+    (kind, Influences { bones, weights })
+}
+
+/// Writes the offsets of one chunk's vertices into `order` (as long as `kinds`) grouped by
+/// kind, and returns where each kind starts in it.
+fn order_by_kind(kinds: &[Kind], order: &mut [u16]) -> [u16; NUM_KINDS + 1] {
+    let mut bounds = [0u16; NUM_KINDS + 1];
+    let mut next = 0;
+    for (k, kind) in [
+        Kind::Bdef1,
+        Kind::Bdef2,
+        Kind::Bdef4,
+        Kind::Sdef,
+        Kind::Qdef,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (local, _) in kinds.iter().enumerate().filter(|(_, k)| **k == kind) {
+            order[next] = local as u16;
+            next += 1;
+        }
+        bounds[k + 1] = next as u16;
+    }
+    bounds
 }
 
 /// Skins the vertices `base + local` for `local` in `span` with `skin` (one weight kind, so the

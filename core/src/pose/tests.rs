@@ -1183,3 +1183,136 @@ fn a_physics_result_moves_its_bone_and_everything_below_it() {
         "child turned with it",
     );
 }
+
+/// A weight for vertex `i` of another kind than most have (BDEF4→BDEF2, SDEF→BDEF1, BDEF1→
+/// BDEF4, BDEF2→SDEF, QDEF→QDEF with new weights...), cycling through the kinds.
+fn changed_weight(i: usize, old: &Weight, num_bones: usize) -> Weight {
+    let bone = |k: usize| Some(BoneIdx::new((i * 7 + k * 13) % num_bones));
+    match (i % 6, old) {
+        (_, Weight::Sdef { c, r0, r1, .. }) if i.is_multiple_of(2) => Weight::Sdef {
+            bones: [bone(0), bone(1)],
+            weight: 0.3,
+            c: *c,
+            r0: *r0,
+            r1: *r1,
+        },
+        (_, Weight::Qdef { .. }) if !i.is_multiple_of(3) => Weight::Qdef {
+            bones: [bone(0), bone(1), bone(2), None],
+            weights: [0.5, 0.3, 0.2, 0.0],
+        },
+        (0, _) => Weight::Bdef1 { bone: bone(0) },
+        (1, _) => Weight::Bdef2 {
+            bones: [bone(0), bone(1)],
+            weight: 0.7,
+        },
+        (2, _) => Weight::Bdef4 {
+            bones: [bone(0), bone(1), bone(2), bone(3)],
+            weights: [0.1, 0.2, 0.3, 0.4],
+        },
+        // Cannot come from the brush; taken in all the same.
+        (3, _) => Weight::Sdef {
+            bones: [bone(0), bone(1)],
+            weight: 0.6,
+            c: crate::model::Vec3::new(0.1, 0.2, 0.3),
+            r0: crate::model::Vec3::new(1.0, 0.0, 0.0),
+            r1: crate::model::Vec3::new(0.0, 1.0, 0.0),
+        },
+        (4, _) => Weight::Qdef {
+            bones: [bone(0), bone(1), None, None],
+            weights: [0.6, 0.4, 0.0, 0.0],
+        },
+        _ => Weight::Bdef2 {
+            bones: [bone(0), None],
+            weight: 1.0,
+        },
+    }
+}
+
+/// Changes the weights of some vertices of `model` (each kind to another or the same kind),
+/// takes them in with `update_weights` and checks the outputs against a new evaluator of the
+/// edited model: every vertex, bit for bit.
+fn check_weight_updates(mut model: Model) {
+    let mut pose = Pose::new(&model);
+    for (i, bone) in pose.bones.iter_mut().enumerate() {
+        bone.rotation = Quat::from_rotation_y(i as f32 * 0.013) * Quat::from_rotation_x(0.2);
+        bone.translation = Vec3::new(0.0, (i % 3) as f32 * 0.1, 0.0);
+    }
+    for (i, value) in pose.morphs.iter_mut().enumerate() {
+        *value = (i % 4) as f32 * 0.3;
+    }
+    let mut evaluator = PoseEvaluator::new(&model);
+    assert_eq!(evaluator.evaluate(&model, &pose), Ok(()));
+    let num_bones = model.bones.len();
+    for round in 0..3 {
+        // Scattered vertices, a run inside one chunk and a run across a chunk boundary.
+        let mut changed: Vec<u32> = (round..model.vertices.len() as u32)
+            .step_by(5 + round as usize)
+            .chain(100..140)
+            .chain(2040..2060)
+            .collect();
+        changed.sort_unstable();
+        changed.dedup();
+        for &v in &changed {
+            let v = v as usize;
+            let old = model.vertices[v].weight.clone();
+            model.vertices[v].weight = changed_weight(v + round as usize, &old, num_bones);
+        }
+        assert_eq!(evaluator.update_weights(&model, &changed), Ok(()));
+        let mut fresh = PoseEvaluator::new(&model);
+        assert_eq!(fresh.evaluate(&model, &pose), Ok(()));
+        for v in 0..model.vertices.len() {
+            assert_eq!(
+                evaluator.positions()[v].to_array().map(f32::to_bits),
+                fresh.positions()[v].to_array().map(f32::to_bits),
+                "round {round}: position of vertex {v} ({:?})",
+                model.vertices[v].weight
+            );
+            assert_eq!(
+                evaluator.normals()[v].to_array().map(f32::to_bits),
+                fresh.normals()[v].to_array().map(f32::to_bits),
+                "round {round}: normal of vertex {v}"
+            );
+        }
+        // The next frame skins everything from the new weights too.
+        pose.bones[1].rotation = Quat::from_rotation_z(0.1 * round as f32);
+        assert_eq!(evaluator.evaluate(&model, &pose), Ok(()));
+        assert_eq!(fresh.evaluate(&model, &pose), Ok(()));
+        assert_eq!(evaluator.positions(), fresh.positions(), "round {round}");
+        assert_eq!(evaluator.normals(), fresh.normals(), "round {round}");
+    }
+    // A model with other counts is refused.
+    let mut other = model.clone();
+    other.vertices.pop();
+    assert!(matches!(
+        evaluator.update_weights(&other, &[0]),
+        Err(PoseError::CountMismatch { .. })
+    ));
+    // Indices past the end are skipped.
+    assert_eq!(evaluator.update_weights(&model, &[u32::MAX]), Ok(()));
+}
+
+#[test]
+fn update_weights_matches_a_new_evaluator() {
+    // Every kind (BDEF1/2/4, SDEF, QDEF), posed bones and vertex morphs.
+    check_weight_updates(crate::generate::large_model(
+        &crate::generate::LargeModelSpec::small(),
+    ));
+}
+
+#[test]
+fn update_weights_on_a_model_without_qdef_takes_a_new_qdef_vertex() {
+    // PMX 2.0 has no QDEF: the skinner has no dual quaternions until a vertex becomes QDEF.
+    let spec = crate::generate::LargeModelSpec {
+        version: crate::model::PmxVersion::V2_0,
+        additional_uvs: 0,
+        ..crate::generate::LargeModelSpec::small()
+    };
+    let model = crate::generate::large_model(&spec);
+    assert!(
+        !model
+            .vertices
+            .iter()
+            .any(|v| matches!(v.weight, Weight::Qdef { .. }))
+    );
+    check_weight_updates(model);
+}

@@ -32,8 +32,16 @@ pub enum Upload {
         image: Option<Image>,
     },
     Overlay(OverlayGeometry),
-    /// Per-vertex weights for the weight view (`None`: off).
-    Weights(Option<Vec<f32>>),
+    /// Per-vertex colours for the weight view, RGBA8 (alpha unused), one per vertex of the
+    /// mesh (`None`: off).
+    WeightColors(Option<Vec<[u8; 4]>>),
+    /// New weight-view colours of `vertices` (sorted, one colour each): a weight brush's
+    /// step recolours only what it changed. The GPU side writes them in a few runs
+    /// ([`crate::scene::coalesce_runs`]).
+    WeightColorPatch {
+        vertices: Vec<u32>,
+        colors: Vec<[u8; 4]>,
+    },
 }
 
 /// How one material is drawn this frame.

@@ -15,6 +15,58 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// At most this many buffer writes per attribute for a sparse vertex patch.
+pub const MAX_PATCH_RUNS: usize = 32;
+
+/// Index ranges covering the sorted `vertices`, at most `max_runs` of them: runs of
+/// consecutive indices, joined across the smallest gaps first (a gap's vertices are written
+/// again with the values they have; a buffer write costs more than a few hundred bytes).
+#[must_use]
+pub fn coalesce_runs(vertices: &[u32], max_runs: usize) -> Vec<Range<usize>> {
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    for &v in vertices {
+        let v = v as usize;
+        match runs.last_mut() {
+            Some(last) if v < last.end => {}
+            Some(last) if v == last.end => last.end = v + 1,
+            _ => runs.push(v..v + 1),
+        }
+    }
+    let max_runs = max_runs.max(1);
+    if runs.len() <= max_runs {
+        return runs;
+    }
+    // Keep the `max_runs - 1` widest gaps; close the others.
+    let mut gaps: Vec<(usize, usize)> = runs
+        .windows(2)
+        .enumerate()
+        .map(|(i, pair)| (pair[1].start - pair[0].end, i))
+        .collect();
+    gaps.sort_unstable_by(|a, b| b.cmp(a));
+    let mut kept: Vec<usize> = gaps[..max_runs - 1].iter().map(|&(_, i)| i).collect();
+    kept.sort_unstable();
+    let mut merged = Vec::with_capacity(max_runs);
+    let mut start = runs[0].start;
+    for i in kept {
+        merged.push(start..runs[i].end);
+        start = runs[i + 1].start;
+    }
+    merged.push(start..runs[runs.len() - 1].end);
+    merged
+}
+
+/// Deformed positions and normals (model space) from vertex `first` on, as the GPU takes
+/// them (world space: Z mirrored).
+fn deformed_patch(first: usize, positions: &[glam::Vec3], normals: &[glam::Vec3]) -> Upload {
+    let world =
+        |list: &[glam::Vec3]| -> Vec<[f32; 3]> { list.iter().map(|v| [v.x, v.y, -v.z]).collect() };
+    Upload::Vertices(VertexPatch::Deformed {
+        first,
+        positions: world(positions),
+        normals: world(normals),
+    })
+}
+
 /// What the paint callback shares with the UI thread: the uploads and the frame this side
 /// queued, and how painting went.
 #[derive(Debug, Default)]
@@ -72,6 +124,9 @@ pub struct ViewScene {
     problem_of: Vec<Option<TextureProblem>>,
     /// How the last sync went, for the status line and the figures.
     pub last_sync: SyncKind,
+    /// The GPU's positions and normals are the deformed ones last uploaded: no whole mesh
+    /// (at rest) went up since. Partial deformed uploads only make sense on top of them.
+    holds_deformed: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -159,6 +214,7 @@ impl ViewScene {
         let mesh = MeshData::build(document.model());
         self.bounds = mesh.bounds;
         self.bounds_stale = false;
+        self.holds_deformed = false;
         Upload::Mesh(mesh)
     }
 
@@ -246,6 +302,11 @@ impl ViewScene {
         let mut vertices = 0;
         for touched in changes {
             for range in touched.ranges(EditTarget::Vertex) {
+                if touched.vertex_weights_only {
+                    // Weights only: the mesh at rest is unchanged (a posed one is re-skinned
+                    // and patched by the pose's feed, the weight colours by the view).
+                    continue;
+                }
                 self.bounds_stale = true;
                 if touched.vertex_positions_only {
                     // A move: only the positions go up (a drag of 100,000 vertices each frame).
@@ -284,23 +345,88 @@ impl ViewScene {
 
     /// Uploads deformed positions and normals (model space) of the vertices from `first` on:
     /// what a pose preview feeds each frame. The document is unchanged.
-    pub fn upload_deformed(&self, first: usize, positions: &[glam::Vec3], normals: &[glam::Vec3]) {
-        let world = |list: &[glam::Vec3]| -> Vec<[f32; 3]> {
-            list.iter().map(|v| [v.x, v.y, -v.z]).collect()
-        };
-        self.queue([Upload::Vertices(VertexPatch::Deformed {
-            first,
-            positions: world(positions),
-            normals: world(normals),
-        })]);
+    pub fn upload_deformed(
+        &mut self,
+        first: usize,
+        positions: &[glam::Vec3],
+        normals: &[glam::Vec3],
+    ) {
+        self.holds_deformed = true;
+        self.queue([deformed_patch(first, positions, normals)]);
+    }
+
+    /// Uploads the deformed positions and normals (model space) of `vertices` only: what a
+    /// weight brush's step re-skinned on a posed model. `vertices` are sorted vertex indices,
+    /// `positions` and `normals` their values, one each. Consecutive indices go up as one
+    /// run; a caller that holds every vertex's values uploads fewer, longer runs with
+    /// [`ViewScene::upload_deformed_spans`].
+    pub fn upload_deformed_vertices(
+        &self,
+        vertices: &[u32],
+        positions: &[glam::Vec3],
+        normals: &[glam::Vec3],
+    ) {
+        let len = vertices.len().min(positions.len()).min(normals.len());
+        let mut uploads = Vec::new();
+        let mut start = 0;
+        while start < len {
+            let mut end = start + 1;
+            while end < len && vertices[end] == vertices[end - 1].wrapping_add(1) {
+                end += 1;
+            }
+            uploads.push(deformed_patch(
+                vertices[start] as usize,
+                &positions[start..end],
+                &normals[start..end],
+            ));
+            start = end;
+        }
+        self.queue(uploads);
+    }
+
+    /// Uploads the deformed positions and normals (model space) of `vertices` (sorted vertex
+    /// indices) from `positions` and `normals`, which hold every vertex (indexed by vertex, as
+    /// the pose evaluator keeps them): runs a few vertices apart go up as one, gap included
+    /// ([`coalesce_runs`]), so a scattered brush step is a bounded number of buffer writes.
+    /// Indices past the arrays are skipped.
+    pub fn upload_deformed_spans(
+        &self,
+        vertices: &[u32],
+        positions: &[glam::Vec3],
+        normals: &[glam::Vec3],
+    ) {
+        let len = positions.len().min(normals.len());
+        let end = vertices.partition_point(|&v| (v as usize) < len);
+        let uploads: Vec<Upload> = coalesce_runs(&vertices[..end], MAX_PATCH_RUNS)
+            .into_iter()
+            .map(|run| deformed_patch(run.start, &positions[run.clone()], &normals[run]))
+            .collect();
+        self.queue(uploads);
+    }
+
+    /// Whether the GPU holds the deformed positions and normals last uploaded
+    /// ([`ViewScene::upload_deformed`]): false after the whole mesh went up again (a new
+    /// model, a structural edit), when a pose must be uploaded whole again.
+    #[must_use]
+    pub fn holds_deformed(&self) -> bool {
+        self.holds_deformed
     }
 
     pub fn set_overlay(&self, geometry: crate::overlay::OverlayGeometry) {
         self.queue([Upload::Overlay(geometry)]);
     }
 
-    pub fn set_weights(&self, weights: Option<Vec<f32>>) {
-        self.queue([Upload::Weights(weights)]);
+    /// The weight view's colour of every vertex (RGBA8, alpha unused; `None`: no weight
+    /// view). A list that is not one colour per vertex of the uploaded mesh is ignored.
+    pub fn set_weight_colors(&self, colors: Option<Vec<[u8; 4]>>) {
+        self.queue([Upload::WeightColors(colors)]);
+    }
+
+    /// New weight-view colours of `vertices` (sorted vertex indices, one colour each), after
+    /// [`ViewScene::set_weight_colors`] gave every vertex one: a brush step recolours only what
+    /// it changed.
+    pub fn patch_weight_colors(&self, vertices: Vec<u32>, colors: Vec<[u8; 4]>) {
+        self.queue([Upload::WeightColorPatch { vertices, colors }]);
     }
 
     pub fn set_frame(&self, frame: Frame) {
@@ -430,6 +556,123 @@ mod tests {
         scene.clear_pending();
         assert!(scene.sync(&document, 2));
         assert_eq!(scene.last_sync, SyncKind::Full);
+    }
+
+    #[test]
+    fn a_weight_edit_uploads_no_mesh() {
+        let mut document = document();
+        let mut scene = ViewScene::default();
+        scene.sync(&document, 1);
+        scene.clear_pending();
+        // What a weight brush's step reports.
+        document.revision += 1;
+        let range = |start, end| pmx_core::edit::TouchedRange {
+            target: EditTarget::Vertex,
+            start,
+            end,
+        };
+        let touched = Touched {
+            values: vec![range(4, 6), range(30, 31)],
+            vertex_weights_only: true,
+            weighted_vertices: vec![4, 5, 30],
+            ..Touched::default()
+        };
+        document.log.push((document.revision, touched));
+        assert!(scene.sync(&document, 1));
+        assert_eq!(scene.last_sync, SyncKind::Partial { vertices: 0 });
+        assert!(scene.pending().is_empty(), "{:?}", scene.pending());
+    }
+
+    #[test]
+    fn runs_join_across_the_smallest_gaps() {
+        assert_eq!(coalesce_runs(&[], 4), Vec::<Range<usize>>::new());
+        assert_eq!(coalesce_runs(&[3, 4, 5, 9, 10], 4), vec![3..6, 9..11]);
+        // Gaps 1, 10 and 3: with two runs allowed the widest gap stays.
+        assert_eq!(coalesce_runs(&[0, 2, 13, 17, 18], 2), vec![0..3, 13..19]);
+        assert_eq!(coalesce_runs(&[0, 2, 13, 17, 18], 1), vec![0..19]);
+        // Repeated indices count once.
+        assert_eq!(coalesce_runs(&[1, 1, 2], 8), vec![1..3]);
+    }
+
+    #[test]
+    fn deformed_vertices_go_up_in_runs() {
+        // Every vertex's values (spans across gaps), then exactly the changed ones.
+        let mut scene = ViewScene::default();
+        let positions: Vec<glam::Vec3> = (0..1000)
+            .map(|i| glam::Vec3::new(i as f32, 1.0, 2.0))
+            .collect();
+        let normals: Vec<glam::Vec3> = (0..1000)
+            .map(|i| glam::Vec3::new(0.0, i as f32, 1.0))
+            .collect();
+        // Two runs, then many scattered vertices, then one past the end (skipped).
+        let mut vertices: Vec<u32> = vec![10, 11, 12, 500];
+        vertices.extend((600..990).step_by(3));
+        vertices.push(5000);
+        scene.upload_deformed_spans(&vertices, &positions, &normals);
+        let pending = scene.pending();
+        assert!(pending.len() <= MAX_PATCH_RUNS, "{} runs", pending.len());
+        let mut covered = Vec::new();
+        for upload in &pending {
+            let Upload::Vertices(VertexPatch::Deformed {
+                first,
+                positions: p,
+                normals: n,
+            }) = upload
+            else {
+                panic!("unexpected {upload:?}");
+            };
+            assert_eq!(p.len(), n.len());
+            for (offset, (p, n)) in p.iter().zip(n).enumerate() {
+                let v = first + offset;
+                // World space: Z mirrored.
+                assert_eq!(*p, [v as f32, 1.0, -2.0]);
+                assert_eq!(*n, [0.0, v as f32, -1.0]);
+                covered.push(v as u32);
+            }
+        }
+        for v in &vertices[..vertices.len() - 1] {
+            assert!(covered.contains(v), "vertex {v} not uploaded");
+        }
+        match &pending[0] {
+            Upload::Vertices(VertexPatch::Deformed {
+                first, positions, ..
+            }) => {
+                assert_eq!((*first, positions.len()), (10, 3));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        // The values of exactly those vertices: consecutive ones as one run.
+        scene.clear_pending();
+        let values = |list: &[glam::Vec3]| -> Vec<glam::Vec3> {
+            vertices.iter().map(|&v| list[v as usize % 1000]).collect()
+        };
+        let exact = &vertices[..vertices.len() - 1];
+        scene.upload_deformed_vertices(exact, &values(&positions), &values(&normals));
+        let pending = scene.pending();
+        assert_eq!(pending.len(), 2 + (600..990).step_by(3).count());
+        let mut sent = Vec::new();
+        for upload in &pending {
+            let Upload::Vertices(VertexPatch::Deformed {
+                first,
+                positions: p,
+                normals: n,
+            }) = upload
+            else {
+                panic!("unexpected {upload:?}");
+            };
+            for (offset, (p, n)) in p.iter().zip(n).enumerate() {
+                let v = first + offset;
+                assert_eq!((*p, *n), ([v as f32, 1.0, -2.0], [0.0, v as f32, -1.0]));
+                sent.push(v as u32);
+            }
+        }
+        assert_eq!(sent, exact);
+        // A whole-mesh upload at rest drops the deformed state; a pose upload brings it back.
+        assert!(!scene.holds_deformed());
+        scene.upload_deformed(0, &positions, &normals);
+        assert!(scene.holds_deformed());
+        scene.sync(&document(), 1);
+        assert!(!scene.holds_deformed());
     }
 
     #[test]

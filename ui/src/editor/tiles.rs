@@ -6,12 +6,10 @@ use crate::document::Document;
 use crate::editor::workspace::Pane;
 use crate::i18n::{Language, NameLanguage};
 use crate::panes::validation::ValidationState;
-use crate::panes::view::overlay::PosedVertices;
 use crate::panes::{PaneCx, PaneStates};
 use crate::widgets::table::TableState;
 use pmx_core::model::ElementKind;
 use std::collections::HashMap;
-use std::sync::Arc;
 
 struct Behavior<'a> {
     lang: Language,
@@ -142,29 +140,31 @@ impl EditorState {
     /// The 3D view draws the pose pane's pose: deformed positions and normals go to the GPU
     /// when the pose changes, and the model's own values again when it is back at rest; the
     /// overlays (bones, rigid bodies, selected vertices, normals) and the gizmo are drawn where
-    /// the same evaluation put them. The document never changes.
+    /// the same evaluation put them. The document never changes. After a weight edit (a brush
+    /// step) only the vertices it re-skinned are copied and uploaded.
     fn feed_pose_to_view(&mut self) {
         let Some(document) = &self.document else {
             return;
         };
         let generation = self.pose.generation();
-        if generation == self.fed_pose_generation {
+        // The whole mesh went up again at rest (a structural edit) under an unchanged pose:
+        // the pose goes up again too.
+        let mesh_lost_pose = self.view_shows_pose && !self.view.scene.holds_deformed();
+        if generation == self.fed_pose_generation && !mesh_lost_pose {
             return;
         }
+        let reskinned = self
+            .pose
+            .take_reskinned()
+            .filter(|r| r.from == self.fed_pose_generation && !mesh_lost_pose);
         self.fed_pose_generation = generation;
         self.view
             .set_body_placements(self.pose.body_placements(&document.model));
         self.view.set_bone_placements(self.pose.bone_placements());
-        let posed = self
-            .pose
-            .evaluated()
-            .filter(|_| !self.pose.pose.is_rest())
-            .map(|evaluated| {
-                Arc::new(PosedVertices {
-                    positions: evaluated.positions().to_vec(),
-                    normals: evaluated.normals().to_vec(),
-                })
-            });
+        // The view gives its share of the posed vertices back, so a re-skin patches them in
+        // place instead of copying a million.
+        self.view.set_vertex_placements(None);
+        let posed = self.pose.share_posed_vertices(reskinned.as_ref());
         self.view
             .set_vertex_placements(posed.clone().map(|posed| (generation, posed)));
         // The view pane was drawn before the pose changed this frame; its paint runs after
@@ -173,9 +173,19 @@ impl EditorState {
         self.view.sync_overlay(document, self.document_id);
         match posed {
             Some(posed) => {
-                self.view
-                    .scene
-                    .upload_deformed(0, &posed.positions, &posed.normals);
+                match reskinned {
+                    Some(reskinned) if self.view_shows_pose => {
+                        self.view.scene.upload_deformed_spans(
+                            &reskinned.vertices,
+                            &posed.positions,
+                            &posed.normals,
+                        )
+                    }
+                    _ => self
+                        .view
+                        .scene
+                        .upload_deformed(0, &posed.positions, &posed.normals),
+                }
                 self.view_shows_pose = true;
             }
             None if self.view_shows_pose => {

@@ -9,16 +9,21 @@ use crate::document::Document;
 use crate::i18n::{Language, NameLanguage};
 use crate::widgets::PaneCx;
 use glam::Vec3;
+use pmx_core::edit::{EditTarget, Touched};
 use pmx_core::formats::{LoadOptions, vmd, vpd};
 use pmx_core::model::facts::{euler_degrees_to_quat, quat_to_euler_degrees};
 use pmx_core::model::{BoneFlags, BoneIdx, ElementKind, Model, MorphIdx, MorphPanel};
 use pmx_core::pose::{ManipulationFrame, Pose, PoseEvaluator, Transform};
+use pmx_scene::overlay::PosedVertices;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod physics;
 pub use physics::PhysicsPreview;
+
+#[cfg(test)]
+mod tests;
 
 /// Rows of the bone list (virtualised: a model may have thousands of bones).
 const BONE_ROW_HEIGHT: f32 = 20.0;
@@ -53,6 +58,22 @@ pub struct PoseState {
     pub file_message: Option<FileReport>,
     /// The live physics on the pose.
     pub physics: PhysicsPreview,
+    /// The vertices weight edits re-skinned since the view last took them
+    /// ([`PoseState::take_reskinned`]).
+    reskinned: Option<Reskinned>,
+    /// The posed vertices shared with the view, and the generation they are of
+    /// ([`PoseState::share_posed_vertices`]).
+    posed: Option<(u64, Arc<PosedVertices>)>,
+}
+
+/// Vertices a weight edit re-skinned: the posed vertices of generation `to` differ from those
+/// of generation `from` only at `vertices`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reskinned {
+    pub from: u64,
+    pub to: u64,
+    /// Sorted, each once.
+    pub vertices: Vec<u32>,
 }
 
 /// What a pose or motion file action did, as data: the pane renders it in the current
@@ -145,10 +166,19 @@ impl std::fmt::Debug for PoseState {
 
 impl PoseState {
     /// Keeps the state in step with the document: a new document or an edit rebuilds the
-    /// evaluator; the pose survives edits that keep the bone and morph counts.
+    /// evaluator; the pose survives edits that keep the bone and morph counts. Edits of
+    /// weights only (a weight brush's steps, their undo and redo) keep the evaluator, the
+    /// motion and the running physics: the evaluator re-skins the vertices they changed.
     pub fn sync(&mut self, document: &Document, document_id: u64) {
         let key = (document_id, document.revision());
         if self.built_for == Some(key) {
+            return;
+        }
+        let changes = self
+            .built_for
+            .filter(|(id, _)| *id == document_id)
+            .and_then(|(_, revision)| document.changes_since(revision));
+        if self.follow_weight_edits(&document.model, key, changes.as_deref()) {
             return;
         }
         let model = &document.model;
@@ -181,6 +211,7 @@ impl PoseState {
         }
         // Built lazily when the pose is first evaluated: a model nobody poses costs nothing.
         self.evaluator = None;
+        self.reskinned = None;
         // The physics world is the model's too: built again, starting over.
         self.physics.invalidate();
         self.pose.physics.clear();
@@ -212,6 +243,124 @@ impl PoseState {
         }
         self.last_evaluation = started.elapsed();
         self.stale = false;
+    }
+
+    /// Follows `changes` (what the document changed since the evaluator's revision; `None`:
+    /// unknown) to revision `key` if they are weight edits only. Returns false when something
+    /// else changed, and then nothing was done.
+    fn follow_weight_edits(
+        &mut self,
+        model: &Model,
+        key: (u64, u64),
+        changes: Option<&[&Touched]>,
+    ) -> bool {
+        let Some(vertices) = changes.and_then(weight_edit_vertices) else {
+            return false;
+        };
+        if !self.take_weights(model, vertices) {
+            return false;
+        }
+        self.built_for = Some(key);
+        true
+    }
+
+    /// Takes in an edit of the weights of `vertices` (sorted) and nothing else: the
+    /// evaluator re-skins them with the pose as evaluated, and the generation moves on with a
+    /// note of what was re-skinned. Returns false when the evaluator does not fit the model
+    /// (then the caller rebuilds).
+    fn take_weights(&mut self, model: &Model, vertices: Vec<u32>) -> bool {
+        let Some(evaluator) = &mut self.evaluator else {
+            // Nothing evaluated yet: the evaluation to come reads the new weights.
+            return true;
+        };
+        if evaluator.update_weights(model, &vertices).is_err() {
+            return false;
+        }
+        if self.stale {
+            // An evaluation is due anyway and skins every vertex.
+            return true;
+        }
+        let from = self.generation;
+        self.generation += 1;
+        match &mut self.reskinned {
+            // Steps the view has not taken yet: one note of them all.
+            Some(earlier) if earlier.to == from => {
+                earlier.vertices.extend(vertices);
+                earlier.vertices.sort_unstable();
+                earlier.vertices.dedup();
+                earlier.to = self.generation;
+            }
+            _ => {
+                self.reskinned = Some(Reskinned {
+                    from,
+                    to: self.generation,
+                    vertices,
+                });
+            }
+        }
+        true
+    }
+
+    /// What weight edits re-skinned since the view last asked, if that is all that changed
+    /// since generation `from` of the posed vertices: the view patches those vertices instead
+    /// of uploading all. `None`: anything may have changed. Taken once.
+    pub fn take_reskinned(&mut self) -> Option<Reskinned> {
+        self.reskinned
+            .take()
+            .filter(|reskinned| reskinned.to == self.generation)
+    }
+
+    /// The posed vertices (positions and normals, model space) of the current generation, as a
+    /// list shared with the view (`None` at rest or before an evaluation). Made once per
+    /// generation: after a weight edit (`reskinned`, from [`PoseState::take_reskinned`]) only
+    /// those vertices are copied into the list made before, in place when nothing else holds
+    /// it (the view gives its share back first), so a brush step on a million vertices copies
+    /// a few thousand.
+    pub fn share_posed_vertices(
+        &mut self,
+        reskinned: Option<&Reskinned>,
+    ) -> Option<Arc<PosedVertices>> {
+        let generation = self.generation;
+        let Some(evaluator) = self
+            .evaluator
+            .as_ref()
+            .filter(|_| !self.stale && !self.pose.is_rest())
+        else {
+            self.posed = None;
+            return None;
+        };
+        let (positions, normals) = (evaluator.positions(), evaluator.normals());
+        match &mut self.posed {
+            Some((made, shared)) if *made == generation => return Some(shared.clone()),
+            Some((made, shared))
+                if reskinned.is_some_and(|r| r.from == *made && r.to == generation)
+                    && shared.positions.len() == positions.len() =>
+            {
+                let list = Arc::make_mut(shared);
+                for &v in reskinned.map_or(&[][..], |r| &r.vertices) {
+                    let v = v as usize;
+                    if let (Some(p), Some(n)) = (positions.get(v), normals.get(v)) {
+                        list.positions[v] = *p;
+                        list.normals[v] = *n;
+                    }
+                }
+                *made = generation;
+            }
+            Some((made, shared)) if shared.positions.len() == positions.len() => {
+                // Anything may have moved: every vertex, into the list's own memory when
+                // nothing else holds it.
+                match Arc::get_mut(shared) {
+                    Some(list) => {
+                        list.positions.copy_from_slice(positions);
+                        list.normals.copy_from_slice(normals);
+                    }
+                    None => *shared = Arc::new(posed_copy(positions, normals)),
+                }
+                *made = generation;
+            }
+            _ => self.posed = Some((generation, Arc::new(posed_copy(positions, normals)))),
+        }
+        self.posed.as_ref().map(|(_, shared)| shared.clone())
     }
 
     /// Changes whenever the evaluated pose does.
@@ -372,6 +521,39 @@ impl PoseState {
             *shown = Vec3::ZERO;
         }
         self.stale = true;
+    }
+}
+
+/// The vertices whose weights `changes` changed, sorted, when weights are all they changed
+/// (`None`: anything else changed, or no change says which vertices, so the evaluator is
+/// built again). An undo or redo of a weight edit reports the same way.
+fn weight_edit_vertices(changes: &[&Touched]) -> Option<Vec<u32>> {
+    if changes.is_empty() {
+        return None;
+    }
+    let weights_only = |touched: &&Touched| {
+        touched.vertex_weights_only
+            && !touched.structure_changed()
+            // A report without the list cannot say which vertices to re-skin.
+            && (!touched.weighted_vertices.is_empty() || !touched.touches(EditTarget::Vertex))
+            && touched.values.iter().all(|r| r.target == EditTarget::Vertex)
+    };
+    if !changes.iter().all(weights_only) {
+        return None;
+    }
+    let mut vertices: Vec<u32> = changes
+        .iter()
+        .flat_map(|touched| touched.weighted_vertices.iter().copied())
+        .collect();
+    vertices.sort_unstable();
+    vertices.dedup();
+    Some(vertices)
+}
+
+fn posed_copy(positions: &[Vec3], normals: &[Vec3]) -> PosedVertices {
+    PosedVertices {
+        positions: positions.to_vec(),
+        normals: normals.to_vec(),
     }
 }
 

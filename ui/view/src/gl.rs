@@ -36,13 +36,18 @@ mod sealed {
     impl Sealed for f32 {}
     impl Sealed for u32 {}
     impl<const N: usize> Sealed for [f32; N] {}
+    impl Sealed for [u8; 4] {}
 }
 
-/// What a [`GlBuffer`] holds: `f32`, `u32` or arrays of `f32` (no padding, every bit pattern
-/// valid, so they are their bytes).
+/// What a [`GlBuffer`] holds: `f32`, `u32`, arrays of `f32` or RGBA8 colours (no padding,
+/// every bit pattern valid, so they are their bytes).
 pub trait GpuData: Copy + sealed::Sealed {
     /// Components per element (the attribute's size).
     const COMPONENTS: i32;
+    /// The GL type of one component, as a vertex attribute.
+    const COMPONENT_TYPE: u32 = context::FLOAT;
+    /// Whether integer components reach the shader scaled to 0..=1.
+    const NORMALIZED: bool = false;
     const ZERO: Self;
 }
 
@@ -61,8 +66,16 @@ impl<const N: usize> GpuData for [f32; N] {
     const ZERO: Self = [0.0; N];
 }
 
+/// A colour per vertex: the shader reads a `vec4` in 0..=1.
+impl GpuData for [u8; 4] {
+    const COMPONENTS: i32 = 4;
+    const COMPONENT_TYPE: u32 = context::UNSIGNED_BYTE;
+    const NORMALIZED: bool = true;
+    const ZERO: Self = [0; 4];
+}
+
 fn bytes<T: GpuData>(data: &[T]) -> &[u8] {
-    // SAFETY: GpuData is sealed to f32, u32 and [f32; N]: no padding, every byte initialised;
+    // SAFETY: GpuData is sealed to f32, u32, [f32; N] and [u8; 4]: no padding, every byte initialised;
     // u8 has alignment 1 and the length is the slice's size in bytes.
     unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
 }
@@ -198,6 +211,8 @@ impl<T: GpuData> GlBuffer<T> {
             location,
             buffer: self.id,
             components: T::COMPONENTS,
+            component_type: T::COMPONENT_TYPE,
+            normalized: T::NORMALIZED,
         }
     }
 }
@@ -209,12 +224,15 @@ impl<T: GpuData> Drop for GlBuffer<T> {
     }
 }
 
-/// A float attribute: `components` per vertex from `buffer`, read by the shader at `location`.
+/// A float attribute: `components` per vertex from `buffer` (floats, or bytes the shader
+/// reads normalised), read by the shader at `location`.
 #[derive(Debug, Clone, Copy)]
 pub struct Attribute {
     pub location: u32,
     buffer: context::Buffer,
     components: i32,
+    component_type: u32,
+    normalized: bool,
 }
 
 /// The vertex array object the mesh is drawn with.
@@ -246,7 +264,7 @@ impl VertexArray {
     /// element buffer. Call inside three-d's `Program::draw_with`, which unbinds it afterwards.
     pub fn bind(&self, attributes: &[Attribute], elements: Option<&GlBuffer<u32>>) {
         // SAFETY: binds objects of this context; each pointer is at offset 0 of its buffer,
-        // which holds a whole number of `components`-float vertices.
+        // which holds a whole number of vertices of `components` components.
         unsafe {
             let gl = &self.context;
             gl.bind_vertex_array(Some(self.id));
@@ -259,8 +277,8 @@ impl VertexArray {
                 gl.vertex_attrib_pointer_f32(
                     attribute.location,
                     attribute.components,
-                    context::FLOAT,
-                    false,
+                    attribute.component_type,
+                    attribute.normalized,
                     0,
                     0,
                 );

@@ -4,7 +4,7 @@
 //! [`pmx_scene::scene`]'s business, so this module holds no model.
 
 use crate::gl::{self, Attribute, BufferError, GlBuffer, VertexArray};
-use crate::shaders::{self, A_EDGE_SCALE, A_NORMAL, A_POSITION, A_UV, A_UV1, A_WEIGHT};
+use crate::shaders::{self, A_EDGE_SCALE, A_NORMAL, A_POSITION, A_UV, A_UV1, A_WEIGHT_COLOR};
 use pmx_core::texture::Image;
 pub use pmx_scene::frame::{Frame, Layers, MaterialDraw, ToonRef, Upload};
 use pmx_scene::mesh::{
@@ -43,7 +43,33 @@ struct GpuMesh {
     line_indices: Option<GlBuffer<u32>>,
     vertex_count: usize,
     materials: Vec<MaterialRange>,
-    weights: Option<GlBuffer<f32>>,
+    weight_colors: Option<WeightColors>,
+}
+
+/// The weight view's colours on the GPU, and a copy here: a sparse patch is written into the
+/// copy and goes up in a few runs, the vertices between its changes taken from the copy.
+struct WeightColors {
+    buffer: GlBuffer<[u8; 4]>,
+    colors: Vec<[u8; 4]>,
+}
+
+impl WeightColors {
+    /// Sets the colours of `vertices` (sorted; one colour each; indices past the mesh are
+    /// skipped) and uploads what changed.
+    fn patch(&mut self, vertices: &[u32], colors: &[[u8; 4]]) -> Result<(), BufferError> {
+        let mut written = Vec::with_capacity(vertices.len());
+        for (&v, &color) in vertices.iter().zip(colors) {
+            if let Some(slot) = self.colors.get_mut(v as usize) {
+                *slot = color;
+                written.push(v);
+            }
+        }
+        written.sort_unstable();
+        for run in pmx_scene::scene::coalesce_runs(&written, pmx_scene::scene::MAX_PATCH_RUNS) {
+            self.buffer.write(run.start, &self.colors[run])?;
+        }
+        Ok(())
+    }
 }
 
 impl GpuMesh {
@@ -224,14 +250,26 @@ impl GpuScene {
                 }
             }
             Upload::Overlay(geometry) => self.overlay = Some(self.upload_overlay(&geometry)),
-            Upload::Weights(weights) => {
+            Upload::WeightColors(colors) => {
                 if let Some(mesh) = &mut self.mesh {
-                    mesh.weights = match weights {
-                        Some(w) if w.len() == mesh.vertex_count && !w.is_empty() => {
-                            Some(GlBuffer::new(&self.context, &w)?)
+                    // The old buffer goes first, as with the mesh.
+                    mesh.weight_colors = None;
+                    mesh.weight_colors = match colors {
+                        Some(colors) if colors.len() == mesh.vertex_count && !colors.is_empty() => {
+                            Some(WeightColors {
+                                buffer: GlBuffer::new(&self.context, &colors)?,
+                                colors,
+                            })
                         }
                         _ => None,
                     };
+                }
+            }
+            Upload::WeightColorPatch { vertices, colors } => {
+                if let Some(weight_colors) =
+                    self.mesh.as_mut().and_then(|m| m.weight_colors.as_mut())
+                {
+                    weight_colors.patch(&vertices, &colors)?;
                 }
             }
         }
@@ -261,7 +299,7 @@ impl GpuScene {
             line_indices: None,
             vertex_count: vertices.len(),
             materials,
-            weights: None,
+            weight_colors: None,
         })
     }
 
@@ -320,6 +358,19 @@ impl GpuScene {
                 None => Vec::new(),
             },
         }))
+    }
+
+    /// The uploaded weight-view colours of `range`, read back from the GPU (`None`: no
+    /// weight view; tests).
+    pub fn read_weight_colors(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> Result<Option<Vec<[u8; 4]>>, BufferError> {
+        self.mesh
+            .as_ref()
+            .and_then(|mesh| mesh.weight_colors.as_ref())
+            .map(|colors| colors.buffer.read(range))
+            .transpose()
     }
 
     /// The uploaded index list of `range` (indices, 3 per face), read back from the GPU.
@@ -394,7 +445,7 @@ impl GpuScene {
         if let Some(mesh) = &self.mesh
             && mesh.vertex_count > 0
         {
-            if frame.layers.weights && mesh.weights.is_some() {
+            if frame.layers.weights && mesh.weight_colors.is_some() {
                 self.draw_weights(mesh, frame, viewport);
             } else if frame.layers.model {
                 self.draw_model(mesh, frame, viewport);
@@ -520,13 +571,17 @@ impl GpuScene {
     }
 
     fn draw_weights(&self, mesh: &GpuMesh, frame: &Frame, viewport: Viewport) {
-        let Some(weights) = &mesh.weights else {
+        let Some(weight_colors) = &mesh.weight_colors else {
             return;
         };
         let program = &self.weight_program;
         program.use_uniform_if_required("u_view_projection", mat4(frame.view_projection));
         program.use_uniform_if_required("u_light_direction", vec3(frame.light_direction));
-        let attributes = [mesh.position(), mesh.normal(), weights.attribute(A_WEIGHT)];
+        let attributes = [
+            mesh.position(),
+            mesh.normal(),
+            weight_colors.buffer.attribute(A_WEIGHT_COLOR),
+        ];
         let states = RenderStates {
             cull: Cull::None,
             depth_test: DepthTest::LessOrEqual,

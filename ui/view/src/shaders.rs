@@ -10,7 +10,7 @@ pub const A_NORMAL: u32 = 1;
 pub const A_UV: u32 = 2;
 pub const A_UV1: u32 = 3;
 pub const A_EDGE_SCALE: u32 = 4;
-pub const A_WEIGHT: u32 = 5;
+pub const A_WEIGHT_COLOR: u32 = 5;
 
 pub const MODEL_VS: &str = r"
 uniform mat4 u_view_projection;
@@ -164,17 +164,18 @@ void main() {
 }
 ";
 
-/// The weight view: blue (0) → green → red (1), with simple diffuse light.
+/// The weight view: each vertex's colour (the CPU side's ramp or bone colours), with simple
+/// diffuse light.
 pub const WEIGHT_VS: &str = r"
 uniform mat4 u_view_projection;
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
-layout(location = 5) in float a_weight;
+layout(location = 5) in vec4 a_weight_color;
 out vec3 v_normal;
-out float v_weight;
+out vec3 v_color;
 void main() {
     v_normal = a_normal;
-    v_weight = a_weight;
+    v_color = a_weight_color.rgb;
     gl_Position = u_view_projection * vec4(a_position, 1.0);
 }
 ";
@@ -182,18 +183,13 @@ void main() {
 pub const WEIGHT_FS: &str = r"
 uniform vec3 u_light_direction;
 in vec3 v_normal;
-in float v_weight;
+in vec3 v_color;
 out vec4 frag_color;
 void main() {
     vec3 n = normalize(v_normal);
     if (!gl_FrontFacing) { n = -n; }
     float light = 0.55 + 0.45 * max(dot(n, -normalize(u_light_direction)), 0.0);
-    float w = clamp(v_weight, 0.0, 1.0);
-    vec3 cold = vec3(0.1, 0.2, 0.9);
-    vec3 mid = vec3(0.1, 0.85, 0.2);
-    vec3 hot = vec3(0.95, 0.1, 0.1);
-    vec3 c = w < 0.5 ? mix(cold, mid, w * 2.0) : mix(mid, hot, w * 2.0 - 1.0);
-    frag_color = vec4(c * light, 1.0);
+    frag_color = vec4(v_color * light, 1.0);
 }
 ";
 
@@ -209,7 +205,7 @@ mod tests {
             ("vec2 a_uv", A_UV),
             ("vec4 a_uv1", A_UV1),
             ("float a_edge_scale", A_EDGE_SCALE),
-            ("float a_weight", A_WEIGHT),
+            ("vec4 a_weight_color", A_WEIGHT_COLOR),
         ];
         for source in [MODEL_VS, EDGE_VS, FLAT_VS, WEIGHT_VS] {
             for line in source.lines().filter(|l| l.contains(" in ")) {

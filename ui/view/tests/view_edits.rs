@@ -7,13 +7,22 @@
 //! - A random sequence of edits, undos and redos through `Document` (with gestures merged into
 //!   one step, as a gizmo drag is), each followed by the view's incremental sync and an
 //!   offscreen drawing, compared pixel for pixel with a fresh view of a copy of the model.
+//! - Weight painting's partial paths: a posed model whose weights change, re-skinned for those
+//!   vertices only (`PoseEvaluator::update_weights`) and patched in runs
+//!   (`ViewScene::upload_deformed_spans`, `upload_deformed_vertices`), draws as a fresh load
+//!   of the edited model with the same pose uploaded whole (`pmx_core::generate::
+//!   textured_model`: a texture of its own on every material, so a vertex patched into the
+//!   wrong place shows); the weight view's colours patched at some vertices draw as the same
+//!   colours uploaded whole.
 //!
 //! Offscreen through EGL (`libegl1 libegl-mesa0 libgl1-mesa-dri`); without it they print why
 //! and pass.
 
 use pmx_core::edit::{EditOp, ops_to_edit};
+use pmx_core::formats::{self, LoadOptions, SaveOptions};
 use pmx_core::generate::Rng;
-use pmx_core::model::{ElementKind, Model, PmxVersion, TextEncoding};
+use pmx_core::model::{BoneIdx, ElementKind, Model, PmxVersion, TextEncoding, Weight};
+use pmx_core::pose::{Pose, PoseEvaluator};
 use pmx_ui::document::Document;
 use pmx_ui::panes::view::ViewState;
 use pmx_ui::panes::view::camera::OrbitCamera;
@@ -21,6 +30,7 @@ use pmx_ui::panes::view::mesh::{MeshData, VertexArrays, VertexPatch, face_indice
 use pmx_view::gpu::{GpuScene, Upload};
 use pmx_view::offscreen::Offscreen;
 use serde_json::{Value, json};
+use std::path::Path;
 use std::sync::Mutex;
 
 /// GL contexts are per thread and the EGL display is shared: one test at a time.
@@ -565,5 +575,231 @@ fn texture_edits_draw_as_a_fresh_load() {
         while document.redo().is_some() {
             comparison.check("redo", &document, &mut view);
         }
+    });
+}
+
+/// The weight painting pictures' size.
+const SIZE: u32 = 192;
+
+/// A view of `document` with the grid off, framed by `camera` when given.
+fn view_of(document: &Document, camera: Option<OrbitCamera>) -> ViewState {
+    let mut view = ViewState::default();
+    view.layers.set_from_list("-grid").unwrap();
+    view.sync(document, 1);
+    if let Some(camera) = camera {
+        view.camera = camera;
+    }
+    view
+}
+
+fn draw(gl: &Offscreen, document: &Document, view: &mut ViewState) -> image::RgbaImage {
+    view.prepare_frame(document, 1, SIZE, SIZE);
+    let image = gl.render_queue(&view.scene.shared, SIZE, SIZE).unwrap();
+    if let Some(dir) = std::env::var_os("PMX_STUDIO_RENDER_DEBUG") {
+        let n = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+        image
+            .save(Path::new(&dir).join(format!("weights{n}.png")))
+            .unwrap();
+    }
+    image
+}
+
+/// Pixels that differ by more than 2 in any channel.
+fn differing(a: &image::RgbaImage, b: &image::RgbaImage) -> usize {
+    assert_eq!(a.dimensions(), b.dimensions());
+    a.pixels()
+        .zip(b.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0.iter()).any(|(x, y)| x.abs_diff(*y) > 2))
+        .count()
+}
+
+/// Arms and legs bent: the sample figure's bones from 1 on, each a little.
+fn bent_pose(model: &Model) -> Pose {
+    let mut pose = Pose::new(model);
+    for (i, bone) in pose.bones.iter_mut().enumerate().skip(1) {
+        bone.rotation = glam::Quat::from_rotation_z(0.35 * ((i % 3) as f32 - 1.0))
+            * glam::Quat::from_rotation_x(0.2);
+    }
+    pose
+}
+
+/// New weights on every third vertex (and a run): bound to other bones, kinds changed.
+fn reweight(model: &mut Model) -> Vec<u32> {
+    let bones = model.bones.len();
+    let mut vertices: Vec<u32> = (0..model.vertices.len() as u32).step_by(3).collect();
+    vertices.extend(8..16);
+    vertices.sort_unstable();
+    vertices.dedup();
+    for &v in &vertices {
+        let v = v as usize;
+        let bone = |k: usize| Some(BoneIdx::new((v + k * 5) % bones));
+        model.vertices[v].weight = match v % 3 {
+            0 => Weight::Bdef1 { bone: bone(1) },
+            1 => Weight::Bdef2 {
+                bones: [bone(0), bone(2)],
+                weight: 0.3,
+            },
+            _ => Weight::Bdef4 {
+                bones: [bone(0), bone(1), bone(2), bone(3)],
+                weights: [0.4, 0.3, 0.2, 0.1],
+            },
+        };
+    }
+    vertices
+}
+
+#[test]
+fn a_re_skin_patched_in_runs_draws_as_a_fresh_load_posed() {
+    with_gl(|gl| {
+        let dir = tempfile::tempdir().unwrap();
+        let textured = pmx_core::generate::textured_model();
+        let path = textured.write(dir.path(), "textured.pmx").unwrap();
+        let model = textured.model;
+        let pose = bent_pose(&model);
+
+        // The editor's way: the pose uploaded whole once, then a weight edit re-skins some
+        // vertices and patches them (the document's revision does not move: a weights-only
+        // edit uploads nothing of the mesh).
+        let mut document = Document::from_model(model, Some(path.clone()), None);
+        let mut view = view_of(&document, None);
+        let camera = view.camera;
+        let mut evaluator = PoseEvaluator::new(&document.model);
+        evaluator.evaluate(&document.model, &pose).unwrap();
+        view.scene
+            .upload_deformed(0, evaluator.positions(), evaluator.normals());
+        let before = draw(gl, &document, &mut view);
+        // A second view fed the values of exactly the changed vertices.
+        let mut exact_view = view_of(&document, Some(camera));
+        exact_view
+            .scene
+            .upload_deformed(0, evaluator.positions(), evaluator.normals());
+        draw(gl, &document, &mut exact_view);
+        let changed = reweight(&mut document.model);
+        evaluator.update_weights(&document.model, &changed).unwrap();
+        view.scene
+            .upload_deformed_spans(&changed, evaluator.positions(), evaluator.normals());
+        let patched = draw(gl, &document, &mut view);
+        let values = |list: &[glam::Vec3]| -> Vec<glam::Vec3> {
+            changed.iter().map(|&v| list[v as usize]).collect()
+        };
+        exact_view.scene.upload_deformed_vertices(
+            &changed,
+            &values(evaluator.positions()),
+            &values(evaluator.normals()),
+        );
+        let patched_exactly = draw(gl, &document, &mut exact_view);
+
+        // A fresh load of the edited model (saved, read back with its textures), posed whole.
+        let fresh_path = dir.path().join("edited.pmx");
+        formats::save_path(&document.model, &fresh_path, &SaveOptions::default()).unwrap();
+        let loaded = formats::load_path(&fresh_path, &LoadOptions::default()).unwrap();
+        let fresh_document = Document::from_model(loaded.model, Some(fresh_path), None);
+        let mut fresh_view = view_of(&fresh_document, Some(camera));
+        let mut fresh = PoseEvaluator::new(&fresh_document.model);
+        fresh.evaluate(&fresh_document.model, &pose).unwrap();
+        fresh_view
+            .scene
+            .upload_deformed(0, fresh.positions(), fresh.normals());
+        let expected = draw(gl, &fresh_document, &mut fresh_view);
+
+        assert!(
+            differing(&before, &expected) > 50,
+            "the weight edit does not show: the test would prove nothing"
+        );
+        let wrong = differing(&patched, &expected);
+        assert_eq!(wrong, 0, "{wrong} pixels differ from the fresh load");
+        let wrong = differing(&patched_exactly, &expected);
+        assert_eq!(
+            wrong, 0,
+            "exact values: {wrong} pixels differ from the fresh load"
+        );
+    });
+}
+
+#[test]
+fn weight_colours_patched_draw_as_uploaded_whole() {
+    with_gl(|gl| {
+        let model = pmx_core::generate::sample_model();
+        let count = model.vertices.len();
+        let document = Document::from_model(model, None, None);
+        let colors: Vec<[u8; 4]> = (0..count)
+            .map(|v| pmx_scene::overlay::weight_ramp_color(v as f32 / count as f32))
+            .collect();
+        let mut recolored = colors.clone();
+        let vertices: Vec<u32> = (0..count as u32)
+            .filter(|v| v % 4 == 1 || (20..40).contains(v))
+            .collect();
+        let patch: Vec<[u8; 4]> = vertices
+            .iter()
+            .map(|&v| [255, (v * 7 % 256) as u8, 40, 255])
+            .collect();
+        for (&v, &color) in vertices.iter().zip(&patch) {
+            recolored[v as usize] = color;
+        }
+
+        let mut view = view_of(&document, None);
+        let camera = view.camera;
+        view.layers.weights = true;
+        // The view's own sync queues the selected bone's colours (none selected: off) first.
+        view.prepare_frame(&document, 1, SIZE, SIZE);
+        view.scene.set_weight_colors(Some(colors));
+        let before = draw(gl, &document, &mut view);
+        view.scene.patch_weight_colors(vertices, patch);
+        let patched = draw(gl, &document, &mut view);
+
+        let mut whole = view_of(&document, Some(camera));
+        whole.layers.weights = true;
+        whole.prepare_frame(&document, 1, SIZE, SIZE);
+        whole.scene.set_weight_colors(Some(recolored));
+        let expected = draw(gl, &document, &mut whole);
+
+        assert!(
+            differing(&before, &expected) > 50,
+            "the patch does not show: the test would prove nothing"
+        );
+        assert_eq!(differing(&patched, &expected), 0);
+    });
+}
+
+#[test]
+fn weight_colour_patches_land_at_their_vertices() {
+    with_gl(|gl| {
+        let model = feature_model();
+        let count = model.vertices.len();
+        let mut gpu = GpuScene::new(gl.context().clone()).unwrap();
+        gpu.apply(Upload::Mesh(MeshData::build(&model))).unwrap();
+        assert_eq!(gpu.read_weight_colors(0..count).unwrap(), None);
+        // A list of another length than the mesh is ignored.
+        gpu.apply(Upload::WeightColors(Some(vec![[1; 4]; count - 1])))
+            .unwrap();
+        assert_eq!(gpu.read_weight_colors(0..count).unwrap(), None);
+        let mut colors: Vec<[u8; 4]> = (0..count).map(|v| [v as u8, 0, 9, 255]).collect();
+        gpu.apply(Upload::WeightColors(Some(colors.clone())))
+            .unwrap();
+        assert_eq!(
+            gpu.read_weight_colors(0..count).unwrap(),
+            Some(colors.clone())
+        );
+        // Scattered vertices and runs (more runs than one patch writes), one past the end.
+        let mut vertices: Vec<u32> = (3..count as u32).step_by(4).collect();
+        vertices.extend(50..60);
+        vertices.sort_unstable();
+        vertices.dedup();
+        let patch: Vec<[u8; 4]> = vertices.iter().map(|&v| [200, v as u8, 1, 255]).collect();
+        for (&v, &color) in vertices.iter().zip(&patch) {
+            colors[v as usize] = color;
+        }
+        let (mut sent_vertices, mut sent) = (vertices.clone(), patch.clone());
+        sent_vertices.push(count as u32 + 10);
+        sent.push([0; 4]);
+        gpu.apply(Upload::WeightColorPatch {
+            vertices: sent_vertices,
+            colors: sent,
+        })
+        .unwrap();
+        assert_eq!(gpu.read_weight_colors(0..count).unwrap(), Some(colors));
+        // Off again.
+        gpu.apply(Upload::WeightColors(None)).unwrap();
+        assert_eq!(gpu.read_weight_colors(0..count).unwrap(), None);
     });
 }

@@ -596,19 +596,6 @@ fn weights_changed_since(document: &Document, revision: u64) -> Option<Vec<u32>>
     Some(vertices)
 }
 
-/// Until the GPU side takes colours: the scene's weight upload fed from them (TEMPORARY).
-trait WeightColorsShim {
-    fn set_weight_colors(&self, colors: Option<Vec<[u8; 4]>>);
-    fn patch_weight_colors(&self, vertices: Vec<u32>, colors: Vec<[u8; 4]>);
-}
-
-impl WeightColorsShim for scene::ViewScene {
-    fn set_weight_colors(&self, colors: Option<Vec<[u8; 4]>>) {
-        self.set_weights(colors.map(|c| c.iter().map(|c| f32::from(c[0]) / 255.0).collect()));
-    }
-    fn patch_weight_colors(&self, _vertices: Vec<u32>, _colors: Vec<[u8; 4]>) {}
-}
-
 /// The View menu's part for the 3D view: layers, pick mode, camera.
 pub fn view_menu_ui(ui: &mut egui::Ui, lang: Language, state: &mut ViewState) {
     ui.menu_button(lang.tr("view.menu_layers"), |ui| {

@@ -1,0 +1,147 @@
+// Test code: a failed expectation is the test failing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+use pmx_core::edit::{EditOp, TouchedRange};
+use pmx_core::model::Weight;
+
+/// What a weight brush's step on `vertices` reports (as the `paint_weights` op does).
+fn weight_step(vertices: &[u32]) -> Touched {
+    Touched {
+        values: vertices
+            .iter()
+            .map(|&v| TouchedRange {
+                target: EditTarget::Vertex,
+                start: v as usize,
+                end: v as usize + 1,
+            })
+            .collect(),
+        vertex_weights_only: true,
+        weighted_vertices: vertices.to_vec(),
+        ..Touched::default()
+    }
+}
+
+#[test]
+fn only_weight_edits_with_their_vertices_count_as_weight_edits() {
+    let (a, b) = (weight_step(&[3, 9]), weight_step(&[1, 9, 20]));
+    assert_eq!(weight_edit_vertices(&[&a, &b]), Some(vec![1, 3, 9, 20]));
+    // Nothing changed, or a report that does not list its vertices: rebuild.
+    assert_eq!(weight_edit_vertices(&[]), None);
+    let unlisted = Touched {
+        weighted_vertices: Vec::new(),
+        ..a.clone()
+    };
+    assert_eq!(weight_edit_vertices(&[&unlisted]), None);
+    // Any other edit among them: rebuild.
+    let moved = Touched {
+        vertex_weights_only: false,
+        vertex_positions_only: true,
+        ..a.clone()
+    };
+    assert_eq!(weight_edit_vertices(&[&a, &moved]), None);
+    let mut structural = a.clone();
+    structural.structure.push(ElementKind::Vertex);
+    assert_eq!(weight_edit_vertices(&[&structural]), None);
+    let mut with_bone = a.clone();
+    with_bone.values.push(TouchedRange {
+        target: EditTarget::Bone,
+        start: 0,
+        end: 1,
+    });
+    assert_eq!(weight_edit_vertices(&[&with_bone]), None);
+}
+
+/// The sample figure posed (a bent left arm) with its physics on and stepped.
+fn posed_with_physics() -> (Document, PoseState) {
+    let document = Document::from_model(pmx_core::generate::sample_model(), None, None);
+    let mut state = PoseState::default();
+    state.sync(&document, 1);
+    let model = &document.model;
+    for bone in 0..model.bones.len().min(12) {
+        state.set_bone_rotation(model, bone, Vec3::new(0.0, 10.0, 20.0));
+    }
+    state.set_physics_enabled(model, true);
+    state.step_physics_once(model);
+    state.step_physics_once(model);
+    state.evaluate(model);
+    assert!(state.physics.simulation().is_some_and(|s| s.steps() == 2));
+    (document, state)
+}
+
+#[test]
+fn a_weight_edit_keeps_the_evaluator_and_the_physics_and_re_skins() {
+    let (mut document, mut state) = posed_with_physics();
+    let before = state.generation();
+    let shared = state.share_posed_vertices(None).expect("posed");
+    let shared_at = Arc::as_ptr(&shared);
+    drop(shared);
+    // A brush step: new weights on three vertices.
+    let model = &mut document.model;
+    let vertices = [0u32, 5, 7];
+    for &v in &vertices {
+        model.vertices[v as usize].weight = Weight::Bdef2 {
+            bones: [Some(BoneIdx::new(1)), Some(BoneIdx::new(3))],
+            weight: 0.25,
+        };
+    }
+    let step = weight_step(&vertices);
+    let key = (1, document.revision() + 1);
+    assert!(state.follow_weight_edits(&document.model, key, Some(&[&step])));
+    assert_eq!(state.built_for, Some(key));
+    // The physics runs on, the evaluator is the same, the pose re-skinned.
+    assert!(state.physics.simulation().is_some_and(|s| s.steps() == 2));
+    assert!(!state.stale && state.evaluator.is_some());
+    assert_eq!(state.generation(), before + 1);
+    let mut fresh = PoseEvaluator::new(&document.model);
+    fresh.evaluate(&document.model, &state.pose).unwrap();
+    let evaluated = state.evaluated().unwrap();
+    assert_eq!(evaluated.positions(), fresh.positions());
+    assert_eq!(evaluated.normals(), fresh.normals());
+    // The view is told what was re-skinned, once, and the shared list is patched in place.
+    let reskinned = state.take_reskinned().expect("re-skinned");
+    assert_eq!(
+        reskinned,
+        Reskinned {
+            from: before,
+            to: before + 1,
+            vertices: vertices.to_vec()
+        }
+    );
+    assert_eq!(state.take_reskinned(), None);
+    let shared = state.share_posed_vertices(Some(&reskinned)).unwrap();
+    assert_eq!(Arc::as_ptr(&shared), shared_at);
+    assert_eq!(shared.positions, fresh.positions());
+    assert_eq!(shared.normals, fresh.normals());
+
+    // Two steps before the view looks: one note of both.
+    for step in [weight_step(&[2]), weight_step(&[7, 9])] {
+        let key = (1, key.1 + 1);
+        assert!(state.follow_weight_edits(&document.model, key, Some(&[&step])));
+    }
+    let both = state.take_reskinned().unwrap();
+    assert_eq!((both.from, both.vertices), (before + 1, vec![2, 7, 9]));
+    // A note the pose has moved past is not given.
+    assert!(state.follow_weight_edits(&document.model, (1, 99), Some(&[&weight_step(&[4])])));
+    state.set_morph(0, 0.5);
+    state.evaluate(&document.model);
+    assert_eq!(state.take_reskinned(), None);
+}
+
+#[test]
+fn any_other_edit_rebuilds_the_evaluator_and_the_physics() {
+    let (mut document, mut state) = posed_with_physics();
+    // What the document changed, unknown or not weights only: nothing is kept.
+    assert!(!state.follow_weight_edits(&document.model, (1, 5), None));
+    let ops: Vec<EditOp> = serde_json::from_value(serde_json::json!([
+        {"op": "set", "kind": "vertex", "indices": [3], "field": "uv.x", "value": 0.5}
+    ]))
+    .unwrap();
+    let edit = pmx_core::edit::ops_to_edit(&mut document.model, &ops).unwrap();
+    document.apply(edit);
+    state.sync(&document, 1);
+    assert!(state.evaluator.is_none() && state.stale);
+    assert!(state.physics.simulation().is_none());
+    // The pose itself survives (the counts are the same).
+    assert!(state.posed_bones() > 0);
+}
