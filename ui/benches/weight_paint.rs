@@ -48,11 +48,7 @@ fn setup(vertices: usize) -> Setup {
     lay_out_as_tube(&mut model, 1000);
     let mut pose = Pose::new(&model);
     for bone in (0..model.bones.len()).step_by(7) {
-        pose.set_bone(
-            BoneIdx::new(bone),
-            Quat::from_rotation_z(0.2),
-            Vec3::ZERO,
-        );
+        pose.set_bone(BoneIdx::new(bone), Quat::from_rotation_z(0.2), Vec3::ZERO);
     }
     let mut evaluator = PoseEvaluator::new(&model);
     evaluator.evaluate(&model, &pose).unwrap();

@@ -26,6 +26,10 @@ pub enum EditRequest {
         /// Rendered in the UI's language when shown (never stored as text).
         label: Option<EditLabel>,
     },
+    /// One dab of the weight brush: built with the lookups the editor keeps for the model
+    /// (edge neighbours, X mirror) while only weights change. A dab that changes nothing adds
+    /// no step and says nothing.
+    PaintWeights(pmx_core::edit::PaintWeights),
     /// A validator's fix (typed steps), one undo step named by the fix.
     Fix(pmx_core::validate::Fix),
     /// Inserts new elements so that the first is at `at` (a table's Insert).

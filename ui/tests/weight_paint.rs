@@ -146,7 +146,11 @@ fn a_mirrored_stroke_on_the_sample_figure_is_one_valid_step_and_undoes_exactly()
     stroke(
         &mut harness,
         from,
-        &[egui::vec2(10.0, 0.0), egui::vec2(20.0, 4.0), egui::vec2(30.0, 0.0)],
+        &[
+            egui::vec2(10.0, 0.0),
+            egui::vec2(20.0, 4.0),
+            egui::vec2(30.0, 0.0),
+        ],
     );
 
     let painted = document(&harness);
@@ -177,7 +181,10 @@ fn a_mirrored_stroke_on_the_sample_figure_is_one_valid_step_and_undoes_exactly()
                 weight_on(weight, left_arm),
                 weight_on(&model.vertices[mirror].weight, right_arm),
             );
-            assert!((a - b).abs() < 1e-5, "vertex {v}: {a} on 左腕, mirror {b} on 右腕");
+            assert!(
+                (a - b).abs() < 1e-5,
+                "vertex {v}: {a} on 左腕, mirror {b} on 右腕"
+            );
             mirrored_pairs += 1;
         }
     }
@@ -191,15 +198,24 @@ fn a_mirrored_stroke_on_the_sample_figure_is_one_valid_step_and_undoes_exactly()
     );
     for v in 0..model.vertices.len() {
         if !touched.contains(&v) {
-            assert_eq!(model.vertices[v], original.vertices[v], "vertex {v} untouched");
+            assert_eq!(
+                model.vertices[v], original.vertices[v],
+                "vertex {v} untouched"
+            );
         }
     }
-    assert!(error_count(model) <= errors_before, "no new validator error");
+    assert!(
+        error_count(model) <= errors_before,
+        "no new validator error"
+    );
     let _ = painted;
 
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     harness.run_ok();
-    assert!(document(&harness).model == original, "undo gives back exactly");
+    assert!(
+        document(&harness).model == original,
+        "undo gives back exactly"
+    );
 }
 
 #[test]
@@ -243,7 +259,11 @@ fn painting_the_bent_elbow_of_gene_lands_on_the_posed_arm_and_re_deforms_it() {
     stroke(
         &mut harness,
         from,
-        &[egui::vec2(6.0, 0.0), egui::vec2(12.0, 2.0), egui::vec2(18.0, 0.0)],
+        &[
+            egui::vec2(6.0, 0.0),
+            egui::vec2(12.0, 2.0),
+            egui::vec2(18.0, 0.0),
+        ],
     );
     let model = document(&harness).model.clone();
     let touched = changed(&original, &model);
@@ -299,7 +319,11 @@ fn painting_the_bent_elbow_of_gene_lands_on_the_posed_arm_and_re_deforms_it() {
         from,
         &[egui::vec2(-6.0, 0.0), egui::vec2(-12.0, 0.0)],
     );
-    assert_eq!(document(&harness).history.len(), 2, "the smooth stroke is a step");
+    assert_eq!(
+        document(&harness).history.len(),
+        2,
+        "the smooth stroke is a step"
+    );
     assert!(
         document(&harness)
             .history
@@ -321,7 +345,10 @@ fn painting_the_bent_elbow_of_gene_lands_on_the_posed_arm_and_re_deforms_it() {
     let value = weight_on(&document(&harness).model.vertices[hovered].weight, arm);
     let expected = format!("左腕 {value:.3}");
     assert!(
-        harness.query_all_by_label_contains(&expected).next().is_some(),
+        harness
+            .query_all_by_label_contains(&expected)
+            .next()
+            .is_some(),
         "the tooltip shows \"{expected}\""
     );
     assert!(
@@ -335,7 +362,10 @@ fn painting_the_bent_elbow_of_gene_lands_on_the_posed_arm_and_re_deforms_it() {
     harness.run_ok();
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     harness.run_ok();
-    assert!(document(&harness).model == original, "undo gives back exactly");
+    assert!(
+        document(&harness).model == original,
+        "undo gives back exactly"
+    );
     let restored: Vec<Vec3> = harness
         .state()
         .pose
@@ -344,7 +374,9 @@ fn painting_the_bent_elbow_of_gene_lands_on_the_posed_arm_and_re_deforms_it() {
         .positions()
         .to_vec();
     let mut fresh = PoseEvaluator::new(&original);
-    fresh.evaluate(&original, &harness.state().pose.pose).unwrap();
+    fresh
+        .evaluate(&original, &harness.state().pose.pose)
+        .unwrap();
     for (shown, expected) in restored.iter().zip(fresh.positions()) {
         assert!(shown.distance(*expected) < 1e-4);
     }

@@ -25,7 +25,9 @@ use crate::i18n::Language;
 use crate::panes::validation::ValidationState;
 use crate::widgets::table::{TableState, select_all};
 use dialog::Dialog;
-use pmx_core::edit::{Edit, EditLabel, EditOp, GestureId, LabelArg, SetField, ops_to_edit_in};
+use pmx_core::edit::{
+    Edit, EditLabel, EditOp, EditTarget, GestureId, LabelArg, PaintIndex, SetField, ops_to_edit_in,
+};
 use pmx_core::model::ElementKind;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -94,6 +96,10 @@ pub struct EditorState {
     dialog: Option<Box<dyn Dialog>>,
     platform: Vec<PlatformRequest>,
     active_gesture: Option<(egui::Id, GestureId)>,
+    /// The weight brush's lookups for the open model ([`PaintIndex`]), with the document and
+    /// revision they were last checked at: kept across weight edits, built again after any
+    /// other change to vertices or faces.
+    paint_index: Option<(u64, u64, Arc<PaintIndex>)>,
     /// The table the user worked in last (Ctrl+A and Delete act on it).
     focus_kind: Option<ElementKind>,
     /// The text field that has the keyboard focus, and whether the user changed its text since
@@ -168,6 +174,7 @@ impl EditorState {
             dialog: None,
             platform: Vec::new(),
             active_gesture: None,
+            paint_index: None,
             focus_kind: None,
             text_focus: None,
             selection_kind: None,
@@ -805,8 +812,35 @@ impl EditorState {
         self.active_gesture = None;
     }
 
+    /// The weight brush's lookups for the open document, kept while the changes since they
+    /// were built are weight edits or touch neither vertices nor faces.
+    fn paint_index(&mut self) -> Option<Arc<PaintIndex>> {
+        let document = self.document.as_ref()?;
+        let revision = document.revision();
+        let kept = self.paint_index.take().filter(|(id, at, _)| {
+            *id == self.document_id
+                && document.changes_since(*at).is_some_and(|changes| {
+                    changes.iter().all(|touched| {
+                        !touched.structure_changed()
+                            && !touched.touches(EditTarget::Face)
+                            && (touched.vertex_weights_only || !touched.touches(EditTarget::Vertex))
+                    })
+                })
+        });
+        let index = kept.map_or_else(
+            || Arc::new(PaintIndex::lazy(&document.model)),
+            |(_, _, index)| index,
+        );
+        self.paint_index = Some((self.document_id, revision, Arc::clone(&index)));
+        Some(index)
+    }
+
     fn run_edit(&mut self, command: EditCommand) {
         let select_created = command.select_created;
+        let paint_index = match command.request {
+            EditRequest::PaintWeights(_) => self.paint_index(),
+            _ => None,
+        };
         let Some(document) = &mut self.document else {
             return;
         };
@@ -845,6 +879,15 @@ impl EditorState {
                         None => edit,
                     }
                 })
+            }
+            EditRequest::PaintWeights(paint) => {
+                let index =
+                    paint_index.unwrap_or_else(|| Arc::new(PaintIndex::lazy(&document.model)));
+                match Edit::paint_weights_with(&document.model, &paint, &index) {
+                    // Nothing to change under the brush (weights already at their limit).
+                    Err(pmx_core::edit::EditError::NoChange) => return,
+                    built => built,
+                }
             }
             EditRequest::Fix(fix) => fix.to_edit(&mut document.model),
             EditRequest::Insert { at, elements } => Edit::insert(&document.model, at, elements),

@@ -723,7 +723,7 @@ fn weight_colours_patched_draw_as_uploaded_whole() {
         let count = model.vertices.len();
         let document = Document::from_model(model, None, None);
         let colors: Vec<[u8; 4]> = (0..count)
-            .map(|v| pmx_scene::overlay::weight_ramp_color(v as f32 / count as f32))
+            .map(|v| pmx_scene::weight_colors::ramp_color(v as f32 / count as f32))
             .collect();
         let mut recolored = colors.clone();
         let vertices: Vec<u32> = (0..count as u32)

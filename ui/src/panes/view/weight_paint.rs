@@ -19,7 +19,7 @@ use crate::command::EditRequest;
 use crate::document::Document;
 use crate::i18n::{Language, NameLanguage};
 use glam::Vec2;
-use pmx_core::edit::{BoneRef, EditOp, PaintMode, PaintWeights};
+use pmx_core::edit::{BoneRef, PaintMode, PaintWeights};
 use pmx_core::model::{ElementKind, Model};
 use pmx_scene::brush::{self, BrushShape, BrushView, Falloff, Reach, Surface};
 use pmx_scene::weight_colors::{self, WeightDisplay};
@@ -333,10 +333,7 @@ impl WeightPaint {
         };
         self.dabs_sent += 1;
         cx.request(ToolRequest::Edit {
-            request: EditRequest::Ops {
-                ops: vec![EditOp::PaintWeights(paint)],
-                label: None,
-            },
+            request: EditRequest::PaintWeights(paint),
             gesture,
         });
     }
