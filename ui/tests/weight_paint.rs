@@ -115,6 +115,15 @@ fn drawn_head(harness: &Harness<'_, EditorState>, bone: usize) -> Vec3 {
         .unwrap()
 }
 
+/// The undo step's name as the Japanese editor shows it (履歴, Edit menu).
+fn japanese_undo_label(document: &pmx_ui::document::Document) -> String {
+    document
+        .history
+        .undo_edit_label()
+        .expect("a step to undo")
+        .render(Language::Japanese)
+}
+
 /// Switches the brush on from the view's toolbar and sets it up.
 fn brush_on(harness: &mut Harness<'_, EditorState>, label: &str, mode: BrushMode, strength: f32) {
     click(harness, label);
@@ -158,7 +167,7 @@ fn a_mirrored_stroke_on_the_sample_figure_is_one_valid_step_and_undoes_exactly()
     assert_eq!(painted.history.len(), 1, "one stroke, one undo step");
     let touched = changed(&original, model);
     assert!(!touched.is_empty(), "the stroke changed weights");
-    let label = painted.history.undo_label().unwrap().to_owned();
+    let label = japanese_undo_label(painted);
     assert_eq!(
         label,
         format!("ウェイト描画 左腕 (頂点{}個)", touched.len()),
@@ -270,8 +279,8 @@ fn painting_the_bent_elbow_of_gene_lands_on_the_posed_arm_and_re_deforms_it() {
     assert!(!touched.is_empty(), "the stroke changed weights");
     assert_eq!(document(&harness).history.len(), 1);
     assert_eq!(
-        document(&harness).history.undo_label(),
-        Some(format!("ウェイト描画 左腕 (頂点{}個)", touched.len()).as_str())
+        japanese_undo_label(document(&harness)),
+        format!("ウェイト描画 左腕 (頂点{}個)", touched.len())
     );
     // Picked on the posed mesh: the painted vertices are drawn near the bent forearm's
     // point, not where the forearm is at rest.
@@ -324,13 +333,7 @@ fn painting_the_bent_elbow_of_gene_lands_on_the_posed_arm_and_re_deforms_it() {
         2,
         "the smooth stroke is a step"
     );
-    assert!(
-        document(&harness)
-            .history
-            .undo_label()
-            .unwrap()
-            .starts_with("ウェイト描画 左腕 (頂点")
-    );
+    assert!(japanese_undo_label(document(&harness)).starts_with("ウェイト描画 左腕 (頂点"));
 
     // The tooltip: the weight on 左腕 of the vertex under the pointer.
     let over = screen_point(&harness, target);

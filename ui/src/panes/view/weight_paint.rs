@@ -422,6 +422,7 @@ impl WeightPaint {
                 .range(2.0..=600.0)
                 .suffix(" px"),
         )
+        .accessible_name(lang.tr("brush.radius"))
         .on_hover_text(lang.tr("brush.radius_hint"));
         if let Some(radius) = self.hover.model_radius {
             ui.weak(format!("({radius:.3})"));
@@ -431,14 +432,16 @@ impl WeightPaint {
             egui::DragValue::new(&mut self.brush.strength)
                 .range(0.0..=1.0)
                 .speed(0.01),
-        );
+        )
+        .accessible_name(lang.tr("brush.strength"));
         if matches!(self.brush.mode, BrushMode::Set | BrushMode::Gradient) {
             ui.label(lang.tr("brush.value"));
             ui.add(
                 egui::DragValue::new(&mut self.brush.value)
                     .range(0.0..=1.0)
                     .speed(0.01),
-            );
+            )
+            .accessible_name(lang.tr("brush.value"));
         }
         egui::ComboBox::from_id_salt("weight_paint_falloff")
             .selected_text(lang.tr(self.brush.falloff.key()))
@@ -446,7 +449,9 @@ impl WeightPaint {
                 for falloff in Falloff::ALL {
                     ui.selectable_value(&mut self.brush.falloff, falloff, lang.tr(falloff.key()));
                 }
-            });
+            })
+            .response
+            .accessible_name(lang.tr("brush.falloff"));
         let mut through = self.brush.reach == Reach::Through;
         if ui
             .checkbox(&mut through, lang.tr("brush.through"))
@@ -466,7 +471,9 @@ impl WeightPaint {
                 for limit in MaterialLimit::ALL {
                     ui.selectable_value(&mut self.brush.limit, limit, lang.tr(limit.key()));
                 }
-            });
+            })
+            .response
+            .accessible_name(lang.tr("brush.limit"));
         ui.label(lang.tr("brush.max_bones"));
         ui.selectable_value(&mut self.brush.max_bones, 4, "4");
         ui.selectable_value(&mut self.brush.max_bones, 2, "2 (PMD)");
