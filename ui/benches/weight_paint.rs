@@ -140,14 +140,13 @@ fn brush_step(c: &mut Criterion) {
                 // Re-skin what changed, then queue the partial upload.
                 let changed = &touched.weighted_vertices;
                 evaluator.update_weights(&model, changed).unwrap();
+                // The view's posed copy patched in place, then uploaded in bounded runs.
                 let (positions, normals) = (evaluator.positions(), evaluator.normals());
-                let moved: Vec<Vec3> = changed.iter().map(|&v| positions[v as usize]).collect();
-                let turned: Vec<Vec3> = changed.iter().map(|&v| normals[v as usize]).collect();
-                for ((&v, p), n) in changed.iter().zip(&moved).zip(&turned) {
-                    posed.positions[v as usize] = *p;
-                    posed.normals[v as usize] = *n;
+                for &v in changed {
+                    posed.positions[v as usize] = positions[v as usize];
+                    posed.normals[v as usize] = normals[v as usize];
                 }
-                scene.upload_deformed_vertices(changed, &moved, &turned);
+                scene.upload_deformed_spans(changed, &posed.positions, &posed.normals);
                 let colors =
                     weight_colors::weight_colors_of(&model, WeightDisplay::Bone(bone), changed);
                 scene.patch_weight_colors(changed.clone(), colors);

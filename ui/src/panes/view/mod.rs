@@ -115,6 +115,8 @@ pub struct ViewState {
     pub pick_mode: PickMode,
     pub scene: scene::ViewScene,
     overlay_key: Option<u64>,
+    /// The document revision the overlay was last keyed by (weight edits since keep it).
+    overlay_revision: Option<(u64, u64)>,
     /// The weight display last coloured: (document, what it shows) and the revision.
     weights_key: Option<((u64, WeightDisplay), u64)>,
     framed_document: Option<u64>,
@@ -290,7 +292,19 @@ impl ViewState {
         let key = {
             use std::hash::{Hash, Hasher};
             let mut hasher = std::collections::hash_map::DefaultHasher::new();
-            (document_id, document.revision(), self.layers).hash(&mut hasher);
+            // Weight edits (a brush's dabs) change nothing the overlay draws.
+            let revision = match self.overlay_revision {
+                Some((id, at))
+                    if id == document_id
+                        && at <= document.revision()
+                        && only_weight_edits_since(document, at) =>
+                {
+                    at
+                }
+                _ => document.revision(),
+            };
+            self.overlay_revision = Some((document_id, revision));
+            (document_id, revision, self.layers).hash(&mut hasher);
             let [vertices, bones, bodies] = self.placements.generations();
             bodies.hash(&mut hasher);
             bones.hash(&mut hasher);
@@ -573,6 +587,15 @@ impl ViewState {
     pub fn vertices_in_rect(&self, model: &Model, a: Vec2, b: Vec2, size: Vec2) -> Vec<usize> {
         self.shown(size).vertices_in_rect(model, a, b)
     }
+}
+
+/// Whether every change since `revision` is a weight edit (the overlay draws no weights).
+fn only_weight_edits_since(document: &Document, revision: u64) -> bool {
+    document.changes_since(revision).is_some_and(|changes| {
+        changes
+            .iter()
+            .all(|touched| touched.vertex_weights_only && !touched.structure_changed())
+    })
 }
 
 /// The vertices whose weights changed since `revision`, when weight edits (or edits that
