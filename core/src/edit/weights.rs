@@ -161,8 +161,8 @@ struct Step {
     locked: Vec<bool>,
     mirrored_bone: usize,
     mirrored_locked: Vec<bool>,
-    /// Bones some vertex has weight on (before the step), found when first needed.
-    weighted: OnceCell<Vec<bool>>,
+    /// Where each side's freed weight goes (see [`Step::ancestor`]), found when first needed.
+    heirs: [OnceCell<Option<usize>>; 2],
 }
 
 impl Step {
@@ -226,7 +226,7 @@ impl Step {
             locked,
             mirrored_bone,
             mirrored_locked,
-            weighted: OnceCell::new(),
+            heirs: [OnceCell::new(), OnceCell::new()],
         })
     }
 
@@ -245,18 +245,49 @@ impl Step {
     }
 
     /// Where weight taken from the target with nowhere else to go goes: its nearest ancestor
-    /// that some vertex is weighted to, else its parent; never a locked bone.
+    /// that some vertex is weighted to, else its nearest ancestor; never a locked bone. The
+    /// same for every vertex of a side, so found once per step and side.
     fn ancestor(&self, model: &Model, side: Side) -> Option<usize> {
-        let weighted = self.weighted.get_or_init(|| weighted_bones(model));
-        let locked = self.locked(side);
-        let is_free = |b: usize| !locked.get(b).copied().unwrap_or(true);
-        let chain = ancestors(model, self.bone(side));
-        chain
-            .iter()
-            .copied()
-            .find(|&b| is_free(b) && weighted.get(b).copied().unwrap_or(false))
-            .or_else(|| chain.iter().copied().find(|&b| is_free(b)))
+        let cell = match side {
+            Side::Painted => &self.heirs[0],
+            Side::Mirrored => &self.heirs[1],
+        };
+        *cell.get_or_init(|| {
+            let locked = self.locked(side);
+            let chain: Vec<usize> = ancestors(model, self.bone(side))
+                .into_iter()
+                .filter(|&b| !locked.get(b).copied().unwrap_or(true))
+                .collect();
+            nearest_weighted(model, &chain).or_else(|| chain.first().copied())
+        })
     }
+}
+
+/// The first bone of `chain` some vertex has weight on, reading the vertices only until the
+/// nearest one is found.
+fn nearest_weighted(model: &Model, chain: &[usize]) -> Option<usize> {
+    let mut place = vec![usize::MAX; model.bones.len()];
+    for (i, &bone) in chain.iter().enumerate() {
+        if let Some(slot) = place.get_mut(bone) {
+            *slot = (*slot).min(i);
+        }
+    }
+    let mut best = usize::MAX;
+    'vertices: for vertex in &model.vertices {
+        for (bone, weight) in slots(&vertex.weight) {
+            if let Some(bone) = bone
+                && weight > 0.0
+                && let Some(&at) = place.get(bone.get())
+                && at < best
+            {
+                best = at;
+                if best == 0 {
+                    break 'vertices;
+                }
+            }
+        }
+    }
+    chain.get(best).copied()
 }
 
 /// The parent chain of `bone`, nearest first (a cycle in a broken file ends it).
@@ -271,22 +302,6 @@ fn ancestors(model: &Model, bone: usize) -> Vec<usize> {
         current = model.bones.get(parent).and_then(|b| b.parent);
     }
     chain
-}
-
-/// Which bones some vertex has a weight above zero on.
-fn weighted_bones(model: &Model) -> Vec<bool> {
-    let mut weighted = vec![false; model.bones.len()];
-    for vertex in &model.vertices {
-        for (bone, weight) in slots(&vertex.weight) {
-            if let Some(bone) = bone
-                && weight > 0.0
-                && let Some(flag) = weighted.get_mut(bone.get())
-            {
-                *flag = true;
-            }
-        }
-    }
-    weighted
 }
 
 fn resolve_bone(model: &Model, reference: &BoneRef) -> Result<usize, EditError> {
