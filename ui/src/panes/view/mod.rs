@@ -697,14 +697,17 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
             state.transform.mirror_x,
         );
     }
-    transform::transform_ui(
-        ui,
-        lang,
-        &mut state.transform,
-        state.pick_mode.kind(),
-        document,
-        commands,
-    );
+    // The numeric move/rotate/scale row is the selection's; a brush on its own hides it.
+    if !state.weight_paint.is_modal() {
+        transform::transform_ui(
+            ui,
+            lang,
+            &mut state.transform,
+            state.pick_mode.kind(),
+            document,
+            commands,
+        );
+    }
     let problems = &state.scene.texture_problems;
     if !problems.is_empty() {
         let text = lang.format("view.texture_problems", &[("count", &problems.len())]);

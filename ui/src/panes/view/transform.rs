@@ -84,22 +84,6 @@ fn position(model: &Model, target: EditTarget, index: usize) -> Option<Vec3> {
     pmx_core::edit::transform_position(model, target, index).map(|p| Vec3::new(p.x, p.y, p.z))
 }
 
-/// 左 ↔ 右 (and their half-width/English forms are left alone: MMD models name sides so).
-fn mirrored_name(name: &str) -> Option<String> {
-    if !name.contains('左') && !name.contains('右') {
-        return None;
-    }
-    Some(
-        name.chars()
-            .map(|c| match c {
-                '左' => '右',
-                '右' => '左',
-                c => c,
-            })
-            .collect(),
-    )
-}
-
 /// The mirror counterpart of each element (those that have one and are not selected already).
 fn counterparts(model: &Model, target: EditTarget, indices: &[usize]) -> Vec<usize> {
     let selected: BTreeSet<usize> = indices.iter().copied().collect();
@@ -158,7 +142,7 @@ fn counterparts(model: &Model, target: EditTarget, indices: &[usize]) -> Vec<usi
             for &i in indices {
                 if let Some(other) = names
                     .get(i)
-                    .and_then(|n| mirrored_name(n))
+                    .and_then(|n| pmx_core::model::facts::mirrored_name(n))
                     .and_then(|n| by_name.get(n.as_str()).copied())
                 {
                     found.insert(other);
@@ -332,8 +316,11 @@ mod tests {
 
     #[test]
     fn mirrored_bone_names_swap_left_and_right() {
-        assert_eq!(mirrored_name("左足ＩＫ").as_deref(), Some("右足ＩＫ"));
-        assert_eq!(mirrored_name("センター"), None);
+        assert_eq!(
+            pmx_core::model::facts::mirrored_name("左足ＩＫ").as_deref(),
+            Some("右足ＩＫ")
+        );
+        assert_eq!(pmx_core::model::facts::mirrored_name("センター"), None);
     }
 
     #[test]

@@ -775,13 +775,30 @@ fn paint_legend(
     let font = egui::FontId::proportional(11.0);
     let text = egui::Color32::from_gray(235);
     let back = egui::Color32::from_black_alpha(150);
-    let panel = egui::Rect::from_min_size(
-        rect.right_bottom() + egui::vec2(-150.0, -190.0),
-        egui::vec2(140.0, 180.0),
-    );
-    painter.rect_filled(panel, 4.0, back);
     let color = |c: [u8; 4]| egui::Color32::from_rgb(c[0], c[1], c[2]);
     let bone = target_bone(document);
+    // The bones the all-bones legend lists: the vertex under the pointer's, heaviest first,
+    // else the target.
+    let listed: Vec<(usize, Option<f32>)> = match hovered
+        .and_then(|v| model.vertices.get(v))
+        .map(|v| combined(&v.weight, model.bones.len()))
+    {
+        Some(list) if !list.is_empty() => list
+            .into_iter()
+            .take(8)
+            .map(|(b, w)| (b, Some(w)))
+            .collect(),
+        _ => bone.into_iter().map(|b| (b, None)).collect(),
+    };
+    let height = match (display, bone) {
+        (DisplayChoice::Ramp, Some(_)) => 176.0,
+        _ => 30.0 + 18.0 * listed.len() as f32,
+    };
+    let panel = egui::Rect::from_min_size(
+        rect.right_bottom() + egui::vec2(-142.0, -height - 8.0),
+        egui::vec2(134.0, height),
+    );
+    painter.rect_filled(panel, 4.0, back);
     match (display, bone) {
         (DisplayChoice::Ramp, Some(bone)) => {
             let name = model
@@ -858,18 +875,8 @@ fn paint_legend(
                 egui::FontId::proportional(12.0),
                 text,
             );
-            // The bones of the vertex under the pointer, heaviest first, else the target.
-            let bones: Vec<(usize, Option<f32>)> = match hovered
-                .and_then(|v| model.vertices.get(v))
-                .map(|v| combined(&v.weight, model.bones.len()))
-            {
-                Some(list) if !list.is_empty() => {
-                    list.into_iter().map(|(b, w)| (b, Some(w))).collect()
-                }
-                _ => bone.into_iter().map(|b| (b, None)).collect(),
-            };
             let mut y = 28.0;
-            for (b, w) in bones.into_iter().take(8) {
+            for (b, w) in listed {
                 let r = egui::Rect::from_min_size(
                     panel.min + egui::vec2(10.0, y),
                     egui::vec2(16.0, 12.0),
