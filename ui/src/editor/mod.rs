@@ -915,11 +915,14 @@ impl EditorState {
                 if let Some(gesture) = gesture {
                     edit = edit.in_gesture(gesture);
                 }
-                let label = edit.edit_label().clone();
                 // The document moves the selections with the edit's own report of where
                 // elements went (and selects what it created when the command asks).
                 document.apply_selecting(edit, select_created);
-                self.set_message(MessageLevel::Info, label);
+                // The step as it stands: a gesture's frame merged into it names the whole
+                // stroke or drag ("ウェイト描画 左腕 (頂点207個)"), not the last frame.
+                if let Some(label) = document.history.undo_edit_label().cloned() {
+                    self.set_message(MessageLevel::Info, label);
+                }
             }
             Err(error) => {
                 self.set_message(MessageLevel::Error, error.to_string());

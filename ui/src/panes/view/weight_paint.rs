@@ -391,20 +391,26 @@ impl WeightPaint {
         let (lang, names) = (cx.lang, cx.names);
         let document = cx.document;
         let model = &document.model;
-        ui.label(lang.tr("brush.target"));
         let current = target_bone(document);
         let label = |i: usize| format!("{i} {}", bone_name(model, i, names));
-        if let Some(Some(bone)) = crate::widgets::index_picker_ui(
-            ui,
-            "weight_paint_bone",
-            current,
-            false,
-            model.bones.len(),
-            &label,
-            None,
-            140.0,
-            lang.tr("brush.target"),
-        ) {
+        // Each label stays with its value when the row wraps.
+        let picked = ui
+            .horizontal(|ui| {
+                ui.label(lang.tr("brush.target"));
+                crate::widgets::index_picker_ui(
+                    ui,
+                    "weight_paint_bone",
+                    current,
+                    false,
+                    model.bones.len(),
+                    &label,
+                    None,
+                    140.0,
+                    lang.tr("brush.target"),
+                )
+            })
+            .inner;
+        if let Some(Some(bone)) = picked {
             cx.request(ToolRequest::Select(SelectionChange {
                 kind: ElementKind::Bone,
                 elements: vec![bone],
@@ -416,32 +422,38 @@ impl WeightPaint {
             ui.selectable_value(&mut self.brush.mode, mode, lang.tr(mode.key()));
         }
         ui.separator();
-        ui.label(lang.tr("brush.radius"));
-        ui.add(
-            egui::DragValue::new(&mut self.brush.radius)
-                .range(2.0..=600.0)
-                .suffix(" px"),
-        )
-        .accessible_name(lang.tr("brush.radius"))
-        .on_hover_text(lang.tr("brush.radius_hint"));
-        if let Some(radius) = self.hover.model_radius {
-            ui.weak(format!("({radius:.3})"));
-        }
-        ui.label(lang.tr("brush.strength"));
-        ui.add(
-            egui::DragValue::new(&mut self.brush.strength)
-                .range(0.0..=1.0)
-                .speed(0.01),
-        )
-        .accessible_name(lang.tr("brush.strength"));
-        if matches!(self.brush.mode, BrushMode::Set | BrushMode::Gradient) {
-            ui.label(lang.tr("brush.value"));
+        ui.horizontal(|ui| {
+            ui.label(lang.tr("brush.radius"));
             ui.add(
-                egui::DragValue::new(&mut self.brush.value)
+                egui::DragValue::new(&mut self.brush.radius)
+                    .range(2.0..=600.0)
+                    .suffix(" px"),
+            )
+            .accessible_name(lang.tr("brush.radius"))
+            .on_hover_text(lang.tr("brush.radius_hint"));
+            if let Some(radius) = self.hover.model_radius {
+                ui.weak(format!("({radius:.3})"));
+            }
+        });
+        ui.horizontal(|ui| {
+            ui.label(lang.tr("brush.strength"));
+            ui.add(
+                egui::DragValue::new(&mut self.brush.strength)
                     .range(0.0..=1.0)
                     .speed(0.01),
             )
-            .accessible_name(lang.tr("brush.value"));
+            .accessible_name(lang.tr("brush.strength"));
+        });
+        if matches!(self.brush.mode, BrushMode::Set | BrushMode::Gradient) {
+            ui.horizontal(|ui| {
+                ui.label(lang.tr("brush.value"));
+                ui.add(
+                    egui::DragValue::new(&mut self.brush.value)
+                        .range(0.0..=1.0)
+                        .speed(0.01),
+                )
+                .accessible_name(lang.tr("brush.value"));
+            });
         }
         egui::ComboBox::from_id_salt("weight_paint_falloff")
             .selected_text(lang.tr(self.brush.falloff.key()))
@@ -474,9 +486,11 @@ impl WeightPaint {
             })
             .response
             .accessible_name(lang.tr("brush.limit"));
-        ui.label(lang.tr("brush.max_bones"));
-        ui.selectable_value(&mut self.brush.max_bones, 4, "4");
-        ui.selectable_value(&mut self.brush.max_bones, 2, "2 (PMD)");
+        ui.horizontal(|ui| {
+            ui.label(lang.tr("brush.max_bones"));
+            ui.selectable_value(&mut self.brush.max_bones, 4, "4");
+            ui.selectable_value(&mut self.brush.max_bones, 2, "2 (PMD)");
+        });
         if let Some(bone) = current {
             let locked = self.brush.locked.contains(&bone);
             if ui
@@ -633,7 +647,7 @@ impl ViewTool for WeightPaint {
             self.hover.vertex = None;
             return;
         }
-        self.hover.vertex = hover.and_then(|at| cx.scene.pick(model, PickMode::Vertex, at));
+        self.hover.vertex = None;
         if let Some(at) = hover {
             let surface = Surface::new(model, cx.scene.placements.vertices_for(model));
             let view = BrushView::new(cx.scene.camera, cx.scene.size);
@@ -644,12 +658,21 @@ impl ViewTool for WeightPaint {
                 &BrushShape {
                     at,
                     radius: 6.0,
-                    falloff: Falloff::Constant,
+                    falloff: Falloff::Linear,
                     reach: Reach::FrontFaces,
                 },
                 None,
             );
             self.hover.model_radius = probe.model_radius.map(|r| r * self.brush.radius / 6.0);
+            // The readout's vertex: the one nearest the surface point under the pointer (on
+            // the side facing the camera), else the one drawn nearest the pointer.
+            self.hover.vertex = probe
+                .vertices
+                .iter()
+                .zip(&probe.falloffs)
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .map(|(&v, _)| v as usize)
+                .or_else(|| cx.scene.pick(model, PickMode::Vertex, at));
         }
     }
 
