@@ -393,23 +393,18 @@ impl WeightPaint {
         let model = &document.model;
         let current = target_bone(document);
         let label = |i: usize| format!("{i} {}", bone_name(model, i, names));
-        // Each label stays with its value when the row wraps.
-        let picked = ui
-            .horizontal(|ui| {
-                ui.label(lang.tr("brush.target"));
-                crate::widgets::index_picker_ui(
-                    ui,
-                    "weight_paint_bone",
-                    current,
-                    false,
-                    model.bones.len(),
-                    &label,
-                    None,
-                    140.0,
-                    lang.tr("brush.target"),
-                )
-            })
-            .inner;
+        ui.label(lang.tr("brush.target"));
+        let picked = crate::widgets::index_picker_ui(
+            ui,
+            "weight_paint_bone",
+            current,
+            false,
+            model.bones.len(),
+            &label,
+            None,
+            140.0,
+            lang.tr("brush.target"),
+        );
         if let Some(Some(bone)) = picked {
             cx.request(ToolRequest::Select(SelectionChange {
                 kind: ElementKind::Bone,
@@ -422,38 +417,33 @@ impl WeightPaint {
             ui.selectable_value(&mut self.brush.mode, mode, lang.tr(mode.key()));
         }
         ui.separator();
-        ui.horizontal(|ui| {
-            ui.label(lang.tr("brush.radius"));
-            ui.add(
-                egui::DragValue::new(&mut self.brush.radius)
-                    .range(2.0..=600.0)
-                    .suffix(" px"),
-            )
-            .accessible_name(lang.tr("brush.radius"))
-            .on_hover_text(lang.tr("brush.radius_hint"));
-            if let Some(radius) = self.hover.model_radius {
-                ui.weak(format!("({radius:.3})"));
-            }
-        });
-        ui.horizontal(|ui| {
-            ui.label(lang.tr("brush.strength"));
-            ui.add(
-                egui::DragValue::new(&mut self.brush.strength)
-                    .range(0.0..=1.0)
-                    .speed(0.01),
-            )
-            .accessible_name(lang.tr("brush.strength"));
-        });
+        // Each value carries its name, so the row can wrap anywhere.
+        ui.add(
+            egui::DragValue::new(&mut self.brush.radius)
+                .range(2.0..=600.0)
+                .prefix(format!("{} ", lang.tr("brush.radius")))
+                .suffix(" px"),
+        )
+        .accessible_name(lang.tr("brush.radius"))
+        .on_hover_text(lang.tr("brush.radius_hint"));
+        if let Some(radius) = self.hover.model_radius {
+            ui.weak(format!("({radius:.3})"));
+        }
+        ui.add(
+            egui::DragValue::new(&mut self.brush.strength)
+                .range(0.0..=1.0)
+                .speed(0.01)
+                .prefix(format!("{} ", lang.tr("brush.strength"))),
+        )
+        .accessible_name(lang.tr("brush.strength"));
         if matches!(self.brush.mode, BrushMode::Set | BrushMode::Gradient) {
-            ui.horizontal(|ui| {
-                ui.label(lang.tr("brush.value"));
-                ui.add(
-                    egui::DragValue::new(&mut self.brush.value)
-                        .range(0.0..=1.0)
-                        .speed(0.01),
-                )
-                .accessible_name(lang.tr("brush.value"));
-            });
+            ui.add(
+                egui::DragValue::new(&mut self.brush.value)
+                    .range(0.0..=1.0)
+                    .speed(0.01)
+                    .prefix(format!("{} ", lang.tr("brush.value"))),
+            )
+            .accessible_name(lang.tr("brush.value"));
         }
         egui::ComboBox::from_id_salt("weight_paint_falloff")
             .selected_text(lang.tr(self.brush.falloff.key()))
@@ -486,11 +476,9 @@ impl WeightPaint {
             })
             .response
             .accessible_name(lang.tr("brush.limit"));
-        ui.horizontal(|ui| {
-            ui.label(lang.tr("brush.max_bones"));
-            ui.selectable_value(&mut self.brush.max_bones, 4, "4");
-            ui.selectable_value(&mut self.brush.max_bones, 2, "2 (PMD)");
-        });
+        ui.label(lang.tr("brush.max_bones"));
+        ui.selectable_value(&mut self.brush.max_bones, 4, "4");
+        ui.selectable_value(&mut self.brush.max_bones, 2, "2 (PMD)");
         if let Some(bone) = current {
             let locked = self.brush.locked.contains(&bone);
             if ui
@@ -585,10 +573,12 @@ fn combined(weight: &pmx_core::model::Weight, bone_count: usize) -> Vec<(usize, 
 
 /// Vertex `vertex`'s weight on `bone` (0 when it does not hold it).
 fn current_weight(model: &Model, vertex: usize, bone: usize) -> f32 {
+    // `+ 0.0`: an empty float sum is -0.0, which would read "-0.000".
     model
         .vertices
         .get(vertex)
         .map_or(0.0, |v| pmx_scene::overlay::weight_of(&v.weight, bone))
+        + 0.0
 }
 
 /// The bone that weighs most on `vertex`.
