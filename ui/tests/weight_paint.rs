@@ -345,7 +345,8 @@ fn painting_the_bent_elbow_of_gene_lands_on_the_posed_arm_and_re_deforms_it() {
         .weight_paint
         .hovered_vertex()
         .expect("a vertex under the pointer");
-    let value = weight_on(&document(&harness).model.vertices[hovered].weight, arm);
+    // `+ 0.0`: the sum over no slots is -0.0; the tooltip says 0.000.
+    let value = weight_on(&document(&harness).model.vertices[hovered].weight, arm) + 0.0;
     let expected = format!("左腕 {value:.3}");
     assert!(
         harness

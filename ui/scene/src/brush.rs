@@ -193,6 +193,36 @@ struct Near {
     facing: bool,
 }
 
+/// Every vertex `allowed` lets through that projects inside the view, in parallel chunks:
+/// what `keep` makes of it (its index, world position and pixel), in vertex order.
+fn projected<T: Send>(
+    surface: &Surface<'_>,
+    view: &BrushView,
+    allowed: Option<&[bool]>,
+    keep: impl Fn(usize, Vec3, Vec2) -> Option<T> + Sync,
+) -> Vec<T> {
+    let count = surface.len();
+    (0..count.div_ceil(CHUNK))
+        .into_par_iter()
+        .flat_map_iter(|chunk| {
+            let start = chunk * CHUNK;
+            let end = (start + CHUNK).min(count);
+            let keep = &keep;
+            (start..end).filter_map(move |index| {
+                if allowed.is_some_and(|mask| !mask.get(index).copied().unwrap_or(false)) {
+                    return None;
+                }
+                let position = surface.position(index);
+                let (pixel, ndc_depth) = view.projector.project(position)?;
+                if !(-1.0..=1.0).contains(&ndc_depth) {
+                    return None;
+                }
+                keep(index, position, pixel)
+            })
+        })
+        .collect()
+}
+
 /// The vertices projected within `radius` pixels of `at` that `allowed` lets through.
 fn near_pointer(
     surface: &Surface<'_>,
@@ -201,40 +231,19 @@ fn near_pointer(
     radius: f32,
     allowed: Option<&[bool]>,
 ) -> Vec<Near> {
-    let count = surface.len();
-    let chunks = count.div_ceil(CHUNK);
-    (0..chunks)
-        .into_par_iter()
-        .flat_map_iter(|chunk| {
-            let start = chunk * CHUNK;
-            let end = (start + CHUNK).min(count);
-            let mut found = Vec::new();
-            for index in start..end {
-                if allowed.is_some_and(|mask| !mask.get(index).copied().unwrap_or(false)) {
-                    continue;
-                }
-                let position = surface.position(index);
-                let Some((pixel, ndc_depth)) = view.projector.project(position) else {
-                    continue;
-                };
-                if !(-1.0..=1.0).contains(&ndc_depth) {
-                    continue;
-                }
-                let pixels = pixel.distance(at);
-                if pixels > radius {
-                    continue;
-                }
-                let to_eye = view.eye - position;
-                found.push(Near {
-                    index: index as u32,
-                    pixels,
-                    depth: -to_eye.dot(view.forward),
-                    facing: surface.normal(index).dot(to_eye) > 0.0,
-                });
-            }
-            found
+    projected(surface, view, allowed, |index, position, pixel| {
+        let pixels = pixel.distance(at);
+        if pixels > radius {
+            return None;
+        }
+        let to_eye = view.eye - position;
+        Some(Near {
+            index: index as u32,
+            pixels,
+            depth: -to_eye.dot(view.forward),
+            facing: surface.normal(index).dot(to_eye) > 0.0,
         })
-        .collect()
+    })
 }
 
 /// The vertices one dab of `shape` touches on `surface` seen through `view`, each with its
@@ -333,39 +342,12 @@ pub fn gradient(
     if length_squared < 1.0 {
         return (Vec::new(), Vec::new());
     }
-    let count = surface.len();
-    let chunks = count.div_ceil(CHUNK);
-    let found: Vec<(u32, f32)> = (0..chunks)
-        .into_par_iter()
-        .flat_map_iter(|chunk| {
-            let start = chunk * CHUNK;
-            let end = (start + CHUNK).min(count);
-            let mut found = Vec::new();
-            for index in start..end {
-                if allowed.is_some_and(|mask| !mask.get(index).copied().unwrap_or(false)) {
-                    continue;
-                }
-                let position = surface.position(index);
-                let Some((pixel, ndc_depth)) = view.projector.project(position) else {
-                    continue;
-                };
-                if !(-1.0..=1.0).contains(&ndc_depth) {
-                    continue;
-                }
-                let ramp = (pixel - from).dot(along) / length_squared;
-                if !(0.0..=1.0).contains(&ramp) {
-                    continue;
-                }
-                if reach == Reach::FrontFaces
-                    && surface.normal(index).dot(view.eye - position) <= 0.0
-                {
-                    continue;
-                }
-                found.push((index as u32, ramp));
-            }
-            found
-        })
-        .collect();
+    let found: Vec<(u32, f32)> = projected(surface, view, allowed, |index, position, pixel| {
+        let ramp = (pixel - from).dot(along) / length_squared;
+        let facing = surface.normal(index).dot(view.eye - position) > 0.0;
+        ((0.0..=1.0).contains(&ramp) && (reach == Reach::Through || facing))
+            .then_some((index as u32, ramp))
+    });
     found.into_iter().unzip()
 }
 

@@ -445,15 +445,13 @@ impl WeightPaint {
             )
             .accessible_name(lang.tr("brush.value"));
         }
-        egui::ComboBox::from_id_salt("weight_paint_falloff")
-            .selected_text(lang.tr(self.brush.falloff.key()))
-            .show_ui(ui, |ui| {
-                for falloff in Falloff::ALL {
-                    ui.selectable_value(&mut self.brush.falloff, falloff, lang.tr(falloff.key()));
-                }
-            })
-            .response
-            .accessible_name(lang.tr("brush.falloff"));
+        combo(
+            ui,
+            lang,
+            "brush.falloff",
+            &mut self.brush.falloff,
+            Falloff::ALL.map(|f| (f, f.key())),
+        );
         let mut through = self.brush.reach == Reach::Through;
         if ui
             .checkbox(&mut through, lang.tr("brush.through"))
@@ -467,15 +465,13 @@ impl WeightPaint {
             };
         }
         ui.checkbox(&mut self.brush.mirror, lang.tr("brush.mirror"));
-        egui::ComboBox::from_id_salt("weight_paint_limit")
-            .selected_text(lang.tr(self.brush.limit.key()))
-            .show_ui(ui, |ui| {
-                for limit in MaterialLimit::ALL {
-                    ui.selectable_value(&mut self.brush.limit, limit, lang.tr(limit.key()));
-                }
-            })
-            .response
-            .accessible_name(lang.tr("brush.limit"));
+        combo(
+            ui,
+            lang,
+            "brush.limit",
+            &mut self.brush.limit,
+            MaterialLimit::ALL.map(|l| (l, l.key())),
+        );
         ui.label(lang.tr("brush.max_bones"));
         ui.selectable_value(&mut self.brush.max_bones, 4, "4");
         ui.selectable_value(&mut self.brush.max_bones, 2, "2 (PMD)");
@@ -547,6 +543,29 @@ impl WeightPaint {
         }
         Some(lines.join("\n"))
     }
+}
+
+/// A combo box named by `name_key` choosing `value` among `options` (value, i18n key).
+fn combo<T: Copy + PartialEq, const N: usize>(
+    ui: &mut egui::Ui,
+    lang: Language,
+    name_key: &'static str,
+    value: &mut T,
+    options: [(T, &'static str); N],
+) {
+    let shown = options
+        .iter()
+        .find(|(v, _)| v == value)
+        .map_or("", |(_, key)| lang.tr(key));
+    egui::ComboBox::from_id_salt(("weight_paint", name_key))
+        .selected_text(shown)
+        .show_ui(ui, |ui| {
+            for (option, key) in options {
+                ui.selectable_value(value, option, lang.tr(key));
+            }
+        })
+        .response
+        .accessible_name(lang.tr(name_key));
 }
 
 /// `falloffs` × `strength`.
