@@ -13,8 +13,9 @@
 //! the weights of the vertex under the pointer as a tooltip.
 
 use super::shown::PickMode;
-use super::tool::ViewTool;
-use super::tool::{Gestures, SelectHow, SelectionChange, Taken, ToolCx, ToolRequest, ViewInput};
+use super::tool::{
+    Gestures, SelectHow, SelectionChange, Taken, ToolCx, ToolRequest, ViewInput, ViewTool,
+};
 use crate::command::EditRequest;
 use crate::document::Document;
 use crate::i18n::{Language, NameLanguage};
