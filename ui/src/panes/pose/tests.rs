@@ -133,10 +133,15 @@ fn any_other_edit_rebuilds_the_evaluator_and_the_physics() {
     let (mut document, mut state) = posed_with_physics();
     // What the document changed, unknown or not weights only: nothing is kept.
     assert!(!state.follow_weight_edits(&document.model, (1, 5), None));
-    let ops: Vec<EditOp> = serde_json::from_value(serde_json::json!([
-        {"op": "set", "kind": "vertex", "indices": [3], "field": "uv.x", "value": 0.5}
-    ]))
-    .unwrap();
+    // A vertex moved: not a weight edit.
+    let ops = vec![EditOp::Transform {
+        kind: pmx_core::edit::EditTarget::Vertex,
+        indices: vec![3],
+        translate: Some([0.0, 0.1, 0.0]),
+        rotate: None,
+        scale: None,
+        pivot: None,
+    }];
     let edit = pmx_core::edit::ops_to_edit(&mut document.model, &ops).unwrap();
     document.apply(edit);
     state.sync(&document, 1);
