@@ -257,24 +257,17 @@ pub fn dab(
     allowed: Option<&[bool]>,
 ) -> Dab {
     let radius = shape.radius.max(1.0);
-    match shape.reach {
+    // `near` comes in vertex order (rayon's collect keeps it), so the dab's lists are ascending.
+    let (touched, centre, model_radius): (Vec<(u32, f32)>, _, _) = match shape.reach {
         Reach::Through => {
             let near = near_pointer(surface, view, shape.at, radius, allowed);
             let centre = surface_point(view, shape.at, radius, &near);
             let model_radius = centre.map(|c| radius * view.pixel_factor * depth_of(view, c));
-            let mut touched: Vec<(u32, f32)> = near
+            let touched = near
                 .iter()
                 .map(|n| (n.index, shape.falloff.at(n.pixels / radius)))
-                .filter(|(_, f)| *f > 0.0)
                 .collect();
-            touched.sort_unstable_by_key(|(v, _)| *v);
-            let (vertices, falloffs) = touched.into_iter().unzip();
-            Dab {
-                vertices,
-                falloffs,
-                centre,
-                model_radius,
-            }
+            (touched, centre, model_radius)
         }
         Reach::FrontFaces => {
             // The sphere's nearer parts project larger than the circle: look a little wider.
@@ -283,7 +276,7 @@ pub fn dab(
                 return Dab::default();
             };
             let model_radius = radius * view.pixel_factor * depth_of(view, centre);
-            let mut touched: Vec<(u32, f32)> = near
+            let touched = near
                 .iter()
                 .filter(|n| n.facing)
                 .filter_map(|n| {
@@ -291,17 +284,16 @@ pub fn dab(
                     (distance <= model_radius)
                         .then(|| (n.index, shape.falloff.at(distance / model_radius)))
                 })
-                .filter(|(_, f)| *f > 0.0)
                 .collect();
-            touched.sort_unstable_by_key(|(v, _)| *v);
-            let (vertices, falloffs) = touched.into_iter().unzip();
-            Dab {
-                vertices,
-                falloffs,
-                centre: Some(centre),
-                model_radius: Some(model_radius),
-            }
+            (touched, Some(centre), Some(model_radius))
         }
+    };
+    let (vertices, falloffs) = touched.into_iter().filter(|(_, f)| *f > 0.0).unzip();
+    Dab {
+        vertices,
+        falloffs,
+        centre,
+        model_radius,
     }
 }
 
@@ -413,6 +405,7 @@ mod tests {
         };
         let dab = dab(&Surface::new(&model, None), &view, &shape, None);
         assert!(!dab.vertices.is_empty());
+        assert!(dab.vertices.windows(2).all(|w| w[0] < w[1]), "ascending");
         assert!(dab.vertices.iter().all(|&v| (v as usize) < near_count));
         let centre = dab.centre.expect("over the mesh");
         assert!((centre.z - 1.0).abs() < 0.05, "{centre}");
