@@ -26,6 +26,12 @@ pub enum EditRequest {
         /// Rendered in the UI's language when shown (never stored as text).
         label: Option<EditLabel>,
     },
+    /// One typed field set named `label` (morph edit mode's offsets: "モーフ「笑い」の頂点12個を
+    /// 移動"); a drag's later frames merge into its first, as [`EditRequest::Set`]'s do.
+    SetNamed { set: SetField, label: EditLabel },
+    /// A new morph at the end of the morphs, listed in the 表情 display frame (where
+    /// MikuMikuDance's frame list shows it) when the model has that frame; one step.
+    NewMorph(pmx_core::model::Morph),
     /// One dab of the weight brush: built with the lookups the editor keeps for the model
     /// (edge neighbours, X mirror) while only weights change. A dab that changes nothing adds
     /// no step and says nothing.

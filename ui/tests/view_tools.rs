@@ -25,7 +25,7 @@ use pmx_ui::panes::view::rectangle_select::RectangleSelect;
 use pmx_ui::panes::view::tool::{
     self, Gestures, SelectHow, SelectionChange, Taken, ToolCx, ToolRequest, ViewInput, ViewTool,
 };
-use pmx_ui::panes::view::transform::{Transform, selection_centre};
+use pmx_ui::panes::view::transform::{Transform, TransformRoute, selection_centre};
 use pmx_ui::panes::view::{PickMode, Placements, ShownScene};
 
 const SIZE: Vec2 = Vec2::new(800.0, 600.0);
@@ -90,7 +90,12 @@ fn apply(document: &mut Document, requests: Vec<ToolRequest>) -> (Commands, Pick
     let mut commands = Commands::default();
     let mut pick_mode = PickMode::Bone;
     for request in requests {
-        request.apply(document, &mut commands, &mut pick_mode, false);
+        request.apply(
+            document,
+            &mut commands,
+            &mut pick_mode,
+            TransformRoute::default(),
+        );
     }
     (commands, pick_mode)
 }
@@ -264,7 +269,12 @@ fn frame(
         };
         let document = editor.document.as_mut().unwrap();
         for request in requests {
-            request.apply(document, &mut commands, &mut editor.view.pick_mode, false);
+            request.apply(
+                document,
+                &mut commands,
+                &mut editor.view.pick_mode,
+                TransformRoute::default(),
+            );
         }
     }
     for command in commands.take() {

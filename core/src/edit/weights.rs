@@ -792,6 +792,12 @@ impl PaintIndex {
         self.mirror.get_or_init(|| MirrorLookup::new(model))
     }
 
+    /// `vertex`'s edge neighbours (each once, ascending; none for a vertex past the end).
+    #[must_use]
+    pub fn neighbours_of(&self, model: &Model, vertex: usize) -> &[u32] {
+        self.neighbours(model).of(vertex)
+    }
+
     /// The vertex at `vertex`'s mirror image (−x, y, z), if any within the tolerance; a vertex
     /// on the centre line is its own.
     #[must_use]

@@ -87,6 +87,8 @@ pub struct EditorState {
     /// The pose generation last sent to the 3D view, and whether the view shows a pose.
     fed_pose_generation: u64,
     view_shows_pose: bool,
+    /// While morph edit mode is on: the pose it replaced and the morph it shows.
+    morph_edit_pose: Option<MorphEditPose>,
     /// The 3D view (camera, layers, the GPU copy of the model).
     pub view: crate::panes::view::ViewState,
     /// The bone tree, morph offsets and display frame tree (beside their tables).
@@ -168,6 +170,7 @@ impl EditorState {
             pose: crate::panes::pose::PoseState::default(),
             fed_pose_generation: 0,
             view_shows_pose: false,
+            morph_edit_pose: None,
             view: crate::panes::view::ViewState::default(),
             editors: crate::panes::EditorsState::default(),
             commands: Commands::default(),
@@ -869,6 +872,15 @@ impl EditorState {
                 },
                 None => request.into_edit(&document.model),
             },
+            EditRequest::SetNamed { set, label } => match gesture {
+                Some(gesture) => match document.continue_gesture(gesture, set) {
+                    Ok(_) => return,
+                    Err(set) => set.into_edit(&document.model),
+                },
+                None => set.into_edit(&document.model),
+            }
+            .map(|edit| edit.with_label(label)),
+            EditRequest::NewMorph(morph) => new_morph_edit(&mut document.model, morph),
             EditRequest::Sets { sets, label } => {
                 SetField::batch_into_edit(sets, &mut document.model, label)
             }
@@ -1231,6 +1243,51 @@ impl EditorState {
             egui::Color32::WHITE,
         );
     }
+}
+
+/// What morph edit mode keeps of the pose while it is on.
+#[derive(Debug)]
+struct MorphEditPose {
+    /// The pose before the mode was switched on, given back when it is switched off.
+    replaced: pmx_core::pose::Pose,
+    /// The morph the mode last showed (set back to 0 when another is chosen).
+    shown: Option<usize>,
+}
+
+/// Inserts `morph` at the end of the morphs and lists it at the end of the 表情 display frame
+/// (the special frame at index 1, when the model has it), as one step.
+fn new_morph_edit(
+    model: &mut pmx_core::Model,
+    morph: pmx_core::model::Morph,
+) -> Result<Edit, pmx_core::edit::EditError> {
+    use pmx_core::model::{DisplayFrame, DisplayItem, MorphIdx};
+    let at = model.morphs.len();
+    let label = EditLabel::new("edit.new_morph")
+        .arg("name", LabelArg::Text(morph.name_ja.as_str().into_owned()));
+    let mut sequence = pmx_core::edit::Sequence::new(model);
+    let insert = Edit::insert(
+        sequence.model(),
+        at,
+        pmx_core::edit::Elements::Morphs(vec![morph]),
+    )?;
+    sequence.push(insert);
+    let expressions = sequence
+        .model()
+        .display_frames
+        .get(1)
+        .filter(|frame| frame.special && frame.name_ja.as_str() == "表情")
+        .map(|frame| frame.items.clone());
+    if let Some(mut items) = expressions {
+        items.push(DisplayItem::Morph(Some(MorphIdx::new(at))));
+        let set = SetField::new(
+            pmx_core::edit::field::<DisplayFrame>().items(),
+            vec![1],
+            items,
+        )
+        .into_edit(sequence.model())?;
+        sequence.push(set);
+    }
+    Ok(sequence.finish(label))
 }
 
 #[cfg(test)]

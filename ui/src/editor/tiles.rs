@@ -113,6 +113,7 @@ impl EditorState {
         };
         self.tree.ui(&mut behavior, ui);
         self.run_physics(ui.ctx());
+        self.keep_pose_current();
         self.feed_pose_to_view();
         self.view.paint_tools(ui.ctx(), self.document.as_ref());
     }
@@ -133,6 +134,47 @@ impl EditorState {
             || self.pose.physics.playing
         {
             ctx.request_repaint();
+        }
+        self.pose.evaluate(&document.model);
+    }
+
+    /// The pose the view draws follows the document and morph edit mode every frame, whether
+    /// or not the pose pane is shown: an edit re-evaluates it, and while morph edit mode is on
+    /// the pose is the rest pose with the edited morph at the mode's value (the pose there was
+    /// before is put back when the mode is switched off).
+    fn keep_pose_current(&mut self) {
+        let Some(document) = &self.document else {
+            return;
+        };
+        self.pose.sync(document, self.document_id);
+        match (&self.morph_edit_pose, self.view.morph_edit.active) {
+            (None, true) => {
+                let replaced = self.pose.pose.clone();
+                self.pose.reset();
+                self.morph_edit_pose = Some(super::MorphEditPose {
+                    replaced,
+                    shown: None,
+                });
+            }
+            (Some(_), false) => {
+                if let Some(state) = self.morph_edit_pose.take() {
+                    self.pose.restore(state.replaced);
+                }
+            }
+            _ => {}
+        }
+        if let (Some(state), Some((morph, value))) = (
+            &mut self.morph_edit_pose,
+            self.view.morph_edit.pose_value(document),
+        ) {
+            if let Some(previous) = state.shown.filter(|&shown| shown != morph) {
+                self.pose.set_morph(previous, 0.0);
+            }
+            state.shown = Some(morph);
+            let index = pmx_core::model::MorphIdx::new(morph);
+            if self.pose.pose.morph(index) != Some(value) {
+                self.pose.set_morph(morph, value);
+            }
         }
         self.pose.evaluate(&document.model);
     }

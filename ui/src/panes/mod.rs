@@ -18,6 +18,7 @@ pub mod history;
 pub mod info;
 pub mod joints;
 pub mod materials;
+pub mod morph_preview;
 pub mod morphs;
 pub mod pose;
 pub mod rigid_bodies;
@@ -104,6 +105,12 @@ pub fn pane_ui(ui: &mut egui::Ui, pane: Pane, states: PaneStates<'_>, cx: &mut P
             let Some(table) = states.tables.get_mut(&kind) else {
                 return;
             };
+            if kind == ElementKind::Morph {
+                let current = cx.document.selection.get(kind).current;
+                egui::Panel::top("morph_preview").show(ui, |ui| {
+                    morph_preview::morph_preview_ui(ui, states.pose, states.view, cx, current);
+                });
+            }
             element_pane_ui(ui, kind, table, states.editors, cx);
         }
     }

@@ -428,6 +428,19 @@ impl PoseState {
         self.stale = true;
     }
 
+    /// Puts back a pose taken earlier from [`PoseState::pose`] (morph edit mode gives back the
+    /// pose it replaced); one that no longer fits the model's bones and morphs resets the pose.
+    pub fn restore(&mut self, pose: Pose) {
+        if pose.bones.len() == self.pose.bones.len() && pose.morphs.len() == self.pose.morphs.len()
+        {
+            self.pose = pose;
+            self.refresh_euler();
+            self.stale = true;
+        } else {
+            self.reset();
+        }
+    }
+
     /// Back to the rest pose (every bone and morph; the physics starts over).
     pub fn reset(&mut self) {
         self.pose.reset();

@@ -4,7 +4,8 @@
 //!
 //! - `tool`: what the view does with the pointer, as values: the [`tool::ViewTool`] trait and
 //!   its routing; the tools, each in its own file, are listed once, in [`ViewState`]'s
-//!   registry (`with_tools`): `weight_paint` (ウェイト描画, modal while on), `gizmo` (move,
+//!   registry (`with_tools`): `morph_edit` (モーフ編集: transforms and its sculpt brush shape a
+//!   vertex morph; modal while its brush is on), `weight_paint` (ウェイト描画, modal while on), `gizmo` (move,
 //!   rotate and scale handles), `rectangle_select`, `click_select`. `shown`: the scene as the tools read it (camera, viewport, the pose's
 //!   placements; picking). The camera's orbit, pan and zoom stay the pane's;
 //! - `transform`: moving, turning and scaling the selection (the numeric row; the edit the
@@ -16,6 +17,8 @@
 
 pub mod click_select;
 pub mod gizmo;
+pub mod morph_edit;
+pub mod morph_offsets;
 pub mod rectangle_select;
 pub mod shown;
 pub mod tool;
@@ -130,6 +133,8 @@ pub struct ViewState {
     pub click_select: click_select::ClickSelect,
     /// ウェイト描画: the weight brush (a tool, modal while on).
     pub weight_paint: weight_paint::WeightPaint,
+    /// モーフ編集: moving vertices shapes a vertex morph (a mode; modal while its brush is on).
+    pub morph_edit: morph_edit::MorphEdit,
     /// The UI's language and the names shown, as the pane last drew (what tools say).
     lang: Language,
     names: crate::i18n::NameLanguage,
@@ -372,6 +377,16 @@ impl ViewState {
         ShownScene::new(&self.camera, size, &self.placements)
     }
 
+    /// Where transforms of the selection go now: into the model, or into the edited morph's
+    /// offsets in morph edit mode; with the numeric row's X mirror.
+    #[must_use]
+    pub fn transform_route(&self, document: &Document) -> transform::TransformRoute {
+        transform::TransformRoute {
+            into: self.morph_edit.transform_into(document),
+            mirror_x: self.transform.mirror_x,
+        }
+    }
+
     /// The tool registry: every pointer tool of the view, in the order they are offered input
     /// (see [`tool`]), lent to `run` with the context they read. A new tool is its file, its
     /// field in [`ViewState`] and its place in this list.
@@ -383,6 +398,7 @@ impl ViewState {
         run: impl FnOnce(&mut [&mut dyn ViewTool], &mut Option<usize>, &mut ToolCx<'_>) -> R,
     ) -> R {
         let Self {
+            morph_edit,
             weight_paint,
             gizmo,
             rectangle_select,
@@ -395,8 +411,13 @@ impl ViewState {
             names,
             ..
         } = self;
-        let mut tools: [&mut dyn ViewTool; 4] =
-            [weight_paint, gizmo, rectangle_select, click_select];
+        let mut tools: [&mut dyn ViewTool; 5] = [
+            morph_edit,
+            weight_paint,
+            gizmo,
+            rectangle_select,
+            click_select,
+        ];
         let scene = ShownScene::new(camera, size, placements);
         let mut cx = ToolCx::new(document, scene, *pick_mode, modifiers).in_language(*lang, *names);
         run(&mut tools, tool_owner, &mut cx)
@@ -416,13 +437,9 @@ impl ViewState {
             tool::route(tools, owner, cx, input);
             cx.take_requests()
         });
+        let route = self.transform_route(document);
         for request in requests {
-            request.apply(
-                document,
-                commands,
-                &mut self.pick_mode,
-                self.transform.mirror_x,
-            );
+            request.apply(document, commands, &mut self.pick_mode, route);
         }
     }
 
@@ -668,6 +685,7 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
         for (key, on) in state.layers.entries().into_iter().skip(2).take(4) {
             ui.checkbox(on, lang.tr(key));
         }
+        let before = (state.morph_edit.active, state.weight_paint.active);
         state.with_tools(
             document,
             Vec2::ZERO,
@@ -678,6 +696,12 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
                 }
             },
         );
+        // Morph edit mode and the weight brush are one at a time: the one switched on wins.
+        if state.morph_edit.active && !before.0 {
+            state.weight_paint.active = false;
+        } else if state.weight_paint.active && !before.1 {
+            state.morph_edit.set_active(false);
+        }
     });
     // The rows of the tools that take part (the brush's settings while it is on).
     let options = state.with_tools(
@@ -689,24 +713,21 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
             cx.take_requests()
         },
     );
+    let route = state.transform_route(document);
     for request in options {
-        request.apply(
-            document,
-            commands,
-            &mut state.pick_mode,
-            state.transform.mirror_x,
-        );
+        request.apply(document, commands, &mut state.pick_mode, route);
     }
     // The numeric move/rotate/scale row is the selection's; a brush on its own hides it.
-    if !state.weight_paint.is_modal() {
-        transform::transform_ui(
-            ui,
-            lang,
-            &mut state.transform,
-            state.pick_mode.kind(),
-            document,
-            commands,
-        );
+    if !state.weight_paint.is_modal()
+        && !state.morph_edit.is_modal()
+        && let Some(change) = transform::transform_ui(ui, lang, &mut state.transform)
+    {
+        let route = state.transform_route(document);
+        if let Some(command) =
+            transform::routed_command(document, state.pick_mode.kind(), change, route)
+        {
+            commands.push(command);
+        }
     }
     let problems = &state.scene.texture_problems;
     if !problems.is_empty() {

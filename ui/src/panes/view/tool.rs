@@ -76,6 +76,8 @@ pub enum ToolRequest {
         request: EditRequest,
         gesture: Option<egui::Id>,
     },
+    /// An edit that makes elements (a new morph), which become the selection of their kind.
+    Create(EditRequest),
 }
 
 /// How a pick combines with the selection there is: PmxEditor's modifiers.
@@ -144,21 +146,22 @@ impl SelectionChange {
 
 impl ToolRequest {
     /// Carries the request out: the selection changes in `document` at once, edits go to
-    /// `commands` (transforms of the selection of `pick_mode`'s kind, mirrored across X with
-    /// `mirror_x`; a transform that changes nothing is no command).
+    /// `commands` (transforms of the selection of `pick_mode`'s kind go as `route` says: into
+    /// the model or a morph's offsets, mirrored across X or not; a transform that changes
+    /// nothing is no command).
     pub fn apply(
         self,
         document: &mut Document,
         commands: &mut Commands,
         pick_mode: &mut PickMode,
-        mirror_x: bool,
+        route: transform::TransformRoute,
     ) {
         match self {
             ToolRequest::Select(change) => change.apply(document.selection.get_mut(change.kind)),
             ToolRequest::SetPickMode(mode) => *pick_mode = mode,
             ToolRequest::Transform { change, gesture } => {
                 if let Some(command) =
-                    transform::transform_command(document, pick_mode.kind(), change, mirror_x)
+                    transform::routed_command(document, pick_mode.kind(), change, route)
                 {
                     commands.push(command.in_gesture(Some(gesture)));
                 }
@@ -167,6 +170,11 @@ impl ToolRequest {
                 request,
                 gesture,
                 select_created: false,
+            })),
+            ToolRequest::Create(request) => commands.push(Command::Edit(EditCommand {
+                request,
+                gesture: None,
+                select_created: true,
             })),
         }
     }

@@ -4,13 +4,54 @@
 //! named with 左 and 右 swapped) gets the mirrored change. One undoable edit per click.
 //! Material mode moves the vertices the selected materials draw.
 
-use crate::command::{Command, Commands, EditCommand, EditRequest};
+use super::morph_offsets;
+use crate::command::{Command, EditCommand, EditRequest};
 use crate::document::Document;
 use crate::i18n::Language;
 use glam::{Quat, Vec3};
 use pmx_core::edit::{EditTarget, TransformGroup};
 use pmx_core::model::{ElementKind, Model};
 use std::collections::{BTreeSet, HashMap};
+
+/// The smallest value at which morph edit mode edits: below it a small move of a drawn vertex
+/// would be a huge offset.
+pub const MIN_MORPH_EDIT_VALUE: f32 = 0.01;
+
+/// Where transforms of the selection go.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum TransformInto {
+    /// The model's own elements.
+    #[default]
+    Model,
+    /// Morph edit mode: the offsets of vertex morph `morph`, shown at `value`.
+    Morph { morph: usize, value: f32 },
+    /// Morph edit mode with no vertex morph to edit: nothing moves.
+    Nothing,
+}
+
+/// How a transform of the selection is carried out: into what, and with the X mirror.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TransformRoute {
+    pub into: TransformInto,
+    pub mirror_x: bool,
+}
+
+/// The edit for `change` of the selection of `kind`, as `route` says.
+#[must_use]
+pub fn routed_command(
+    document: &Document,
+    kind: ElementKind,
+    change: Transform,
+    route: TransformRoute,
+) -> Option<Command> {
+    match route.into {
+        TransformInto::Model => transform_command(document, kind, change, route.mirror_x),
+        TransformInto::Morph { morph, value } => {
+            morph_transform_command(document, morph, value, kind, change, route.mirror_x)
+        }
+        TransformInto::Nothing => None,
+    }
+}
 
 /// The numbers the toolbar holds between clicks.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +97,7 @@ impl Transform {
 }
 
 /// The element kind whose positions a pick mode's selection moves, and the elements.
-fn targets(kind: ElementKind, document: &Document) -> (EditTarget, Vec<usize>) {
+pub(super) fn targets(kind: ElementKind, document: &Document) -> (EditTarget, Vec<usize>) {
     let selected = document.selection.get(kind).targets();
     if kind != ElementKind::Material {
         return (EditTarget::from(kind), selected);
@@ -85,7 +126,7 @@ fn position(model: &Model, target: EditTarget, index: usize) -> Option<Vec3> {
 }
 
 /// The mirror counterpart of each element (those that have one and are not selected already).
-fn counterparts(model: &Model, target: EditTarget, indices: &[usize]) -> Vec<usize> {
+pub(super) fn counterparts(model: &Model, target: EditTarget, indices: &[usize]) -> Vec<usize> {
     let selected: BTreeSet<usize> = indices.iter().copied().collect();
     let mut found = BTreeSet::new();
     match target {
@@ -205,15 +246,89 @@ pub fn transform_command(
     }))
 }
 
-/// The toolbar row under the view's buttons.
+/// The edit that applies `change` to the selected vertices (of the pick mode's `kind`: the
+/// vertices, or the vertices of the selected materials) as `morph`'s offsets, shown at
+/// `value`: about the centre of where they are drawn, with `mirror_x` the mirrored change to
+/// their counterparts. `None` when nothing would change (nothing selected, a kind that is not
+/// vertices, a value under [`MIN_MORPH_EDIT_VALUE`]).
+#[must_use]
+pub fn morph_transform_command(
+    document: &Document,
+    morph: usize,
+    value: f32,
+    kind: ElementKind,
+    change: Transform,
+    mirror_x: bool,
+) -> Option<Command> {
+    if value < MIN_MORPH_EDIT_VALUE {
+        return None;
+    }
+    let model = &document.model;
+    let list = morph_offsets::vertex_offsets(model, morph)?;
+    let (target, indices) = targets(kind, document);
+    if target != pmx_core::edit::EditTarget::Vertex || indices.is_empty() {
+        return None;
+    }
+    let offsets = morph_offsets::offsets_by_vertex(list);
+    let offset = |v: usize| offsets.get(&v).copied().unwrap_or(Vec3::ZERO);
+    let drawn = |v: usize| -> Option<Vec3> {
+        let base = Vec3::from(model.vertices.get(v)?.position);
+        Some(base + offset(v) * value)
+    };
+    let points: Vec<Vec3> = indices.iter().filter_map(|&v| drawn(v)).collect();
+    if points.is_empty() {
+        return None;
+    }
+    let centre = points.iter().copied().sum::<Vec3>() / points.len() as f32;
+    let moved = change.about(centre);
+    if moved.kind() == pmx_core::edit::TransformKind::Identity || !moved.is_finite() {
+        return None;
+    }
+    let mut groups = vec![TransformGroup {
+        indices: indices.clone(),
+        transform: moved,
+    }];
+    if mirror_x {
+        let counterparts = counterparts(model, target, &indices);
+        if !counterparts.is_empty() {
+            groups.push(TransformGroup {
+                indices: counterparts,
+                transform: moved.mirrored_x(),
+            });
+        }
+    }
+    let mut changes = HashMap::new();
+    for group in &groups {
+        for &v in &group.indices {
+            if let Some(at) = drawn(v) {
+                let moved = Vec3::from(group.transform.point(at.into()));
+                let new = offset(v) + (moved - at) / value;
+                changes.insert(v, new);
+            }
+        }
+    }
+    let key = match change {
+        Transform::Move(_) => "edit.morph_move",
+        Transform::Rotate(_) => "edit.morph_rotate",
+        Transform::Scale(_) => "edit.morph_scale",
+    };
+    let count = changes.len();
+    morph_offsets::offsets_command(
+        model,
+        morph,
+        &changes,
+        morph_offsets::label(model, key, morph, count),
+        None,
+    )
+}
+
+/// The toolbar row under the view's buttons: the change asked for by a click of an apply
+/// button (the view carries it out as its transforms go).
 pub fn transform_ui(
     ui: &mut egui::Ui,
     lang: Language,
     tool: &mut TransformTool,
-    kind: ElementKind,
-    document: &Document,
-    commands: &mut Commands,
-) {
+) -> Option<Transform> {
     let mut requested = None;
     ui.horizontal_wrapped(|ui| {
         let axis_fields = |ui: &mut egui::Ui, values: &mut Vec3, name: &str, speed: f64| {
@@ -255,11 +370,7 @@ pub fn transform_ui(
         ui.separator();
         ui.checkbox(&mut tool.mirror_x, lang.tr("view.mirror_x"));
     });
-    if let Some(transform) = requested
-        && let Some(command) = transform_command(document, kind, transform, tool.mirror_x)
-    {
-        commands.push(command);
-    }
+    requested
 }
 
 #[cfg(test)]

@@ -547,7 +547,8 @@ impl WeightPaint {
 }
 
 /// A combo box named by `name_key` choosing `value` among `options` (value, i18n key).
-fn combo<T: Copy + PartialEq, const N: usize>(
+/// A choice as a combo box named by `name_key` (the brushes' rows share it).
+pub(super) fn combo<T: Copy + PartialEq, const N: usize>(
     ui: &mut egui::Ui,
     lang: Language,
     name_key: &'static str,
