@@ -293,6 +293,16 @@ impl PoseEvaluator {
         Ok(())
     }
 
+    /// After an edit that changed only morphs' values (their offsets, names, panels or kinds;
+    /// morph edit mode's drags): takes the morphs from `model` again, keeping the skeleton and
+    /// the skinning data; the next evaluation then equals a new evaluator's. Fails (changing
+    /// nothing) when `model` no longer has the element counts the evaluator was built for.
+    pub fn update_morphs(&mut self, model: &Model) -> Result<(), PoseError> {
+        self.check_model(model)?;
+        self.morphs = MorphEvaluator::new(model);
+        Ok(())
+    }
+
     /// Deformed vertex positions (after [`PoseEvaluator::evaluate`]).
     #[must_use]
     pub fn positions(&self) -> &[Vec3] {

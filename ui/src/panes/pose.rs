@@ -181,6 +181,9 @@ impl PoseState {
         if self.follow_weight_edits(&document.model, key, changes.as_deref()) {
             return;
         }
+        if self.follow_morph_edits(&document.model, key, changes.as_deref()) {
+            return;
+        }
         let model = &document.model;
         let structure = (
             document.structure_revision(ElementKind::Bone),
@@ -261,6 +264,39 @@ impl PoseState {
             return false;
         }
         self.built_for = Some(key);
+        true
+    }
+
+    /// Follows `changes` to revision `key` if they changed morphs' values only (morph edit
+    /// mode's drags, offsets typed in the モーフ tab): the evaluator takes the morphs again and
+    /// keeps its skeleton and skinning data, the pose, the motion and the physics stay. Returns
+    /// false when something else changed, and then nothing was done.
+    fn follow_morph_edits(
+        &mut self,
+        model: &Model,
+        key: (u64, u64),
+        changes: Option<&[&Touched]>,
+    ) -> bool {
+        let only_morph_values = changes.is_some_and(|changes| {
+            changes.iter().all(|touched| {
+                !touched.structure_changed()
+                    && touched
+                        .values
+                        .iter()
+                        .all(|range| range.target == pmx_core::edit::EditTarget::Morph)
+            })
+        });
+        if !only_morph_values {
+            return false;
+        }
+        if let Some(evaluator) = &mut self.evaluator
+            && evaluator.update_morphs(model).is_err()
+        {
+            return false;
+        }
+        self.reskinned = None;
+        self.built_for = Some(key);
+        self.stale = true;
         true
     }
 

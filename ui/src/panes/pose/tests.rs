@@ -150,3 +150,54 @@ fn any_other_edit_rebuilds_the_evaluator_and_the_physics() {
     // The pose itself survives (the counts are the same).
     assert!(state.posed_bones() > 0);
 }
+
+#[test]
+fn a_morph_offset_edit_keeps_the_physics_and_evaluates_as_a_new_evaluator() {
+    use pmx_core::model::{MorphOffsets, VertexMorphOffset};
+    let (mut document, mut state) = posed_with_physics();
+    let model = &mut document.model;
+    let morph = model
+        .morphs
+        .iter()
+        .position(|m| matches!(m.offsets, MorphOffsets::Vertex(_)))
+        .expect("the sample has a vertex morph");
+    // Morph edit mode's drag: new offsets on two vertices, the morph shown at 1.
+    model.morphs[morph].offsets = MorphOffsets::Vertex(vec![
+        VertexMorphOffset {
+            vertex: pmx_core::model::VertexIdx::new(3),
+            offset: pmx_core::model::Vec3::new(0.5, 0.0, 0.0),
+        },
+        VertexMorphOffset {
+            vertex: pmx_core::model::VertexIdx::new(8),
+            offset: pmx_core::model::Vec3::new(0.0, -0.25, 0.1),
+        },
+    ]);
+    state.set_morph(morph, 1.0);
+    let step = Touched {
+        values: vec![TouchedRange {
+            target: EditTarget::Morph,
+            start: morph,
+            end: morph + 1,
+        }],
+        ..Touched::default()
+    };
+    let key = (1, document.revision() + 1);
+    assert!(state.follow_morph_edits(&document.model, key, Some(&[&step])));
+    assert!(state.physics.simulation().is_some_and(|s| s.steps() == 2));
+    state.evaluate(&document.model);
+    let mut fresh = PoseEvaluator::new(&document.model);
+    fresh.evaluate(&document.model, &state.pose).unwrap();
+    let evaluated = state.evaluated().unwrap();
+    assert_eq!(evaluated.positions(), fresh.positions());
+    assert_eq!(evaluated.normals(), fresh.normals());
+    // Anything else (a vertex moved) is no morph edit.
+    let moved = Touched {
+        values: vec![TouchedRange {
+            target: EditTarget::Vertex,
+            start: 0,
+            end: 1,
+        }],
+        ..Touched::default()
+    };
+    assert!(!state.follow_morph_edits(&document.model, (1, 99), Some(&[&step, &moved])));
+}
