@@ -69,15 +69,9 @@ fn frame(c: &mut Criterion, vertices: usize, label: &str) {
     let change = Transform::Move(Vec3::new(0.001, 0.0, 0.0));
     c.bench_function(&format!("morph_edit_frame_{label}"), |b| {
         b.iter(|| {
-            let command = morph_transform_command(
-                &document,
-                morph,
-                1.0,
-                ElementKind::Vertex,
-                change,
-                true,
-            )
-            .expect("the drag changes the morph");
+            let command =
+                morph_transform_command(&document, morph, 1.0, ElementKind::Vertex, change, true)
+                    .expect("the drag changes the morph");
             let Command::Edit(EditCommand {
                 request: EditRequest::SetNamed { set, label },
                 ..

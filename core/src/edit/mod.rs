@@ -36,8 +36,8 @@ pub use reflect::{FieldType, HeapSize, Reflect, non_finite_places, replace_non_f
 pub use reindex::{Reindex, Run};
 pub use structure::SortKey;
 pub use transform::{
-    Transform, TransformGroup, TransformKind, centre as transform_centre,
-    position as transform_position,
+    MIN_MORPH_VALUE, Transform, TransformGroup, TransformKind, centre as transform_centre,
+    morph_transform_set, position as transform_position, with_vertex_offsets,
 };
 pub use typed::{Element, Field, SetField, Vector, field};
 pub use weights::{BoneRef, PaintIndex, PaintMode, PaintWeights};

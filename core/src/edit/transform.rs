@@ -332,6 +332,167 @@ impl Edit {
     }
 }
 
+/// An offset this short is zero: it leaves a vertex morph's list.
+const ZERO_OFFSET: f32 = 1.0e-6;
+
+/// The smallest value morph edit mode edits at: below it a small move of a drawn vertex would
+/// be a huge offset.
+pub const MIN_MORPH_VALUE: f32 = 0.01;
+
+/// `list` with the vertices of `changes` at their new offsets: an entry there already keeps
+/// its place (and leaves the list when its offset is zero now, shorter than 1e-6), a new one
+/// joins the end in vertex order. `None` when nothing changes.
+#[must_use]
+pub fn with_vertex_offsets(
+    list: &[crate::model::VertexMorphOffset],
+    changes: &HashMap<usize, glam::Vec3>,
+) -> Option<Vec<crate::model::VertexMorphOffset>> {
+    use crate::model::{VertexIdx, VertexMorphOffset};
+    let is_zero = |v: glam::Vec3| v.length() < ZERO_OFFSET;
+    let mut changed = false;
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(list.len() + changes.len());
+    for entry in list {
+        let vertex = entry.vertex.get();
+        match changes.get(&vertex) {
+            Some(&new) if seen.insert(vertex) => {
+                if is_zero(new) {
+                    changed = true;
+                    continue;
+                }
+                changed |= glam::Vec3::from(entry.offset) != new;
+                out.push(VertexMorphOffset {
+                    vertex: entry.vertex,
+                    offset: new.into(),
+                });
+            }
+            _ => out.push(*entry),
+        }
+    }
+    let mut added: Vec<(usize, glam::Vec3)> = changes
+        .iter()
+        .filter(|(v, offset)| !seen.contains(*v) && !is_zero(**offset))
+        .map(|(&v, &offset)| (v, offset))
+        .collect();
+    added.sort_unstable_by_key(|&(v, _)| v);
+    changed |= !added.is_empty();
+    out.extend(added.into_iter().map(|(v, offset)| VertexMorphOffset {
+        vertex: VertexIdx::new(v),
+        offset: offset.into(),
+    }));
+    changed.then_some(out)
+}
+
+/// Morph edit mode's transform as a request: `groups` move vertices as they are drawn with
+/// vertex morph `morph` at `value` (`base + value × offset`), and the morph's offsets take the
+/// change (a move `d` of where a vertex is drawn is `d / value` of its offset), never the base
+/// mesh. Returns the `set` of `morphs[morph].offsets` and its label ("モーフ「笑い」の頂点12個を
+/// 移動"). Errors: not a vertex morph, a value under [`MIN_MORPH_VALUE`], a vertex out of range,
+/// a non-finite transform, or nothing that would change ([`EditError::NoChange`]).
+pub fn morph_transform_set(
+    model: &Model,
+    morph: usize,
+    value: f32,
+    groups: &[TransformGroup],
+) -> Result<(SetField, EditLabel), EditError> {
+    let list = match model.morphs.get(morph).map(|m| &m.offsets) {
+        Some(MorphOffsets::Vertex(list)) => list,
+        Some(_) => {
+            return Err(EditError::Unsupported {
+                op: "transform into a morph other than a vertex morph",
+                target: EditTarget::Morph,
+            });
+        }
+        None => {
+            return Err(EditError::IndexOutOfRange {
+                kind: "morph",
+                index: morph,
+                len: model.morphs.len(),
+            });
+        }
+    };
+    if !(value.is_finite() && value >= MIN_MORPH_VALUE) {
+        return Err(EditError::InvalidValue {
+            target: EditTarget::Morph,
+            field: "morph_value".into(),
+            message: format!("the morph is edited shown at {MIN_MORPH_VALUE} to 1, not {value}"),
+        });
+    }
+    let offsets: HashMap<usize, glam::Vec3> = list
+        .iter()
+        .map(|o| (o.vertex.get(), glam::Vec3::from(o.offset)))
+        .collect();
+    let offset = |v: usize| offsets.get(&v).copied().unwrap_or(glam::Vec3::ZERO);
+    let mut changes = HashMap::new();
+    let mut kinds = Vec::new();
+    for group in groups {
+        if !group.transform.is_finite() {
+            return Err(EditError::InvalidValue {
+                target: EditTarget::Vertex,
+                field: "transform".into(),
+                message: "the move, rotation, scale or pivot is not a finite number".into(),
+            });
+        }
+        if !group.indices.is_empty() {
+            kinds.push(group.transform.kind());
+        }
+        for &v in &group.indices {
+            let Some(vertex) = model.vertices.get(v) else {
+                return Err(EditError::IndexOutOfRange {
+                    kind: "vertex",
+                    index: v,
+                    len: model.vertices.len(),
+                });
+            };
+            if changes.contains_key(&v) {
+                continue;
+            }
+            let drawn = glam::Vec3::from(vertex.position) + offset(v) * value;
+            let moved = glam::Vec3::from(group.transform.point(drawn.into()));
+            changes.insert(v, offset(v) + (moved - drawn) / value);
+        }
+    }
+    let new = with_vertex_offsets(list, &changes).ok_or(EditError::NoChange)?;
+    let kind = kinds
+        .into_iter()
+        .reduce(|a, b| if a == b { a } else { TransformKind::Mixed })
+        .unwrap_or(TransformKind::Identity);
+    let key = match kind {
+        TransformKind::Move => "edit.morph_move",
+        TransformKind::Rotate => "edit.morph_rotate",
+        TransformKind::Scale => "edit.morph_scale",
+        TransformKind::Mixed | TransformKind::Identity => "edit.morph_transform",
+    };
+    let name = model
+        .morphs
+        .get(morph)
+        .map_or_else(String::new, |m| m.name_ja.as_str().into_owned());
+    let label = EditLabel::new(key)
+        .arg("name", super::LabelArg::Text(name))
+        .arg("count", super::LabelArg::Count(changes.len(), "vertex"));
+    Ok((
+        SetField::new(
+            field::<Morph>().offsets(),
+            vec![morph],
+            MorphOffsets::Vertex(new),
+        ),
+        label,
+    ))
+}
+
+impl Edit {
+    /// [`morph_transform_set`] as one undo step: the `transform` op with a `morph`.
+    pub fn transform_morph(
+        model: &Model,
+        morph: usize,
+        value: f32,
+        groups: &[TransformGroup],
+    ) -> Result<Edit, EditError> {
+        let (set, label) = morph_transform_set(model, morph, value, groups)?;
+        Ok(set.into_edit(model)?.with_label(label))
+    }
+}
+
 /// Every vertex's position; with a rotation or scale also its normal, SDEF points and morph
 /// offsets.
 fn vertex_plan(model: &Model, elements: &[(usize, Transform)]) -> Plan {
@@ -835,5 +996,108 @@ mod tests {
         ));
         history.undo(&mut model);
         assert_eq!(bytes(&model), original);
+    }
+}
+
+#[cfg(test)]
+mod morph_offset_tests {
+    use super::*;
+    use crate::model::{VertexIdx, VertexMorphOffset};
+    use glam::Vec3;
+
+    fn entry(vertex: usize, offset: [f32; 3]) -> VertexMorphOffset {
+        VertexMorphOffset {
+            vertex: VertexIdx::new(vertex),
+            offset: Vec3::from(offset).into(),
+        }
+    }
+
+    #[test]
+    fn changed_offsets_keep_their_place_new_ones_join_in_vertex_order_and_zeros_leave() {
+        let list = vec![entry(5, [1.0, 0.0, 0.0]), entry(2, [0.0, 1.0, 0.0])];
+        let changes = HashMap::from([
+            (2, Vec3::ZERO),
+            (5, Vec3::new(2.0, 0.0, 0.0)),
+            (9, Vec3::new(0.0, 0.0, 3.0)),
+            (7, Vec3::new(0.0, 0.5, 0.0)),
+            (8, Vec3::splat(1.0e-8)),
+        ]);
+        let out = with_vertex_offsets(&list, &changes).unwrap();
+        assert_eq!(
+            out,
+            vec![
+                entry(5, [2.0, 0.0, 0.0]),
+                entry(7, [0.0, 0.5, 0.0]),
+                entry(9, [0.0, 0.0, 3.0]),
+            ]
+        );
+        // The same offsets again change nothing.
+        let same = HashMap::from([(5, Vec3::new(2.0, 0.0, 0.0))]);
+        assert_eq!(with_vertex_offsets(&out, &same), None);
+    }
+
+    #[test]
+    fn a_move_of_vertices_drawn_at_half_strength_doubles_into_the_offsets_and_leaves_the_base() {
+        let mut model = crate::generate::sample_model();
+        model.morphs.push(crate::model::Morph {
+            name_ja: "笑い".into(),
+            name_en: "".into(),
+            panel: crate::model::MorphPanel::Mouth,
+            offsets: MorphOffsets::Vertex(vec![entry(2, [0.0, 1.0, 0.0])]),
+        });
+        let morph = model.morphs.len() - 1;
+        let before = model.clone();
+        // Vertex 2 is drawn at base + 0.5 × (0, 1, 0); moving it and vertex 3 by (0.1, 0, 0)
+        // drawn is (0.2, 0, 0) of offset; moving vertex 2 back by (0, -0.5, 0) empties its.
+        let group = |indices: Vec<usize>, by: [f32; 3]| TransformGroup {
+            indices,
+            transform: Transform::moving(glam::Vec3::from(by)),
+        };
+        let edit = Edit::transform_morph(&model, morph, 0.5, &[group(vec![2, 3], [0.1, 0.0, 0.0])])
+            .unwrap();
+        let mut history = crate::edit::History::new();
+        history.apply(&mut model, edit);
+        assert_eq!(
+            model.vertices, before.vertices,
+            "the base mesh is untouched"
+        );
+        let MorphOffsets::Vertex(list) = &model.morphs[morph].offsets else {
+            panic!()
+        };
+        assert_eq!(list.len(), 2);
+        assert!((Vec3::from(list[0].offset) - Vec3::new(0.2, 1.0, 0.0)).length() < 1e-6);
+        assert_eq!(list[1].vertex.get(), 3);
+        assert!((Vec3::from(list[1].offset) - Vec3::new(0.2, 0.0, 0.0)).length() < 1e-6);
+        assert_eq!(
+            history
+                .undo_edit_label()
+                .unwrap()
+                .render(crate::i18n::Language::Japanese),
+            "モーフ「笑い」の頂点2個を移動"
+        );
+        let back =
+            Edit::transform_morph(&model, morph, 0.5, &[group(vec![3], [-0.1, 0.0, 0.0])]).unwrap();
+        history.apply(&mut model, back);
+        let MorphOffsets::Vertex(list) = &model.morphs[morph].offsets else {
+            panic!()
+        };
+        assert_eq!(list.len(), 1, "an offset back at zero leaves the list");
+        history.undo(&mut model);
+        history.undo(&mut model);
+        assert_eq!(model, before, "undo is exact");
+        // Not a vertex morph, or shown at 0: refused.
+        let bone_morph = model
+            .morphs
+            .iter()
+            .position(|m| !matches!(m.offsets, MorphOffsets::Vertex(_)));
+        if let Some(other) = bone_morph {
+            assert!(
+                Edit::transform_morph(&model, other, 1.0, &[group(vec![2], [1.0, 0.0, 0.0])])
+                    .is_err()
+            );
+        }
+        assert!(
+            Edit::transform_morph(&model, morph, 0.0, &[group(vec![2], [1.0, 0.0, 0.0])]).is_err()
+        );
     }
 }

@@ -15,7 +15,7 @@ use std::collections::{BTreeSet, HashMap};
 
 /// The smallest value at which morph edit mode edits: below it a small move of a drawn vertex
 /// would be a huge offset.
-pub const MIN_MORPH_EDIT_VALUE: f32 = 0.01;
+pub const MIN_MORPH_EDIT_VALUE: f32 = pmx_core::edit::MIN_MORPH_VALUE;
 
 /// Where transforms of the selection go.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -297,29 +297,12 @@ pub fn morph_transform_command(
             });
         }
     }
-    let mut changes = HashMap::new();
-    for group in &groups {
-        for &v in &group.indices {
-            if let Some(at) = drawn(v) {
-                let moved = Vec3::from(group.transform.point(at.into()));
-                let new = offset(v) + (moved - at) / value;
-                changes.insert(v, new);
-            }
-        }
-    }
-    let key = match change {
-        Transform::Move(_) => "edit.morph_move",
-        Transform::Rotate(_) => "edit.morph_rotate",
-        Transform::Scale(_) => "edit.morph_scale",
-    };
-    let count = changes.len();
-    morph_offsets::offsets_command(
-        model,
-        morph,
-        &changes,
-        morph_offsets::label(model, key, morph, count),
-        None,
-    )
+    let (set, label) = pmx_core::edit::morph_transform_set(model, morph, value, &groups).ok()?;
+    Some(Command::Edit(EditCommand {
+        request: EditRequest::SetNamed { set, label },
+        gesture: None,
+        select_created: false,
+    }))
 }
 
 /// The toolbar row under the view's buttons: the change asked for by a click of an apply
