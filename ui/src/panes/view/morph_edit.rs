@@ -398,7 +398,7 @@ impl MorphEdit {
             vertex_morphs.len(),
             &label,
             Some(lang.tr("morph_edit.none")),
-            160.0,
+            120.0,
             lang.tr("morph_edit.morph"),
         );
         if let Some(Some(k)) = picked
@@ -411,9 +411,16 @@ impl MorphEdit {
             }));
         }
         ui.add(
+            egui::Slider::new(&mut self.value, 0.0..=1.0)
+                .text(lang.tr("morph_edit.value"))
+                .max_decimals(3),
+        )
+        .accessible_name(lang.tr("morph_edit.value"));
+        ui.separator();
+        ui.add(
             egui::TextEdit::singleline(&mut self.new_name)
                 .hint_text(lang.tr("morph_edit.new_name"))
-                .desired_width(90.0),
+                .desired_width(80.0),
         )
         .accessible_name(lang.tr("morph_edit.new_name"));
         if ui
@@ -434,13 +441,6 @@ impl MorphEdit {
             cx.request(ToolRequest::Create(EditRequest::NewMorph(morph)));
             self.new_name.clear();
         }
-        ui.separator();
-        ui.add(
-            egui::Slider::new(&mut self.value, 0.0..=1.0)
-                .text(lang.tr("morph_edit.value"))
-                .max_decimals(3),
-        )
-        .accessible_name(lang.tr("morph_edit.value"));
         ui.separator();
         ui.toggle_value(&mut self.sculpt.on, lang.tr("morph_edit.brush"))
             .on_hover_text(lang.tr("morph_edit.brush_hint"));
