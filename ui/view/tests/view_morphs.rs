@@ -12,7 +12,7 @@
 //! libgl1-mesa-dri`); without it they print why and pass.
 
 use pmx_core::formats::{self, LoadOptions, SaveOptions};
-use pmx_core::generate::textured::{TexturedModel, textured_model};
+use pmx_core::generate::{TexturedModel, textured_model};
 use pmx_core::model::{
     Material, MaterialIdx, MaterialMorphOffset, MaterialMorphOp, Model, Morph, MorphOffsets,
     MorphPanel, UvMorphOffset, Vec3, Vec4, VertexIdx,
@@ -22,24 +22,8 @@ use pmx_ui::document::Document;
 use pmx_ui::panes::pose::PoseState;
 use pmx_ui::panes::view::ViewState;
 use pmx_ui::panes::view::camera::OrbitCamera;
-use pmx_view::offscreen::Offscreen;
+use pmx_view::offscreen::{Offscreen, with_offscreen};
 use std::path::Path;
-use std::sync::Mutex;
-
-/// GL contexts are per thread and the EGL display is shared: one test at a time.
-static GL_LOCK: Mutex<()> = Mutex::new(());
-
-fn with_gl(test: impl FnOnce(&Offscreen)) {
-    let _guard = GL_LOCK
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match Offscreen::new() {
-        Ok(offscreen) => test(&offscreen),
-        Err(reason) => println!(
-            "skipped: {reason}; install libegl1 libegl-mesa0 libgl1-mesa-dri to run this test"
-        ),
-    }
-}
 
 const SIZE: u32 = 192;
 
@@ -49,11 +33,11 @@ const FACE: usize = 0;
 const HAIR: usize = 5;
 
 fn offset(material: usize, op: MaterialMorphOp) -> MaterialMorphOffset {
-    let (one, zero) = (1.0, 0.0);
+    // What changes nothing: 1 to multiply by, 0 to add.
     let base = if op == MaterialMorphOp::Multiply {
-        one
+        1.0
     } else {
-        zero
+        0.0
     };
     MaterialMorphOffset {
         material: Some(MaterialIdx::new(material)),
@@ -99,7 +83,8 @@ fn textured_with_morphs() -> TexturedModel {
         ambient: Vec3::new(0.2, -0.1, 0.0),
         edge_color: Vec4::new(0.8, 0.1, 0.0, 0.5),
         edge_size: 1.5,
-        texture_tint: Vec4::new(0.2, 0.0, 0.4, 0.5),
+        // Tinted texels stay within 0..=1 (the fresh load's image cannot hold more).
+        texture_tint: Vec4::new(0.0, 0.2, 0.4, 0.5),
         ..offset(FACE, MaterialMorphOp::Add)
     };
     let fade = MaterialMorphOffset {
@@ -261,93 +246,118 @@ fn tinted_png(png: &[u8], tint: &TextureTint) -> Vec<u8> {
 /// with it): a channel may differ by a step or two. Colours alone are exact.
 const TINT_TOLERANCE: u8 = 3;
 
-#[test]
-fn material_morphs_draw_as_a_fresh_load_of_the_changed_material() {
-    with_gl(|gl| {
+/// The textured model with its morphs opened, a view of it framed as a fresh load frames it,
+/// a pose of it, and the picture of the model at rest.
+struct Preview {
+    dir: tempfile::TempDir,
+    textured: TexturedModel,
+    document: Document,
+    view: ViewState,
+    camera: OrbitCamera,
+    pose: PoseState,
+    rest: image::RgbaImage,
+}
+
+impl Preview {
+    fn new(gl: &Offscreen) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let textured = textured_with_morphs();
         let document = open(&textured, dir.path(), "morphs.pmx");
-        let bytes_before = std::fs::read(dir.path().join("morphs.pmx")).unwrap();
         let mut view = ViewState::default();
         view.sync(&document, 1);
         view.frame_model(&document);
         let camera = view.camera;
-        let mut pose = PoseState::default();
         let rest = draw(gl, &document, &mut ViewState::default(), None, Some(camera));
+        Self {
+            dir,
+            textured,
+            document,
+            view,
+            camera,
+            pose: PoseState::default(),
+            rest,
+        }
+    }
 
+    /// The view's picture with morph `morph` at `value`, fed as the window feeds it.
+    fn show(&mut self, gl: &Offscreen, morph: usize, value: f32) -> image::RgbaImage {
+        self.pose.sync(&self.document, 1);
+        self.pose.set_morph(morph, value);
+        let camera = Some(self.camera);
+        draw(gl, &self.document, &mut self.view, Some(&mut self.pose), camera)
+    }
+
+    /// A fresh load's picture of `model` (written into a folder of its own).
+    fn fresh(&self, gl: &Offscreen, model: &TexturedModel) -> image::RgbaImage {
+        let dir = tempfile::tempdir().unwrap();
+        let document = open(model, dir.path(), "fresh.pmx");
+        draw(gl, &document, &mut ViewState::default(), None, Some(self.camera))
+    }
+}
+
+#[test]
+fn material_morphs_draw_as_a_fresh_load_of_the_changed_material() {
+    with_offscreen(|gl| {
+        let mut preview = Preview::new(gl);
+        let bytes_before = std::fs::read(preview.dir.path().join("morphs.pmx")).unwrap();
         for (morph, material, what) in [
             (0, TORSO, "multiply torso"),
             (1, FACE, "add face"),
             (2, HAIR, "fade hair"),
         ] {
-            pose.sync(&document, 1);
-            pose.set_morph(morph, 1.0);
-            let shown = draw(gl, &document, &mut view, Some(&mut pose), Some(camera));
-            assert_ne!(difference(&shown, &rest).1, 0, "{what}: nothing changed");
-            let state = morph_state(&document.model, morph, 1.0, material);
-            let fresh_dir = tempfile::tempdir().unwrap();
-            let fresh = open(&with_values(&textured, material, &state), fresh_dir.path(), "fresh.pmx");
-            let expected = draw(gl, &fresh, &mut ViewState::default(), None, Some(camera));
+            let shown = preview.show(gl, morph, 1.0);
+            assert_ne!(difference(&shown, &preview.rest).1, 0, "{what}: nothing changed");
+            let state = morph_state(&preview.document.model, morph, 1.0, material);
+            let expected = preview.fresh(gl, &with_values(&preview.textured, material, &state));
             assert_same(what, &shown, &expected, TINT_TOLERANCE);
-            if material == HAIR {
-                // Not drawn at all: the hair's pixels are the background or what lies behind.
-                assert!(!view.scene.material_morphs()[HAIR].is_identity());
-            }
+            let drawn = |preview: &Preview| {
+                let shared = preview.view.scene.shared.lock().unwrap();
+                shared.frame.as_ref().unwrap().materials[material].visible
+            };
+            // Faded to alpha 0, the hair is not drawn at all (nor its edge).
+            assert_eq!(drawn(&preview), material != HAIR, "{what}");
             // Back at 0: exactly a fresh load of the model.
-            pose.set_morph(morph, 0.0);
-            let back = draw(gl, &document, &mut view, Some(&mut pose), Some(camera));
-            assert_same(&format!("{what} back at 0"), &back, &rest, 0);
-            assert!(view.scene.material_morphs().is_empty());
+            let back = preview.show(gl, morph, 0.0);
+            assert_same(&format!("{what} back at 0"), &back, &preview.rest, 0);
+            assert!(preview.view.scene.material_morphs().is_empty());
+            assert!(drawn(&preview));
         }
         // Showing morphs never changed the document.
+        let document = &preview.document;
         assert!(!document.is_dirty());
-        formats::save_path(&document.model, &dir.path().join("after.pmx"), &SaveOptions::default())
-            .unwrap();
-        assert_eq!(std::fs::read(dir.path().join("after.pmx")).unwrap(), bytes_before);
+        let after = preview.dir.path().join("after.pmx");
+        formats::save_path(&document.model, &after, &SaveOptions::default()).unwrap();
+        assert_eq!(std::fs::read(after).unwrap(), bytes_before);
     });
 }
 
 #[test]
 fn a_uv_morph_draws_the_model_with_those_uvs_moved() {
-    with_gl(|gl| {
-        let dir = tempfile::tempdir().unwrap();
-        let textured = textured_with_morphs();
-        let document = open(&textured, dir.path(), "uv.pmx");
-        let mut view = ViewState::default();
-        view.sync(&document, 1);
-        view.frame_model(&document);
-        let camera = view.camera;
-        let rest = draw(gl, &document, &mut ViewState::default(), None, Some(camera));
-        let mut pose = PoseState::default();
-        pose.sync(&document, 1);
-        pose.set_morph(3, 1.0);
-        let shown = draw(gl, &document, &mut view, Some(&mut pose), Some(camera));
-        assert_ne!(difference(&shown, &rest).1, 0, "the UV morph changed nothing");
-
-        let mut moved = textured.clone();
+    with_offscreen(|gl| {
+        let mut preview = Preview::new(gl);
+        let shown = preview.show(gl, 3, 1.0);
+        assert_ne!(difference(&shown, &preview.rest).1, 0, "the UV morph changed nothing");
+        let mut moved = preview.textured.clone();
         moved.model.morphs.clear();
         for v in vertices_of(&moved.model, TORSO) {
             let uv = &mut moved.model.vertices[v as usize].uv;
             uv.x += 0.5;
             uv.y += 0.25;
         }
-        let fresh_dir = tempfile::tempdir().unwrap();
-        let fresh = open(&moved, fresh_dir.path(), "moved.pmx");
-        let expected = draw(gl, &fresh, &mut ViewState::default(), None, Some(camera));
-        assert_same("UV morph at 1", &shown, &expected, 0);
+        assert_same("UV morph at 1", &shown, &preview.fresh(gl, &moved), 0);
 
         // Back at 0: the model's own UVs, exactly as a fresh load draws them.
-        pose.set_morph(3, 0.0);
-        let back = draw(gl, &document, &mut view, Some(&mut pose), Some(camera));
-        assert_same("UV morph back at 0", &back, &rest, 0);
+        let back = preview.show(gl, 3, 0.0);
+        assert_same("UV morph back at 0", &back, &preview.rest, 0);
         let uploaded = {
-            let shared = view.scene.shared.lock().unwrap();
+            let shared = preview.view.scene.shared.lock().unwrap();
             let gpu = shared.gpu.as_ref().unwrap();
             let gpu = gpu.downcast_ref::<pmx_view::gpu::GpuScene>().unwrap();
-            let count = document.model.vertices.len();
+            let count = preview.document.model.vertices.len();
             gpu.read_vertices(0..count).unwrap().unwrap().uvs
         };
-        let model_uvs: Vec<[f32; 2]> = document.model.vertices.iter().map(|v| v.uv.to_array()).collect();
+        let model = &preview.document.model;
+        let model_uvs: Vec<[f32; 2]> = model.vertices.iter().map(|v| v.uv.to_array()).collect();
         assert_eq!(uploaded, model_uvs);
     });
 }
