@@ -486,10 +486,15 @@ impl ViewScene {
             .filter(|(_, weights)| weights.iter().any(|&w| w != 0.0));
         let uploads: Vec<Upload> = match posed {
             Some((posed, weights)) => {
-                if self.shown_uvs.as_ref().is_some_and(|s| s.weights == weights) {
+                if self
+                    .shown_uvs
+                    .as_ref()
+                    .is_some_and(|s| s.weights == weights)
+                {
                     return;
                 }
-                let vertices = &posed.vertices[..posed.vertices.partition_point(|&v| (v as usize) < count)];
+                let vertices =
+                    &posed.vertices[..posed.vertices.partition_point(|&v| (v as usize) < count)];
                 let runs = coalesce_runs(vertices, MAX_PATCH_RUNS);
                 let uploads = uv_patches(runs, |v| posed.uvs[v].to_array()).collect();
                 self.shown_uvs = Some(ShownUvs {
@@ -502,7 +507,8 @@ impl ViewScene {
                 let Some(shown) = self.shown_uvs.take() else {
                     return;
                 };
-                let vertices = &shown.vertices[..shown.vertices.partition_point(|&v| (v as usize) < count)];
+                let vertices =
+                    &shown.vertices[..shown.vertices.partition_point(|&v| (v as usize) < count)];
                 let runs = coalesce_runs(vertices, MAX_PATCH_RUNS);
                 uv_patches(runs, |v| model.vertices[v].uv.to_array()).collect()
             }
@@ -529,11 +535,7 @@ impl ViewScene {
             for (index, (draw, material)) in
                 frame.materials.iter_mut().zip(&model.materials).enumerate()
             {
-                crate::frame::set_material_values(
-                    draw,
-                    material,
-                    self.material_morphs.get(index),
-                );
+                crate::frame::set_material_values(draw, material, self.material_morphs.get(index));
             }
         }
     }
@@ -912,7 +914,10 @@ mod tests {
         let writes = show(&mut scene, Some(1.0));
         assert!(writes.len() < 10, "{} UVs uploaded", writes.len());
         for &v in &moved {
-            let (_, uv) = writes.iter().find(|(w, _)| *w == v as usize).expect("moved");
+            let (_, uv) = writes
+                .iter()
+                .find(|(w, _)| *w == v as usize)
+                .expect("moved");
             let [u, w] = rest(v as usize);
             assert_eq!(*uv, [u + 0.25, w - 0.5]);
         }
@@ -929,7 +934,11 @@ mod tests {
         // Back to 0 (or no pose): exactly the model's UVs of the same vertices, once.
         let writes = show(&mut scene, Some(0.0));
         assert!(writes.iter().all(|(v, uv)| *uv == rest(*v)));
-        assert!(moved.iter().all(|&m| writes.iter().any(|(v, _)| *v == m as usize)));
+        assert!(
+            moved
+                .iter()
+                .all(|&m| writes.iter().any(|(v, _)| *v == m as usize))
+        );
         assert!(show(&mut scene, Some(0.0)).is_empty());
         assert!(show(&mut scene, None).is_empty());
         // A whole mesh went up (at rest UVs): the pose's UVs go up again.
@@ -1009,11 +1018,17 @@ mod tests {
         let material = &model.materials[1];
         assert_eq!(drawn[1].diffuse[0], material.diffuse.x * 0.5);
         assert!(!drawn[1].visible, "alpha 0 is not drawn");
-        if material.draw_flags.contains(pmx_core::model::DrawFlags::EDGE) {
+        if material
+            .draw_flags
+            .contains(pmx_core::model::DrawFlags::EDGE)
+        {
             assert_eq!(drawn[1].edge.map(|e| e.1), Some(material.edge_size * 2.0));
         }
         if drawn[1].texture.is_some() {
-            assert_eq!(drawn[1].texture_tint.multiply, glam::Vec4::new(1.0, 0.5, 1.0, 1.0));
+            assert_eq!(
+                drawn[1].texture_tint.multiply,
+                glam::Vec4::new(1.0, 0.5, 1.0, 1.0)
+            );
         }
         // Every other material is drawn as at rest; the next frames take the morphs in too.
         for (i, (drawn, rest)) in drawn.iter().zip(&rest).enumerate() {

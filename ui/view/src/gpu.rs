@@ -525,7 +525,11 @@ impl GpuScene {
                     "u_sphere_tint_add",
                     &material.sphere_tint,
                 ),
-                ("u_toon_tint_multiply", "u_toon_tint_add", &material.toon_tint),
+                (
+                    "u_toon_tint_multiply",
+                    "u_toon_tint_add",
+                    &material.toon_tint,
+                ),
             ] {
                 program.use_uniform_if_required(multiply, vec4(tint.multiply.to_array()));
                 program.use_uniform_if_required(add, vec4(tint.add.to_array()));

@@ -166,7 +166,12 @@ fn difference(a: &image::RgbaImage, b: &image::RgbaImage) -> (u8, usize) {
     let mut most = 0;
     let mut pixels = 0;
     for (p, q) in a.pixels().zip(b.pixels()) {
-        let channel = p.0.iter().zip(q.0).map(|(x, y)| x.abs_diff(y)).max().unwrap();
+        let channel =
+            p.0.iter()
+                .zip(q.0)
+                .map(|(x, y)| x.abs_diff(y))
+                .max()
+                .unwrap();
         most = most.max(channel);
         pixels += usize::from(channel > 0);
     }
@@ -198,7 +203,11 @@ fn morph_state(model: &Model, morph: usize, value: f32, material: usize) -> Mate
 
 /// `textured` with `material`'s values changed as `state` changes them: the colours and edge
 /// into the material, the texture tint into its image's pixels.
-fn with_values(textured: &TexturedModel, material: usize, state: &MaterialMorphState) -> TexturedModel {
+fn with_values(
+    textured: &TexturedModel,
+    material: usize,
+    state: &MaterialMorphState,
+) -> TexturedModel {
     let mut changed = textured.clone();
     changed.model.morphs.clear();
     let m: &mut Material = &mut changed.model.materials[material];
@@ -209,7 +218,9 @@ fn with_values(textured: &TexturedModel, material: usize, state: &MaterialMorphS
     m.ambient = morphed.ambient.into();
     m.edge_color = morphed.edge_color.into();
     m.edge_size = morphed.edge_size;
-    let name = changed.model.textures[m.texture.unwrap().get()].as_str().to_string();
+    let name = changed.model.textures[m.texture.unwrap().get()]
+        .as_str()
+        .to_string();
     let file = changed
         .files
         .iter_mut()
@@ -237,7 +248,10 @@ fn tinted_png(png: &[u8], tint: &TextureTint) -> Vec<u8> {
     }
     let mut bytes = Vec::new();
     image
-        .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
         .unwrap();
     bytes
 }
@@ -284,14 +298,26 @@ impl Preview {
         self.pose.sync(&self.document, 1);
         self.pose.set_morph(morph, value);
         let camera = Some(self.camera);
-        draw(gl, &self.document, &mut self.view, Some(&mut self.pose), camera)
+        draw(
+            gl,
+            &self.document,
+            &mut self.view,
+            Some(&mut self.pose),
+            camera,
+        )
     }
 
     /// A fresh load's picture of `model` (written into a folder of its own).
     fn fresh(&self, gl: &Offscreen, model: &TexturedModel) -> image::RgbaImage {
         let dir = tempfile::tempdir().unwrap();
         let document = open(model, dir.path(), "fresh.pmx");
-        draw(gl, &document, &mut ViewState::default(), None, Some(self.camera))
+        draw(
+            gl,
+            &document,
+            &mut ViewState::default(),
+            None,
+            Some(self.camera),
+        )
     }
 }
 
@@ -306,7 +332,11 @@ fn material_morphs_draw_as_a_fresh_load_of_the_changed_material() {
             (2, HAIR, "fade hair"),
         ] {
             let shown = preview.show(gl, morph, 1.0);
-            assert_ne!(difference(&shown, &preview.rest).1, 0, "{what}: nothing changed");
+            assert_ne!(
+                difference(&shown, &preview.rest).1,
+                0,
+                "{what}: nothing changed"
+            );
             let state = morph_state(&preview.document.model, morph, 1.0, material);
             let expected = preview.fresh(gl, &with_values(&preview.textured, material, &state));
             assert_same(what, &shown, &expected, TINT_TOLERANCE);
@@ -336,7 +366,11 @@ fn a_uv_morph_draws_the_model_with_those_uvs_moved() {
     with_offscreen(|gl| {
         let mut preview = Preview::new(gl);
         let shown = preview.show(gl, 3, 1.0);
-        assert_ne!(difference(&shown, &preview.rest).1, 0, "the UV morph changed nothing");
+        assert_ne!(
+            difference(&shown, &preview.rest).1,
+            0,
+            "the UV morph changed nothing"
+        );
         let mut moved = preview.textured.clone();
         moved.model.morphs.clear();
         for v in vertices_of(&moved.model, TORSO) {
