@@ -4,7 +4,8 @@
 
 use crate::mesh::{MaterialRange, MeshData, Primitive, VertexPatch};
 use crate::overlay::OverlayGeometry;
-use pmx_core::model::{DrawFlags, Model, SphereMode, TextureIdx, Toon};
+use pmx_core::model::{DrawFlags, Material, Model, SphereMode, TextureIdx, Toon};
+use pmx_core::pose::{MaterialMorphState, MorphedMaterial, TextureTint};
 use pmx_core::texture::Image;
 
 /// MikuMikuDance's default light: direction (-0.5, -1, 0.5) (world Z negated), colour 154/255.
@@ -60,6 +61,13 @@ pub struct MaterialDraw {
     pub texture: Option<usize>,
     pub sphere: Option<(usize, u8)>,
     pub toon: ToonRef,
+    /// Material morphs' tints of the texture, sphere and toon texels
+    /// ([`TextureTint::apply`]); [`NO_TINT`] without morphs.
+    pub texture_tint: TextureTint,
+    pub sphere_tint: TextureTint,
+    pub toon_tint: TextureTint,
+    /// False for a material whose diffuse alpha is 0 or less: MikuMikuDance draws neither
+    /// it nor its edge (material morphs fade parts out this way).
     pub visible: bool,
     /// Mixed over the colour (selection highlight); alpha 0: none.
     pub tint: [f32; 4],
@@ -98,10 +106,34 @@ pub struct Frame {
     pub layers: Layers,
 }
 
+/// The tint that leaves a texel as it is (multiply by 1, add 0).
+pub const NO_TINT: TextureTint = TextureTint {
+    multiply: glam::Vec4::ONE,
+    add: glam::Vec4::ZERO,
+};
+
 /// Per-frame material parameters, from the model (cheap: one entry per material);
 /// `highlighted` tells which materials the selection tints.
 #[must_use]
 pub fn material_draws(model: &Model, highlighted: impl Fn(usize) -> bool) -> Vec<MaterialDraw> {
+    posed_material_draws(model, highlighted, &[])
+}
+
+/// [`material_draws`] with the material morphs of a pose applied (`morphs`: one state per
+/// material, as `pmx_core::pose::MorphEvaluator::materials` gives them; a material without
+/// one, or with the identity, is drawn with its own values, exactly as a fresh load draws it).
+#[must_use]
+pub fn posed_material_draws(
+    model: &Model,
+    highlighted: impl Fn(usize) -> bool,
+    morphs: &[MaterialMorphState],
+) -> Vec<MaterialDraw> {
+    // States of another model (one with other materials, before the pose follows it): none.
+    let morphs = if morphs.len() == model.materials.len() {
+        morphs
+    } else {
+        &[]
+    };
     model
         .materials
         .iter()
@@ -122,30 +154,78 @@ pub fn material_draws(model: &Model, highlighted: impl Fn(usize) -> bool) -> Vec
                 Toon::Shared(_) | Toon::Texture(None) => ToonRef::None,
                 Toon::Texture(Some(t)) => ToonRef::Texture(t.get()),
             };
-            let finite = |v: f32, or: f32| if v.is_finite() { v } else { or };
-            MaterialDraw {
-                diffuse: m.diffuse.to_array().map(|v| finite(v, 1.0)),
-                specular: m.specular.to_array().map(|v| finite(v, 0.0)),
-                specular_power: finite(m.specular_power, 0.0),
-                ambient: m.ambient.to_array().map(|v| finite(v, 0.0)),
+            let mut draw = MaterialDraw {
+                diffuse: [0.0; 4],
+                specular: [0.0; 3],
+                specular_power: 0.0,
+                ambient: [0.0; 3],
                 double_sided: m.draw_flags.contains(DrawFlags::DOUBLE_SIDED),
                 primitive: crate::mesh::primitive(m.draw_flags),
                 vertex_color: m.draw_flags.contains(DrawFlags::VERTEX_COLOR),
-                edge: m
-                    .draw_flags
-                    .contains(DrawFlags::EDGE)
-                    .then(|| (m.edge_color.to_array(), finite(m.edge_size, 0.0))),
-                point_size: finite(m.edge_size, 1.0).clamp(1.0, 64.0),
+                edge: None,
+                point_size: 1.0,
                 texture: texture_index(m.texture),
                 sphere,
                 toon,
+                texture_tint: NO_TINT,
+                sphere_tint: NO_TINT,
+                toon_tint: NO_TINT,
                 visible: true,
                 tint: if highlighted(index) {
                     [1.0, 0.55, 0.1, 0.35]
                 } else {
                     [0.0; 4]
                 },
-            }
+            };
+            set_material_values(&mut draw, m, morphs.get(index));
+            draw
         })
         .collect()
+}
+
+/// Sets what material morphs change in `draw` (colours, specular power, edge, tints and
+/// whether it is drawn) from `material` with `morph` applied (`None` or the identity: the
+/// material's own values). Values that are not finite are drawn as the defaults below.
+pub fn set_material_values(
+    draw: &mut MaterialDraw,
+    material: &Material,
+    morph: Option<&MaterialMorphState>,
+) {
+    let finite = |v: f32, or: f32| if v.is_finite() { v } else { or };
+    let values = match morph.filter(|m| !m.is_identity()) {
+        Some(morph) => morph.apply(material),
+        // The material's own values, not `× 1 + 0`: at rest the view draws the very numbers
+        // a fresh load draws.
+        None => MorphedMaterial {
+            diffuse: material.diffuse.into(),
+            specular: material.specular.into(),
+            specular_power: material.specular_power,
+            ambient: material.ambient.into(),
+            edge_color: material.edge_color.into(),
+            edge_size: material.edge_size,
+            texture: NO_TINT,
+            sphere: NO_TINT,
+            toon: NO_TINT,
+        },
+    };
+    let tint = |t: TextureTint| TextureTint {
+        multiply: glam::Vec4::from_array(t.multiply.to_array().map(|v| finite(v, 1.0))),
+        add: glam::Vec4::from_array(t.add.to_array().map(|v| finite(v, 0.0))),
+    };
+    draw.diffuse = values.diffuse.to_array().map(|v| finite(v, 1.0));
+    draw.specular = values.specular.to_array().map(|v| finite(v, 0.0));
+    draw.specular_power = finite(values.specular_power, 0.0);
+    draw.ambient = values.ambient.to_array().map(|v| finite(v, 0.0));
+    draw.edge = material
+        .draw_flags
+        .contains(DrawFlags::EDGE)
+        .then(|| (values.edge_color.to_array(), finite(values.edge_size, 0.0)));
+    draw.point_size = finite(values.edge_size, 1.0).clamp(1.0, 64.0);
+    // Tints change texels: a material without that texture has none to change (as
+    // MikuMikuDance's shader tints only a texture in use).
+    let tint_if = |used: bool, t: TextureTint| if used { tint(t) } else { NO_TINT };
+    draw.texture_tint = tint_if(draw.texture.is_some(), values.texture);
+    draw.sphere_tint = tint_if(draw.sphere.is_some(), values.sphere);
+    draw.toon_tint = tint_if(draw.toon != ToonRef::None, values.toon);
+    draw.visible = draw.diffuse[3] > 0.0;
 }

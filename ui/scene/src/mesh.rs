@@ -79,6 +79,8 @@ pub enum VertexPatch {
         positions: Vec<[f32; 3]>,
         normals: Vec<[f32; 3]>,
     },
+    /// UVs only (a pose's UV morphs moved them, or they go back to rest).
+    Uvs { first: usize, uvs: Vec<[f32; 2]> },
 }
 
 /// One material's part of the index list, with what decides how it is drawn.

@@ -1,14 +1,17 @@
 //! Keeps the GPU's copy of the model in step with the document: a new document or a
 //! structural edit rebuilds the mesh (of the texture list: loads every texture again); a value
 //! edit of vertices uploads only their ranges, of faces only their indices, of materials their ranges (colours are per-frame uniforms), of
-//! textures only those textures. A pose (later) uploads deformed positions and normals through
-//! [`ViewScene::upload_deformed`]. The GPU objects live with the [`Painter`]; this side only
+//! textures only those textures. A pose uploads deformed positions and normals through
+//! [`ViewScene::upload_deformed`], the UVs its UV morphs move through
+//! [`ViewScene::show_posed_uvs`], and its material morphs reach each frame's material values
+//! through [`ViewScene::set_material_morphs`] (uniforms, never a mesh upload). The GPU objects live with the [`Painter`]; this side only
 //! queues [`Upload`]s in the [`SceneQueue`] the paint callback locks.
 
 use crate::frame::{Frame, Upload};
 use crate::mesh::{Bounds, MeshData, VertexArrays, VertexPatch, face_indices, material_ranges};
 use pmx_core::edit::{EditTarget, Touched};
-use pmx_core::model::{ElementKind, Model};
+use pmx_core::model::{ElementKind, Model, MorphOffsets};
+use pmx_core::pose::MaterialMorphState;
 use pmx_core::texture::{self as textures, Image, TextureProblem};
 use std::ops::Range;
 use std::path::Path;
@@ -127,6 +130,58 @@ pub struct ViewScene {
     /// The GPU's positions and normals are the deformed ones last uploaded: no whole mesh
     /// (at rest) went up since. Partial deformed uploads only make sense on top of them.
     holds_deformed: bool,
+    /// The pose's material morphs, one state per material, that each frame's material values
+    /// take in (empty: none, the model's own values).
+    material_morphs: Vec<MaterialMorphState>,
+    /// The UVs the pose's UV morphs put on the GPU (`None`: the model's own UVs, as the mesh
+    /// was built).
+    shown_uvs: Option<ShownUvs>,
+}
+
+/// What [`ViewScene::show_posed_uvs`] last uploaded: the UV morphs' weights the GPU's UVs
+/// are of, and the vertices they may have moved (what goes back to rest).
+#[derive(Debug, Clone, PartialEq)]
+struct ShownUvs {
+    weights: Vec<f32>,
+    vertices: Vec<u32>,
+}
+
+/// The UVs of a pose with UV morphs, as the view takes them (from
+/// `pmx_core::pose::MorphEvaluator`).
+#[derive(Debug, Clone, Copy)]
+pub struct PosedUvs<'a> {
+    /// Every vertex's UV with the UV morphs applied, indexed by vertex.
+    pub uvs: &'a [glam::Vec2],
+    /// The vertices some UV morph can move (ascending): the only UVs that can differ from
+    /// the model's.
+    pub vertices: &'a [u32],
+    /// Each morph's total weight this frame, indexed by morph (flips and groups included):
+    /// equal weights of the UV morphs, equal UVs.
+    pub weights: &'a [f32],
+}
+
+/// The weights of the UV morphs (channel 0) among `weights` (one per morph), in morph order.
+fn uv_morph_weights(model: &Model, weights: &[f32]) -> Vec<f32> {
+    model
+        .morphs
+        .iter()
+        .zip(weights)
+        .filter(|(morph, _)| matches!(morph.offsets, MorphOffsets::Uv(_)))
+        .map(|(_, &weight)| weight)
+        .collect()
+}
+
+/// UVs of the vertices `runs` from `uv_of` (image coordinates, as the mesh holds them).
+fn uv_patches(
+    runs: Vec<Range<usize>>,
+    uv_of: impl Fn(usize) -> [f32; 2],
+) -> impl Iterator<Item = Upload> {
+    runs.into_iter().map(move |run| {
+        Upload::Vertices(VertexPatch::Uvs {
+            first: run.start,
+            uvs: run.map(&uv_of).collect(),
+        })
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -215,6 +270,10 @@ impl ViewScene {
         self.bounds = mesh.bounds;
         self.bounds_stale = false;
         self.holds_deformed = false;
+        // The whole mesh is the model at rest: the pose's morphs are fed again with its
+        // positions (the window's feed sees `holds_deformed` drop).
+        self.shown_uvs = None;
+        self.material_morphs.clear();
         Upload::Mesh(mesh)
     }
 
@@ -324,6 +383,8 @@ impl ViewScene {
                 } else {
                     let arrays = VertexArrays::of(model, range.clone());
                     vertices += arrays.len();
+                    // The model's UVs go up with the rest: a pose's UVs must go up again.
+                    self.shown_uvs = None;
                     uploads.push(Upload::Vertices(VertexPatch::All {
                         first: range.start,
                         arrays,
@@ -410,6 +471,80 @@ impl ViewScene {
     #[must_use]
     pub fn holds_deformed(&self) -> bool {
         self.holds_deformed
+    }
+
+    /// Shows the UVs of a pose's UV morphs (`None`, or every UV morph at 0: the model's own
+    /// UVs, exactly as a fresh load uploads them). Only the vertices the UV morphs can move go
+    /// up, in at most [`MAX_PATCH_RUNS`] runs, and only when the UV morphs' weights changed
+    /// since the last upload (a bone turned under a UV morph uploads nothing). The document is
+    /// unchanged.
+    pub fn show_posed_uvs(&mut self, model: &Model, posed: Option<PosedUvs<'_>>) {
+        let count = model.vertices.len();
+        let posed = posed
+            .filter(|p| p.uvs.len() == count)
+            .map(|p| (p, uv_morph_weights(model, p.weights)))
+            .filter(|(_, weights)| weights.iter().any(|&w| w != 0.0));
+        let uploads: Vec<Upload> = match posed {
+            Some((posed, weights)) => {
+                if self
+                    .shown_uvs
+                    .as_ref()
+                    .is_some_and(|s| s.weights == weights)
+                {
+                    return;
+                }
+                let vertices =
+                    &posed.vertices[..posed.vertices.partition_point(|&v| (v as usize) < count)];
+                let runs = coalesce_runs(vertices, MAX_PATCH_RUNS);
+                let uploads = uv_patches(runs, |v| posed.uvs[v].to_array()).collect();
+                self.shown_uvs = Some(ShownUvs {
+                    weights,
+                    vertices: vertices.to_vec(),
+                });
+                uploads
+            }
+            None => {
+                let Some(shown) = self.shown_uvs.take() else {
+                    return;
+                };
+                let vertices =
+                    &shown.vertices[..shown.vertices.partition_point(|&v| (v as usize) < count)];
+                let runs = coalesce_runs(vertices, MAX_PATCH_RUNS);
+                uv_patches(runs, |v| model.vertices[v].uv.to_array()).collect()
+            }
+        };
+        self.queue(uploads);
+    }
+
+    /// Takes in the material morphs of a pose (`None`: none; else one state per material, as
+    /// `pmx_core::pose::MorphEvaluator::materials` gives them): every frame's material values
+    /// are the morphed ones from now on ([`ViewScene::material_morphs`]), and the frame
+    /// already queued is changed too, so the pose fed after the pane queued it is drawn in
+    /// this frame. Nothing is uploaded but a few numbers per material.
+    pub fn set_material_morphs(&mut self, model: &Model, morphs: Option<&[MaterialMorphState]>) {
+        self.material_morphs.clear();
+        if let Some(morphs) = morphs.filter(|m| {
+            m.len() == model.materials.len() && m.iter().any(|state| !state.is_identity())
+        }) {
+            self.material_morphs.extend_from_slice(morphs);
+        }
+        if let Ok(mut shared) = self.shared.lock()
+            && let Some(frame) = &mut shared.frame
+            && frame.materials.len() == model.materials.len()
+        {
+            for (index, (draw, material)) in
+                frame.materials.iter_mut().zip(&model.materials).enumerate()
+            {
+                crate::frame::set_material_values(draw, material, self.material_morphs.get(index));
+            }
+        }
+    }
+
+    /// The material morphs each frame's material values take in (empty: none): pass them to
+    /// [`crate::frame::posed_material_draws`].
+    #[must_use]
+    pub fn material_morphs(&self) -> &[MaterialMorphState] {
+        &self.material_morphs
     }
 
     pub fn set_overlay(&self, geometry: crate::overlay::OverlayGeometry) {
@@ -710,5 +845,208 @@ mod tests {
             "{:?}",
             scene.texture_problems
         );
+    }
+
+    /// A UV morph on `vertices` (offset (0.25, -0.5) each), added to `model`; its index.
+    fn add_uv_morph(model: &mut Model, vertices: &[u32]) -> usize {
+        use pmx_core::model::{Morph, MorphPanel, UvMorphOffset, Vec4, VertexIdx};
+        model.morphs.push(Morph {
+            name_ja: "UV".into(),
+            name_en: "UV".into(),
+            panel: MorphPanel::Other,
+            offsets: MorphOffsets::Uv(
+                vertices
+                    .iter()
+                    .map(|&v| UvMorphOffset {
+                        vertex: VertexIdx(v),
+                        offset: Vec4::new(0.25, -0.5, 0.0, 0.0),
+                    })
+                    .collect(),
+            ),
+        });
+        model.morphs.len() - 1
+    }
+
+    /// The UV patches among `uploads`: (vertex, UV) of every vertex they write.
+    fn uv_writes(uploads: &[Upload]) -> Vec<(usize, [f32; 2])> {
+        uploads
+            .iter()
+            .flat_map(|upload| match upload {
+                Upload::Vertices(VertexPatch::Uvs { first, uvs }) => uvs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, uv)| (first + i, *uv))
+                    .collect::<Vec<_>>(),
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn uv_morphs_upload_only_their_vertices_and_go_back_to_rest() {
+        let mut document = document();
+        let moved = [5u32, 6, 150];
+        let morph = add_uv_morph(&mut document.model, &moved);
+        let model = &document.model;
+        let mut scene = ViewScene::default();
+        scene.sync(&document, 1);
+        scene.clear_pending();
+        let mut evaluator = pmx_core::pose::PoseEvaluator::new(model);
+        let mut pose = pmx_core::pose::Pose::new(model);
+        let mut show = |scene: &mut ViewScene, value: Option<f32>| {
+            scene.clear_pending();
+            if let Some(value) = value {
+                pose.set_morph(pmx_core::model::MorphIdx::new(morph), value);
+                evaluator.evaluate(model, &pose).expect("evaluate");
+            }
+            scene.show_posed_uvs(
+                model,
+                value.map(|_| PosedUvs {
+                    uvs: evaluator.uvs(),
+                    vertices: evaluator.morphs.uv_morphed_vertices(),
+                    weights: evaluator.morphs.offset_morph_weights(),
+                }),
+            );
+            uv_writes(&scene.pending())
+        };
+        let rest = |v: usize| model.vertices[v].uv.to_array();
+        // At 1: the moved vertices (and at most the few between them in one run) go up.
+        let writes = show(&mut scene, Some(1.0));
+        assert!(writes.len() < 10, "{} UVs uploaded", writes.len());
+        for &v in &moved {
+            let (_, uv) = writes
+                .iter()
+                .find(|(w, _)| *w == v as usize)
+                .expect("moved");
+            let [u, w] = rest(v as usize);
+            assert_eq!(*uv, [u + 0.25, w - 0.5]);
+        }
+        for (v, uv) in &writes {
+            if !moved.contains(&(*v as u32)) {
+                assert_eq!(*uv, rest(*v), "vertex {v} is not moved");
+            }
+        }
+        // The same weights again (a bone turned): nothing goes up.
+        assert!(show(&mut scene, Some(1.0)).is_empty());
+        let writes = show(&mut scene, Some(0.5));
+        let (_, uv) = writes.iter().find(|(w, _)| *w == 150).expect("moved");
+        assert_eq!(*uv, [rest(150)[0] + 0.125, rest(150)[1] - 0.25]);
+        // Back to 0 (or no pose): exactly the model's UVs of the same vertices, once.
+        let writes = show(&mut scene, Some(0.0));
+        assert!(writes.iter().all(|(v, uv)| *uv == rest(*v)));
+        assert!(
+            moved
+                .iter()
+                .all(|&m| writes.iter().any(|(v, _)| *v == m as usize))
+        );
+        assert!(show(&mut scene, Some(0.0)).is_empty());
+        assert!(show(&mut scene, None).is_empty());
+        // A whole mesh went up (at rest UVs): the pose's UVs go up again.
+        assert!(!show(&mut scene, Some(1.0)).is_empty());
+        scene.sync(&document, 2);
+        assert!(!show(&mut scene, Some(1.0)).is_empty());
+        let writes = show(&mut scene, None);
+        assert!(writes.iter().all(|(v, uv)| *uv == rest(*v)) && !writes.is_empty());
+    }
+
+    #[test]
+    fn material_morphs_change_the_queued_frame_and_go_back_to_rest() {
+        use pmx_core::model::{MaterialIdx, MaterialMorphOffset, MaterialMorphOp, Vec3, Vec4};
+        use pmx_core::pose::MaterialMorphState;
+        let document = document();
+        let model = &document.model;
+        let mut scene = ViewScene::default();
+        scene.sync(&document, 1);
+        let rest = crate::frame::material_draws(model, |_| false);
+        scene.set_frame(Frame {
+            view: glam::Mat4::IDENTITY,
+            view_projection: glam::Mat4::IDENTITY,
+            eye: glam::Vec3::ZERO,
+            pixel_factor: 1.0,
+            light_direction: crate::frame::LIGHT_DIRECTION,
+            light_color: crate::frame::LIGHT_COLOR,
+            background: crate::frame::BACKGROUND,
+            materials: rest.clone(),
+            layers: crate::frame::Layers {
+                model: true,
+                edges: true,
+                wireframe: false,
+                vertices: false,
+                weights: false,
+            },
+        });
+        let queued = |scene: &ViewScene| {
+            scene
+                .shared
+                .lock()
+                .expect("lock")
+                .frame
+                .as_ref()
+                .expect("frame")
+                .materials
+                .clone()
+        };
+        // Material 1 at multiply (0.5, 1, 1, 0) by a morph at 1: its diffuse alpha reaches 0.
+        let mut morphs = vec![MaterialMorphState::default(); model.materials.len()];
+        let fade = MaterialMorphOffset {
+            material: Some(MaterialIdx::new(1)),
+            op: MaterialMorphOp::Multiply,
+            diffuse: Vec4::new(0.5, 1.0, 1.0, 0.0),
+            specular: Vec3::new(1.0, 1.0, 1.0),
+            specular_power: 1.0,
+            ambient: Vec3::new(1.0, 1.0, 1.0),
+            edge_color: Vec4::new(1.0, 1.0, 1.0, 1.0),
+            edge_size: 2.0,
+            texture_tint: Vec4::new(1.0, 0.5, 1.0, 1.0),
+            sphere_tint: Vec4::new(1.0, 1.0, 1.0, 1.0),
+            toon_tint: Vec4::new(1.0, 1.0, 1.0, 1.0),
+        };
+        let mut one = pmx_core::model::Model::new_empty();
+        one.materials = model.materials.clone();
+        one.morphs.push(pmx_core::model::Morph {
+            name_ja: "fade".into(),
+            name_en: "fade".into(),
+            panel: pmx_core::model::MorphPanel::Other,
+            offsets: MorphOffsets::Material(vec![fade]),
+        });
+        let mut evaluator = pmx_core::pose::MorphEvaluator::new(&one);
+        let mut skeleton = pmx_core::pose::Skeleton::new(&one);
+        evaluator.evaluate(&one, &[1.0], &mut skeleton);
+        morphs.copy_from_slice(evaluator.materials());
+        scene.set_material_morphs(model, Some(&morphs));
+        let drawn = queued(&scene);
+        let material = &model.materials[1];
+        assert_eq!(drawn[1].diffuse[0], material.diffuse.x * 0.5);
+        assert!(!drawn[1].visible, "alpha 0 is not drawn");
+        if material
+            .draw_flags
+            .contains(pmx_core::model::DrawFlags::EDGE)
+        {
+            assert_eq!(drawn[1].edge.map(|e| e.1), Some(material.edge_size * 2.0));
+        }
+        if drawn[1].texture.is_some() {
+            assert_eq!(
+                drawn[1].texture_tint.multiply,
+                glam::Vec4::new(1.0, 0.5, 1.0, 1.0)
+            );
+        }
+        // Every other material is drawn as at rest; the next frames take the morphs in too.
+        for (i, (drawn, rest)) in drawn.iter().zip(&rest).enumerate() {
+            if i != 1 {
+                assert_eq!(drawn, rest);
+            }
+        }
+        assert_eq!(
+            crate::frame::posed_material_draws(model, |_| false, scene.material_morphs()),
+            drawn
+        );
+        // Back to 0 (identity states) or no pose: exactly the rest values.
+        evaluator.evaluate(&one, &[0.0], &mut skeleton);
+        scene.set_material_morphs(model, Some(evaluator.materials()));
+        assert!(scene.material_morphs().is_empty());
+        assert_eq!(queued(&scene), rest);
+        scene.set_material_morphs(model, Some(&morphs));
+        scene.set_material_morphs(model, None);
+        assert_eq!(queued(&scene), rest);
     }
 }

@@ -239,5 +239,9 @@ impl EditorState {
             }
             None => {}
         }
+        // UV and material morphs: the few UVs they move, and each material's values.
+        let scene = &mut self.view.scene;
+        scene.show_posed_uvs(&document.model, self.pose.posed_uvs());
+        scene.set_material_morphs(&document.model, self.pose.posed_material_morphs());
     }
 }

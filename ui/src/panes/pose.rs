@@ -571,6 +571,36 @@ impl PoseState {
         }
         self.stale = true;
     }
+
+    /// The evaluator of the pose the view shows: evaluated and not at rest (what
+    /// [`PoseState::share_posed_vertices`] shares the vertices of).
+    fn shown_evaluation(&self) -> Option<&PoseEvaluator> {
+        self.evaluator
+            .as_ref()
+            .filter(|_| !self.stale && !self.pose.is_rest())
+    }
+
+    /// The material morphs of the evaluated pose, one state per material (multiply and add
+    /// sets, applied when drawn), for the 3D preview; `None` at rest or before an evaluation,
+    /// like the posed vertices. The document is not changed.
+    #[must_use]
+    pub fn posed_material_morphs(&self) -> Option<&[pmx_core::pose::MaterialMorphState]> {
+        self.shown_evaluation()
+            .map(|evaluator| evaluator.morphs.materials())
+    }
+
+    /// The UVs of the evaluated pose's UV morphs, for the 3D preview: every vertex's UV, the
+    /// vertices UV morphs can move and the morphs' weights; `None` at rest or before an
+    /// evaluation, like the posed vertices.
+    #[must_use]
+    pub fn posed_uvs(&self) -> Option<pmx_scene::scene::PosedUvs<'_>> {
+        self.shown_evaluation()
+            .map(|evaluator| pmx_scene::scene::PosedUvs {
+                uvs: evaluator.uvs(),
+                vertices: evaluator.morphs.uv_morphed_vertices(),
+                weights: evaluator.morphs.offset_morph_weights(),
+            })
+    }
 }
 
 /// The vertices whose weights `changes` changed, sorted, when weights are all they changed

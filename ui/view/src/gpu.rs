@@ -335,6 +335,7 @@ impl GpuScene {
                 mesh.positions.write(first, &positions)?;
                 mesh.normals.write(first, &normals)?;
             }
+            VertexPatch::Uvs { first, uvs } => mesh.uvs.write(first, &uvs)?,
         }
         Ok(())
     }
@@ -513,6 +514,26 @@ impl GpuScene {
             program.use_uniform_if_required("u_vertex_color", i32::from(material.vertex_color));
             program.use_uniform_if_required("u_point_size", material.point_size.max(1.0));
             program.use_uniform_if_required("u_tint", vec4(material.tint));
+            for (multiply, add, tint) in [
+                (
+                    "u_texture_tint_multiply",
+                    "u_texture_tint_add",
+                    &material.texture_tint,
+                ),
+                (
+                    "u_sphere_tint_multiply",
+                    "u_sphere_tint_add",
+                    &material.sphere_tint,
+                ),
+                (
+                    "u_toon_tint_multiply",
+                    "u_toon_tint_add",
+                    &material.toon_tint,
+                ),
+            ] {
+                program.use_uniform_if_required(multiply, vec4(tint.multiply.to_array()));
+                program.use_uniform_if_required(add, vec4(tint.add.to_array()));
+            }
             let states = RenderStates {
                 cull: if material.double_sided || material.primitive != Primitive::Triangles {
                     Cull::None

@@ -45,6 +45,27 @@ impl std::fmt::Debug for Offscreen {
     }
 }
 
+/// Contexts made through [`with_offscreen`] take turns: EGL's display is shared by the threads
+/// of a process (the test harness runs tests on several).
+static OFFSCREEN_TURN: Mutex<()> = Mutex::new(());
+
+/// Runs `draw` with a new offscreen context, one caller of this process at a time; without
+/// offscreen OpenGL it prints why and returns `None` (image tests then pass without drawing).
+pub fn with_offscreen<R>(draw: impl FnOnce(&Offscreen) -> R) -> Option<R> {
+    let _turn = OFFSCREEN_TURN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match Offscreen::new() {
+        Ok(offscreen) => Some(draw(&offscreen)),
+        Err(reason) => {
+            println!(
+                "skipped: {reason}; install libegl1 libegl-mesa0 libgl1-mesa-dri to draw offscreen"
+            );
+            None
+        }
+    }
+}
+
 /// The largest image side drawn (llvmpipe's and most GPUs' texture limit is at least this).
 pub const MAX_SIZE: u32 = 8192;
 

@@ -1,6 +1,7 @@
 //! The view's GLSL (330 core / 300 es; three-d adds the `#version` line). MikuMikuDance's
 //! shading: colour = clamp(diffuse × light + ambient), × texture, sphere map (× or +, or a
-//! sub-texture on additional UV 1), × toon ramp at 0.5 − N·L/2, + specular; the edge pass
+//! sub-texture on additional UV 1), × toon ramp at 0.5 − N·L/2, + specular, each texel's RGB
+//! tinted by the material morphs first (`pmx_core::pose::TextureTint::apply`); the edge pass
 //! pushes back faces out along the normal by edge size × vertex edge scale pixels.
 
 /// Attribute locations of the mesh shaders (`layout(location = ..)` below): the mesh is drawn
@@ -55,6 +56,12 @@ uniform sampler2D u_toon;
 uniform int u_sphere_mode;
 uniform int u_vertex_color;
 uniform vec4 u_tint;
+uniform vec4 u_texture_tint_multiply;
+uniform vec4 u_texture_tint_add;
+uniform vec4 u_sphere_tint_multiply;
+uniform vec4 u_sphere_tint_add;
+uniform vec4 u_toon_tint_multiply;
+uniform vec4 u_toon_tint_add;
 in vec3 v_normal;
 in vec2 v_uv;
 in vec4 v_uv1;
@@ -63,24 +70,34 @@ out vec4 frag_color;
 // Image coordinates (v = 0 at the top row, as PMX stores UVs) to GL's: three-d uploads the top
 // row at t = 1.
 vec2 image_uv(vec2 uv) { return vec2(uv.x, 1.0 - uv.y); }
+// A material morph's tint of a texel's RGB (the PMX spec; pmx_core's TextureTint::apply): the
+// multiplied texel mixed with white by the multiply A, plus the added colour mixed with black
+// by the add A; the texel's alpha stays. Written so that the identity (1, 1, 1, 1) and
+// (0, 0, 0, 0) gives the texel back bit for bit.
+vec4 tinted(vec4 texel, vec4 multiply, vec4 add) {
+    vec3 rgb = texel.rgb * multiply.rgb * multiply.a + (1.0 - multiply.a) + add.rgb * add.a;
+    return vec4(rgb, texel.a);
+}
 void main() {
     vec3 n = normalize(v_normal);
     if (!gl_FrontFacing) { n = -n; }
     vec3 l = normalize(u_light_direction);
     vec4 color = vec4(clamp(u_diffuse.rgb * u_light_color + u_ambient, 0.0, 1.0), u_diffuse.a);
     if (u_vertex_color == 1) { color *= v_uv1; }
-    color *= texture(u_texture, image_uv(v_uv));
+    color *= tinted(texture(u_texture, image_uv(v_uv)), u_texture_tint_multiply, u_texture_tint_add);
     if (u_sphere_mode == 3) {
-        color *= texture(u_sphere, image_uv(v_uv1.xy));
+        color *= tinted(texture(u_sphere, image_uv(v_uv1.xy)), u_sphere_tint_multiply, u_sphere_tint_add);
     } else if (u_sphere_mode != 0) {
         vec3 vn = normalize(mat3(u_view) * n);
-        vec3 s = texture(u_sphere, image_uv(vec2(vn.x * 0.5 + 0.5, 0.5 - vn.y * 0.5))).rgb;
+        vec4 texel = texture(u_sphere, image_uv(vec2(vn.x * 0.5 + 0.5, 0.5 - vn.y * 0.5)));
+        vec3 s = tinted(texel, u_sphere_tint_multiply, u_sphere_tint_add).rgb;
         if (u_sphere_mode == 1) { color.rgb *= s; } else { color.rgb += s; }
     }
     float light_normal = dot(n, -l);
     vec2 toon_size = vec2(textureSize(u_toon, 0));
     float v = clamp(0.5 - light_normal * 0.5, 0.5 / toon_size.y, 1.0 - 0.5 / toon_size.y);
-    color.rgb *= texture(u_toon, image_uv(vec2(0.5, v))).rgb;
+    vec4 toon = texture(u_toon, image_uv(vec2(0.5, v)));
+    color.rgb *= tinted(toon, u_toon_tint_multiply, u_toon_tint_add).rgb;
     if (u_specular_power > 0.0) {
         vec3 h = normalize(normalize(u_eye - v_position) - l);
         color.rgb += pow(max(dot(h, n), 0.0), u_specular_power) * u_specular * u_light_color;

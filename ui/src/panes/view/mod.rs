@@ -206,7 +206,11 @@ impl ViewState {
             light_direction: LIGHT_DIRECTION,
             light_color: LIGHT_COLOR,
             background: BACKGROUND,
-            materials: frame::material_draws(model, |i| highlight.contains(i)),
+            materials: frame::posed_material_draws(
+                model,
+                |i| highlight.contains(i),
+                self.scene.material_morphs(),
+            ),
             layers: Layers {
                 model: self.layers.model,
                 edges: self.layers.edges,
