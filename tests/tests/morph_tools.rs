@@ -216,7 +216,7 @@ fn a_model_moved_by_known_offsets_gives_exactly_those_offsets() {
         .collect();
     assert_eq!(vertex_offsets(new), expected);
     assert_eq!(expression_items(&after), vec![0, 1, 2, 3, 4], "listed in 表情");
-    assert_eq!(outcome.label_ja, "モデルからモーフ「動いた」");
+    assert_eq!(outcome.label_ja, "モデルからモーフ", "a tool's step is named after the tool");
 }
 
 #[test]
@@ -300,7 +300,7 @@ fn split_halves_share_linearly_in_the_band_and_add_up_to_the_original() {
         }
     }
     assert_eq!(expression_items(&after), vec![0, 1, 2, 3, 4, 5]);
-    assert_eq!(outcome.label_ja, "モーフ分割「まばたき」");
+    assert_eq!(outcome.label_ja, "モーフ分割（左右）");
 }
 
 #[test]
@@ -407,7 +407,7 @@ fn symmetrize_copies_the_left_side_onto_the_right_and_zeroes_dx_on_the_centre() 
         }
     }
     assert_eq!(vertex_offsets(&after.morphs[0]), expected);
-    assert_eq!(outcome.label_ja, "モーフ左右対称化「まばたき」");
+    assert_eq!(outcome.label_ja, "モーフミラー");
 }
 
 #[test]
@@ -626,5 +626,29 @@ fn gene_split_mirror_and_from_model() {
         assert_eq!(v % 97, 0);
         // y + 0.5 − y is 0.5 up to the rounding of y + 0.5.
         assert!(dx == 0.0 && dz == 0.0 && (dy - 0.5).abs() < 1e-5, "vertex {v}");
+    }
+}
+
+#[test]
+fn an_op_step_is_named_after_the_morph() {
+    let model = grid();
+    for (value, ja, en) in [
+        (json!({"op": "split_morph", "morph": 0}), "モーフ分割「まばたき」", "Split morph \"まばたき\""),
+        (json!({"op": "mirror_morph", "morph": 1}), "モーフミラー「笑い左」", "Mirror morph \"笑い左\""),
+        (
+            json!({"op": "mirror_morph", "morph": 0, "mode": "symmetrize"}),
+            "モーフ左右対称化「まばたき」",
+            "Symmetrize morph \"まばたき\"",
+        ),
+        (
+            json!({"op": "group_morph_from_selection", "name": "g", "morphs": [{"morph": 0}]}),
+            "グループモーフ「g」",
+            "Group morph \"g\"",
+        ),
+    ] {
+        let op: EditOp = serde_json::from_value(value).unwrap();
+        let edit = ops_to_edit(&mut model.clone(), &[op]).unwrap();
+        assert_eq!(edit.label_in(pmx_core::i18n::Language::Japanese), ja);
+        assert_eq!(edit.label_in(pmx_core::i18n::Language::English), en);
     }
 }

@@ -356,8 +356,27 @@ fn new_vertex_morph(new: &NewMorph, offsets: Vec<VertexMorphOffset>) -> Morph {
     }
 }
 
-/// The offsets from `from` to `to` (one position per vertex of `model`) longer than
-/// `threshold`.
+/// A new vertex morph `new` at the end (listed in 表情) of `moved` (one position per vertex)
+/// minus the rest positions, offsets no longer than `threshold` left out; refused when none is
+/// left. The step is labelled `key` with the morph's name.
+fn add_vertex_morph(
+    model: &mut Model,
+    moved: &[glam::Vec3],
+    new: &NewMorph,
+    threshold: f32,
+    key: &'static str,
+) -> Result<Edit, EditError> {
+    let rest = model.vertices.iter().map(|v| glam::Vec3::from(v.position));
+    let offsets = offsets_between(rest, moved.iter().copied(), threshold);
+    if offsets.is_empty() {
+        return Err(EditError::NoOffsets { threshold });
+    }
+    let at = model.morphs.len();
+    let morph = new_vertex_morph(new, offsets);
+    insert_morphs(model, at, vec![morph], None, label(key, &new.name))
+}
+
+/// The offsets from `from` to `to` longer than `threshold`, by vertex.
 fn offsets_between(
     from: impl Iterator<Item = glam::Vec3>,
     to: impl Iterator<Item = glam::Vec3>,
@@ -373,17 +392,6 @@ fn offsets_between(
             })
         })
         .collect()
-}
-
-fn nonempty(
-    offsets: Vec<VertexMorphOffset>,
-    threshold: f32,
-) -> Result<Vec<VertexMorphOffset>, EditError> {
-    if offsets.is_empty() {
-        Err(EditError::NoOffsets { threshold })
-    } else {
-        Ok(offsets)
-    }
 }
 
 impl Edit {
@@ -404,23 +412,12 @@ impl Edit {
                 other: other.vertices.len(),
             });
         }
-        let offsets = nonempty(
-            offsets_between(
-                model.vertices.iter().map(|v| glam::Vec3::from(v.position)),
-                other.vertices.iter().map(|v| glam::Vec3::from(v.position)),
-                threshold,
-            ),
-            threshold,
-        )?;
-        let at = model.morphs.len();
-        let morph = new_vertex_morph(new, offsets);
-        insert_morphs(
-            model,
-            at,
-            vec![morph],
-            None,
-            label("edit.morph_from_model", &new.name),
-        )
+        let moved: Vec<glam::Vec3> = other
+            .vertices
+            .iter()
+            .map(|v| glam::Vec3::from(v.position))
+            .collect();
+        add_vertex_morph(model, &moved, new, threshold, "edit.morph_from_model")
     }
 
     /// A new vertex morph (at the end, listed in 表情) of `pose`'s vertex positions (bones and
@@ -436,22 +433,12 @@ impl Edit {
         }
         let mut evaluator = PoseEvaluator::new(model);
         evaluator.evaluate(model, pose)?;
-        let offsets = nonempty(
-            offsets_between(
-                model.vertices.iter().map(|v| glam::Vec3::from(v.position)),
-                evaluator.positions().iter().copied(),
-                threshold,
-            ),
-            threshold,
-        )?;
-        let at = model.morphs.len();
-        let morph = new_vertex_morph(new, offsets);
-        insert_morphs(
+        add_vertex_morph(
             model,
-            at,
-            vec![morph],
-            None,
-            label("edit.morph_from_pose", &new.name),
+            evaluator.positions(),
+            new,
+            threshold,
+            "edit.morph_from_pose",
         )
     }
 

@@ -13,7 +13,7 @@ use pmx_core::edit::{
     MorphFromModel, MorphFromPose, MorphRef, NewMorph, PanelChoice, SplitMorph, plan_mirror,
     plan_split,
 };
-use pmx_core::model::{ElementKind, Model, MorphOffsets};
+use pmx_core::model::{ElementKind, Model};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -276,23 +276,15 @@ impl Plugin for SplitMorphTool {
                 ..template.clone()
             };
             let [left, right] = plan_split(cx.model, morph, &split).map_err(refusal)?;
-            let count = |offsets: &MorphOffsets| offsets.len();
+            let source = morph_name(cx.model, morph);
+            let (left_name, right_name) = (left.name_ja.as_str(), right.name_ja.as_str());
+            let (left_count, right_count) = (left.offsets.len(), right.offsets.len());
             output.note(
                 format!(
-                    "\"{}\" → \"{}\" ({} offsets), \"{}\" ({} offsets)",
-                    morph_name(cx.model, morph),
-                    left.name_ja.as_str(),
-                    count(&left.offsets),
-                    right.name_ja.as_str(),
-                    count(&right.offsets)
+                    "\"{source}\" → \"{left_name}\" ({left_count} offsets), \"{right_name}\" ({right_count} offsets)"
                 ),
                 format!(
-                    "「{}」→「{}」（オフセット{}個）、「{}」（オフセット{}個）",
-                    morph_name(cx.model, morph),
-                    left.name_ja.as_str(),
-                    count(&left.offsets),
-                    right.name_ja.as_str(),
-                    count(&right.offsets)
+                    "「{source}」→「{left_name}」（オフセット{left_count}個）、「{right_name}」（オフセット{right_count}個）"
                 ),
             );
             output.batch.push_op(EditOp::SplitMorph(split));
