@@ -54,7 +54,8 @@ fn run_split_morph_writes_the_two_halves_after_the_source() {
     assert_eq!(saved.morphs[2].name_ja.as_str(), "まばたき右");
 
     // The same as the op built in the library.
-    let op: EditOp = serde_json::from_value(json!({"op": "split_morph", "morph": "まばたき"})).unwrap();
+    let op: EditOp =
+        serde_json::from_value(json!({"op": "split_morph", "morph": "まばたき"})).unwrap();
     let mut expected = model.clone();
     let mut edit = ops_to_edit(&mut expected, &[op]).unwrap();
     edit.apply(&mut expected);
@@ -100,7 +101,13 @@ fn an_edit_script_runs_a_morph_tool_op() {
         panic!("a group morph");
     };
     assert_eq!(members.len(), 2);
-    assert_eq!((members[0].morph.unwrap().get(), members[0].ratio), (0, 0.5));
-    assert_eq!((members[1].morph.unwrap().get(), members[1].ratio), (1, 1.0));
+    assert_eq!(
+        (members[0].morph.unwrap().get(), members[0].ratio),
+        (0, 0.5)
+    );
+    assert_eq!(
+        (members[1].morph.unwrap().get(), members[1].ratio),
+        (1, 1.0)
+    );
     assert_eq!(saved.morphs.len(), model.morphs.len() + 1);
 }

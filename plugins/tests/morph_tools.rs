@@ -55,13 +55,18 @@ fn script_calls_make_what_the_ops_make() {
 
 #[test]
 fn scripts_cannot_read_files_through_the_morph_calls() {
-    let error = run("const api_version = 2;\nmorph_from_model(#{ model: \"other.pmx\", name: \"x\" });\n")
-        .unwrap_err()
-        .to_string();
-    assert!(error.contains("cannot read files") && error.contains(":2:"), "{error}");
-    let error = run("const api_version = 2;\nmorph_from_pose(#{ vpd: \"pose.vpd\", name: \"x\" });\n")
-        .unwrap_err()
-        .to_string();
+    let error =
+        run("const api_version = 2;\nmorph_from_model(#{ model: \"other.pmx\", name: \"x\" });\n")
+            .unwrap_err()
+            .to_string();
+    assert!(
+        error.contains("cannot read files") && error.contains(":2:"),
+        "{error}"
+    );
+    let error =
+        run("const api_version = 2;\nmorph_from_pose(#{ vpd: \"pose.vpd\", name: \"x\" });\n")
+            .unwrap_err()
+            .to_string();
     assert!(error.contains("cannot read files"), "{error}");
 }
 

@@ -128,7 +128,10 @@ fn apply_checked(model: &Model, mut edit: Edit) -> Model {
         .into_iter()
         .filter(|error| !before.contains(error))
         .collect();
-    assert!(new_errors.is_empty(), "new validator errors: {new_errors:?}");
+    assert!(
+        new_errors.is_empty(),
+        "new validator errors: {new_errors:?}"
+    );
     let after = working.clone();
     edit.revert(&mut working);
     assert!(working == *model, "undo did not give the model back");
@@ -170,7 +173,11 @@ fn morph_selection(morphs: &[usize]) -> PluginSelection {
 }
 
 /// `model` with every vertex moved by `offset(v)`, written to a PMX file in `dir`.
-fn moved_copy(model: &Model, dir: &std::path::Path, offset: impl Fn(usize) -> Vec3) -> std::path::PathBuf {
+fn moved_copy(
+    model: &Model,
+    dir: &std::path::Path,
+    offset: impl Fn(usize) -> Vec3,
+) -> std::path::PathBuf {
     let mut moved = model.clone();
     for (v, vertex) in moved.vertices.iter_mut().enumerate() {
         let d = offset(v);
@@ -215,8 +222,15 @@ fn a_model_moved_by_known_offsets_gives_exactly_those_offsets() {
         .map(|v| (v, [v as f32 / 64.0, -0.5, 0.25]))
         .collect();
     assert_eq!(vertex_offsets(new), expected);
-    assert_eq!(expression_items(&after), vec![0, 1, 2, 3, 4], "listed in 表情");
-    assert_eq!(outcome.label_ja, "モデルからモーフ", "a tool's step is named after the tool");
+    assert_eq!(
+        expression_items(&after),
+        vec![0, 1, 2, 3, 4],
+        "listed in 表情"
+    );
+    assert_eq!(
+        outcome.label_ja, "モデルからモーフ",
+        "a tool's step is named after the tool"
+    );
 }
 
 #[test]
@@ -228,11 +242,8 @@ fn a_model_with_another_vertex_count_is_refused_naming_both_counts() {
     let path = dir.path().join("bigger.pmx");
     formats::save_path(&bigger, &path, &SaveOptions::default()).unwrap();
     let plugin = Registry::builtin().find("morph_from_model").unwrap();
-    let options = Options::from_json(
-        &plugin.info().options,
-        &json!({"model": path, "name": "x"}),
-    )
-    .unwrap();
+    let options =
+        Options::from_json(&plugin.info().options, &json!({"model": path, "name": "x"})).unwrap();
     let error = run_plugin(
         plugin.as_ref(),
         &mut model.clone(),
@@ -241,7 +252,10 @@ fn a_model_with_another_vertex_count_is_refused_naming_both_counts() {
     )
     .unwrap_err()
     .to_string();
-    assert!(error.contains("15 vertices") && error.contains("14"), "{error}");
+    assert!(
+        error.contains("15 vertices") && error.contains("14"),
+        "{error}"
+    );
     assert!(error.contains("bigger.pmx"), "{error}");
     let missing = op(
         &model,
@@ -278,8 +292,15 @@ fn split_halves_share_linearly_in_the_band_and_add_up_to_the_original() {
     assert_eq!(right.name_ja.as_str(), "まばたき右");
     assert_eq!(left.name_en.as_str(), "blink_L");
     assert_eq!(right.name_en.as_str(), "blink_R");
-    assert_eq!((left.panel, right.panel), (MorphPanel::Eye, MorphPanel::Eye));
-    assert_eq!(after.morphs[3].name_ja.as_str(), "笑い左", "inserted after the source");
+    assert_eq!(
+        (left.panel, right.panel),
+        (MorphPanel::Eye, MorphPanel::Eye)
+    );
+    assert_eq!(
+        after.morphs[3].name_ja.as_str(),
+        "笑い左",
+        "inserted after the source"
+    );
     let left = vertex_offsets(left);
     let right = vertex_offsets(right);
     // Shares of zero are left out: the left half has no vertex at x ≤ −0.25, the right none
@@ -295,8 +316,14 @@ fn split_halves_share_linearly_in_the_band_and_add_up_to_the_original() {
         };
         let (l, r) = (find(&left), find(&right));
         for axis in 0..3 {
-            assert!((l[axis] - original[axis] * share).abs() <= 1e-6, "vertex {v}");
-            assert!((l[axis] + r[axis] - original[axis]).abs() <= 1e-6, "vertex {v}");
+            assert!(
+                (l[axis] - original[axis] * share).abs() <= 1e-6,
+                "vertex {v}"
+            );
+            assert!(
+                (l[axis] + r[axis] - original[axis]).abs() <= 1e-6,
+                "vertex {v}"
+            );
         }
     }
     assert_eq!(expression_items(&after), vec![0, 1, 2, 3, 4, 5]);
@@ -317,12 +344,21 @@ fn a_hard_cut_halves_the_centre_and_uv_morphs_split_too() {
         panic!("UV halves");
     };
     assert_eq!(after.morphs[3].name_ja.as_str(), "UVL");
-    assert_eq!(after.morphs[3].name_en.as_str(), "", "an empty English name stays empty");
+    assert_eq!(
+        after.morphs[3].name_en.as_str(),
+        "",
+        "an empty English name stays empty"
+    );
     // 3 columns right of the centre and the centre column, in both rows.
     assert_eq!(left.len(), 2 * 4);
     assert_eq!(right.len(), 2 * 4);
     let centre = vertex(0, 3);
-    let at = |half: &[UvMorphOffset]| half.iter().find(|o| o.vertex.get() == centre).unwrap().offset;
+    let at = |half: &[UvMorphOffset]| {
+        half.iter()
+            .find(|o| o.vertex.get() == centre)
+            .unwrap()
+            .offset
+    };
     assert_eq!(at(left), Vec4::new(0.25, 0.125, 0.0, 0.0));
     assert_eq!(at(right), Vec4::new(0.25, 0.125, 0.0, 0.0));
 }
@@ -331,7 +367,10 @@ fn a_hard_cut_halves_the_centre_and_uv_morphs_split_too() {
 fn split_refuses_other_kinds_by_name() {
     let model = grid();
     let error = op(&model, json!({"op": "split_morph", "morph": 3})).unwrap_err();
-    assert!(error.contains("ボーン") && error.contains("bone morph"), "{error}");
+    assert!(
+        error.contains("ボーン") && error.contains("bone morph"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -435,9 +474,11 @@ fn a_group_morph_takes_the_pose_values_and_one_where_there_is_none() {
     let plugin = Registry::builtin()
         .find("group_morph_from_selection")
         .unwrap();
-    let options =
-        Options::from_json(&plugin.info().options, &json!({"name": "合成", "panel": "other"}))
-            .unwrap();
+    let options = Options::from_json(
+        &plugin.info().options,
+        &json!({"name": "合成", "panel": "other"}),
+    )
+    .unwrap();
     let mut pose = Pose::new(&model);
     pose.set_morph(MorphIdx::new(0), 0.5);
     pose.set_morph(MorphIdx::new(2), 0.25);
@@ -494,7 +535,10 @@ fn assert_close(actual: &[(usize, [f32; 3])], expected: &[(usize, [f32; 3])]) {
     );
     for ((v, a), (_, e)) in actual.iter().zip(expected) {
         for axis in 0..3 {
-            assert!((a[axis] - e[axis]).abs() < 1e-4, "vertex {v}: {a:?} vs {e:?}");
+            assert!(
+                (a[axis] - e[axis]).abs() < 1e-4,
+                "vertex {v}: {a:?} vs {e:?}"
+            );
         }
     }
 }
@@ -569,16 +613,24 @@ fn gene_split_mirror_and_from_model() {
         return;
     };
     let vertex_morphs: Vec<usize> = (0..gene.morphs.len())
-        .filter(|&m| gene.morphs[m].offsets.kind() == MorphKind::Vertex && !gene.morphs[m].offsets.is_empty())
+        .filter(|&m| {
+            gene.morphs[m].offsets.kind() == MorphKind::Vertex && !gene.morphs[m].offsets.is_empty()
+        })
         .collect();
     let Some(&first) = vertex_morphs.first() else {
         println!("skipped: Gene has no vertex morph");
         return;
     };
     let split = run_tool("split_morph", &gene, &morph_selection(&[first]), &json!({}));
-    let (left, right) = (&split.after.morphs[first + 1], &split.after.morphs[first + 2]);
+    let (left, right) = (
+        &split.after.morphs[first + 1],
+        &split.after.morphs[first + 2],
+    );
     let mut sums = std::collections::BTreeMap::<usize, [f32; 3]>::new();
-    for (v, o) in vertex_offsets(left).into_iter().chain(vertex_offsets(right)) {
+    for (v, o) in vertex_offsets(left)
+        .into_iter()
+        .chain(vertex_offsets(right))
+    {
         let sum = sums.entry(v).or_default();
         for axis in 0..3 {
             sum[axis] += o[axis];
@@ -625,7 +677,10 @@ fn gene_split_mirror_and_from_model() {
     for (v, [dx, dy, dz]) in offsets {
         assert_eq!(v % 97, 0);
         // y + 0.5 − y is 0.5 up to the rounding of y + 0.5.
-        assert!(dx == 0.0 && dz == 0.0 && (dy - 0.5).abs() < 1e-5, "vertex {v}");
+        assert!(
+            dx == 0.0 && dz == 0.0 && (dy - 0.5).abs() < 1e-5,
+            "vertex {v}"
+        );
     }
 }
 
@@ -633,8 +688,16 @@ fn gene_split_mirror_and_from_model() {
 fn an_op_step_is_named_after_the_morph() {
     let model = grid();
     for (value, ja, en) in [
-        (json!({"op": "split_morph", "morph": 0}), "モーフ分割「まばたき」", "Split morph \"まばたき\""),
-        (json!({"op": "mirror_morph", "morph": 1}), "モーフミラー「笑い左」", "Mirror morph \"笑い左\""),
+        (
+            json!({"op": "split_morph", "morph": 0}),
+            "モーフ分割「まばたき」",
+            "Split morph \"まばたき\"",
+        ),
+        (
+            json!({"op": "mirror_morph", "morph": 1}),
+            "モーフミラー「笑い左」",
+            "Mirror morph \"笑い左\"",
+        ),
         (
             json!({"op": "mirror_morph", "morph": 0, "mode": "symmetrize"}),
             "モーフ左右対称化「まばたき」",

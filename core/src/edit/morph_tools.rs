@@ -257,7 +257,7 @@ pub fn left_share(x: f32, width: f32) -> f32 {
     if !x.is_finite() {
         return 0.5;
     }
-    if !(width > 0.0) {
+    if width.is_nan() || width <= 0.0 {
         return match x.partial_cmp(&0.0) {
             Some(std::cmp::Ordering::Greater) => 1.0,
             Some(std::cmp::Ordering::Less) => 0.0,
