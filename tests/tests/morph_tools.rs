@@ -4,6 +4,7 @@
 //! `check` finds no new error.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a failed expectation is the test failing
 
+use glam::Vec3 as V3;
 use pmx_core::Model;
 use pmx_core::edit::{Edit, EditOp, ops_to_edit};
 use pmx_core::formats::{self, SaveOptions, vpd};
@@ -314,17 +315,13 @@ fn split_halves_share_linearly_in_the_band_and_add_up_to_the_original() {
                 .find(|(u, _)| *u == v)
                 .map_or([0.0; 3], |(_, o)| *o)
         };
-        let (l, r) = (find(&left), find(&right));
-        for axis in 0..3 {
-            assert!(
-                (l[axis] - original[axis] * share).abs() <= 1e-6,
-                "vertex {v}"
-            );
-            assert!(
-                (l[axis] + r[axis] - original[axis]).abs() <= 1e-6,
-                "vertex {v}"
-            );
-        }
+        let (l, r) = (V3::from(find(&left)), V3::from(find(&right)));
+        let original = V3::from(original);
+        assert!(
+            (l - original * share).abs().max_element() <= 1e-6,
+            "vertex {v}"
+        );
+        assert!((l + r - original).abs().max_element() <= 1e-6, "vertex {v}");
     }
     assert_eq!(expression_items(&after), vec![0, 1, 2, 3, 4, 5]);
     assert_eq!(outcome.label_ja, "モーフ分割（左右）");
@@ -534,12 +531,10 @@ fn assert_close(actual: &[(usize, [f32; 3])], expected: &[(usize, [f32; 3])]) {
         expected.iter().map(|(v, _)| *v).collect::<Vec<_>>()
     );
     for ((v, a), (_, e)) in actual.iter().zip(expected) {
-        for axis in 0..3 {
-            assert!(
-                (a[axis] - e[axis]).abs() < 1e-4,
-                "vertex {v}: {a:?} vs {e:?}"
-            );
-        }
+        assert!(
+            (V3::from(*a) - V3::from(*e)).abs().max_element() < 1e-4,
+            "vertex {v}: {a:?} vs {e:?}"
+        );
     }
 }
 
@@ -626,21 +621,19 @@ fn gene_split_mirror_and_from_model() {
         &split.after.morphs[first + 1],
         &split.after.morphs[first + 2],
     );
-    let mut sums = std::collections::BTreeMap::<usize, [f32; 3]>::new();
+    let mut sums = std::collections::BTreeMap::<usize, V3>::new();
     for (v, o) in vertex_offsets(left)
         .into_iter()
         .chain(vertex_offsets(right))
     {
-        let sum = sums.entry(v).or_default();
-        for axis in 0..3 {
-            sum[axis] += o[axis];
-        }
+        *sums.entry(v).or_default() += V3::from(o);
     }
     for (v, original) in vertex_offsets(&gene.morphs[first]) {
         let sum = sums.get(&v).copied().unwrap_or_default();
-        for axis in 0..3 {
-            assert!((sum[axis] - original[axis]).abs() <= 1e-6, "vertex {v}");
-        }
+        assert!(
+            (sum - V3::from(original)).abs().max_element() <= 1e-6,
+            "vertex {v}"
+        );
     }
 
     let mirrored = run_tool(
