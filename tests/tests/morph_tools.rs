@@ -195,7 +195,7 @@ fn moved_copy(
 
 /// Every third vertex moved by a different amount (multiples of 1/64: exact in f32).
 fn known_offset(v: usize) -> Vec3 {
-    if v % 3 == 0 {
+    if v.is_multiple_of(3) {
         Vec3::new(v as f32 / 64.0, -0.5, 0.25)
     } else {
         Vec3::new(0.0, 0.0, 0.0)
@@ -219,7 +219,7 @@ fn a_model_moved_by_known_offsets_gives_exactly_those_offsets() {
     assert_eq!(new.name_ja.as_str(), "動いた");
     assert_eq!(new.panel, MorphPanel::Mouth);
     let expected: Vec<(usize, [f32; 3])> = (0..model.vertices.len())
-        .filter(|v| v % 3 == 0)
+        .filter(|v| v.is_multiple_of(3))
         .map(|v| (v, [v as f32 / 64.0, -0.5, 0.25]))
         .collect();
     assert_eq!(vertex_offsets(new), expected);
@@ -652,7 +652,7 @@ fn gene_split_mirror_and_from_model() {
 
     let dir = tempfile::tempdir().unwrap();
     let path = moved_copy(&gene, dir.path(), |v| {
-        if v % 97 == 0 {
+        if v.is_multiple_of(97) {
             Vec3::new(0.0, 0.5, 0.0)
         } else {
             Vec3::new(0.0, 0.0, 0.0)
