@@ -13,6 +13,7 @@ use pmx_core::Model;
 use pmx_core::edit::{Edit, EditError, EditOp};
 use pmx_core::i18n::Language;
 use pmx_core::model::ElementKind;
+use pmx_core::pose::Pose;
 use pmx_core::validate::FixStep;
 use std::fmt;
 use std::sync::Arc;
@@ -31,6 +32,7 @@ pub enum PluginGroup {
     Weights,
     Normals,
     Mirror,
+    Morphs,
     Materials,
     Physics,
     Names,
@@ -40,11 +42,12 @@ pub enum PluginGroup {
 }
 
 impl PluginGroup {
-    pub const ALL: [PluginGroup; 10] = [
+    pub const ALL: [PluginGroup; 11] = [
         PluginGroup::Bones,
         PluginGroup::Weights,
         PluginGroup::Normals,
         PluginGroup::Mirror,
+        PluginGroup::Morphs,
         PluginGroup::Materials,
         PluginGroup::Physics,
         PluginGroup::Names,
@@ -61,6 +64,7 @@ impl PluginGroup {
             PluginGroup::Weights => "weights",
             PluginGroup::Normals => "normals",
             PluginGroup::Mirror => "mirror",
+            PluginGroup::Morphs => "morphs",
             PluginGroup::Materials => "materials",
             PluginGroup::Physics => "physics",
             PluginGroup::Names => "names",
@@ -82,6 +86,8 @@ impl PluginGroup {
             (PluginGroup::Normals, Language::English) => "Normals",
             (PluginGroup::Mirror, Language::Japanese) => "ミラー",
             (PluginGroup::Mirror, Language::English) => "Mirror",
+            (PluginGroup::Morphs, Language::Japanese) => "モーフ",
+            (PluginGroup::Morphs, Language::English) => "Morphs",
             (PluginGroup::Materials, Language::Japanese) => "材質",
             (PluginGroup::Materials, Language::English) => "Materials",
             (PluginGroup::Physics, Language::Japanese) => "物理",
@@ -148,9 +154,31 @@ pub struct PluginContext<'a> {
     pub model: &'a Model,
     pub selection: &'a PluginSelection,
     pub options: &'a Options,
+    /// The pose the host shows (the editor's pose pane; `None` on the command line and when
+    /// the host has none that fits the model): what "from the pose" and "current preview
+    /// values" tools read.
+    pub pose: Option<&'a Pose>,
 }
 
 impl<'a> PluginContext<'a> {
+    /// A context without a pose ([`PluginContext::with_pose`] adds one).
+    #[must_use]
+    pub fn new(model: &'a Model, selection: &'a PluginSelection, options: &'a Options) -> Self {
+        Self {
+            model,
+            selection,
+            options,
+            pose: None,
+        }
+    }
+
+    /// The same context with the host's pose.
+    #[must_use]
+    pub fn with_pose(mut self, pose: Option<&'a Pose>) -> Self {
+        self.pose = pose;
+        self
+    }
+
     /// The selected elements of `kind`, or all of them when none is selected (what
     /// [`Needs::SelectedOrAll`] plugins work on).
     #[must_use]

@@ -10,6 +10,7 @@ use crate::selection::PluginSelection;
 use pmx_core::Model;
 use pmx_core::edit::{Edit, EditLabel, Sequence, ops_to_edit_in};
 use pmx_core::i18n::Language;
+use pmx_core::pose::Pose;
 use pmx_core::validate::FixStep;
 
 /// A finished run: the edit (not yet applied), what the plugin said, and what each step does.
@@ -52,13 +53,21 @@ pub fn run_plugin(
     selection: &PluginSelection,
     options: &Options,
 ) -> Result<PluginRun, PluginError> {
+    run_plugin_posed(plugin, model, selection, options, None)
+}
+
+/// [`run_plugin`] with the pose the host shows (the editor's pose pane), for the tools that
+/// read it (a morph from the pose, a group morph of the preview values).
+pub fn run_plugin_posed(
+    plugin: &dyn Plugin,
+    model: &mut Model,
+    selection: &PluginSelection,
+    options: &Options,
+    pose: Option<&Pose>,
+) -> Result<PluginRun, PluginError> {
     let info = plugin.info();
     check_needs(&info, selection)?;
-    let output = plugin.run(&PluginContext {
-        model,
-        selection,
-        options,
-    })?;
+    let output = plugin.run(&PluginContext::new(model, selection, options).with_pose(pose))?;
     if output.batch.is_empty() {
         return Err(PluginError::NoChange);
     }

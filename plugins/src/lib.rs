@@ -23,7 +23,7 @@ pub use api::{
     PluginOutput,
 };
 pub use error::PluginError;
-pub use host::{PluginRun, build_edit, check_needs, run_plugin};
+pub use host::{PluginRun, build_edit, check_needs, run_plugin, run_plugin_posed};
 pub use nouns::counted;
 pub use options::{OptionKind, OptionSpec, OptionValue, Options};
 pub use registry::Registry;

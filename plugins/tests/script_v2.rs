@@ -31,11 +31,11 @@ fn v2(body: &str) -> ScriptPlugin {
 
 fn run_on(plugin: &ScriptPlugin, model: &Model) -> Result<PluginOutput, PluginError> {
     let options = Options::defaults(&plugin.info().options);
-    plugin.run(&PluginContext {
+    plugin.run(&PluginContext::new(
         model,
-        selection: &PluginSelection::new(),
-        options: &options,
-    })
+        &PluginSelection::new(),
+        &options,
+    ))
 }
 
 fn notes(output: &PluginOutput) -> Vec<String> {

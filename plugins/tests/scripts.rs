@@ -29,14 +29,7 @@ fn run_on(
     limits: &ScriptLimits,
 ) -> Result<PluginOutput, PluginError> {
     let options = Options::defaults(&plugin.info().options);
-    plugin.run_with_limits(
-        &PluginContext {
-            model,
-            selection,
-            options: &options,
-        },
-        limits,
-    )
+    plugin.run_with_limits(&PluginContext::new(model, selection, &options), limits)
 }
 
 fn run(plugin: &ScriptPlugin) -> Result<PluginOutput, PluginError> {
@@ -327,11 +320,7 @@ print(options.mode);
     )
     .unwrap();
     let output = plugin
-        .run(&PluginContext {
-            model: &model,
-            selection: &selection,
-            options: &options,
-        })
+        .run(&PluginContext::new(&model, &selection, &options))
         .unwrap();
     assert_eq!(
         notes(&output),
@@ -576,11 +565,11 @@ fn stop_from_another_thread_stops_the_script_within_a_second() {
         })
     };
     let error = plugin
-        .run(&PluginContext {
-            model: &sample_model(),
-            selection: &PluginSelection::new(),
-            options: &Options::default(),
-        })
+        .run(&PluginContext::new(
+            &sample_model(),
+            &PluginSelection::new(),
+            &Options::default(),
+        ))
         .unwrap_err();
     let stopped = Instant::now();
     let pressed = presser.join().unwrap();

@@ -30,11 +30,7 @@ fn run_direct(
 ) -> PluginOutput {
     let options = Options::from_json(&plugin.info().options, options).unwrap();
     plugin
-        .run(&PluginContext {
-            model,
-            selection,
-            options: &options,
-        })
+        .run(&PluginContext::new(model, selection, &options))
         .unwrap()
 }
 

@@ -14,6 +14,7 @@ mod handle;
 mod history;
 mod label;
 mod merge;
+mod morph_tools;
 mod ops;
 mod reflect;
 mod reindex;
@@ -29,6 +30,11 @@ pub use field::{Unresolved, get_field, get_path, resolve_path};
 pub use history::{GestureId, History};
 pub use label::{EditLabel, LabelArg, REPORT_NOUNS, report_noun};
 pub use merge::MergeOptions;
+pub use morph_tools::{
+    DEFAULT_THRESHOLD, GroupMember, GroupMorph, InlineBonePose, MirrorMode, MirrorMorph,
+    MirrorPlan, MirrorSide, MirrorTarget, MorphFromModel, MorphFromPose, MorphRef, NewMorph,
+    PanelChoice, SplitMorph, apply_inline_pose, left_share, plan_mirror, plan_split,
+};
 pub use ops::{
     EDIT_SCRIPT_VERSION, EditOp, EditScript, ScaleFactors, ScriptError, ops_to_edit, ops_to_edit_in,
 };
@@ -113,6 +119,28 @@ pub enum EditError {
     File(Box<FileError>),
     #[error("{0}")]
     Pose(#[from] crate::pose::PoseError),
+    #[error("no {kind} named \"{name}\"")]
+    NoSuchName { kind: &'static str, name: String },
+    #[error(
+        "{path}: that model has {other} vertices and this one {this}: a morph from another \
+         model needs the same vertices"
+    )]
+    VertexCountMismatch {
+        path: std::path::PathBuf,
+        this: usize,
+        other: usize,
+    },
+    #[error("{tool} works on {supported} morphs; \"{morph}\" is a {kind} morph")]
+    MorphKindUnsupported {
+        tool: &'static str,
+        morph: String,
+        kind: &'static str,
+        supported: &'static str,
+    },
+    #[error("no pose to make a morph of: give a VPD, or pose the model first")]
+    NoPose,
+    #[error("no vertex moves by more than {threshold}: the morph would have no offsets")]
+    NoOffsets { threshold: f32 },
     /// The edit would change nothing (a weight brush over weights already at their limit):
     /// there is no step to add, and nothing went wrong.
     #[error("nothing to change")]

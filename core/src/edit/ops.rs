@@ -5,7 +5,7 @@ use super::elements::Elements;
 use super::merge::MergeOptions;
 use super::structure::SortKey;
 use super::{Edit, EditError, EditLabel, EditTarget, LabelArg, Sequence};
-use crate::formats::{self, LoadOptions};
+use crate::formats::{self, FileError, LoadOptions};
 use crate::model::*;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -94,6 +94,19 @@ pub enum EditOp {
     },
     /// One weight brush step (the 3D view's ウェイト描画): see [`super::PaintWeights`].
     PaintWeights(super::PaintWeights),
+    /// A vertex morph from another model file of the same mesh: see
+    /// [`super::MorphFromModel`].
+    MorphFromModel(super::MorphFromModel),
+    /// A vertex morph from a pose (a VPD, or morphs and bones inline): see
+    /// [`super::MorphFromPose`].
+    MorphFromPose(super::MorphFromPose),
+    /// A morph split into its model-left and model-right halves: see [`super::SplitMorph`].
+    SplitMorph(super::SplitMorph),
+    /// A mirrored copy of a vertex morph, or the morph made symmetric: see
+    /// [`super::MirrorMorph`].
+    MirrorMorph(super::MirrorMorph),
+    /// A new group morph of the given morphs and ratios: see [`super::GroupMorph`].
+    GroupMorphFromSelection(super::GroupMorph),
     /// Several ops as one named step.
     Batch {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,6 +151,11 @@ impl EditOp {
             EditOp::Transform { .. } => "transform",
             EditOp::Merge { .. } => "merge",
             EditOp::PaintWeights(_) => "paint_weights",
+            EditOp::MorphFromModel(_) => "morph_from_model",
+            EditOp::MorphFromPose(_) => "morph_from_pose",
+            EditOp::SplitMorph(_) => "split_morph",
+            EditOp::MirrorMorph(_) => "mirror_morph",
+            EditOp::GroupMorphFromSelection(_) => "group_morph_from_selection",
             EditOp::Batch { .. } => "batch",
         }
     }
@@ -416,10 +434,7 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
             path,
             match_bones_by_name,
         } => {
-            let path = match base_dir {
-                Some(dir) if path.is_relative() => dir.join(path),
-                _ => path.clone(),
-            };
+            let path = in_folder(path, base_dir);
             let other = formats::load_path(&path, &LoadOptions::default())?.model;
             Edit::merge_model(
                 model,
@@ -430,6 +445,51 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
             )
         }
         EditOp::PaintWeights(paint) => Edit::paint_weights(model, paint),
+        EditOp::MorphFromModel(op) => {
+            let path = in_folder(&op.model, base_dir);
+            let other = formats::load_path(&path, &LoadOptions::default())?.model;
+            let new = super::NewMorph {
+                name: op.name.clone(),
+                name_en: op.name_en.clone(),
+                panel: op.panel,
+            };
+            Edit::morph_from_model(model, &other, &path, &new, op.threshold)
+        }
+        EditOp::MorphFromPose(op) => {
+            let mut pose = crate::pose::Pose::new(model);
+            let mut notes = Vec::new();
+            if let Some(vpd) = &op.vpd {
+                let path = in_folder(vpd, base_dir);
+                let bytes = std::fs::read(&path).map_err(FileError::io(&path))?;
+                let file = formats::vpd::read(&bytes, &LoadOptions::default()).map_err(|e| {
+                    FileError::Read {
+                        path: path.clone(),
+                        source: Box::new(e),
+                    }
+                })?;
+                let unmatched = file.apply_to(model, &mut pose);
+                if !unmatched.bones.is_empty() || !unmatched.morphs.is_empty() {
+                    notes.push(format!(
+                        "{}: {} bones and {} morphs of the pose are not in the model",
+                        path.display(),
+                        unmatched.bones.len(),
+                        unmatched.morphs.len()
+                    ));
+                }
+            }
+            super::apply_inline_pose(model, &mut pose, &op.morphs, &op.bones)?;
+            let new = super::NewMorph {
+                name: op.name.clone(),
+                name_en: op.name_en.clone(),
+                panel: op.panel,
+            };
+            let mut edit = Edit::morph_from_pose(model, &pose, &new, op.threshold)?;
+            edit.report.notes.extend(notes);
+            Ok(edit)
+        }
+        EditOp::SplitMorph(op) => Edit::split_morph(model, op),
+        EditOp::MirrorMorph(op) => Edit::mirror_morph(model, op),
+        EditOp::GroupMorphFromSelection(op) => Edit::group_morph(model, op),
         EditOp::Batch { label, ops } => {
             let label = label.clone().map_or_else(
                 || EditLabel::new("edit.steps").arg("count", LabelArg::Count(ops.len(), "step")),
@@ -437,6 +497,14 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
             );
             build(model, ops, base_dir, label)
         }
+    }
+}
+
+/// `path` as an op names it: relative to the script's folder when it has one.
+fn in_folder(path: &Path, base_dir: Option<&Path>) -> PathBuf {
+    match base_dir {
+        Some(dir) if path.is_relative() => dir.join(path),
+        _ => path.to_owned(),
     }
 }
 

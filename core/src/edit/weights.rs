@@ -873,9 +873,11 @@ impl Adjacency {
     }
 }
 
-/// Vertices sorted by the grid cell of their position, to find the one at a mirrored place.
+/// Vertices sorted by the grid cell of their position, to find the one at a mirrored place
+/// (a spatial hash: each lookup searches the few cells around the image, so a million vertices
+/// are paired in well under a second). The morph tools build one with their own tolerance.
 #[derive(Debug)]
-struct MirrorLookup {
+pub(crate) struct MirrorLookup {
     /// Two vertices this close (relative to the model's size) are at the same place.
     tolerance: f32,
     cell: f32,
@@ -904,7 +906,17 @@ impl MirrorLookup {
         } else {
             0.0
         };
-        let tolerance = (diagonal * Self::RELATIVE_TOLERANCE).max(1e-6);
+        Self::with_tolerance(model, (diagonal * Self::RELATIVE_TOLERANCE).max(1e-6))
+    }
+
+    /// A lookup where two places closer than `tolerance` (model units) are the same; a vertex
+    /// within `tolerance` of x = 0 is its own image.
+    pub(crate) fn with_tolerance(model: &Model, tolerance: f32) -> Self {
+        let tolerance = if tolerance.is_finite() && tolerance > 0.0 {
+            tolerance
+        } else {
+            1e-6
+        };
         let cell = tolerance * 2.0;
         let mut cells: Vec<(u64, u32)> = model
             .vertices
@@ -924,7 +936,9 @@ impl MirrorLookup {
         }
     }
 
-    fn find(&self, model: &Model, vertex: usize) -> Option<usize> {
+    /// The vertex at `vertex`'s mirror image (−x, y, z) within the tolerance, the nearest (then
+    /// the lowest index) when several are.
+    pub(crate) fn find(&self, model: &Model, vertex: usize) -> Option<usize> {
         let p = glam::Vec3::from(model.vertices.get(vertex)?.position);
         if !p.is_finite() {
             return None;

@@ -7,6 +7,7 @@ pub mod clean_up;
 pub mod common;
 pub mod materials;
 pub mod mirror;
+pub mod morphs;
 pub mod name_dictionary;
 pub mod normals;
 pub mod physics_from_bones;
@@ -27,6 +28,11 @@ pub fn all() -> Vec<Arc<dyn Plugin>> {
         Arc::new(weights::TransferWeights),
         Arc::new(semi_standard_bones::SemiStandardBones),
         Arc::new(mirror::Mirror),
+        Arc::new(morphs::MorphFromModelTool),
+        Arc::new(morphs::MorphFromPoseTool),
+        Arc::new(morphs::SplitMorphTool),
+        Arc::new(morphs::MirrorMorphTool),
+        Arc::new(morphs::GroupMorphFromSelectionTool),
         Arc::new(materials::SplitMaterial),
         Arc::new(materials::MergeMaterials),
         Arc::new(materials::DeleteMaterialPart),

@@ -163,6 +163,7 @@ fn run_engine(state: &Arc<RunState>, options: Dynamic, api_version: u32) -> Engi
     register_model(&mut engine, api_version);
     register_selection(&mut engine);
     register_edits(&mut engine, state);
+    super::morphs::register(&mut engine, state);
     if api_version >= 2 {
         typed::register(&mut engine, state);
     }

@@ -25,6 +25,7 @@
 mod engine;
 mod lent;
 mod metadata;
+mod morphs;
 mod objects;
 mod queue;
 mod typed;

@@ -716,7 +716,9 @@ impl EditorState {
             Command::Select { kind, indices } => self.select_and_show(kind, &indices),
             Command::ShowPlugin(id) => {
                 if let Some(plugin) = self.plugins.find(&id) {
-                    self.dialog = Some(Box::new(plugin_dialog::PluginDialog::new(plugin)));
+                    let dialog =
+                        plugin_dialog::PluginDialog::new(plugin).with_pose(&self.pose.pose);
+                    self.dialog = Some(Box::new(dialog));
                 }
             }
             Command::ApplyPluginEdit { revision, edit } => {

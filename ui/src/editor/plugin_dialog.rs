@@ -8,9 +8,10 @@ use crate::command::{BuiltEdit, Command};
 use crate::document::Document;
 use crate::i18n::Language;
 use pmx_core::model::ElementKind;
+use pmx_core::pose::Pose;
 use pmx_plugins::{
     Needs, OptionKind, OptionSpec, OptionValue, Options, Plugin, PluginError, PluginInfo,
-    PluginRun, PluginSelection, run_plugin,
+    PluginRun, PluginSelection, run_plugin_posed,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -63,6 +64,9 @@ pub(super) struct PluginDialog {
     options: Options,
     job: Option<PluginJob>,
     finished: Option<Finished>,
+    /// The pose pane's pose when the dialog was opened: the morph tools read it ("from the
+    /// pose", the preview values of a group morph).
+    pose: Option<Pose>,
 }
 
 impl std::fmt::Debug for PluginDialog {
@@ -84,8 +88,24 @@ impl PluginDialog {
             options,
             job: None,
             finished: None,
+            pose: None,
         }
     }
+
+    /// The dialog with the pose the editor shows, for the tools that read it.
+    pub(super) fn with_pose(mut self, pose: &Pose) -> Self {
+        self.pose = Some(pose.clone());
+        self
+    }
+}
+
+/// `pose` when its lists line up with `model`'s bones and morphs (a pose made before a
+/// structural edit does not, and is not given to a tool).
+fn fitting_pose(pose: Option<&Pose>, model: &pmx_core::Model) -> Option<Pose> {
+    pose.filter(|pose| {
+        pose.bones.len() == model.bones.len() && pose.morphs.len() == model.morphs.len()
+    })
+    .cloned()
 }
 
 /// The editor's selection as the plugin sees it.
@@ -228,6 +248,7 @@ fn start_job(
     plugin: &Arc<dyn Plugin>,
     document: &Document,
     options: &Options,
+    pose: Option<&Pose>,
     ctx: &egui::Context,
     apply: bool,
 ) -> PluginJob {
@@ -243,13 +264,20 @@ fn start_job(
     let mut model = document.model.clone();
     let selection = plugin_selection(document);
     let run_options = options.clone();
+    let pose = fitting_pose(pose, &model);
     let flag = Arc::clone(&cancel);
     let ctx = ctx.clone();
     let thread = std::thread::spawn(move || {
         let outcome = if flag.load(Ordering::Relaxed) {
             Err(PluginError::refused("stopped", "中止しました"))
         } else {
-            run_plugin(plugin.as_ref(), &mut model, &selection, &run_options)
+            run_plugin_posed(
+                plugin.as_ref(),
+                &mut model,
+                &selection,
+                &run_options,
+                pose.as_ref(),
+            )
         };
         if let Ok(mut slot) = slot.lock() {
             *slot = Some(outcome);
@@ -429,6 +457,7 @@ impl Dialog for PluginDialog {
                     &dialog.plugin,
                     document,
                     &dialog.options,
+                    dialog.pose.as_ref(),
                     &ctx,
                     false,
                 ));
@@ -455,6 +484,7 @@ impl Dialog for PluginDialog {
                             &dialog.plugin,
                             document,
                             &dialog.options,
+                            dialog.pose.as_ref(),
                             &ctx,
                             true,
                         ));
