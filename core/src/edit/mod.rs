@@ -43,7 +43,7 @@ pub use reindex::{Reindex, Run};
 pub use structure::SortKey;
 pub use transform::{
     MIN_MORPH_VALUE, Transform, TransformGroup, TransformKind, centre as transform_centre,
-    morph_transform_set, position as transform_position, with_vertex_offsets,
+    drawn_centre, morph_transform_set, position as transform_position, with_vertex_offsets,
 };
 pub use typed::{Element, Field, SetField, Vector, field};
 pub use weights::{BoneRef, PaintIndex, PaintMode, PaintWeights};

@@ -85,6 +85,13 @@ pub enum EditOp {
         scale: Option<ScaleFactors>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pivot: Option<[f32; 3]>,
+        /// Morph edit mode: the vertices' change goes into this vertex morph's offsets (index
+        /// or name) instead of the base mesh, the vertices taken where they are drawn with the
+        /// morph at `morph_value` (default 1); the default pivot is their centre as drawn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        morph: Option<super::MorphRef>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        morph_value: Option<f32>,
     },
     /// Appends another model file.
     Merge {
@@ -407,9 +414,27 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
             rotate,
             scale,
             pivot,
+            morph,
+            morph_value,
         } => {
+            let morph = match morph {
+                Some(_) if *kind != EditTarget::Vertex => {
+                    return Err(EditError::Unsupported {
+                        op: "transform into a morph",
+                        target: *kind,
+                    });
+                }
+                Some(morph) => Some((morph.resolve(model)?, morph_value.unwrap_or(1.0))),
+                None => None,
+            };
             let pivot = pivot.map(glam::Vec3::from_array).unwrap_or_else(|| {
-                super::transform_centre(model, *kind, indices).unwrap_or(glam::Vec3::ZERO)
+                let centre = match morph {
+                    Some((morph, value)) => {
+                        super::transform::drawn_centre(model, morph, value, indices)
+                    }
+                    None => super::transform_centre(model, *kind, indices),
+                };
+                centre.unwrap_or(glam::Vec3::ZERO)
             });
             let transform = super::Transform {
                 translation: translate.map_or(glam::Vec3::ZERO, glam::Vec3::from_array),
@@ -421,14 +446,14 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
                 scale: scale.map_or(glam::Vec3::ONE, ScaleFactors::per_axis),
                 pivot,
             };
-            Edit::transform(
-                model,
-                *kind,
-                &[super::TransformGroup {
-                    indices: indices.clone(),
-                    transform,
-                }],
-            )
+            let groups = [super::TransformGroup {
+                indices: indices.clone(),
+                transform,
+            }];
+            match morph {
+                Some((morph, value)) => Edit::transform_morph(model, morph, value, &groups),
+                None => Edit::transform(model, *kind, &groups),
+            }
         }
         EditOp::Merge {
             path,

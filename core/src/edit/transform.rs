@@ -480,6 +480,32 @@ pub fn morph_transform_set(
     ))
 }
 
+/// The centre of `vertices` where they are drawn with vertex morph `morph` at `value` (`base
+/// + value × offset`; another kind of morph: at rest), or `None` when none exists.
+#[must_use]
+pub fn drawn_centre(
+    model: &Model,
+    morph: usize,
+    value: f32,
+    vertices: &[usize],
+) -> Option<glam::Vec3> {
+    let offsets: HashMap<usize, glam::Vec3> = match model.morphs.get(morph).map(|m| &m.offsets) {
+        Some(MorphOffsets::Vertex(list)) => list
+            .iter()
+            .map(|o| (o.vertex.get(), glam::Vec3::from(o.offset)))
+            .collect(),
+        _ => HashMap::new(),
+    };
+    let points: Vec<glam::Vec3> = vertices
+        .iter()
+        .filter_map(|&v| {
+            let base = glam::Vec3::from(model.vertices.get(v)?.position);
+            Some(base + offsets.get(&v).copied().unwrap_or(glam::Vec3::ZERO) * value)
+        })
+        .collect();
+    (!points.is_empty()).then(|| points.iter().copied().sum::<glam::Vec3>() / points.len() as f32)
+}
+
 impl Edit {
     /// [`morph_transform_set`] as one undo step: the `transform` op with a `morph`.
     pub fn transform_morph(
@@ -1099,5 +1125,56 @@ mod morph_offset_tests {
         assert!(
             Edit::transform_morph(&model, morph, 0.0, &[group(vec![2], [1.0, 0.0, 0.0])]).is_err()
         );
+    }
+
+    #[test]
+    fn the_transform_op_with_a_morph_replays_morph_edit_mode() {
+        let mut model = crate::generate::sample_model();
+        model.morphs.push(crate::model::Morph {
+            name_ja: "笑い2".into(),
+            name_en: "".into(),
+            panel: crate::model::MorphPanel::Other,
+            offsets: MorphOffsets::Vertex(vec![entry(4, [0.0, 0.0, 1.0])]),
+        });
+        let morph = model.morphs.len() - 1;
+        let before = model.clone();
+        let ops: Vec<crate::edit::EditOp> = serde_json::from_str(
+            r#"[{"op": "transform", "kind": "vertex", "indices": [4, 5], "scale": 2.0,
+                 "morph": "笑い2", "morph_value": 0.5}]"#,
+        )
+        .unwrap();
+        let edit = crate::edit::ops_to_edit(&mut model, &ops).unwrap();
+        crate::edit::History::new().apply(&mut model, edit);
+        assert_eq!(model.vertices, before.vertices);
+        // Drawn at base + 0.5 × offset; doubled about their drawn centre c: a vertex drawn at
+        // d goes to 2d − c, so its offset grows by (d − c) / 0.5.
+        let drawn = |v: usize| {
+            let base = Vec3::from(before.vertices[v].position);
+            if v == 4 {
+                base + Vec3::new(0.0, 0.0, 0.5)
+            } else {
+                base
+            }
+        };
+        let centre = (drawn(4) + drawn(5)) / 2.0;
+        let MorphOffsets::Vertex(list) = &model.morphs[morph].offsets else {
+            panic!()
+        };
+        let offset = |v: usize| {
+            list.iter()
+                .find(|o| o.vertex.get() == v)
+                .map(|o| Vec3::from(o.offset))
+                .unwrap()
+        };
+        let expected4 = Vec3::new(0.0, 0.0, 1.0) + (drawn(4) - centre) / 0.5;
+        let expected5 = (drawn(5) - centre) / 0.5;
+        assert!((offset(4) - expected4).length() < 1e-4, "{:?}", offset(4));
+        assert!((offset(5) - expected5).length() < 1e-4, "{:?}", offset(5));
+        // Into a morph only for vertices.
+        let bones: Vec<crate::edit::EditOp> = serde_json::from_str(
+            r#"[{"op": "transform", "kind": "bone", "indices": [0], "move": [1, 0, 0], "morph": 0}]"#,
+        )
+        .unwrap();
+        assert!(crate::edit::ops_to_edit(&mut model, &bones).is_err());
     }
 }

@@ -141,6 +141,8 @@ fn any_other_edit_rebuilds_the_evaluator_and_the_physics() {
         rotate: None,
         scale: None,
         pivot: None,
+        morph: None,
+        morph_value: None,
     }];
     let edit = pmx_core::edit::ops_to_edit(&mut document.model, &ops).unwrap();
     document.apply(edit);

@@ -264,22 +264,12 @@ pub fn morph_transform_command(
         return None;
     }
     let model = &document.model;
-    let list = morph_offsets::vertex_offsets(model, morph)?;
+    morph_offsets::vertex_offsets(model, morph)?;
     let (target, indices) = targets(kind, document);
     if target != pmx_core::edit::EditTarget::Vertex || indices.is_empty() {
         return None;
     }
-    let offsets = morph_offsets::offsets_by_vertex(list);
-    let offset = |v: usize| offsets.get(&v).copied().unwrap_or(Vec3::ZERO);
-    let drawn = |v: usize| -> Option<Vec3> {
-        let base = Vec3::from(model.vertices.get(v)?.position);
-        Some(base + offset(v) * value)
-    };
-    let points: Vec<Vec3> = indices.iter().filter_map(|&v| drawn(v)).collect();
-    if points.is_empty() {
-        return None;
-    }
-    let centre = points.iter().copied().sum::<Vec3>() / points.len() as f32;
+    let centre = pmx_core::edit::drawn_centre(model, morph, value, &indices)?;
     let moved = change.about(centre);
     if moved.kind() == pmx_core::edit::TransformKind::Identity || !moved.is_finite() {
         return None;
