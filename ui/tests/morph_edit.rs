@@ -301,3 +301,105 @@ fn a_grab_stroke_moves_the_vertices_under_the_brush_into_the_morph_only() {
     };
     assert!(offsets.is_empty(), "undo takes the stroke back");
 }
+
+/// The sample figure with a まばたき (blink) vertex morph on its head: every head vertex, both
+/// sides and the centre band, moved down by its own amount.
+fn with_blink() -> (Model, usize) {
+    use pmx_core::model::{Morph, MorphPanel, VertexIdx, VertexMorphOffset};
+    let mut model = pmx_core::generate::sample_model();
+    let head: Vec<usize> = (0..model.vertices.len())
+        .filter(|&v| position(&model, v).y > 16.0)
+        .collect();
+    assert!(head.len() > 20);
+    let offsets = head
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| VertexMorphOffset {
+            vertex: VertexIdx::new(v),
+            offset: pmx_core::model::Vec3::new(0.01 * (k % 3) as f32, -0.1 - 0.001 * k as f32, 0.0),
+        })
+        .collect();
+    model.morphs.push(Morph {
+        name_ja: "まばたき".into(),
+        name_en: "blink".into(),
+        panel: MorphPanel::Eye,
+        offsets: MorphOffsets::Vertex(offsets),
+    });
+    let blink = model.morphs.len() - 1;
+    (model, blink)
+}
+
+#[test]
+fn splitting_mabataki_from_the_tools_menu_gives_halves_that_add_up_and_undoes_exactly() {
+    let (original, blink) = with_blink();
+    let errors_before = error_count(&original);
+    let mut harness = harness_with(original.clone(), Language::Japanese);
+    harness
+        .state_mut()
+        .document
+        .as_mut()
+        .unwrap()
+        .selection
+        .get_mut(ElementKind::Morph)
+        .select_only(blink);
+    harness.run_ok();
+    click(&mut harness, "ツール");
+    // The menu's group (a tab and a column share its name; the open menu comes first).
+    harness.query_all_by_label("モーフ").next().unwrap().click();
+    harness.run_ok();
+    click(&mut harness, "モーフ分割（左右）…");
+    click(&mut harness, "適用");
+    let started = std::time::Instant::now();
+    while document(&harness).history.is_empty() {
+        assert!(started.elapsed().as_secs() < 120, "never applied");
+        harness.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    harness.run_ok();
+
+    let split = &document(&harness).model;
+    assert_eq!(split.vertices, original.vertices);
+    let (left, right) = (&split.morphs[blink + 1], &split.morphs[blink + 2]);
+    assert_eq!(left.name_ja.as_str(), "まばたき左");
+    assert_eq!(right.name_ja.as_str(), "まばたき右");
+    let (MorphOffsets::Vertex(whole), MorphOffsets::Vertex(l), MorphOffsets::Vertex(r)) =
+        (&split.morphs[blink].offsets, &left.offsets, &right.offsets)
+    else {
+        panic!("vertex morphs");
+    };
+    let of = |list: &[pmx_core::model::VertexMorphOffset], v: usize| {
+        list.iter()
+            .find(|o| o.vertex.get() == v)
+            .map_or(Vec3::ZERO, |o| Vec3::from(o.offset))
+    };
+    // The default blend band is 0.5 wide: the model's left (+X) beyond 0.25 is all in 左, the
+    // right beyond −0.25 all in 右, shared linearly between; the halves add up.
+    for entry in whole {
+        let v = entry.vertex.get();
+        let x = position(&original, v).x;
+        let (a, b, sum) = (of(l, v), of(r, v), Vec3::from(entry.offset));
+        assert!(
+            (a + b - sum).length() < 1e-6,
+            "vertex {v}: {a:?} + {b:?} ≠ {sum:?}"
+        );
+        let share = ((x + 0.25) / 0.5).clamp(0.0, 1.0);
+        assert!(
+            (a - sum * share).length() < 1e-5,
+            "vertex {v} at x {x}: {a:?}"
+        );
+    }
+    assert!(
+        l.len() < whole.len() && r.len() < whole.len(),
+        "each half has one side"
+    );
+    assert!(
+        error_count(split) <= errors_before,
+        "no new validator error"
+    );
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run_ok();
+    assert!(
+        document(&harness).model == original,
+        "undo gives back exactly"
+    );
+}
