@@ -329,6 +329,21 @@ impl Document {
 
     pub const CHANGE_LOG_LEN: usize = 256;
 
+    /// Whether the mesh's shape (the vertex list, vertex values other than weights, the faces)
+    /// is as it was at `revision`: lookups built on it then (edge neighbours, the X-mirror
+    /// lookup) still hold. False when the log no longer reaches back.
+    #[must_use]
+    pub fn mesh_unchanged_since(&self, revision: u64) -> bool {
+        use pmx_core::edit::EditTarget;
+        self.changes_since(revision).is_some_and(|changes| {
+            changes.iter().all(|touched| {
+                !touched.structure_changed()
+                    && !touched.touches(EditTarget::Face)
+                    && (touched.vertex_weights_only || !touched.touches(EditTarget::Vertex))
+            })
+        })
+    }
+
     /// What changed after `revision`, oldest first; `None` when the log no longer reaches back
     /// that far (the caller refreshes everything).
     #[must_use]

@@ -26,7 +26,7 @@ use crate::panes::validation::ValidationState;
 use crate::widgets::table::{TableState, select_all};
 use dialog::Dialog;
 use pmx_core::edit::{
-    Edit, EditLabel, EditOp, EditTarget, GestureId, LabelArg, PaintIndex, SetField, ops_to_edit_in,
+    Edit, EditLabel, EditOp, GestureId, LabelArg, PaintIndex, SetField, ops_to_edit_in,
 };
 use pmx_core::model::ElementKind;
 use std::collections::HashMap;
@@ -822,16 +822,10 @@ impl EditorState {
     fn paint_index(&mut self) -> Option<Arc<PaintIndex>> {
         let document = self.document.as_ref()?;
         let revision = document.revision();
-        let kept = self.paint_index.take().filter(|(id, at, _)| {
-            *id == self.document_id
-                && document.changes_since(*at).is_some_and(|changes| {
-                    changes.iter().all(|touched| {
-                        !touched.structure_changed()
-                            && !touched.touches(EditTarget::Face)
-                            && (touched.vertex_weights_only || !touched.touches(EditTarget::Vertex))
-                    })
-                })
-        });
+        let kept = self
+            .paint_index
+            .take()
+            .filter(|(id, at, _)| *id == self.document_id && document.mesh_unchanged_since(*at));
         let index = kept.map_or_else(
             || Arc::new(PaintIndex::lazy(&document.model)),
             |(_, _, index)| index,

@@ -196,17 +196,9 @@ impl MorphEdit {
     /// Edge neighbours and the X-mirror lookup of the base mesh, kept while the changes since
     /// they were built touch neither vertices nor faces (the mode's own edits touch morphs).
     fn index(&mut self, document: &Document) -> Arc<PaintIndex> {
-        use pmx_core::edit::EditTarget;
         let revision = document.revision();
         let kept = self.index.take().filter(|(at, index)| {
-            index.fits(&document.model)
-                && document.changes_since(*at).is_some_and(|changes| {
-                    changes.iter().all(|touched| {
-                        !touched.structure_changed()
-                            && !touched.touches(EditTarget::Face)
-                            && (touched.vertex_weights_only || !touched.touches(EditTarget::Vertex))
-                    })
-                })
+            index.fits(&document.model) && document.mesh_unchanged_since(*at)
         });
         let index = kept.map_or_else(
             || Arc::new(PaintIndex::lazy(&document.model)),
