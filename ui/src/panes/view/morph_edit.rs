@@ -440,20 +440,8 @@ impl MorphEdit {
             for mode in SculptMode::ALL {
                 ui.selectable_value(&mut self.sculpt.mode, mode, lang.tr(mode.key()));
             }
-            ui.add(
-                egui::DragValue::new(&mut self.sculpt.radius)
-                    .range(2.0..=600.0)
-                    .prefix(format!("{} ", lang.tr("brush.radius")))
-                    .suffix(" px"),
-            )
-            .accessible_name(lang.tr("brush.radius"));
-            ui.add(
-                egui::DragValue::new(&mut self.sculpt.strength)
-                    .range(0.0..=1.0)
-                    .speed(0.01)
-                    .prefix(format!("{} ", lang.tr("brush.strength"))),
-            )
-            .accessible_name(lang.tr("brush.strength"));
+            super::weight_paint::radius_field(ui, lang, &mut self.sculpt.radius);
+            super::weight_paint::strength_field(ui, lang, &mut self.sculpt.strength);
             super::weight_paint::combo(
                 ui,
                 lang,
@@ -461,18 +449,7 @@ impl MorphEdit {
                 &mut self.sculpt.falloff,
                 Falloff::ALL.map(|f| (f, f.key())),
             );
-            let mut through = self.sculpt.reach == Reach::Through;
-            if ui
-                .checkbox(&mut through, lang.tr("brush.through"))
-                .on_hover_text(lang.tr("brush.through_hint"))
-                .changed()
-            {
-                self.sculpt.reach = if through {
-                    Reach::Through
-                } else {
-                    Reach::FrontFaces
-                };
-            }
+            super::weight_paint::reach_checkbox(ui, lang, &mut self.sculpt.reach);
             ui.checkbox(&mut self.sculpt.mirror, lang.tr("brush.mirror"));
         }
         if current.is_none() {

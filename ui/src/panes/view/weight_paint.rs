@@ -419,24 +419,11 @@ impl WeightPaint {
         }
         ui.separator();
         // Each value carries its name, so the row can wrap anywhere.
-        ui.add(
-            egui::DragValue::new(&mut self.brush.radius)
-                .range(2.0..=600.0)
-                .prefix(format!("{} ", lang.tr("brush.radius")))
-                .suffix(" px"),
-        )
-        .accessible_name(lang.tr("brush.radius"))
-        .on_hover_text(lang.tr("brush.radius_hint"));
+        radius_field(ui, lang, &mut self.brush.radius).on_hover_text(lang.tr("brush.radius_hint"));
         if let Some(radius) = self.hover.model_radius {
             ui.weak(format!("({radius:.3})"));
         }
-        ui.add(
-            egui::DragValue::new(&mut self.brush.strength)
-                .range(0.0..=1.0)
-                .speed(0.01)
-                .prefix(format!("{} ", lang.tr("brush.strength"))),
-        )
-        .accessible_name(lang.tr("brush.strength"));
+        strength_field(ui, lang, &mut self.brush.strength);
         if matches!(self.brush.mode, BrushMode::Set | BrushMode::Gradient) {
             ui.add(
                 egui::DragValue::new(&mut self.brush.value)
@@ -453,18 +440,7 @@ impl WeightPaint {
             &mut self.brush.falloff,
             Falloff::ALL.map(|f| (f, f.key())),
         );
-        let mut through = self.brush.reach == Reach::Through;
-        if ui
-            .checkbox(&mut through, lang.tr("brush.through"))
-            .on_hover_text(lang.tr("brush.through_hint"))
-            .changed()
-        {
-            self.brush.reach = if through {
-                Reach::Through
-            } else {
-                Reach::FrontFaces
-            };
-        }
+        reach_checkbox(ui, lang, &mut self.brush.reach);
         ui.checkbox(&mut self.brush.mirror, lang.tr("brush.mirror"));
         combo(
             ui,
@@ -547,6 +523,44 @@ impl WeightPaint {
 }
 
 /// A combo box named by `name_key` choosing `value` among `options` (value, i18n key).
+/// A brush's radius in screen pixels (the brushes' rows share it).
+pub(super) fn radius_field(ui: &mut egui::Ui, lang: Language, radius: &mut f32) -> egui::Response {
+    ui.add(
+        egui::DragValue::new(radius)
+            .range(2.0..=600.0)
+            .prefix(format!("{} ", lang.tr("brush.radius")))
+            .suffix(" px"),
+    )
+    .accessible_name(lang.tr("brush.radius"))
+}
+
+/// A brush's strength, 0 to 1.
+pub(super) fn strength_field(ui: &mut egui::Ui, lang: Language, strength: &mut f32) {
+    ui.add(
+        egui::DragValue::new(strength)
+            .range(0.0..=1.0)
+            .speed(0.01)
+            .prefix(format!("{} ", lang.tr("brush.strength"))),
+    )
+    .accessible_name(lang.tr("brush.strength"));
+}
+
+/// 貫通: whether a brush reaches through to everything in its circle.
+pub(super) fn reach_checkbox(ui: &mut egui::Ui, lang: Language, reach: &mut Reach) {
+    let mut through = *reach == Reach::Through;
+    if ui
+        .checkbox(&mut through, lang.tr("brush.through"))
+        .on_hover_text(lang.tr("brush.through_hint"))
+        .changed()
+    {
+        *reach = if through {
+            Reach::Through
+        } else {
+            Reach::FrontFaces
+        };
+    }
+}
+
 /// A choice as a combo box named by `name_key` (the brushes' rows share it).
 pub(super) fn combo<T: Copy + PartialEq, const N: usize>(
     ui: &mut egui::Ui,
