@@ -21,6 +21,7 @@ mod reindex;
 mod structure;
 mod transform;
 mod typed;
+mod uv_transform;
 mod weights;
 
 pub use crate::model::EditTarget;
@@ -36,7 +37,8 @@ pub use morph_tools::{
     PanelChoice, SplitMorph, apply_inline_pose, left_share, plan_mirror, plan_split,
 };
 pub use ops::{
-    EDIT_SCRIPT_VERSION, EditOp, EditScript, ScaleFactors, ScriptError, ops_to_edit, ops_to_edit_in,
+    EDIT_SCRIPT_VERSION, EditOp, EditScript, ScriptError, TransformTarget, TransformValue,
+    ops_to_edit, ops_to_edit_in,
 };
 pub use reflect::{FieldType, HeapSize, Reflect, non_finite_places, replace_non_finite};
 pub use reindex::{Reindex, Run};
@@ -46,6 +48,9 @@ pub use transform::{
     drawn_centre, morph_transform_set, position as transform_position, with_vertex_offsets,
 };
 pub use typed::{Element, Field, SetField, Vector, field};
+pub use uv_transform::{
+    UvChannel, UvChannelError, UvTransform, UvTransformGroup, drawn_uv_centre, uv_centre,
+};
 pub use weights::{BoneRef, PaintIndex, PaintMode, PaintWeights};
 
 use crate::formats::error::FileError;

@@ -4,7 +4,7 @@
 use super::elements::Elements;
 use super::merge::MergeOptions;
 use super::structure::SortKey;
-use super::{Edit, EditError, EditLabel, EditTarget, LabelArg, Sequence};
+use super::{Edit, EditError, EditLabel, EditTarget, LabelArg, Sequence, UvChannel};
 use crate::formats::{self, FileError, LoadOptions};
 use crate::model::*;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -71,23 +71,34 @@ pub enum EditOp {
         by: SortKey,
     },
     /// Moves, turns and scales vertices, bones, rigid bodies or joints as the 3D view's
-    /// numeric row does: scaled (`[x, y, z]` or one number) and turned (degrees, MikuMikuDance's
-    /// Y-X-Z order) about `pivot` (default: the elements' centre), then moved. Normals, SDEF
-    /// points, morph offsets, tails, axes and rotations follow (see [`Edit::transform`]).
+    /// numeric row does: scaled (`[x, y, z]` or one number) and turned (`[x, y, z]` degrees,
+    /// MikuMikuDance's Y-X-Z order) about `pivot` (default: the elements' centre), then moved
+    /// (`[x, y, z]`). Normals, SDEF points, morph offsets, tails, axes and rotations follow (see
+    /// [`Edit::transform`]).
+    ///
+    /// With `target` `"uv"` or `"additional_uv[N]"` (N 1 to 4; vertices only) the vertices' UVs
+    /// move instead, as the UV pane does ([`Edit::transform_uv`]): `scale` (`[u, v]` or one
+    /// number), then `rotate` (one number of degrees, counter-clockwise as the texture is seen
+    /// upright, V downward: +90° about (0.5, 0.5) takes (1, 0.5) to (0.5, 0)), both about
+    /// `pivot` (`[u, v]`, default: the UVs' centre), then `move` (`[u, v]`). An additional
+    /// channel's z and w are kept. `target` absent or `"position"` moves positions.
     Transform {
         kind: EditTarget,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<TransformTarget>,
         indices: Vec<usize>,
         #[serde(default, rename = "move", skip_serializing_if = "Option::is_none")]
-        translate: Option<[f32; 3]>,
+        translate: Option<TransformValue>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        rotate: Option<[f32; 3]>,
+        rotate: Option<TransformValue>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        scale: Option<ScaleFactors>,
+        scale: Option<TransformValue>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pivot: Option<[f32; 3]>,
-        /// Morph edit mode: the vertices' change goes into this vertex morph's offsets (index
-        /// or name) instead of the base mesh, the vertices taken where they are drawn with the
-        /// morph at `morph_value` (default 1); the default pivot is their centre as drawn.
+        pivot: Option<TransformValue>,
+        /// Morph edit mode: the vertices' change goes into this morph's offsets (index or
+        /// name) instead of the base mesh or UVs, the vertices taken where they are drawn with
+        /// the morph at `morph_value` (default 1); the default pivot is their centre as drawn.
+        /// A vertex morph for positions, a UV morph of the target channel's kind for UVs.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         morph: Option<super::MorphRef>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,22 +133,180 @@ pub enum EditOp {
     },
 }
 
-/// A `transform` op's scale: one factor for every axis, or one per axis.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum ScaleFactors {
-    Uniform(f32),
-    PerAxis([f32; 3]),
+/// What a `transform` op of vertices moves: their positions (`"position"`, the default) or
+/// the UVs of a channel (`"uv"`, `"additional_uv[N]"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum TransformTarget {
+    Position,
+    Uv(UvChannel),
 }
 
-impl ScaleFactors {
-    #[must_use]
-    pub fn per_axis(self) -> glam::Vec3 {
+impl std::fmt::Display for TransformTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ScaleFactors::Uniform(factor) => glam::Vec3::splat(factor),
-            ScaleFactors::PerAxis(factors) => glam::Vec3::from_array(factors),
+            TransformTarget::Position => f.write_str("position"),
+            TransformTarget::Uv(channel) => channel.fmt(f),
         }
     }
+}
+
+impl TryFrom<String> for TransformTarget {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        if text == "position" {
+            return Ok(TransformTarget::Position);
+        }
+        text.parse().map(TransformTarget::Uv).map_err(|_| {
+            format!(
+                "unknown transform target \"{text}\" (give \"position\", \"uv\" or \
+                 \"additional_uv[1]\" to \"additional_uv[4]\")"
+            )
+        })
+    }
+}
+
+impl From<TransformTarget> for String {
+    fn from(target: TransformTarget) -> Self {
+        target.to_string()
+    }
+}
+
+/// A part of a `transform` op: one number (a UV turn's degrees, a uniform scale), `[u, v]` (UV
+/// parts) or `[x, y, z]` (position parts). Which shapes a part takes depends on the op's
+/// target; the op's edit refuses the others, naming the part.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum TransformValue {
+    One(f32),
+    Two([f32; 2]),
+    Three([f32; 3]),
+}
+
+impl From<f32> for TransformValue {
+    fn from(value: f32) -> Self {
+        TransformValue::One(value)
+    }
+}
+
+impl From<[f32; 2]> for TransformValue {
+    fn from(values: [f32; 2]) -> Self {
+        TransformValue::Two(values)
+    }
+}
+
+impl From<[f32; 3]> for TransformValue {
+    fn from(values: [f32; 3]) -> Self {
+        TransformValue::Three(values)
+    }
+}
+
+impl<'de> Deserialize<'de> for TransformValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Numbers;
+        impl<'de> serde::de::Visitor<'de> for Numbers {
+            type Value = TransformValue;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number, or a list of 2 ([u, v]) or 3 ([x, y, z]) numbers")
+            }
+
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(TransformValue::One(v as f32))
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(TransformValue::One(v as f32))
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(TransformValue::One(v as f32))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut numbers = Vec::with_capacity(3);
+                while let Some(number) = seq.next_element::<f32>()? {
+                    if numbers.len() == 3 {
+                        return Err(serde::de::Error::invalid_length(4, &self));
+                    }
+                    numbers.push(number);
+                }
+                match numbers[..] {
+                    [u, v] => Ok(TransformValue::Two([u, v])),
+                    [x, y, z] => Ok(TransformValue::Three([x, y, z])),
+                    _ => Err(serde::de::Error::invalid_length(numbers.len(), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(Numbers)
+    }
+}
+
+impl TransformValue {
+    /// The value as `[x, y, z]`: a position move, turn or pivot.
+    fn three(self) -> Option<glam::Vec3> {
+        match self {
+            TransformValue::Three(values) => Some(glam::Vec3::from_array(values)),
+            _ => None,
+        }
+    }
+
+    /// The value as `[u, v]`: a UV move or pivot.
+    fn two(self) -> Option<glam::Vec2> {
+        match self {
+            TransformValue::Two(values) => Some(glam::Vec2::from_array(values)),
+            _ => None,
+        }
+    }
+
+    /// The value as one number: a UV turn.
+    fn one(self) -> Option<f32> {
+        match self {
+            TransformValue::One(value) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// A scale of positions: one number for every axis, or `[x, y, z]`.
+    fn scale3(self) -> Option<glam::Vec3> {
+        match self {
+            TransformValue::One(factor) => Some(glam::Vec3::splat(factor)),
+            other => other.three(),
+        }
+    }
+
+    /// A scale of UVs: one number for both axes, or `[u, v]`.
+    fn scale2(self) -> Option<glam::Vec2> {
+        match self {
+            TransformValue::One(factor) => Some(glam::Vec2::splat(factor)),
+            other => other.two(),
+        }
+    }
+}
+
+/// Part `name` of a `transform` op read by `read`, or the error naming it and the shape it
+/// takes (`expected`).
+fn transform_part<T>(
+    value: Option<TransformValue>,
+    name: &str,
+    kind: EditTarget,
+    target: TransformTarget,
+    expected: &str,
+    read: fn(TransformValue) -> Option<T>,
+) -> Result<Option<T>, EditError> {
+    value
+        .map(|value| {
+            read(value).ok_or_else(|| EditError::InvalidValue {
+                target: kind,
+                field: name.into(),
+                message: format!("a transform of {target} takes {expected}"),
+            })
+        })
+        .transpose()
 }
 
 /// A present `"value": null` is `Some(Null)` (set to none), an absent one `None`.
@@ -409,6 +578,7 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
         EditOp::Sort { kind, by } => Edit::sort(model, *kind, *by),
         EditOp::Transform {
             kind,
+            target,
             indices,
             translate,
             rotate,
@@ -417,6 +587,12 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
             morph,
             morph_value,
         } => {
+            let parts = TransformParts {
+                translate: *translate,
+                rotate: *rotate,
+                scale: *scale,
+                pivot: *pivot,
+            };
             let morph = match morph {
                 Some(_) if *kind != EditTarget::Vertex => {
                     return Err(EditError::Unsupported {
@@ -427,32 +603,19 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
                 Some(morph) => Some((morph.resolve(model)?, morph_value.unwrap_or(1.0))),
                 None => None,
             };
-            let pivot = pivot.map(glam::Vec3::from_array).unwrap_or_else(|| {
-                let centre = match morph {
-                    Some((morph, value)) => {
-                        super::transform::drawn_centre(model, morph, value, indices)
+            match target.unwrap_or(TransformTarget::Position) {
+                TransformTarget::Position => {
+                    position_transform(model, *kind, indices, parts, morph)
+                }
+                TransformTarget::Uv(channel) => {
+                    if *kind != EditTarget::Vertex {
+                        return Err(EditError::Unsupported {
+                            op: "transform of UVs",
+                            target: *kind,
+                        });
                     }
-                    None => super::transform_centre(model, *kind, indices),
-                };
-                centre.unwrap_or(glam::Vec3::ZERO)
-            });
-            let transform = super::Transform {
-                translation: translate.map_or(glam::Vec3::ZERO, glam::Vec3::from_array),
-                rotation: rotate.map_or(glam::Quat::IDENTITY, |degrees| {
-                    crate::model::facts::euler_degrees_to_quat(Vec3::new(
-                        degrees[0], degrees[1], degrees[2],
-                    ))
-                }),
-                scale: scale.map_or(glam::Vec3::ONE, ScaleFactors::per_axis),
-                pivot,
-            };
-            let groups = [super::TransformGroup {
-                indices: indices.clone(),
-                transform,
-            }];
-            match morph {
-                Some((morph, value)) => Edit::transform_morph(model, morph, value, &groups),
-                None => Edit::transform(model, *kind, &groups),
+                    uv_transform(model, channel, indices, parts, morph)
+                }
             }
         }
         EditOp::Merge {
@@ -522,6 +685,119 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
             );
             build(model, ops, base_dir, label)
         }
+    }
+}
+
+/// The move, turn, scale and pivot of a `transform` op, as given.
+#[derive(Clone, Copy)]
+struct TransformParts {
+    translate: Option<TransformValue>,
+    rotate: Option<TransformValue>,
+    scale: Option<TransformValue>,
+    pivot: Option<TransformValue>,
+}
+
+/// The `transform` op on positions (into vertex morph `morph` at its value when given).
+fn position_transform(
+    model: &mut Model,
+    kind: EditTarget,
+    indices: &[usize],
+    parts: TransformParts,
+    morph: Option<(usize, f32)>,
+) -> Result<Edit, EditError> {
+    let target = TransformTarget::Position;
+    let xyz = "[x, y, z]";
+    let part = |value, name| transform_part(value, name, kind, target, xyz, TransformValue::three);
+    let translation = part(parts.translate, "move")?;
+    let rotate = transform_part(
+        parts.rotate,
+        "rotate",
+        kind,
+        target,
+        "[x, y, z] degrees",
+        TransformValue::three,
+    )?;
+    let scale = transform_part(
+        parts.scale,
+        "scale",
+        kind,
+        target,
+        "[x, y, z] or one number",
+        TransformValue::scale3,
+    )?;
+    let pivot = part(parts.pivot, "pivot")?.unwrap_or_else(|| {
+        let centre = match morph {
+            Some((morph, value)) => super::transform::drawn_centre(model, morph, value, indices),
+            None => super::transform_centre(model, kind, indices),
+        };
+        centre.unwrap_or(glam::Vec3::ZERO)
+    });
+    let transform = super::Transform {
+        translation: translation.unwrap_or(glam::Vec3::ZERO),
+        rotation: rotate.map_or(glam::Quat::IDENTITY, |degrees| {
+            crate::model::facts::euler_degrees_to_quat(Vec3::from(degrees))
+        }),
+        scale: scale.unwrap_or(glam::Vec3::ONE),
+        pivot,
+    };
+    let groups = [super::TransformGroup {
+        indices: indices.to_vec(),
+        transform,
+    }];
+    match morph {
+        Some((morph, value)) => Edit::transform_morph(model, morph, value, &groups),
+        None => Edit::transform(model, kind, &groups),
+    }
+}
+
+/// The `transform` op on the UVs of `channel` (into UV morph `morph` at its value when given).
+fn uv_transform(
+    model: &Model,
+    channel: UvChannel,
+    indices: &[usize],
+    parts: TransformParts,
+    morph: Option<(usize, f32)>,
+) -> Result<Edit, EditError> {
+    let kind = EditTarget::Vertex;
+    let target = TransformTarget::Uv(channel);
+    let uv = "[u, v]";
+    let part = |value, name| transform_part(value, name, kind, target, uv, TransformValue::two);
+    let translation = part(parts.translate, "move")?;
+    let rotation = transform_part(
+        parts.rotate,
+        "rotate",
+        kind,
+        target,
+        "one number of degrees",
+        TransformValue::one,
+    )?;
+    let scale = transform_part(
+        parts.scale,
+        "scale",
+        kind,
+        target,
+        "[u, v] or one number",
+        TransformValue::scale2,
+    )?;
+    let pivot = part(parts.pivot, "pivot")?.unwrap_or_else(|| {
+        let centre = match morph {
+            Some((morph, value)) => super::drawn_uv_centre(model, channel, morph, value, indices),
+            None => super::uv_centre(model, channel, indices),
+        };
+        centre.unwrap_or(glam::Vec2::ZERO)
+    });
+    let groups = [super::UvTransformGroup {
+        indices: indices.to_vec(),
+        transform: super::UvTransform {
+            translation: translation.unwrap_or(glam::Vec2::ZERO),
+            rotation_degrees: rotation.unwrap_or(0.0),
+            scale: scale.unwrap_or(glam::Vec2::ONE),
+            pivot,
+        },
+    }];
+    match morph {
+        Some((morph, value)) => Edit::transform_uv_morph(model, channel, morph, value, &groups),
+        None => Edit::transform_uv(model, channel, &groups),
     }
 }
 

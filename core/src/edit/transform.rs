@@ -333,7 +333,7 @@ impl Edit {
 }
 
 /// An offset this short is zero: it leaves a vertex morph's list.
-const ZERO_OFFSET: f32 = 1.0e-6;
+pub(super) const ZERO_OFFSET: f32 = 1.0e-6;
 
 /// The smallest value morph edit mode edits at: below it a small move of a drawn vertex would
 /// be a huge offset.

@@ -136,8 +136,9 @@ fn any_other_edit_rebuilds_the_evaluator_and_the_physics() {
     // A vertex moved: not a weight edit.
     let ops = vec![EditOp::Transform {
         kind: pmx_core::edit::EditTarget::Vertex,
+        target: None,
         indices: vec![3],
-        translate: Some([0.0, 0.1, 0.0]),
+        translate: Some([0.0, 0.1, 0.0].into()),
         rotate: None,
         scale: None,
         pivot: None,
