@@ -498,7 +498,7 @@ fn into_a_morph_of_another_kind_is_refused() {
         UvChannel::Additional(2),
         ADDITIONAL2_MORPH,
         1.0,
-        &[group.clone()],
+        std::slice::from_ref(&group),
     )
     .unwrap();
     let after = apply_undo_redo(&model, edit);
@@ -508,8 +508,14 @@ fn into_a_morph_of_another_kind_is_refused() {
     );
     // A vertex morph through the API, and a value of 0.
     assert!(
-        Edit::transform_uv_morph(&model, UvChannel::Base, VERTEX_MORPH, 1.0, &[group.clone()])
-            .is_err()
+        Edit::transform_uv_morph(
+            &model,
+            UvChannel::Base,
+            VERTEX_MORPH,
+            1.0,
+            std::slice::from_ref(&group)
+        )
+        .is_err()
     );
     assert!(Edit::transform_uv_morph(&model, UvChannel::Base, EYE_UV, 0.0, &[group]).is_err());
 }

@@ -698,7 +698,11 @@ mod tests {
         .unwrap();
         let built = started.elapsed();
         History::new().apply(&mut model, edit);
-        assert_eq!(model.vertices[0].uv, Vec2::new(0.0, 1.0), "top-left → bottom-left");
+        assert_eq!(
+            model.vertices[0].uv,
+            Vec2::new(0.0, 1.0),
+            "top-left → bottom-left"
+        );
         eprintln!("1M UVs turned: edit built in {built:?}");
     }
 }
