@@ -288,27 +288,6 @@ impl TransformValue {
     }
 }
 
-/// Part `name` of a `transform` op read by `read`, or the error naming it and the shape it
-/// takes (`expected`).
-fn transform_part<T>(
-    value: Option<TransformValue>,
-    name: &str,
-    kind: EditTarget,
-    target: TransformTarget,
-    expected: &str,
-    read: fn(TransformValue) -> Option<T>,
-) -> Result<Option<T>, EditError> {
-    value
-        .map(|value| {
-            read(value).ok_or_else(|| EditError::InvalidValue {
-                target: kind,
-                field: name.into(),
-                message: format!("a transform of {target} takes {expected}"),
-            })
-        })
-        .transpose()
-}
-
 /// A present `"value": null` is `Some(Null)` (set to none), an absent one `None`.
 fn present_value<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(deserializer).map(Some)
@@ -588,6 +567,8 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
             morph_value,
         } => {
             let parts = TransformParts {
+                kind: *kind,
+                target: target.unwrap_or(TransformTarget::Position),
                 translate: *translate,
                 rotate: *rotate,
                 scale: *scale,
@@ -603,10 +584,8 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
                 Some(morph) => Some((morph.resolve(model)?, morph_value.unwrap_or(1.0))),
                 None => None,
             };
-            match target.unwrap_or(TransformTarget::Position) {
-                TransformTarget::Position => {
-                    position_transform(model, *kind, indices, parts, morph)
-                }
+            match parts.target {
+                TransformTarget::Position => position_transform(model, indices, parts, morph),
                 TransformTarget::Uv(channel) => {
                     if *kind != EditTarget::Vertex {
                         return Err(EditError::Unsupported {
@@ -688,47 +667,56 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
     }
 }
 
-/// The move, turn, scale and pivot of a `transform` op, as given.
+/// The move, turn, scale and pivot of a `transform` op, as given, and what it transforms.
 #[derive(Clone, Copy)]
 struct TransformParts {
+    kind: EditTarget,
+    target: TransformTarget,
     translate: Option<TransformValue>,
     rotate: Option<TransformValue>,
     scale: Option<TransformValue>,
     pivot: Option<TransformValue>,
 }
 
+impl TransformParts {
+    /// Part `name` (`value`) read by `read`, or the error naming it and the shape it takes
+    /// (`expected`).
+    fn read<T>(
+        &self,
+        value: Option<TransformValue>,
+        name: &str,
+        expected: &str,
+        read: fn(TransformValue) -> Option<T>,
+    ) -> Result<Option<T>, EditError> {
+        value
+            .map(|value| {
+                read(value).ok_or_else(|| EditError::InvalidValue {
+                    target: self.kind,
+                    field: name.into(),
+                    message: format!("a transform of {} takes {expected}", self.target),
+                })
+            })
+            .transpose()
+    }
+}
+
 /// The `transform` op on positions (into vertex morph `morph` at its value when given).
 fn position_transform(
     model: &mut Model,
-    kind: EditTarget,
     indices: &[usize],
     parts: TransformParts,
     morph: Option<(usize, f32)>,
 ) -> Result<Edit, EditError> {
-    let target = TransformTarget::Position;
     let xyz = "[x, y, z]";
-    let part = |value, name| transform_part(value, name, kind, target, xyz, TransformValue::three);
-    let translation = part(parts.translate, "move")?;
-    let rotate = transform_part(
-        parts.rotate,
-        "rotate",
-        kind,
-        target,
-        "[x, y, z] degrees",
-        TransformValue::three,
-    )?;
-    let scale = transform_part(
-        parts.scale,
-        "scale",
-        kind,
-        target,
-        "[x, y, z] or one number",
-        TransformValue::scale3,
-    )?;
-    let pivot = part(parts.pivot, "pivot")?.unwrap_or_else(|| {
+    let translation = parts.read(parts.translate, "move", xyz, TransformValue::three)?;
+    let (degrees, factors) = ("[x, y, z] degrees", "[x, y, z] or a number");
+    let rotate = parts.read(parts.rotate, "rotate", degrees, TransformValue::three)?;
+    let scale = parts.read(parts.scale, "scale", factors, TransformValue::scale3)?;
+    let pivot = parts.read(parts.pivot, "pivot", xyz, TransformValue::three)?;
+    let pivot = pivot.unwrap_or_else(|| {
         let centre = match morph {
             Some((morph, value)) => super::transform::drawn_centre(model, morph, value, indices),
-            None => super::transform_centre(model, kind, indices),
+            None => super::transform_centre(model, parts.kind, indices),
         };
         centre.unwrap_or(glam::Vec3::ZERO)
     });
@@ -746,7 +734,7 @@ fn position_transform(
     }];
     match morph {
         Some((morph, value)) => Edit::transform_morph(model, morph, value, &groups),
-        None => Edit::transform(model, kind, &groups),
+        None => Edit::transform(model, parts.kind, &groups),
     }
 }
 
@@ -758,28 +746,13 @@ fn uv_transform(
     parts: TransformParts,
     morph: Option<(usize, f32)>,
 ) -> Result<Edit, EditError> {
-    let kind = EditTarget::Vertex;
-    let target = TransformTarget::Uv(channel);
     let uv = "[u, v]";
-    let part = |value, name| transform_part(value, name, kind, target, uv, TransformValue::two);
-    let translation = part(parts.translate, "move")?;
-    let rotation = transform_part(
-        parts.rotate,
-        "rotate",
-        kind,
-        target,
-        "one number of degrees",
-        TransformValue::one,
-    )?;
-    let scale = transform_part(
-        parts.scale,
-        "scale",
-        kind,
-        target,
-        "[u, v] or one number",
-        TransformValue::scale2,
-    )?;
-    let pivot = part(parts.pivot, "pivot")?.unwrap_or_else(|| {
+    let translation = parts.read(parts.translate, "move", uv, TransformValue::two)?;
+    let (degrees, factors) = ("one number of degrees", "[u, v] or a number");
+    let rotation = parts.read(parts.rotate, "rotate", degrees, TransformValue::one)?;
+    let scale = parts.read(parts.scale, "scale", factors, TransformValue::scale2)?;
+    let pivot = parts.read(parts.pivot, "pivot", uv, TransformValue::two)?;
+    let pivot = pivot.unwrap_or_else(|| {
         let centre = match morph {
             Some((morph, value)) => super::drawn_uv_centre(model, channel, morph, value, indices),
             None => super::uv_centre(model, channel, indices),

@@ -51,6 +51,20 @@ pub enum TransformKind {
     Identity,
 }
 
+impl TransformKind {
+    /// The kind of a transform that moves, turns and scales as given.
+    #[must_use]
+    pub fn of(moves: bool, rotates: bool, scales: bool) -> Self {
+        match (moves, rotates, scales) {
+            (false, false, false) => TransformKind::Identity,
+            (true, false, false) => TransformKind::Move,
+            (false, true, false) => TransformKind::Rotate,
+            (false, false, true) => TransformKind::Scale,
+            _ => TransformKind::Mixed,
+        }
+    }
+}
+
 impl Transform {
     pub const IDENTITY: Transform = Transform {
         translation: glam::Vec3::ZERO,
@@ -104,14 +118,11 @@ impl Transform {
 
     #[must_use]
     pub fn kind(&self) -> TransformKind {
-        let moves = self.translation != glam::Vec3::ZERO;
-        match (moves, self.rotates(), self.scales()) {
-            (false, false, false) => TransformKind::Identity,
-            (true, false, false) => TransformKind::Move,
-            (false, true, false) => TransformKind::Rotate,
-            (false, false, true) => TransformKind::Scale,
-            _ => TransformKind::Mixed,
-        }
+        TransformKind::of(
+            self.translation != glam::Vec3::ZERO,
+            self.rotates(),
+            self.scales(),
+        )
     }
 
     /// Every part finite (a transform with NaN would write NaN into the model).

@@ -243,14 +243,7 @@ impl UvTransform {
     /// Which parts the transform has, for its label.
     #[must_use]
     pub fn kind(&self) -> TransformKind {
-        let moves = self.translation != G2::ZERO;
-        match (moves, self.rotates(), self.scales()) {
-            (false, false, false) => TransformKind::Identity,
-            (true, false, false) => TransformKind::Move,
-            (false, true, false) => TransformKind::Rotate,
-            (false, false, true) => TransformKind::Scale,
-            _ => TransformKind::Mixed,
-        }
+        TransformKind::of(self.translation != G2::ZERO, self.rotates(), self.scales())
     }
 
     /// Every part finite (a transform with NaN would write NaN into the model).
