@@ -71,12 +71,16 @@ impl UvChannel {
             .collect()
     }
 
-    /// Whether `model` has this channel.
+    /// Whether `model` has this channel, with a UV for every vertex.
     fn is_in(self, model: &Model) -> bool {
         match self {
             UvChannel::Base => true,
             UvChannel::Additional(n) => {
-                (1..=4).contains(&n) && model.additional_uv_count() >= n.into()
+                (1..=4).contains(&n)
+                    && model
+                        .additional_uvs
+                        .get(usize::from(n) - 1)
+                        .is_some_and(|list| list.len() >= model.vertices.len())
             }
         }
     }
