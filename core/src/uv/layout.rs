@@ -85,6 +85,23 @@ pub enum UvLayoutError {
         problem: TextureProblem,
         folder: String,
     },
+    #[error("cannot encode the PNG: {0}")]
+    Encode(String),
+}
+
+/// [`render_uv_layout`]'s image as PNG bytes, for the caller to write (atomically:
+/// `formats::write_atomic`).
+pub fn uv_layout_png(
+    model: &Model,
+    folder: Option<&Path>,
+    options: &UvLayoutOptions,
+) -> Result<Vec<u8>, UvLayoutError> {
+    let image = render_uv_layout(model, folder, options)?;
+    let mut png = Vec::new();
+    image
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .map_err(|error| UvLayoutError::Encode(error.to_string()))?;
+    Ok(png)
 }
 
 /// The wireframe of `options.materials` as an N×N RGBA image (see the module documentation

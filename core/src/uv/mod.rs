@@ -11,7 +11,7 @@ mod wireframe;
 
 pub use layout::{
     DEFAULT_SIZE, MAX_LINE_WIDTH, MAX_SIZE, MIN_SIZE, UvLayoutError, UvLayoutOptions,
-    render_uv_layout,
+    render_uv_layout, uv_layout_png,
 };
 pub use wireframe::{MaterialEdges, UvEdge, UvWireframe, uv_wireframe};
 
