@@ -51,7 +51,10 @@ fn gene() -> Option<PathBuf> {
 type Point = [f32; 2];
 
 fn lerp(from: Point, to: Point, t: f32) -> Point {
-    [from[0] + (to[0] - from[0]) * t, from[1] + (to[1] - from[1]) * t]
+    [
+        from[0] + (to[0] - from[0]) * t,
+        from[1] + (to[1] - from[1]) * t,
+    ]
 }
 
 /// The face edges of `material`, in pixels of a `size`-pixel layout (UV × size), read from the
@@ -188,7 +191,10 @@ fn every_edge_of_a_gene_material_is_drawn_and_nothing_far_from_them() {
         for x in (4..1024).step_by(8) {
             let point = [x as f32 + 0.5, y as f32 + 0.5];
             let cell = &binned[(y / 64) * cells + x / 64];
-            if cell.iter().all(|&edge| distance_to_segment(point, edge) > 3.0) {
+            if cell
+                .iter()
+                .all(|&edge| distance_to_segment(point, edge) > 3.0)
+            {
                 assert_eq!(
                     image.get_pixel(x as u32, y as u32)[3],
                     0,

@@ -305,8 +305,8 @@ impl Coverage {
             let under = f32::from(pixel[3]) / 255.0 * (1.0 - alpha);
             let out = alpha + under;
             for channel in 0..3 {
-                let mixed = (f32::from(colour[channel]) * alpha + f32::from(pixel[channel]) * under)
-                    / out;
+                let mixed =
+                    (f32::from(colour[channel]) * alpha + f32::from(pixel[channel]) * under) / out;
                 pixel[channel] = mixed.round() as u8;
             }
             pixel[3] = (out * 255.0).round() as u8;
@@ -494,7 +494,10 @@ mod tests {
         };
         let error = render_uv_layout(&model, Some(folder.path()), &with_texture)
             .expect_err("no texture file");
-        assert!(error.to_string().contains("tex\\skin.png: not found"), "{error}");
+        assert!(
+            error.to_string().contains("tex\\skin.png: not found"),
+            "{error}"
+        );
 
         std::fs::create_dir(folder.path().join("tex")).expect("folder");
         RgbaImage::from_pixel(4, 4, image::Rgba([200, 100, 50, 255]))
@@ -510,10 +513,7 @@ mod tests {
     fn clipping_keeps_the_part_inside() {
         let inside = clip(Vec2::new(-8.0, 4.0), Vec2::new(8.0, 4.0), 16.0);
         assert_eq!(inside, Some((Vec2::new(0.0, 4.0), Vec2::new(8.0, 4.0))));
-        assert_eq!(
-            clip(Vec2::new(-8.0, 4.0), Vec2::new(-1.0, 4.0), 16.0),
-            None
-        );
+        assert_eq!(clip(Vec2::new(-8.0, 4.0), Vec2::new(-1.0, 4.0), 16.0), None);
         assert_eq!(
             clip(Vec2::new(20.0, -5.0), Vec2::new(20.0, 30.0), 16.0),
             None

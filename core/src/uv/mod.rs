@@ -48,19 +48,16 @@ mod tests {
 
     #[test]
     fn channels_read_the_own_uv_or_an_additional_channel() {
-        let mut model = Model::default();
-        model.vertices = vec![
-            Vertex {
-                uv: Vec2::new(0.25, 0.75),
-                ..Vertex::default()
-            };
-            2
-        ];
-        model.additional_uvs = vec![vec![Vec4::new(0.1, 0.2, 0.3, 0.4); 2]];
-        assert_eq!(
-            channel_uv(&model, 0, 1),
-            Some(glam::Vec2::new(0.25, 0.75))
-        );
+        let own_uv = Vertex {
+            uv: Vec2::new(0.25, 0.75),
+            ..Vertex::default()
+        };
+        let model = Model {
+            vertices: vec![own_uv; 2],
+            additional_uvs: vec![vec![Vec4::new(0.1, 0.2, 0.3, 0.4); 2]],
+            ..Model::default()
+        };
+        assert_eq!(channel_uv(&model, 0, 1), Some(glam::Vec2::new(0.25, 0.75)));
         assert_eq!(channel_uv(&model, 1, 0), Some(glam::Vec2::new(0.1, 0.2)));
         assert_eq!(channel_uv(&model, 2, 0), None);
         assert_eq!(channel_uv(&model, 0, 2), None);

@@ -211,11 +211,7 @@ fn position_ids(model: &Model, pairs: &[(u32, u32)]) -> (Vec<u32>, usize) {
 /// Calls `visit(key, run)` for every distinct `(key, value)` of `pairs`, with `run` the
 /// `(value, position in pairs)` of its appearances, positions ascending. Every key must be below
 /// `key_count`: the pairs are grouped by key with a counting sort, then each group is sorted.
-fn for_each_run(
-    key_count: usize,
-    pairs: &[(u32, u32)],
-    mut visit: impl FnMut(u32, &[(u32, u32)]),
-) {
+fn for_each_run(key_count: usize, pairs: &[(u32, u32)], mut visit: impl FnMut(u32, &[(u32, u32)])) {
     let mut starts = vec![0u32; key_count + 1];
     for &(key, _) in pairs {
         starts[key as usize + 1] += 1;
@@ -274,18 +270,19 @@ mod tests {
     /// A unit quad of two triangles split along its diagonal 0–2 into two UV islands: the
     /// second triangle uses copies 4 and 5 of corners 0 and 2.
     fn split_quad() -> Model {
-        let mut model = Model::default();
-        model.vertices = vec![
-            vertex(0.0, 0.0),
-            vertex(1.0, 0.0),
-            vertex(1.0, 1.0),
-            vertex(0.0, 1.0),
-            vertex(0.0, 0.0),
-            vertex(1.0, 1.0),
-        ];
-        model.faces = faces(&[[0, 1, 2], [4, 5, 3]]);
-        model.materials = vec![material(2)];
-        model
+        Model {
+            vertices: vec![
+                vertex(0.0, 0.0),
+                vertex(1.0, 0.0),
+                vertex(1.0, 1.0),
+                vertex(0.0, 1.0),
+                vertex(0.0, 0.0),
+                vertex(1.0, 1.0),
+            ],
+            faces: faces(&[[0, 1, 2], [4, 5, 3]]),
+            materials: vec![material(2)],
+            ..Model::default()
+        }
     }
 
     #[test]
@@ -383,15 +380,16 @@ mod tests {
     #[test]
     fn a_big_fan_groups_like_a_small_one() {
         // One vertex in every face: its group holds every edge, sorted as one.
-        let mut model = Model::default();
-        model.vertices = (0..2_001).map(|i| vertex(i as f32, 1.0)).collect();
-        model.faces = faces(
-            &(1..2_000)
-                .map(|i| [0, i, i + 1])
-                .chain([[0, 1, 2]])
-                .collect::<Vec<_>>(),
-        );
-        model.materials = vec![material(2_000)];
+        let fan: Vec<[u32; 3]> = (1..2_000)
+            .map(|i| [0, i, i + 1])
+            .chain([[0, 1, 2]])
+            .collect();
+        let model = Model {
+            vertices: (0..2_001).map(|i| vertex(i as f32, 1.0)).collect(),
+            faces: faces(&fan),
+            materials: vec![material(2_000)],
+            ..Model::default()
+        };
         let wireframe = uv_wireframe(&model, &[], 0);
         assert_eq!(wireframe.edges.len(), 1 + 2 * 1_999);
         assert!(wireframe.edges.iter().all(|edge| !edge.seam));
