@@ -9,8 +9,9 @@
 //! Goal (issue 37): the wireframe is built when the pane's materials change, not per frame;
 //! on 1M vertices it should take a fraction of a second. Measured when it was written (2
 //! cores shared with other builds, so on the slow side): the wireframe 482 ms (as generated,
-//! 2,000,000 edges) and 566 ms (tube, 2,998,000 edges); the layout at 2048 of one material 18 ms on
-//! transparency, 135 ms over its texture (mostly scaling the texture), every material 74 ms.
+//! 2,000,000 edges) and 566 ms (tube, 2,998,000 edges); the layout at 2048 of one material
+//! 18 ms on transparency, 135 ms over its texture (mostly scaling the texture), every material
+//! 74 ms.
 
 // Test and benchmark code: a failed expectation is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
