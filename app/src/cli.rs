@@ -9,6 +9,7 @@ mod plugins;
 mod pose;
 mod render;
 mod repair;
+mod uv_layout;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -80,6 +81,9 @@ pub enum Command {
     Repair(repair::RepairArgs),
     /// Draw the 3D view of a model offscreen into a PNG (exit 2 without OpenGL).
     Render(render::RenderArgs),
+    /// Draw the UV wireframe of chosen materials into a PNG (on transparency or over the
+    /// texture), the template to paint a texture over.
+    UvLayout(uv_layout::UvLayoutArgs),
     /// List the built-in tools and the user's scripts, with their options.
     Plugins(plugins::PluginsArgs),
     /// Run a tool on a model as one undo step and write the result; prints what changed.
@@ -99,6 +103,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Repair(args) => repair::run(&args),
         Command::Render(args) => render::run(&args),
+        Command::UvLayout(args) => uv_layout::run(&args),
         Command::Plugins(args) => plugins::list(&args),
         Command::Run(args) => plugins::run(&args),
         Command::Script(args) => plugins::script(&args),

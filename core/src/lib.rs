@@ -11,6 +11,7 @@ pub mod physics;
 pub mod pose;
 pub(crate) mod serde_f32;
 pub mod texture;
+pub mod uv;
 pub mod validate;
 
 pub use formats::{FileFormat, LoadOptions, SaveOptions};

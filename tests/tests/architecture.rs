@@ -248,6 +248,7 @@ fn core_module(relative: &Path) -> Vec<String> {
 const CORE_LAYERS: &[&[&str]] = &[
     &["i18n", "serde_f32", "texture", "path"],
     &["model"],
+    &["uv"],
     &["pose"],
     &["physics"],
     &["formats"],
