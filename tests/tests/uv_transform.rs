@@ -573,3 +573,37 @@ fn the_ops_json_keeps_its_text_and_old_position_ops_still_work() {
     assert_eq!(after.vertices[1].uv, model.vertices[1].uv);
     assert_eq!(edit.en, "Move 2 vertices");
 }
+
+/// UV edits say they touched only UVs (the UV pane keeps its wireframe and seams across them;
+/// the weight brush its lookups), undo and redo alike; a position edit does not.
+#[test]
+fn uv_edits_report_that_they_touched_only_uvs() {
+    let mut model = model();
+    let mut history = History::new();
+    for channel in [UvChannel::Base, UvChannel::Additional(2)] {
+        let edit = Edit::transform_uv(
+            &model,
+            channel,
+            &[UvTransformGroup {
+                indices: vec![0, 1],
+                transform: UvTransform::moving(G2::new(0.25, 0.0)),
+            }],
+        )
+        .unwrap();
+        let touched = history.apply(&mut model, edit);
+        assert!(touched.vertex_uvs_only, "{channel}");
+        assert!(!touched.vertex_positions_only);
+        let undone = history.undo(&mut model).unwrap();
+        assert!(undone.vertex_uvs_only, "{channel} undone");
+    }
+    let moved = ops_to_edit(
+        &mut model,
+        &[serde_json::from_value::<EditOp>(json!({
+            "op": "transform", "kind": "vertex", "indices": [0], "move": [1.0, 0.0, 0.0]
+        }))
+        .unwrap()],
+    )
+    .unwrap();
+    let touched = history.apply(&mut model, moved);
+    assert!(!touched.vertex_uvs_only && touched.vertex_positions_only);
+}

@@ -50,6 +50,15 @@ pub enum EditRequest {
         target: pmx_core::edit::EditTarget,
         groups: Vec<pmx_core::edit::TransformGroup>,
     },
+    /// Moves, turns or scales the UVs of vertices (the UV pane's gizmo, numeric row, flips and
+    /// snapping): the channel's UVs, or with `morph` (a UV morph of that channel and the value
+    /// it is shown at) that morph's offsets ([`pmx_core::edit::Edit::transform_uv`],
+    /// [`pmx_core::edit::Edit::transform_uv_morph`]).
+    TransformUv {
+        channel: pmx_core::edit::UvChannel,
+        groups: Vec<pmx_core::edit::UvTransformGroup>,
+        morph: Option<(usize, f32)>,
+    },
     /// Appends additional UV channels (zero for every vertex).
     AddUvChannels(usize),
     /// The pose (with its morphs) becomes the model's rest shape (pose pane).
@@ -107,6 +116,13 @@ pub enum Command {
     ShowImportDialog(FileFormat),
     /// File > Export `format`: its dialog (for PMD, Save as with a `.pmd` path).
     ShowExportDialog(FileFormat),
+    /// File > Export UV layout…: its dialog.
+    ShowUvLayoutDialog,
+    /// Writes the UV layout PNG of the open model to `path` (the dialog's Export).
+    ExportUvLayout {
+        path: PathBuf,
+        options: pmx_core::uv::UvLayoutOptions,
+    },
     /// Writes the open model to `path` as `format` (an export dialog's Export button); the
     /// document is not changed. Written over the file the model was read from in part or
     /// converted from, it asks first.
@@ -197,6 +213,8 @@ pub enum BrowsePurpose {
     Export(FileFormat),
     /// A motion (`.vmd`) for a dialog (the SMF export's baked animation).
     Motion,
+    /// A PNG to write the UV layout to (File > Export UV layout…).
+    UvLayout,
 }
 
 /// A file dialog's filter: its name and the extensions it shows, in both cases.
@@ -224,7 +242,10 @@ impl BrowsePurpose {
     /// Whether the dialog names a file to write (a save dialog) rather than picking one.
     #[must_use]
     pub fn writes(self) -> bool {
-        matches!(self, BrowsePurpose::Save | BrowsePurpose::Export(_))
+        matches!(
+            self,
+            BrowsePurpose::Save | BrowsePurpose::Export(_) | BrowsePurpose::UvLayout
+        )
     }
 
     /// The filters the dialog offers, the first chosen: for Open and Save all the formats
@@ -265,6 +286,7 @@ impl BrowsePurpose {
                 vec![FileFilter::new(spec.title, [spec.extension()])]
             }
             BrowsePurpose::Motion => vec![FileFilter::new("VMD", ["vmd"])],
+            BrowsePurpose::UvLayout => vec![FileFilter::new("PNG", ["png"])],
         }
     }
 }

@@ -329,9 +329,10 @@ impl Document {
 
     pub const CHANGE_LOG_LEN: usize = 256;
 
-    /// Whether the mesh's shape (the vertex list, vertex values other than weights, the faces)
-    /// is as it was at `revision`: lookups built on it then (edge neighbours, the X-mirror
-    /// lookup) still hold. False when the log no longer reaches back.
+    /// Whether the mesh's shape (the vertex list, vertex values other than weights and UVs,
+    /// the faces) is as it was at `revision`: lookups built on it then (edge neighbours, the
+    /// X-mirror lookup, the UV pane's wireframe and seams) still hold. False when the log no
+    /// longer reaches back.
     #[must_use]
     pub fn mesh_unchanged_since(&self, revision: u64) -> bool {
         use pmx_core::edit::EditTarget;
@@ -339,7 +340,9 @@ impl Document {
             changes.iter().all(|touched| {
                 !touched.structure_changed()
                     && !touched.touches(EditTarget::Face)
-                    && (touched.vertex_weights_only || !touched.touches(EditTarget::Vertex))
+                    && (touched.vertex_weights_only
+                        || touched.vertex_uvs_only
+                        || !touched.touches(EditTarget::Vertex))
             })
         })
     }

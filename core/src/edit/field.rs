@@ -137,8 +137,11 @@ impl FieldChange {
         self.values.write(model, self.target, &self.path, new);
         let mut touched = Touched::default();
         touched.add_indices(self.target, self.values.indices());
-        touched.vertex_positions_only = self.target == EditTarget::Vertex
-            && self.path.segments().first().and_then(Segment::name) == Some("position");
+        let first = self.path.segments().first().and_then(Segment::name);
+        touched.vertex_positions_only =
+            self.target == EditTarget::Vertex && first == Some("position");
+        touched.vertex_uvs_only = self.target == EditTarget::Vertex
+            && matches!(first, Some("uv" | "additional_uvs"));
         touched
     }
 

@@ -200,6 +200,11 @@ pub struct Touched {
     /// ranges in `values` cover them but may cover more).
     #[serde(skip)]
     pub weighted_vertices: Vec<u32>,
+    /// The vertex values that changed are their UVs or additional UVs only (the UV pane's
+    /// edits): faces, positions and the UV wireframe's seams are unchanged. `false` says
+    /// nothing.
+    #[serde(skip)]
+    pub vertex_uvs_only: bool,
 }
 
 impl Touched {
@@ -303,6 +308,8 @@ impl Touched {
         let weights_only = |t: &Touched| t.vertex_weights_only || !t.touches(EditTarget::Vertex);
         let both_weights_only = weights_only(self) && weights_only(&other);
         self.vertex_weights_only = both_weights_only && any_vertices;
+        let uvs_only = |t: &Touched| t.vertex_uvs_only || !t.touches(EditTarget::Vertex);
+        self.vertex_uvs_only = uvs_only(self) && uvs_only(&other) && any_vertices;
         if self.vertex_weights_only {
             let mut union = std::mem::take(&mut self.weighted_vertices);
             union.extend(other.weighted_vertices);

@@ -123,7 +123,28 @@ impl EditorState {
                 }
                 other => other.to_string(),
             });
-        self.export_finished(format, path, started, result);
+        self.export_finished(format.name(), path, started, result);
+    }
+
+    /// File > Export UV layout…: the PNG of the open model's UV wireframe written to `path`
+    /// (through a temporary file), reported as an export is.
+    pub(super) fn export_uv_layout(
+        &mut self,
+        path: &Path,
+        options: &pmx_core::uv::UvLayoutOptions,
+    ) {
+        let Some(document) = &self.document else {
+            return;
+        };
+        let started = std::time::Instant::now();
+        let result = pmx_core::uv::uv_layout_png(&document.model, document.folder(), options)
+            .map_err(|error| error.to_string())
+            .and_then(|png| {
+                core_formats::write_atomic(path, &png)
+                    .map_err(|error| format!("{}: {error}", path.display()))
+            })
+            .map(|()| 0);
+        self.export_finished("png", path, started, result);
     }
 
     /// Ends an export: the status bar says what was written, in how long, and how many things
@@ -131,7 +152,7 @@ impl EditorState {
     /// The document is not touched either way.
     fn export_finished(
         &mut self,
-        format: FileFormat,
+        format: &str,
         path: &Path,
         started: std::time::Instant,
         result: Result<usize, String>,
@@ -147,7 +168,7 @@ impl EditorState {
                 if lost > 0 {
                     text.push(
                         EditLabel::new("status.export_lost")
-                            .arg("format", LabelArg::Text(format.name().to_ascii_uppercase()))
+                            .arg("format", LabelArg::Text(format.to_ascii_uppercase()))
                             .arg("count", LabelArg::Number(lost)),
                     );
                 }

@@ -86,6 +86,14 @@ impl EditorState {
         ui.separator();
         self.format_items(ui, MenuGroup::Text);
         ui.separator();
+        self.item(
+            ui,
+            "menu.export_uv_layout",
+            "",
+            open,
+            Command::ShowUvLayoutDialog,
+        );
+        ui.separator();
         self.item(ui, "menu.close", "Ctrl+W", open, Command::Close);
         self.item(ui, "menu.quit", "Ctrl+Q", true, Command::Quit);
     }

@@ -14,6 +14,7 @@ mod plugin_dialog;
 pub mod settings;
 mod smf_dialogs;
 mod tiles;
+mod uv_layout_dialog;
 mod vrm_dialogs;
 mod vrm_import_dialog;
 pub mod workspace;
@@ -91,6 +92,8 @@ pub struct EditorState {
     morph_edit_pose: Option<MorphEditPose>,
     /// The 3D view (camera, layers, the GPU copy of the model).
     pub view: crate::panes::view::ViewState,
+    /// The UV pane's camera, channel, morph and tools.
+    pub uv: crate::panes::uv::UvState,
     /// The bone tree, morph offsets and display frame tree (beside their tables).
     pub editors: crate::panes::EditorsState,
     commands: Commands,
@@ -172,6 +175,7 @@ impl EditorState {
             view_shows_pose: false,
             morph_edit_pose: None,
             view: crate::panes::view::ViewState::default(),
+            uv: crate::panes::uv::UvState::default(),
             editors: crate::panes::EditorsState::default(),
             commands: Commands::default(),
             dialog: None,
@@ -528,7 +532,8 @@ impl EditorState {
             BrowsePurpose::Import(_)
             | BrowsePurpose::Save
             | BrowsePurpose::Export(_)
-            | BrowsePurpose::Motion => {}
+            | BrowsePurpose::Motion
+            | BrowsePurpose::UvLayout => {}
         }
     }
 
@@ -664,6 +669,17 @@ impl EditorState {
                 path,
                 options,
             } => self.export_to(format, &path, options, false),
+            Command::ShowUvLayoutDialog => {
+                if let Some(document) = &self.document {
+                    let materials = document.selection.get(ElementKind::Material).targets();
+                    self.dialog = Some(Box::new(uv_layout_dialog::UvLayoutDialog::new(
+                        document,
+                        materials,
+                        self.uv.channel,
+                    )));
+                }
+            }
+            Command::ExportUvLayout { path, options } => self.export_uv_layout(&path, &options),
             Command::ExportOverSource {
                 format,
                 path,
@@ -902,6 +918,16 @@ impl EditorState {
             EditRequest::Transform { target, groups } => {
                 Edit::transform(&mut document.model, target, &groups)
             }
+            EditRequest::TransformUv {
+                channel,
+                groups,
+                morph,
+            } => match morph {
+                Some((morph, value)) => {
+                    Edit::transform_uv_morph(&document.model, channel, morph, value, &groups)
+                }
+                None => Edit::transform_uv(&document.model, channel, &groups),
+            },
             EditRequest::AddUvChannels(count) => Edit::add_uv_channels(&document.model, count),
             EditRequest::PoseAsRest(pose) => Edit::pose_as_rest(&document.model, &pose),
             EditRequest::PoseAsBoneMorph { pose, name } => {

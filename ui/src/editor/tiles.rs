@@ -22,6 +22,7 @@ struct Behavior<'a> {
     validation: &'a mut ValidationState,
     pose: &'a mut crate::panes::pose::PoseState,
     view: &'a mut crate::panes::view::ViewState,
+    uv: &'a mut crate::panes::uv::UvState,
     editors: &'a mut crate::panes::EditorsState,
     loading: bool,
 }
@@ -62,6 +63,7 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
             validation: self.validation,
             pose: self.pose,
             view: self.view,
+            uv: self.uv,
         };
         crate::panes::pane_ui(ui, *pane, states, &mut cx);
         egui_tiles::UiResponse::None
@@ -108,6 +110,7 @@ impl EditorState {
             validation: &mut self.validation,
             pose: &mut self.pose,
             view: &mut self.view,
+            uv: &mut self.uv,
             editors: &mut self.editors,
             loading: self.loading.is_some(),
         };

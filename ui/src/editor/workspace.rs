@@ -19,6 +19,8 @@ pub enum Pane {
     Pose,
     /// The 3D view.
     View,
+    /// The UV pane: the texture with the UV wireframe.
+    Uv,
     Bones,
     Morphs,
     DisplayFrames,
@@ -28,8 +30,9 @@ pub enum Pane {
 }
 
 impl Pane {
-    pub const ALL: [Pane; 15] = [
+    pub const ALL: [Pane; 16] = [
         Pane::View,
+        Pane::Uv,
         Pane::Info,
         Pane::Vertices,
         Pane::Faces,
@@ -59,6 +62,7 @@ impl Pane {
             Pane::Validation => "validation",
             Pane::Pose => "pose",
             Pane::View => "view",
+            Pane::Uv => "uv",
             Pane::Bones => "bones",
             Pane::Morphs => "morphs",
             Pane::DisplayFrames => "display_frames",
@@ -86,6 +90,7 @@ impl Pane {
             Pane::Validation => "tab.validation",
             Pane::Pose => "tab.pose",
             Pane::View => "tab.view",
+            Pane::Uv => "tab.uv",
             Pane::Bones => "tab.bones",
             Pane::Morphs => "tab.morphs",
             Pane::DisplayFrames => "tab.display_frames",
@@ -109,7 +114,9 @@ impl Pane {
             Pane::RigidBodies => Some(ElementKind::RigidBody),
             Pane::Joints => Some(ElementKind::Joint),
             Pane::SoftBodies => Some(ElementKind::SoftBody),
-            Pane::Info | Pane::History | Pane::Validation | Pane::Pose | Pane::View => None,
+            Pane::Info | Pane::History | Pane::Validation | Pane::Pose | Pane::View | Pane::Uv => {
+                None
+            }
         }
     }
 
@@ -121,8 +128,9 @@ impl Pane {
 
 /// The version of [`default_tree`]'s arrangement: a layout saved by an older version is
 /// replaced by the default once (version 2 moved the history below, beside the validator's issues, so
-/// that the tables and their property panels fit beside the 3D view at 1280 × 800).
-pub const LAYOUT_VERSION: u32 = 2;
+/// that the tables and their property panels fit beside the 3D view at 1280 × 800; version 3
+/// added the UV tab beside the 3D view).
+pub const LAYOUT_VERSION: u32 = 3;
 
 /// The 3D view's share of the window width in the default layout: at least a third.
 pub const VIEW_SHARE: f32 = 0.36;
@@ -147,6 +155,7 @@ pub fn default_tree() -> Tree<Pane> {
         Pane::Joints,
         Pane::SoftBodies,
         Pane::Pose,
+        Pane::Uv,
     ]
     .into_iter()
     .map(|p| tiles.insert_pane(p))

@@ -24,6 +24,7 @@ pub mod pose;
 pub mod rigid_bodies;
 pub mod soft_bodies;
 pub mod textures;
+pub mod uv;
 pub mod validation;
 pub mod vertices;
 pub mod view;
@@ -66,6 +67,7 @@ pub struct PaneStates<'a> {
     pub validation: &'a mut validation::ValidationState,
     pub pose: &'a mut pose::PoseState,
     pub view: &'a mut view::ViewState,
+    pub uv: &'a mut uv::UvState,
 }
 
 /// The table of an element kind.
@@ -92,6 +94,7 @@ pub fn pane_ui(ui: &mut egui::Ui, pane: Pane, states: PaneStates<'_>, cx: &mut P
         Pane::History => history::history_pane_ui(ui, cx),
         Pane::Pose => pose::pose_pane_ui(ui, states.pose, cx),
         Pane::View => view::view_pane_ui(ui, states.view, cx),
+        Pane::Uv => uv::uv_pane_ui(ui, states.uv, states.pose, states.view, cx),
         Pane::Validation => validation::validation_pane_ui(
             ui,
             states.validation,
