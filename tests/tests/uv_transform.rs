@@ -607,3 +607,19 @@ fn uv_edits_report_that_they_touched_only_uvs() {
     let touched = history.apply(&mut model, moved);
     assert!(!touched.vertex_uvs_only && touched.vertex_positions_only);
 }
+
+/// A scale about the line the chosen corners lie on moves nothing: no step (the UV tab's Apply
+/// adds nothing to the history).
+#[test]
+fn a_transform_that_moves_no_uv_is_no_change() {
+    let model = model();
+    // Vertices 1 and 2 (top-right, bottom-right) lie on u = 1: scaling U about u = 1.
+    let groups = [UvTransformGroup {
+        indices: vec![1, 2],
+        transform: UvTransform::scaling(G2::new(0.5, 1.0), G2::new(1.0, 0.5)),
+    }];
+    assert!(matches!(
+        Edit::transform_uv(&model, UvChannel::Base, &groups),
+        Err(EditError::NoChange)
+    ));
+}

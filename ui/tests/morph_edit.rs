@@ -21,7 +21,7 @@ use pmx_ui::i18n::Language;
 use pmx_ui::panes::view::gizmo::GizmoMode;
 
 mod support;
-use support::{click, document, harness_with, tab};
+use support::{button, click, document, harness_with, tab};
 
 fn error_count(model: &Model) -> usize {
     pmx_core::validate::check(model, None, &Default::default())
@@ -42,16 +42,6 @@ fn drawn(harness: &Harness<'_, EditorState>, v: usize) -> Vec3 {
         .drawn_vertex(&editor.document.as_ref().unwrap().model, v)
         .unwrap();
     Vec3::new(world.x, world.y, -world.z)
-}
-
-fn button(harness: &mut Harness<'_, EditorState>, at: egui::Pos2, pressed: bool) {
-    harness.event(egui::Event::PointerButton {
-        pos: at,
-        button: egui::PointerButton::Primary,
-        pressed,
-        modifiers: egui::Modifiers::NONE,
-    });
-    harness.step();
 }
 
 /// Drags the gizmo's X arrow `pixels` to the right on screen, as a user does.

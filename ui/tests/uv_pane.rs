@@ -21,7 +21,7 @@ use pmx_ui::command::BrowsePurpose;
 use pmx_ui::i18n::Language;
 
 mod support;
-use support::{click, document, harness_with, tab};
+use support::{click, document, drag, harness_with, tab};
 
 /// The sample figure with every vertex at its own UV, spread over 0–1 (the sample's boxes map
 /// each side onto the whole square, so many corners would share one UV).
@@ -45,30 +45,6 @@ fn uv_screen(harness: &Harness<'_, EditorState>, at: Vec2) -> egui::Pos2 {
     let uv = &harness.state().uv;
     uv.camera
         .to_screen(uv.last_rect.expect("the UV tab was drawn"), at)
-}
-
-fn button(harness: &mut Harness<'_, EditorState>, at: egui::Pos2, pressed: bool) {
-    harness.event(egui::Event::PointerButton {
-        pos: at,
-        button: egui::PointerButton::Primary,
-        pressed,
-        modifiers: egui::Modifiers::NONE,
-    });
-    harness.step();
-}
-
-/// A primary drag from `from` to `to` in a few frames, as a hand makes it.
-fn drag(harness: &mut Harness<'_, EditorState>, from: egui::Pos2, to: egui::Pos2) {
-    harness.event(egui::Event::PointerMoved(from));
-    harness.step();
-    button(harness, from, true);
-    for step in 1..=6 {
-        let at = from + (to - from) * (step as f32 / 6.0);
-        harness.event(egui::Event::PointerMoved(at));
-        harness.step();
-    }
-    button(harness, to, false);
-    harness.run_ok();
 }
 
 /// Clicks the button labelled `label` in the UV tab (the 3D view's rows have buttons of the
@@ -117,7 +93,7 @@ fn a_rectangle_in_the_uv_tab_selects_those_vertices_for_the_3d_view_and_back() {
     let (low, high) = (Vec2::new(0.21, 0.13), Vec2::new(0.58, 0.66));
     let from = uv_screen(&harness, low);
     let to = uv_screen(&harness, high);
-    drag(&mut harness, from, to);
+    drag(&mut harness, from, to, 6);
     let expected: Vec<usize> = face_vertices(&model)
         .into_iter()
         .filter(|&v| {
@@ -193,7 +169,7 @@ fn a_rectangle_in_the_uv_tab_selects_those_vertices_for_the_3d_view_and_back() {
             centre + egui::vec2(40.0, 40.0),
         )
     };
-    drag(&mut harness, head_from, head_to);
+    drag(&mut harness, head_from, head_to, 6);
     let from_view = selected_vertices(&harness);
     assert!(
         !from_view.is_empty(),
@@ -215,7 +191,7 @@ fn a_gizmo_drag_moves_the_selected_uvs_as_one_step_and_undo_gives_them_back() {
     tab(&mut harness, "UV");
     let (low, high) = (Vec2::new(0.1, 0.1), Vec2::new(0.45, 0.5));
     let (from, to) = (uv_screen(&harness, low), uv_screen(&harness, high));
-    drag(&mut harness, from, to);
+    drag(&mut harness, from, to, 6);
     let chosen = selected_vertices(&harness);
     assert!(chosen.len() > 10);
     let gizmo = harness.state().uv.last_gizmo.expect("the gizmo shows");
@@ -223,7 +199,7 @@ fn a_gizmo_drag_moves_the_selected_uvs_as_one_step_and_undo_gives_them_back() {
 
     // The centre square dragged 60 points right and 30 down: every chosen UV moves by
     // (60, 30) / zoom, nothing else changes.
-    drag(&mut harness, gizmo, gizmo + egui::vec2(60.0, 30.0));
+    drag(&mut harness, gizmo, gizmo + egui::vec2(60.0, 30.0), 6);
     let after = &document(&harness).model;
     let by = Vec2::new(60.0, 30.0) / zoom;
     for v in 0..model.vertices.len() {

@@ -21,7 +21,7 @@ use pmx_ui::i18n::Language;
 use pmx_ui::panes::view::weight_paint::BrushMode;
 
 mod support;
-use support::{click, document, harness_with, tab};
+use support::{button, click, document, harness_with, tab};
 
 /// The pixel (screen points) where the view draws world point `at`.
 fn screen_point(harness: &Harness<'_, EditorState>, at: Vec3) -> egui::Pos2 {
@@ -31,16 +31,6 @@ fn screen_point(harness: &Harness<'_, EditorState>, at: Vec3) -> egui::Pos2 {
     let projector = pmx_scene::camera::Projector::new(&view.camera, size);
     let (pixel, _) = projector.project(at).expect("in front of the camera");
     rect.min + egui::vec2(pixel.x, pixel.y)
-}
-
-fn button(harness: &mut Harness<'_, EditorState>, at: egui::Pos2, pressed: bool) {
-    harness.event(egui::Event::PointerButton {
-        pos: at,
-        button: egui::PointerButton::Primary,
-        pressed,
-        modifiers: egui::Modifiers::NONE,
-    });
-    harness.step();
 }
 
 /// A brush stroke: pressed at `from`, dragged through `through`, released at the last point.

@@ -140,8 +140,8 @@ impl FieldChange {
         let first = self.path.segments().first().and_then(Segment::name);
         touched.vertex_positions_only =
             self.target == EditTarget::Vertex && first == Some("position");
-        touched.vertex_uvs_only = self.target == EditTarget::Vertex
-            && matches!(first, Some("uv" | "additional_uvs"));
+        touched.vertex_uvs_only =
+            self.target == EditTarget::Vertex && matches!(first, Some("uv" | "additional_uvs"));
         touched
     }
 

@@ -405,28 +405,40 @@ impl Edit {
         }
         let Selection { vertices, kind } = select(model, groups)?;
         let indices: Vec<usize> = vertices.iter().map(|&(i, _)| i).collect();
+        // A change that leaves every UV where it is (a scale about a line the corners lie on)
+        // is no step.
         let set = match channel {
-            UvChannel::Base => SetField::each(
-                field::<Vertex>().uv(),
-                indices,
-                vertices
+            UvChannel::Base => {
+                let uvs: Vec<Vec2> = vertices
                     .iter()
                     .map(|&(i, t)| Vec2::from(t.point(model.vertices[i].uv.into())))
-                    .collect(),
-            ),
+                    .collect();
+                if indices
+                    .iter()
+                    .zip(&uvs)
+                    .all(|(&i, uv)| model.vertices[i].uv == *uv)
+                {
+                    return Err(EditError::NoChange);
+                }
+                SetField::each(field::<Vertex>().uv(), indices, uvs)
+            }
             UvChannel::Additional(n) => {
                 let list = &model.additional_uvs[usize::from(n) - 1];
+                let uvs: Vec<Vec4> = vertices
+                    .iter()
+                    .map(|&(i, t)| {
+                        let old = list[i];
+                        let uv = t.point(G2::new(old.x, old.y));
+                        Vec4::new(uv.x, uv.y, old.z, old.w)
+                    })
+                    .collect();
+                if indices.iter().zip(&uvs).all(|(&i, uv)| list[i] == *uv) {
+                    return Err(EditError::NoChange);
+                }
                 SetField::each(
                     field::<Vertex>().additional_uv(usize::from(n) - 1),
                     indices,
-                    vertices
-                        .iter()
-                        .map(|&(i, t)| {
-                            let old = list[i];
-                            let uv = t.point(G2::new(old.x, old.y));
-                            Vec4::new(uv.x, uv.y, old.z, old.w)
-                        })
-                        .collect(),
+                    uvs,
                 )
             }
         };

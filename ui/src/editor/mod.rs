@@ -922,11 +922,16 @@ impl EditorState {
                 channel,
                 groups,
                 morph,
-            } => match morph {
+            } => match match morph {
                 Some((morph, value)) => {
                     Edit::transform_uv_morph(&document.model, channel, morph, value, &groups)
                 }
                 None => Edit::transform_uv(&document.model, channel, &groups),
+            } {
+                // A drag frame or a click that moves nothing (a scale about the line the
+                // corners lie on) adds no step and says nothing.
+                Err(pmx_core::edit::EditError::NoChange) => return,
+                built => built,
             },
             EditRequest::AddUvChannels(count) => Edit::add_uv_channels(&document.model, count),
             EditRequest::PoseAsRest(pose) => Edit::pose_as_rest(&document.model, &pose),

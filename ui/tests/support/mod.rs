@@ -94,3 +94,28 @@ pub fn load_motion(harness: &mut Harness<'_, EditorState>, motion: &std::path::P
     harness.run_ok();
     click(harness, "Load VMD");
 }
+
+/// The primary button pressed or released at `at` (screen points), one frame.
+pub fn button(harness: &mut Harness<'_, EditorState>, at: egui::Pos2, pressed: bool) {
+    harness.event(egui::Event::PointerButton {
+        pos: at,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    });
+    harness.step();
+}
+
+/// A primary drag from `from` to `to` (screen points) in `steps` frames, as a hand makes it.
+pub fn drag(harness: &mut Harness<'_, EditorState>, from: egui::Pos2, to: egui::Pos2, steps: u32) {
+    harness.event(egui::Event::PointerMoved(from));
+    harness.step();
+    button(harness, from, true);
+    for step in 1..=steps {
+        let at = from + (to - from) * (step as f32 / steps as f32);
+        harness.event(egui::Event::PointerMoved(at));
+        harness.step();
+    }
+    button(harness, to, false);
+    harness.run_ok();
+}

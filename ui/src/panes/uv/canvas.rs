@@ -169,6 +169,17 @@ impl LineMesh {
             painter.add(egui::Shape::mesh(self.mesh));
         }
     }
+
+    /// Adds `other`'s lines after (over) these.
+    pub fn append(&mut self, other: LineMesh) {
+        self.mesh.append(other.mesh);
+    }
+
+    /// The lines as one mesh.
+    #[must_use]
+    pub fn into_mesh(self) -> egui::Mesh {
+        self.mesh
+    }
 }
 
 /// Whether the segment from `a` to `b` can cross `rect` (a cheap bounding-box test that

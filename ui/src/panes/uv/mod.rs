@@ -122,6 +122,10 @@ pub struct UvState {
     gesture_serial: u64,
     wireframe: Option<WireframeCache>,
     textures: HashMap<(u64, usize, String), LoadedTexture>,
+    /// The last wireframe mesh and what it was built from.
+    drawn: Option<(DrawKey, Arc<egui::Mesh>)>,
+    /// Each vertex's place on the canvas, reused between builds.
+    screen: Vec<Pos2>,
     /// Where the canvas was last drawn (screen points).
     pub last_rect: Option<Rect>,
     /// Where the gizmo was last drawn (screen points; `None`: nothing selected).
@@ -166,6 +170,8 @@ impl Default for UvState {
             gesture_serial: 0,
             wireframe: None,
             textures: HashMap::new(),
+            drawn: None,
+            screen: Vec::new(),
             last_rect: None,
             last_gizmo: None,
             drawn_selection: Vec::new(),
@@ -842,39 +848,36 @@ fn canvas_ui(
     painter.rect_filled(rect, 0.0, egui::Color32::from_gray(40));
     let camera = state.camera;
     canvas::paint_tiles(&painter, rect, &camera, texture);
-    let model = &cx.document.model;
-    let selection = &cx.document.selection.get(ElementKind::Vertex).indices;
-    let mut lines = LineMesh::default();
-    let mut highlighted = LineMesh::default();
-    for edge in &shown.wireframe.edges {
-        let (Some(a), Some(b)) = (
-            shown.uv(model, channel, edge.a),
-            shown.uv(model, channel, edge.b),
-        ) else {
-            continue;
-        };
-        let (a, b) = (camera.to_screen(rect, a), camera.to_screen(rect, b));
-        if !canvas::may_show(rect, a, b) {
-            continue;
+    let key = DrawKey {
+        rect,
+        centre: camera.centre.to_array(),
+        zoom: camera.zoom,
+        revision: cx.document.revision(),
+        selection: cx.document.selection.get(ElementKind::Vertex).signature(),
+        wireframe: Arc::as_ptr(&shown.wireframe) as usize,
+        channel,
+        show_seams: state.show_seams,
+        morph: state.morph,
+        morph_value: morph_value.to_bits(),
+    };
+    // Frames where nothing drawn changed (a hover, a tooltip) reuse the last mesh.
+    let mesh = match &state.drawn {
+        Some((drawn, mesh)) if *drawn == key => mesh.clone(),
+        _ => {
+            let mesh = Arc::new(wireframe_mesh(
+                &cx.document.model,
+                &cx.document.selection.get(ElementKind::Vertex).indices,
+                shown,
+                selected,
+                (channel, state.show_seams),
+                (rect, &camera),
+                &mut state.screen,
+            ));
+            state.drawn = Some((key, mesh.clone()));
+            mesh
         }
-        if selection.contains(edge.a as usize) && selection.contains(edge.b as usize) {
-            highlighted.line(a, b, 1.5, canvas::SELECTED);
-        } else if edge.seam && state.show_seams {
-            highlighted.line(a, b, 2.0, canvas::SEAM);
-        } else {
-            lines.line(a, b, 1.0, canvas::EDGE);
-        }
-    }
-    for &v in selected {
-        if let Some(uv) = shown.uv(model, channel, v as u32) {
-            let p = camera.to_screen(rect, uv);
-            if rect.contains(p) {
-                highlighted.dot(p, 4.0, canvas::SELECTED);
-            }
-        }
-    }
-    lines.paint(&painter);
-    highlighted.paint(&painter);
+    };
+    painter.add(egui::Shape::Mesh(mesh));
     if let Some((a, b)) = state.marquee {
         painter.rect_stroke(
             Rect::from_two_pos(a, b),
@@ -910,6 +913,68 @@ fn canvas_ui(
             egui::Color32::YELLOW,
         );
     }
+}
+
+/// What the canvas's wireframe mesh was built from: the same key, the same mesh.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct DrawKey {
+    rect: Rect,
+    centre: [f32; 2],
+    zoom: f32,
+    revision: u64,
+    selection: (usize, Option<usize>, u64),
+    wireframe: usize,
+    channel: u8,
+    show_seams: bool,
+    morph: Option<usize>,
+    morph_value: u32,
+}
+
+/// The wireframe in screen points as one mesh: plain edges, then seams and selected edges
+/// over them, then the selected corners. Each corner is placed once (`screen`, kept between
+/// frames, by vertex) rather than once per edge it ends.
+fn wireframe_mesh(
+    model: &Model,
+    selection: &crate::selection::IndexSet,
+    shown: &Shown,
+    selected: &[usize],
+    (channel, show_seams): (u8, bool),
+    (rect, camera): (Rect, &UvCamera),
+    screen: &mut Vec<Pos2>,
+) -> egui::Mesh {
+    let far = Pos2::new(f32::NAN, f32::NAN);
+    screen.clear();
+    screen.resize(model.vertices.len(), far);
+    for &v in shown.corners.iter() {
+        if let (Some(uv), Some(slot)) = (shown.uv(model, channel, v), screen.get_mut(v as usize)) {
+            *slot = camera.to_screen(rect, uv);
+        }
+    }
+    let at = |v: u32| screen.get(v as usize).copied().filter(|p| p.x.is_finite());
+    let mut lines = LineMesh::default();
+    let mut highlighted = LineMesh::default();
+    for edge in &shown.wireframe.edges {
+        let (Some(a), Some(b)) = (at(edge.a), at(edge.b)) else {
+            continue;
+        };
+        if !canvas::may_show(rect, a, b) {
+            continue;
+        }
+        if selection.contains(edge.a as usize) && selection.contains(edge.b as usize) {
+            highlighted.line(a, b, 1.5, canvas::SELECTED);
+        } else if edge.seam && show_seams {
+            highlighted.line(a, b, 2.0, canvas::SEAM);
+        } else {
+            lines.line(a, b, 1.0, canvas::EDGE);
+        }
+    }
+    for &v in selected {
+        if let Some(p) = at(v as u32).filter(|p| rect.contains(*p)) {
+            highlighted.dot(p, 4.0, canvas::SELECTED);
+        }
+    }
+    lines.append(highlighted);
+    lines.into_mesh()
 }
 
 /// Applies a pick to the vertex selection (Shift adds, Ctrl takes out) and has the 3D view
