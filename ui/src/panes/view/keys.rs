@@ -46,8 +46,8 @@ impl ViewAction {
             ViewAction::Move => "view.gizmo_move",
             ViewAction::Rotate => "view.gizmo_rotate",
             ViewAction::Scale => "view.gizmo_scale",
-            ViewAction::WeightPaint => "view.key_weight_paint",
-            ViewAction::MorphEdit => "view.key_morph_edit",
+            ViewAction::WeightPaint => "brush.weight_paint",
+            ViewAction::MorphEdit => "morph_edit.toggle",
             ViewAction::AddBone => "view.bone_place",
         }
     }
