@@ -335,11 +335,12 @@ impl ViewTool for BoneDrag {
                 };
                 Self::step(cx, &grab, at);
             }
-            ViewInput::DragEnd { at } => {
-                let Some(grab) = self.grab.take() else {
+            // The release frame is past the gesture (the editor ends it when no button is
+            // down): the last drag frame already put the value where the pointer let go.
+            ViewInput::DragEnd { .. } => {
+                if self.grab.take().is_none() {
                     return Taken::No;
-                };
-                Self::step(cx, &grab, at);
+                }
             }
             ViewInput::Cancel => self.grab = None,
             _ => return Taken::No,
