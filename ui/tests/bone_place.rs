@@ -40,7 +40,10 @@ fn gene_with_upper_body() -> Option<(Model, usize, Harness<'static, EditorState>
             ..OrbitCamera::default()
         };
         let document = editor.document.as_mut().unwrap();
-        document.selection.get_mut(ElementKind::Bone).select_only(parent);
+        document
+            .selection
+            .get_mut(ElementKind::Bone)
+            .select_only(parent);
     }
     harness.run_ok();
     Some((model, parent, harness))
@@ -49,8 +52,16 @@ fn gene_with_upper_body() -> Option<(Model, usize, Harness<'static, EditorState>
 /// The point half way between the ray's front hit on `model` and the next hit behind it
 /// (model space), worked out from every triangle the ray crosses.
 fn between_the_hits(model: &Model, camera: &OrbitCamera, pixel: Vec2, size: Vec2) -> Vec3 {
-    let positions: Vec<Vec3> = model.vertices.iter().map(|v| to_world(v.position)).collect();
-    let faces: Vec<[u32; 3]> = model.faces.iter().map(|f| [f[0].0, f[1].0, f[2].0]).collect();
+    let positions: Vec<Vec3> = model
+        .vertices
+        .iter()
+        .map(|v| to_world(v.position))
+        .collect();
+    let faces: Vec<[u32; 3]> = model
+        .faces
+        .iter()
+        .map(|f| [f[0].0, f[1].0, f[2].0])
+        .collect();
     let ray = camera.ray(pixel, size);
     let hits = pick::ray_hits(&ray, &positions, &faces);
     let front = hits.first().expect("the ray hits the body").1;
@@ -74,17 +85,23 @@ fn check_new_bone(original: &Model, harness: &Harness<'_, EditorState>, parent: 
     assert!((position - at).length() < 1.0e-3, "{position} vs {at}");
     assert_eq!(bone.parent, Some(BoneIdx::new(parent)));
     assert_eq!(bone.name_ja.as_str(), "ボーン1");
-    assert!(bone.flags.contains(BoneFlags::ROTATABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE));
+    assert!(
+        bone.flags
+            .contains(BoneFlags::ROTATABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE)
+    );
     let lists = |bone: usize| {
-        model
-            .display_frames
-            .iter()
-            .position(|f| f.items.contains(&DisplayItem::Bone(Some(BoneIdx::new(bone)))))
+        model.display_frames.iter().position(|f| {
+            f.items
+                .contains(&DisplayItem::Bone(Some(BoneIdx::new(bone))))
+        })
     };
     assert!(lists(parent).is_some(), "Gene lists 上半身");
     assert_eq!(lists(index), lists(parent), "in its parent's display frame");
     let frame = &model.display_frames[lists(index).unwrap()];
-    assert_eq!(frame.items.last(), Some(&DisplayItem::Bone(Some(BoneIdx::new(index)))));
+    assert_eq!(
+        frame.items.last(),
+        Some(&DisplayItem::Bone(Some(BoneIdx::new(index))))
+    );
     assert_eq!(
         document.selection.get(ElementKind::Bone).indices.to_vec(),
         vec![index],
@@ -97,7 +114,10 @@ fn check_new_bone(original: &Model, harness: &Harness<'_, EditorState>, parent: 
 fn undo_removes_it(harness: &mut Harness<'_, EditorState>, original: &Model) {
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     harness.run_ok();
-    assert!(document(harness).model == *original, "undo removes the bone exactly");
+    assert!(
+        document(harness).model == *original,
+        "undo removes the bone exactly"
+    );
 }
 
 #[test]
@@ -171,8 +191,14 @@ fn assert_drawn_at(harness: &Harness<'_, EditorState>, tail: Vec3, pixel: Vec2, 
     let camera = harness.state().view.camera;
     let projector = pmx_ui::panes::view::camera::Projector::new(&camera, size);
     let (at, _) = projector.project(to_world(tail.into())).unwrap();
-    assert!(at.distance(pixel) < 0.5, "tail drawn at {at}, pointer at {pixel}");
-    assert!((tail.z - depth_z).abs() < 1.0e-3, "the tail stays at its depth");
+    assert!(
+        at.distance(pixel) < 0.5,
+        "tail drawn at {at}, pointer at {pixel}"
+    );
+    assert!(
+        (tail.z - depth_z).abs() < 1.0e-3,
+        "the tail stays at its depth"
+    );
 }
 
 #[test]
@@ -191,7 +217,10 @@ fn dragging_a_tail_moves_the_offset_or_the_tail_bone_as_the_bone_says() {
     harness.run_ok();
     // Bone 0's tail is an offset: the offset moves, the head stays.
     let head = Vec3::from(original.bones[0].position);
-    let to = drag_tail(&mut harness, head + Vec3::from(original.bones[0].tail_offset));
+    let to = drag_tail(
+        &mut harness,
+        head + Vec3::from(original.bones[0].tail_offset),
+    );
     let model = &document(&harness).model;
     assert_eq!(model.bones[0].position, original.bones[0].position);
     let tail = head + Vec3::from(model.bones[0].tail_offset);
@@ -204,7 +233,11 @@ fn dragging_a_tail_moves_the_offset_or_the_tail_bone_as_the_bone_says() {
     let model = &document(&harness).model;
     assert_eq!(model.bones[1], before.bones[1]);
     assert_drawn_at(&harness, Vec3::from(model.bones[2].position), to, 0.0);
-    assert_eq!(document(&harness).history.len(), 2, "a second drag, a second step");
+    assert_eq!(
+        document(&harness).history.len(),
+        2,
+        "a second drag, a second step"
+    );
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     harness.run_ok();

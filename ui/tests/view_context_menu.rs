@@ -25,7 +25,12 @@ fn with_selection(vertices: &[usize]) -> (Model, Harness<'static, EditorState>) 
     let mut harness = harness_with(model.clone(), Language::Japanese);
     {
         let editor = harness.state_mut();
-        let selection = editor.document.as_mut().unwrap().selection.get_mut(ElementKind::Vertex);
+        let selection = editor
+            .document
+            .as_mut()
+            .unwrap()
+            .selection
+            .get_mut(ElementKind::Vertex);
         for &v in vertices {
             selection.indices.insert(v);
         }
@@ -61,7 +66,11 @@ fn checks_deletion(before: &Model, after: &Model, deleted: &[usize]) {
         .filter(|f| f.iter().all(|v| !deleted.contains(&(v.0 as usize))))
         .map(|f| [renumbered(f[0].0), renumbered(f[1].0), renumbered(f[2].0)])
         .collect();
-    let after_faces: Vec<[u32; 3]> = after.faces.iter().map(|f| [f[0].0, f[1].0, f[2].0]).collect();
+    let after_faces: Vec<[u32; 3]> = after
+        .faces
+        .iter()
+        .map(|f| [f[0].0, f[1].0, f[2].0])
+        .collect();
     assert_eq!(after_faces, faces);
     assert!(faces.len() < before.faces.len(), "faces used the vertices");
     assert_no_new_errors(before, after);
@@ -70,7 +79,10 @@ fn checks_deletion(before: &Model, after: &Model, deleted: &[usize]) {
 fn undo_gives_the_model_back(harness: &mut Harness<'_, EditorState>, original: &Model) {
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     harness.run_ok();
-    assert!(document(harness).model == *original, "undo restores the model exactly");
+    assert!(
+        document(harness).model == *original,
+        "undo restores the model exactly"
+    );
 }
 
 #[test]
@@ -86,10 +98,17 @@ fn the_menus_delete_takes_the_selected_vertices_and_their_faces_as_one_step() {
     checks_deletion(&original, &after.model, &deleted);
     assert_eq!(after.history.len(), 1, "one undo step");
     assert!(after.selection.get(ElementKind::Vertex).indices.is_empty());
-    assert!(harness.query_by_label("ここにボーンを追加").is_none(), "the menu closed");
+    assert!(
+        harness.query_by_label("ここにボーンを追加").is_none(),
+        "the menu closed"
+    );
     undo_gives_the_model_back(&mut harness, &original);
     assert_eq!(
-        document(&harness).selection.get(ElementKind::Vertex).indices.to_vec(),
+        document(&harness)
+            .selection
+            .get(ElementKind::Vertex)
+            .indices
+            .to_vec(),
         deleted,
         "undo selects them again"
     );
@@ -122,7 +141,9 @@ fn the_menu_names_the_material_under_the_pointer_and_centres_the_orbit_there() {
         .find_map(|f| {
             let centre = original.faces[f]
                 .iter()
-                .map(|v| pmx_ui::panes::view::camera::to_world(original.vertices[v.0 as usize].position))
+                .map(|v| {
+                    pmx_ui::panes::view::camera::to_world(original.vertices[v.0 as usize].position)
+                })
                 .sum::<glam::Vec3>()
                 / 3.0;
             let (pixel, _) = projector.project(centre)?;
@@ -136,7 +157,11 @@ fn the_menu_names_the_material_under_the_pointer_and_centres_the_orbit_there() {
         .iter()
         .map(|v| pmx_ui::panes::view::camera::to_world(v.position))
         .collect();
-    let faces: Vec<[u32; 3]> = original.faces.iter().map(|f| [f[0].0, f[1].0, f[2].0]).collect();
+    let faces: Vec<[u32; 3]> = original
+        .faces
+        .iter()
+        .map(|f| [f[0].0, f[1].0, f[2].0])
+        .collect();
     let ray = camera.ray(pixel, size);
     let (front_face, t) = pmx_ui::panes::view::pick::pick_face(&ray, &positions, &faces).unwrap();
     let material = original.material_of_face(front_face).unwrap();
@@ -146,7 +171,11 @@ fn the_menu_names_the_material_under_the_pointer_and_centres_the_orbit_there() {
     harness.get_by_label(&format!("材質: {name}")).click();
     harness.run_ok();
     assert_eq!(
-        document(&harness).selection.get(ElementKind::Material).indices.to_vec(),
+        document(&harness)
+            .selection
+            .get(ElementKind::Material)
+            .indices
+            .to_vec(),
         vec![material]
     );
     assert_eq!(
@@ -157,6 +186,10 @@ fn the_menu_names_the_material_under_the_pointer_and_centres_the_orbit_there() {
     harness.get_by_label("ここを回転の中心に").click();
     harness.run_ok();
     let target = harness.state().view.camera.target;
-    assert!((target - ray.at(t)).length() < 1.0e-3, "{target} vs {}", ray.at(t));
+    assert!(
+        (target - ray.at(t)).length() < 1.0e-3,
+        "{target} vs {}",
+        ray.at(t)
+    );
     assert_eq!(document(&harness).history.len(), 0, "nothing was edited");
 }

@@ -622,7 +622,10 @@ impl Dialog for ShortcutsDialog {
                 }
                 for (keys, action) in [
                     ("Delete", "dialog.shortcut_view_delete"),
-                    (lang.tr("dialog.shortcut_right_click"), "dialog.shortcut_view_menu"),
+                    (
+                        lang.tr("dialog.shortcut_right_click"),
+                        "dialog.shortcut_view_menu",
+                    ),
                     (lang.tr("dialog.shortcut_double_click"), "view.camera_reset"),
                 ] {
                     ui.monospace(keys);

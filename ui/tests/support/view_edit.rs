@@ -10,7 +10,11 @@ use std::collections::BTreeMap;
 
 /// Where the 3D view was drawn in the last frame (screen points).
 pub fn view_rect(harness: &Harness<'_, EditorState>) -> egui::Rect {
-    harness.state().view.last_rect.expect("the 3D view was drawn")
+    harness
+        .state()
+        .view
+        .last_rect
+        .expect("the 3D view was drawn")
 }
 
 /// A viewport pixel of the view as a screen point.

@@ -18,7 +18,9 @@
 //! the drag's gesture, so one drag is one undo step.
 
 use super::shown::{PickMode, ShownScene, mirror_z};
-use super::tool::{Gestures, SelectHow, SelectionChange, Taken, ToolCx, ToolRequest, ViewInput, ViewTool};
+use super::tool::{
+    Gestures, SelectHow, SelectionChange, Taken, ToolCx, ToolRequest, ViewInput, ViewTool,
+};
 use crate::command::EditRequest;
 use crate::document::Document;
 use crate::i18n::Language;
@@ -188,6 +190,9 @@ impl ViewTool for BonePlace {
         let ViewInput::Click { at } = input else {
             return Taken::No;
         };
+        if !self.active {
+            return Taken::No;
+        }
         let position = point_under(&cx.scene, &cx.document.model, at);
         cx.request(ToolRequest::Create(new_bone_request(cx.document, position)));
         cx.request(ToolRequest::SetPickMode(PickMode::Bone));
@@ -245,8 +250,14 @@ pub fn bone_end_at(
     let mut best: Option<(f32, usize, BoneEnd, Vec3)> = None;
     for bone in 0..model.bones.len() {
         let ends = [
-            (BoneEnd::Head, overlay::bone_head_placed(model, bone, placed)),
-            (BoneEnd::Tail, overlay::bone_tail_placed(model, bone, placed)),
+            (
+                BoneEnd::Head,
+                overlay::bone_head_placed(model, bone, placed),
+            ),
+            (
+                BoneEnd::Tail,
+                overlay::bone_tail_placed(model, bone, placed),
+            ),
         ];
         for (end, at) in ends {
             let Some(at) = at else { continue };
