@@ -6,7 +6,8 @@
 //!   one undo step the validator finds no new error in; undo removes it exactly;
 //! - the context menu's ここにボーンを追加 adds the same bone;
 //! - dragging a bone's tail moves its tail offset, or the tail bone when the tail is a bone,
-//!   so that the tail follows the pointer (at the same depth); one undo step each.
+//!   so that the tail follows the pointer (at the same depth); dragging a head moves the bone;
+//!   one undo step each.
 
 mod support;
 #[path = "support/view_edit.rs"]
@@ -172,8 +173,8 @@ fn bones_model() -> Model {
     model
 }
 
-/// Drags bone `bone`'s tail 60 pixels right and 20 up; returns where the pointer let go
-/// (viewport pixels).
+/// Drags the bone head or tail drawn at `tail` (model space) 60 pixels right and 20 up;
+/// returns where the pointer let go (viewport pixels).
 fn drag_tail(harness: &mut Harness<'_, EditorState>, tail: Vec3) -> Vec2 {
     let size = view_size(harness);
     let camera = harness.state().view.camera;
@@ -238,8 +239,24 @@ fn dragging_a_tail_moves_the_offset_or_the_tail_bone_as_the_bone_says() {
         2,
         "a second drag, a second step"
     );
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
-    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    // Bone 0's head: the bone moves (its tail offset with it), selected.
+    let before = document(&harness).model.clone();
+    let to = drag_tail(&mut harness, Vec3::from(before.bones[0].position));
+    let model = &document(&harness).model;
+    assert_eq!(model.bones[0].tail_offset, before.bones[0].tail_offset);
+    assert_drawn_at(&harness, Vec3::from(model.bones[0].position), to, 0.0);
+    assert_eq!(
+        document(&harness)
+            .selection
+            .get(ElementKind::Bone)
+            .indices
+            .to_vec(),
+        vec![0]
+    );
+    assert_eq!(document(&harness).history.len(), 3);
+    for _ in 0..3 {
+        harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    }
     harness.run_ok();
     assert!(document(&harness).model == original);
 }
