@@ -33,15 +33,18 @@ pub enum CameraPreset {
     Left,
     Right,
     Top,
+    /// From below (MMD's keypad 0): the screen's up is the model's front.
+    Bottom,
 }
 
 impl CameraPreset {
-    pub const ALL: [CameraPreset; 5] = [
+    pub const ALL: [CameraPreset; 6] = [
         CameraPreset::Front,
         CameraPreset::Back,
         CameraPreset::Left,
         CameraPreset::Right,
         CameraPreset::Top,
+        CameraPreset::Bottom,
     ];
 
     /// (yaw, pitch) in radians.
@@ -55,6 +58,7 @@ impl CameraPreset {
             CameraPreset::Left => (FRAC_PI_2, 0.0),
             CameraPreset::Right => (-FRAC_PI_2, 0.0),
             CameraPreset::Top => (0.0, FRAC_PI_2),
+            CameraPreset::Bottom => (0.0, -FRAC_PI_2),
         }
     }
 
@@ -66,6 +70,7 @@ impl CameraPreset {
             CameraPreset::Left => "view.camera_left",
             CameraPreset::Right => "view.camera_right",
             CameraPreset::Top => "view.camera_top",
+            CameraPreset::Bottom => "view.camera_bottom",
         }
     }
 }
@@ -309,6 +314,10 @@ mod tests {
         assert!(close(camera.eye(), Vec3::new(0.0, 55.0, 0.0)));
         // Looking straight down, the screen's up is the model's back (world -Z).
         assert!(close(camera.up(), Vec3::new(0.0, 0.0, -1.0)));
+        camera.apply_preset(CameraPreset::Bottom);
+        assert!(close(camera.eye(), Vec3::new(0.0, -35.0, 0.0)));
+        // Looking straight up, the screen's up is the model's front (world +Z).
+        assert!(close(camera.up(), Vec3::new(0.0, 0.0, 1.0)));
     }
 
     #[test]

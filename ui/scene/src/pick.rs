@@ -53,6 +53,38 @@ pub fn pick_face(ray: &Ray, positions: &[Vec3], faces: &[[u32; 3]]) -> Option<(u
     best
 }
 
+/// Every triangle `ray` crosses, nearest first: (face index, distance). What adding a bone
+/// inside the mesh needs (the front hit and the one where the ray leaves); faces with vertex
+/// indices out of range are skipped.
+#[must_use]
+pub fn ray_hits(ray: &Ray, positions: &[Vec3], faces: &[[u32; 3]]) -> Vec<(usize, f32)> {
+    let mut hits: Vec<(usize, f32)> = faces
+        .iter()
+        .enumerate()
+        .filter_map(|(index, face)| {
+            let a = *positions.get(face[0] as usize)?;
+            let b = *positions.get(face[1] as usize)?;
+            let c = *positions.get(face[2] as usize)?;
+            ray_triangle(ray, a, b, c).map(|t| (index, t))
+        })
+        .collect();
+    hits.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    hits
+}
+
+/// The point inside a closed surface under `ray`: the middle of the front hit and the next
+/// hit behind it (where the ray leaves), the front hit alone when there is no other; `None`
+/// when `hits` (distances, nearest first, as [`ray_hits`] gives them) is empty. Hits within
+/// `1e-4` of the front one (the shared edge of two triangles, a doubled face) are the same
+/// crossing.
+#[must_use]
+pub fn inside_point(ray: &Ray, hits: &[f32]) -> Option<Vec3> {
+    let front = *hits.first()?;
+    let tolerance = 1.0e-4 * front.abs().max(1.0);
+    let back = hits.iter().copied().find(|&t| t > front + tolerance);
+    Some(ray.at(back.map_or(front, |back| (front + back) * 0.5)))
+}
+
 /// The point nearest to `pixel` on screen within `radius` pixels (ties go to the nearer one in
 /// depth): its index.
 pub fn pick_point(
@@ -255,6 +287,30 @@ mod tests {
         let (face, t) = pick_face(&r, &positions, &faces).expect("hit");
         assert_eq!(face, 1);
         assert!((t - 8.0).abs() < 1.0e-5);
+    }
+
+    #[test]
+    fn every_hit_nearest_first_and_the_point_between_the_first_two() {
+        let positions = vec![
+            Vec3::new(-1.0, -1.0, 0.0),
+            Vec3::new(1.0, -1.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(-1.0, -1.0, 2.0),
+            Vec3::new(1.0, -1.0, 2.0),
+            Vec3::new(0.0, 1.0, 2.0),
+        ];
+        let faces = [[0, 1, 2], [3, 4, 5], [0, 1, 7]];
+        let r = ray(Vec3::new(0.0, 0.0, 10.0), Vec3::NEG_Z);
+        let hits = ray_hits(&r, &positions, &faces);
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![1, 0]);
+        let distances: Vec<f32> = hits.iter().map(|h| h.1).collect();
+        let inside = inside_point(&r, &distances).expect("hit");
+        assert!((inside - Vec3::new(0.0, 0.0, 1.0)).length() < 1.0e-5);
+        // A doubled front face is one crossing; one hit alone is that point; none is none.
+        let inside = inside_point(&r, &[8.0, 8.0, 10.0]).expect("hit");
+        assert!((inside - Vec3::new(0.0, 0.0, 1.0)).length() < 1.0e-5);
+        assert_eq!(inside_point(&r, &[8.0]), Some(Vec3::new(0.0, 0.0, 2.0)));
+        assert_eq!(inside_point(&r, &[]), None);
     }
 
     #[test]

@@ -608,6 +608,31 @@ impl Dialog for ShortcutsDialog {
                     ui.end_row();
                 }
             });
+        // The 3D view's keys, from the table the view acts on.
+        ui.add_space(6.0);
+        ui.strong(lang.tr("dialog.shortcut_view_keys"));
+        egui::Grid::new("view_shortcuts")
+            .num_columns(2)
+            .striped(true)
+            .show(ui, |ui| {
+                for line in crate::panes::view::keys::VIEW_KEYS {
+                    ui.monospace(line.shown);
+                    ui.label(lang.tr(line.action.key()));
+                    ui.end_row();
+                }
+                for (keys, action) in [
+                    ("Delete", "dialog.shortcut_view_delete"),
+                    (
+                        lang.tr("dialog.shortcut_right_click"),
+                        "dialog.shortcut_view_menu",
+                    ),
+                    (lang.tr("dialog.shortcut_double_click"), "view.camera_reset"),
+                ] {
+                    ui.monospace(keys);
+                    ui.label(lang.tr(action));
+                    ui.end_row();
+                }
+            });
         close_button_ui(ui, lang)
     }
 }

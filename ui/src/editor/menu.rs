@@ -190,9 +190,10 @@ impl EditorState {
         {
             self.duplicate_in_focus();
         }
+        let view_delete = self.view.has_focus && self.document.is_some();
         if ui
             .add_enabled(
-                table,
+                table || view_delete,
                 egui::Button::new(lang.tr("menu.delete")).shortcut_text("Delete"),
             )
             .clicked()

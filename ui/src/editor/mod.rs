@@ -1035,7 +1035,22 @@ impl EditorState {
         }
     }
 
+    /// Whether Delete and 編集 > 削除 act on the 3D view's selection: the view was the pane last
+    /// pressed, or the pointer is over it.
+    fn view_in_focus(&self) -> bool {
+        self.view.has_focus || self.view.pointer_over
+    }
+
     fn delete_in_focus(&mut self) {
+        if self.view_in_focus() {
+            if let Some(document) = &self.document
+                && let Some(command) =
+                    crate::panes::view::context_menu::delete_command(document, self.view.pick_mode)
+            {
+                self.commands.push(command);
+            }
+            return;
+        }
         let (Some(kind), Some(document)) = (self.focus_kind, &self.document) else {
             return;
         };

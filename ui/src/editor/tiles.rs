@@ -38,12 +38,13 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
         _tile_id: egui_tiles::TileId,
         pane: &mut Pane,
     ) -> egui_tiles::UiResponse {
-        // The table the user clicks in is the one Ctrl+A and Delete act on.
-        if let Some(kind) = pane.kind()
-            && ui.rect_contains_pointer(ui.max_rect())
-            && ui.input(|i| i.pointer.any_pressed())
-        {
-            *self.focus_kind = Some(kind);
+        // The table the user clicks in is the one Ctrl+A and Delete act on (the 3D view sets
+        // its own focus, which a press in any other pane takes away).
+        if ui.rect_contains_pointer(ui.max_rect()) && ui.input(|i| i.pointer.any_pressed()) {
+            self.view.has_focus &= *pane == Pane::View;
+            if let Some(kind) = pane.kind() {
+                *self.focus_kind = Some(kind);
+            }
         }
         let lang = self.lang;
         let Some(document) = self.document.as_deref_mut() else {

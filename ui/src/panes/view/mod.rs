@@ -5,8 +5,10 @@
 //! - `tool`: what the view does with the pointer, as values: the [`tool::ViewTool`] trait and
 //!   its routing; the tools, each in its own file, are listed once, in [`ViewState`]'s
 //!   registry (`with_tools`): `morph_edit` (モーフ編集: transforms and its sculpt brush shape a
-//!   vertex morph; modal while its brush is on), `weight_paint` (ウェイト描画, modal while on), `gizmo` (move,
-//!   rotate and scale handles), `rectangle_select`, `click_select`. `shown`: the scene as the tools read it (camera, viewport, the pose's
+//!   vertex morph; modal while its brush is on), `weight_paint` (ウェイト描画, modal while on),
+//!   `bone_place` (ボーン追加, modal while on), `gizmo` (move, rotate and scale handles),
+//!   `bone_place::BoneDrag` (bone heads and tails), `rectangle_select`, `click_select`;
+//!   `context_menu` (the right-click menu), `keys` (the view's keys, one table). `shown`: the scene as the tools read it (camera, viewport, the pose's
 //!   placements; picking). The camera's orbit, pan and zoom stay the pane's;
 //! - `transform`: moving, turning and scaling the selection (the numeric row; the edit the
 //!   gizmo asks for);
@@ -15,8 +17,11 @@
 //! - the GL side is the `pmx_view` crate, which this crate does not depend on: the window hands
 //!   [`ViewState::painter`] its painter. Without one (panel tests) the pane draws no model.
 
+pub mod bone_place;
 pub mod click_select;
+pub mod context_menu;
 pub mod gizmo;
+pub mod keys;
 pub mod morph_edit;
 pub mod morph_offsets;
 pub mod rectangle_select;
@@ -135,6 +140,20 @@ pub struct ViewState {
     pub weight_paint: weight_paint::WeightPaint,
     /// モーフ編集: moving vertices shapes a vertex morph (a mode; modal while its brush is on).
     pub morph_edit: morph_edit::MorphEdit,
+    /// ボーン追加: a click adds a bone there (a tool, modal while on).
+    pub bone_place: bone_place::BonePlace,
+    /// A left drag on a bone's head or tail in bone pick mode moves it (a tool).
+    pub bone_drag: bone_place::BoneDrag,
+    /// What was under the pointer when the right-click menu opened (while it is open).
+    context_hit: Option<context_menu::Hit>,
+    /// The view was the pane last pressed: Delete and 編集 > 削除 act on its selection. Set by
+    /// the view, cleared by a press in another pane.
+    pub has_focus: bool,
+    /// The pointer was over the view in the last frame (Delete there acts on the view).
+    pub pointer_over: bool,
+    /// The pick kind's selection before the last click and the revision it was taken at: a
+    /// double click (which resets the camera) gives back what its first click changed.
+    before_click: Option<(ElementKind, crate::selection::KindSelection, u64)>,
     /// The UI's language and the names shown, as the pane last drew (what tools say).
     lang: Language,
     names: crate::i18n::NameLanguage,
@@ -404,7 +423,9 @@ impl ViewState {
         let Self {
             morph_edit,
             weight_paint,
+            bone_place,
             gizmo,
+            bone_drag,
             rectangle_select,
             click_select,
             camera,
@@ -415,10 +436,12 @@ impl ViewState {
             names,
             ..
         } = self;
-        let mut tools: [&mut dyn ViewTool; 5] = [
+        let mut tools: [&mut dyn ViewTool; 7] = [
             morph_edit,
             weight_paint,
+            bone_place,
             gizmo,
+            bone_drag,
             rectangle_select,
             click_select,
         ];
@@ -689,7 +712,7 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
         for (key, on) in state.layers.entries().into_iter().skip(2).take(4) {
             ui.checkbox(on, lang.tr(key));
         }
-        let before = (state.morph_edit.active, state.weight_paint.active);
+        let before = state.modes();
         state.with_tools(
             document,
             Vec2::ZERO,
@@ -700,12 +723,7 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
                 }
             },
         );
-        // Morph edit mode and the weight brush are one at a time: the one switched on wins.
-        if state.morph_edit.active && !before.0 {
-            state.weight_paint.active = false;
-        } else if state.weight_paint.active && !before.1 {
-            state.morph_edit.set_active(false);
-        }
+        state.one_mode_at_a_time(before);
     });
     // The rows of the tools that take part (the brush's settings while it is on).
     let options = state.with_tools(
@@ -746,6 +764,7 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
     let size = Vec2::new(rect.width(), rect.height());
     navigate(ui, state, &response, size);
     route_pointer(ui, state, &response, document, commands);
+    context_menu::show(state, &response, document, commands);
     let highlight = document
         .selection
         .get(ElementKind::Material)
@@ -778,7 +797,8 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
 }
 
 /// The camera, whatever tool is in use: right drag orbits, middle drag (or Shift + right) pans,
-/// the wheel zooms, a double click resets it.
+/// the wheel zooms, a double click resets it (and gives back the selection its first click
+/// changed, in [`route_pointer`]).
 fn navigate(ui: &egui::Ui, state: &mut ViewState, response: &egui::Response, size: Vec2) {
     let modifiers = ui.input(|i| i.modifiers);
     let delta = response.drag_delta();
@@ -822,6 +842,10 @@ fn route_pointer(
             i.pointer.latest_pos(),
         )
     });
+    state.pointer_over = response.hovered();
+    if response.is_pointer_button_down_on() && ui.input(|i| i.pointer.any_pressed()) {
+        state.has_focus = true;
+    }
     let mut early = Vec::new();
     if primary_pressed
         && response.is_pointer_button_down_on()
@@ -833,7 +857,18 @@ fn route_pointer(
         && !response.double_clicked()
         && let Some(pointer) = response.interact_pointer_pos()
     {
+        let kind = state.pick_mode.kind();
+        let before = document.selection.get(kind).clone();
+        state.before_click = Some((kind, before, document.revision()));
         early.push(ViewInput::Click { at: local(pointer) });
+    }
+    // The second click of a double click (a camera reset) picks nothing and the first one's
+    // pick is given back: PmxView's double click only resets the view.
+    if response.double_clicked()
+        && let Some((kind, before, revision)) = state.before_click.take()
+        && revision == document.revision()
+    {
+        *document.selection.get_mut(kind) = before;
     }
     for input in early {
         state.tool_input(document, commands, size, modifiers, input);
@@ -862,6 +897,7 @@ fn route_pointer(
     {
         late.push(ViewInput::DragEnd { at });
     }
+    let mut actions = Vec::new();
     if response.hovered() && !ui.ctx().egui_wants_keyboard_input() {
         ui.input(|i| {
             for event in &i.events {
@@ -869,13 +905,19 @@ fn route_pointer(
                     key, pressed: true, ..
                 } = event
                 {
-                    late.push(ViewInput::Key(*key));
+                    match keys::action_for(*key, modifiers) {
+                        Some(action) => actions.push(action),
+                        None => late.push(ViewInput::Key(*key)),
+                    }
                 }
             }
         });
     }
     for input in late {
         state.tool_input(document, commands, size, modifiers, input);
+    }
+    for action in actions {
+        state.view_action(action, document);
     }
     // A gesture whose release the view never saw (the pointer let go elsewhere) ends here.
     if state.tool_owner.is_some() && !response.dragged() && !response.is_pointer_button_down_on() {

@@ -5,7 +5,8 @@
 //! double-click reset) stays the pane's, whatever tool is in use.
 //!
 //! Routing: the tools are offered input in the registry's order (the one list of them,
-//! `ViewState::with_tools`: the gizmo, then rectangle selection, then click selection). The
+//! `ViewState::with_tools`: the modes (morph edit, weight paint, ボーン追加), the gizmo, bone
+//! head and tail drags, then rectangle selection, then click selection). The
 //! first tool to take a press or the start of a drag owns that gesture until the button is
 //! released (it alone gets the drag, the release and, for a press that never became a drag,
 //! the click); a click nobody owns goes to the first tool that takes it. A tool that is
