@@ -616,6 +616,11 @@ impl EditorState {
         match command {
             Command::Edit(edit) => self.run_edit(edit),
             Command::Undo => self.step_history(true),
+            Command::Visibility(action) => {
+                if let Some(document) = &mut self.document {
+                    crate::visibility::change(document, action);
+                }
+            }
             Command::Redo => self.step_history(false),
             Command::JumpToHistory(head) => {
                 if let Some(document) = &mut self.document {
