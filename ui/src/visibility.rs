@@ -178,9 +178,8 @@ impl Visibility {
         selection: &Selection,
     ) -> bool {
         let before = self.clone();
-        let selected = |kind: ElementKind| -> IndexSet {
-            selection.get(kind).targets().into_iter().collect()
-        };
+        let selected =
+            |kind: ElementKind| -> IndexSet { selection.get(kind).targets().into_iter().collect() };
         match action {
             VisibilityAction::ShowOnlySelectedMaterials => {
                 self.hidden_materials =
@@ -303,10 +302,16 @@ mod tests {
         assert!(visibility.apply(VisibilityAction::ShowAll, &model, &selection));
         assert!(visibility.shows_everything());
         selection.get_mut(ElementKind::Face).select_only(3);
-        visibility.apply(VisibilityAction::Isolate(ElementKind::Face), &model, &selection);
+        visibility.apply(
+            VisibilityAction::Isolate(ElementKind::Face),
+            &model,
+            &selection,
+        );
         let shown = visibility.shown(&model).unwrap();
         assert_eq!(
-            (0..model.faces.len()).filter(|&f| shown.face(f)).collect::<Vec<_>>(),
+            (0..model.faces.len())
+                .filter(|&f| shown.face(f))
+                .collect::<Vec<_>>(),
             vec![3]
         );
     }

@@ -228,7 +228,9 @@ fn a_lasso_selects_the_vertices_inside_its_outline() {
         egui::Modifiers::SHIFT,
         &lasso_stroke(&around(6)),
     );
-    after.extend((0..16).filter(|&v| pmx_scene::pick::inside_polygon(&around(6), pixel_of(&model, v))));
+    after.extend(
+        (0..16).filter(|&v| pmx_scene::pick::inside_polygon(&around(6), pixel_of(&model, v))),
+    );
     after.sort_unstable();
     after.dedup();
     assert_eq!(selected(&document, ElementKind::Vertex), after);
@@ -246,10 +248,7 @@ fn a_lasso_selects_the_vertices_inside_its_outline() {
         origin: Vec2::ZERO,
         at: Vec2::ONE,
     };
-    assert_eq!(
-        RectangleSelect::default().input(&mut cx, start),
-        Taken::No
-    );
+    assert_eq!(RectangleSelect::default().input(&mut cx, start), Taken::No);
 }
 
 #[test]
@@ -396,13 +395,13 @@ fn face_edit_flow(faces: &[usize], label: &str, changed: &[usize]) -> Model {
 fn the_diagonal_swap_and_the_flip_change_only_those_faces_and_undo() {
     let swapped = face_edit_flow(&[0, 1], "Swap diagonal", &[0, 1]);
     for f in &swapped.faces[..2] {
-        assert!(f.contains(&VertexIdx(1)) && f.contains(&VertexIdx(3)), "{f:?}");
+        assert!(
+            f.contains(&VertexIdx(1)) && f.contains(&VertexIdx(3)),
+            "{f:?}"
+        );
     }
     let flipped = face_edit_flow(&[2], "Flip faces", &[2]);
-    assert_eq!(
-        flipped.faces[2],
-        [VertexIdx(4), VertexIdx(5), VertexIdx(6)]
-    );
+    assert_eq!(flipped.faces[2], [VertexIdx(4), VertexIdx(5), VertexIdx(6)]);
 }
 
 /// Gene from the shared corpus, when it is there.
@@ -411,13 +410,13 @@ fn gene() -> Option<Model> {
 }
 
 /// The view's rectangle and a projection of model points to the screen with its camera.
-fn screen_of(harness: &egui_kittest::Harness<'_, EditorState>) -> impl Fn(Vec3) -> Option<egui::Pos2> {
+fn screen_of(
+    harness: &egui_kittest::Harness<'_, EditorState>,
+) -> impl Fn(Vec3) -> Option<egui::Pos2> {
     let view = &harness.state().view;
     let rect = view.last_rect.expect("the view was drawn");
-    let projector = pmx_scene::camera::Projector::new(
-        &view.camera,
-        Vec2::new(rect.width(), rect.height()),
-    );
+    let projector =
+        pmx_scene::camera::Projector::new(&view.camera, Vec2::new(rect.width(), rect.height()));
     move |world: Vec3| {
         let (pixel, depth) = projector.project(world)?;
         (depth <= 1.0).then(|| rect.min + egui::vec2(pixel.x, pixel.y))
@@ -473,5 +472,9 @@ fn on_gene_a_lasso_in_the_editor_selects_the_vertices_inside_it() {
             .to_vec(),
         expected
     );
-    assert_eq!(document(&harness).history.len(), 0, "selecting edits nothing");
+    assert_eq!(
+        document(&harness).history.len(),
+        0,
+        "selecting edits nothing"
+    );
 }

@@ -194,13 +194,11 @@ fn a_rectangle_drag_selects_the_vertices_inside_it_by_element() {
     );
     assert_eq!(
         requests,
-        vec![
-            ToolRequest::Select(SelectionChange {
-                kind: ElementKind::Vertex,
-                elements: vec![2, 3, 4],
-                how: SelectHow::Replace,
-            }),
-        ]
+        vec![ToolRequest::Select(SelectionChange {
+            kind: ElementKind::Vertex,
+            elements: vec![2, 3, 4],
+            how: SelectHow::Replace,
+        }),]
     );
     assert_eq!(rectangle.marquee(), None);
     let (commands, _) = apply(&mut document, requests);

@@ -120,31 +120,37 @@ fn show_only_a_material_then_a_click_on_another_picks_nothing_of_it() {
             .collect::<Vec<_>>()
     );
     assert_eq!(document(&harness).history.len(), 0, "no history step");
-    assert_eq!(document(&harness).revision(), revision, "the revision stays");
-    // The frame leaves the hidden materials out.
-    let frame = harness.state().view.frame(
-        &model,
-        &Default::default(),
-        Vec2::new(800.0, 600.0),
+    assert_eq!(
+        document(&harness).revision(),
+        revision,
+        "the revision stays"
     );
+    // The frame leaves the hidden materials out.
+    let frame = harness
+        .state()
+        .view
+        .frame(&model, &Default::default(), Vec2::new(800.0, 600.0));
     assert!(!frame.materials[other].visible);
     assert!(frame.materials[kept].visible);
 
     // A click where `other` was drawn: it is not picked (as material, nor its vertices).
     click_in_view(&mut harness, face_centre(&model, face));
-    let picked = document(&harness).selection.get(ElementKind::Material).targets();
+    let picked = document(&harness)
+        .selection
+        .get(ElementKind::Material)
+        .targets();
     assert!(!picked.contains(&other), "{picked:?}");
     harness.state_mut().view.pick_mode = PickMode::Vertex;
     harness.run_ok();
     for v in model.faces[face] {
         let p = model.vertices[v.0 as usize].position;
         click_in_view(&mut harness, Vec3::new(p.x, p.y, -p.z));
-        let picked = document(&harness).selection.get(ElementKind::Vertex).targets();
+        let picked = document(&harness)
+            .selection
+            .get(ElementKind::Vertex)
+            .targets();
         let shown_vertex = picked.iter().all(|&v| {
-            let shown = document(&harness)
-                .visibility
-                .shown(&model)
-                .unwrap();
+            let shown = document(&harness).visibility.shown(&model).unwrap();
             shown.vertex(v)
         });
         assert!(shown_vertex, "a hidden vertex was picked: {picked:?}");
@@ -157,7 +163,10 @@ fn show_only_a_material_then_a_click_on_another_picks_nothing_of_it() {
     harness.run_ok();
     click_in_view(&mut harness, face_centre(&model, face));
     assert_eq!(
-        document(&harness).selection.get(ElementKind::Material).targets(),
+        document(&harness)
+            .selection
+            .get(ElementKind::Material)
+            .targets(),
         vec![other]
     );
     assert_eq!(document(&harness).history.len(), 0);
@@ -193,7 +202,11 @@ fn isolate_and_hide_are_no_edits_and_follow_structural_edits() {
     harness.run_ok();
     assert!(document(&harness).visibility.hidden_faces.len() == model.faces.len());
     assert_eq!(document(&harness).history.len(), 0, "no history step");
-    assert_eq!(document(&harness).revision(), revision, "the revision stays");
+    assert_eq!(
+        document(&harness).revision(),
+        revision,
+        "the revision stays"
+    );
 
     // Deleting face 0 moves the hidden faces down by one; undo puts them back.
     push(&mut harness, Command::Visibility(VisibilityAction::ShowAll));
@@ -201,8 +214,7 @@ fn isolate_and_hide_are_no_edits_and_follow_structural_edits() {
     {
         let document = harness.state_mut().document.as_mut().unwrap();
         document.visibility.hidden_faces.insert(7);
-        let edit = pmx_core::edit::Edit::delete(&mut document.model, ElementKind::Face, &[0])
-            .unwrap();
+        let edit = pmx_core::edit::Edit::delete(&document.model, ElementKind::Face, &[0]).unwrap();
         document.apply(edit);
         assert_eq!(document.visibility.hidden_faces.to_vec(), vec![6]);
         document.undo();

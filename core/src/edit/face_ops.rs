@@ -160,7 +160,10 @@ mod tests {
         let (a, b) = (model.faces[0], model.faces[1]);
         // The new diagonal is 1–3, each triangle has it.
         for f in [a, b] {
-            assert!(f.contains(&VertexIdx(1)) && f.contains(&VertexIdx(3)), "{f:?}");
+            assert!(
+                f.contains(&VertexIdx(1)) && f.contains(&VertexIdx(3)),
+                "{f:?}"
+            );
             assert!(normal(&model, f).z > 0.0, "{f:?} turned over");
         }
         assert_eq!(model.faces[2], before.faces[2]);

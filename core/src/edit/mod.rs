@@ -126,7 +126,9 @@ pub enum EditError {
     File(Box<FileError>),
     #[error("{0}")]
     Pose(#[from] crate::pose::PoseError),
-    #[error("faces {first} and {second} {reason}: swapping a diagonal needs two triangles of one material that share an edge")]
+    #[error(
+        "faces {first} and {second} {reason}: swapping a diagonal needs two triangles of one material that share an edge"
+    )]
     FacePair {
         first: usize,
         second: usize,

@@ -127,10 +127,14 @@ pub enum EditOp {
     GroupMorphFromSelection(super::GroupMorph),
     /// 面の反転: the faces at `indices` turned over (winding reversed): see
     /// [`Edit::flip_faces`].
-    FlipFaces { indices: Vec<usize> },
+    FlipFaces {
+        indices: Vec<usize>,
+    },
     /// 面対角線の入れ替え: the two `faces` (triangles of one material sharing an edge) split
     /// along their quad's other diagonal: see [`Edit::swap_face_diagonal`].
-    SwapFaceDiagonal { faces: [usize; 2] },
+    SwapFaceDiagonal {
+        faces: [usize; 2],
+    },
     /// Several ops as one named step.
     Batch {
         #[serde(default, skip_serializing_if = "Option::is_none")]

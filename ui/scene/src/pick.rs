@@ -92,7 +92,9 @@ pub fn points_in_rect(
     max: Vec2,
 ) -> Vec<usize> {
     let (lo, hi) = (min.min(max), min.max(max));
-    points_where(projector, points, |at| at.cmpge(lo).all() && at.cmple(hi).all())
+    points_where(projector, points, |at| {
+        at.cmpge(lo).all() && at.cmple(hi).all()
+    })
 }
 
 /// Indices of the points (in front of the camera) whose pixel `inside` accepts: what the

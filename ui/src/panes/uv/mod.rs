@@ -311,11 +311,7 @@ fn fit_within(mut image: pmx_core::texture::Image, max_side: u32) -> pmx_core::t
 /// Leaves out of `wireframe` every edge no shown face has (絞り込み表示: hidden materials,
 /// faces, and faces on hidden vertices), so the pane neither draws nor picks them; each
 /// material's range of edges follows.
-fn keep_shown_edges(
-    wireframe: &mut UvWireframe,
-    model: &Model,
-    shown: &crate::visibility::Shown,
-) {
+fn keep_shown_edges(wireframe: &mut UvWireframe, model: &Model, shown: &crate::visibility::Shown) {
     let shown_edges: std::collections::HashSet<(u32, u32)> = model
         .faces
         .iter()

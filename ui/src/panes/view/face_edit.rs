@@ -25,7 +25,10 @@ pub fn face_edits_ui(
         })
     };
     if ui
-        .add_enabled(!faces.is_empty(), egui::Button::new(lang.tr("view.face_flip")))
+        .add_enabled(
+            !faces.is_empty(),
+            egui::Button::new(lang.tr("view.face_flip")),
+        )
         .on_hover_text(lang.tr("view.face_hint"))
         .clicked()
     {

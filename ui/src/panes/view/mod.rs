@@ -223,8 +223,11 @@ impl ViewState {
         highlight: &crate::selection::IndexSet,
         size: Vec2,
     ) -> Frame {
-        let mut materials =
-            frame::posed_material_draws(model, |i| highlight.contains(i), self.scene.material_morphs());
+        let mut materials = frame::posed_material_draws(
+            model,
+            |i| highlight.contains(i),
+            self.scene.material_morphs(),
+        );
         // 絞り込み表示: a hidden material is not drawn, nor its edge.
         for index in self.shown.hidden_materials.iter() {
             if let Some(draw) = materials.get_mut(index) {

@@ -27,9 +27,7 @@ impl RectangleSelect {
 
 /// Selects what `region` holds of the pick mode's kind, as the modifiers say.
 pub(super) fn select_in(cx: &mut ToolCx<'_>, region: &Region<'_>) {
-    let picked = cx
-        .scene
-        .in_region(&cx.document.model, cx.pick_mode, region);
+    let picked = cx.scene.in_region(&cx.document.model, cx.pick_mode, region);
     cx.select(cx.pick_mode.kind(), picked);
 }
 

@@ -7,11 +7,11 @@
 //! changes through their [`super::tool::ToolCx`].
 
 use crate::document::Document;
+use crate::visibility::Shown;
 use glam::{Vec2, Vec3};
 use pmx_core::model::{ElementKind, Model};
 use pmx_core::pose::Transform as Placement;
 use pmx_scene::camera::{OrbitCamera, Projector, Ray};
-use crate::visibility::Shown;
 use pmx_scene::{brush, overlay, pick};
 use std::sync::Arc;
 
@@ -246,7 +246,11 @@ pub enum Region<'r> {
     Lasso(&'r [Vec2]),
     /// A brush's circle: with `through`, everything drawn inside it; without, only what faces
     /// the camera near the surface under the pointer (the weight brush's sphere).
-    Circle { at: Vec2, radius: f32, through: bool },
+    Circle {
+        at: Vec2,
+        radius: f32,
+        through: bool,
+    },
 }
 
 impl Region<'_> {
