@@ -167,7 +167,7 @@ pub enum Command {
         indices: Vec<usize>,
     },
     /// 表示 > 絞り込み表示: shows or hides materials, vertices or faces of the open document
-    /// (view state: no undo step; see [`crate::visibility::change`]).
+    /// (view state: no undo step; [`crate::visibility::Visibility::apply`]).
     Visibility(crate::visibility::VisibilityAction),
     /// ツール > a tool: its dialog (options, preview, Apply).
     ShowPlugin(String),

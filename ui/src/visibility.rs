@@ -1,5 +1,5 @@
 //! 絞り込み表示 (show and hide): which materials, vertices and faces the 3D view and the UV
-//! pane leave out. View state kept beside the selection on the [`Document`]: never an edit (no
+//! pane leave out. View state kept beside the selection on the `Document`: never an edit (no
 //! history step, the revision stays), it follows structural edits the way the selection does
 //! ([`Visibility::follow`]), and it does not change the model, so saving ignores it.
 //!
@@ -7,10 +7,9 @@
 //! hidden vertex. A vertex is shown (drawn as a point, picked) when it is not hidden itself and
 //! some shown face uses it, or no face uses it at all.
 //!
-//! The entry point for menus is [`change`] (and [`VisibilityAction`]); the editor also takes it
-//! as `Command::Visibility`.
+//! The entry point for menus is `Command::Visibility` with a [`VisibilityAction`], which the
+//! editor carries out with [`Visibility::apply`] on the open document.
 
-use crate::document::Document;
 use crate::selection::{IndexSet, KindSelection, Selection};
 use pmx_core::edit::Reindex;
 use pmx_core::model::{ElementKind, Model};
@@ -232,19 +231,6 @@ impl Visibility {
         };
         follow_set(set, reindex, len);
     }
-}
-
-/// Carries out `action` on the open document's visibility (the selection it reads is the
-/// document's): what the 表示 menu, the view's context menu and `Command::Visibility` call.
-/// Never an edit: the history and the revision stay. Whether anything changed.
-pub fn change(document: &mut Document, action: VisibilityAction) -> bool {
-    let Document {
-        model,
-        selection,
-        visibility,
-        ..
-    } = document;
-    visibility.apply(action, model, selection)
 }
 
 #[cfg(test)]

@@ -618,7 +618,8 @@ impl EditorState {
             Command::Undo => self.step_history(true),
             Command::Visibility(action) => {
                 if let Some(document) = &mut self.document {
-                    crate::visibility::change(document, action);
+                    let (visibility, model) = (&mut document.visibility, &document.model);
+                    visibility.apply(action, model, &document.selection);
                 }
             }
             Command::Redo => self.step_history(false),
