@@ -166,6 +166,9 @@ pub enum Command {
         kind: ElementKind,
         indices: Vec<usize>,
     },
+    /// 表示 > 絞り込み表示: shows or hides materials, vertices or faces of the open document
+    /// (view state: no undo step; [`crate::visibility::Visibility::apply`]).
+    Visibility(crate::visibility::VisibilityAction),
     /// ツール > a tool: its dialog (options, preview, Apply).
     ShowPlugin(String),
     /// Commits the edit a tool dialog built on document revision `revision` (one undo step

@@ -117,6 +117,8 @@ pub struct Document {
     pub path: Option<PathBuf>,
     pub history: History,
     pub selection: Selection,
+    /// 絞り込み表示: what the 3D view and the UV pane leave out (view state, never an edit).
+    pub visibility: crate::visibility::Visibility,
     /// What the reader noticed (notes, recovery) when the file was opened.
     pub load_report: Option<LoadReport>,
     /// The format of the file it came from (a PMD model is saved as PMX unless asked).
@@ -211,6 +213,7 @@ impl Document {
             path,
             history: History::new(),
             selection: Selection::default(),
+            visibility: crate::visibility::Visibility::default(),
             load_report,
             format: FileFormat::Pmx,
             imported_from: None,
@@ -449,6 +452,7 @@ impl Document {
         for &kind in &touched.structure {
             self.structure_revisions[kind_slot(kind)] += 1;
             let len = self.model.count(kind);
+            self.visibility.follow(kind, touched.remap(kind), len);
             let selection = self.selection.get_mut(kind);
             let dropped = match (touched.remap(kind), step) {
                 (Some(reindex), Step::Forward { select_created })

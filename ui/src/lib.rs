@@ -8,6 +8,7 @@ pub mod editor;
 pub mod i18n;
 pub mod panes;
 pub mod selection;
+pub mod visibility;
 pub mod widgets;
 
 pub use editor::EditorState;

@@ -4,8 +4,8 @@
 //! for is checked, then carried out on a document or the editor.
 //! - click selection picks the vertex drawn under the pointer (Shift adds, Ctrl takes out, a
 //!   miss clears);
-//! - rectangle selection selects exactly the vertices drawn inside the marquee, and the view
-//!   picks vertices afterwards;
+//! - rectangle selection selects exactly the vertices drawn inside the marquee (the pick
+//!   mode's kind);
 //! - a gizmo drag is one gesture: one undo step in the editor, a second drag a second step;
 //! - routing: a drag that starts on a handle is the gizmo's, elsewhere the rectangle's, a click
 //!   the click tool's; a modal brush (written here, as issue 35's will be) owns its stroke from
@@ -194,19 +194,15 @@ fn a_rectangle_drag_selects_the_vertices_inside_it_by_element() {
     );
     assert_eq!(
         requests,
-        vec![
-            ToolRequest::Select(SelectionChange {
-                kind: ElementKind::Vertex,
-                elements: vec![2, 3, 4],
-                how: SelectHow::Replace,
-            }),
-            ToolRequest::SetPickMode(PickMode::Vertex),
-        ]
+        vec![ToolRequest::Select(SelectionChange {
+            kind: ElementKind::Vertex,
+            elements: vec![2, 3, 4],
+            how: SelectHow::Replace,
+        }),]
     );
     assert_eq!(rectangle.marquee(), None);
-    let (commands, pick_mode) = apply(&mut document, requests);
+    let (commands, _) = apply(&mut document, requests);
     assert!(commands.is_empty(), "selecting is no edit");
-    assert_eq!(pick_mode, PickMode::Vertex);
     assert_eq!(selected(&document), vec![2, 3, 4]);
 
     // With Ctrl the same rectangle round 3 and 4 only takes them out.

@@ -9,6 +9,7 @@
 
 mod delete;
 mod elements;
+mod face_ops;
 mod field;
 mod handle;
 mod history;
@@ -27,6 +28,7 @@ mod weights;
 pub use crate::model::EditTarget;
 pub use crate::path::FieldPath;
 pub use elements::Elements;
+pub use face_ops::{reversed as reversed_face, swapped_diagonal};
 pub use field::{Unresolved, get_field, get_path, resolve_path};
 pub use history::{GestureId, History};
 pub use label::{EditLabel, LabelArg, REPORT_NOUNS, report_noun};
@@ -124,6 +126,14 @@ pub enum EditError {
     File(Box<FileError>),
     #[error("{0}")]
     Pose(#[from] crate::pose::PoseError),
+    #[error(
+        "faces {first} and {second} {reason}: swapping a diagonal needs two triangles of one material that share an edge"
+    )]
+    FacePair {
+        first: usize,
+        second: usize,
+        reason: &'static str,
+    },
     #[error("no {kind} named \"{name}\"")]
     NoSuchName { kind: &'static str, name: String },
     #[error(

@@ -125,6 +125,16 @@ pub enum EditOp {
     MirrorMorph(super::MirrorMorph),
     /// A new group morph of the given morphs and ratios: see [`super::GroupMorph`].
     GroupMorphFromSelection(super::GroupMorph),
+    /// 面の反転: the faces at `indices` turned over (winding reversed): see
+    /// [`Edit::flip_faces`].
+    FlipFaces {
+        indices: Vec<usize>,
+    },
+    /// 面対角線の入れ替え: the two `faces` (triangles of one material sharing an edge) split
+    /// along their quad's other diagonal: see [`Edit::swap_face_diagonal`].
+    SwapFaceDiagonal {
+        faces: [usize; 2],
+    },
     /// Several ops as one named step.
     Batch {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -311,6 +321,8 @@ impl EditOp {
             EditOp::SplitMorph(_) => "split_morph",
             EditOp::MirrorMorph(_) => "mirror_morph",
             EditOp::GroupMorphFromSelection(_) => "group_morph_from_selection",
+            EditOp::FlipFaces { .. } => "flip_faces",
+            EditOp::SwapFaceDiagonal { .. } => "swap_face_diagonal",
             EditOp::Batch { .. } => "batch",
         }
     }
@@ -657,6 +669,10 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
         EditOp::SplitMorph(op) => Edit::split_morph(model, op),
         EditOp::MirrorMorph(op) => Edit::mirror_morph(model, op),
         EditOp::GroupMorphFromSelection(op) => Edit::group_morph(model, op),
+        EditOp::FlipFaces { indices } => Edit::flip_faces(model, indices),
+        EditOp::SwapFaceDiagonal {
+            faces: [first, second],
+        } => Edit::swap_face_diagonal(model, *first, *second),
         EditOp::Batch { label, ops } => {
             let label = label.clone().map_or_else(
                 || EditLabel::new("edit.steps").arg("count", LabelArg::Count(ops.len(), "step")),

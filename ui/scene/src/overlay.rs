@@ -670,6 +670,35 @@ pub fn add_selected_vertices_placed(
     }
 }
 
+/// Selected faces' fill and edges (face mode).
+pub const SELECTED_FACE: [f32; 4] = [1.0, 0.45, 0.1, 0.35];
+const SELECTED_FACE_EDGE: [f32; 4] = [1.0, 0.45, 0.1, 1.0];
+
+/// Selected faces where `posed` put their vertices (at rest when `None`), added to `out`: each
+/// a translucent triangle with its three edges, so the selection shows over the mesh.
+pub fn add_selected_faces_placed(
+    out: &mut OverlayGeometry,
+    model: &Model,
+    selected: &dyn Selected,
+    posed: Option<&PosedVertices>,
+) {
+    out.triangles.reserve(selected.count() * 3);
+    out.lines.reserve(selected.count() * 6);
+    for index in selected.indices() {
+        let Some(face) = model.faces.get(index) else {
+            continue;
+        };
+        let corner = |k: usize| vertex_placed(model, face[k].0 as usize, posed);
+        let (Some(a), Some(b), Some(c)) = (corner(0), corner(1), corner(2)) else {
+            continue;
+        };
+        out.triangle(a, b, c, SELECTED_FACE);
+        for (p, q) in [(a, b), (b, c), (c, a)] {
+            out.line(p, q, SELECTED_FACE_EDGE);
+        }
+    }
+}
+
 /// How much `vertex` follows `bone` (0..1).
 #[must_use]
 pub fn weight_of(weight: &Weight, bone: usize) -> f32 {

@@ -124,14 +124,48 @@ pub fn points_in_rect(
     max: Vec2,
 ) -> Vec<usize> {
     let (lo, hi) = (min.min(max), min.max(max));
+    points_where(projector, points, |at| {
+        at.cmpge(lo).all() && at.cmple(hi).all()
+    })
+}
+
+/// Indices of the points (in front of the camera) whose pixel `inside` accepts: what the
+/// rectangle, lasso and brush selections share.
+pub fn points_where(
+    projector: &Projector,
+    points: impl IntoIterator<Item = Vec3>,
+    inside: impl Fn(Vec2) -> bool,
+) -> Vec<usize> {
     points
         .into_iter()
         .enumerate()
         .filter_map(|(index, point)| {
             let (at, depth) = projector.project(point)?;
-            (depth <= 1.0 && at.cmpge(lo).all() && at.cmple(hi).all()).then_some(index)
+            (depth <= 1.0 && inside(at)).then_some(index)
         })
         .collect()
+}
+
+/// Whether `p` lies inside the closed `polygon` (a lasso; even-odd rule: a ray to the right
+/// crosses its edges an odd number of times). Fewer than three corners hold nothing.
+#[must_use]
+pub fn inside_polygon(polygon: &[Vec2], p: Vec2) -> bool {
+    if polygon.len() < 3 {
+        return false;
+    }
+    let mut inside = false;
+    let mut j = polygon.len() - 1;
+    for i in 0..polygon.len() {
+        let (a, b) = (polygon[i], polygon[j]);
+        if (a.y > p.y) != (b.y > p.y) {
+            let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
+            if p.x < x {
+                inside = !inside;
+            }
+        }
+        j = i;
+    }
+    inside
 }
 
 /// A rigid body's shape in world space, for picking and drawing.

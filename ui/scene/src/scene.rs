@@ -136,6 +136,9 @@ pub struct ViewScene {
     /// The UVs the pose's UV morphs put on the GPU (`None`: the model's own UVs, as the mesh
     /// was built).
     shown_uvs: Option<ShownUvs>,
+    /// Counts the uploads that wrote face indices (a whole mesh, a face range): indices with
+    /// hidden faces left out ([`ViewScene::upload_shown_faces`]) must go up again after one.
+    index_generation: std::sync::atomic::AtomicU64,
 }
 
 /// What [`ViewScene::show_posed_uvs`] last uploaded: the UV morphs' weights the GPU's UVs
@@ -197,7 +200,47 @@ pub enum SyncKind {
 impl ViewScene {
     fn queue(&self, uploads: impl IntoIterator<Item = Upload>) {
         if let Ok(mut shared) = self.shared.lock() {
+            let before = shared.pending.len();
             shared.pending.extend(uploads);
+            if shared.pending[before..]
+                .iter()
+                .any(|u| matches!(u, Upload::Mesh(_) | Upload::Faces { .. }))
+            {
+                self.index_generation
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Changes whenever the scene queues face indices of the model (a rebuilt mesh, an edit of
+    /// faces): what an upload of [`ViewScene::upload_shown_faces`] is keyed by.
+    #[must_use]
+    pub fn index_generation(&self) -> u64 {
+        self.index_generation
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Uploads every face's indices with the faces `shown` leaves out made empty (all three
+    /// corners vertex 0, which draws nothing): 絞り込み表示 without touching the vertex buffers
+    /// or the material ranges. `shown`: one flag per face (`None`: every face, the model's
+    /// own indices again).
+    pub fn upload_shown_faces(&self, model: &Model, shown: Option<&[bool]>) {
+        if model.faces.is_empty() {
+            return;
+        }
+        let mut indices = face_indices(model, 0..model.faces.len());
+        if let Some(shown) = shown {
+            for (face, corners) in indices.chunks_exact_mut(3).enumerate() {
+                if !shown.get(face).copied().unwrap_or(true) {
+                    corners.fill(0);
+                }
+            }
+        }
+        if let Ok(mut shared) = self.shared.lock() {
+            shared.pending.push(Upload::Faces {
+                first_face: 0,
+                indices,
+            });
         }
     }
 

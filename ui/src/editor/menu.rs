@@ -213,7 +213,7 @@ impl EditorState {
             }
         }
         ui.separator();
-        crate::panes::view::view_menu_ui(ui, lang, &mut self.view);
+        crate::panes::view::view_menu_ui(ui, lang, &mut self.view, &mut self.commands);
         ui.separator();
         ui.menu_button(lang.tr("menu.language"), |ui| {
             for language in Language::ALL {

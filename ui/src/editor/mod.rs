@@ -616,6 +616,12 @@ impl EditorState {
         match command {
             Command::Edit(edit) => self.run_edit(edit),
             Command::Undo => self.step_history(true),
+            Command::Visibility(action) => {
+                if let Some(document) = &mut self.document {
+                    let (visibility, model) = (&mut document.visibility, &document.model);
+                    visibility.apply(action, model, &document.selection);
+                }
+            }
             Command::Redo => self.step_history(false),
             Command::JumpToHistory(head) => {
                 if let Some(document) = &mut self.document {

@@ -81,6 +81,8 @@ struct WireframeCache {
     revision: u64,
     materials: Vec<usize>,
     channel: u8,
+    /// The fingerprint of the document's 絞り込み表示 the wireframe leaves hidden faces out by.
+    visibility: u64,
     wireframe: Arc<UvWireframe>,
     /// Every vertex the wireframe reaches, ascending: what can be picked.
     corners: Arc<[u32]>,
@@ -200,17 +202,22 @@ impl UvState {
         document_id: u64,
         materials: &[usize],
     ) -> (Arc<UvWireframe>, Arc<[u32]>) {
+        let visibility = document.visibility.fingerprint();
         if let Some(cache) = &mut self.wireframe
             && cache.document_id == document_id
             && cache.materials == materials
             && cache.channel == self.channel
+            && cache.visibility == visibility
             && (cache.revision == document.revision()
                 || document.mesh_unchanged_since(cache.revision))
         {
             cache.revision = document.revision();
             return (cache.wireframe.clone(), cache.corners.clone());
         }
-        let wireframe = pmx_core::uv::uv_wireframe(&document.model, materials, self.channel);
+        let mut wireframe = pmx_core::uv::uv_wireframe(&document.model, materials, self.channel);
+        if let Some(shown) = document.visibility.shown(&document.model) {
+            keep_shown_edges(&mut wireframe, &document.model, &shown);
+        }
         let mut corners: Vec<u32> = wireframe.edges.iter().flat_map(|e| [e.a, e.b]).collect();
         corners.sort_unstable();
         corners.dedup();
@@ -219,6 +226,7 @@ impl UvState {
             revision: document.revision(),
             materials: materials.to_vec(),
             channel: self.channel,
+            visibility,
             wireframe: Arc::new(wireframe),
             corners: corners.into(),
         };
@@ -298,6 +306,33 @@ fn fit_within(mut image: pmx_core::texture::Image, max_side: u32) -> pmx_core::t
         };
     }
     image
+}
+
+/// Leaves out of `wireframe` every edge no shown face has (絞り込み表示: hidden materials,
+/// faces, and faces on hidden vertices), so the pane neither draws nor picks them; each
+/// material's range of edges follows.
+fn keep_shown_edges(wireframe: &mut UvWireframe, model: &Model, shown: &crate::visibility::Shown) {
+    let shown_edges: std::collections::HashSet<(u32, u32)> = model
+        .faces
+        .iter()
+        .enumerate()
+        .filter(|&(index, _)| shown.face(index))
+        .flat_map(|(_, f)| {
+            let [a, b, c] = f.map(|v| v.0);
+            [(a, b), (b, c), (c, a)].map(|(p, q)| (p.min(q), p.max(q)))
+        })
+        .collect();
+    let mut kept = Vec::with_capacity(wireframe.edges.len());
+    for material in &mut wireframe.materials {
+        let start = kept.len();
+        kept.extend(
+            wireframe.edges[material.edges.clone()]
+                .iter()
+                .filter(|e| shown_edges.contains(&(e.a, e.b))),
+        );
+        material.edges = start..kept.len();
+    }
+    wireframe.edges = kept;
 }
 
 /// The materials the pane shows: the selected ones, all when none is selected.

@@ -65,31 +65,21 @@ pub fn in_lasso(
         return Vec::new();
     }
     let bounds = Rect::from_points(lasso);
+    let polygon: Vec<glam::Vec2> = lasso.iter().map(|q| glam::Vec2::new(q.x, q.y)).collect();
+    let inside = |p: Pos2| pmx_scene::pick::inside_polygon(&polygon, glam::Vec2::new(p.x, p.y));
     corners
         .iter()
         .copied()
-        .filter(|&v| screen_of(v).is_some_and(|p| bounds.contains(p) && inside_polygon(lasso, p)))
+        .filter(|&v| screen_of(v).is_some_and(|p| bounds.contains(p) && inside(p)))
         .map(|v| v as usize)
         .collect()
 }
 
-/// Whether `p` lies inside `polygon` (even-odd rule: a ray to the right crosses its edges an
-/// odd number of times).
+/// Whether `p` lies inside `polygon` (even-odd rule), as the 3D view's lasso decides it.
 #[must_use]
 pub fn inside_polygon(polygon: &[Pos2], p: Pos2) -> bool {
-    let mut inside = false;
-    let mut j = polygon.len() - 1;
-    for i in 0..polygon.len() {
-        let (a, b) = (polygon[i], polygon[j]);
-        if (a.y > p.y) != (b.y > p.y) {
-            let x = a.x + (p.y - a.y) / (b.y - a.y) * (b.x - a.x);
-            if p.x < x {
-                inside = !inside;
-            }
-        }
-        j = i;
-    }
-    inside
+    let polygon: Vec<glam::Vec2> = polygon.iter().map(|q| glam::Vec2::new(q.x, q.y)).collect();
+    pmx_scene::pick::inside_polygon(&polygon, glam::Vec2::new(p.x, p.y))
 }
 
 #[cfg(test)]

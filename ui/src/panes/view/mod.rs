@@ -7,8 +7,10 @@
 //!   registry (`with_tools`): `morph_edit` (モーフ編集: transforms and its sculpt brush shape a
 //!   vertex morph; modal while its brush is on), `weight_paint` (ウェイト描画, modal while on),
 //!   `bone_place` (ボーン追加, modal while on), `gizmo` (move, rotate and scale handles),
-//!   `bone_place::BoneDrag` (bone heads and tails), `rectangle_select`, `click_select`;
-//!   `context_menu` (the right-click menu), `keys` (the view's keys, one table). `shown`: the scene as the tools read it (camera, viewport, the pose's
+//!   `bone_place::BoneDrag` (bone heads and tails), `rectangle_select`, `lasso_select`,
+//!   `brush_select` (the toolbar's 矩形 / 投げ縄 / ブラシ: one of them takes a primary drag),
+//!   `click_select`; `face_edit` (the face mode's edits), `context_menu` (the right-click menu),
+//!   `keys` (the view's keys, one table). `shown`: the scene as the tools read it (camera, viewport, the pose's
 //!   placements; picking). The camera's orbit, pan and zoom stay the pane's;
 //! - `transform`: moving, turning and scaling the selection (the numeric row; the edit the
 //!   gizmo asks for);
@@ -18,10 +20,13 @@
 //!   [`ViewState::painter`] its painter. Without one (panel tests) the pane draws no model.
 
 pub mod bone_place;
+pub mod brush_select;
 pub mod click_select;
 pub mod context_menu;
+pub mod face_edit;
 pub mod gizmo;
 pub mod keys;
+pub mod lasso_select;
 pub mod morph_edit;
 pub mod morph_offsets;
 pub mod rectangle_select;
@@ -41,7 +46,7 @@ use frame::{Frame, Layers};
 use glam::{Vec2, Vec3};
 use pmx_core::model::{ElementKind, Model};
 use pmx_scene::weight_colors::{self, WeightDisplay};
-pub use shown::{PickMode, Placements, ShownScene};
+pub use shown::{PickMode, Placements, SelectShape, ShownScene};
 use std::sync::Arc;
 use tool::{ToolCx, ViewInput, ViewTool};
 
@@ -132,8 +137,16 @@ pub struct ViewState {
     pub transform: transform::TransformTool,
     /// The move/rotate/scale handles dragged in the view (a tool).
     pub gizmo: gizmo::Gizmo,
-    /// A left drag elsewhere: vertices in a rectangle (a tool).
+    /// What a left drag elsewhere selects with (矩形 / 投げ縄 / ブラシ).
+    pub select_shape: SelectShape,
+    /// A left drag elsewhere: what is in a rectangle (a tool).
     pub rectangle_select: rectangle_select::RectangleSelect,
+    /// A left drag elsewhere: what is in a lasso (a tool).
+    pub lasso_select: lasso_select::LassoSelect,
+    /// A left drag elsewhere: what a brush's circle passes over (a tool).
+    pub brush_select: brush_select::BrushSelect,
+    /// 絞り込み表示 as the view last worked it out and uploaded it.
+    shown: ShownCache,
     /// A left click: the element under the pointer (a tool).
     pub click_select: click_select::ClickSelect,
     /// ウェイト描画: the weight brush (a tool, modal while on).
@@ -171,6 +184,19 @@ pub struct ViewState {
     paint_target: Option<PaintTarget>,
     /// The gizmo as last painted (where its pivot and handles were), for tests and tools.
     pub gizmo_layout: Option<gizmo::Layout>,
+}
+
+/// The document's visibility as the view draws and picks it: which faces and vertices are
+/// shown (worked out once per change), the hidden materials, and what the GPU's indices hold.
+#[derive(Debug, Default)]
+struct ShownCache {
+    /// (document id, revision, visibility fingerprint) `shown` was worked out for.
+    key: Option<(u64, u64, u64)>,
+    shown: Option<crate::visibility::Shown>,
+    hidden_materials: crate::selection::IndexSet,
+    /// (document id, the scene's index generation, fingerprint) of the indices uploaded with
+    /// hidden faces left out; `None` while the GPU holds the model's own indices.
+    uploaded: Option<(u64, u64, u64)>,
 }
 
 /// Where the view's tools paint at the end of the frame.
@@ -217,6 +243,17 @@ impl ViewState {
         highlight: &crate::selection::IndexSet,
         size: Vec2,
     ) -> Frame {
+        let mut materials = frame::posed_material_draws(
+            model,
+            |i| highlight.contains(i),
+            self.scene.material_morphs(),
+        );
+        // 絞り込み表示: a hidden material is not drawn, nor its edge.
+        for index in self.shown.hidden_materials.iter() {
+            if let Some(draw) = materials.get_mut(index) {
+                draw.visible = false;
+            }
+        }
         Frame {
             view: self.camera.view_matrix(),
             view_projection: self.camera.view_projection(size),
@@ -225,11 +262,7 @@ impl ViewState {
             light_direction: LIGHT_DIRECTION,
             light_color: LIGHT_COLOR,
             background: BACKGROUND,
-            materials: frame::posed_material_draws(
-                model,
-                |i| highlight.contains(i),
-                self.scene.material_morphs(),
-            ),
+            materials,
             layers: Layers {
                 model: self.layers.model,
                 edges: self.layers.edges,
@@ -260,12 +293,45 @@ impl ViewState {
     /// Brings the GPU copy, the overlays and the weights up to date with `document`.
     pub fn sync(&mut self, document: &Document, document_id: u64) {
         self.scene.sync(document, document_id);
+        self.sync_visibility(document, document_id);
         if self.framed_document != Some(document_id) {
             self.framed_document = Some(document_id);
             self.frame_model(document);
         }
         self.sync_overlay(document, document_id);
         self.sync_weight_colors(document, document_id);
+    }
+
+    /// Keeps what 絞り込み表示 hides in step with the document: the flags picking reads, the
+    /// hidden materials the frame skips, and the GPU's indices with hidden faces left out
+    /// (uploaded again when the visibility changes or the scene wrote the model's own indices;
+    /// the vertex buffers stay).
+    fn sync_visibility(&mut self, document: &Document, document_id: u64) {
+        let visibility = &document.visibility;
+        let fingerprint = visibility.fingerprint();
+        let key = (document_id, document.revision(), fingerprint);
+        if self.shown.key != Some(key) {
+            self.shown.key = Some(key);
+            self.shown.shown = visibility.shown(&document.model);
+            self.shown.hidden_materials = visibility.hidden_materials.clone();
+        }
+        let generation = self.scene.index_generation();
+        let wanted = self
+            .shown
+            .shown
+            .as_ref()
+            .map(|_| (document_id, generation, fingerprint));
+        if wanted != self.shown.uploaded {
+            let masked_now_stale = self
+                .shown
+                .uploaded
+                .is_some_and(|(id, at, _)| id == document_id && at == generation);
+            if wanted.is_some() || masked_now_stale {
+                let faces = self.shown.shown.as_ref().map(|shown| &shown.faces[..]);
+                self.scene.upload_shown_faces(&document.model, faces);
+            }
+            self.shown.uploaded = wanted;
+        }
     }
 
     /// What the weight display shows now: the brush's choice while it is on, else the selected
@@ -339,6 +405,7 @@ impl ViewState {
             vertices.hash(&mut hasher);
             for kind in [
                 ElementKind::Vertex,
+                ElementKind::Face,
                 ElementKind::Bone,
                 ElementKind::RigidBody,
                 ElementKind::Joint,
@@ -427,26 +494,34 @@ impl ViewState {
             gizmo,
             bone_drag,
             rectangle_select,
+            lasso_select,
+            brush_select,
             click_select,
             camera,
             placements,
             pick_mode,
+            select_shape,
+            shown,
             tool_owner,
             lang,
             names,
             ..
         } = self;
-        let mut tools: [&mut dyn ViewTool; 7] = [
+        let mut tools: [&mut dyn ViewTool; 9] = [
             morph_edit,
             weight_paint,
             bone_place,
             gizmo,
             bone_drag,
             rectangle_select,
+            lasso_select,
+            brush_select,
             click_select,
         ];
-        let scene = ShownScene::new(camera, size, placements);
-        let mut cx = ToolCx::new(document, scene, *pick_mode, modifiers).in_language(*lang, *names);
+        let scene = ShownScene::new(camera, size, placements).with_shown(shown.shown.as_ref());
+        let mut cx = ToolCx::new(document, scene, *pick_mode, modifiers)
+            .with_select_shape(*select_shape)
+            .in_language(*lang, *names);
         run(&mut tools, tool_owner, &mut cx)
     }
 
@@ -549,6 +624,12 @@ impl ViewState {
             &selection.get(ElementKind::Vertex).indices,
             posed,
         );
+        overlay::add_selected_faces_placed(
+            &mut geometry,
+            model,
+            &selection.get(ElementKind::Face).indices,
+            posed,
+        );
         geometry
     }
 
@@ -563,6 +644,15 @@ impl ViewState {
                 for i in selected.iter() {
                     if let Some(at) = self.drawn_vertex(model, i) {
                         bounds.add(at);
+                    }
+                }
+            }
+            PickMode::Face => {
+                for face in selected.iter().filter_map(|f| model.faces.get(f)) {
+                    for v in face {
+                        if let Some(at) = self.drawn_vertex(model, v.0 as usize) {
+                            bounds.add(at);
+                        }
                     }
                 }
             }
@@ -663,8 +753,14 @@ fn weights_changed_since(document: &Document, revision: u64) -> Option<Vec<u32>>
     Some(vertices)
 }
 
-/// The View menu's part for the 3D view: layers, pick mode, camera.
-pub fn view_menu_ui(ui: &mut egui::Ui, lang: Language, state: &mut ViewState) {
+/// The View menu's part for the 3D view: layers, pick mode, camera, 絞り込み表示 (which asks
+/// for [`crate::command::Command::Visibility`] in `commands`).
+pub fn view_menu_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    state: &mut ViewState,
+    commands: &mut Commands,
+) {
     ui.menu_button(lang.tr("view.menu_layers"), |ui| {
         for (key, on) in state.layers.entries() {
             ui.checkbox(on, lang.tr(key));
@@ -675,6 +771,7 @@ pub fn view_menu_ui(ui: &mut egui::Ui, lang: Language, state: &mut ViewState) {
             ui.radio_value(&mut state.pick_mode, mode, lang.tr(mode.key()));
         }
     });
+    face_edit::visibility_menu_ui(ui, lang, state.pick_mode.kind(), commands);
     ui.menu_button(lang.tr("view.menu_camera"), |ui| {
         for preset in CameraPreset::ALL {
             if ui.button(lang.tr(preset.key())).clicked() {
@@ -698,6 +795,14 @@ pub fn view_pane_ui(ui: &mut egui::Ui, state: &mut ViewState, cx: &mut crate::wi
         ui.label(lang.tr("view.pick"));
         for mode in PickMode::ALL {
             ui.selectable_value(&mut state.pick_mode, mode, lang.tr(mode.key()));
+        }
+        ui.separator();
+        for shape in SelectShape::ALL {
+            ui.selectable_value(&mut state.select_shape, shape, lang.tr(shape.key()))
+                .on_hover_text(lang.tr("view.select_shape_hint"));
+        }
+        if state.pick_mode == PickMode::Face {
+            face_edit::face_edits_ui(ui, lang, document, commands);
         }
         ui.separator();
         for preset in CameraPreset::ALL {

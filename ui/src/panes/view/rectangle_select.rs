@@ -1,15 +1,14 @@
-//! Rectangle selection: a primary drag (one no other tool took, such as a gizmo handle's)
-//! draws a marquee from where the button went down and, on release, selects the vertices drawn
-//! inside it (where the pose puts them), with the click's modifiers (Shift adds, Ctrl takes
-//! out). The view then picks vertices.
+//! Rectangle selection (the toolbar's 矩形): a primary drag (one no other tool took, such as a
+//! gizmo handle's) draws a marquee from where the button went down and, on release, selects the
+//! elements of the pick mode's kind drawn inside it (where the pose puts them; hidden ones
+//! never), with the click's modifiers (Shift adds, Ctrl takes out).
 
-use super::shown::PickMode;
-use super::tool::{Taken, ToolCx, ToolRequest, ViewInput, ViewTool};
+use super::shown::{Region, SelectShape};
+use super::tool::{Taken, ToolCx, ViewInput, ViewTool};
 use glam::Vec2;
-use pmx_core::model::ElementKind;
 
-/// The marquee's colour.
-const MARQUEE: egui::Color32 = egui::Color32::from_rgb(255, 140, 0);
+/// The marquee's and the lasso's colour.
+pub(super) const MARQUEE: egui::Color32 = egui::Color32::from_rgb(255, 140, 0);
 
 /// The rectangle tool: the corners of the marquee being dragged.
 #[derive(Debug, Default)]
@@ -26,10 +25,18 @@ impl RectangleSelect {
     }
 }
 
+/// Selects what `region` holds of the pick mode's kind, as the modifiers say.
+pub(super) fn select_in(cx: &mut ToolCx<'_>, region: &Region<'_>) {
+    let picked = cx.scene.in_region(&cx.document.model, cx.pick_mode, region);
+    cx.select(cx.pick_mode.kind(), picked);
+}
+
 impl ViewTool for RectangleSelect {
     fn input(&mut self, cx: &mut ToolCx<'_>, input: ViewInput) -> Taken {
         match input {
-            ViewInput::DragStart { origin, at } => self.marquee = Some((origin, at)),
+            ViewInput::DragStart { origin, at } if cx.select_shape == SelectShape::Rectangle => {
+                self.marquee = Some((origin, at));
+            }
             ViewInput::Drag { at } => {
                 let Some((_, now)) = &mut self.marquee else {
                     return Taken::No;
@@ -40,12 +47,13 @@ impl ViewTool for RectangleSelect {
                 let Some((start, _)) = self.marquee.take() else {
                     return Taken::No;
                 };
-                let picked = cx.scene.vertices_in_rect(&cx.document.model, start, at);
-                cx.select(ElementKind::Vertex, picked);
-                cx.request(ToolRequest::SetPickMode(PickMode::Vertex));
+                select_in(cx, &Region::Rect(start, at));
             }
             ViewInput::Cancel => self.marquee = None,
-            ViewInput::Press { .. } | ViewInput::Click { .. } | ViewInput::Key(_) => {
+            ViewInput::DragStart { .. }
+            | ViewInput::Press { .. }
+            | ViewInput::Click { .. }
+            | ViewInput::Key(_) => {
                 return Taken::No;
             }
         }

@@ -7,11 +7,12 @@
 //! changes through their [`super::tool::ToolCx`].
 
 use crate::document::Document;
+use crate::visibility::Shown;
 use glam::{Vec2, Vec3};
 use pmx_core::model::{ElementKind, Model};
 use pmx_core::pose::Transform as Placement;
 use pmx_scene::camera::{OrbitCamera, Projector, Ray};
-use pmx_scene::{overlay, pick};
+use pmx_scene::{brush, overlay, pick};
 use std::sync::Arc;
 
 /// What the user picks with a click in the view.
@@ -19,6 +20,8 @@ use std::sync::Arc;
 pub enum PickMode {
     #[default]
     Vertex,
+    /// 面: triangles (their face edits: 面対角線の入れ替え, 面の反転).
+    Face,
     Material,
     Bone,
     RigidBody,
@@ -26,8 +29,9 @@ pub enum PickMode {
 }
 
 impl PickMode {
-    pub const ALL: [PickMode; 5] = [
+    pub const ALL: [PickMode; 6] = [
         PickMode::Vertex,
+        PickMode::Face,
         PickMode::Material,
         PickMode::Bone,
         PickMode::RigidBody,
@@ -38,6 +42,7 @@ impl PickMode {
     pub fn kind(self) -> ElementKind {
         match self {
             PickMode::Vertex => ElementKind::Vertex,
+            PickMode::Face => ElementKind::Face,
             PickMode::Material => ElementKind::Material,
             PickMode::Bone => ElementKind::Bone,
             PickMode::RigidBody => ElementKind::RigidBody,
@@ -49,10 +54,38 @@ impl PickMode {
     pub fn key(self) -> &'static str {
         match self {
             PickMode::Vertex => "view.pick_vertex",
+            PickMode::Face => "view.pick_face",
             PickMode::Material => "view.pick_material",
             PickMode::Bone => "view.pick_bone",
             PickMode::RigidBody => "view.pick_rigid_body",
             PickMode::Joint => "view.pick_joint",
+        }
+    }
+}
+
+/// The shape a primary drag selects with (the view toolbar's 矩形 / 投げ縄 / ブラシ): each is a
+/// tool of its own that takes the drag only while its shape is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SelectShape {
+    #[default]
+    Rectangle,
+    Lasso,
+    Brush,
+}
+
+impl SelectShape {
+    pub const ALL: [SelectShape; 3] = [
+        SelectShape::Rectangle,
+        SelectShape::Lasso,
+        SelectShape::Brush,
+    ];
+
+    #[must_use]
+    pub fn key(self) -> &'static str {
+        match self {
+            SelectShape::Rectangle => "view.select_rectangle",
+            SelectShape::Lasso => "view.select_lasso",
+            SelectShape::Brush => "view.select_brush",
         }
     }
 }
@@ -145,13 +178,25 @@ impl Placements {
         };
         match kind {
             ElementKind::Vertex => selected.iter().for_each(|&i| add(posed_vertex(i))),
-            ElementKind::Material => {
+            ElementKind::Material | ElementKind::Face => {
                 let mut vertices = std::collections::BTreeSet::new();
+                let mut add_face = |face: &pmx_core::model::Face| {
+                    vertices.extend(face.iter().map(|v| v.0 as usize));
+                };
+                if kind == ElementKind::Face {
+                    selected
+                        .iter()
+                        .filter_map(|&f| model.faces.get(f))
+                        .for_each(&mut add_face);
+                }
                 for (material, range) in model.material_face_ranges().into_iter().enumerate() {
-                    if selected.binary_search(&material).is_ok() {
-                        for face in model.faces.get(range).unwrap_or_default() {
-                            vertices.extend(face.iter().map(|v| v.0 as usize));
-                        }
+                    if kind == ElementKind::Material && selected.binary_search(&material).is_ok() {
+                        model
+                            .faces
+                            .get(range)
+                            .unwrap_or_default()
+                            .iter()
+                            .for_each(&mut add_face);
                     }
                 }
                 vertices.into_iter().for_each(|i| add(posed_vertex(i)));
@@ -192,13 +237,49 @@ pub(super) fn mirror_z(v: Vec3) -> Vec3 {
     Vec3::new(v.x, v.y, -v.z)
 }
 
-/// The view as its tools see it in one frame: the camera, the viewport's size in pixels and
-/// the placements of the pose it shows. Pixels are the viewport's, from its top left.
+/// A part of the screen a selection tool picks in (viewport pixels).
+#[derive(Debug, Clone, Copy)]
+pub enum Region<'r> {
+    /// The rectangle with these two corners.
+    Rect(Vec2, Vec2),
+    /// The closed polygon of a lasso.
+    Lasso(&'r [Vec2]),
+    /// A brush's circle: with `through`, everything drawn inside it; without, only what faces
+    /// the camera near the surface under the pointer (the weight brush's sphere).
+    Circle {
+        at: Vec2,
+        radius: f32,
+        through: bool,
+    },
+}
+
+impl Region<'_> {
+    /// Whether `pixel` lies in the region's outline on screen.
+    #[must_use]
+    pub fn contains(&self, pixel: Vec2) -> bool {
+        match *self {
+            Region::Rect(a, b) => pixel.cmpge(a.min(b)).all() && pixel.cmple(a.max(b)).all(),
+            Region::Lasso(polygon) => pick::inside_polygon(polygon, pixel),
+            Region::Circle { at, radius, .. } => pixel.distance(at) <= radius,
+        }
+    }
+
+    /// Whether only what faces the camera counts (a brush without 貫通).
+    fn front_only(&self) -> bool {
+        matches!(self, Region::Circle { through: false, .. })
+    }
+}
+
+/// The view as its tools see it in one frame: the camera, the viewport's size in pixels, the
+/// placements of the pose it shows and what 絞り込み表示 leaves out (hidden faces and vertices
+/// are never picked). Pixels are the viewport's, from its top left.
 #[derive(Debug, Clone, Copy)]
 pub struct ShownScene<'a> {
     pub camera: &'a OrbitCamera,
     pub size: Vec2,
     pub placements: &'a Placements,
+    /// Which faces and vertices are shown (`None`: all).
+    pub shown: Option<&'a Shown>,
 }
 
 impl<'a> ShownScene<'a> {
@@ -208,7 +289,23 @@ impl<'a> ShownScene<'a> {
             camera,
             size,
             placements,
+            shown: None,
         }
+    }
+
+    /// The scene with only what `shown` shows pickable (`None`: everything).
+    #[must_use]
+    pub fn with_shown(mut self, shown: Option<&'a Shown>) -> Self {
+        self.shown = shown;
+        self
+    }
+
+    /// The visibility flags if they fit `model` (a model just edited may have other counts
+    /// until the view syncs: then everything counts as shown).
+    fn shown_for(&self, model: &Model) -> Option<&'a Shown> {
+        self.shown.filter(|shown| {
+            shown.faces.len() == model.faces.len() && shown.vertices.len() == model.vertices.len()
+        })
     }
 
     /// Model-to-pixel projection for this viewport.
@@ -223,19 +320,55 @@ impl<'a> ShownScene<'a> {
         self.camera.ray(pixel, self.size)
     }
 
-    /// The element of `mode`'s kind drawn at `pixel` (a click's pick), if any.
+    /// Every vertex where it is drawn (world space), hidden ones as NaN (which nothing picks).
+    fn shown_vertices<'m>(&self, model: &'m Model) -> impl Iterator<Item = Vec3> + 'm
+    where
+        'a: 'm,
+    {
+        let shown = self.shown_for(model);
+        overlay::vertices_placed(model, self.placements.vertices_for(model))
+            .enumerate()
+            .map(move |(index, at)| {
+                if shown.is_none_or(|s| s.vertex(index)) {
+                    at
+                } else {
+                    Vec3::NAN
+                }
+            })
+    }
+
+    /// The drawn positions and the faces' corners, hidden faces with corners past the end
+    /// (which [`pick::pick_face`] skips), for ray picking.
+    fn shown_triangles(&self, model: &Model) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let shown = self.shown_for(model);
+        let positions: Vec<Vec3> =
+            overlay::vertices_placed(model, self.placements.vertices_for(model)).collect();
+        let faces = model
+            .faces
+            .iter()
+            .enumerate()
+            .map(|(index, f)| {
+                if shown.is_none_or(|s| s.face(index)) {
+                    [f[0].0, f[1].0, f[2].0]
+                } else {
+                    [u32::MAX; 3]
+                }
+            })
+            .collect();
+        (positions, faces)
+    }
+
+    /// The element of `mode`'s kind drawn at `pixel` (a click's pick), if any: the nearest
+    /// shown one.
     #[must_use]
     pub fn pick(&self, model: &Model, mode: PickMode, pixel: Vec2) -> Option<usize> {
         let projector = self.projector();
         let placements = self.placements;
         match mode {
             // Where they are drawn: posed vertices are picked where the pose put them.
-            PickMode::Vertex => pick::pick_point(
-                &projector,
-                overlay::vertices_placed(model, placements.vertices_for(model)),
-                pixel,
-                8.0,
-            ),
+            PickMode::Vertex => {
+                pick::pick_point(&projector, self.shown_vertices(model), pixel, 8.0)
+            }
             // Where they are drawn: posed or simulated bones are picked where they are.
             PickMode::Bone => pick::pick_point(
                 &projector,
@@ -269,28 +402,119 @@ impl<'a> ShownScene<'a> {
                     }),
                 )
             }
-            PickMode::Material => {
-                let positions: Vec<Vec3> =
-                    overlay::vertices_placed(model, placements.vertices_for(model)).collect();
-                let faces: Vec<[u32; 3]> = model
-                    .faces
-                    .iter()
-                    .map(|f| [f[0].0, f[1].0, f[2].0])
-                    .collect();
+            PickMode::Face | PickMode::Material => {
+                let (positions, faces) = self.shown_triangles(model);
                 let (face, _) = pick::pick_face(&self.ray(pixel), &positions, &faces)?;
-                model.material_of_face(face)
+                match mode {
+                    PickMode::Face => Some(face),
+                    _ => model.material_of_face(face),
+                }
             }
         }
     }
 
-    /// The vertices drawn inside the screen rectangle with corners `a` and `b` (pixels).
+    /// The shown vertices drawn inside the screen rectangle with corners `a` and `b` (pixels).
     #[must_use]
     pub fn vertices_in_rect(&self, model: &Model, a: Vec2, b: Vec2) -> Vec<usize> {
-        pick::points_in_rect(
-            &self.projector(),
-            overlay::vertices_placed(model, self.placements.vertices_for(model)),
-            a,
-            b,
-        )
+        self.in_region(model, PickMode::Vertex, &Region::Rect(a, b))
+    }
+
+    /// The elements of `mode`'s kind shown in `region`: vertices, bone heads, joints and rigid
+    /// bodies by where they are drawn, faces by their centre, materials by the centres of
+    /// their faces. A brush circle without 貫通 takes only vertices and faces that face the
+    /// camera (vertices: inside the weight brush's sphere at the surface under the pointer).
+    #[must_use]
+    pub fn in_region(&self, model: &Model, mode: PickMode, region: &Region<'_>) -> Vec<usize> {
+        let projector = self.projector();
+        let inside = |at: Vec2| region.contains(at);
+        let placements = self.placements;
+        match mode {
+            PickMode::Vertex => match *region {
+                Region::Circle {
+                    at,
+                    radius,
+                    through: false,
+                } => {
+                    let posed = placements.vertices_for(model);
+                    let surface = brush::Surface::new(model, posed);
+                    let view = brush::BrushView::new(self.camera, self.size);
+                    let shape = brush::BrushShape {
+                        at,
+                        radius,
+                        falloff: brush::Falloff::Constant,
+                        reach: brush::Reach::FrontFaces,
+                    };
+                    let allowed = self.shown_for(model).map(|s| &s.vertices[..]);
+                    let dab = brush::dab(&surface, &view, &shape, allowed);
+                    dab.vertices.into_iter().map(|v| v as usize).collect()
+                }
+                _ => pick::points_where(&projector, self.shown_vertices(model), inside),
+            },
+            PickMode::Face | PickMode::Material => {
+                let faces = self.faces_in_region(model, region);
+                if mode == PickMode::Face {
+                    return faces;
+                }
+                let mut materials: Vec<usize> = faces
+                    .into_iter()
+                    .filter_map(|f| model.material_of_face(f))
+                    .collect();
+                materials.dedup();
+                materials
+            }
+            PickMode::Bone => pick::points_where(
+                &projector,
+                overlay::bone_heads_placed(model, placements.bones_for(model)),
+                inside,
+            ),
+            PickMode::Joint => {
+                let bodies = placements.bodies_for(model);
+                pick::points_where(
+                    &projector,
+                    (0..model.joints.len()).map(|index| {
+                        overlay::joint_placed(model, index, bodies)
+                            .map_or(Vec3::NAN, |frame| overlay::world_placement(&frame).0)
+                    }),
+                    inside,
+                )
+            }
+            PickMode::RigidBody => {
+                let bodies = placements.bodies_for(model);
+                pick::points_where(
+                    &projector,
+                    model.rigid_bodies.iter().enumerate().map(|(index, body)| {
+                        match bodies.and_then(|p| p.get(index)) {
+                            Some(at) => overlay::world_placement(at).0,
+                            None => overlay::solid(body).center,
+                        }
+                    }),
+                    inside,
+                )
+            }
+        }
+    }
+
+    /// The shown faces whose centre is drawn in `region` (in face order); for a brush without
+    /// 貫通 only those facing the camera.
+    fn faces_in_region(&self, model: &Model, region: &Region<'_>) -> Vec<usize> {
+        let projector = self.projector();
+        let (positions, faces) = self.shown_triangles(model);
+        let eye = self.camera.eye();
+        let front_only = region.front_only();
+        faces
+            .iter()
+            .enumerate()
+            .filter_map(|(index, corners)| {
+                let [a, b, c] = corners.map(|v| positions.get(v as usize).copied());
+                let (a, b, c) = (a?, b?, c?);
+                let centre = (a + b + c) / 3.0;
+                // PMX front faces wind clockwise as seen (world space, Z mirrored, as drawn).
+                if front_only && (b - a).cross(c - a).dot(eye - centre) >= 0.0 {
+                    return None;
+                }
+                let (at, depth) = projector.project(centre)?;
+                (depth <= 1.0 && region.contains(at)).then_some(index)
+            })
+            .collect()
     }
 }

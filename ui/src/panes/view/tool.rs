@@ -19,7 +19,7 @@
 //! drag takes one gesture id ([`Gestures`]) and every edit of it carries that id, so the
 //! editor's gesture merging makes it one undo step.
 
-use super::shown::{PickMode, ShownScene};
+use super::shown::{PickMode, SelectShape, ShownScene};
 use super::transform::{self, Transform};
 use crate::command::{Command, Commands, EditCommand, EditRequest};
 use crate::document::Document;
@@ -193,6 +193,8 @@ pub struct ToolCx<'a> {
     pub pick_mode: PickMode,
     /// The modifier keys held this frame.
     pub modifiers: egui::Modifiers,
+    /// The shape a drag selects with (the toolbar's choice).
+    pub select_shape: SelectShape,
     /// The UI's language and the names shown (for what tools paint and say).
     pub lang: Language,
     pub names: crate::i18n::NameLanguage,
@@ -212,6 +214,7 @@ impl<'a> ToolCx<'a> {
             scene,
             pick_mode,
             modifiers,
+            select_shape: SelectShape::default(),
             lang: Language::default(),
             names: crate::i18n::NameLanguage::default(),
             requests: Vec::new(),
@@ -223,6 +226,13 @@ impl<'a> ToolCx<'a> {
     pub fn in_language(mut self, lang: Language, names: crate::i18n::NameLanguage) -> Self {
         self.lang = lang;
         self.names = names;
+        self
+    }
+
+    /// The context with drags selecting by `shape`.
+    #[must_use]
+    pub fn with_select_shape(mut self, shape: SelectShape) -> Self {
+        self.select_shape = shape;
         self
     }
 

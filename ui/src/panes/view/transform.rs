@@ -99,18 +99,26 @@ impl Transform {
 /// The element kind whose positions a pick mode's selection moves, and the elements.
 pub(super) fn targets(kind: ElementKind, document: &Document) -> (EditTarget, Vec<usize>) {
     let selected = document.selection.get(kind).targets();
-    if kind != ElementKind::Material {
-        return (EditTarget::from(kind), selected);
-    }
-    // Materials: the vertices their faces use.
     let model = &document.model;
     let mut vertices = BTreeSet::new();
-    for (m, range) in model.material_face_ranges().into_iter().enumerate() {
-        if selected.binary_search(&m).is_ok() {
-            for face in &model.faces[range] {
+    match kind {
+        // Materials: the vertices their faces use.
+        ElementKind::Material => {
+            for (m, range) in model.material_face_ranges().into_iter().enumerate() {
+                if selected.binary_search(&m).is_ok() {
+                    for face in &model.faces[range] {
+                        vertices.extend(face.iter().map(|v| v.0 as usize));
+                    }
+                }
+            }
+        }
+        // Faces: their corners.
+        ElementKind::Face => {
+            for face in selected.iter().filter_map(|&f| model.faces.get(f)) {
                 vertices.extend(face.iter().map(|v| v.0 as usize));
             }
         }
+        _ => return (EditTarget::from(kind), selected),
     }
     (
         EditTarget::Vertex,
