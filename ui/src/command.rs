@@ -166,6 +166,9 @@ pub enum Command {
         kind: ElementKind,
         indices: Vec<usize>,
     },
+    /// A selection tool (編集 > 選択, the view's context menu, keys) on the selection of the 3D
+    /// view's pick kind; changes the selection only, never the history.
+    SelectOp(crate::select_ops::SelectOp),
     /// ツール > a tool: its dialog (options, preview, Apply).
     ShowPlugin(String),
     /// Commits the edit a tool dialog built on document revision `revision` (one undo step
