@@ -200,10 +200,7 @@ mod tests {
         SelectOp::Invert.apply(&model, &mut selection, ElementKind::Vertex, None);
         assert_eq!(
             selection.get(ElementKind::Vertex).indices.to_vec(),
-            select::invert(
-                model.vertices.len(),
-                &select::linked_vertices(&model, &[0])
-            )
+            select::invert(model.vertices.len(), &select::linked_vertices(&model, &[0]))
         );
         SelectOp::None.apply(&model, &mut selection, ElementKind::Vertex, None);
         assert!(selection.get(ElementKind::Vertex).indices.is_empty());

@@ -207,9 +207,7 @@ fn weight_to(weight: &Weight, bones: &[bool]) -> f32 {
         Weight::Bdef2 { bones, weight } | Weight::Sdef { bones, weight, .. } => {
             pairs(bones, &[*weight, 1.0 - *weight])
         }
-        Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
-            pairs(bones, weights)
-        }
+        Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => pairs(bones, weights),
     }
 }
 
@@ -384,7 +382,10 @@ mod tests {
         assert_eq!(grow_vertices(&model, &[0]), vec![0, 1, 2]);
         assert_eq!(grow_vertices(&model, &[0, 7]), vec![0, 1, 2, 7]);
         assert_eq!(shrink_vertices(&model, &[0, 1, 2]), vec![0]);
-        assert_eq!(shrink_vertices(&model, &[0, 1, 2, 3, 7]), vec![0, 1, 2, 3, 7]);
+        assert_eq!(
+            shrink_vertices(&model, &[0, 1, 2, 3, 7]),
+            vec![0, 1, 2, 3, 7]
+        );
         assert_eq!(grow_faces(&model, &[0]), vec![0, 1]);
         assert_eq!(shrink_faces(&model, &[0]), Vec::<usize>::new());
         assert_eq!(shrink_faces(&model, &[0, 1]), vec![0, 1]);

@@ -17,8 +17,8 @@ pub mod query;
 pub use bones::{bone_children, bone_descendants};
 pub use mesh::{
     grow_faces, grow_vertices, linked_faces, linked_vertices, linked_vertices_by_position,
-    material_faces, material_vertices, materials_of_faces, materials_of_vertices,
-    mirror_vertices, mirror_vertices_with, shrink_faces, shrink_vertices, weighted_vertices,
+    material_faces, material_vertices, materials_of_faces, materials_of_vertices, mirror_vertices,
+    mirror_vertices_with, shrink_faces, shrink_vertices, weighted_vertices,
 };
 pub use query::{
     QueryError, element_by_name, format_ranges, kind_from_name, parse_query, query_kind,

@@ -389,8 +389,14 @@ mod tests {
             parse_query(&model, "materials:all").unwrap().1,
             (0..model.materials.len()).collect::<Vec<_>>()
         );
-        assert_eq!(parse_query(&model, "bones:none").unwrap().1, Vec::<usize>::new());
-        assert_eq!(parse_query(&model, "faces:").unwrap().1, Vec::<usize>::new());
+        assert_eq!(
+            parse_query(&model, "bones:none").unwrap().1,
+            Vec::<usize>::new()
+        );
+        assert_eq!(
+            parse_query(&model, "faces:").unwrap().1,
+            Vec::<usize>::new()
+        );
     }
 
     #[test]
@@ -439,7 +445,10 @@ mod tests {
         assert!(error("vertices:eye").contains("vertices have no names"));
         assert!(error("bonez:1").starts_with("bonez: not an element kind"));
         assert!(error("1,2").contains("is not KIND:LIST"));
-        assert_eq!(query_kind("rigid_bodies:0").unwrap(), ElementKind::RigidBody);
+        assert_eq!(
+            query_kind("rigid_bodies:0").unwrap(),
+            ElementKind::RigidBody
+        );
     }
 
     #[test]

@@ -45,10 +45,7 @@ impl EditorState {
         };
         let target = self.select_ops_target();
         let bones_selected = document.selection.get(ElementKind::Bone).target_count() > 0;
-        ui.weak(lang.format(
-            "select.target",
-            &[("kind", &lang.tr(kind_key(target)))],
-        ));
+        ui.weak(lang.format("select.target", &[("kind", &lang.tr(kind_key(target)))]));
         let mut chosen = None;
         let mut item = |ui: &mut egui::Ui, op: SelectOp, enabled: bool| {
             if ui
