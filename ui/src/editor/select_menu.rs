@@ -68,13 +68,14 @@ impl EditorState {
         let mut threshold = ui.data(|data| data.get_temp(id).unwrap_or(DEFAULT_THRESHOLD));
         ui.horizontal(|ui| {
             item(ui, SelectOp::ByWeight { threshold }, bones_selected);
-            ui.label(lang.tr("select.threshold"));
+            let label = ui.label(lang.tr("select.threshold"));
             ui.add(
                 egui::DragValue::new(&mut threshold)
                     .range(0.0..=1.0)
                     .speed(0.01)
                     .max_decimals(3),
-            );
+            )
+            .labelled_by(label.id);
         });
         ui.data_mut(|data| data.insert_temp(id, threshold));
         item(ui, SelectOp::Mirror, true);
