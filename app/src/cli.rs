@@ -9,6 +9,7 @@ mod plugins;
 mod pose;
 mod render;
 mod repair;
+mod select;
 mod uv_layout;
 
 use clap::{Parser, Subcommand};
@@ -44,10 +45,11 @@ pub struct WindowArgs {
     /// joints, vertices, wireframe, normals, weights, grid; `-name` switches one off).
     #[arg(long, value_name = "LIST")]
     pub view_layers: Option<String>,
-    /// Elements to select once the model is open, as KIND:INDICES (`bones:12`,
-    /// `vertices:0-99,120`; kinds: vertices, materials, bones, rigid_bodies, joints). The 3D
-    /// view picks that kind.
-    #[arg(long, value_name = "KIND:INDICES")]
+    /// Elements to select once the model is open, as a selection query (`bones:12`,
+    /// `vertices:0-99,120`, `vertices:linked:12`, `bones:children:左腕`; as `pmx-studio
+    /// select` takes). The 3D view picks that kind (vertices, materials, bones, rigid_bodies,
+    /// joints).
+    #[arg(long, value_name = "QUERY")]
     pub select: Option<String>,
     /// The 3D view's gizmo: off, move, rotate or scale.
     #[arg(long, value_name = "MODE", value_parser = ["off", "move", "rotate", "scale"])]
@@ -75,6 +77,10 @@ pub enum Command {
     Edit(edit::EditArgs),
     /// Write a model with a pose (VPD, a VMD frame) and morphs applied as its new rest shape.
     Pose(pose::PoseArgs),
+    /// Print the indices each selection query gives, one line per query (`vertices:linked:12`,
+    /// `vertices:material:3`, `bones:children:左腕`, `bones:0-3`; ranges like `0-99,120`, or a
+    /// JSON array with --json; exit 2 when a query names nothing in the model).
+    Select(select::SelectArgs),
     /// Check a model: errors, warnings and info with paths (exit 1 on errors, 2 if unreadable).
     Check(check::CheckArgs),
     /// Apply every automatic fix and write the result (exit 1 if errors remain).
@@ -100,6 +106,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Convert(args) => convert::run(&args),
         Command::Edit(args) => edit::run(&args),
         Command::Pose(args) => pose::run(&args),
+        Command::Select(args) => select::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Repair(args) => repair::run(&args),
         Command::Render(args) => render::run(&args),

@@ -13,7 +13,6 @@ use pmx_ui::editor::workspace::Pane;
 use pmx_ui::editor::{BrowsePurpose, PlatformRequest};
 use pmx_ui::panes::view::PickMode;
 use pmx_ui::panes::view::gizmo::GizmoMode;
-use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -42,7 +41,17 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
         }
         None => None,
     };
-    let selection = args.select.as_deref().map(parse_selection).transpose()?;
+    // The query's kind is known from its text (the view picks that kind); what it selects
+    // needs the model, so it is answered once the model is open.
+    let selection = args
+        .select
+        .as_deref()
+        .map(|query| {
+            pmx_core::select::query_kind(query)
+                .map(|kind| (kind, query.to_owned()))
+                .map_err(|error| anyhow!("--select {error}"))
+        })
+        .transpose()?;
     let gizmo = match args.gizmo.as_deref() {
         Some("move") => GizmoMode::Move,
         Some("rotate") => GizmoMode::Rotate,
@@ -127,44 +136,6 @@ pub fn run(file: Option<PathBuf>, args: WindowArgs) -> Result<()> {
     }
 }
 
-/// `bones:12` or `vertices:0-99,120` → the kind and its index ranges (kept as ranges: a range
-/// past the model's end costs nothing).
-fn parse_selection(text: &str) -> Result<(ElementKind, Vec<RangeInclusive<usize>>)> {
-    let (kind_name, list) = text
-        .split_once(':')
-        .ok_or_else(|| anyhow!("--select {text}: expected KIND:INDICES, e.g. bones:12"))?;
-    let kind = [
-        ElementKind::Vertex,
-        ElementKind::Material,
-        ElementKind::Bone,
-        ElementKind::RigidBody,
-        ElementKind::Joint,
-    ]
-    .into_iter()
-    .find(|k| k.list_name() == kind_name || k.name() == kind_name)
-    .ok_or_else(|| {
-        anyhow!(
-            "--select {text}: the kind is one of vertices, materials, bones, rigid_bodies, joints"
-        )
-    })?;
-    let mut ranges = Vec::new();
-    for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let number = |n: &str| {
-            n.trim()
-                .parse::<usize>()
-                .map_err(|_| anyhow!("--select {text}: \"{n}\" is not an index"))
-        };
-        match part.split_once('-') {
-            Some((first, last)) => ranges.push(number(first)?..=number(last)?),
-            None => {
-                let index = number(part)?;
-                ranges.push(index..=index);
-            }
-        }
-    }
-    Ok((kind, ranges))
-}
-
 fn parse_size(text: &str) -> Result<[f32; 2]> {
     let (w, h) = text
         .split_once(['x', 'X'])
@@ -175,8 +146,8 @@ fn parse_size(text: &str) -> Result<[f32; 2]> {
 }
 
 struct EditorApp {
-    /// `--select`: applied once the model is open.
-    selection: Option<(ElementKind, Vec<RangeInclusive<usize>>)>,
+    /// `--select`: the query's kind and text, answered once the model is open.
+    selection: Option<(ElementKind, String)>,
     /// Whether `--select` was given (the screenshot then keeps that selection).
     select_given: bool,
     /// `--motion` and `--frame`: loaded into the pose pane once the model is open.
@@ -309,17 +280,27 @@ impl EditorApp {
         let Some(document) = &mut self.editor.document else {
             return;
         };
-        let Some((kind, ranges)) = self.selection.take() else {
+        let Some((kind, query)) = self.selection.take() else {
             return;
         };
-        let count = document.model.count(kind);
-        let selection = document.selection.get_mut(kind);
-        selection.clear();
-        for range in ranges {
-            let (start, end) = (*range.start(), range.end().saturating_add(1).min(count));
-            if start < end {
-                selection.indices.insert_range(start, end);
-                selection.current.get_or_insert(start);
+        match pmx_core::select::parse_query(&document.model, &query) {
+            Ok((_, indices)) => {
+                let selection = document.selection.get_mut(kind);
+                selection.clear();
+                selection.current = indices.first().copied();
+                for index in indices {
+                    selection.indices.insert(index);
+                }
+            }
+            Err(error) => {
+                let message = format!("--select {error}");
+                if self.screenshot.is_some()
+                    && let Ok(mut slot) = self.failure.lock()
+                {
+                    *slot = Some(message.clone());
+                }
+                self.editor
+                    .set_message(pmx_ui::editor::MessageLevel::Error, message);
             }
         }
     }
@@ -448,17 +429,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn selections_from_the_command_line() {
-        let (kind, ranges) = parse_selection("vertices:0-99, 120").expect("parses");
-        assert_eq!(kind, ElementKind::Vertex);
-        assert_eq!(ranges, vec![0..=99, 120..=120]);
-        let (kind, ranges) = parse_selection("bone:5").expect("singular kind name");
-        assert_eq!((kind, ranges), (ElementKind::Bone, vec![5..=5]));
-        // A huge range is kept as a range, not expanded.
-        let (_, ranges) = parse_selection("rigid_bodies:0-18446744073709551615").expect("parses");
-        assert_eq!(ranges, vec![0..=usize::MAX]);
-        assert!(parse_selection("bones").is_err());
-        assert!(parse_selection("faces:1").is_err());
-        assert!(parse_selection("bones:x").is_err());
+    fn selections_from_the_command_line_name_their_kind_before_the_model_is_open() {
+        let kind = |text: &str| pmx_core::select::query_kind(text);
+        assert_eq!(kind("vertices:0-99, 120"), Ok(ElementKind::Vertex));
+        assert_eq!(kind("bone:5"), Ok(ElementKind::Bone));
+        assert_eq!(kind("vertices:linked:12"), Ok(ElementKind::Vertex));
+        assert!(kind("bones").is_err());
+        assert!(kind("bonez:1").is_err());
     }
 }

@@ -9,6 +9,7 @@ pub mod model;
 pub mod path;
 pub mod physics;
 pub mod pose;
+pub mod select;
 pub(crate) mod serde_f32;
 pub mod texture;
 pub mod uv;

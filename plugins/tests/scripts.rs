@@ -337,6 +337,55 @@ print(options.mode);
 }
 
 #[test]
+fn select_answers_the_selection_grammar_in_both_versions() {
+    let model = sample_model();
+    let head = model
+        .bones
+        .iter()
+        .position(|bone| bone.name_ja.as_str() == "頭")
+        .unwrap();
+    for version in [1, 2] {
+        let plugin = ScriptPlugin::from_source(
+            "select.rhai",
+            &format!(
+                "const api_version = {version};\nprint(select(\"vertices:linked:0\").len());\n\
+                 print(select(\"bones:children:頭\"));\nprint(select(\"bones:0-1\"));"
+            ),
+        )
+        .unwrap();
+        let selection = PluginSelection::new();
+        let options = Options::from_json(&plugin.info().options, &serde_json::json!({})).unwrap();
+        let output = plugin
+            .run(&PluginContext::new(&model, &selection, &options))
+            .unwrap();
+        let children = pmx_core::select::bone_children(&model, &[head]);
+        let children: Vec<String> = children.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            notes(&output),
+            [
+                pmx_core::select::linked_vertices(&model, &[0])
+                    .len()
+                    .to_string(),
+                format!("[{}]", children.join(", ")),
+                "[0, 1]".to_owned(),
+            ],
+            "version {version}"
+        );
+        // A query naming nothing stops the script with the part named.
+        let failing = ScriptPlugin::from_source(
+            "bad.rhai",
+            &format!("const api_version = {version};\nselect(\"vertices:material:999\");"),
+        )
+        .unwrap();
+        let error = failing
+            .run(&PluginContext::new(&model, &selection, &options))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("vertices:material:999"), "{error}");
+    }
+}
+
+#[test]
 fn edits_go_into_one_undo_step_named_after_the_script() {
     let plugin = ScriptPlugin::from_source(
         "edits.rhai",

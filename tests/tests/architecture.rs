@@ -253,7 +253,7 @@ const CORE_LAYERS: &[&[&str]] = &[
     &["physics"],
     &["formats"],
     &["edit"],
-    &["validate"],
+    &["validate", "select"],
 ];
 
 fn core_layer(module: &str) -> Option<usize> {

@@ -169,6 +169,9 @@ pub enum Command {
     /// 表示 > 絞り込み表示: shows or hides materials, vertices or faces of the open document
     /// (view state: no undo step; [`crate::visibility::Visibility::apply`]).
     Visibility(crate::visibility::VisibilityAction),
+    /// A selection tool (編集 > 選択, the view's context menu, keys) on the selection of the 3D
+    /// view's pick kind; changes the selection only, never the history.
+    SelectOp(crate::select_ops::SelectOp),
     /// ツール > a tool: its dialog (options, preview, Apply).
     ShowPlugin(String),
     /// Commits the edit a tool dialog built on document revision `revision` (one undo step

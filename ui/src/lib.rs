@@ -7,6 +7,7 @@ pub mod document;
 pub mod editor;
 pub mod i18n;
 pub mod panes;
+pub mod select_ops;
 pub mod selection;
 pub mod visibility;
 pub mod widgets;

@@ -1,5 +1,5 @@
 //! `pmx-studio plugins [--json] [--scripts DIR]` lists the built-in tools and the user's
-//! scripts; `pmx-studio run PLUGIN IN OUT [--select KIND:INDICES] [--options JSON]` runs one
+//! scripts; `pmx-studio run PLUGIN IN OUT [--select QUERY] [--options JSON]` runs one
 //! as one undo step and writes the result; `pmx-studio script FILE.rhai IN OUT [--select ...]`
 //! does the same with a script file.
 
@@ -33,10 +33,10 @@ pub struct RunTarget {
     pub input: PathBuf,
     /// The file to write; its extension chooses the format (.pmx, .json).
     pub output: PathBuf,
-    /// Elements the tool works on, as KIND:LIST (`bones:3,5-9,左腕`, `vertices:0-99`);
-    /// repeat for several kinds. Names work for bones, morphs, materials, rigid bodies and
-    /// joints.
-    #[arg(long, value_name = "KIND:INDICES")]
+    /// Elements the tool works on, as selection queries (`bones:3,5-9,左腕`,
+    /// `vertices:0-99`, `vertices:linked:12`, `vertices:weighted:左腕>0.5`; the grammar of
+    /// `pmx-studio select`); repeat for several kinds or to add to a kind's selection.
+    #[arg(long, value_name = "QUERY")]
     pub select: Vec<String>,
     /// The options as a JSON object (`{"angle": 30}`); options left out keep their defaults
     /// (`pmx-studio plugins` lists them).

@@ -1,5 +1,5 @@
 //! `pmx-studio render MODEL OUT.png [--size WxH] [--view front|back|left|right|top]
-//! [--layers LIST] [--edit STEPS.json] [--then-undo]`: draws the 3D view alone, offscreen,
+//! [--layers LIST] [--edit STEPS.json] [--then-undo] [--select QUERY]...`: draws the 3D view alone, offscreen,
 //! with the editor's own view code (`pmx_ui::panes::view`, `pmx_scene`, `pmx_view`: the same scene, buffers, shaders and camera
 //! placement), and writes a PNG.
 //!
@@ -8,7 +8,8 @@
 //! touched) and the model is drawn again; `--then-undo` undoes the step before that second
 //! drawing. So `render --edit` pictures what the window shows after the edit (without the
 //! selection the step leaves: the picture is of the model), and it must equal `render` of the
-//! file `pmx-studio edit` writes with the same script.
+//! file `pmx-studio edit` writes with the same script. `--select` shows elements selected, as
+//! the window's `--select` does (the same selection grammar).
 
 use anyhow::Result;
 use std::path::PathBuf;
@@ -39,6 +40,11 @@ pub struct RenderArgs {
     /// Undo the --edit step again before the final drawing.
     #[arg(long, requires = "edit")]
     pub then_undo: bool,
+    /// Elements to show selected, as selection queries (`bones:5`, `vertices:linked:12`;
+    /// the grammar of `pmx-studio select`), answered on the model as it is finally drawn;
+    /// the view picks the first query's kind. Repeat for several.
+    #[arg(long, value_name = "QUERY")]
+    pub select: Vec<String>,
 }
 
 /// Image width and height from `WIDTHxHEIGHT`.
@@ -100,6 +106,31 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
     };
     let loaded = formats::load_path(&args.model, &LoadOptions::default())?;
     let mut document = Document::from_loaded(args.model.clone(), loaded, None);
+    // The selection queries are answered on the model as it is drawn last (after --edit);
+    // they are checked on the model as loaded first, so a bad query fails before any drawing.
+    let select = |document: &mut Document| -> Result<()> {
+        for query in &args.select {
+            let (kind, indices) = pmx_core::select::parse_query(&document.model, query)
+                .map_err(|error| anyhow!("--select {error}"))?;
+            let selection = document.selection.get_mut(kind);
+            selection.current = selection.current.or(indices.first().copied());
+            for index in indices {
+                selection.indices.insert(index);
+            }
+        }
+        Ok(())
+    };
+    select(&mut document)?;
+    if let Some(kind) = args
+        .select
+        .first()
+        .and_then(|query| pmx_core::select::query_kind(query).ok())
+        && let Some(mode) = pmx_ui::panes::view::PickMode::ALL
+            .into_iter()
+            .find(|mode| mode.kind() == kind)
+    {
+        view.pick_mode = mode;
+    }
 
     let offscreen = match Offscreen::new() {
         Ok(offscreen) => offscreen,
@@ -145,6 +176,7 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
         for kind in ElementKind::ALL {
             document.selection.get_mut(kind).clear();
         }
+        select(&mut document)?;
         image = draw(&mut view, &document)?;
     }
     for problem in &view.scene.texture_problems {

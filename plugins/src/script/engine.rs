@@ -271,6 +271,16 @@ fn register_selection(engine: &mut Engine) {
             .map(|&index| Dynamic::from_int(to_int(index)))
             .collect())
     }
+    // The one selection grammar (`vertices:linked:12`, `bones:children:左腕`), answered on
+    // the model as the run was given it (not the script's own queued edits).
+    engine.register_fn("select", |query: &str| -> ScriptResult<Array> {
+        with_model(|model| {
+            pmx_core::select::parse_query(model, query)
+                .map(|(_, indices)| indices)
+                .map_err(|error| error.to_string())
+        })
+        .and_then(|indices| as_array(&indices))
+    });
     engine.register_fn("selected", |kind: &str| -> ScriptResult<Array> {
         let kind = list_kind(kind).map_err(fail)?;
         with_selection(|selection| as_array(selection.get(kind)))?

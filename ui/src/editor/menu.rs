@@ -164,6 +164,8 @@ impl EditorState {
             self.commands.push(Command::Redo);
         }
         ui.separator();
+        ui.menu_button(lang.tr("menu.select"), |ui| self.select_menu_ui(ui));
+        ui.separator();
         let table = self.focus_kind.is_some() && self.document.is_some();
         if ui
             .add_enabled(

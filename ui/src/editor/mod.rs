@@ -11,6 +11,7 @@ mod formats;
 mod menu;
 mod mqo_dialogs;
 mod plugin_dialog;
+mod select_menu;
 pub mod settings;
 mod smf_dialogs;
 mod tiles;
@@ -736,6 +737,7 @@ impl EditorState {
                 self.set_message(level, text);
             }
             Command::Select { kind, indices } => self.select_and_show(kind, &indices),
+            Command::SelectOp(op) => self.run_select_op(op),
             Command::ShowPlugin(id) => {
                 if let Some(plugin) = self.plugins.find(&id) {
                     let dialog =
