@@ -85,11 +85,11 @@ impl ViewTool for BrushSelect {
             return;
         }
         let lang = cx.lang;
-        ui.label(lang.tr("view.brush_radius"));
+        ui.label(lang.tr("brush.radius"));
         ui.add(egui::Slider::new(&mut self.radius, 2.0..=200.0).suffix(" px"))
-            .on_hover_text(lang.tr("view.brush_radius"));
-        ui.checkbox(&mut self.through, lang.tr("view.brush_through"))
-            .on_hover_text(lang.tr("view.brush_through_hint"));
+            .on_hover_text(lang.tr("brush.radius"));
+        ui.checkbox(&mut self.through, lang.tr("brush.through"))
+            .on_hover_text(lang.tr("brush.through_hint"));
     }
 
     fn prepare(&mut self, cx: &mut ToolCx<'_>, hover: Option<Vec2>) {
