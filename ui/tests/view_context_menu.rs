@@ -193,3 +193,48 @@ fn the_menu_names_the_material_under_the_pointer_and_centres_the_orbit_there() {
     );
     assert_eq!(document(&harness).history.len(), 0, "nothing was edited");
 }
+
+/// The vertices sharing a face with `seeds`, repeated until nothing joins: the faces-connected
+/// part, worked out here by brute force over the faces.
+fn connected_part(model: &Model, seeds: &[usize]) -> Vec<usize> {
+    let mut part: std::collections::BTreeSet<usize> = seeds.iter().copied().collect();
+    loop {
+        let before = part.len();
+        for face in &model.faces {
+            if face.iter().any(|v| part.contains(&(v.0 as usize))) {
+                part.extend(face.iter().map(|v| v.0 as usize));
+            }
+        }
+        if part.len() == before {
+            return part.into_iter().collect();
+        }
+    }
+}
+
+#[test]
+fn the_menus_hide_and_linked_entries_act_on_the_selection_without_a_step() {
+    let original = pmx_core::generate::sample_model();
+    let seed = original.faces[0][0].0 as usize;
+    let (_, mut harness) = with_selection(&[seed]);
+    let centre = view_size(&harness) * 0.5;
+    click_view(&mut harness, centre, egui::PointerButton::Secondary);
+    harness.get_by_label("繋がったパーツを選択").click();
+    harness.run_ok();
+    let expected = connected_part(&original, &[seed]);
+    assert!(expected.len() > 3, "the part is more than one face");
+    let selected = document(&harness)
+        .selection
+        .get(ElementKind::Vertex)
+        .indices
+        .to_vec();
+    assert_eq!(selected, expected, "the connected part, vertex by vertex");
+    click_view(&mut harness, centre, egui::PointerButton::Secondary);
+    harness.get_by_label("選択頂点/面を非表示").click();
+    harness.run_ok();
+    let document = document(&harness);
+    for &v in &expected {
+        assert!(document.visibility.hidden_vertices.contains(v), "vertex {v} hidden");
+    }
+    assert!(document.history.is_empty(), "show and hide are no edit");
+    assert!(document.model == original);
+}

@@ -14,6 +14,8 @@ use super::tool::ToolRequest;
 use crate::command::{Command, Commands};
 use crate::document::Document;
 use crate::i18n::{Language, NameLanguage};
+use crate::select_ops::SelectOp;
+use crate::visibility::VisibilityAction;
 use glam::{Vec2, Vec3};
 use pmx_core::edit::EditOp;
 use pmx_core::model::{ElementKind, Model};
@@ -50,10 +52,9 @@ impl Hit {
 /// One thing the menu can do. The view carries it out (`ViewState::context_action`).
 ///
 /// Adding an entry: a variant here, its line in [`entries`] (label key, whether it applies) and
-/// its arm in `ViewState::context_action`. Meant to come here from the other parts of issue 38
-/// once they are merged: 非表示 / 分離表示 (show and hide) and 繋がったパーツ / 材質で選択 (the
-/// selection commands); until then the menu shows only what works.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// its arm in `ViewState::context_action`. Show and hide and the selection tools are the same
+/// commands the 表示 > 絞り込み表示 and 編集 > 選択 menus send.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ContextAction {
     /// Select the element the pointer was over (its name is the entry).
     SelectHit { kind: ElementKind, index: usize },
@@ -65,6 +66,10 @@ pub enum ContextAction {
     AddBoneHere,
     /// ここを回転の中心に: the orbit centre to the surface point under the pointer.
     OrbitCentreHere,
+    /// 非表示, 選択部分のみ表示, すべて表示 (view state, no undo step).
+    Visibility(VisibilityAction),
+    /// 繋がったパーツを選択, 材質で選択 (the selection only).
+    Select(SelectOp),
 }
 
 /// A line of the menu: what it does, its text, whether it can be chosen now.
@@ -139,6 +144,58 @@ pub fn entries(
         selected,
         named,
     );
+    // Show and hide, by the pick kind (vertices, faces or materials; bones and bodies are not
+    // hidden, so the entries are not offered for them).
+    let kind = pick_mode.kind();
+    let hideable = matches!(
+        kind,
+        ElementKind::Vertex | ElementKind::Face | ElementKind::Material
+    );
+    let any_selected = !document.selection.get(kind).indices.is_empty();
+    if hideable {
+        for (index, action) in [
+            VisibilityAction::HideSelected(kind),
+            VisibilityAction::Isolate(kind),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            push(
+                ContextAction::Visibility(action),
+                lang.tr(action.key()).to_owned(),
+                any_selected,
+                index == 0,
+            );
+        }
+        push(
+            ContextAction::Visibility(VisibilityAction::ShowAll),
+            lang.tr(VisibilityAction::ShowAll.key()).to_owned(),
+            !document.visibility.shows_everything(),
+            false,
+        );
+    }
+    // The selection tools that start from what is selected (on the kind 編集 > 選択 acts on).
+    let target = crate::select_ops::select_target(kind);
+    let from_target = !document.selection.get(target).indices.is_empty();
+    let from_materials = !document
+        .selection
+        .get(ElementKind::Material)
+        .indices
+        .is_empty();
+    for (index, op) in [SelectOp::Linked, SelectOp::ByMaterial]
+        .into_iter()
+        .enumerate()
+    {
+        if op.applies_to(target) {
+            let enabled = from_target || (op == SelectOp::ByMaterial && from_materials);
+            push(
+                ContextAction::Select(op),
+                lang.tr(op.label_key()).to_owned(),
+                enabled,
+                index == 0,
+            );
+        }
+    }
     push(
         ContextAction::FrameSelection,
         lang.tr("view.menu_frame_selection").to_owned(),
@@ -228,6 +285,8 @@ impl super::ViewState {
                 self.pick_mode = PickMode::Bone;
                 self.layers.bones = true;
             }
+            ContextAction::Visibility(action) => commands.push(Command::Visibility(action)),
+            ContextAction::Select(op) => commands.push(Command::SelectOp(op)),
             ContextAction::OrbitCentreHere => {
                 if let Some(surface) = hit.surface {
                     self.camera.target = surface;
