@@ -6,6 +6,7 @@ use crate::command::{BrowsePurpose, Command, EditCommand, EditRequest};
 use crate::document::{LoadPhase, file_name};
 use crate::editor::workspace::{self, Pane};
 use crate::i18n::{Language, NameLanguage};
+use crate::widgets::recent_files_ui;
 use pmx_core::edit::{EditOp, SortKey};
 use pmx_core::model::ElementKind;
 
@@ -48,20 +49,7 @@ impl EditorState {
         self.item(ui, "menu.new", "Ctrl+N", true, Command::New);
         self.item(ui, "menu.open", "Ctrl+O", true, Command::ShowOpenDialog);
         ui.menu_button(lang.tr("menu.recent"), |ui| {
-            if self.settings.recent_files.is_empty() {
-                ui.weak(lang.tr("menu.no_recent"));
-            }
-            let mut chosen = None;
-            for path in &self.settings.recent_files {
-                if ui
-                    .button(file_name(path))
-                    .on_hover_text(path.display().to_string())
-                    .clicked()
-                {
-                    chosen = Some(path.clone());
-                }
-            }
-            if let Some(path) = chosen {
+            if let Some(path) = recent_files_ui(ui, lang, &self.settings.recent_files) {
                 self.commands.push(Command::Open(path));
             }
             if !self.settings.recent_files.is_empty() {
@@ -106,20 +94,7 @@ impl EditorState {
         let open = self.document.is_some();
         ui.add_enabled_ui(open, |ui| {
             ui.menu_button(lang.tr("menu.recent_exports"), |ui| {
-                if self.settings.recent_exports.is_empty() {
-                    ui.weak(lang.tr("menu.no_recent"));
-                }
-                let mut chosen = None;
-                for path in &self.settings.recent_exports {
-                    if ui
-                        .button(file_name(path))
-                        .on_hover_text(path.display().to_string())
-                        .clicked()
-                    {
-                        chosen = Some(path.clone());
-                    }
-                }
-                if let Some(path) = chosen {
+                if let Some(path) = recent_files_ui(ui, lang, &self.settings.recent_exports) {
                     self.export_again(&path);
                 }
                 if !self.settings.recent_exports.is_empty() {

@@ -134,8 +134,8 @@ impl Pane {
 /// by side and 検証 shows five issues).
 pub const LAYOUT_VERSION: u32 = 4;
 
-/// The 3D view's share of the window width in the default layout (about a third).
-pub const VIEW_SHARE: f32 = 0.32;
+/// The 3D view's share of the window width in the default layout: at least a third.
+pub const VIEW_SHARE: f32 = 0.35;
 
 /// The tab area's height over the bottom row's (検証 and 編集履歴) in the default layout.
 pub const TOP_TO_BOTTOM: f32 = 2.2;

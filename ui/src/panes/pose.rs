@@ -774,7 +774,10 @@ fn files_ui(
                 suggested: None,
             });
         }
-        if let Some(path) = recent_files_ui(ui, lang, &state.recent_files) {
+        let recent = ui.menu_button(lang.tr("pose.recent"), |ui| {
+            crate::widgets::recent_files_ui(ui, lang, &state.recent_files)
+        });
+        if let Some(path) = recent.inner.flatten() {
             state.open_file(model, &path);
         }
         let path = std::path::PathBuf::from(state.file_path.trim());
@@ -828,26 +831,6 @@ fn files_ui(
             state.motion = None;
         }
     });
-}
-
-/// The recent motions and poses as a menu; returns the one chosen.
-fn recent_files_ui(ui: &mut egui::Ui, lang: Language, recent: &[PathBuf]) -> Option<PathBuf> {
-    let mut chosen = None;
-    ui.menu_button(lang.tr("pose.recent"), |ui| {
-        if recent.is_empty() {
-            ui.weak(lang.tr("menu.no_recent"));
-        }
-        for path in recent {
-            if ui
-                .button(crate::document::file_name(path))
-                .on_hover_text(path.display().to_string())
-                .clicked()
-            {
-                chosen = Some(path.clone());
-            }
-        }
-    });
-    chosen
 }
 
 /// How many of a file's bone and morph names matched ("12 / 14 bones, 3 / 3 morphs matched;
