@@ -9,28 +9,21 @@ use egui_kittest::kittest::Queryable;
 use pmx_core::generate::sample_model;
 use pmx_core::model::{Bone, Model};
 use pmx_ui::EditorState;
-use pmx_ui::document::Document;
 use pmx_ui::editor::settings::Settings;
 use pmx_ui::editor::{BrowsePurpose, PlatformRequest};
 use pmx_ui::i18n::Language;
 use std::path::Path;
 
 mod support;
-use support::{click, document, gene_and_nod_motion, harness_with, tab};
+use support::{click, document, gene_and_nod_motion, harness_of, harness_with, tab};
 
 /// The editor in English on `model`, with `settings`.
 fn harness_with_settings(model: Model, settings: Settings) -> Harness<'static, EditorState> {
-    let mut editor = EditorState::new(Settings {
+    let editor = EditorState::new(Settings {
         language: Language::English,
         ..settings
     });
-    editor.open_document(Document::from_model(model, None, None));
-    let mut harness = Harness::builder()
-        .with_size(egui::Vec2::new(2600.0, 1400.0))
-        .with_context_setup(pmx_ui::editor::fonts::install)
-        .build_ui_state(|ui, editor: &mut EditorState| editor.ui(ui), editor);
-    harness.run_ok();
-    harness
+    harness_of(editor, model)
 }
 
 fn is_nod(path: &Path) -> bool {
