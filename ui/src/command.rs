@@ -217,8 +217,11 @@ pub enum BrowsePurpose {
     Import(FileFormat),
     /// File > Export `format`.
     Export(FileFormat),
-    /// A motion (`.vmd`) for a dialog (the SMF export's baked animation).
+    /// A motion (`.vmd`) for a dialog (the SMF export's baked animation); with no dialog
+    /// asking, the pose pane loads it.
     Motion,
+    /// A pose (`.vpd`) or a motion (`.vmd`) for the pose pane to load.
+    Pose,
     /// A PNG to write the UV layout to (File > Export UV layout…).
     UvLayout,
 }
@@ -292,6 +295,11 @@ impl BrowsePurpose {
                 vec![FileFilter::new(spec.title, [spec.extension()])]
             }
             BrowsePurpose::Motion => vec![FileFilter::new("VMD", ["vmd"])],
+            BrowsePurpose::Pose => vec![
+                FileFilter::new("VMD / VPD", ["vmd", "vpd"]),
+                FileFilter::new("VMD", ["vmd"]),
+                FileFilter::new("VPD", ["vpd"]),
+            ],
             BrowsePurpose::UvLayout => vec![FileFilter::new("PNG", ["png"])],
         }
     }

@@ -6,9 +6,9 @@
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use pmx_core::generate::sample_model;
-use pmx_core::model::{Bone, BoneIdx, Model};
+use pmx_core::model::{Bone, BoneIdx, ElementKind, Model};
 use pmx_ui::EditorState;
 use pmx_ui::document::Document;
 use pmx_ui::editor::MessageLevel;
@@ -319,4 +319,288 @@ fn a_cut_validation_message_shows_one_tooltip() {
             );
         }
     }
+}
+
+/// A model with every kind of element, each with several (the panes' rows and panels).
+fn every_feature() -> Model {
+    pmx_core::generate::feature_model(
+        pmx_core::model::PmxVersion::V2_1,
+        pmx_core::model::TextEncoding::Utf16,
+        60,
+        6,
+    )
+}
+
+/// What a table pane shows: its tab's i18n key and the element kind whose property panel is
+/// checked.
+const PROPERTY_PANES: [(&str, ElementKind); 6] = [
+    ("tab.vertices", ElementKind::Vertex),
+    ("tab.materials", ElementKind::Material),
+    ("tab.bones", ElementKind::Bone),
+    ("tab.morphs", ElementKind::Morph),
+    ("tab.rigid_bodies", ElementKind::RigidBody),
+    ("tab.joints", ElementKind::Joint),
+];
+
+/// The widgets a user reads or sets (labels, fields, check boxes, pickers).
+fn is_widget(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Label
+            | Role::TextInput
+            | Role::MultilineTextInput
+            | Role::Button
+            | Role::CheckBox
+            | Role::ComboBox
+            | Role::SpinButton
+            | Role::Slider
+    )
+}
+
+/// Whether `name` is a table cell's (`vertex 0 position.x`): the table scrolls sideways under
+/// the property panel, clipped there, so its cells may lie behind it.
+fn is_table_cell(name: &str) -> bool {
+    let mut words = name.split(' ');
+    let kind = words.next().unwrap_or_default();
+    let index = words.next().unwrap_or_default();
+    !kind.is_empty()
+        && kind.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+        && !index.is_empty()
+        && index.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Every widget's rect that starts inside `area` (what the property panel shows; the rows
+/// below it are drawn the same way once scrolled to), with its role and name; the table's
+/// cells clipped behind it left out.
+fn widgets_in(
+    harness: &Harness<'_, EditorState>,
+    area: egui::Rect,
+) -> Vec<(Role, String, egui::Rect)> {
+    harness
+        .query_all_by(|_| true)
+        .filter(|node| is_widget(node.accesskit_node().role()))
+        .map(|node| {
+            let name = node
+                .accesskit_node()
+                .label()
+                .or_else(|| node.value())
+                .unwrap_or_default();
+            (node.accesskit_node().role(), name, node.rect())
+        })
+        .filter(|(_, name, rect)| {
+            !is_table_cell(name)
+                && rect.left() >= area.left() - 0.5
+                && rect.left() < area.right()
+                // Below the panel's heading: the table's header row (clipped behind the panel
+                // as its cells are) is beside the heading.
+                && rect.top() >= area.top() + 40.0
+                && rect.top() < area.bottom()
+                && rect.width() > 0.0
+        })
+        .collect()
+}
+
+#[test]
+fn no_property_row_is_cut_off_or_drawn_over_another() {
+    let model = every_feature();
+    for language in LANGUAGES {
+        for size in WINDOW_SIZES {
+            let mut harness = editor_harness(language, size, Some(model.clone()));
+            for (tab_key, kind) in PROPERTY_PANES {
+                tab(&mut harness, language.tr(tab_key));
+                harness
+                    .state_mut()
+                    .document
+                    .as_mut()
+                    .unwrap()
+                    .selection
+                    .get_mut(kind)
+                    .select_only(1);
+                harness.run_ok();
+                let properties = harness.state().tables[&kind]
+                    .rects()
+                    .expect("the table pane was drawn")
+                    .properties;
+                let widgets = widgets_in(&harness, properties);
+                // (The モーフ tab's panel shares its height with the offsets below it.)
+                assert!(
+                    widgets.len() >= 3,
+                    "{language:?} {size:?} {kind:?}: the property panel's rows ({widgets:?})"
+                );
+                for (role, name, rect) in &widgets {
+                    // Rows below the panel are reached by its vertical scroll bar; across,
+                    // every row fits (no horizontal scroll to find position Z or a flag).
+                    assert!(
+                        rect.right() <= properties.right() + 1.0,
+                        "{language:?} {size:?} {kind:?}: {role:?} {name:?} at {rect:?} ends \
+                         past the property panel {properties:?}"
+                    );
+                }
+                // Where the panel shows them, no field is drawn over another.
+                let fields: Vec<_> = widgets
+                    .iter()
+                    .filter(|(role, _, rect)| {
+                        *role != Role::Label && rect.bottom() <= properties.bottom()
+                    })
+                    .collect();
+                for (i, (_, a_name, a)) in fields.iter().enumerate() {
+                    for (_, b_name, b) in &fields[i + 1..] {
+                        let overlap = a.intersect(*b);
+                        assert!(
+                            overlap.width() < 1.0 || overlap.height() < 1.0,
+                            "{language:?} {size:?} {kind:?}: {a_name:?} {a:?} is drawn over \
+                             {b_name:?} {b:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_morph_table_shows_every_column_and_the_bone_tree_a_readable_width() {
+    let model = every_feature();
+    for language in LANGUAGES {
+        for size in WINDOW_SIZES {
+            let mut harness = editor_harness(language, size, Some(model.clone()));
+            tab(&mut harness, language.tr("tab.morphs"));
+            let table = harness.state().tables[&ElementKind::Morph]
+                .rects()
+                .unwrap()
+                .table;
+            for key in [
+                "morph.name_ja",
+                "morph.name_en",
+                "morph.panel",
+                "morph.kind",
+                "morph.offset_count",
+            ] {
+                let header = harness
+                    .query_all_by_label(language.tr(key))
+                    .map(|node| node.rect())
+                    .find(|rect| rect.top() >= table.top() && rect.top() < table.top() + 60.0)
+                    .unwrap_or_else(|| panic!("{language:?} {size:?}: no {key} header"));
+                assert!(
+                    header.right() <= table.right(),
+                    "{language:?} {size:?}: the {key} header at {header:?} is cut by the table's \
+                     edge {table:?}"
+                );
+            }
+
+            tab(&mut harness, language.tr("tab.bones"));
+            let table = harness.state().tables[&ElementKind::Bone]
+                .rects()
+                .unwrap()
+                .table;
+            let find = harness
+                .query_all_by_label(language.tr("bone_tree.find"))
+                .map(|node| node.rect())
+                .find(|rect| rect.left() < table.left())
+                .expect("the bone tree's search");
+            let tree_width = table.left() - find.left();
+            assert!(
+                tree_width >= 200.0,
+                "{language:?} {size:?}: the bone tree is {tree_width} wide"
+            );
+        }
+    }
+}
+
+/// Eight bones of one name: seven name warnings (more issues than the pane shows at once).
+fn model_with_many_issues() -> Model {
+    let mut model = Model::new_empty();
+    for _ in 0..8 {
+        model.bones.push(Bone {
+            name_ja: "同じ名前".into(),
+            ..Bone::default()
+        });
+    }
+    model
+}
+
+#[test]
+fn validation_shows_at_least_five_issues() {
+    for language in LANGUAGES {
+        for size in WINDOW_SIZES {
+            let harness = editor_harness(language, size, Some(model_with_many_issues()));
+            let issues = harness.state().validation.issues.len();
+            assert!(issues >= 6, "{issues} issues");
+            let summary_text = match language {
+                Language::Japanese => " / 面 ",
+                Language::English => " vertices / ",
+            };
+            let status_top = harness.get_by_label_contains(summary_text).rect().top();
+            let paths: Vec<egui::Rect> = harness
+                .query_all_by(|_| true)
+                .filter(|node| {
+                    node.accesskit_node()
+                        .label()
+                        .is_some_and(|text| text.starts_with("bones[") && text.ends_with("name_ja"))
+                })
+                .map(|node| node.rect())
+                .filter(|rect| rect.bottom() <= status_top)
+                .collect();
+            assert!(
+                paths.len() >= 5,
+                "{language:?} {size:?}: {} issue rows shown whole ({paths:?})",
+                paths.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_layout_is_remembered_and_reset_from_the_view_menu() {
+    let language = Language::English;
+    let mut harness = editor_harness(language, WINDOW_SIZES[0], Some(sample_model()));
+    // A changed layout: the history's tab moved away (closed here, as a drag would leave it
+    // elsewhere), then saved and restored.
+    let default_tree = pmx_ui::editor::workspace::default_tree();
+    {
+        let editor = harness.state_mut();
+        let history = editor
+            .tree
+            .tiles
+            .find_pane(&pmx_ui::editor::workspace::Pane::History)
+            .unwrap();
+        let parent = editor.tree.tiles.parent_of(history).unwrap();
+        if let Some(egui_tiles::Tile::Container(container)) = editor.tree.tiles.get_mut(parent) {
+            container.retain(|child| child != history);
+        }
+        let root = editor.tree.root().unwrap();
+        if let Some(egui_tiles::Tile::Container(container)) = editor.tree.tiles.get_mut(root) {
+            container.add_child(history);
+        }
+    }
+    harness.run_ok();
+    let saved = harness.state().settings_to_save();
+    assert_eq!(
+        saved.layout_version,
+        pmx_ui::editor::workspace::LAYOUT_VERSION
+    );
+    let json = serde_json::to_string(&saved).unwrap();
+    let restored: Settings = serde_json::from_str(&json).unwrap();
+    let editor = EditorState::new(restored);
+    let shape = |tree: &egui_tiles::Tree<pmx_ui::editor::workspace::Pane>| {
+        let root = tree.root().unwrap();
+        match tree.tiles.get(root) {
+            Some(egui_tiles::Tile::Container(container)) => container.children().count(),
+            _ => 0,
+        }
+    };
+    assert_eq!(shape(&editor.tree), shape(&harness.state().tree));
+    assert_ne!(
+        shape(&editor.tree),
+        shape(&default_tree),
+        "the moved tab stays moved"
+    );
+    // 表示 > Reset the tab layout: the default again.
+    harness.get_by_label("View").click();
+    harness.run_ok();
+    harness
+        .get_by_label_contains(language.tr("menu.reset_layout"))
+        .click();
+    harness.run_ok();
+    assert_eq!(shape(&harness.state().tree), shape(&default_tree));
 }

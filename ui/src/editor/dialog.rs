@@ -147,6 +147,15 @@ pub fn path_row(
     .inner
 }
 
+/// Gives `field` the keyboard focus the first time a dialog is drawn (`requested` keeps that
+/// it was), so a path can be typed or pasted at once; afterwards the user's focus stands.
+pub fn focus_once(field: &egui::Response, requested: &mut bool) {
+    if !*requested {
+        field.request_focus();
+        *requested = true;
+    }
+}
+
 /// Fills `path` with the native dialog's answer when it is the one `field` asked for.
 pub fn fill_path(
     path: &mut String,

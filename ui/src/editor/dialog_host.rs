@@ -159,6 +159,7 @@ impl EditorState {
     ) {
         match result {
             Ok(lost) => {
+                self.settings.add_recent_export(path);
                 let seconds = format!("{:.2}", started.elapsed().as_secs_f64());
                 let mut text = vec![
                     EditLabel::new("status.exported")

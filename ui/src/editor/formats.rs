@@ -128,6 +128,22 @@ pub(super) fn opens_as_import(format: FileFormat) -> bool {
         .is_some_and(|import| import.dialog.is_none())
 }
 
+/// Whether a document saved to `path` is an export: a file of a format File > Export writes
+/// (Export PMD is Save as for a `.pmd`). Such files go to the recent exports, never to the
+/// recent files.
+pub(super) fn written_as_export(path: &std::path::Path) -> bool {
+    FileFormat::from_extension(path)
+        .and_then(format_ui)
+        .is_some_and(|entry| entry.export.is_some())
+}
+
+/// The File > Export item that writes `path` again (by its extension; `None`: no format's).
+pub(super) fn export_of(path: &std::path::Path) -> Option<&'static FormatUi> {
+    FileFormat::from_extension(path)
+        .and_then(format_ui)
+        .filter(|entry| entry.export.is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

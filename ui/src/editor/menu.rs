@@ -1,11 +1,12 @@
 //! The menu bar (File, Edit, View, Tools, Help) and the status bar.
 
-use super::formats::{FORMAT_UI, MenuGroup};
+use super::formats::{FORMAT_UI, MenuGroup, export_of};
 use super::{EditorState, MessageLevel};
-use crate::command::{Command, EditCommand, EditRequest};
+use crate::command::{BrowsePurpose, Command, EditCommand, EditRequest};
 use crate::document::{LoadPhase, file_name};
 use crate::editor::workspace::{self, Pane};
 use crate::i18n::{Language, NameLanguage};
+use crate::widgets::recent_files_ui;
 use pmx_core::edit::{EditOp, SortKey};
 use pmx_core::model::ElementKind;
 
@@ -48,20 +49,7 @@ impl EditorState {
         self.item(ui, "menu.new", "Ctrl+N", true, Command::New);
         self.item(ui, "menu.open", "Ctrl+O", true, Command::ShowOpenDialog);
         ui.menu_button(lang.tr("menu.recent"), |ui| {
-            if self.settings.recent_files.is_empty() {
-                ui.weak(lang.tr("menu.no_recent"));
-            }
-            let mut chosen = None;
-            for path in &self.settings.recent_files {
-                if ui
-                    .button(file_name(path))
-                    .on_hover_text(path.display().to_string())
-                    .clicked()
-                {
-                    chosen = Some(path.clone());
-                }
-            }
-            if let Some(path) = chosen {
+            if let Some(path) = recent_files_ui(ui, lang, &self.settings.recent_files) {
                 self.commands.push(Command::Open(path));
             }
             if !self.settings.recent_files.is_empty() {
@@ -93,9 +81,49 @@ impl EditorState {
             open,
             Command::ShowUvLayoutDialog,
         );
+        self.recent_exports_ui(ui);
         ui.separator();
         self.item(ui, "menu.close", "Ctrl+W", open, Command::Close);
         self.item(ui, "menu.quit", "Ctrl+Q", true, Command::Quit);
+    }
+
+    /// File > Export's own recent list: a file exported before opens its export dialog again
+    /// with its path filled in (the export writes a copy of the open model).
+    fn recent_exports_ui(&mut self, ui: &mut egui::Ui) {
+        let lang = self.lang();
+        let open = self.document.is_some();
+        ui.add_enabled_ui(open, |ui| {
+            ui.menu_button(lang.tr("menu.recent_exports"), |ui| {
+                if let Some(path) = recent_files_ui(ui, lang, &self.settings.recent_exports) {
+                    self.export_again(&path);
+                }
+                if !self.settings.recent_exports.is_empty() {
+                    ui.separator();
+                    if ui.button(lang.tr("menu.clear_recent")).clicked() {
+                        self.settings.recent_exports.clear();
+                    }
+                }
+            });
+        });
+    }
+
+    /// The export dialog that wrote `path` (by its extension; a PNG is the UV layout), open
+    /// with `path` in its path field.
+    fn export_again(&mut self, path: &std::path::Path) {
+        let (show, purposes) = match export_of(path) {
+            // Export PMD is Save as for a `.pmd`: its field takes Save's answer.
+            Some(entry) => (
+                Command::ShowExportDialog(entry.format),
+                vec![BrowsePurpose::Export(entry.format), BrowsePurpose::Save],
+            ),
+            None => (Command::ShowUvLayoutDialog, vec![BrowsePurpose::UvLayout]),
+        };
+        self.run(show);
+        if let Some(dialog) = &mut self.dialog {
+            let _filled = purposes
+                .into_iter()
+                .any(|purpose| dialog.browsed(purpose, path));
+        }
     }
 
     /// The formats' File > Import and Export items of `group` (imports first), from the

@@ -530,10 +530,11 @@ impl EditorState {
                     recover: false,
                 });
             }
+            // A motion no dialog asked for, or a pose pane file: the pose pane loads it.
+            BrowsePurpose::Motion | BrowsePurpose::Pose => self.open_pose_file(&path),
             BrowsePurpose::Import(_)
             | BrowsePurpose::Save
             | BrowsePurpose::Export(_)
-            | BrowsePurpose::Motion
             | BrowsePurpose::UvLayout => {}
         }
     }
@@ -562,7 +563,13 @@ impl EditorState {
         let started = std::time::Instant::now();
         match document.save_to(&path, settings) {
             Ok(warnings) => {
-                self.settings.add_recent(&path);
+                // Export PMD writes through Save as: a file File > Export offers is listed
+                // with the exports, never in the recent files.
+                if formats::written_as_export(&path) {
+                    self.settings.add_recent_export(&path);
+                } else {
+                    self.settings.add_recent(&path);
+                }
                 let seconds = format!("{:.2}", started.elapsed().as_secs_f64());
                 let mut text = vec![
                     EditLabel::new("status.saved")

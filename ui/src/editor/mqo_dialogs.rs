@@ -4,7 +4,7 @@
 
 use super::dialog::{
     Dialog, DialogCx, MergeChoice, Outcome, PathField, confirm_row, export_row, fill_path,
-    folder_text, import_path_warning, losses_ui, options_grid, path_row, radio_row,
+    focus_once, folder_text, import_path_warning, losses_ui, options_grid, path_row, radio_row,
 };
 use crate::command::{BrowsePurpose, Command};
 use crate::document::Document;
@@ -29,6 +29,8 @@ pub(super) struct ImportMqoDialog {
     vertex_colors: bool,
     /// A new model, or merged into the open one.
     target: MergeChoice,
+    /// The path field was given the focus when the dialog opened.
+    focus_requested: bool,
 }
 
 impl ImportMqoDialog {
@@ -39,6 +41,7 @@ impl ImportMqoDialog {
             skip_hidden: false,
             vertex_colors: false,
             target: MergeChoice::default(),
+            focus_requested: false,
         }
     }
 
@@ -106,12 +109,13 @@ impl Dialog for ImportMqoDialog {
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
         let lang = cx.lang;
         ui.heading(lang.tr("dialog.import_mqo_title"));
-        path_row(
+        let field = path_row(
             ui,
             cx,
             &mut self.path,
             PathField::new(BrowsePurpose::Import(FORMAT)).hint("/path/to/model.mqo"),
         );
+        focus_once(&field, &mut self.focus_requested);
         let open = cx.document.is_some();
         options_grid(ui, "import_mqo_options", |ui| {
             scale_ui(ui, lang, &mut self.scale);

@@ -100,6 +100,9 @@ fn empty_pane_ui(ui: &mut egui::Ui, lang: Language, loading: bool, commands: &mu
 
 impl EditorState {
     pub(super) fn workspace_ui(&mut self, ui: &mut egui::Ui) {
+        self.pose
+            .recent_files
+            .clone_from(&self.settings.recent_motions);
         let mut behavior = Behavior {
             lang: self.settings.language,
             names: self.settings.names,
@@ -116,10 +119,30 @@ impl EditorState {
             loading: self.loading.is_some(),
         };
         self.tree.ui(&mut behavior, ui);
+        self.remember_pose_file();
         self.run_physics(ui.ctx());
         self.keep_pose_current();
         self.feed_pose_to_view();
         self.view.paint_tools(ui.ctx(), self.document.as_ref());
+    }
+
+    /// Loads a motion or pose file chosen in the native dialog into the pose pane (which it
+    /// shows), as its path field would.
+    pub(super) fn open_pose_file(&mut self, path: &std::path::Path) {
+        let Some(document) = &self.document else {
+            return;
+        };
+        self.pose.sync(document, self.document_id);
+        self.pose.open_file(&document.model, path);
+        self.remember_pose_file();
+        super::workspace::show_pane(&mut self.tree, Pane::Pose);
+    }
+
+    /// A motion or pose the pose pane loaded goes first in the recent motions.
+    fn remember_pose_file(&mut self) {
+        if let Some(path) = self.pose.take_opened() {
+            self.settings.add_recent_motion(&path);
+        }
     }
 
     /// The pose's physics plays on whichever tab is shown (picking a body in the 剛体 tab must

@@ -3,8 +3,8 @@
 //! open one as one undo step. What the import noticed is shown by the load report.
 
 use super::dialog::{
-    Dialog, DialogCx, MergeChoice, Outcome, PathField, confirm_row, fill_path, folder_text,
-    import_path_warning, options_grid, path_row,
+    Dialog, DialogCx, MergeChoice, Outcome, PathField, confirm_row, fill_path, focus_once,
+    folder_text, import_path_warning, options_grid, path_row,
 };
 use crate::command::{BrowsePurpose, Command};
 use crate::document::Document;
@@ -21,6 +21,8 @@ pub(super) struct ImportVrmDialog {
     options: VrmImportOptions,
     /// A new model, or merged into the open one.
     target: MergeChoice,
+    /// The path field was given the focus when the dialog opened.
+    focus_requested: bool,
 }
 
 impl ImportVrmDialog {
@@ -34,6 +36,7 @@ impl ImportVrmDialog {
             ),
             options: VrmImportOptions::default(),
             target: MergeChoice::default(),
+            focus_requested: false,
         }
     }
 }
@@ -42,12 +45,13 @@ impl Dialog for ImportVrmDialog {
     fn ui(&mut self, ui: &mut egui::Ui, cx: &mut DialogCx<'_>) -> Outcome {
         let lang = cx.lang;
         ui.heading(lang.tr("dialog.import_vrm_title"));
-        path_row(
+        let field = path_row(
             ui,
             cx,
             &mut self.path,
             PathField::new(BrowsePurpose::Import(FORMAT)).hint("/path/to/avatar.vrm"),
         );
+        focus_once(&field, &mut self.focus_requested);
         let open = cx.document.is_some();
         let options = &mut self.options;
         options_grid(ui, "import_vrm_options", |ui| {

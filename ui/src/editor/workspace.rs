@@ -129,11 +129,16 @@ impl Pane {
 /// The version of [`default_tree`]'s arrangement: a layout saved by an older version is
 /// replaced by the default once (version 2 moved the history below, beside the validator's issues, so
 /// that the tables and their property panels fit beside the 3D view at 1280 × 800; version 3
-/// added the UV tab beside the 3D view).
-pub const LAYOUT_VERSION: u32 = 3;
+/// added the UV tab beside the 3D view; version 4 gave the tabs more width and the validator's
+/// issues more height, so that at 1280 × 800 the bone tree, table and property panel fit side
+/// by side and 検証 shows five issues).
+pub const LAYOUT_VERSION: u32 = 4;
 
 /// The 3D view's share of the window width in the default layout: at least a third.
-pub const VIEW_SHARE: f32 = 0.36;
+pub const VIEW_SHARE: f32 = 0.35;
+
+/// The tab area's height over the bottom row's (検証 and 編集履歴) in the default layout.
+pub const TOP_TO_BOTTOM: f32 = 2.2;
 
 /// The default layout: the 3D view on the left (PmxEditor keeps its view window beside the
 /// editor: edits and poses made in the tabs show at once), the element tabs beside it, and
@@ -176,7 +181,7 @@ pub fn default_tree() -> Tree<Pane> {
     bottom.shares.set_share(history, 1.0);
     let bottom = tiles.insert_container(Container::Linear(bottom));
     let mut root = Linear::new(LinearDir::Vertical, vec![top, bottom]);
-    root.shares.set_share(top, 3.4);
+    root.shares.set_share(top, TOP_TO_BOTTOM);
     root.shares.set_share(bottom, 1.0);
     let root = tiles.insert_container(Container::Linear(root));
     Tree::new(egui::Id::unique("workspace"), root, tiles)

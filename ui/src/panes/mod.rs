@@ -143,7 +143,7 @@ fn element_pane_ui(
     match kind {
         ElementKind::Bone => {
             let table_min = crate::widgets::table::table_min_width(&BoneTable, &cx.document.model);
-            let (width, range) = tree_size(ui.available_width(), 0.22, 260.0, table_min);
+            let (width, range) = tree_size(ui.available_width(), 0.28, 280.0, table_min);
             egui::Panel::left("bone_tree")
                 .resizable(true)
                 .default_size(width)

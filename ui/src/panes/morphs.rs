@@ -136,11 +136,11 @@ enum Col {
 }
 
 const COLUMNS: [(Col, &str, f32); 5] = [
-    (Col::NameJa, "morph.name_ja", 140.0),
-    (Col::NameEn, "morph.name_en", 120.0),
-    (Col::Panel, "morph.panel", 100.0),
-    (Col::Kind, "morph.kind", 100.0),
-    (Col::Count, "morph.offset_count", 80.0),
+    (Col::NameJa, "morph.name_ja", 130.0),
+    (Col::NameEn, "morph.name_en", 110.0),
+    (Col::Panel, "morph.panel", 70.0),
+    (Col::Kind, "morph.kind", 80.0),
+    (Col::Count, "morph.offset_count", 60.0),
 ];
 
 impl ElementTable for MorphTable {
@@ -150,6 +150,12 @@ impl ElementTable for MorphTable {
 
     fn columns(&self, _model: &Model) -> Vec<ColumnSpec> {
         ColumnSpec::of_list(&COLUMNS)
+    }
+
+    /// Every column: the property panel gives way before the table hides one (five narrow
+    /// columns; the offsets are edited below the table).
+    fn key_columns(&self) -> usize {
+        COLUMNS.len()
     }
 
     fn cell_ui(&self, cx: &mut EditCx<'_>, ui: &mut egui::Ui, index: usize, column: usize) {

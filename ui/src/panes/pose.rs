@@ -4,7 +4,7 @@
 //! change the model, as undoable edits. The evaluated pose (skinned vertices, bone transforms)
 //! is kept for the 3D preview to draw.
 
-use crate::command::{Command, Commands, EditCommand, EditRequest};
+use crate::command::{BrowsePurpose, Command, Commands, EditCommand, EditRequest};
 use crate::document::Document;
 use crate::i18n::{Language, NameLanguage};
 use crate::widgets::PaneCx;
@@ -15,7 +15,7 @@ use pmx_core::model::facts::{euler_degrees_to_quat, quat_to_euler_degrees};
 use pmx_core::model::{BoneFlags, BoneIdx, ElementKind, Model, MorphIdx, MorphPanel};
 use pmx_core::pose::{ManipulationFrame, Pose, PoseEvaluator, Transform};
 use pmx_scene::overlay::PosedVertices;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -56,6 +56,12 @@ pub struct PoseState {
     motion: Option<LoadedMotion>,
     /// The last file action's outcome (names the model lacks, errors), rendered when drawn.
     pub file_message: Option<FileReport>,
+    /// The recent motions and poses the pane offers (the editor's settings keep them; it puts
+    /// them here before the pane is drawn), most recent first.
+    pub recent_files: Vec<PathBuf>,
+    /// A motion or pose loaded since the editor last took it ([`PoseState::take_opened`]),
+    /// for the recent list.
+    opened: Option<PathBuf>,
     /// The live physics on the pose.
     pub physics: PhysicsPreview,
     /// The vertices weight edits re-skinned since the view last took them
@@ -492,6 +498,33 @@ impl PoseState {
         }
     }
 
+    /// Loads a motion (`.vmd`) or, for any other name, a pose (`.vpd`), as the path field's
+    /// buttons do: the path goes into the field, the outcome into the pane's report, and a
+    /// file that loaded into the recent list ([`PoseState::take_opened`]).
+    pub fn open_file(&mut self, model: &Model, path: &Path) {
+        self.file_path = path.display().to_string();
+        let is_motion = path
+            .extension()
+            .is_some_and(|extension| extension.eq_ignore_ascii_case("vmd"));
+        let outcome = if is_motion {
+            self.load_vmd(model, path)
+        } else {
+            self.load_vpd(model, path)
+        };
+        self.file_message = Some(outcome.unwrap_or_else(FileReport::Failed));
+    }
+
+    /// The motion or pose file loaded since the last call, once.
+    pub fn take_opened(&mut self) -> Option<PathBuf> {
+        self.opened.take()
+    }
+
+    /// The name of the motion shown, if one is loaded.
+    #[must_use]
+    pub fn motion_name(&self) -> Option<&str> {
+        self.motion.as_ref().map(|loaded| loaded.name.as_str())
+    }
+
     /// Loads a VPD pose file onto the pose (bones and morphs it names; others keep theirs).
     pub fn load_vpd(&mut self, model: &Model, path: &Path) -> Result<FileReport, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -500,6 +533,7 @@ impl PoseState {
         let unmatched = file.apply_to(model, &mut self.pose);
         self.refresh_euler();
         self.stale = true;
+        self.opened = Some(path.to_owned());
         Ok(matched_report(
             &unmatched.bones,
             &unmatched.morphs,
@@ -541,6 +575,7 @@ impl PoseState {
             frame: 0.0,
         });
         self.set_frame(0.0);
+        self.opened = Some(path.to_owned());
         Ok(text)
     }
 
@@ -645,7 +680,7 @@ pub fn pose_pane_ui(ui: &mut egui::Ui, state: &mut PoseState, cx: &mut PaneCx<'_
     state.sync(document, document_id);
     tools_ui(ui, lang, state, commands);
     physics::physics_ui(ui, lang, state, document);
-    files_ui(ui, lang, state, &document.model);
+    files_ui(ui, lang, state, &document.model, commands);
     ui.separator();
     let height = ui.available_height();
     ui.columns(2, |columns| {
@@ -714,8 +749,15 @@ fn tools_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, commands: 
     });
 }
 
-/// VPD load/save, VMD load and the motion's frame slider.
-fn files_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, model: &Model) {
+/// VPD load/save, VMD load (the path typed, or chosen in the native dialog or the recent
+/// list) and the motion's frame slider.
+fn files_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    state: &mut PoseState,
+    model: &Model,
+    commands: &mut Commands,
+) {
     ui.horizontal_wrapped(|ui| {
         ui.label(lang.tr("pose.file"));
         ui.add(
@@ -724,6 +766,20 @@ fn files_ui(ui: &mut egui::Ui, lang: Language, state: &mut PoseState, model: &Mo
                 .desired_width(260.0),
         )
         .accessible_name(lang.tr("pose.file"));
+        // The native dialog's answer comes back through the editor, which loads the file
+        // (`EditorState::browse_finished`); the path field stays for systems without one.
+        if ui.button(lang.tr("dialog.browse")).clicked() {
+            commands.push(Command::Browse {
+                purpose: BrowsePurpose::Pose,
+                suggested: None,
+            });
+        }
+        let recent = ui.menu_button(lang.tr("pose.recent"), |ui| {
+            crate::widgets::recent_files_ui(ui, lang, &state.recent_files)
+        });
+        if let Some(path) = recent.inner.flatten() {
+            state.open_file(model, &path);
+        }
         let path = std::path::PathBuf::from(state.file_path.trim());
         let has_path = !state.file_path.trim().is_empty();
         let mut outcome = None;
@@ -816,15 +872,7 @@ fn bones_ui(
         )
         .accessible_name(lang.tr("pose.find_bone"));
     });
-    let filter = state.bone_filter.trim().to_lowercase();
-    let rows: Vec<usize> = (0..model.bones.len())
-        .filter(|&b| {
-            let bone = &model.bones[b];
-            filter.is_empty()
-                || bone.name_ja.as_str().to_lowercase().contains(&filter)
-                || bone.name_en.as_str().to_lowercase().contains(&filter)
-        })
-        .collect();
+    let rows = bones_found(model, &state.bone_filter);
     let current = document.selection.get(ElementKind::Bone).current;
     let mut clicked = None;
     let list_height = (ui.available_height() * 0.45).max(120.0);
@@ -860,6 +908,24 @@ fn bones_ui(
         return;
     };
     bone_fields_ui(ui, lang, names, state, &document.model, b);
+}
+
+/// The bones the search `query` finds: those whose Japanese or English name contains it, and
+/// when it is a number, the bone of that index too (first), as the tables' index column reads.
+fn bones_found(model: &Model, query: &str) -> Vec<usize> {
+    let filter = query.trim().to_lowercase();
+    let index = filter
+        .parse::<usize>()
+        .ok()
+        .filter(|&b| b < model.bones.len());
+    let by_name = (0..model.bones.len()).filter(|&b| {
+        let bone = &model.bones[b];
+        Some(b) != index
+            && (filter.is_empty()
+                || bone.name_ja.as_str().to_lowercase().contains(&filter)
+                || bone.name_en.as_str().to_lowercase().contains(&filter))
+    });
+    index.into_iter().chain(by_name).collect()
 }
 
 fn bone_fields_ui(

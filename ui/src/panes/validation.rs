@@ -219,16 +219,18 @@ pub fn validation_pane_ui(
         if ui.button(lang.tr("validation.refresh")).clicked() {
             force = true;
         }
-    });
-    // While a button is held (a drag of a value or of the gizmo sends an edit every frame),
-    // the automatic check waits for the release: the model is checked once, after the drag.
-    let dragging = ui.input(|i| i.pointer.any_down());
-    if force || !dragging {
-        state.refresh(document, document_id, force);
-    }
-    state.merge_view_problems(document, texture_problems);
-    let summary = Summary::of(&state.issues);
-    ui.horizontal_wrapped(|ui| {
+        // While a button is held (a drag of a value or of the gizmo sends an edit every
+        // frame), the automatic check waits for the release: the model is checked once, after
+        // the drag.
+        let dragging = ui.input(|i| i.pointer.any_down());
+        if force || !dragging {
+            state.refresh(document, document_id, force);
+        }
+        state.merge_view_problems(document, texture_problems);
+        // The counts on the same row where it has room: the bottom row of the window keeps
+        // its height for the issues (five at 1280 × 800).
+        ui.separator();
+        let summary = Summary::of(&state.issues);
         let counts = [summary.errors, summary.warnings, summary.infos];
         for (slot, severity) in [Severity::Error, Severity::Warning, Severity::Info]
             .into_iter()

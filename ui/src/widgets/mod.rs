@@ -12,6 +12,30 @@ use pmx_core::edit::{Element, Field, FieldType};
 use pmx_core::model::Model;
 use std::hash::Hash;
 
+/// A menu's list of recent files (File > Recent files, File > Recent exports, the pose pane's
+/// recent motions): each by its file name, the whole path on hover, "(none)" when empty.
+/// Returns the one clicked.
+pub fn recent_files_ui(
+    ui: &mut egui::Ui,
+    lang: Language,
+    paths: &[std::path::PathBuf],
+) -> Option<std::path::PathBuf> {
+    if paths.is_empty() {
+        ui.weak(lang.tr("menu.no_recent"));
+    }
+    let mut chosen = None;
+    for path in paths {
+        if ui
+            .button(crate::document::file_name(path))
+            .on_hover_text(path.display().to_string())
+            .clicked()
+        {
+            chosen = Some(path.clone());
+        }
+    }
+    chosen
+}
+
 /// What every pane works with (one type for all of them): the document, where to push
 /// commands, the languages. A pane hands its widgets an [`EditCx`] borrowed from it.
 #[derive(Debug)]

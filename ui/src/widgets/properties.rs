@@ -171,19 +171,39 @@ pub fn vec_field_ui<E: Element, V: Vector>(
     get: impl Fn(usize) -> Option<V>,
 ) {
     ui.label(cx.tr(title));
-    ui.horizontal(|ui| {
-        for c in 0..V::COMPONENTS.len() {
-            let Some(component) = field.clone().component(c) else {
-                continue;
-            };
-            let path = key(&component);
-            if let Some((value, mixed)) = grid.summary(&path, |i| get(i)?.component(c)) {
-                let (response, new) = f32_drag(ui, value, mixed, speed, 6, &path);
-                grid.push(cx, &response, component, new);
-            }
+    number_lines(ui, V::COMPONENTS.len(), |ui, c| {
+        let Some(component) = field.clone().component(c) else {
+            return;
+        };
+        let path = key(&component);
+        if let Some((value, mixed)) = grid.summary(&path, |i| get(i)?.component(c)) {
+            let (response, new) = f32_drag(ui, value, mixed, speed, 6, &path);
+            grid.push(cx, &response, component, new);
         }
     });
     ui.end_row();
+}
+
+/// The width a number field of a property row takes at most ("-0.123456" with its padding).
+const NUMBER_FIELD_WIDTH: f32 = 80.0;
+
+/// Lays out `count` number fields (`add` draws field `i`) on as many lines as the row's
+/// width needs: in a narrow property panel a vector's
+/// last components go to the next line instead of past the panel's edge. (egui's wrapping
+/// layout does not tell a grid row its second line's height, so the lines are made here.)
+fn number_lines(ui: &mut egui::Ui, count: usize, mut add: impl FnMut(&mut egui::Ui, usize)) {
+    let spacing = ui.spacing().item_spacing.x;
+    let room = ui.available_width();
+    let per_line = (((room + spacing) / (NUMBER_FIELD_WIDTH + spacing)).floor() as usize)
+        .clamp(1, count.max(1));
+    ui.vertical(|ui| {
+        let mut next = 0;
+        while next < count {
+            let line = next..(next + per_line).min(count);
+            next = line.end;
+            ui.horizontal(|ui| line.for_each(|i| add(ui, i)));
+        }
+    });
 }
 
 /// A row with a colour (RGB or RGBA): swatch and number fields.
@@ -196,7 +216,8 @@ pub fn color_field_ui<E: Element, V: Vector>(
     get: impl Fn(usize) -> Option<V>,
 ) {
     ui.label(cx.tr(title));
-    ui.horizontal(|ui| {
+    // Top-aligned: the number fields' second line (a narrow panel) counts in the row's height.
+    ui.horizontal_top(|ui| {
         let Some(first) = grid.indices.first().and_then(|&i| get(i)) else {
             return;
         };
@@ -236,16 +257,16 @@ pub fn color_field_ui<E: Element, V: Vector>(
                     .in_gesture(Some(response.id)),
             );
         }
-        for c in 0..components.len() {
+        number_lines(ui, components.len(), |ui, c| {
             let Some(component) = field.clone().component(c) else {
-                continue;
+                return;
             };
             let path = key(&component);
             if let Some((value, mixed)) = grid.summary(&path, |i| get(i)?.component(c)) {
                 let (response, new) = f32_drag(ui, value, mixed, 0.005, 4, &path);
                 grid.push(cx, &response, component, new);
             }
-        }
+        });
     });
     ui.end_row();
 }
@@ -334,7 +355,8 @@ pub fn index_row_ui(
             count,
             label,
             Some(none),
-            200.0,
+            // As wide as the panel allows (up to 200), like a text row.
+            ui.available_width().clamp(100.0, 200.0),
             field,
         );
     }

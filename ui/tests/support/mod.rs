@@ -22,7 +22,11 @@ pub fn editor(language: Language) -> EditorState {
 
 /// The editor window, large enough for every pane, with `model` open (not from a file).
 pub fn harness_with(model: Model, language: Language) -> Harness<'static, EditorState> {
-    let mut editor = editor(language);
+    harness_of(editor(language), model)
+}
+
+/// The window of `editor` (its own settings), large enough for every pane, with `model` open.
+pub fn harness_of(mut editor: EditorState, model: Model) -> Harness<'static, EditorState> {
     editor.open_document(Document::from_model(model, None, None));
     let mut harness = Harness::builder()
         .with_size(egui::Vec2::new(2600.0, 1400.0))

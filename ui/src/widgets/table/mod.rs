@@ -496,9 +496,11 @@ fn properties_panel_ui(
         return;
     }
     let mut grid = PropertyGrid::new(table.kind().into(), &targets, cache);
-    // Both directions: rows wider than the panel scroll instead of widening the panel over the
+    // Vertical only: the rows get the panel's width and wrap in it (a vector's last component,
+    // a row of flag check boxes), so nothing of a row hides past a horizontal scroll bar at
+    // 1280 × 800; the scroll area also keeps wide content from widening the panel over the
     // table.
-    egui::ScrollArea::both()
+    egui::ScrollArea::vertical()
         .id_salt("properties_scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| table.properties_ui(cx, ui, &mut grid));
