@@ -220,6 +220,32 @@ impl Visibility {
         *self != before
     }
 
+    /// Takes what is hidden out of `selection` (hidden materials, vertices and faces that are
+    /// not shown), so a Delete or a transform after hiding never reaches what the user no
+    /// longer sees.
+    pub fn deselect_hidden(&self, model: &Model, selection: &mut Selection) {
+        let Some(shown) = self.shown(model) else {
+            return;
+        };
+        let keep_shown = |selection: &mut KindSelection, is_shown: &dyn Fn(usize) -> bool| {
+            let hidden: Vec<usize> = selection.indices.iter().filter(|&i| !is_shown(i)).collect();
+            for i in hidden {
+                selection.indices.remove(i);
+            }
+            if selection
+                .current
+                .is_some_and(|c| !selection.indices.contains(c))
+            {
+                selection.current = selection.indices.first();
+            }
+        };
+        keep_shown(selection.get_mut(ElementKind::Vertex), &|v| shown.vertex(v));
+        keep_shown(selection.get_mut(ElementKind::Face), &|f| shown.face(f));
+        keep_shown(selection.get_mut(ElementKind::Material), &|m| {
+            self.material_shown(m)
+        });
+    }
+
     /// Follows a structural change of `kind`'s list (now `len` long) as the selection does:
     /// hidden elements stay hidden wherever they went, removed ones leave, none joins.
     pub fn follow(&mut self, kind: ElementKind, reindex: Option<&Reindex>, len: usize) {

@@ -595,7 +595,7 @@ fn the_layout_is_remembered_and_reset_from_the_view_menu() {
         shape(&default_tree),
         "the moved tab stays moved"
     );
-    // 表示 > Reset the tab layout: the default again.
+    // 表示 > Reset layout: the default again.
     harness.get_by_label("View").click();
     harness.run_ok();
     harness

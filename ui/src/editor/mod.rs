@@ -627,7 +627,9 @@ impl EditorState {
             Command::Visibility(action) => {
                 if let Some(document) = &mut self.document {
                     let (visibility, model) = (&mut document.visibility, &document.model);
-                    visibility.apply(action, model, &document.selection);
+                    if visibility.apply(action, model, &document.selection) {
+                        visibility.deselect_hidden(model, &mut document.selection);
+                    }
                 }
             }
             Command::Redo => self.step_history(false),
