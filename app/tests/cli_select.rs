@@ -295,7 +295,7 @@ fn every_query_on_the_sample_model_matches_sets_worked_out_independently() {
             }) && model
                 .vertices
                 .iter()
-                .any(|v| bone_weight(&v.weight, bone_named(&model, name)) > 0.5)
+                .any(|v| bone_weight(&v.weight, bone_named(&model, &name)) > 0.5)
         })
         .expect("a bone with children and vertices")
         .name_ja
