@@ -212,7 +212,7 @@ fn check_every_query(model: &Model, file: &Path, seed: usize, bone: &str, materi
     let bone_index = bone_named(model, bone);
     let range: Vec<usize> = (0..model.vertices.len().min(100)).collect();
     let last = range.len() - 1;
-    let material_name = model.materials[material].name_ja.as_str().to_owned();
+    let material_name = model.materials[material].name_ja.as_str().into_owned();
     let queries = [
         format!("vertices:linked:{seed}"),
         format!("vertices:linked_by_position:{seed}"),
@@ -300,7 +300,7 @@ fn every_query_on_the_sample_model_matches_sets_worked_out_independently() {
         .expect("a bone with children and vertices")
         .name_ja
         .as_str()
-        .to_owned();
+        .into_owned();
     check_every_query(&model, &file, 0, &bone, 0);
     // The JSON form reads too (any format the registry opens).
     let json = dir.path().join("sample.json");

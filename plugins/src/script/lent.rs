@@ -7,7 +7,7 @@
 use crate::selection::{PluginSelection, kind_from_name};
 use pmx_core::Model;
 use pmx_core::edit::EditTarget;
-use pmx_core::model::{ElementKind, Text};
+use pmx_core::model::ElementKind;
 use rhai::{Dynamic, EvalAltResult, INT, Position};
 
 scoped_tls::scoped_thread_local!(pub(crate) static MODEL: Model);
@@ -74,35 +74,10 @@ pub(crate) fn check_index(model: &Model, kind: ElementKind, index: usize) -> Res
         ))
     }
 }
-/// The index of the first element named `name` (Japanese names first, then English), or -1.
+/// The index of the first element named `name` (Japanese names first, then English; a texture
+/// by its path), or -1: the selection grammar's lookup ([`pmx_core::select::element_by_name`]).
 pub(crate) fn find_named(model: &Model, kind: ElementKind, name: &str) -> INT {
-    fn first<'a, E: 'a>(
-        elements: &'a [E],
-        names: impl Fn(&'a E) -> (&'a Text, &'a Text),
-        name: &str,
-    ) -> Option<usize> {
-        elements
-            .iter()
-            .position(|element| names(element).0.as_str() == name)
-            .or_else(|| {
-                elements
-                    .iter()
-                    .position(|element| names(element).1.as_str() == name)
-            })
-    }
-    let found = match kind {
-        ElementKind::Bone => first(&model.bones, |e| (&e.name_ja, &e.name_en), name),
-        ElementKind::Morph => first(&model.morphs, |e| (&e.name_ja, &e.name_en), name),
-        ElementKind::Material => first(&model.materials, |e| (&e.name_ja, &e.name_en), name),
-        ElementKind::RigidBody => first(&model.rigid_bodies, |e| (&e.name_ja, &e.name_en), name),
-        ElementKind::Joint => first(&model.joints, |e| (&e.name_ja, &e.name_en), name),
-        ElementKind::DisplayFrame => {
-            first(&model.display_frames, |e| (&e.name_ja, &e.name_en), name)
-        }
-        ElementKind::SoftBody => first(&model.soft_bodies, |e| (&e.name_ja, &e.name_en), name),
-        _ => None,
-    };
-    found.map_or(-1, to_int)
+    pmx_core::select::element_by_name(model, kind, name).map_or(-1, to_int)
 }
 
 pub(crate) fn to_int(index: usize) -> INT {
