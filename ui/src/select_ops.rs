@@ -34,16 +34,63 @@ pub enum SelectOp {
     Shrink,
 }
 
-/// The tools and the keys they are shown with (Help > Shortcuts lists them; the keys follow
-/// what PmxEditor and Blender users reach for, and the editor binds them).
-pub const SELECT_SHORTCUTS: &[(SelectOp, &str)] = &[
-    (SelectOp::All, "Ctrl+A"),
-    (SelectOp::None, "Ctrl+Shift+A"),
-    (SelectOp::Invert, "Ctrl+I"),
-    (SelectOp::Linked, "Ctrl+L"),
-    (SelectOp::Mirror, "Ctrl+M"),
-    (SelectOp::Grow, "Ctrl+Num+"),
-    (SelectOp::Shrink, "Ctrl+Num-"),
+/// A selection tool's keys: Ctrl (⌘ on a Mac), Shift when `shift`, and any of `keys`.
+#[derive(Debug, Clone, Copy)]
+pub struct SelectShortcut {
+    pub op: SelectOp,
+    /// As Help > Shortcuts and the menu show it.
+    pub shown: &'static str,
+    pub shift: bool,
+    /// `+` is `=` unshifted on most keyboards, so both grow.
+    pub keys: &'static [egui::Key],
+}
+
+/// The tools' keys, the one table the editor binds (while the 3D view has the focus) and
+/// Help > Shortcuts and the 選択 menu show; they follow what PmxEditor and Blender users reach
+/// for and clash with no other Ctrl shortcut.
+pub const SELECT_SHORTCUTS: &[SelectShortcut] = &[
+    SelectShortcut {
+        op: SelectOp::None,
+        shown: "Ctrl+Shift+A",
+        shift: true,
+        keys: &[egui::Key::A],
+    },
+    SelectShortcut {
+        op: SelectOp::All,
+        shown: "Ctrl+A",
+        shift: false,
+        keys: &[egui::Key::A],
+    },
+    SelectShortcut {
+        op: SelectOp::Invert,
+        shown: "Ctrl+I",
+        shift: false,
+        keys: &[egui::Key::I],
+    },
+    SelectShortcut {
+        op: SelectOp::Linked,
+        shown: "Ctrl+L",
+        shift: false,
+        keys: &[egui::Key::L],
+    },
+    SelectShortcut {
+        op: SelectOp::Mirror,
+        shown: "Ctrl+M",
+        shift: false,
+        keys: &[egui::Key::M],
+    },
+    SelectShortcut {
+        op: SelectOp::Grow,
+        shown: "Ctrl++",
+        shift: false,
+        keys: &[egui::Key::Plus, egui::Key::Equals],
+    },
+    SelectShortcut {
+        op: SelectOp::Shrink,
+        shown: "Ctrl+-",
+        shift: false,
+        keys: &[egui::Key::Minus],
+    },
 ];
 
 impl SelectOp {
@@ -68,8 +115,8 @@ impl SelectOp {
     pub fn shortcut(self) -> Option<&'static str> {
         SELECT_SHORTCUTS
             .iter()
-            .find(|(op, _)| std::mem::discriminant(op) == std::mem::discriminant(&self))
-            .map(|(_, keys)| *keys)
+            .find(|line| std::mem::discriminant(&line.op) == std::mem::discriminant(&self))
+            .map(|line| line.shown)
     }
 
     /// Whether the tool applies to a selection of `target` (the mesh tools to vertices, and

@@ -10,6 +10,7 @@
 mod support;
 
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use pmx_core::model::{ElementKind, Model, Weight};
 use pmx_ui::EditorState;
 use pmx_ui::i18n::Language;
@@ -20,7 +21,15 @@ use support::{click, document, harness_with};
 fn select_menu(harness: &mut Harness<'_, EditorState>, item: &str) {
     click(harness, "編集");
     click(harness, "選択");
-    click(harness, item);
+    // The items show their keys beside the name ("繋がったパーツを選択 Ctrl+L").
+    // 編集 has its own すべて選択 and 選択解除 for the table: the submenu's item is the one
+    // furthest right (the submenu opens beside 編集).
+    harness
+        .query_all_by_label_contains(item)
+        .max_by(|a, b| a.rect().left().total_cmp(&b.rect().left()))
+        .expect("the 選択 menu's item")
+        .click();
+    harness.run_ok();
 }
 
 fn selected(harness: &Harness<'_, EditorState>, kind: ElementKind) -> Vec<usize> {

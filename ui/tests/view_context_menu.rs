@@ -233,8 +233,51 @@ fn the_menus_hide_and_linked_entries_act_on_the_selection_without_a_step() {
     harness.run_ok();
     let document = document(&harness);
     for &v in &expected {
-        assert!(document.visibility.hidden_vertices.contains(v), "vertex {v} hidden");
+        assert!(
+            document.visibility.hidden_vertices.contains(v),
+            "vertex {v} hidden"
+        );
     }
     assert!(document.history.is_empty(), "show and hide are no edit");
     assert!(document.model == original);
+}
+
+#[test]
+fn the_selection_keys_act_on_the_views_selection_while_the_pointer_is_over_it() {
+    let original = pmx_core::generate::sample_model();
+    let seed = original.faces[0][0].0 as usize;
+    let (_, mut harness) = with_selection(&[seed]);
+    let centre = on_screen(&harness, view_size(&harness) * 0.5);
+    harness.event(egui::Event::PointerMoved(centre));
+    harness.run_ok();
+    let selected = |harness: &Harness<'_, EditorState>| {
+        document(harness)
+            .selection
+            .get(ElementKind::Vertex)
+            .indices
+            .to_vec()
+    };
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::L);
+    harness.run_ok();
+    let part = connected_part(&original, &[seed]);
+    assert_eq!(selected(&harness), part, "Ctrl+L: the connected part");
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::I);
+    harness.run_ok();
+    let rest: Vec<usize> = (0..original.vertices.len())
+        .filter(|v| !part.contains(v))
+        .collect();
+    assert_eq!(selected(&harness), rest, "Ctrl+I: every other vertex");
+    harness.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::A,
+    );
+    harness.run_ok();
+    assert!(selected(&harness).is_empty(), "Ctrl+Shift+A: none");
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.run_ok();
+    assert_eq!(selected(&harness).len(), original.vertices.len(), "Ctrl+A");
+    assert!(
+        document(&harness).history.is_empty(),
+        "selection is no edit"
+    );
 }

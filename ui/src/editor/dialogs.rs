@@ -608,6 +608,19 @@ impl Dialog for ShortcutsDialog {
                     ui.end_row();
                 }
             });
+        // The selection tools' keys (編集 > 選択), from the table the editor binds.
+        ui.add_space(6.0);
+        ui.strong(lang.tr("dialog.shortcut_select_keys"));
+        egui::Grid::new("select_shortcuts")
+            .num_columns(2)
+            .striped(true)
+            .show(ui, |ui| {
+                for line in crate::select_ops::SELECT_SHORTCUTS {
+                    ui.monospace(line.shown);
+                    ui.label(lang.tr(line.op.label_key()));
+                    ui.end_row();
+                }
+            });
         // The 3D view's keys, from the table the view acts on.
         ui.add_space(6.0);
         ui.strong(lang.tr("dialog.shortcut_view_keys"));

@@ -1193,7 +1193,16 @@ impl EditorState {
         if text_focused {
             return;
         }
-        if shortcut(ctrl, Key::A) {
+        // The selection tools' keys act on the view's selection while the view has the focus
+        // (Ctrl+A selects every row of the table in focus otherwise). Shift variants first.
+        if self.view_in_focus() && self.document.is_some() {
+            for line in crate::select_ops::SELECT_SHORTCUTS {
+                let modifiers = if line.shift { ctrl_shift } else { ctrl };
+                if line.keys.iter().any(|&key| shortcut(modifiers, key)) {
+                    self.commands.push(Command::SelectOp(line.op));
+                }
+            }
+        } else if shortcut(ctrl, Key::A) {
             self.select_all_in_focus();
         }
         if shortcut(ctrl, Key::D) {

@@ -51,7 +51,8 @@ impl EditorState {
             if ui
                 .add_enabled(
                     enabled && op.applies_to(target),
-                    egui::Button::new(lang.tr(op.label_key())),
+                    egui::Button::new(lang.tr(op.label_key()))
+                        .shortcut_text(op.shortcut().unwrap_or_default()),
                 )
                 .clicked()
             {
