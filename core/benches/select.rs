@@ -13,7 +13,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use pmx_core::generate::{LargeModelSpec, lay_out_as_tube, large_model};
+use pmx_core::generate::{LargeModelSpec, large_model, lay_out_as_tube};
 use pmx_core::select;
 use std::hint::black_box;
 use std::time::Duration;
