@@ -31,26 +31,26 @@ pub fn ray_triangle(ray: &Ray, a: Vec3, b: Vec3, c: Vec3) -> Option<f32> {
     (t > 0.0 && t.is_finite()).then_some(t)
 }
 
-/// The nearest triangle `ray` hits: (face index, distance). Faces with vertex indices out of
-/// range are skipped.
+/// Every triangle `ray` crosses, in face order: (face index, distance). Faces with vertex
+/// indices out of range are skipped.
+fn face_hits<'a>(
+    ray: &'a Ray,
+    positions: &'a [Vec3],
+    faces: &'a [[u32; 3]],
+) -> impl Iterator<Item = (usize, f32)> + 'a {
+    faces.iter().enumerate().filter_map(|(index, face)| {
+        let a = *positions.get(face[0] as usize)?;
+        let b = *positions.get(face[1] as usize)?;
+        let c = *positions.get(face[2] as usize)?;
+        ray_triangle(ray, a, b, c).map(|t| (index, t))
+    })
+}
+
+/// The nearest triangle `ray` hits: (face index, distance); the first face wins a tie. Faces
+/// with vertex indices out of range are skipped.
 #[must_use]
 pub fn pick_face(ray: &Ray, positions: &[Vec3], faces: &[[u32; 3]]) -> Option<(usize, f32)> {
-    let mut best: Option<(usize, f32)> = None;
-    for (index, face) in faces.iter().enumerate() {
-        let (Some(&a), Some(&b), Some(&c)) = (
-            positions.get(face[0] as usize),
-            positions.get(face[1] as usize),
-            positions.get(face[2] as usize),
-        ) else {
-            continue;
-        };
-        if let Some(t) = ray_triangle(ray, a, b, c)
-            && best.is_none_or(|(_, d)| t < d)
-        {
-            best = Some((index, t));
-        }
-    }
-    best
+    face_hits(ray, positions, faces).min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// Every triangle `ray` crosses, nearest first: (face index, distance). What adding a bone
@@ -58,16 +58,7 @@ pub fn pick_face(ray: &Ray, positions: &[Vec3], faces: &[[u32; 3]]) -> Option<(u
 /// indices out of range are skipped.
 #[must_use]
 pub fn ray_hits(ray: &Ray, positions: &[Vec3], faces: &[[u32; 3]]) -> Vec<(usize, f32)> {
-    let mut hits: Vec<(usize, f32)> = faces
-        .iter()
-        .enumerate()
-        .filter_map(|(index, face)| {
-            let a = *positions.get(face[0] as usize)?;
-            let b = *positions.get(face[1] as usize)?;
-            let c = *positions.get(face[2] as usize)?;
-            ray_triangle(ray, a, b, c).map(|t| (index, t))
-        })
-        .collect();
+    let mut hits: Vec<(usize, f32)> = face_hits(ray, positions, faces).collect();
     hits.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
     hits
 }
