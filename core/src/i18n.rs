@@ -121,6 +121,11 @@ enum MessageBody {
         args: Vec<(&'static str, MessageArg)>,
     },
     Untranslated(String),
+    /// Text given in both languages (a plugin's note, a tool's plan).
+    Both {
+        en: String,
+        ja: String,
+    },
 }
 
 /// An argument of a [`Message`].
@@ -154,6 +159,15 @@ impl Message {
         Self(MessageBody::Untranslated(text.into()))
     }
 
+    /// Text given in both languages.
+    #[must_use]
+    pub fn both(en: impl Into<String>, ja: impl Into<String>) -> Self {
+        Self(MessageBody::Both {
+            en: en.into(),
+            ja: ja.into(),
+        })
+    }
+
     /// Adds the argument that fills `{name}`.
     #[must_use]
     pub fn arg(mut self, name: &'static str, value: impl Into<MessageArg>) -> Self {
@@ -174,7 +188,7 @@ impl Message {
     pub fn key(&self) -> Option<&'static str> {
         match &self.0 {
             MessageBody::Key { key, .. } => Some(key),
-            MessageBody::Untranslated(_) => None,
+            MessageBody::Untranslated(_) | MessageBody::Both { .. } => None,
         }
     }
 
@@ -186,6 +200,7 @@ impl Message {
                 MessageArg::Message(inner) => inner.is_translated(),
                 _ => true,
             }),
+            MessageBody::Both { .. } => true,
             MessageBody::Untranslated(_) => false,
         }
     }
@@ -224,6 +239,32 @@ impl Message {
                 lang.format(key, &display)
             }
             MessageBody::Untranslated(text) => text.clone(),
+            MessageBody::Both { en, ja } => match lang {
+                Language::English => en.clone(),
+                Language::Japanese => ja.clone(),
+            },
+        }
+    }
+
+    /// Bytes the message holds on the heap (for the history's memory count).
+    #[must_use]
+    pub fn heap_size(&self) -> usize {
+        match &self.0 {
+            MessageBody::Key { args, .. } => {
+                args.capacity() * std::mem::size_of::<(&str, MessageArg)>()
+                    + args
+                        .iter()
+                        .map(|(_, arg)| match arg {
+                            MessageArg::Text(text) => text.capacity(),
+                            MessageArg::Message(inner) => {
+                                std::mem::size_of::<Message>() + inner.heap_size()
+                            }
+                            MessageArg::Number(_) | MessageArg::Key(_) => 0,
+                        })
+                        .sum::<usize>()
+            }
+            MessageBody::Untranslated(text) => text.capacity(),
+            MessageBody::Both { en, ja } => en.capacity() + ja.capacity(),
         }
     }
 
@@ -256,6 +297,14 @@ impl std::fmt::Display for Message {
     /// In English, as logs and `{}` in errors print it.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.render(Language::English))
+    }
+}
+
+impl Serialize for Message {
+    /// As its English text: the JSON the command line prints (`run --json`'s notes) keeps
+    /// strings.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.render(Language::English))
     }
 }
 

@@ -136,10 +136,13 @@ pub fn describe(batch: &EditBatch) -> Vec<Note> {
         .map(|step| match step {
             BatchStep::Typed(FixStep::Set(set)) => {
                 let (en, ja) = counted(set.indices().len().max(1), set.target().name());
-                let path = set.path().to_string();
+                // The English line keeps the script's own path; the Japanese one says the field
+                // in PmxEditor's words ("weight" is ウェイト, `position.y` is 位置Y).
+                let path_en = set.path().to_string();
+                let path_ja = pmx_core::edit::field_words(Language::Japanese, set.path());
                 Note::new(
-                    format!("set {path} of {en}"),
-                    format!("{ja}の {path} を設定"),
+                    format!("set {path_en} of {en}"),
+                    format!("{ja}の{path_ja}を設定"),
                 )
             }
             BatchStep::Typed(FixStep::Insert { elements, .. }) => {

@@ -58,7 +58,10 @@ pub enum SourceLoss {
     /// model holds only what the reader could read. `problems` is how many things the reader
     /// noted while working round the damage, `first` the first of them (where reading stopped,
     /// when it did).
-    Recovered { problems: usize, first: String },
+    Recovered {
+        problems: usize,
+        first: pmx_core::i18n::Message,
+    },
     /// Converted from another format (PMD, CSV, MQO, SMF, VRM): written over, the file would
     /// lose its own format and whatever the conversion did not carry over.
     Foreign(FileFormat),
@@ -75,12 +78,12 @@ impl SourceLoss {
         if recovery || report.recovered_from.is_some() || (!converted && report.lost_data()) {
             let first = report.recovered_from.as_ref().map_or_else(
                 || {
-                    report
-                        .notes
-                        .first()
-                        .map_or_else(|| "—".to_owned(), ToString::to_string)
+                    report.notes.first().map_or_else(
+                        || pmx_core::i18n::Message::untranslated("—"),
+                        pmx_core::formats::LoadNote::to_message,
+                    )
                 },
-                ToString::to_string,
+                pmx_core::formats::error::ReadError::to_message,
             );
             return Some(SourceLoss::Recovered {
                 problems: report

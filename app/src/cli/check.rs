@@ -24,9 +24,6 @@ pub struct CheckArgs {
     /// Read a damaged file as far as possible (what was lost is reported as errors).
     #[arg(long)]
     pub recover: bool,
-    /// Language of the text report.
-    #[arg(long, value_parser = ["en", "ja"], default_value = "en")]
-    pub lang: String,
     /// Do not look for the texture files next to the model (check the data alone).
     #[arg(long)]
     pub no_texture_files: bool,
@@ -108,7 +105,8 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
         let list: Vec<IssueJson<'_>> = issues.iter().map(IssueJson::from).collect();
         println!("{}", serde_json::to_string_pretty(&list)?);
     } else {
-        let japanese = args.lang == "ja";
+        // `--lang` is the command line's own (global) option.
+        let japanese = super::lang() == pmx_core::i18n::Language::Japanese;
         for issue in &issues {
             let message = if japanese {
                 &issue.message_ja

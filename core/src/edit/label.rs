@@ -450,13 +450,28 @@ fn count_text(lang: Language, count: usize, noun: &str) -> String {
 
 /// A field path with each name in the language's vocabulary (`field.*`), in the path grammar's
 /// form (`ik.links[0].bone`); positions and names the files lack stay as they are.
-fn field_text(lang: Language, path: &FieldPath) -> String {
+/// A field path in the language's words: `position.x` is "position.x" / "位置X", `ik.links[0].bone`
+/// is "IK.links[0].bone" / "IKのリンク[0]のボーン" (in Japanese a component of a vector or colour
+/// is its capital letter after the field; names the vocabulary lacks show as they are).
+pub fn field_words(lang: Language, path: &FieldPath) -> String {
+    const COMPONENTS: [&str; 8] = ["x", "y", "z", "w", "r", "g", "b", "a"];
+    let separator = match lang {
+        Language::English => ".",
+        Language::Japanese => "の",
+    };
     let mut text = String::new();
     for segment in path.segments() {
         match segment {
+            Segment::Field(name)
+                if lang == Language::Japanese
+                    && !text.is_empty()
+                    && COMPONENTS.contains(&name.as_ref()) =>
+            {
+                text.push_str(&name.to_ascii_uppercase());
+            }
             Segment::Field(name) => {
                 if !text.is_empty() {
-                    text.push('.');
+                    text.push_str(separator);
                 }
                 text.push_str(lang.get(&format!("field.{name}")).unwrap_or(name));
             }
@@ -473,7 +488,7 @@ fn render_arg(arg: &LabelArg, lang: Language) -> String {
         LabelArg::Count(count, noun) => count_text(lang, *count, noun),
         LabelArg::Noun(noun) => noun_text(lang, noun, false),
         LabelArg::Plural(noun) => noun_text(lang, noun, true),
-        LabelArg::Field(path) => field_text(lang, path),
+        LabelArg::Field(path) => field_words(lang, path),
         LabelArg::Text(text) => text.clone(),
         LabelArg::Key(key) => lang.tr(key).to_owned(),
         LabelArg::Label(label) => label.render(lang),

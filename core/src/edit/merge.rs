@@ -1,7 +1,7 @@
 //! Merging another model into the open one (PmxEditor's import-append), as one step.
 
 use super::elements::Elements;
-use super::{Edit, EditError, EditLabel, EditReport, EditTarget, LabelArg, Sequence, count_label};
+use super::{Edit, EditError, EditLabel, EditReport, EditTarget, LabelArg, Sequence};
 use crate::model::refs::{RefSite, RefVisitorMut, visit_refs_mut};
 use crate::model::*;
 use serde::{Deserialize, Serialize};
@@ -129,9 +129,9 @@ impl Edit {
         }
         let matched = other.bones.len() - appended_bones.len();
         if matched > 0 {
-            report
-                .notes
-                .push(format!("{} matched by name", count_label(matched, "bone")));
+            report.notes.push(
+                crate::i18n::Message::new("edit.note.merge_bones_matched").arg("count", matched),
+            );
         }
 
         let mut placement = Placement {
@@ -146,17 +146,17 @@ impl Edit {
         let mut theirs = other.clone();
         visit_refs_mut(&mut theirs, &mut placement);
         if placement.dangling > 0 {
-            report.notes.push(format!(
-                "{} of the merged model pointed nowhere and were cleared",
-                count_label(placement.dangling, "reference")
-            ));
+            report.notes.push(
+                crate::i18n::Message::new("edit.note.merge_dangling")
+                    .arg("count", placement.dangling),
+            );
         }
         if other.header.version > model.header.version {
-            report.notes.push(format!(
-                "the merged model is PMX {}; this one is {}",
-                other.header.version.name(),
-                model.header.version.name()
-            ));
+            report.notes.push(
+                crate::i18n::Message::new("edit.note.merge_version")
+                    .arg("theirs", other.header.version.name())
+                    .arg("ours", model.header.version.name()),
+            );
         }
 
         let name = other.info.name_ja.as_str().into_owned();
@@ -237,10 +237,10 @@ impl Edit {
             let edit = Edit::insert_materials(sequence.model(), at, materials, faces)?;
             sequence.push(edit);
         } else if !theirs.faces.is_empty() {
-            report.notes.push(format!(
-                "{} of the merged model belong to no material and were not added",
-                count_label(theirs.faces.len(), "face")
-            ));
+            report.notes.push(
+                crate::i18n::Message::new("edit.note.merge_faces_without_material")
+                    .arg("count", theirs.faces.len()),
+            );
         }
         if !theirs.morphs.is_empty() {
             let at = sequence.model().morphs.len();

@@ -31,7 +31,7 @@ pub use elements::Elements;
 pub use face_ops::{reversed as reversed_face, swapped_diagonal};
 pub use field::{Unresolved, get_field, get_path, resolve_path};
 pub use history::{GestureId, History};
-pub use label::{EditLabel, LabelArg, REPORT_NOUNS, report_noun};
+pub use label::{EditLabel, LabelArg, REPORT_NOUNS, field_words, report_noun};
 pub use merge::MergeOptions;
 pub use morph_tools::{
     DEFAULT_THRESHOLD, GroupMember, GroupMorph, InlineBonePose, MirrorMode, MirrorMorph,
@@ -394,7 +394,8 @@ pub struct EditReport {
     /// bones: "IK" (the IK target was deleted), "append" (the append parent), "tail bone" (the
     /// tail bone; the tail is now an offset to where it was).
     pub switched_off: BTreeMap<String, usize>,
-    pub notes: Vec<String>,
+    /// What the edit could not do as asked, or did besides (in the user's language when shown).
+    pub notes: Vec<crate::i18n::Message>,
 }
 
 /// References of one kind that an edit moved to a bone (see [`EditReport::moved`]).
@@ -474,8 +475,12 @@ impl EditReport {
             + self
                 .cleared_examples
                 .iter()
-                .chain(&self.notes)
                 .map(|s| s.capacity() + std::mem::size_of::<String>())
+                .sum::<usize>()
+            + self
+                .notes
+                .iter()
+                .map(|note| note.heap_size() + std::mem::size_of::<crate::i18n::Message>())
                 .sum::<usize>()
     }
 }
@@ -492,21 +497,6 @@ pub fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
-}
-
-/// "1 bone", "3 bones", "1,000 vertices", "2 rigid bodies".
-pub(crate) fn count_label(count: usize, kind_name: &str) -> String {
-    let name = kind_name.replace('_', " ");
-    let noun = if count == 1 {
-        name
-    } else if let Some(stem) = name.strip_suffix("ex") {
-        format!("{stem}ices")
-    } else if let Some(stem) = name.strip_suffix('y') {
-        format!("{stem}ies")
-    } else {
-        format!("{name}s")
-    };
-    format!("{} {noun}", thousands(count))
 }
 
 /// The change an edit makes.

@@ -460,7 +460,11 @@ impl Edit {
     /// A mirrored copy of a vertex morph, or the morph made symmetric (see [`plan_mirror`]).
     pub fn mirror_morph(model: &mut Model, mirror: &MirrorMorph) -> Result<Edit, EditError> {
         let plan = plan_mirror(model, mirror)?;
-        let notes = plan.notes().into_iter().map(|(en, _)| en).collect();
+        let notes = plan
+            .notes()
+            .into_iter()
+            .map(|(en, ja)| crate::i18n::Message::both(en, ja))
+            .collect();
         let mut edit = match plan.target {
             MirrorTarget::Replace(index) => {
                 let key = match mirror.mode {

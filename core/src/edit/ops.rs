@@ -648,12 +648,12 @@ fn op_to_edit(model: &mut Model, op: &EditOp, base_dir: Option<&Path>) -> Result
                 })?;
                 let unmatched = file.apply_to(model, &mut pose);
                 if !unmatched.bones.is_empty() || !unmatched.morphs.is_empty() {
-                    notes.push(format!(
-                        "{}: {} bones and {} morphs of the pose are not in the model",
-                        path.display(),
-                        unmatched.bones.len(),
-                        unmatched.morphs.len()
-                    ));
+                    notes.push(
+                        crate::i18n::Message::new("edit.note.pose_unmatched")
+                            .arg("path", path.display().to_string())
+                            .arg("bones", unmatched.bones.len())
+                            .arg("morphs", unmatched.morphs.len()),
+                    );
                 }
             }
             super::apply_inline_pose(model, &mut pose, &op.morphs, &op.bones)?;

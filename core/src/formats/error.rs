@@ -135,8 +135,7 @@ pub enum ReadError {
         format: &'static str,
         line: usize,
         column: usize,
-        /// The parser's own words (serde_json's), as it gives them.
-        message: String,
+        message: Message,
     },
 }
 
@@ -161,7 +160,7 @@ impl ReadError {
             | ReadError::Unsupported { message, .. }
             | ReadError::LimitExceeded { message, .. }
             | ReadError::Io { message, .. } => message.clone(),
-            ReadError::Parse { message, .. } => Message::untranslated(message.clone()),
+            ReadError::Parse { message, .. } => message.clone(),
         }
     }
 
@@ -189,7 +188,7 @@ impl ReadError {
                     .arg("format", *format)
                     .arg("line", *line)
                     .arg("column", *column)
-                    .arg("message", message.as_str());
+                    .arg("message", message.clone());
             }
         };
         Message::new(key)

@@ -17,7 +17,7 @@ pub fn read(bytes: &[u8]) -> Result<(Model, LoadReport), ReadError> {
         format: "JSON",
         line: e.line(),
         column: e.column(),
-        message: e.to_string(),
+        message: crate::i18n::Message::new("load.json.syntax").arg("message", e.to_string()),
     })?;
     Ok((
         model,

@@ -11,6 +11,7 @@
 use super::bytes::{ByteReader, Input};
 use super::cp932::{NameMatcher, SjisName};
 use super::error::{LoadOptions, ReadError};
+use crate::i18n::Message;
 use crate::model::{BoneIdx, Model, MorphIdx, Vec3, Vec4};
 use crate::pose::Pose;
 use std::collections::HashMap;
@@ -183,10 +184,7 @@ pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<Motion, ReadError> {
         true
     } else {
         reader.pos = 0;
-        return Err(reader.malformed(
-            "signature",
-            "not a VMD file (expected \"Vocaloid Motion Data 0002\")",
-        ));
+        return Err(reader.malformed("signature", Message::new("load.vmd.signature")));
     };
     let model_name =
         SjisName::from_field(reader.take(if old_version { 10 } else { 20 }, "model_name")?);
@@ -319,10 +317,10 @@ fn section_count(
         reader.pos -= 4;
         return Err(reader.malformed(
             "count",
-            format!(
-                "{count} elements of {min_len} bytes do not fit in the {} bytes left",
-                reader.remaining() - 4
-            ),
+            Message::new("load.vmd.count_past_end")
+                .arg("count", count)
+                .arg("size", min_len)
+                .arg("left", reader.remaining() - 4),
         ));
     }
     Ok(count)

@@ -20,6 +20,7 @@
 
 use super::cp932::{self, NameMatcher, SjisName};
 use super::error::{LoadOptions, Location, ReadError, WriteError};
+use crate::i18n::Message;
 use crate::model::{BoneIdx, Model, MorphIdx, Vec3, Vec4};
 use crate::pose::Pose;
 use std::borrow::Cow;
@@ -91,7 +92,7 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
-    fn error(&self, field: &'static str, message: impl Into<crate::i18n::Message>) -> ReadError {
+    fn error(&self, field: &'static str, message: impl Into<Message>) -> ReadError {
         ReadError::Malformed {
             location: Location {
                 section: self.section,
@@ -112,7 +113,7 @@ impl Parser<'_> {
             }
             None => {
                 self.offset = self.lines.data.len();
-                Err(self.error(field, "unexpected end of file"))
+                Err(self.error(field, Message::new("load.text.unexpected_end")))
             }
         }
     }
@@ -123,7 +124,9 @@ impl Parser<'_> {
         let Some(body) = text.strip_suffix(';') else {
             return Err(self.error(
                 field,
-                format!("expected {N} numbers ending in ';', found {text:?}"),
+                Message::new("load.vpd.numbers_semicolon")
+                    .arg("count", N)
+                    .arg("found", format!("{text:?}")),
             ));
         };
         let mut out = [0.0; N];
@@ -132,10 +135,10 @@ impl Parser<'_> {
             let part = parts.next().map(str::trim).unwrap_or_default();
             *slot = part
                 .parse()
-                .map_err(|_| self.error(field, format!("expected {N} numbers, found {text:?}")))?;
+                .map_err(|_| self.numbers_error(field, N, &text))?;
         }
         if parts.next().is_some() {
-            return Err(self.error(field, format!("expected {N} numbers, found {text:?}")));
+            return Err(self.numbers_error(field, N, &text));
         }
         Ok(out)
     }
@@ -145,8 +148,20 @@ impl Parser<'_> {
         if text == "}" {
             Ok(())
         } else {
-            Err(self.error("end", format!("expected '}}', found {text:?}")))
+            Err(self.error(
+                "end",
+                Message::new("load.vpd.expected_close").arg("found", format!("{text:?}")),
+            ))
         }
+    }
+
+    fn numbers_error(&self, field: &'static str, count: usize, text: &str) -> ReadError {
+        self.error(
+            field,
+            Message::new("load.vpd.numbers")
+                .arg("count", count)
+                .arg("found", format!("{text:?}")),
+        )
     }
 }
 
@@ -165,18 +180,23 @@ pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<PoseFile, ReadError> 
     if signature != SIGNATURE {
         return Err(parser.error(
             "signature",
-            format!("not a VPD file (expected {SIGNATURE:?}, found {signature:?})"),
+            Message::new("load.vpd.signature")
+                .arg("expected", format!("{SIGNATURE:?}"))
+                .arg("found", format!("{signature:?}")),
         ));
     }
     let (_, _, model_file) = parser.line("model_file")?;
     let model_file = model_file
         .strip_suffix(';')
-        .ok_or_else(|| parser.error("model_file", "expected the model file name ending in ';'"))?
+        .ok_or_else(|| parser.error("model_file", Message::new("load.vpd.model_file")))?
         .trim()
         .to_owned();
     let [declared] = parser.numbers::<1>("bone_count")?;
     if declared < 0.0 || declared.fract() != 0.0 {
-        return Err(parser.error("bone_count", format!("{declared} is not a bone count")));
+        return Err(parser.error(
+            "bone_count",
+            Message::new("load.vpd.bone_count").arg("value", declared),
+        ));
     }
 
     let mut file = PoseFile {
@@ -190,7 +210,7 @@ pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<PoseFile, ReadError> 
             parser.element = None;
             return Err(parser.error(
                 "block",
-                format!("expected 'Bone<n>{{' or 'Morph<n>{{', found {text:?}"),
+                Message::new("load.vpd.block").arg("found", format!("{text:?}")),
             ));
         };
         let keyword = String::from_utf8_lossy(&raw[..brace]);
@@ -207,7 +227,8 @@ pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<PoseFile, ReadError> 
                     field: "block",
                     offset,
                 },
-                message: format!("more than {} blocks", options.limits.max_elements).into(),
+                message: Message::new("load.vpd.too_many_blocks")
+                    .arg("limit", options.limits.max_elements),
             });
         }
         if keyword.starts_with("Bone") {
@@ -230,7 +251,10 @@ pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<PoseFile, ReadError> 
         } else {
             parser.section = "body";
             parser.element = None;
-            return Err(parser.error("block", format!("unknown block {keyword:?}")));
+            return Err(parser.error(
+                "block",
+                Message::new("load.vpd.unknown_block").arg("found", format!("{keyword:?}")),
+            ));
         }
     }
     Ok(file)
@@ -253,7 +277,7 @@ pub fn write(file: &PoseFile) -> Result<Vec<u8>, WriteError> {
     let encode = |text: &str, path: String| {
         cp932::encode(text).ok_or_else(|| WriteError::Unrepresentable {
             path,
-            message: format!("{text:?} has characters Shift-JIS cannot hold").into(),
+            message: Message::new("save.not_shift_jis").arg("text", format!("{text:?}")),
         })
     };
     let mut out = Vec::new();
@@ -295,7 +319,7 @@ fn name_bytes(name: &SjisName, path: impl Fn() -> String) -> Result<Cow<'_, [u8]
         .map(Cow::Owned)
         .ok_or_else(|| WriteError::Unrepresentable {
             path: path(),
-            message: format!("{:?} has characters Shift-JIS cannot hold", name.text).into(),
+            message: Message::new("save.not_shift_jis").arg("text", format!("{:?}", name.text)),
         })
 }
 

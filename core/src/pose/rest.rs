@@ -53,7 +53,7 @@ pub struct PoseAsRest {
     pub joints: Vec<(Vec3, Vec3)>,
     /// What the model cannot hold (texture/sphere/toon tints of material morphs, bone morphs
     /// whose frames changed).
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::i18n::Message>,
 }
 
 /// Works out the model data of `pose` (with its morphs) as the new rest shape: vertices
@@ -134,9 +134,9 @@ pub fn pose_as_rest(model: &Model, pose: &Pose) -> Result<PoseAsRest, PoseError>
                 .iter()
                 .any(|&(m, a)| m != glam::Vec4::ONE || a != glam::Vec4::ZERO)
             {
-                notes.push(format!(
-                    "materials[{i}]: texture/sphere/toon tints of material morphs cannot be stored in a material; they are dropped"
-                ));
+                notes.push(
+                    crate::i18n::Message::new("edit.note.rest_material_tints").arg("index", i),
+                );
             }
             RestMaterial {
                 diffuse: morphed.diffuse.into(),
@@ -183,10 +183,7 @@ pub fn pose_as_rest(model: &Model, pose: &Pose) -> Result<PoseAsRest, PoseError>
         .any(|m| matches!(&m.offsets, MorphOffsets::Bone(o) if !o.is_empty()))
         && !pose.bones.iter().all(super::BonePose::is_rest)
     {
-        notes.push(
-            "bone morph offsets are relative to the bones' frames, which the new rest pose changes; they are kept as they were"
-                .to_owned(),
-        );
+        notes.push(crate::i18n::Message::new("edit.note.rest_bone_morphs"));
     }
 
     let place = |bone: Option<crate::model::BoneIdx>, position: Vec3, rotation: Vec3| {
@@ -387,13 +384,20 @@ impl PoseAsRest {
                 .map(|(_, o)| o.capacity() * size_of::<Vec3>())
                 .sum::<usize>()
             + (self.rigid_bodies.capacity() + self.joints.capacity()) * size_of::<(Vec3, Vec3)>()
-            + self.notes.iter().map(String::capacity).sum::<usize>()
+            + self
+                .notes
+                .iter()
+                .map(crate::i18n::Message::heap_size)
+                .sum::<usize>()
     }
 }
 
 /// `model` with `pose` applied as its new rest shape (see [`pose_as_rest`]), plus the notes on
 /// what could not be kept.
-pub fn apply_pose_as_rest(model: &Model, pose: &Pose) -> Result<(Model, Vec<String>), PoseError> {
+pub fn apply_pose_as_rest(
+    model: &Model,
+    pose: &Pose,
+) -> Result<(Model, Vec<crate::i18n::Message>), PoseError> {
     let changes = pose_as_rest(model, pose)?;
     let mut posed = model.clone();
     changes.apply_to(&mut posed);

@@ -462,7 +462,11 @@ impl Dialog for ConfirmOverwrite {
         let text = match &self.loss {
             SourceLoss::Recovered { problems, first } => lang.format(
                 "dialog.overwrite_recovered",
-                &[("name", &name), ("count", problems), ("first", first)],
+                &[
+                    ("name", &name),
+                    ("count", problems),
+                    ("first", &first.render(lang)),
+                ],
             ),
             SourceLoss::Foreign(format) => {
                 let target = FileFormat::from_extension(&self.path).unwrap_or(FileFormat::Pmx);

@@ -161,7 +161,8 @@ pub fn info_pane_ui(ui: &mut egui::Ui, pane: &mut PaneCx<'_>) {
                 if let Some(error) = &report.recovered_from {
                     ui.colored_label(
                         ui.visuals().warn_fg_color,
-                        cx.lang.format("info.recovered", &[("error", error)]),
+                        cx.lang
+                            .format("info.recovered", &[("error", &error.render(cx.lang))]),
                     );
                 }
                 for note in &report.notes {
@@ -170,7 +171,7 @@ pub fn info_pane_ui(ui: &mut egui::Ui, pane: &mut PaneCx<'_>) {
                     } else {
                         ui.visuals().text_color()
                     };
-                    ui.colored_label(color, note.to_string());
+                    ui.colored_label(color, note.render(cx.lang));
                 }
             }
         });

@@ -4,6 +4,7 @@
 use super::columns as col;
 use super::text::{TextKind, parse_f32, parse_text, split_cells};
 use crate::formats::error::{LoadReport, ReadError};
+use crate::i18n::Message;
 use crate::model::{
     AeroModel, AngleLimits, Bone, BoneFlags, BoneIdx, BoneMorphOffset, DisplayFrame, DisplayItem,
     DrawFlags, GroupMorphOffset, Header, IkLink, ImpulseMorphOffset, IndexSizes, JointKind,
@@ -35,11 +36,7 @@ fn decode(bytes: &[u8]) -> Result<std::borrow::Cow<'_, str>, ReadError> {
             .map(std::borrow::Cow::Borrowed)
             .map_err(|error| {
                 let at = error.valid_up_to();
-                error_at(
-                    line_of(utf8, at),
-                    0,
-                    "the file starts with a UTF-8 byte order mark but is not UTF-8".into(),
-                )
+                error_at(line_of(utf8, at), 0, Message::new("load.csv.bom_not_utf8"))
             });
     }
     match std::str::from_utf8(bytes) {
@@ -50,7 +47,7 @@ fn decode(bytes: &[u8]) -> Result<std::borrow::Cow<'_, str>, ReadError> {
                 return Err(error_at(
                     line_of(bytes, utf8_error.valid_up_to()),
                     0,
-                    "the file is neither UTF-8 nor Shift_JIS".into(),
+                    Message::new("load.csv.not_utf8_nor_sjis"),
                 ));
             }
             Ok(text)
@@ -65,12 +62,12 @@ fn line_of(bytes: &[u8], at: usize) -> usize {
         + 1
 }
 
-fn error_at(line: usize, column: usize, message: String) -> ReadError {
+fn error_at(line: usize, column: usize, message: impl Into<Message>) -> ReadError {
     ReadError::Parse {
         format: "CSV",
         line,
         column,
-        message,
+        message: message.into(),
     }
 }
 
@@ -167,7 +164,7 @@ struct Cells {
 }
 
 impl Cells {
-    fn err(&self, column: usize, message: impl std::fmt::Display) -> ReadError {
+    fn err(&self, column: usize, message: impl Into<Message>) -> ReadError {
         let name = self.names.split(',').nth(column).unwrap_or("?");
         let kind = self
             .names
@@ -178,7 +175,11 @@ impl Cells {
         error_at(
             self.line,
             column + 1,
-            format!("{kind} {} ({name}): {message}", self.element),
+            Message::new("load.csv.cell")
+                .arg("kind", kind)
+                .arg("element", self.element.as_str())
+                .arg("column", name)
+                .arg("message", message.into()),
         )
     }
 
@@ -186,7 +187,7 @@ impl Cells {
         self.cells
             .get(column)
             .map(String::as_str)
-            .ok_or_else(|| self.err(column, "missing"))
+            .ok_or_else(|| self.err(column, Message::new("load.csv.missing")))
     }
 
     fn f(&self, column: usize) -> Result<f32, ReadError> {
@@ -227,10 +228,9 @@ impl Cells {
         cell.parse::<T>().map_err(|_| {
             self.err(
                 column,
-                format!(
-                    "{cell:?} is not a whole number in the range of {}",
-                    std::any::type_name::<T>()
-                ),
+                Message::new("load.csv.not_whole_number")
+                    .arg("cell", format!("{cell:?}"))
+                    .arg("type", std::any::type_name::<T>()),
             )
         })
     }
@@ -242,7 +242,10 @@ impl Cells {
             "1" => Ok(true),
             _ if cell.eq_ignore_ascii_case("true") => Ok(true),
             _ if cell.eq_ignore_ascii_case("false") => Ok(false),
-            _ => Err(self.err(column, format!("{cell:?} is not 0 or 1"))),
+            _ => Err(self.err(
+                column,
+                Message::new("load.csv.not_flag").arg("cell", format!("{cell:?}")),
+            )),
         }
     }
 
@@ -266,9 +269,11 @@ impl Cells {
             return Ok(false);
         }
         let expected = if standard == full {
-            format!("{standard}")
+            Message::new("load.csv.columns_one").arg("count", standard)
         } else {
-            format!("{standard} (PmxEditor's) or {full} (with PMX Studio's)")
+            Message::new("load.csv.columns_either")
+                .arg("standard", standard)
+                .arg("full", full)
         };
         // The first column missing, or the first one too many.
         let column = if count < full { count } else { full };
@@ -281,10 +286,11 @@ impl Cells {
         Err(error_at(
             self.line,
             column + 1,
-            format!(
-                "{name} {} has {count} columns; expected {expected}",
-                self.element
-            ),
+            Message::new("load.csv.column_count")
+                .arg("kind", name)
+                .arg("element", self.element.as_str())
+                .arg("count", count)
+                .arg("expected", expected),
         ))
     }
 
@@ -299,7 +305,10 @@ impl Cells {
         }
         match self.int::<u8>(column)? {
             size @ (1 | 2 | 4) => Ok(Some(size)),
-            other => Err(self.err(column, format!("index size {other} is not 1, 2 or 4"))),
+            other => Err(self.err(
+                column,
+                Message::new("load.csv.index_size").arg("value", other),
+            )),
         }
     }
 }
@@ -313,7 +322,12 @@ fn mask_of(cells: &Cells, column: usize) -> Result<u16, ReadError> {
     for group in text.split([' ', ',', '\t']).filter(|g| !g.is_empty()) {
         match group.parse::<u32>() {
             Ok(n @ 1..=16) => mask &= !(1u16 << (n - 1)),
-            _ => return Err(cells.err(column, format!("{group:?} is not a group 1 to 16"))),
+            _ => {
+                return Err(cells.err(
+                    column,
+                    Message::new("load.csv.group").arg("value", format!("{group:?}")),
+                ));
+            }
         }
     }
     Ok(mask)
@@ -403,7 +417,11 @@ impl Reader {
             (false, "PmxSoftBodyAnchor") => (col::SOFT_BODY_ANCHOR, "anchor".into()),
             (false, "PmxSoftBodyPin") => (col::SOFT_BODY_PIN, "pin".into()),
             _ => {
-                return Err(error_at(line, 1, format!("unknown row kind {kind:?}")));
+                return Err(error_at(
+                    line,
+                    1,
+                    Message::new("load.csv.unknown_row").arg("kind", format!("{kind:?}")),
+                ));
             }
         };
         let cells = Cells {
@@ -439,10 +457,10 @@ impl Reader {
         if index != self.model.textures.len() {
             return Err(cells.err(
                 1,
-                format!(
-                    "texture {index} out of order (the next is {})",
-                    self.model.textures.len()
-                ),
+                Message::new("load.csv.out_of_order")
+                    .word("kind", "noun.texture")
+                    .arg("index", index)
+                    .arg("next", self.model.textures.len()),
             ));
         }
         let path = cells.text(2)?;
@@ -453,21 +471,34 @@ impl Reader {
     fn header(&mut self, cells: &Cells) -> Result<(), ReadError> {
         let ours = cells.expect(col::HEADER_STD, col::HEADER_FULL)?;
         if std::mem::replace(&mut self.header_seen, true) {
-            return Err(cells.err(0, "a second PmxHeader row"));
+            return Err(cells.err(
+                0,
+                Message::new("load.csv.second_row").arg("kind", "PmxHeader"),
+            ));
         }
         let version = match cells.get(1)?.trim() {
             "2.0" | "2" => crate::model::PmxVersion::V2_0,
             "2.1" => crate::model::PmxVersion::V2_1,
-            other => return Err(cells.err(1, format!("PMX version {other:?} is not 2.0 or 2.1"))),
+            other => {
+                return Err(cells.err(
+                    1,
+                    Message::new("load.csv.version").arg("value", format!("{other:?}")),
+                ));
+            }
         };
         let encoding = match cells.int::<u8>(2)? {
             0 => TextEncoding::Utf16,
             1 => TextEncoding::Utf8,
-            other => return Err(cells.err(2, format!("encoding {other} is not 0 or 1"))),
+            other => {
+                return Err(cells.err(2, Message::new("load.csv.encoding").arg("value", other)));
+            }
         };
         let count: usize = cells.int(3)?;
         if count > 4 {
-            return Err(cells.err(3, format!("{count} additional UVs (at most 4)")));
+            return Err(cells.err(
+                3,
+                Message::new("load.csv.additional_uvs").arg("count", count),
+            ));
         }
         let index_sizes = if ours {
             let sizes = (4..10)
@@ -483,7 +514,7 @@ impl Reader {
                     rigid_body: *r,
                 }),
                 [None, None, None, None, None, None] => None,
-                _ => return Err(cells.err(4, "give all six index sizes or none")),
+                _ => return Err(cells.err(4, Message::new("load.csv.index_sizes_all_or_none"))),
             }
         } else {
             None
@@ -500,7 +531,10 @@ impl Reader {
     fn info(&mut self, cells: &Cells) -> Result<(), ReadError> {
         cells.expect(col::MODEL_INFO_STD, col::MODEL_INFO_STD)?;
         if std::mem::replace(&mut self.info_seen, true) {
-            return Err(cells.err(0, "a second PmxModelInfo row"));
+            return Err(cells.err(
+                0,
+                Message::new("load.csv.second_row").arg("kind", "PmxModelInfo"),
+            ));
         }
         let info = &mut self.model.info;
         info.name_ja = cells.text(1)?;
@@ -517,7 +551,10 @@ impl Reader {
         if given != index {
             return Err(cells.err(
                 1,
-                format!("vertex {given} out of order (the next is {index})"),
+                Message::new("load.csv.out_of_order")
+                    .word("kind", "noun.vertex")
+                    .arg("index", given)
+                    .arg("next", index),
             ));
         }
         let limit = self.auv_limit.unwrap_or(4);
@@ -529,7 +566,9 @@ impl Reader {
             0 => 1,
             1 | 3 => 2,
             2 | 4 => 4,
-            other => return Err(cells.err(27, format!("weight type {other} is not 0 to 4"))),
+            other => {
+                return Err(cells.err(27, Message::new("load.csv.weight_type").arg("value", other)));
+            }
         };
         let mut bones = [None; 4];
         for (k, bone) in bones.iter_mut().enumerate().take(used) {
@@ -609,7 +648,11 @@ impl Reader {
                 0 => {}
                 1 => flags |= DrawFlags::POINT,
                 2 => flags |= DrawFlags::LINE,
-                other => return Err(cells.err(19, format!("draw mode {other} is not 0, 1 or 2"))),
+                other => {
+                    return Err(
+                        cells.err(19, Message::new("load.csv.draw_mode").arg("value", other))
+                    );
+                }
             }
             material.draw_flags = flags;
             self.fixup(cells, 26, Slot::Texture(index))?;
@@ -705,7 +748,7 @@ impl Reader {
         let bone = self
             .bone_parents
             .find(&parent)
-            .ok_or_else(|| cells.err(1, format!("no PmxBone named {parent:?} before this row")))?;
+            .ok_or_else(|| cells.err(1, no_parent_row("PmxBone", &parent)))?;
         let limited = cells.flag(3)?;
         let link_index = self.model.bones.get(bone).map_or(0, |b| b.ik.links.len());
         let mut link = IkLink {
@@ -738,8 +781,12 @@ impl Reader {
     fn morph(&mut self, cells: &Cells) -> Result<(), ReadError> {
         cells.expect(col::MORPH_STD, col::MORPH_STD)?;
         let kind_raw: u8 = cells.int(4)?;
-        let kind = MorphKind::from_raw(kind_raw)
-            .ok_or_else(|| cells.err(4, format!("morph kind {kind_raw} is not 0 to 10")))?;
+        let kind = MorphKind::from_raw(kind_raw).ok_or_else(|| {
+            cells.err(
+                4,
+                Message::new("load.csv.morph_kind").arg("value", kind_raw),
+            )
+        })?;
         self.model.morphs.push(Morph {
             name_ja: cells.text(1)?,
             name_en: cells.text(2)?,
@@ -771,16 +818,19 @@ impl Reader {
         let morph = self
             .morph_parents
             .find(&parent)
-            .ok_or_else(|| cells.err(1, format!("no PmxMorph named {parent:?} before this row")))?;
+            .ok_or_else(|| cells.err(1, no_parent_row("PmxMorph", &parent)))?;
         let Some(offsets) = self.model.morphs.get(morph).map(|m| &m.offsets) else {
-            return Err(cells.err(1, "no such morph"));
+            return Err(cells.err(1, Message::new("load.csv.no_such_morph")));
         };
         let offset_index = offsets.len();
         let morph_kind = offsets.kind();
         let mismatch = || {
             cells.err(
                 0,
-                format!("a {kind} row under the morph {parent:?} of kind {morph_kind:?}"),
+                Message::new("load.csv.offset_kind_mismatch")
+                    .arg("kind", kind)
+                    .arg("parent", format!("{parent:?}"))
+                    .arg("morph_kind", format!("{morph_kind:?}")),
             )
         };
         let mut pending = None;
@@ -852,7 +902,7 @@ impl Reader {
             }
         };
         let Some(target) = self.model.morphs.get_mut(morph).map(|m| &mut m.offsets) else {
-            return Err(cells.err(1, "no such morph"));
+            return Err(cells.err(1, Message::new("load.csv.no_such_morph")));
         };
         match (target, offsets_value) {
             (MorphOffsets::Vertex(list), Offset::Vertex(o)) => list.push(o),
@@ -910,7 +960,7 @@ impl Reader {
         let frame = self
             .frame_parents
             .find(&parent)
-            .ok_or_else(|| cells.err(1, format!("no PmxNode named {parent:?} before this row")))?;
+            .ok_or_else(|| cells.err(1, no_parent_row("PmxNode", &parent)))?;
         let item_index = self
             .model
             .display_frames
@@ -925,7 +975,9 @@ impl Reader {
         let item = match target {
             0 => DisplayItem::Bone(raw.and_then(BoneIdx::from_raw)),
             1 => DisplayItem::Morph(raw.and_then(MorphIdx::from_raw)),
-            other => return Err(cells.err(2, format!("item type {other} is not 0 or 1"))),
+            other => {
+                return Err(cells.err(2, Message::new("load.csv.item_type").arg("value", other)));
+            }
         };
         if raw.is_none() {
             let slot = if target == 0 {
@@ -1084,12 +1136,9 @@ impl Reader {
 
     fn soft_parent(&self, cells: &Cells) -> Result<usize, ReadError> {
         let parent = cells.text(1)?;
-        self.soft_parents.find(&parent).ok_or_else(|| {
-            cells.err(
-                1,
-                format!("no PmxSoftBody named {parent:?} before this row"),
-            )
-        })
+        self.soft_parents
+            .find(&parent)
+            .ok_or_else(|| cells.err(1, no_parent_row("PmxSoftBody", &parent)))
     }
 
     fn anchor(&mut self, cells: &Cells) -> Result<(), ReadError> {
@@ -1162,7 +1211,15 @@ impl Reader {
                 name,
                 slot,
             } = fixup;
-            let missing = |kind: &str| error_at(line, column, format!("no {kind} named {name:?}"));
+            let missing = |kind: &str| {
+                error_at(
+                    line,
+                    column,
+                    Message::new("load.csv.no_such_name")
+                        .arg("kind", kind)
+                        .arg("name", format!("{name:?}")),
+                )
+            };
             if name.is_empty() {
                 continue; // No reference: every slot starts as none.
             }
@@ -1354,7 +1411,9 @@ fn group_faces(
             return Err(error_at(
                 line,
                 2,
-                format!("PmxFace 親材質名: no material named {name:?}"),
+                Message::new("load.csv.no_such_name")
+                    .arg("kind", "PmxFace 親材質名 → PmxMaterial")
+                    .arg("name", format!("{name:?}")),
             ));
         };
         if let Some(count) = counts.get_mut(material) {
@@ -1384,9 +1443,17 @@ fn group_faces(
             error_at(
                 0,
                 0,
-                format!("material {:?} draws too many faces", material.name_ja),
+                Message::new("load.csv.too_many_faces")
+                    .arg("name", format!("{:?}", material.name_ja)),
             )
         })?;
     }
     Ok(())
+}
+
+/// "no `kind` row named `name` before this row".
+fn no_parent_row(kind: &'static str, name: &impl std::fmt::Debug) -> Message {
+    Message::new("load.csv.no_parent_row")
+        .arg("kind", kind)
+        .arg("name", format!("{name:?}"))
 }

@@ -1,6 +1,7 @@
 //! Cells: text with its escapes, floats that keep their bits, and splitting a line into cells.
 
 use super::CsvEncoding;
+use crate::i18n::Message;
 use crate::model::{Text, TextEncoding};
 use std::fmt::Write as _;
 
@@ -111,30 +112,34 @@ fn encodable(ch: char, encoding: CsvEncoding) -> bool {
 }
 
 /// Reads a text cell (already unquoted) written by [`push_text`] or by PmxEditor.
-pub(super) fn parse_text(cell: &str, kind: TextKind) -> Result<Text, String> {
+pub(super) fn parse_text(cell: &str, kind: TextKind) -> Result<Text, Message> {
     if let Some(escaped) = cell.strip_prefix(ESCAPED) {
         return unescape(escaped).map(Text::Str);
     }
     if let Some(raw) = cell.strip_prefix(RAW) {
         let (name, hex) = raw
             .split_once(':')
-            .ok_or("raw text needs an encoding and hex bytes (\\#utf8:HEX)")?;
+            .ok_or_else(|| Message::new("load.csv.raw_text_form"))?;
         let encoding = match name {
             "utf8" => TextEncoding::Utf8,
             "utf16" => TextEncoding::Utf16,
-            other => return Err(format!("unknown raw text encoding {other:?}")),
+            other => {
+                return Err(
+                    Message::new("load.csv.raw_text_encoding").arg("value", format!("{other:?}"))
+                );
+            }
         };
         if !hex.len().is_multiple_of(2) {
-            return Err("raw text has an odd number of hex digits".into());
+            return Err(Message::new("load.csv.raw_text_odd"));
         }
         let raw = (0..hex.len())
             .step_by(2)
             .map(|at| {
                 hex.get(at..at + 2)
                     .and_then(|pair| u8::from_str_radix(pair, 16).ok())
-                    .ok_or_else(|| format!("invalid hex digits in raw text at {at}"))
+                    .ok_or_else(|| Message::new("load.csv.raw_text_hex").arg("at", at))
             })
-            .collect::<Result<Vec<u8>, String>>()?;
+            .collect::<Result<Vec<u8>, Message>>()?;
         return Ok(Text::Undecodable { encoding, raw });
     }
     Ok(Text::Str(match kind {
@@ -143,7 +148,7 @@ pub(super) fn parse_text(cell: &str, kind: TextKind) -> Result<Text, String> {
     }))
 }
 
-fn unescape(escaped: &str) -> Result<String, String> {
+fn unescape(escaped: &str) -> Result<String, Message> {
     let mut text = String::with_capacity(escaped.len());
     let mut chars = escaped.chars();
     while let Some(ch) = chars.next() {
@@ -158,17 +163,24 @@ fn unescape(escaped: &str) -> Result<String, String> {
             Some('t') => text.push('\t'),
             Some('u') => {
                 if chars.next() != Some('{') {
-                    return Err("\\u must be followed by {HEX}".into());
+                    return Err(Message::new("load.csv.escape_u"));
                 }
                 let hex: String = chars.by_ref().take_while(|&c| c != '}').take(9).collect();
                 let ch = u32::from_str_radix(&hex, 16)
                     .ok()
                     .and_then(char::from_u32)
-                    .ok_or_else(|| format!("\\u{{{hex}}} is not a character"))?;
+                    .ok_or_else(|| {
+                        Message::new("load.csv.escape_not_char")
+                            .arg("value", format!("\\u{{{hex}}}"))
+                    })?;
                 text.push(ch);
             }
-            Some(other) => return Err(format!("unknown escape \\{other} in escaped text")),
-            None => return Err("escaped text ends in a lone \\".into()),
+            Some(other) => {
+                return Err(
+                    Message::new("load.csv.escape_unknown").arg("value", format!("\\{other}"))
+                );
+            }
+            None => return Err(Message::new("load.csv.escape_lone")),
         }
     }
     Ok(text)
@@ -185,12 +197,12 @@ pub(super) fn push_f32(out: &mut String, value: f32) {
 }
 
 /// Parses a float as [`push_f32`] writes it, or as .NET does (`Infinity`, `∞`, `1E-05`).
-pub(super) fn parse_f32(cell: &str) -> Result<f32, String> {
+pub(super) fn parse_f32(cell: &str) -> Result<f32, Message> {
     let cell = cell.trim();
     if let Some(bits) = cell.strip_prefix("NaN:") {
         return u32::from_str_radix(bits, 16)
             .map(f32::from_bits)
-            .map_err(|_| format!("{cell:?} is not a NaN's bits"));
+            .map_err(|_| Message::new("load.csv.nan_bits").arg("cell", format!("{cell:?}")));
     }
     match cell {
         "NaN" => return Ok(f32::NAN),
@@ -199,11 +211,11 @@ pub(super) fn parse_f32(cell: &str) -> Result<f32, String> {
         _ => {}
     }
     cell.parse::<f32>()
-        .map_err(|_| format!("{cell:?} is not a number"))
+        .map_err(|_| Message::new("load.csv.not_number").arg("cell", format!("{cell:?}")))
 }
 
 /// Splits a line into cells: `"..."` quoted (with `""` for `"`), or bare up to the next comma.
-pub(super) fn split_cells(line: &str) -> Result<Vec<String>, (usize, String)> {
+pub(super) fn split_cells(line: &str) -> Result<Vec<String>, (usize, Message)> {
     let mut cells = Vec::new();
     let mut rest = line;
     loop {
@@ -222,7 +234,7 @@ pub(super) fn split_cells(line: &str) -> Result<Vec<String>, (usize, String)> {
                         }
                     }
                     Some((_, ch)) => cell.push(ch),
-                    None => return Err((column, "a quoted cell is not closed".into())),
+                    None => return Err((column, Message::new("load.csv.quote_not_closed"))),
                 }
             };
             cells.push(cell);
@@ -230,10 +242,7 @@ pub(super) fn split_cells(line: &str) -> Result<Vec<String>, (usize, String)> {
                 Some(next) => rest = next,
                 None if after.is_empty() => return Ok(cells),
                 None => {
-                    return Err((
-                        column,
-                        "text after a closing quote (expected a comma)".into(),
-                    ));
+                    return Err((column, Message::new("load.csv.text_after_quote")));
                 }
             }
         } else {

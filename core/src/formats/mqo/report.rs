@@ -116,7 +116,7 @@ impl From<MqoError> for ReadError {
                 format: "MQO",
                 line,
                 column,
-                message: format!("{section}: {message}"),
+                message: format!("{section}: {message}").into(),
             },
             MqoError::Unsupported { line, .. } | MqoError::TrialNoise { line } => {
                 ReadError::Unsupported {
@@ -132,7 +132,7 @@ impl From<MqoError> for ReadError {
                 format: "MQX",
                 line,
                 column,
-                message: error.to_string(),
+                message: error.to_string().into(),
             },
             MqoError::Archive { .. } | MqoError::Options { .. } | MqoError::Io { .. } => {
                 ReadError::Malformed {

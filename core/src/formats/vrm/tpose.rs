@@ -146,7 +146,9 @@ pub fn bake_t_pose(model: &Model, map: &HumanoidMap) -> Result<(Model, Vec<Strin
     if turned == 0 {
         return Ok((model.clone(), Vec::new()));
     }
+    // The loss list holds text; the notes say themselves in English there.
     apply_pose_as_rest(model, &pose)
+        .map(|(posed, notes)| (posed, notes.iter().map(ToString::to_string).collect()))
 }
 
 /// Where `bone`'s tail is in the posed model: its tail bone, or its tail offset turned with it.

@@ -236,7 +236,7 @@ pub fn read_vrm_in(
         format: "glTF JSON",
         line: error.line(),
         column: error.column(),
-        message: error.to_string(),
+        message: crate::i18n::Message::new("load.json.syntax").arg("message", error.to_string()),
     })?;
     // Buffers named by a uri are read up front (the accessors borrow their bytes).
     let external: Vec<Option<external::Resolved>> = json
