@@ -8,7 +8,9 @@
 //! - **Meshes.** Faces are taken in model order (material by material) and cut into meshes so
 //!   that no mesh's `BONE` palette has more than [`MAX_BONE_COUNT`] frames: a face whose
 //!   corners need bones the current palette has no room for starts the next mesh. Faces stay
-//!   whole; a vertex used in several meshes is written once in each. The cut depends only on
+//!   whole; a vertex used in several meshes is written once in each, and each mesh lists the
+//!   model vertex of each of its vertices (`PXVI`, skipped by the engine) so that the import
+//!   joins exactly those copies. The cut depends only on
 //!   the model, so the same model always gives the same file. Each mesh has one `MTRL` per run
 //!   of a material's faces inside it (`VertexStart`/`VertexCount` span the vertices those faces
 //!   use, as `DrawIndexedPrimitive` needs).
@@ -1079,7 +1081,14 @@ fn write_mesh(
         }
         out.end(chunk)?;
     }
-    Ok(())
+
+    // The model vertex of each mesh vertex, for the import to join exactly the vertices this
+    // export wrote into more than one mesh (the engine skips the chunk).
+    let chunk = out.begin(id::PXVI);
+    for &v in &mesh.vertices {
+        out.count(v)?;
+    }
+    out.end(chunk)
 }
 
 fn write_material(
