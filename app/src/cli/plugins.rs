@@ -247,14 +247,29 @@ pub fn run_on_files(plugin: &dyn Plugin, target: &RunTarget) -> Result<ExitCode>
         Ok(run) => run,
         Err(PluginError::NoChange) => return write_unchanged(&info, &model, target),
         Err(error) => {
-            return Err(anyhow::Error::new(error))
-                .with_context(|| format!("{} ({})", info.name_en, info.id));
+            let message = error.message(super::lang());
+            return Err(anyhow::Error::new(error).context(format!(
+                "{} ({}): {message}",
+                tool_name(&info),
+                info.id
+            )));
         }
     };
-    let label = run.edit.label_in(Language::English);
+    // The JSON keeps English (its "label" is a contract, as `edit --json`'s is); the text
+    // is in the command line's language.
+    let lang = if target.json {
+        Language::English
+    } else {
+        super::lang()
+    };
+    let label = run.edit.label_in(lang);
     let report = run.edit.report().clone();
-    let notes: Vec<String> = run.notes.iter().map(|n| n.en.clone()).collect();
-    let steps: Vec<String> = run.steps.iter().map(|n| n.en.clone()).collect();
+    let in_lang = |note: &pmx_plugins::Note| match lang {
+        Language::Japanese => note.ja.clone(),
+        Language::English => note.en.clone(),
+    };
+    let notes: Vec<String> = run.notes.iter().map(in_lang).collect();
+    let steps: Vec<String> = run.steps.iter().map(in_lang).collect();
     let mut history = History::new();
     let touched = history.apply(&mut model, run.edit);
 
@@ -300,7 +315,7 @@ fn save(model: &pmx_core::Model, output: &Path) -> Result<()> {
     };
     let saved = formats::save_path(model, output, &save_options)?;
     for warning in &saved.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", super::say(warning));
     }
     Ok(())
 }
@@ -322,8 +337,12 @@ fn write_unchanged(
     } else {
         save(model, &target.output)?;
     }
-    let language = Language::English;
-    let message = language.format("cli.run.unchanged", &[("tool", &info.name_en)]);
+    let (language, name) = if target.json {
+        (Language::English, info.name_en.clone())
+    } else {
+        (super::lang(), tool_name(info))
+    };
+    let message = language.format("cli.run.unchanged", &[("tool", &name)]);
     if target.json {
         let json = RunJson {
             plugin: &info.id,
@@ -339,4 +358,12 @@ fn write_unchanged(
         println!("{message}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The tool's name in the command line's language.
+fn tool_name(info: &PluginInfo) -> String {
+    match super::lang() {
+        Language::Japanese => info.name_ja.clone(),
+        Language::English => info.name_en.clone(),
+    }
 }
