@@ -57,7 +57,11 @@ fn a_tool_that_changes_nothing_writes_the_input_bytes_and_exits_0() {
     let output = pmx_studio(&["run", "flip_normals", i, o]);
     assert_unchanged_run(&output, "run");
     assert!(String::from_utf8_lossy(&output.stdout).starts_with("Flip normals: "));
-    assert_eq!(std::fs::read(&output_path).unwrap(), bytes, "the input's bytes");
+    assert_eq!(
+        std::fs::read(&output_path).unwrap(),
+        bytes,
+        "the input's bytes"
+    );
 
     // --json says it too.
     std::fs::remove_file(&output_path).unwrap();
@@ -72,7 +76,9 @@ fn a_tool_that_changes_nothing_writes_the_input_bytes_and_exits_0() {
     let json_path = dir.path().join("out.json");
     let output = pmx_studio(&["run", "flip_normals", i, json_path.to_str().unwrap()]);
     assert_unchanged_run(&output, "run to .json");
-    let written = load_path(&json_path, &LoadOptions::default()).unwrap().model;
+    let written = load_path(&json_path, &LoadOptions::default())
+        .unwrap()
+        .model;
     let original = load_path(&input, &LoadOptions::default()).unwrap().model;
     assert_eq!(written, original);
 }
@@ -98,7 +104,11 @@ fn a_script_that_changes_nothing_writes_the_input_bytes_and_exits_0() {
         output_path.to_str().unwrap(),
     ]);
     assert_unchanged_run(&output, "script");
-    assert_eq!(std::fs::read(&output_path).unwrap(), bytes, "the input's bytes");
+    assert_eq!(
+        std::fs::read(&output_path).unwrap(),
+        bytes,
+        "the input's bytes"
+    );
 }
 
 #[test]

@@ -35,6 +35,7 @@ use super::{ChunkId, IDENTITY, MAX_BONE_COUNT, Matrix, SMF_VERSION_GUID, id, mul
 use crate::formats::bytes::{Place, array_at, f32_at, i32_at, u16_at, u32_at};
 use crate::formats::cp932;
 use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
+use crate::i18n::Message;
 use crate::model::{
     Bone, BoneFlags, BoneIdx, DrawFlags, Material, Model, Text, TextureIdx, Vec2, Vec3, Vec4,
     Vertex, VertexIdx, Weight,
@@ -161,33 +162,25 @@ impl Recovery {
 
     /// `error` in strict mode; in recovery mode a lost note saying what the reading does
     /// instead (`then`), and `Ok`.
-    fn damage(&mut self, error: ReadError, then: &str) -> Res<()> {
+    fn damage(&mut self, error: ReadError, then: Message) -> Res<()> {
         if !self.recover {
             return Err(error);
         }
-        let (location, message) = match &error {
-            ReadError::Malformed { location, message }
-            | ReadError::Unsupported { location, message }
-            | ReadError::LimitExceeded { location, message }
-            | ReadError::Io { location, message } => (location.clone(), message.clone()),
-            ReadError::Parse { .. } => (FILE.at("", 0), error.to_string()),
-        };
-        self.notes.push(LoadNote {
+        let location = error.location().cloned().unwrap_or(FILE.at("", 0));
+        self.notes.push(LoadNote::new(
             location,
-            message: format!("{message}; {then}"),
-            lost: true,
-        });
+            Message::new("load.smf.recovered")
+                .arg("damage", error.message())
+                .arg("then", then),
+            true,
+        ));
         self.first.get_or_insert(error);
         Ok(())
     }
 
     /// A note that is not damage (`lost` says whether the model lacks something the file has).
-    fn note(&mut self, location: Location, message: String, lost: bool) {
-        self.notes.push(LoadNote {
-            location,
-            message,
-            lost,
-        });
+    fn note(&mut self, location: Location, message: Message, lost: bool) {
+        self.notes.push(LoadNote::new(location, message, lost));
     }
 }
 
@@ -210,9 +203,9 @@ fn chunks<'a>(
                 place.malformed(
                     "Chunk",
                     offset,
-                    format!("{left} bytes left: too few for a chunk header (8 bytes)"),
+                    Message::new("load.smf.chunk_header_cut").arg("left", left),
                 ),
-                "those bytes are not read",
+                Message::new("load.smf.then.bytes_skipped"),
             )?;
             break;
         }
@@ -224,9 +217,11 @@ fn chunks<'a>(
                 place.malformed(
                     "Size",
                     offset + 4,
-                    format!("chunk {chunk:?} has a negative size ({declared})"),
+                    Message::new("load.smf.negative_size")
+                        .arg("chunk", format!("{chunk:?}"))
+                        .arg("size", declared),
                 ),
-                "the chunk and everything after it in its parent are not read",
+                Message::new("load.smf.then.rest_of_parent"),
             )?;
             break;
         };
@@ -235,11 +230,12 @@ fn chunks<'a>(
                 place.malformed(
                     "Size",
                     offset + 4,
-                    format!(
-                        "chunk {chunk:?} says {size} bytes but only {body_left} are left in its parent"
-                    ),
+                    Message::new("load.smf.size_past_parent")
+                        .arg("chunk", format!("{chunk:?}"))
+                        .arg("size", size)
+                        .arg("left", body_left),
                 ),
-                "the chunk is read as far as its bytes go",
+                Message::new("load.smf.then.read_as_far"),
             )?;
             size = body_left;
         }
@@ -282,9 +278,9 @@ fn finite(
                         place.malformed(
                             field,
                             chunk.body_offset() + at,
-                            format!("{value} is not a finite number"),
+                            Message::new("load.smf.not_finite").arg("value", value.to_string()),
                         ),
-                        "such values are read as 0",
+                        Message::new("load.smf.then.read_as_zero"),
                     )
                     .map(|()| false);
             }
@@ -305,11 +301,11 @@ fn too_small(chunk: &Chunk<'_>, needed: usize, place: Place, what: &str) -> Opti
         place.malformed(
             "Size",
             chunk.offset + 4,
-            format!(
-                "{:?} is {} bytes, too small for {what} ({needed} bytes)",
-                chunk.id,
-                chunk.body.len()
-            ),
+            Message::new("load.smf.too_small")
+                .arg("chunk", format!("{:?}", chunk.id))
+                .arg("size", chunk.body.len())
+                .arg("what", what)
+                .arg("needed", needed),
         )
     })
 }
@@ -321,7 +317,7 @@ fn need(
     place: Place,
     what: &str,
     recovery: &mut Recovery,
-    then: &str,
+    then: Message,
 ) -> Res<bool> {
     match too_small(chunk, needed, place, what) {
         Some(error) => {
@@ -346,20 +342,21 @@ fn records(
             place.malformed(
                 "Size",
                 chunk.offset + 4,
-                format!(
-                    "{:?} is {} bytes, not a whole number of {stride}-byte records",
-                    chunk.id,
-                    chunk.body.len()
-                ),
+                Message::new("load.smf.partial_records")
+                    .arg("chunk", format!("{:?}", chunk.id))
+                    .arg("size", chunk.body.len())
+                    .arg("stride", stride),
             ),
-            "the whole records are read",
+            Message::new("load.smf.then.whole_records"),
         )?;
     }
     let count = chunk.body.len() / stride;
     if count > limit {
         return Err(ReadError::LimitExceeded {
             location: place.at("Size", chunk.offset + 4),
-            message: format!("{count} records, more than the limit of {limit}"),
+            message: Message::new("load.smf.records_over_limit")
+                .arg("count", count)
+                .arg("limit", limit),
         });
     }
     Ok(count)
@@ -376,7 +373,15 @@ fn checked_count(
     usize::try_from(value)
         .ok()
         .filter(|&v| v <= max)
-        .ok_or_else(|| place.malformed(field, offset, format!("{value} is outside 0..={max}")))
+        .ok_or_else(|| {
+            place.malformed(
+                field,
+                offset,
+                Message::new("load.smf.outside_range")
+                    .arg("value", value)
+                    .arg("max", max),
+            )
+        })
 }
 
 /// Where `FRM`'s fields are in its body.
@@ -446,7 +451,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
     let mut recovery = Recovery::new(options.recover);
     let top = chunks(bytes, 0, FILE, &mut recovery)?;
     let Some(first) = top.first() else {
-        return Err(FILE.malformed("Chunk", 0, "empty file: no SMF header chunk"));
+        return Err(FILE.malformed("Chunk", 0, Message::new("load.smf.empty_file")));
     };
     let head_place = Place {
         section: "SMF",
@@ -457,10 +462,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
         return Err(FILE.malformed(
             "Chunk",
             0,
-            format!(
-                "the file starts with chunk {:?}, not the SMF header",
-                first.id
-            ),
+            Message::new("load.smf.not_smf").arg("chunk", format!("{:?}", first.id)),
         ));
     }
     if let Some(error) = too_small(first, size::FILE_HEAD, head_place, "SMF_FILEHEAD") {
@@ -470,7 +472,9 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
     if guid != SMF_VERSION_GUID {
         return Err(ReadError::Unsupported {
             location: head_place.at("Guid", first.body_offset()),
-            message: format!("version 0x{guid:08X}; only 0x{SMF_VERSION_GUID:08X} is read"),
+            message: Message::new("load.smf.version")
+                .arg("version", format!("0x{guid:08X}"))
+                .arg("supported", format!("0x{SMF_VERSION_GUID:08X}")),
         });
     }
     // Every frame, mesh and animation set is a chunk with at least its structure: counts that
@@ -478,7 +482,12 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
     let rest = bytes.len() - (first.body_offset() + first.body.len());
     let mut counts = [0usize; 3];
     for (slot, (field, at, record, kind)) in counts.iter_mut().zip([
-        ("MeshCount", 4, size::CHUNK_HEADER + size::MESH_DATA, id::MESH),
+        (
+            "MeshCount",
+            4,
+            size::CHUNK_HEADER + size::MESH_DATA,
+            id::MESH,
+        ),
         (
             "FrameCount",
             8,
@@ -496,14 +505,16 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
         let count = match checked_count(first.i32(at), rest / record, head_place, field, offset) {
             Ok(count) => count,
             Err(error) => {
-                recovery.damage(error, "the chunks present are counted instead")?;
+                recovery.damage(error, Message::new("load.smf.then.counted_from_chunks"))?;
                 top.iter().filter(|chunk| chunk.id == kind).count()
             }
         };
         if count > limit {
             return Err(ReadError::LimitExceeded {
                 location: head_place.at(field, offset),
-                message: format!("{count} is more than the limit of {limit}"),
+                message: Message::new("load.smf.count_over_limit")
+                    .arg("count", count)
+                    .arg("limit", limit),
             });
         }
         *slot = count;
@@ -521,8 +532,12 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
         match chunk.id {
             id::SMF => {
                 recovery.damage(
-                    FILE.malformed("Chunk", chunk.offset, "a second SMF header chunk"),
-                    "it is not read",
+                    FILE.malformed(
+                        "Chunk",
+                        chunk.offset,
+                        Message::new("load.smf.second_header"),
+                    ),
+                    Message::new("load.smf.then.not_read"),
                 )?;
             }
             id::FRM => {
@@ -539,9 +554,12 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
                         place.malformed(
                             "Chunk",
                             chunk.offset,
-                            format!("more FRM chunks than the header's FrameCount ({frame_count})"),
+                            Message::new("load.smf.extra_chunks")
+                                .arg("chunk", "FRM")
+                                .arg("field", "FrameCount")
+                                .arg("count", frame_count),
                         ),
-                        "the frame is not read",
+                        Message::new("load.smf.then.frame_not_read"),
                     )?;
                     continue;
                 }
@@ -561,9 +579,12 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
                         place.malformed(
                             "Chunk",
                             chunk.offset,
-                            format!("more MESH chunks than the header's MeshCount ({mesh_count})"),
+                            Message::new("load.smf.extra_chunks")
+                                .arg("chunk", "MESH")
+                                .arg("field", "MeshCount")
+                                .arg("count", mesh_count),
                         ),
-                        "the mesh is not read",
+                        Message::new("load.smf.then.mesh_not_read"),
                     )?;
                     continue;
                 }
@@ -577,25 +598,26 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
                 };
                 first_animation_set.get_or_insert(chunk.offset);
                 if let Err(error) = read_animation_set(chunk, place, frame_count, &mut recovery) {
-                    recovery.damage(error, "the animation set is not checked further")?;
+                    recovery.damage(error, Message::new("load.smf.then.animation_unchecked"))?;
                 }
                 if animation_sets == animation_set_count {
                     recovery.damage(
                         place.malformed(
                             "Chunk",
                             chunk.offset,
-                            format!(
-                                "more ANIS chunks than the header's AnimationSetCount ({animation_set_count})"
-                            ),
+                            Message::new("load.smf.extra_chunks")
+                                .arg("chunk", "ANIS")
+                                .arg("field", "AnimationSetCount")
+                                .arg("count", animation_set_count),
                         ),
-                        "it is counted with the others",
+                        Message::new("load.smf.then.counted"),
                     )?;
                 }
                 animation_sets += 1;
             }
             other => recovery.note(
                 FILE.at("Chunk", chunk.offset),
-                format!("unknown chunk {other:?} skipped (the engine skips it too)"),
+                Message::new("load.smf.unknown_chunk").arg("chunk", format!("{other:?}")),
                 false,
             ),
         }
@@ -609,9 +631,12 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
                 head_place.malformed(
                     field,
                     first.body_offset() + at,
-                    format!("the header counts {expected} but the file has {found} {kind} chunks"),
+                    Message::new("load.smf.count_mismatch")
+                        .arg("expected", expected)
+                        .arg("found", found)
+                        .arg("chunk", kind),
                 ),
-                "the chunks present are read",
+                Message::new("load.smf.then.chunks_present"),
             )?;
         }
     }
@@ -621,7 +646,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
     if let Some(offset) = first_animation_set {
         recovery.note(
             FILE.at("ANIS", offset),
-            format!("{animation_sets} animation sets (ANIS) not imported: a model holds no motion"),
+            Message::new("load.smf.animation_sets").arg("count", animation_sets),
             true,
         );
     }
@@ -654,9 +679,11 @@ fn cut_missing_references(
                 place.malformed(
                     "ParentFrameNo",
                     frame.at + frame_field::PARENT_FRAME_NO,
-                    format!("frame {parent} was not read (the file has {frame_count})"),
+                    Message::new("load.smf.frame_missing")
+                        .arg("frame", parent)
+                        .arg("count", frame_count),
                 ),
-                "the frame becomes a root bone",
+                Message::new("load.smf.then.root_bone"),
             )?;
             frame.parent = None;
         }
@@ -665,9 +692,11 @@ fn cut_missing_references(
                 place.malformed(
                     "MeshNo",
                     frame.at + frame_field::MESH_NO,
-                    format!("mesh {mesh} was not read (the file has {mesh_count})"),
+                    Message::new("load.smf.mesh_missing")
+                        .arg("mesh", mesh)
+                        .arg("count", mesh_count),
                 ),
-                "the frame holds no mesh",
+                Message::new("load.smf.then.no_mesh"),
             )?;
             frame.mesh = None;
         }
@@ -696,7 +725,7 @@ fn read_frame(
         place,
         "SMF_FRAMEDATA",
         recovery,
-        "this frame and the frames after it are not read",
+        Message::new("load.smf.then.frames_after_lost"),
     )? {
         return Ok(None);
     }
@@ -706,7 +735,7 @@ fn read_frame(
                         count: usize,
                         field: &'static str,
                         at: usize,
-                        then: &str|
+                        then: Message|
      -> Res<Option<usize>> {
         if value == -1 {
             return Ok(None);
@@ -718,7 +747,9 @@ fn read_frame(
                     place.malformed(
                         field,
                         base + at,
-                        format!("{value} is neither -1 nor below {count}"),
+                        Message::new("load.smf.bad_reference")
+                            .arg("value", value)
+                            .arg("count", count),
                     ),
                     then,
                 )?;
@@ -731,14 +762,14 @@ fn read_frame(
         mesh_count,
         "MeshNo",
         frame_field::MESH_NO,
-        "the frame holds no mesh",
+        Message::new("load.smf.then.no_mesh"),
     )?;
     let parent = optional(
         chunk.i32(frame_field::PARENT_FRAME_NO),
         frame_count,
         "ParentFrameNo",
         frame_field::PARENT_FRAME_NO,
-        "the frame becomes a root bone",
+        Message::new("load.smf.then.root_bone"),
     )?;
     let offsets: Vec<usize> = (0..16).map(|i| i * 4).collect();
     // A matrix with a NaN in it places nothing: recovery reads it as the identity.
@@ -809,7 +840,9 @@ fn read_animation_set(
             return Err(sub_place.malformed(
                 "TargetFrame",
                 at,
-                format!("{target} is not a frame (there are {frame_count})"),
+                Message::new("load.smf.not_a_frame")
+                    .arg("value", target)
+                    .arg("count", frame_count),
             ));
         }
         let mut needed = 16usize;
@@ -831,10 +864,9 @@ fn read_animation_set(
             return Err(sub_place.malformed(
                 "Size",
                 sub.offset + 4,
-                format!(
-                    "the keys need {needed} bytes but ANI holds {}",
-                    sub.body.len()
-                ),
+                Message::new("load.smf.keys_past_chunk")
+                    .arg("needed", needed)
+                    .arg("size", sub.body.len()),
             ));
         }
     }
@@ -865,9 +897,12 @@ impl VertexCount {
                     place.malformed(
                         "Size",
                         sub.offset + 4,
-                        format!("{count} vertices, but {from} has {expected}"),
+                        Message::new("load.smf.vertex_count_mismatch")
+                            .arg("count", count)
+                            .arg("chunk", from)
+                            .arg("expected", expected),
                     ),
-                    "the mesh keeps the vertices every vertex chunk holds",
+                    Message::new("load.smf.then.common_vertices"),
                 )?;
                 if count < expected {
                     self.count = Some((count, name));
@@ -904,7 +939,7 @@ fn read_mesh(
         place,
         "SMF_MESHDATA",
         recovery,
-        "the mesh is read as empty",
+        Message::new("load.smf.then.mesh_empty"),
     )? {
         return Ok(Mesh::default());
     }
@@ -924,7 +959,7 @@ fn read_mesh(
     ) {
         Ok(count) => count,
         Err(error) => {
-            recovery.damage(error, "the MTRL chunks present are read")?;
+            recovery.damage(error, Message::new("load.smf.then.mtrl_present"))?;
             subs.iter().filter(|sub| sub.id == id::MTRL).count()
         }
     };
@@ -961,9 +996,10 @@ fn read_mesh(
                     sub_place.malformed(
                         "Chunk",
                         sub.offset,
-                        format!("a second {:?} chunk in one mesh", sub.id),
+                        Message::new("load.smf.duplicate_chunk")
+                            .arg("chunk", format!("{:?}", sub.id)),
                     ),
-                    "it is not read",
+                    Message::new("load.smf.then.not_read"),
                 )?;
                 continue;
             }
@@ -977,7 +1013,7 @@ fn read_mesh(
                     sub_place,
                     "SMF_OBBDATA",
                     recovery,
-                    "the culling box is not needed by the model",
+                    Message::new("load.smf.then.obb_unused"),
                 )?;
             }
             id::BONE => {
@@ -987,9 +1023,11 @@ fn read_mesh(
                         sub_place.malformed(
                             "Size",
                             sub.offset + 4,
-                            format!("{count} bones, more than MAX_BONE_COUNT ({MAX_BONE_COUNT})"),
+                            Message::new("load.smf.palette_too_big")
+                                .arg("count", count)
+                                .arg("max", MAX_BONE_COUNT),
                         ),
-                        "the first 40 entries are read",
+                        Message::new("load.smf.then.first_40"),
                     )?;
                     count = MAX_BONE_COUNT;
                 }
@@ -1002,9 +1040,11 @@ fn read_mesh(
                             sub_place.malformed(
                                 "FrameNo",
                                 sub.body_offset() + at,
-                                format!("{value} is not a frame (there are {frame_count})"),
+                                Message::new("load.smf.not_a_frame")
+                                    .arg("value", value)
+                                    .arg("count", frame_count),
                             ),
-                            "the entry moves no vertex",
+                            Message::new("load.smf.then.entry_moves_nothing"),
                         )?;
                     }
                     mesh.palette.push(frame);
@@ -1046,15 +1086,7 @@ fn read_mesh(
             id::V_A => {
                 let count = records(sub, size::V_A, sub_place, limit, recovery)?;
                 vertex_count.take(count, name, sub, sub_place, recovery)?;
-                finite(
-                    sub,
-                    count,
-                    size::V_A,
-                    &[0],
-                    sub_place,
-                    "Weight",
-                    recovery,
-                )?;
+                finite(sub, count, size::V_A, &[0], sub_place, "Weight", recovery)?;
                 mesh.weights = Some(
                     (0..count)
                         .map(|i| {
@@ -1088,11 +1120,12 @@ fn read_mesh(
                         sub_place.malformed(
                             "Chunk",
                             sub.offset,
-                            format!(
-                                "more MTRL chunks than the mesh's MaterialCount ({material_count})"
-                            ),
+                            Message::new("load.smf.extra_chunks")
+                                .arg("chunk", "MTRL")
+                                .arg("field", "MaterialCount")
+                                .arg("count", material_count),
                         ),
-                        "the material is read all the same",
+                        Message::new("load.smf.then.material_read_anyway"),
                     )?;
                 }
                 material_chunks.push((index, *sub));
@@ -1117,12 +1150,8 @@ fn read_mesh(
     let mut vertex_total = vertex_count.total();
     if vertex_total > 0 && mesh.positions.is_empty() {
         recovery.damage(
-            place.malformed(
-                "V_PC",
-                chunk.offset,
-                "vertex data without the V_PC chunk every mesh has",
-            ),
-            "the mesh's vertices and faces are not read",
+            place.malformed("V_PC", chunk.offset, Message::new("load.smf.no_positions")),
+            Message::new("load.smf.then.vertices_faces_lost"),
         )?;
         vertex_total = 0;
     }
@@ -1165,15 +1194,12 @@ fn read_mesh(
                 place.with_sub("V_A", sub_index).malformed(
                     "Index",
                     sub + vertex * size::V_A + 4,
-                    format!(
-                        "vertex {vertex}: palette entry {slot} past the mesh's {} BONE entries",
-                        mesh.palette.len()
-                    ),
+                    Message::new("load.smf.palette_index")
+                        .arg("vertex", vertex)
+                        .arg("slot", slot)
+                        .arg("count", mesh.palette.len()),
                 ),
-                &format!(
-                    "{} vertices name such entries; those entries move no vertex",
-                    bad.len()
-                ),
+                Message::new("load.smf.then.palette_entries").arg("count", bad.len()),
             )?;
         }
     }
@@ -1199,10 +1225,9 @@ fn read_sources(
     if !sub.body.len().is_multiple_of(4) || count != vertex_total {
         recovery.note(
             place.at("Size", sub.offset + 4),
-            format!(
-                "the exporter's vertex list (PXVI) is {} bytes for {vertex_total} vertices; the mesh's vertices are kept apart",
-                sub.body.len()
-            ),
+            Message::new("load.smf.sources_mismatch")
+                .arg("size", sub.body.len())
+                .arg("count", vertex_total),
             false,
         );
         return None;
@@ -1230,9 +1255,9 @@ fn read_indices(
             place.malformed(
                 "Size",
                 sub.offset + 4,
-                format!("{count} indices: not whole triangles"),
+                Message::new("load.smf.partial_triangles").arg("count", count),
             ),
-            &format!("the last {} indices are not read", count % 3),
+            Message::new("load.smf.then.indices_dropped").arg("count", count % 3),
         )?;
         count -= count % 3;
     }
@@ -1249,9 +1274,11 @@ fn read_indices(
                 place.malformed(
                     "index",
                     sub.body_offset() + at,
-                    format!("index {value} past the mesh's {vertex_total} vertices"),
+                    Message::new("load.smf.index_past_vertices")
+                        .arg("index", value)
+                        .arg("count", vertex_total),
                 ),
-                "this triangle and the ones after it in the mesh are not read",
+                Message::new("load.smf.then.triangles_lost"),
             )?;
             indices.truncate(i - i % 3);
             break;
@@ -1275,7 +1302,7 @@ fn read_material(
         place,
         "SMF_MATERIAL",
         recovery,
-        "the material is not read",
+        Message::new("load.smf.then.material_not_read"),
     )? {
         return Ok(None);
     }
@@ -1287,7 +1314,7 @@ fn read_material(
         match checked_count(value, max, place, name, base + at) {
             Ok(value) => Ok(value),
             Err(error) => {
-                recovery.damage(error, "read as the nearest value inside the mesh")?;
+                recovery.damage(error, Message::new("load.smf.then.clamped"))?;
                 Ok(usize::try_from(value).map_or(0, |v| v.min(max)))
             }
         }
@@ -1304,66 +1331,100 @@ fn read_material(
         cull: true,
         ..MaterialChunk::default()
     };
-    for sub in chunks(&body[size::MATERIAL..], base + size::MATERIAL, place, recovery)? {
+    for sub in chunks(
+        &body[size::MATERIAL..],
+        base + size::MATERIAL,
+        place,
+        recovery,
+    )? {
         let value_place = Place {
             sub: place.sub,
             ..place
         };
-        let skip = "the value is not read";
+        let skip = || Message::new("load.smf.then.value_not_read");
         match sub.id {
             id::TEXC if !sub.body.is_empty() => material.texture = Some(name_at(sub.body)),
             id::DRAW | id::ZTES | id::ZWRI | id::ATES | id::ABND | id::LGT | id::BUMP => {
-                need(&sub, size::FLAG, value_place, "a 4-byte value", recovery, skip)?;
+                need(
+                    &sub,
+                    size::FLAG,
+                    value_place,
+                    "unsigned long",
+                    recovery,
+                    skip(),
+                )?;
             }
             id::CULL => {
-                if need(&sub, size::FLAG, value_place, "a 4-byte value", recovery, skip)? {
+                if need(
+                    &sub,
+                    size::FLAG,
+                    value_place,
+                    "unsigned long",
+                    recovery,
+                    skip(),
+                )? {
                     material.cull = sub.u32(0) != 0;
                 }
             }
             id::DIFF => {
-                if need(&sub, size::DIFF, value_place, "SMF_VECTOR4", recovery, skip)?
-                    && finite(
-                        &sub,
-                        1,
-                        size::DIFF,
-                        &[0, 4, 8, 12],
-                        value_place,
-                        "DIFF",
-                        recovery,
-                    )?
-                {
+                if need(
+                    &sub,
+                    size::DIFF,
+                    value_place,
+                    "SMF_VECTOR4",
+                    recovery,
+                    skip(),
+                )? && finite(
+                    &sub,
+                    1,
+                    size::DIFF,
+                    &[0, 4, 8, 12],
+                    value_place,
+                    "DIFF",
+                    recovery,
+                )? {
                     for (i, c) in material.diffuse.iter_mut().enumerate() {
                         *c = sub.f32(i * 4);
                     }
                 }
             }
             id::EMIS => {
-                if need(&sub, size::EMIS, value_place, "SMF_VECTOR3", recovery, skip)?
-                    && finite(
-                        &sub,
-                        1,
-                        size::EMIS,
-                        &[0, 4, 8],
-                        value_place,
-                        "EMIS",
-                        recovery,
-                    )?
-                {
+                if need(
+                    &sub,
+                    size::EMIS,
+                    value_place,
+                    "SMF_VECTOR3",
+                    recovery,
+                    skip(),
+                )? && finite(
+                    &sub,
+                    1,
+                    size::EMIS,
+                    &[0, 4, 8],
+                    value_place,
+                    "EMIS",
+                    recovery,
+                )? {
                     material.emissive = sub.vec3(0);
                 }
             }
             id::SPEC => {
-                if need(&sub, size::SPEC, value_place, "SMF_SPECULAR", recovery, skip)?
-                    && finite(
-                        &sub,
-                        1,
-                        size::SPEC,
-                        &[0, 4, 8, 12],
-                        value_place,
-                        "SPEC",
-                        recovery,
-                    )?
-                {
+                if need(
+                    &sub,
+                    size::SPEC,
+                    value_place,
+                    "SMF_SPECULAR",
+                    recovery,
+                    skip(),
+                )? && finite(
+                    &sub,
+                    1,
+                    size::SPEC,
+                    &[0, 4, 8, 12],
+                    value_place,
+                    "SPEC",
+                    recovery,
+                )? {
                     material.specular = Some((sub.vec3(0), sub.f32(12)));
                 }
             }
@@ -1388,9 +1449,9 @@ fn check_frame_tree(frames: &mut [Frame], recovery: &mut Recovery) -> Res<()> {
                         Place::section("FRM").with_element(current).malformed(
                             "ParentFrameNo",
                             frames[current].at + frame_field::PARENT_FRAME_NO,
-                            "the frame is its own ancestor (a loop of parents)",
+                            Message::new("load.smf.parent_loop"),
                         ),
-                        "the frame becomes a root bone",
+                        Message::new("load.smf.then.root_bone"),
                     )?;
                     frames[current].parent = None;
                     break;
@@ -1452,9 +1513,9 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], recovery: &mut Recovery) -> Re
                     Place::section("FRM").with_element(frame).malformed(
                         "mTransform",
                         frames[frame].at,
-                        "the frame's world matrix (its matrix times its parents') overflows",
+                        Message::new("load.smf.world_overflow"),
                     ),
-                    "the frame is placed where its parent is",
+                    Message::new("load.smf.then.parent_place"),
                 )?;
                 world = parent;
             }
@@ -1534,9 +1595,7 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], recovery: &mut Recovery) -> Re
     if let Some(offset) = first_rotated {
         recovery.note(
             Place::section("FRM").at("mTransform", offset),
-            format!(
-                "{rotated} frames have a rotation or scale in their matrix: PMX bones keep only their position"
-            ),
+            Message::new("load.smf.rotated_frames").arg("count", rotated),
             true,
         );
     }
@@ -1597,16 +1656,12 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], recovery: &mut Recovery) -> Re
                     });
                     if p.iter().chain(&n).any(|v| !v.is_finite()) {
                         recovery.damage(
-                            Place::section("MESH")
-                                .with_element(mesh_index)
-                                .malformed(
-                                    "Position",
-                                    mesh.positions_at + i * size::V_PC,
-                                    format!(
-                                        "vertex {i} overflows when moved by its holder frame's matrix"
-                                    ),
-                                ),
-                            "the vertex is kept where the file puts it",
+                            Place::section("MESH").with_element(mesh_index).malformed(
+                                "Position",
+                                mesh.positions_at + i * size::V_PC,
+                                Message::new("load.smf.vertex_overflow").arg("vertex", i),
+                            ),
+                            Message::new("load.smf.then.vertex_unmoved"),
                         )?;
                         (position, normal, [rigid_bone, rigid_bone], 1.0)
                     } else {
@@ -1728,9 +1783,10 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], recovery: &mut Recovery) -> Re
                 Place::section("MESH")
                     .with_element(mesh_index)
                     .at("Chunk", at),
-                format!(
-                    "collision data ({attributes} attributes, {faces} faces, {vertices} vertices) not imported: a PMX model has no collision mesh"
-                ),
+                Message::new("load.smf.collision")
+                    .arg("attributes", attributes)
+                    .arg("faces", faces)
+                    .arg("vertices", vertices),
                 true,
             );
         }
@@ -1738,19 +1794,17 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], recovery: &mut Recovery) -> Re
     if let Some(location) = first_uncovered {
         recovery.note(
             location,
-            format!(
-                "{uncovered} faces belong to no MTRL: not imported (the engine does not draw them)"
-            ),
+            Message::new("load.smf.uncovered_faces").arg("count", uncovered),
             true,
         );
     }
     if let Some(location) = first_join {
         recovery.note(
             location,
-            format!(
-                "{joined} of the file's {file_vertices} vertices are copies the exporter wrote into a second mesh (its PXVI list names the same vertex, and every value is equal): joined, so the model has {} vertices",
-                model.vertices.len()
-            ),
+            Message::new("load.smf.vertices_joined")
+                .arg("joined", joined)
+                .arg("file", file_vertices)
+                .arg("model", model.vertices.len()),
             false,
         );
     }

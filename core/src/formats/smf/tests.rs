@@ -1394,7 +1394,12 @@ fn identical_vertices_stay_apart_and_only_the_exporters_copies_are_joined() {
     }
     let (read, report) = read_smf(&foreign, &LoadOptions::default()).unwrap();
     assert_eq!(read.vertices.len(), export.report.vertices);
-    assert!(report.notes.iter().all(|note| !note.message.contains("joined")));
+    assert!(
+        report
+            .notes
+            .iter()
+            .all(|note| !note.message.contains("joined"))
+    );
     assert_eq!(corners_of(&read), corners_of(&model));
 }
 
@@ -1501,7 +1506,12 @@ fn recovery_keeps_everything_before_a_damaged_frame() {
     assert_eq!(read.bones[1].parent, Some(BoneIdx::new(0)));
     assert!(read.vertices.is_empty());
     assert!(report.lost_data());
-    assert!(report.notes.iter().any(|note| note.location.offset == cut - 40 - 4));
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|note| note.location.offset == cut - 40 - 4)
+    );
 
     // The file cut inside the last mesh's vertices: every complete vertex before the cut is
     // kept.
@@ -1511,7 +1521,11 @@ fn recovery_keeps_everything_before_a_damaged_frame() {
     let (whole, _) = read_smf(&bytes, &LoadOptions::default()).unwrap();
     assert_eq!(read.bones.len(), model.bones.len());
     assert_eq!(read.vertices.len(), 3);
-    assert_eq!(read.vertices[..], whole.vertices[..3], "the file's first vertices");
+    assert_eq!(
+        read.vertices[..],
+        whole.vertices[..3],
+        "the file's first vertices"
+    );
     assert!(report.lost_data());
 }
 
