@@ -1,7 +1,9 @@
 //! `pmx-studio plugins [--json] [--scripts DIR]` lists the built-in tools and the user's
 //! scripts; `pmx-studio run PLUGIN IN OUT [--select QUERY] [--options JSON]` runs one
 //! as one undo step and writes the result; `pmx-studio script FILE.rhai IN OUT [--select ...]`
-//! does the same with a script file.
+//! does the same with a script file. A tool or script that changes nothing still writes the
+//! output (the input's bytes when the format is the same), says so and succeeds, so that a
+//! batch over a folder does not stop at a model that needs nothing done.
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use pmx_core::edit::{EditReport, History, Touched};
@@ -9,7 +11,8 @@ use pmx_core::formats::pmx::{IndexSizeMode, PmxSaveOptions};
 use pmx_core::formats::{self, FileFormat, LoadOptions, SaveOptions};
 use pmx_core::i18n::Language;
 use pmx_plugins::{
-    Needs, OptionKind, OptionSpec, Plugin, PluginInfo, PluginSelection, Registry, run_plugin,
+    Needs, OptionKind, OptionSpec, Plugin, PluginError, PluginInfo, PluginSelection, Registry,
+    run_plugin,
 };
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -211,6 +214,8 @@ pub fn script(args: &ScriptArgs) -> Result<ExitCode> {
 #[derive(Debug, Serialize)]
 struct RunJson<'a> {
     plugin: &'a str,
+    /// False when the tool changed nothing and the model was written as it was.
+    changed: bool,
     label: &'a str,
     notes: Vec<String>,
     steps: Vec<String>,
@@ -238,30 +243,41 @@ pub fn run_on_files(plugin: &dyn Plugin, target: &RunTarget) -> Result<ExitCode>
     for spec in &target.select {
         selection.add_spec(&model, spec)?;
     }
-    let run = run_plugin(plugin, &mut model, &selection, &options)
-        .with_context(|| format!("{} ({})", info.name_en, info.id))?;
-    let label = run.edit.label_in(Language::English);
+    let run = match run_plugin(plugin, &mut model, &selection, &options) {
+        Ok(run) => run,
+        Err(PluginError::NoChange) => return write_unchanged(&info, &model, target),
+        Err(error) => {
+            let message = error.message(super::lang());
+            return Err(anyhow::Error::new(error).context(format!(
+                "{} ({}): {message}",
+                tool_name(&info),
+                info.id
+            )));
+        }
+    };
+    // The JSON keeps English (its "label" is a contract, as `edit --json`'s is); the text
+    // is in the command line's language.
+    let lang = if target.json {
+        Language::English
+    } else {
+        super::lang()
+    };
+    let label = run.edit.label_in(lang);
     let report = run.edit.report().clone();
-    let notes: Vec<String> = run.notes.iter().map(|n| n.en.clone()).collect();
-    let steps: Vec<String> = run.steps.iter().map(|n| n.en.clone()).collect();
+    let in_lang = |note: &pmx_plugins::Note| match lang {
+        Language::Japanese => note.ja.clone(),
+        Language::English => note.en.clone(),
+    };
+    let notes: Vec<String> = run.notes.iter().map(in_lang).collect();
+    let steps: Vec<String> = run.steps.iter().map(in_lang).collect();
     let mut history = History::new();
     let touched = history.apply(&mut model, run.edit);
 
-    // Keep the input's index sizes where they fit, as `edit` does.
-    let save_options = SaveOptions {
-        pmx: PmxSaveOptions {
-            index_sizes: IndexSizeMode::Keep,
-            ..PmxSaveOptions::default()
-        },
-        ..SaveOptions::default()
-    };
-    let saved = formats::save_path(&model, &target.output, &save_options)?;
-    for warning in &saved.warnings {
-        eprintln!("warning: {}", super::say(warning));
-    }
+    save(&model, &target.output)?;
     if target.json {
         let json = RunJson {
             plugin: &info.id,
+            changed: true,
             label: &label,
             notes,
             steps,
@@ -285,4 +301,69 @@ pub fn run_on_files(plugin: &dyn Plugin, target: &RunTarget) -> Result<ExitCode>
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `model` to `output` as `run` does: the input's index sizes kept where they fit, as
+/// `edit` does; the writer's warnings on stderr.
+fn save(model: &pmx_core::Model, output: &Path) -> Result<()> {
+    let save_options = SaveOptions {
+        pmx: PmxSaveOptions {
+            index_sizes: IndexSizeMode::Keep,
+            ..PmxSaveOptions::default()
+        },
+        ..SaveOptions::default()
+    };
+    let saved = formats::save_path(model, output, &save_options)?;
+    for warning in &saved.warnings {
+        eprintln!("warning: {}", super::say(warning));
+    }
+    Ok(())
+}
+
+/// A tool that changed nothing: the output is the model as it was (the input's own bytes when
+/// both files have the same format, so nothing is rewritten), and the run succeeds.
+fn write_unchanged(
+    info: &PluginInfo,
+    model: &pmx_core::Model,
+    target: &RunTarget,
+) -> Result<ExitCode> {
+    let same_format = FileFormat::from_extension(&target.input).is_some()
+        && FileFormat::from_extension(&target.input) == FileFormat::from_extension(&target.output);
+    if same_format {
+        let bytes = std::fs::read(&target.input)
+            .with_context(|| format!("{}: cannot read the file", target.input.display()))?;
+        formats::write_atomic(&target.output, &bytes)
+            .with_context(|| format!("{}: cannot write the file", target.output.display()))?;
+    } else {
+        save(model, &target.output)?;
+    }
+    let (language, name) = if target.json {
+        (Language::English, info.name_en.clone())
+    } else {
+        (super::lang(), tool_name(info))
+    };
+    let message = language.format("cli.run.unchanged", &[("tool", &name)]);
+    if target.json {
+        let json = RunJson {
+            plugin: &info.id,
+            changed: false,
+            label: &message,
+            notes: Vec::new(),
+            steps: Vec::new(),
+            report: &EditReport::default(),
+            touched: &Touched::default(),
+        };
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        println!("{message}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The tool's name in the command line's language.
+fn tool_name(info: &PluginInfo) -> String {
+    match super::lang() {
+        Language::Japanese => info.name_ja.clone(),
+        Language::English => info.name_en.clone(),
+    }
 }

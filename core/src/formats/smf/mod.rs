@@ -141,6 +141,11 @@ pub mod id {
     pub const C_AT: ChunkId = ChunkId::from_name(b"C_AT");
     pub const C_FC: ChunkId = ChunkId::from_name(b"C_FC");
     pub const C_VX: ChunkId = ChunkId::from_name(b"C_VX");
+    /// Not Selene's: the exporter's own `MESH` sub-chunk, one `unsigned long` per vertex of the
+    /// mesh, the model vertex it was written from. The engine's loader skips it like every
+    /// chunk its `switch` does not name; the import uses it to join a vertex that a mesh cut
+    /// wrote into two meshes back into one, and only such vertices.
+    pub const PXVI: ChunkId = ChunkId::from_name(b"PXVI");
 }
 
 /// Byte sizes of the spec's structures (MSVC packs them without padding: all members are

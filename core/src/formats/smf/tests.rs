@@ -304,6 +304,11 @@ fn engine_mesh(body: &[u8]) -> EngineMesh {
                 assert_eq!(sub.len() % 28, 0);
                 mesh.collision[2] = sub.len() / 28;
             }
+            // The exporter's vertex list, which the loader's switch skips.
+            b"IVXP" => {
+                assert_eq!(sub.len() % 4, 0);
+                check_count(sub.len() / 4);
+            }
             other => panic!("unexpected mesh sub-chunk {other:?}"),
         }
     }
@@ -1278,4 +1283,271 @@ fn the_report_lists_what_smf_cannot_hold_in_both_languages() {
         assert!(!loss.message_ja().is_ascii(), "{}", loss.message_ja());
     }
     assert_eq!(export.report.to_save_report().warnings.len(), losses.len());
+}
+
+/// `long_chain(130)` with its faces cut into materials of one ring (8 faces) each and a
+/// material without faces after every one of them, so that faceless materials fall at every
+/// place a mesh cut can be: inside a mesh, at a cut, first and last.
+fn chain_with_faceless_materials() -> Model {
+    let mut model = long_chain(130);
+    let rings = model.faces.len() / 8;
+    model.materials.clear();
+    model.materials.push(Material {
+        name_ja: "空0".into(),
+        face_index_count: 0,
+        ..Material::default()
+    });
+    for ring in 0..rings {
+        model.materials.push(Material {
+            name_ja: format!("輪{ring}").into(),
+            face_index_count: 24,
+            ..Material::default()
+        });
+        model.materials.push(Material {
+            name_ja: format!("空{}", ring + 1).into(),
+            face_index_count: 0,
+            ..Material::default()
+        });
+    }
+    model
+}
+
+#[test]
+fn materials_without_faces_survive_export_and_import() {
+    let model = chain_with_faceless_materials();
+    let export = write_smf(&model, &SmfExportOptions::default()).unwrap();
+    assert!(export.report.meshes > 1, "the chain is cut into meshes");
+    let (read, _) = read_smf(&export.bytes, &LoadOptions::default()).unwrap();
+    let names = |m: &Model| -> Vec<String> {
+        m.materials
+            .iter()
+            .map(|material| material.name_ja.as_str().into_owned())
+            .collect()
+    };
+    assert_eq!(names(&read), names(&model));
+    let counts =
+        |m: &Model| -> Vec<u32> { m.materials.iter().map(|x| x.face_index_count).collect() };
+    assert_eq!(counts(&read), counts(&model));
+
+    // A model without any face has no mesh to keep its materials in (a mesh without vertices
+    // is no safe input for the engine): the save report lists them.
+    let mut faceless = model.clone();
+    faceless.faces.clear();
+    for material in &mut faceless.materials {
+        material.face_index_count = 0;
+    }
+    let export = write_smf(&faceless, &SmfExportOptions::default()).unwrap();
+    let warnings = export.report.to_save_report().warnings;
+    let count = faceless.materials.len();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains(&format!("{count} materials not written"))),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn identical_vertices_stay_apart_and_only_the_exporters_copies_are_joined() {
+    // Every vertex of the chain again, equal in every value, used by faces of the last
+    // material (so by a later mesh than the originals).
+    let mut model = long_chain(130);
+    let originals = model.vertices.len();
+    model.vertices.extend_from_within(..);
+    let copied_faces: Vec<[VertexIdx; 3]> = model.faces[..16]
+        .iter()
+        .map(|face| face.map(|v| VertexIdx(v.0 + originals as u32)))
+        .collect();
+    model.faces.extend(copied_faces);
+    model.materials[1].face_index_count += 16 * 3;
+    let used_copies: std::collections::BTreeSet<u32> = model.faces[model.faces.len() - 16..]
+        .iter()
+        .flatten()
+        .map(|v| v.0)
+        .collect();
+    let export = write_smf(&model, &SmfExportOptions::default()).unwrap();
+    assert!(export.report.meshes > 1);
+    let (read, report) = read_smf(&export.bytes, &LoadOptions::default()).unwrap();
+    assert_eq!(
+        read.vertices.len(),
+        originals + used_copies.len(),
+        "the look-alike copies are vertices of their own"
+    );
+    assert_eq!(corners_of(&read), corners_of(&model));
+    let join = report
+        .notes
+        .iter()
+        .find(|note| note.message.contains("PXVI"))
+        .expect("the join of the exporter's copies is noted");
+    assert!(!join.lost, "{join}");
+    assert_eq!(join.location.field, "PXVI");
+    assert!(join.location.offset > 0);
+
+    // Without the exporter's list (a file from another writer), every vertex of the file is a
+    // vertex of the model.
+    let mut foreign = export.bytes.clone();
+    let list = id::PXVI.to_bytes();
+    let mut at = 0;
+    while let Some(found) = foreign[at..].windows(4).position(|w| w == list) {
+        foreign[at + found..at + found + 4].copy_from_slice(b"????");
+        at += found + 4;
+    }
+    let (read, report) = read_smf(&foreign, &LoadOptions::default()).unwrap();
+    assert_eq!(read.vertices.len(), export.report.vertices);
+    assert!(
+        report
+            .notes
+            .iter()
+            .all(|note| !note.message.contains("joined"))
+    );
+    assert_eq!(corners_of(&read), corners_of(&model));
+}
+
+/// The offset of frame `index`'s body in a file `write_smf` wrote (its frames follow the
+/// header chunk, each `FRM` without sub-chunks).
+fn frame_body(bytes: &[u8], index: usize) -> usize {
+    let header = size::CHUNK_HEADER + size::FILE_HEAD;
+    let at = header + index * (size::CHUNK_HEADER + size::FRAME_DATA);
+    assert_eq!(&bytes[at..at + 4], &id::FRM.to_bytes());
+    at + size::CHUNK_HEADER
+}
+
+#[test]
+fn a_parent_loop_is_reported_at_its_byte_and_recovered_as_a_root() {
+    let model = long_chain(4);
+    let mut bytes = write_smf(&model, &SmfExportOptions::default())
+        .unwrap()
+        .bytes;
+    // Frame 0's parent becomes frame 3: 0 → 3 → 2 → 1 → 0.
+    let parent_at = frame_body(&bytes, 0) + 132;
+    assert_eq!(parent_at, 164, "the field the issue names");
+    bytes[parent_at..parent_at + 4].copy_from_slice(&3i32.to_le_bytes());
+    let error = read_smf(&bytes, &LoadOptions::default()).unwrap_err();
+    let location = error.location().unwrap();
+    assert_eq!(location.path(), "FRM[0].ParentFrameNo", "{error}");
+    assert_eq!(location.offset, 164, "{error}");
+
+    let recover = LoadOptions {
+        recover: true,
+        ..LoadOptions::default()
+    };
+    let (read, report) = read_smf(&bytes, &recover).unwrap();
+    assert_eq!(read.bones.len(), 4);
+    assert_eq!(read.bones[0].parent, None, "the loop is cut at frame 0");
+    for (index, bone) in read.bones.iter().enumerate().skip(1) {
+        assert_eq!(bone.parent, Some(BoneIdx::new(index - 1)));
+    }
+    assert_eq!(read.vertices.len(), model.vertices.len());
+    assert_eq!(read.faces.len(), model.faces.len());
+    let note = report
+        .notes
+        .iter()
+        .find(|note| note.location.field == "ParentFrameNo")
+        .unwrap();
+    assert!(note.lost);
+    assert_eq!(note.location.offset, 164);
+    assert!(report.lost_data());
+}
+
+#[test]
+fn every_location_is_the_fields_own_byte() {
+    let model = long_chain(4);
+    let bytes = write_smf(&model, &SmfExportOptions::default())
+        .unwrap()
+        .bytes;
+    // A parent past the frames, a mesh number past the meshes, a NaN in a matrix.
+    for (field, at, value) in [
+        ("ParentFrameNo", 132, 99i32.to_le_bytes()),
+        ("MeshNo", 128, 99i32.to_le_bytes()),
+        ("mTransform", 20, f32::NAN.to_le_bytes()),
+    ] {
+        let mut broken = bytes.clone();
+        let offset = frame_body(&bytes, 2) + at;
+        broken[offset..offset + 4].copy_from_slice(&value);
+        let error = read_smf(&broken, &LoadOptions::default()).unwrap_err();
+        let location = error.location().unwrap();
+        assert_eq!(location.path(), format!("FRM[2].{field}"), "{error}");
+        assert_eq!(location.offset, offset, "{error}");
+    }
+}
+
+#[test]
+fn recovery_keeps_everything_before_a_damaged_frame() {
+    let model = long_chain(4);
+    let bytes = write_smf(&model, &SmfExportOptions::default())
+        .unwrap()
+        .bytes;
+    let recover = LoadOptions {
+        recover: true,
+        ..LoadOptions::default()
+    };
+    // A parent number that is no frame: the frame becomes a root, nothing else is lost.
+    let mut broken = bytes.clone();
+    let parent_at = frame_body(&bytes, 2) + 132;
+    broken[parent_at..parent_at + 4].copy_from_slice(&1234i32.to_le_bytes());
+    assert!(read_smf(&broken, &LoadOptions::default()).is_err());
+    let (read, report) = read_smf(&broken, &recover).unwrap();
+    assert_eq!(read.bones.len(), 4);
+    assert_eq!(read.bones[2].parent, None);
+    assert_eq!(read.bones[3].parent, Some(BoneIdx::new(2)));
+    assert_eq!(read.vertices.len(), model.vertices.len());
+    assert_eq!(corners_of(&read), corners_of(&model));
+    let note = report.notes.iter().find(|note| note.lost).unwrap();
+    assert_eq!(note.location.offset, parent_at);
+    assert!(note.message.contains("root"), "{note}");
+    assert!(report.recovered_from.is_some());
+
+    // The file cut inside frame 2: frames 0 and 1 are kept as bones; the meshes after them
+    // are gone, and said so.
+    let cut = frame_body(&bytes, 2) + 40;
+    assert!(read_smf(&bytes[..cut], &LoadOptions::default()).is_err());
+    let (read, report) = read_smf(&bytes[..cut], &recover).unwrap();
+    assert_eq!(read.bones.len(), 2);
+    assert_eq!(read.bones[1].parent, Some(BoneIdx::new(0)));
+    assert!(read.vertices.is_empty());
+    assert!(report.lost_data());
+    assert!(
+        report
+            .notes
+            .iter()
+            .any(|note| note.location.offset == cut - 40 - 4)
+    );
+
+    // The file cut inside the last mesh's vertices: every complete vertex before the cut is
+    // kept.
+    let positions = find(&bytes, &id::V_PC.to_bytes()) + size::CHUNK_HEADER;
+    let cut = positions + 3 * size::V_PC + 5;
+    let (read, report) = read_smf(&bytes[..cut], &recover).unwrap();
+    let (whole, _) = read_smf(&bytes, &LoadOptions::default()).unwrap();
+    assert_eq!(read.bones.len(), model.bones.len());
+    assert_eq!(read.vertices.len(), 3);
+    // Their positions: normals, weights and UVs come after the cut.
+    for (kept, first) in read.vertices.iter().zip(&whole.vertices) {
+        assert_eq!(kept.position, first.position, "the file's first vertices");
+    }
+    assert!(report.lost_data());
+}
+
+#[test]
+fn every_prefix_recovers_or_fails_only_without_a_header() {
+    let bytes = small_file();
+    let recover = LoadOptions {
+        recover: true,
+        ..LoadOptions::default()
+    };
+    let header = size::CHUNK_HEADER + size::FILE_HEAD;
+    for end in 0..bytes.len() {
+        match read_smf(&bytes[..end], &recover) {
+            Ok((model, report)) => {
+                assert!(end >= header, "{end}");
+                assert!(report.lost_data(), "prefix of {end} bytes");
+                for note in report.notes.iter().filter(|note| note.lost) {
+                    assert!(note.location.offset <= end, "{note}");
+                }
+                // What recovery gives exports again.
+                write_smf(&model, &SmfExportOptions::default()).unwrap();
+            }
+            Err(error) => assert!(end < header, "prefix of {end} bytes: {error}"),
+        }
+    }
 }

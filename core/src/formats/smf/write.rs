@@ -8,7 +8,9 @@
 //! - **Meshes.** Faces are taken in model order (material by material) and cut into meshes so
 //!   that no mesh's `BONE` palette has more than [`MAX_BONE_COUNT`] frames: a face whose
 //!   corners need bones the current palette has no room for starts the next mesh. Faces stay
-//!   whole; a vertex used in several meshes is written once in each. The cut depends only on
+//!   whole; a vertex used in several meshes is written once in each, and each mesh lists the
+//!   model vertex of each of its vertices (`PXVI`, skipped by the engine) so that the import
+//!   joins exactly those copies. The cut depends only on
 //!   the model, so the same model always gives the same file. Each mesh has one `MTRL` per run
 //!   of a material's faces inside it (`VertexStart`/`VertexCount` span the vertices those faces
 //!   use, as `DrawIndexedPrimitive` needs).
@@ -34,6 +36,7 @@ use super::{
 };
 use crate::formats::bytes::PutLe;
 use crate::formats::{SaveReport, WriteError};
+use crate::i18n::{Language, Message};
 use crate::model::{DrawFlags, Model, Weight};
 use encoding_rs::SHIFT_JIS;
 use std::collections::HashMap;
@@ -109,15 +112,11 @@ pub struct SmfExportReport {
 }
 
 impl SmfExportReport {
-    /// The losses as a save report (English, one line each).
+    /// The losses as a save report (one message each).
     #[must_use]
     pub fn to_save_report(&self) -> SaveReport {
         SaveReport {
-            warnings: self
-                .losses
-                .iter()
-                .map(|loss| loss.message_en().into())
-                .collect(),
+            warnings: self.losses.iter().map(SmfLoss::message).collect(),
         }
     }
 }
@@ -189,176 +188,112 @@ pub enum SmfLoss {
 }
 
 impl SmfLoss {
+    /// The loss as a message (`save.smf.*`), rendered in the reader's language.
     #[must_use]
-    pub fn message_en(&self) -> String {
+    pub fn message(&self) -> Message {
         match self {
-            SmfLoss::Dropped { kind, count } => {
-                format!("{count} {kind}: SMF has no place for them; not written")
+            SmfLoss::Dropped { kind, count } => Message::new("save.smf.dropped")
+                .arg("count", *count)
+                .word("kind", word_key(kind)),
+            SmfLoss::IkDropped { bones } => {
+                Message::new("save.smf.ik_dropped").arg("bones", *bones)
             }
-            SmfLoss::IkDropped { bones } => format!(
-                "{bones} IK bones: written as plain frames (Selene plays no IK; bake IK into a motion)"
-            ),
             SmfLoss::AppendDropped { bones } => {
-                format!("{bones} bones with append (付与): written as plain frames")
+                Message::new("save.smf.append_dropped").arg("bones", *bones)
             }
-            SmfLoss::DeformOrderDropped { bones } => format!(
-                "{bones} bones have a deform layer or deform after physics: Selene updates frames from parent to child"
-            ),
+            SmfLoss::DeformOrderDropped { bones } => {
+                Message::new("save.smf.deform_order_dropped").arg("bones", *bones)
+            }
             SmfLoss::SdefAsLinear { vertices } => {
-                format!("{vertices} SDEF vertices written as linear two-bone blends")
+                Message::new("save.smf.sdef_as_linear").arg("vertices", *vertices)
             }
             SmfLoss::WeightsReduced {
                 vertices,
                 largest_error,
                 vertex,
-            } => format!(
-                "{vertices} vertices have more than two bones (BDEF4/QDEF): the two largest weights are kept and renormalised; the largest change is {largest_error:.4} (vertex {vertex})"
-            ),
+            } => Message::new("save.smf.weights_reduced")
+                .arg("vertices", *vertices)
+                .arg("error", format!("{largest_error:.4}"))
+                .arg("vertex", *vertex),
             SmfLoss::VerticesWithoutBone { vertices } => {
-                format!("{vertices} vertices have no bone: bound to the first frame")
+                Message::new("save.smf.vertices_without_bone").arg("vertices", *vertices)
             }
-            SmfLoss::ParentCut { bone, name } => format!(
-                "bone {bone} \"{name}\": its parent is missing or makes a loop; written as a root frame"
-            ),
+            SmfLoss::ParentCut { bone, name } => Message::new("save.smf.parent_cut")
+                .arg("bone", *bone)
+                .arg("name", name),
             SmfLoss::NameCut {
                 kind,
                 name,
                 written,
-            } => format!(
-                "{kind} \"{name}\" is longer than SMF's 63 bytes: written as \"{written}\""
-            ),
-            SmfLoss::Unmappable { kind, name } => format!(
-                "{kind} \"{name}\" has characters Shift_JIS (cp932) cannot hold: written as ?"
-            ),
-            SmfLoss::AdditionalUvsDropped { channels } => format!(
-                "{channels} additional UV channels (or the first one's z and w) not written: SMF's second UV set holds only the first channel's x and y"
-            ),
+            } => Message::new("save.smf.name_cut")
+                .word("kind", word_key(kind))
+                .arg("name", name)
+                .arg("written", written),
+            SmfLoss::Unmappable { kind, name } => Message::new("save.smf.unmappable")
+                .word("kind", word_key(kind))
+                .arg("name", name),
+            SmfLoss::AdditionalUvsDropped { channels } => {
+                Message::new("save.smf.additional_uvs_dropped").arg("channels", *channels)
+            }
             SmfLoss::MaterialPropertiesDropped {
                 property,
                 materials,
-            } => format!("{property} of {materials} materials not written (SMF has none)"),
+            } => Message::new("save.smf.material_properties_dropped")
+                .word("property", word_key(property))
+                .arg("materials", *materials),
             SmfLoss::FacesWithoutMaterial { faces } => {
-                format!("{faces} faces belong to no material: not written")
+                Message::new("save.smf.faces_without_material").arg("faces", *faces)
             }
-            SmfLoss::MaterialsWithoutFaces { materials } => format!(
-                "{materials} materials not written: the model has no faces, and SMF keeps materials in meshes"
-            ),
+            SmfLoss::MaterialsWithoutFaces { materials } => {
+                Message::new("save.smf.materials_without_faces").arg("materials", *materials)
+            }
             SmfLoss::UnusedVertices { vertices } => {
-                format!("{vertices} vertices no face uses: not written")
+                Message::new("save.smf.unused_vertices").arg("vertices", *vertices)
             }
             SmfLoss::CollisionMaterialMissing { material } => {
-                format!("collision material {material} does not exist: skipped")
+                Message::new("save.smf.collision_material_missing").arg("material", *material)
             }
-            SmfLoss::EnglishNamesDropped => {
-                "English names, the model name and comments not written (SMF has one name per element)".into()
-            }
+            SmfLoss::EnglishNamesDropped => Message::new("save.smf.english_names_dropped"),
             SmfLoss::MotionKeysDropped {
                 morph_tracks,
                 unmatched_bones,
-            } => format!(
-                "motion: {morph_tracks} morph tracks not written (SMF animates frames only); {unmatched_bones} bone tracks name bones the model does not have"
-            ),
+            } => Message::new("save.smf.motion_keys_dropped")
+                .arg("morph_tracks", *morph_tracks)
+                .arg("unmatched_bones", *unmatched_bones),
         }
+    }
+
+    #[must_use]
+    pub fn message_en(&self) -> String {
+        self.message().render(Language::English)
     }
 
     #[must_use]
     pub fn message_ja(&self) -> String {
-        match self {
-            SmfLoss::Dropped { kind, count } => {
-                format!(
-                    "{}{count}個: SMFには保存できないため書き出しません",
-                    kind_ja(kind)
-                )
-            }
-            SmfLoss::IkDropped { bones } => format!(
-                "IKボーン{bones}個は通常のフレームとして書き出します(SeleneはIKを計算しません。モーションに焼き込んでください)"
-            ),
-            SmfLoss::AppendDropped { bones } => {
-                format!("付与親のあるボーン{bones}個は通常のフレームとして書き出します")
-            }
-            SmfLoss::DeformOrderDropped { bones } => format!(
-                "変形階層または物理後変形のあるボーン{bones}個: Seleneは親から子の順にフレームを計算します"
-            ),
-            SmfLoss::SdefAsLinear { vertices } => {
-                format!("SDEF頂点{vertices}個は2ボーンの線形ブレンドとして書き出します")
-            }
-            SmfLoss::WeightsReduced {
-                vertices,
-                largest_error,
-                vertex,
-            } => format!(
-                "3つ以上のボーンを持つ頂点(BDEF4/QDEF){vertices}個は大きい2つのウェイトを正規化して書き出します(最大の変化は{largest_error:.4}、頂点{vertex})"
-            ),
-            SmfLoss::VerticesWithoutBone { vertices } => {
-                format!("ボーンのない頂点{vertices}個は最初のフレームに割り当てます")
-            }
-            SmfLoss::ParentCut { bone, name } => format!(
-                "ボーン{bone}「{name}」の親が存在しないか循環しているため、ルートフレームとして書き出します"
-            ),
-            SmfLoss::NameCut {
-                kind,
-                name,
-                written,
-            } => format!(
-                "{}「{name}」はSMFの63バイトを超えるため「{written}」として書き出します",
-                kind_ja(kind)
-            ),
-            SmfLoss::Unmappable { kind, name } => format!(
-                "{}「{name}」にShift_JIS(cp932)で表せない文字があるため?として書き出します",
-                kind_ja(kind)
-            ),
-            SmfLoss::AdditionalUvsDropped { channels } => format!(
-                "追加UV{channels}チャンネル(または追加UV1のz・w)は書き出しません(SMFの2つ目のUVは追加UV1のx・yのみ)"
-            ),
-            SmfLoss::MaterialPropertiesDropped {
-                property,
-                materials,
-            } => format!(
-                "材質{materials}個の{}は書き出しません(SMFにありません)",
-                kind_ja(property)
-            ),
-            SmfLoss::FacesWithoutMaterial { faces } => {
-                format!("どの材質にも属さない面{faces}個は書き出しません")
-            }
-            SmfLoss::MaterialsWithoutFaces { materials } => format!(
-                "面がないため材質{materials}個は書き出しません(SMFの材質はメッシュに属します)"
-            ),
-            SmfLoss::UnusedVertices { vertices } => {
-                format!("どの面にも使われていない頂点{vertices}個は書き出しません")
-            }
-            SmfLoss::CollisionMaterialMissing { material } => {
-                format!("コリジョン用の材質{material}は存在しないため飛ばします")
-            }
-            SmfLoss::EnglishNamesDropped => {
-                "英語名・モデル名・コメントは書き出しません(SMFの名前は一つだけです)".into()
-            }
-            SmfLoss::MotionKeysDropped {
-                morph_tracks,
-                unmatched_bones,
-            } => format!(
-                "モーション: モーフのトラック{morph_tracks}個は書き出しません(SMFはフレームのみ動かします)。ボーンのトラック{unmatched_bones}個はモデルにないボーンのものです"
-            ),
-        }
+        self.message().render(Language::Japanese)
     }
 }
 
-/// Japanese for the English words the messages are built from.
-fn kind_ja(kind: &str) -> &str {
+/// The resource key of the word a loss names (its element kind or material property).
+fn word_key(kind: &str) -> &'static str {
     match kind {
-        "morphs" => "モーフ",
-        "rigid bodies" => "剛体",
-        "joints" => "ジョイント",
-        "soft bodies" => "ソフトボディ",
-        "display frames" => "表示枠",
-        "bone" => "ボーン",
-        "material" => "材質",
-        "texture" => "テクスチャ",
-        "sphere maps" => "スフィアマップ",
-        "toons" => "トゥーン",
-        "edges" => "エッジ",
-        "shadow flags" => "影の設定",
-        "draw modes (points, lines)" => "描画モード(点・線)",
-        other => other,
+        "morphs" => "save.smf.word.morphs",
+        "rigid bodies" => "save.smf.word.rigid_bodies",
+        "joints" => "save.smf.word.joints",
+        "soft bodies" => "save.smf.word.soft_bodies",
+        "display frames" => "save.smf.word.display_frames",
+        "bone" => "save.smf.word.bone",
+        "material" => "save.smf.word.material",
+        "texture" => "save.smf.word.texture",
+        "sphere maps" => "save.smf.word.sphere_maps",
+        "toons" => "save.smf.word.toons",
+        "edges" => "save.smf.word.edges",
+        "shadow flags" => "save.smf.word.shadow_flags",
+        "draw modes (points, lines)" => "save.smf.word.draw_modes_points_lines",
+        "frame" => "save.smf.word.frame",
+        "mesh" => "save.smf.word.mesh",
+        "animation" => "save.smf.word.animation",
+        _ => "save.smf.word.element",
     }
 }
 
@@ -552,12 +487,9 @@ pub fn write_smf(model: &Model, options: &SmfExportOptions) -> Result<SmfExport,
         if let Some(corner) = face.iter().find(|v| v.get() >= model.vertices.len()) {
             return Err(WriteError::Unrepresentable {
                 path: format!("faces[{index}]"),
-                message: format!(
-                    "vertex {} does not exist ({} vertices)",
-                    corner.get(),
-                    model.vertices.len()
-                )
-                .into(),
+                message: Message::new("save.smf.missing_vertex")
+                    .arg("vertex", corner.get())
+                    .arg("count", model.vertices.len()),
             });
         }
     }
@@ -1084,7 +1016,14 @@ fn write_mesh(
         }
         out.end(chunk)?;
     }
-    Ok(())
+
+    // The model vertex of each mesh vertex, for the import to join exactly the vertices this
+    // export wrote into more than one mesh (the engine skips the chunk).
+    let chunk = out.begin(id::PXVI);
+    for &v in &mesh.vertices {
+        out.count(v)?;
+    }
+    out.end(chunk)
 }
 
 fn write_material(
@@ -1190,7 +1129,7 @@ fn write_animation(
             .evaluate_bones(model, &pose)
             .map_err(|error| WriteError::Unrepresentable {
                 path: "motion".into(),
-                message: error.to_string().into(),
+                message: Message::new("save.smf.motion_failed").arg("error", error.to_string()),
             })?;
         for (bone, track) in keys.iter_mut().enumerate() {
             let local = evaluator
@@ -1381,7 +1320,7 @@ impl ChunkWriter {
         let size = self.bytes.len() - mark.size_at - 4;
         let size = i32::try_from(size).map_err(|_| WriteError::Unrepresentable {
             path: format!("{:?} chunk", mark.id),
-            message: format!("{size} bytes: more than a chunk's size (a long) can hold").into(),
+            message: Message::new("save.smf.chunk_too_big").arg("size", size),
         })?;
         self.bytes.patch_i32(mark.size_at, size);
         Ok(())
@@ -1397,7 +1336,7 @@ impl ChunkWriter {
     fn count(&mut self, value: usize) -> Result<(), WriteError> {
         let value = i32::try_from(value).map_err(|_| WriteError::Unrepresentable {
             path: "count".into(),
-            message: format!("{value} does not fit a long").into(),
+            message: Message::new("save.smf.long_overflow").arg("value", value),
         })?;
         self.bytes.put_i32(value);
         Ok(())
