@@ -47,6 +47,7 @@
 
 mod expressions;
 mod glb;
+mod images;
 pub mod humanoid;
 pub mod import;
 pub mod limit;

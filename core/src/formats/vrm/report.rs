@@ -1,6 +1,7 @@
 //! What a VRM export wrote, and what the VRM cannot hold, in English and Japanese.
 
 use crate::formats::SaveReport;
+use crate::texture::TextureProblem;
 
 /// What the export wrote and what it lost.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -91,7 +92,7 @@ pub enum VrmLoss {
     /// humanoid bones: written up to that bone.
     SpringChainsCut { chains: Vec<String> },
     /// A texture that could not be found or decoded.
-    TextureMissing { name: String, reason: String },
+    TextureMissing { problem: TextureProblem },
     /// Sphere maps other than additive ones (additive ones become the MToon matcap).
     SphereDropped { materials: usize },
     /// Faces repeating a corner (points and lines of PMX 2.1, degenerate triangles).
@@ -165,9 +166,17 @@ impl VrmLoss {
                 "physics chains running through IK, D- or humanoid bones written up to that bone: {}",
                 chains.join(", ")
             ),
-            VrmLoss::TextureMissing { name, reason } => {
-                format!("texture \"{name}\" not embedded: {reason}")
-            }
+            VrmLoss::TextureMissing { problem } => match problem {
+                TextureProblem::NotFound { name } => {
+                    format!("texture \"{name}\" not embedded: not found")
+                }
+                TextureProblem::Unreadable { name, message } => {
+                    format!("texture \"{name}\" not embedded: cannot be read: {message}")
+                }
+                TextureProblem::Undecodable { name, message } => {
+                    format!("texture \"{name}\" not embedded: cannot be decoded: {message}")
+                }
+            },
             VrmLoss::SphereDropped { materials } => format!(
                 "multiplicative or sub-texture sphere maps of {materials} materials not written (only additive ones become the MToon matcap)"
             ),
@@ -246,9 +255,17 @@ impl VrmLoss {
                 "IKボーン・Dボーン・ヒューマノイドボーンを通る物理チェーンはそのボーンの手前まで書き出します: {}",
                 chains.join("、")
             ),
-            VrmLoss::TextureMissing { name, reason } => {
-                format!("テクスチャ「{name}」は埋め込めません: {reason}")
-            }
+            VrmLoss::TextureMissing { problem } => match problem {
+                TextureProblem::NotFound { name } => {
+                    format!("テクスチャ「{name}」は埋め込めません: ファイルが見つかりません")
+                }
+                TextureProblem::Unreadable { name, message } => {
+                    format!("テクスチャ「{name}」は埋め込めません: 読み込めません: {message}")
+                }
+                TextureProblem::Undecodable { name, message } => {
+                    format!("テクスチャ「{name}」は埋め込めません: 画像を解読できません: {message}")
+                }
+            },
             VrmLoss::SphereDropped { materials } => format!(
                 "材質{materials}個の乗算・サブテクスチャのスフィアは書き出しません(加算スフィアのみMToonのmatcapにします)"
             ),

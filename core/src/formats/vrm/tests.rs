@@ -472,7 +472,7 @@ fn textures_are_embedded_as_png_and_set_the_alpha_mode() {
             .report
             .losses
             .iter()
-            .any(|l| matches!(l, VrmLoss::TextureMissing { name, .. } if name == "missing.spa"))
+            .any(|l| matches!(l, VrmLoss::TextureMissing { problem } if problem.name() == "missing.spa"))
     );
 }
 

@@ -271,20 +271,27 @@ pub fn read_vrm_in(
         limits: options.limits,
         external: &external,
         base_dir,
+        notes: std::cell::RefCell::new(chunks.notes),
     };
     if !gltf.json.is_object() {
         return Err(gltf.malformed("json", None, "", "the glTF JSON must be an object"));
     }
     check_required_extensions(&gltf)?;
+    let buffer_notes = gltf.buffer_notes();
+    gltf.notes.borrow_mut().extend(buffer_notes);
     let mut import = Importer::new(gltf, options.recover, options.vrm.unwrap_or_default())?;
     import.run()?;
     let Importer {
         model,
-        notes,
+        notes: import_notes,
         version,
         textures,
+        gltf,
         ..
     } = import;
+    // The container's and the buffers' notes first: they come from the bytes under the rest.
+    let mut notes = gltf.notes.into_inner();
+    notes.extend(import_notes);
     Ok(VrmImport {
         model,
         report: LoadReport {
