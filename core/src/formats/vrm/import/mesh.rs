@@ -170,12 +170,18 @@ fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin
                 .gltf
                 .accessor_count(accessor, ("skins", Some(skin), "inverseBindMatrices"))?;
             if count < joints.len() {
-                return Err(import.gltf.malformed(
-                    "skins",
-                    Some(skin),
-                    "inverseBindMatrices",
-                    format!("{count} matrices for {} joints", joints.len()),
-                ));
+                // GLTFLoader reads what is there; the joints without a matrix are bound
+                // where they stand (identity), as without any inverseBindMatrices.
+                import.gltf.notes.borrow_mut().push(crate::formats::LoadNote {
+                    location: import
+                        .gltf
+                        .at("skins", Some(skin), "inverseBindMatrices"),
+                    message: format!(
+                        "{count} matrices for {} joints: the others are taken as identity",
+                        joints.len()
+                    ),
+                    lost: false,
+                });
             }
             let elements = import.gltf.floats(accessor)?;
             if elements.components != 16 {
@@ -190,6 +196,9 @@ fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin
                 .map(|j| {
                     let values = elements.get(j);
                     let mut array = [0.0; 16];
+                    if values.len() < 16 {
+                        return Mat4::IDENTITY;
+                    }
                     array.copy_from_slice(&values[..16]);
                     Mat4::from_cols_array(&array)
                 })
@@ -427,6 +436,8 @@ fn read_primitive(
         None
     };
     let mut over_four = 0;
+    // The first vertex with a joint past the skin's list, and that joint.
+    let mut past_skin: Option<(usize, usize)> = None;
     let mut blends: Vec<Mat4> = Vec::with_capacity(count.min(3 * triangles.len()));
     for &v in &used_vertices {
         kept[v] = blends.len();
@@ -438,17 +449,10 @@ fn read_primitive(
                 if weight > 0.0 && weight.is_finite() {
                     let joint = joints.get(v)[k] as usize;
                     if joint >= skin_bones {
-                        return Err(ReadError::Malformed {
-                            location: primitive_location(
-                                import,
-                                mesh,
-                                index,
-                                "attributes.JOINTS_0",
-                            ),
-                            message: format!(
-                                "joint {joint} of vertex {v} is past the skin's {skin_bones} joints"
-                            ),
-                        });
+                        // GLTFLoader draws such a vertex with whatever the shader finds;
+                        // here the influence is left out and the others renormalised.
+                        past_skin.get_or_insert((v, joint));
+                        continue;
                     }
                     weights.push((joint, weight));
                 }
@@ -558,6 +562,16 @@ fn read_primitive(
         )?;
     }
     buckets.add(material, faces);
+    if let Some((vertex, joint)) = past_skin {
+        let location = primitive_location(import, mesh, index, "attributes.JOINTS_0");
+        import.note(
+            location,
+            format!(
+                "joint {joint} of vertex {vertex} (and maybe others) is past the skin's {skin_bones} joints: those influences are left out"
+            ),
+            true,
+        );
+    }
     Ok(over_four)
 }
 
