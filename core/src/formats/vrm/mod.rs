@@ -59,6 +59,8 @@ pub mod tpose;
 mod write;
 
 #[cfg(test)]
+mod corpus_tests;
+#[cfg(test)]
 mod tests;
 
 pub use expressions::{PRESET_TABLE, preset_for};

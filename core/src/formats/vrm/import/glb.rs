@@ -9,6 +9,7 @@
 
 use crate::formats::bytes::{Place, u32_at};
 use crate::formats::{LoadNote, ReadError};
+use crate::i18n::Message;
 
 /// `glTF` in the first four bytes.
 pub const GLB_MAGIC: &[u8; 4] = b"glTF";
@@ -70,7 +71,7 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
     if version != 2 {
         return Err(ReadError::Unsupported {
             location: HEADER.at("version", 4),
-            message: format!("GLB version {version}; only version 2 (glTF 2.0) is read"),
+            message: format!("GLB version {version}; only version 2 (glTF 2.0) is read").into(),
         });
     }
     let mut notes = Vec::new();
@@ -80,10 +81,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
     let end = if declared > bytes.len() || declared < HEADER_LEN {
         notes.push(note(
             HEADER.at("length", 8),
-            format!(
-                "the header declares {declared} bytes but the file has {}; read to the end of the file",
-                bytes.len()
-            ),
+            Message::new("load.vrm.glb_length_mismatch")
+                .arg("declared", declared)
+                .arg("actual", bytes.len()),
             false,
         ));
         bytes.len()
@@ -102,10 +102,7 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
                 // Stray padding after the last chunk: nothing a chunk could hold.
                 notes.push(note(
                     CHUNKS.with_element(index).at("header", offset),
-                    format!(
-                        "{} bytes after the last chunk are too few for a chunk header; ignored",
-                        bytes.len() - offset
-                    ),
+                    Message::new("load.vrm.glb_stray_bytes").arg("count", bytes.len() - offset),
                     false,
                 ));
                 break;
@@ -128,10 +125,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
             // inside what is there still read.
             notes.push(note(
                 CHUNKS.with_element(index).at("length", offset),
-                format!(
-                    "the BIN chunk declares {length} bytes but only {} follow; read what is there",
-                    bytes.len() - start.min(bytes.len())
-                ),
+                Message::new("load.vrm.glb_bin_short")
+                    .arg("declared", length)
+                    .arg("actual", bytes.len() - start.min(bytes.len())),
                 true,
             ));
             bytes.len()
@@ -179,7 +175,7 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
     })
 }
 
-fn note(location: crate::formats::Location, message: String, lost: bool) -> LoadNote {
+fn note(location: crate::formats::Location, message: Message, lost: bool) -> LoadNote {
     LoadNote {
         location,
         message,
@@ -195,7 +191,7 @@ fn trim_json<'a>(json: &'a [u8], offset: usize, notes: &mut Vec<LoadNote>) -> (&
         Some(rest) => {
             notes.push(note(
                 JSON_CHUNK.at("", offset),
-                "the JSON starts with a byte order mark; ignored".to_owned(),
+                Message::new("load.vrm.json_bom"),
                 false,
             ));
             (rest, offset + BOM.len())
@@ -206,10 +202,7 @@ fn trim_json<'a>(json: &'a [u8], offset: usize, notes: &mut Vec<LoadNote>) -> (&
     if kept < json.len() {
         notes.push(note(
             JSON_CHUNK.at("", offset + kept),
-            format!(
-                "the JSON is padded with {} NUL bytes instead of spaces; ignored",
-                json.len() - kept
-            ),
+            Message::new("load.vrm.json_nul_padding").arg("count", json.len() - kept),
             false,
         ));
     }

@@ -11,6 +11,7 @@
 //! `byteLength` or declaring more than is there, and joints stored as floats.
 
 use crate::formats::{LoadLimits, LoadNote, Location, ReadError};
+use crate::i18n::Message;
 use serde_json::Value;
 use std::cell::RefCell;
 
@@ -186,7 +187,7 @@ impl<'a> Gltf<'a> {
         section: &'static str,
         element: Option<usize>,
         field: &'static str,
-        message: impl Into<String>,
+        message: impl Into<crate::i18n::Message>,
     ) -> ReadError {
         ReadError::Malformed {
             location: self.at(section, element, field),
@@ -289,7 +290,7 @@ impl<'a> Gltf<'a> {
         let (Ok(buffers), Ok(views)) = (self.list("buffers"), self.list("bufferViews")) else {
             return notes;
         };
-        let note = |field: &'static str, index: usize, message: String| LoadNote {
+        let note = |field: &'static str, index: usize, message: Message| LoadNote {
             location: self.at("buffers", Some(index), field),
             message,
             lost: false,
@@ -300,9 +301,9 @@ impl<'a> Gltf<'a> {
             };
             let available = data.len();
             let holder = if buffer.get("uri").is_some() {
-                "its uri's data"
+                "load.vrm.word.uri_data"
             } else {
-                "the BIN chunk"
+                "load.vrm.word.bin_chunk"
             };
             let Some(declared) = buffer
                 .get("byteLength")
@@ -312,7 +313,9 @@ impl<'a> Gltf<'a> {
                 notes.push(note(
                     "byteLength",
                     index,
-                    format!("no byteLength; the {available} bytes of {holder} are read"),
+                    Message::new("load.vrm.buffer_no_length")
+                        .arg("available", available)
+                        .word("holder", holder),
                 ));
                 continue;
             };
@@ -320,9 +323,10 @@ impl<'a> Gltf<'a> {
                 notes.push(note(
                     "byteLength",
                     index,
-                    format!(
-                        "byteLength {declared} is more than the {available} bytes of {holder}; views inside those are read"
-                    ),
+                    Message::new("load.vrm.buffer_length_over")
+                        .arg("declared", declared)
+                        .arg("available", available)
+                        .word("holder", holder),
                 ));
             }
             let past: Vec<String> = views
@@ -341,17 +345,18 @@ impl<'a> Gltf<'a> {
                         .unwrap_or(0)
                         .checked_add(field("byteLength")?)?;
                     (end > declared && end <= available)
-                        .then(|| format!("bufferViews[{view_index}] by {} bytes", end - declared))
+                        .then(|| format!("bufferViews[{view_index}] (+{})", end - declared))
                 })
                 .collect();
             if !past.is_empty() {
                 notes.push(note(
                     "byteLength",
                     index,
-                    format!(
-                        "{} run past the declared byteLength {declared} into bytes {holder} has ({available}); read from there",
-                        past.join(", ")
-                    ),
+                    Message::new("load.vrm.views_past_length")
+                        .arg("views", past.join(", "))
+                        .arg("declared", declared)
+                        .arg("available", available)
+                        .word("holder", holder),
                 ));
             }
         }
@@ -407,7 +412,7 @@ impl<'a> Gltf<'a> {
                 message: format!(
                     "bytes {view_offset}..{view_offset}+{view_length} are past the end of buffer {buffer_index} ({} bytes)",
                     buffer.len()
-                ),
+                ).into(),
             })?;
         if stride < element_size {
             return Err(self.malformed(
@@ -437,7 +442,7 @@ impl<'a> Gltf<'a> {
                 message: format!(
                     "{count} elements of {element_size} bytes (stride {stride}) from byte {offset} do not fit in bufferViews[{view_index}] ({} bytes)",
                     view_bytes.len()
-                ),
+                ).into(),
             });
         }
         Ok(Span {
@@ -529,9 +534,7 @@ impl<'a> Gltf<'a> {
             // stored as floats or signed integers are what some writers produce.
             self.notes.borrow_mut().push(LoadNote {
                 location: self.at("accessors", Some(index), "componentType"),
-                message: format!(
-                    "integers stored as component type {code}, not an unsigned integer type; read as whole numbers"
-                ),
+                message: Message::new("load.vrm.integers_as_other_type").arg("code", code),
                 lost: false,
             });
         }
@@ -548,7 +551,7 @@ impl<'a> Gltf<'a> {
             // Matrices of bytes and shorts pad their columns; nothing VRM uses needs them.
             return Err(ReadError::Unsupported {
                 location: self.at("accessors", Some(index), "type"),
-                message: format!("{kind} of integer components"),
+                message: format!("{kind} of integer components").into(),
             });
         }
         let normalized = accessor
@@ -561,7 +564,7 @@ impl<'a> Gltf<'a> {
         if count > self.limits.max_elements {
             return Err(ReadError::LimitExceeded {
                 location: self.at("accessors", Some(index), "count"),
-                message: format!("{count} elements (limit {})", self.limits.max_elements),
+                message: format!("{count} elements (limit {})", self.limits.max_elements).into(),
             });
         }
         let element_size = components * component.size();
@@ -620,7 +623,7 @@ impl<'a> Gltf<'a> {
                         message: format!(
                             "{count} elements without a bufferView would take {bytes} bytes, more than 4 × the file's {} bytes",
                             self.file_len
-                        ),
+                        ).into(),
                     });
                 }
                 vec![
@@ -749,7 +752,8 @@ impl<'a> Gltf<'a> {
                     },
                     message: format!(
                         "sparse index {target} is past the accessor's {count} elements"
-                    ),
+                    )
+                    .into(),
                 });
             }
             for c in 0..components {

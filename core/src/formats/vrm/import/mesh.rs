@@ -176,10 +176,9 @@ fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin
                     location: import
                         .gltf
                         .at("skins", Some(skin), "inverseBindMatrices"),
-                    message: format!(
-                        "{count} matrices for {} joints: the others are taken as identity",
-                        joints.len()
-                    ),
+                    message: crate::i18n::Message::new("load.vrm.inverse_bind_short")
+                        .arg("count", count)
+                        .arg("joints", joints.len()),
                     lost: false,
                 });
             }
@@ -235,7 +234,7 @@ fn attribute(
     let Some(accessor) = accessor.as_u64().and_then(|a| usize::try_from(a).ok()) else {
         return Err(ReadError::Malformed {
             location: primitive_location(import, mesh, primitive, "attributes"),
-            message: format!("{name} is not an accessor index"),
+            message: format!("{name} is not an accessor index").into(),
         });
     };
     let count = import
@@ -246,7 +245,8 @@ fn attribute(
             location: primitive_location(import, mesh, primitive, "attributes"),
             message: format!(
                 "{name} (accessors[{accessor}]) has {count} elements; POSITION has {expected}"
-            ),
+            )
+            .into(),
         });
     }
     decode(import, decoded, accessor, floats).map(Some)
@@ -405,7 +405,7 @@ fn read_primitive(
                     location: primitive_location(import, mesh, index, "indices"),
                     message: format!(
                         "index {bad} is past the primitive's {count} vertices (accessors[{accessor}])"
-                    ),
+                    ).into(),
                 });
             }
             elements.values
@@ -566,9 +566,10 @@ fn read_primitive(
         let location = primitive_location(import, mesh, index, "attributes.JOINTS_0");
         import.note(
             location,
-            format!(
-                "joint {joint} of vertex {vertex} (and maybe others) is past the skin's {skin_bones} joints: those influences are left out"
-            ),
+            crate::i18n::Message::new("load.vrm.joint_past_skin")
+                .arg("joint", joint)
+                .arg("vertex", vertex)
+                .arg("joints", skin_bones),
             true,
         );
     }

@@ -72,6 +72,8 @@ mod external;
 mod frames;
 mod glb;
 mod gltf;
+#[cfg(test)]
+mod leniency_tests;
 mod materials;
 mod mesh;
 mod morphs;
@@ -325,7 +327,8 @@ fn check_required_extensions(gltf: &Gltf<'_>) -> Result<(), ReadError> {
         message: format!(
             "the file requires {} which this reader does not support{why}",
             unknown.join(", ")
-        ),
+        )
+        .into(),
     })
 }
 
@@ -390,7 +393,7 @@ impl<'a> Importer<'a> {
         })
     }
 
-    fn note(&mut self, location: Location, message: impl Into<String>, lost: bool) {
+    fn note(&mut self, location: Location, message: impl Into<crate::i18n::Message>, lost: bool) {
         self.notes.push(LoadNote {
             location,
             message: message.into(),
@@ -451,7 +454,7 @@ impl<'a> Importer<'a> {
         if count > self.gltf.limits.max_elements {
             return Err(ReadError::LimitExceeded {
                 location: self.gltf.at("nodes", None, ""),
-                message: format!("{count} nodes (limit {})", self.gltf.limits.max_elements),
+                message: format!("{count} nodes (limit {})", self.gltf.limits.max_elements).into(),
             });
         }
         let mut nodes = Vec::with_capacity(count);

@@ -7,9 +7,9 @@
 // Test code: a failed expectation is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use pmx_core::LoadOptions;
-use pmx_core::formats::vrm::{VrmExportOptions, map_bones, read_vrm, write_vrm};
-use pmx_core::model::Model;
+use crate::LoadOptions;
+use crate::formats::vrm::{VrmExportOptions, map_bones, read_vrm, write_vrm};
+use crate::model::Model;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -135,7 +135,7 @@ fn corpus_vrms_and_gene_export_with_no_validator_errors_and_read_back() {
     if let Some(dir) = shared("corpus/pmx") {
         let gene = dir.join("pmxeditor_gene_cc_by.pmx");
         if let Ok(bytes) = std::fs::read(&gene) {
-            let (model, _) = pmx_core::formats::pmx::read(&bytes, &LoadOptions::default()).unwrap();
+            let (model, _) = crate::formats::pmx::read(&bytes, &LoadOptions::default()).unwrap();
             if let Some(errors) = export_validate_import("gene", &model, Some(&dir), out.path())
                 && errors > 0
             {

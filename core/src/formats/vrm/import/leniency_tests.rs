@@ -8,8 +8,8 @@
 // Test code: a failed expectation is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use pmx_core::LoadOptions;
-use pmx_core::formats::vrm::{VrmExportOptions, read_vrm, split_glb, write_vrm};
+use crate::LoadOptions;
+use crate::formats::vrm::{VrmExportOptions, read_vrm, split_glb, write_vrm};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
@@ -17,7 +17,7 @@ use std::process::Command;
 /// The sample model as a VRM: its JSON and BIN chunk.
 fn sample_vrm() -> (Value, Vec<u8>) {
     let export = write_vrm(
-        &pmx_core::generate::sample_model(),
+        &crate::generate::sample_model(),
         &VrmExportOptions::default(),
     )
     .unwrap();
@@ -119,8 +119,8 @@ fn views_past_the_declared_buffer_length_inside_the_bin_chunk_read_with_a_note()
         .find(|n| n.contains("declared byteLength"))
         .unwrap_or_else(|| panic!("a note on the views: {notes:?}"));
     assert!(
-        note.contains(&format!("bufferViews[{second}] by 8 bytes"))
-            && note.contains(&format!("bufferViews[{last}] by {} bytes", last_end - declared)),
+        note.contains(&format!("bufferViews[{second}] (+8)"))
+            && note.contains(&format!("bufferViews[{last}] (+{})", last_end - declared)),
         "{note}"
     );
     if let Some(opened) = three_vrm_opens("views_past_declared", &bytes) {
