@@ -250,11 +250,15 @@ pub fn plan_springs(model: &Model) -> SpringPlan {
             }
         }
     }
-    // A weight bone: a physics bone below one that moves vertices, moving none itself. A chain
+    // A weight bone: a physics bone below a physics bone that moves vertices, moving none
+    // itself (nor do the bones below it). A chain
     // of bones that move no vertex at all (hair of a model without skin weights, accessories)
     // is left as its bodies make it.
-    let weight_bone =
-        |bone: usize| dynamic(bone) && !moves_vertices[bone] && parent_of(bone).is_some_and(|p| deforms[p]);
+    let weight_bone = |bone: usize| {
+        dynamic(bone)
+            && !moves_vertices[bone]
+            && parent_of(bone).is_some_and(|p| deforms[p] && dynamic(p))
+    };
     for bone in (0..bone_count).filter(|&b| weight_bone(b)) {
         if let Some(body) = body_of_bone[bone] {
             plan.notes.push(SpringNote::WeightBody { body, bone });
@@ -292,12 +296,8 @@ pub fn plan_springs(model: &Model) -> SpringPlan {
             .flatten()
             .map(|t| t.get())
             .filter(|&t| children[current].contains(&t));
-        let tail = display_tail.or_else(|| {
-            children[current]
-                .iter()
-                .copied()
-                .find(|&c| !weight_bone(c))
-        });
+        let tail =
+            display_tail.or_else(|| children[current].iter().copied().find(|&c| !weight_bone(c)));
         // Without a child bone, the display tail: a tail bone elsewhere in the tree cannot be
         // a spring joint's child, but an offset can become a leaf node.
         let tail_offset = if tail.is_none() {

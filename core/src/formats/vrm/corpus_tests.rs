@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn shared(sub: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared").join(sub);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared")
+        .join(sub);
     if path.exists() {
         Some(path)
     } else {
@@ -31,8 +33,9 @@ fn files(dir: &Path) -> Vec<PathBuf> {
                 .filter_map(Result::ok)
                 .map(|e| e.path())
                 .filter(|p| {
-                    p.extension()
-                        .is_some_and(|e| e.eq_ignore_ascii_case("vrm") || e.eq_ignore_ascii_case("glb"))
+                    p.extension().is_some_and(|e| {
+                        e.eq_ignore_ascii_case("vrm") || e.eq_ignore_ascii_case("glb")
+                    })
                 })
                 .collect()
         })
@@ -53,7 +56,12 @@ fn peer(name: &str, file: &Path) -> Option<Value> {
 }
 
 /// Exports `model` (textures in `dir`), validates, reads back; the validator's error count.
-fn export_validate_import(name: &str, model: &Model, dir: Option<&Path>, out: &Path) -> Option<u64> {
+fn export_validate_import(
+    name: &str,
+    model: &Model,
+    dir: Option<&Path>,
+    out: &Path,
+) -> Option<u64> {
     if !map_bones(model).missing_required().is_empty() {
         println!("{name}: no humanoid to export");
         return None;
@@ -79,7 +87,9 @@ fn export_validate_import(name: &str, model: &Model, dir: Option<&Path>, out: &P
         "{name}: written {} bytes, validator errors {:?} (codes {}), three-vrm opens {:?}, read back {}",
         export.vrm.len(),
         errors,
-        validator.as_ref().map_or(Value::Null, |v| v["issue_codes"].clone()),
+        validator
+            .as_ref()
+            .map_or(Value::Null, |v| v["issue_codes"].clone()),
         three,
         match &again {
             Ok(import) => format!(
@@ -126,7 +136,8 @@ fn corpus_vrms_and_gene_export_with_no_validator_errors_and_read_back() {
         };
         let textures = out.path().join(&name);
         import.write_textures(&textures).unwrap();
-        if let Some(errors) = export_validate_import(&name, &import.model, Some(&textures), out.path())
+        if let Some(errors) =
+            export_validate_import(&name, &import.model, Some(&textures), out.path())
             && errors > 0
         {
             failures.push(format!("{name}: {errors} validator errors"));

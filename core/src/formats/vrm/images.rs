@@ -71,7 +71,8 @@ mod tests {
     use super::*;
 
     fn encoded(format: image::ImageFormat) -> Vec<u8> {
-        let image = image::RgbImage::from_fn(16, 8, |x, y| image::Rgb([x as u8 * 16, y as u8 * 32, 90]));
+        let image =
+            image::RgbImage::from_fn(16, 8, |x, y| image::Rgb([x as u8 * 16, y as u8 * 32, 90]));
         let mut out = Vec::new();
         image
             .write_to(&mut std::io::Cursor::new(&mut out), format)
@@ -91,14 +92,23 @@ mod tests {
         std::fs::write(dir.path().join("old.bmp"), encoded(image::ImageFormat::Bmp)).unwrap();
         let load = |name| load_embeddable(Some(dir.path()), name).unwrap();
         let skin = load("skin.jpg");
-        assert_eq!((skin.bytes.as_slice(), skin.mime_type), (jpeg.as_slice(), "image/jpeg"));
+        assert_eq!(
+            (skin.bytes.as_slice(), skin.mime_type),
+            (jpeg.as_slice(), "image/jpeg")
+        );
         assert_eq!((skin.image.width, skin.image.height), (16, 8));
         assert_eq!(load("odd.png").mime_type, "image/jpeg");
         let face = load("face.png");
-        assert_eq!((face.bytes.as_slice(), face.mime_type), (png.as_slice(), "image/png"));
+        assert_eq!(
+            (face.bytes.as_slice(), face.mime_type),
+            (png.as_slice(), "image/png")
+        );
         let old = load("old.bmp");
         assert_eq!(old.mime_type, "image/png");
-        assert_eq!(image::guess_format(&old.bytes).unwrap(), image::ImageFormat::Png);
+        assert_eq!(
+            image::guess_format(&old.bytes).unwrap(),
+            image::ImageFormat::Png
+        );
         assert!(matches!(
             load_embeddable(Some(dir.path()), "gone.png"),
             Err(TextureProblem::NotFound { .. })

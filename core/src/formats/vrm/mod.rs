@@ -47,8 +47,8 @@
 
 mod expressions;
 mod glb;
-mod images;
 pub mod humanoid;
+mod images;
 pub mod import;
 pub mod limit;
 mod material;

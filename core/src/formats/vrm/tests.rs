@@ -467,13 +467,9 @@ fn textures_are_embedded_as_png_and_set_the_alpha_mode() {
         "{shade}"
     );
     assert!(materials[0]["extensions"]["VRMC_materials_mtoon"]["shadeMultiplyTexture"].is_object());
-    assert!(
-        export
-            .report
-            .losses
-            .iter()
-            .any(|l| matches!(l, VrmLoss::TextureMissing { problem } if problem.name() == "missing.spa"))
-    );
+    assert!(export.report.losses.iter().any(
+        |l| matches!(l, VrmLoss::TextureMissing { problem } if problem.name() == "missing.spa")
+    ));
 }
 
 #[test]
@@ -1214,7 +1210,8 @@ fn a_jpeg_skin_is_embedded_as_the_same_jpeg() {
     let dir = tempfile::tempdir().unwrap();
     let skin = image::RgbImage::from_fn(64, 32, |x, y| image::Rgb([x as u8 * 4, y as u8 * 8, 120]));
     let path = dir.path().join("skin.jpg");
-    skin.save_with_format(&path, image::ImageFormat::Jpeg).unwrap();
+    skin.save_with_format(&path, image::ImageFormat::Jpeg)
+        .unwrap();
     let jpeg = std::fs::read(&path).unwrap();
     let mut model = sample_model();
     model.textures = vec!["skin.jpg".into()];

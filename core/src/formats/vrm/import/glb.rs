@@ -54,24 +54,19 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
         return Err(HEADER.malformed(
             "",
             0,
-            format!(
-                "the file is {} bytes long; a GLB header needs {HEADER_LEN}",
-                bytes.len()
-            ),
+            Message::new("load.vrm.glb_too_short")
+                .arg("length", bytes.len())
+                .arg("needed", HEADER_LEN),
         ));
     }
     if &bytes[..4] != GLB_MAGIC {
-        return Err(HEADER.malformed(
-            "magic",
-            0,
-            "not a GLB file (the first four bytes are not \"glTF\")",
-        ));
+        return Err(HEADER.malformed("magic", 0, Message::new("load.vrm.glb_not_glb")));
     }
     let version = u32_at(bytes, 4).unwrap_or(0);
     if version != 2 {
         return Err(ReadError::Unsupported {
             location: HEADER.at("version", 4),
-            message: format!("GLB version {version}; only version 2 (glTF 2.0) is read").into(),
+            message: Message::new("load.vrm.glb_version").arg("version", version),
         });
     }
     let mut notes = Vec::new();
@@ -110,10 +105,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
             return Err(CHUNKS.with_element(index).malformed(
                 "header",
                 offset,
-                format!(
-                    "a chunk header needs {CHUNK_HEADER_LEN} bytes; {} are left",
-                    bytes.len() - offset
-                ),
+                Message::new("load.vrm.glb_chunk_header_short")
+                    .arg("needed", CHUNK_HEADER_LEN)
+                    .arg("left", bytes.len() - offset),
             ));
         };
         let start = offset + CHUNK_HEADER_LEN;
@@ -135,10 +129,9 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
             return Err(CHUNKS.with_element(index).malformed(
                 "length",
                 offset,
-                format!(
-                    "the chunk declares {length} bytes but only {} follow",
-                    bytes.len().saturating_sub(start)
-                ),
+                Message::new("load.vrm.glb_chunk_short")
+                    .arg("declared", length)
+                    .arg("actual", bytes.len().saturating_sub(start)),
             ));
         };
         let start = start.min(end);
@@ -149,7 +142,8 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
                 return Err(CHUNKS.with_element(0).malformed(
                     "type",
                     offset + 4,
-                    format!("the first chunk must be JSON, not type 0x{kind:08x}"),
+                    Message::new("load.vrm.glb_first_not_json")
+                        .arg("kind", format!("0x{kind:08x}")),
                 ));
             }
             (_, CHUNK_BIN) if bin.is_none() => bin = Some((data, start)),
@@ -161,9 +155,11 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
         index += 1;
     }
     let Some((json, json_offset)) = json else {
-        return Err(CHUNKS
-            .with_element(0)
-            .malformed("", HEADER_LEN, "the GLB has no JSON chunk"));
+        return Err(CHUNKS.with_element(0).malformed(
+            "",
+            HEADER_LEN,
+            Message::new("load.vrm.glb_no_json"),
+        ));
     };
     let (json, json_offset) = trim_json(json, json_offset, &mut notes);
     Ok(GlbChunks {

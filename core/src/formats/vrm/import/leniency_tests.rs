@@ -71,7 +71,8 @@ fn read_with_notes(bytes: &[u8]) -> Vec<String> {
 }
 
 fn three_vrm_peer() -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/tools/peers/three-vrm-peer");
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/tools/peers/three-vrm-peer");
     if !path.exists() {
         println!("skipped three-vrm: {} is absent", path.display());
         return None;
@@ -129,7 +130,14 @@ fn views_past_the_declared_buffer_length_inside_the_bin_chunk_read_with_a_note()
 
     // Past the BIN chunk itself is still an error, naming the view.
     let mut json = json.clone();
-    json["bufferViews"][last]["byteLength"] = (bin.len() as u64 + 64).into();
+    let position = json["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+        .as_u64()
+        .unwrap() as usize;
+    let view = json["accessors"][position]["bufferView"].as_u64().unwrap() as usize;
+    let offset = json["bufferViews"][view]["byteOffset"]
+        .as_u64()
+        .unwrap_or(0);
+    json["bufferViews"][view]["byteLength"] = (bin.len() as u64 + 64 - offset).into();
     let error = read_vrm(&glb(&json, &bin), &LoadOptions::default()).unwrap_err();
     assert!(error.to_string().contains("bufferViews"), "{error}");
 }
@@ -137,9 +145,15 @@ fn views_past_the_declared_buffer_length_inside_the_bin_chunk_read_with_a_note()
 #[test]
 fn a_buffer_without_byte_length_reads_with_a_note() {
     let (mut json, bin) = sample_vrm();
-    json["buffers"][0].as_object_mut().unwrap().remove("byteLength");
+    json["buffers"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("byteLength");
     let notes = read_with_notes(&glb(&json, &bin));
-    assert!(notes.iter().any(|n| n.contains("no byteLength")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("no byteLength")),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -151,7 +165,10 @@ fn header_length_bom_and_nul_padding_read_with_notes() {
     let mut long = good.clone();
     long[8..12].copy_from_slice(&(good.len() as u32 + 100).to_le_bytes());
     let notes = read_with_notes(&long);
-    assert!(notes.iter().any(|n| n.contains("header declares")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("header declares")),
+        "{notes:?}"
+    );
 
     // A byte order mark before the JSON and NULs instead of spaces after it.
     let mut text = b"\xEF\xBB\xBF".to_vec();
@@ -172,7 +189,10 @@ fn header_length_bom_and_nul_padding_read_with_notes() {
     odd.extend_from_slice(b"BIN\0");
     odd.extend_from_slice(&bin);
     let notes = read_with_notes(&odd);
-    assert!(notes.iter().any(|n| n.contains("byte order mark")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("byte order mark")),
+        "{notes:?}"
+    );
     assert!(notes.iter().any(|n| n.contains("NUL")), "{notes:?}");
 
     // Stray bytes after the BIN chunk, inside the declared length.
@@ -181,7 +201,10 @@ fn header_length_bom_and_nul_padding_read_with_notes() {
     let total = stray.len() as u32;
     stray[8..12].copy_from_slice(&total.to_le_bytes());
     let notes = read_with_notes(&stray);
-    assert!(notes.iter().any(|n| n.contains("after the last chunk")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("after the last chunk")),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -192,15 +215,24 @@ fn joints_stored_as_floats_read_with_a_note() {
         .as_u64()
         .unwrap() as usize;
     let old = json["accessors"][accessor].clone();
-    assert_eq!(old["componentType"], 5123);
+    let size = match old["componentType"].as_u64().unwrap() {
+        5121 => 1,
+        5123 => 2,
+        other => panic!("joints of component type {other}"),
+    };
     let view = &json["bufferViews"][old["bufferView"].as_u64().unwrap() as usize];
     let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
         + old["byteOffset"].as_u64().unwrap_or(0) as usize;
     let count = old["count"].as_u64().unwrap() as usize;
     let floats: Vec<u8> = (0..count * 4)
         .flat_map(|i| {
-            let at = start + i * 2;
-            f32::from(u16::from_le_bytes([bin[at], bin[at + 1]])).to_le_bytes()
+            let at = start + i * size;
+            let joint = if size == 1 {
+                u16::from(bin[at])
+            } else {
+                u16::from_le_bytes([bin[at], bin[at + 1]])
+            };
+            f32::from(joint).to_le_bytes()
         })
         .collect();
     while bin.len() % 4 != 0 {
@@ -209,12 +241,16 @@ fn joints_stored_as_floats_read_with_a_note() {
     let offset = bin.len();
     bin.extend(&floats);
     let views = json["bufferViews"].as_array_mut().unwrap();
-    views.push(serde_json::json!({ "buffer": 0, "byteOffset": offset, "byteLength": floats.len() }));
+    views
+        .push(serde_json::json!({ "buffer": 0, "byteOffset": offset, "byteLength": floats.len() }));
     let new_view = views.len() - 1;
     json["buffers"][0]["byteLength"] = bin.len().into();
     json["accessors"][accessor] = serde_json::json!({
         "bufferView": new_view, "componentType": 5126, "count": count, "type": "VEC4"
     });
     let notes = read_with_notes(&glb(&json, &bin));
-    assert!(notes.iter().any(|n| n.contains("component type 5126")), "{notes:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("component type 5126")),
+        "{notes:?}"
+    );
 }

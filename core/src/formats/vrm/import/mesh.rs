@@ -5,6 +5,7 @@ use super::Importer;
 use super::gltf::Elements;
 use super::materials::Buckets;
 use crate::formats::{Location, ReadError};
+use crate::i18n::Message;
 use crate::model::{BoneIdx, Face, Vec2, Vec3, Vertex, VertexIdx, Weight};
 use glam::{Mat3, Mat4, Vec3 as GVec3};
 use serde_json::Value;
@@ -104,7 +105,12 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
                 Ok(cut) => over_four += cut,
                 Err(error) if import.recover => {
                     let location = primitive_location(import, mesh, index, "");
-                    import.note(location, format!("primitive left out: {error}"), true);
+                    import.note(
+                        location,
+                        Message::new("load.vrm.primitive_left_out")
+                            .arg("error", error.to_message()),
+                        true,
+                    );
                 }
                 Err(error) => return Err(error),
             }
@@ -114,7 +120,7 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
         let location = import.gltf.at("meshes", None, "JOINTS");
         import.note(
             location,
-            format!("{over_four} vertices have more than 4 bone influences: the 4 largest were kept and renormalised"),
+            Message::new("load.vrm.over_four_influences").arg("count", over_four),
             false,
         );
     }
@@ -172,15 +178,17 @@ fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin
             if count < joints.len() {
                 // GLTFLoader reads what is there; the joints without a matrix are bound
                 // where they stand (identity), as without any inverseBindMatrices.
-                import.gltf.notes.borrow_mut().push(crate::formats::LoadNote {
-                    location: import
-                        .gltf
-                        .at("skins", Some(skin), "inverseBindMatrices"),
-                    message: crate::i18n::Message::new("load.vrm.inverse_bind_short")
-                        .arg("count", count)
-                        .arg("joints", joints.len()),
-                    lost: false,
-                });
+                import
+                    .gltf
+                    .notes
+                    .borrow_mut()
+                    .push(crate::formats::LoadNote {
+                        location: import.gltf.at("skins", Some(skin), "inverseBindMatrices"),
+                        message: Message::new("load.vrm.inverse_bind_short")
+                            .arg("count", count)
+                            .arg("joints", joints.len()),
+                        lost: false,
+                    });
             }
             let elements = import.gltf.floats(accessor)?;
             if elements.components != 16 {
@@ -320,7 +328,7 @@ fn read_primitive(
         let location = primitive_location(import, mesh, index, "mode");
         import.note(
             location,
-            format!("points or lines (mode {mode}) are not imported (PMX draws triangles only)"),
+            Message::new("load.vrm.points_or_lines").arg("mode", mode),
             false,
         );
         return Ok(0);
@@ -566,7 +574,7 @@ fn read_primitive(
         let location = primitive_location(import, mesh, index, "attributes.JOINTS_0");
         import.note(
             location,
-            crate::i18n::Message::new("load.vrm.joint_past_skin")
+            Message::new("load.vrm.joint_past_skin")
                 .arg("joint", joint)
                 .arg("vertex", vertex)
                 .arg("joints", skin_bones),
