@@ -1036,7 +1036,7 @@ fn humanoid_overrides_change_and_clear_the_mapping() {
 /// The hair chain with skin on its bones, and a weight (錘) bone far below its last body bone:
 /// a bone no vertex follows, carrying a heavy physics body hung on the chain by a joint, as
 /// MMD models pull cloaks and skirts down.
-fn model_with_weighted_hair_and_a_weight_bone() -> (Model, usize) {
+fn model_with_weighted_hair_and_a_weight_bone() -> Model {
     use crate::model::{Bone, BoneFlags, Joint, RigidBody, RigidBodyIdx, RigidMode, RigidShape};
     use crate::model::{Vertex, Weight};
     let mut model = model_with_hair_chain();
@@ -1084,25 +1084,28 @@ fn model_with_weighted_hair_and_a_weight_bone() -> (Model, usize) {
         position: Vec3::new(0.0, 13.0, 1.5),
         ..Joint::default()
     });
-    (model, weight_bone)
+    model
 }
 
 #[test]
 fn weight_bones_are_no_spring_joints_and_the_chain_ends_at_its_skin() {
-    let (model, weight_bone) = model_with_weighted_hair_and_a_weight_bone();
+    let model = model_with_weighted_hair_and_a_weight_bone();
     let (json, export) = export(&model);
     let weight_node = node_named(&json, "後髪2錘");
     let positions = node_positions(&json);
     let springs = json["extensions"]["VRMC_springBone"]["springs"]
         .as_array()
         .unwrap();
-    for spring in springs {
-        let nodes: Vec<usize> = spring["joints"]
+    let joint_nodes = |spring: &Value| -> Vec<usize> {
+        spring["joints"]
             .as_array()
             .unwrap()
             .iter()
             .map(|j| j["node"].as_u64().unwrap() as usize)
-            .collect();
+            .collect()
+    };
+    for spring in springs {
+        let nodes = joint_nodes(spring);
         assert!(!nodes.contains(&weight_node), "{spring}");
         for pair in nodes.windows(2) {
             let segment = positions[pair[1]].distance(positions[pair[0]]);
@@ -1110,14 +1113,8 @@ fn weight_bones_are_no_spring_joints_and_the_chain_ends_at_its_skin() {
         }
     }
     let hair = springs.iter().find(|s| s["name"] == "後髪1").unwrap();
-    let nodes: Vec<usize> = hair["joints"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|j| j["node"].as_u64().unwrap() as usize)
-        .collect();
     assert_eq!(
-        nodes,
+        joint_nodes(hair),
         ["後髪1", "後髪2", "後髪3"].map(|n| node_named(&json, n))
     );
     // The weight's body is listed as not carried, not hidden.
@@ -1136,7 +1133,6 @@ fn weight_bones_are_no_spring_joints_and_the_chain_ends_at_its_skin() {
             body.size
         );
     }
-    let _ = weight_bone;
 }
 
 /// The node parents of a written glTF.
