@@ -1125,7 +1125,7 @@ fn weight_bones_are_no_spring_joints_and_the_chain_ends_at_its_skin() {
     // Read back, no body or joint spans the 93 units down to the weight.
     let import = read_vrm(&export.vrm, &crate::formats::LoadOptions::default()).unwrap();
     for body in &import.model.rigid_bodies {
-        let size = Vec3::from(body.size);
+        let size = body.size;
         assert!(
             size.x.abs().max(size.y.abs()).max(size.z.abs()) < 10.0,
             "{} {:?}",

@@ -28,11 +28,11 @@ fn sample_vrm() -> (Value, Vec<u8>) {
 /// A GLB of `json` (padded with spaces) and `bin` (padded with zeros), lengths all right.
 fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
     let mut json = serde_json::to_vec(json).unwrap();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
     let mut bin = bin.to_vec();
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     glb_of_chunks(&json, &bin)
@@ -178,7 +178,7 @@ fn header_length_bom_and_nul_padding_read_with_notes() {
     // A byte order mark before the JSON and NULs instead of spaces after it.
     let mut text = b"\xEF\xBB\xBF".to_vec();
     text.extend(serde_json::to_vec(&json).unwrap());
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(0);
     }
     text.extend_from_slice(&[0; 4]);
@@ -230,7 +230,7 @@ fn joints_stored_as_floats_read_with_a_note() {
             f32::from(joint).to_le_bytes()
         })
         .collect();
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let offset = bin.len();
