@@ -94,6 +94,11 @@ pub enum SpringNote {
     NoTail { bone: usize },
     /// A follow-bone body without a bone: no collider.
     ColliderWithoutBone { body: usize },
+    /// A physics body on a weight (錘) bone: a bone that moves no vertex, hung below a chain
+    /// bone that does, there only to pull the chain down in MMD's physics. It is no joint: as
+    /// one it made a segment from the chain to wherever the weight sits (7.5 m on a real
+    /// cloak).
+    WeightBody { body: usize, bone: usize },
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -232,8 +237,35 @@ pub fn plan_springs(model: &Model) -> SpringPlan {
             .filter(|&p| p < bone_count)
     };
     let dynamic = |bone: usize| body_of_bone[bone].is_some();
+    let deforms = skinned_bones(model);
+    // Whether a bone or one below it moves vertices (children come after parents in most
+    // models, so one pass from the end settles nearly all; a second catches the rest).
+    let mut moves_vertices = deforms.clone();
+    for _ in 0..2 {
+        for bone in (0..bone_count).rev() {
+            if moves_vertices[bone]
+                && let Some(parent) = parent_of(bone)
+            {
+                moves_vertices[parent] = true;
+            }
+        }
+    }
+    // A weight bone: a physics bone below a physics bone that moves vertices, moving none
+    // itself (nor do the bones below it). A chain
+    // of bones that move no vertex at all (hair of a model without skin weights, accessories)
+    // is left as its bodies make it.
+    let weight_bone = |bone: usize| {
+        dynamic(bone)
+            && !moves_vertices[bone]
+            && parent_of(bone).is_some_and(|p| deforms[p] && dynamic(p))
+    };
+    for bone in (0..bone_count).filter(|&b| weight_bone(b)) {
+        if let Some(body) = body_of_bone[bone] {
+            plan.notes.push(SpringNote::WeightBody { body, bone });
+        }
+    }
     let mut roots: Vec<usize> = (0..bone_count)
-        .filter(|&b| dynamic(b) && !parent_of(b).is_some_and(dynamic))
+        .filter(|&b| dynamic(b) && !weight_bone(b) && !parent_of(b).is_some_and(dynamic))
         .collect();
     let mut index = 0;
     while index < roots.len() {
@@ -242,7 +274,10 @@ pub fn plan_springs(model: &Model) -> SpringPlan {
         let mut bones = vec![root];
         let mut current = root;
         loop {
-            let mut next = children[current].iter().copied().filter(|&c| dynamic(c));
+            let mut next = children[current]
+                .iter()
+                .copied()
+                .filter(|&c| dynamic(c) && !weight_bone(c));
             match next.next() {
                 Some(first) => {
                     // Further children with bodies start chains of their own.
@@ -253,7 +288,16 @@ pub fn plan_springs(model: &Model) -> SpringPlan {
                 None => break,
             }
         }
-        let tail = children[current].first().copied();
+        // The display tail when it is a child, else the first child that is no weight bone.
+        let display_tail = model.bones[current]
+            .flags
+            .contains(BoneFlags::TAIL_IS_BONE)
+            .then_some(model.bones[current].tail_bone)
+            .flatten()
+            .map(|t| t.get())
+            .filter(|&t| children[current].contains(&t));
+        let tail =
+            display_tail.or_else(|| children[current].iter().copied().find(|&c| !weight_bone(c)));
         // Without a child bone, the display tail: a tail bone elsewhere in the tree cannot be
         // a spring joint's child, but an offset can become a leaf node.
         let tail_offset = if tail.is_none() {
@@ -305,6 +349,34 @@ pub fn plan_springs(model: &Model) -> SpringPlan {
     }
     colliders(model, &mut plan);
     plan
+}
+
+/// Which bones some vertex has a weight on.
+fn skinned_bones(model: &Model) -> Vec<bool> {
+    use crate::model::Weight;
+    let mut skinned = vec![false; model.bones.len()];
+    let mut mark = |bone: Option<crate::model::BoneIdx>, weight: f32| {
+        if weight > 0.0
+            && let Some(slot) = bone.and_then(|b| skinned.get_mut(b.get()))
+        {
+            *slot = true;
+        }
+    };
+    for vertex in &model.vertices {
+        match &vertex.weight {
+            Weight::Bdef1 { bone } => mark(*bone, 1.0),
+            Weight::Bdef2 { bones, weight } | Weight::Sdef { bones, weight, .. } => {
+                mark(bones[0], *weight);
+                mark(bones[1], 1.0 - *weight);
+            }
+            Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
+                for (bone, weight) in bones.iter().zip(weights) {
+                    mark(*bone, *weight);
+                }
+            }
+        }
+    }
+    skinned
 }
 
 fn planned_joint(
@@ -660,6 +732,15 @@ mod tests {
                 .collect();
             dynamic_bones.sort_unstable();
             dynamic_bones.dedup();
+            let weight_bones: Vec<usize> = plan
+                .notes
+                .iter()
+                .filter_map(|n| match n {
+                    SpringNote::WeightBody { bone, .. } => Some(*bone),
+                    _ => None,
+                })
+                .collect();
+            dynamic_bones.retain(|b| !weight_bones.contains(b));
             assert_eq!(in_springs.len(), dynamic_bones.len(), "{}", path.display());
             assert_eq!(
                 plan.colliders.len(),

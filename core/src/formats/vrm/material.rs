@@ -100,17 +100,14 @@ impl Textures<'_> {
         if let Some(known) = self.loaded.get(name) {
             return known.clone();
         }
-        let result = self.image(name).and_then(|image| {
-            let alpha = alpha_kind(&image);
-            let png = encode_png(&image)?;
-            Ok((png, alpha))
-        });
+        let result = super::images::load_embeddable(self.options.model_dir.as_deref(), name);
         let loaded = match result {
-            Ok((png, alpha)) => {
-                let view = builder.view(&png, None);
+            Ok(embedded) => {
+                let alpha = alpha_kind(&embedded.image);
+                let view = builder.view(&embedded.bytes, None);
                 let image = builder.root.push(json::Image {
                     buffer_view: Some(view),
-                    mime_type: Some(json::image::MimeType("image/png".into())),
+                    mime_type: Some(json::image::MimeType(embedded.mime_type.into())),
                     name: Some(name.to_owned()),
                     uri: None,
                     extensions: None,
@@ -138,11 +135,8 @@ impl Textures<'_> {
                 });
                 Some(LoadedTexture { texture, alpha })
             }
-            Err(reason) => {
-                losses.push(VrmLoss::TextureMissing {
-                    name: name.to_owned(),
-                    reason,
-                });
+            Err(problem) => {
+                losses.push(VrmLoss::TextureMissing { problem });
                 None
             }
         };
@@ -186,16 +180,6 @@ fn alpha_kind(image: &crate::texture::Image) -> TextureAlpha {
     } else {
         TextureAlpha::Opaque
     }
-}
-
-fn encode_png(image: &crate::texture::Image) -> Result<Vec<u8>, String> {
-    let buffer = image::RgbaImage::from_raw(image.width, image.height, image.pixels.clone())
-        .ok_or_else(|| "the decoded image has the wrong size".to_owned())?;
-    let mut out = Vec::new();
-    buffer
-        .write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
-        .map_err(|e| e.to_string())?;
-    Ok(out)
 }
 
 fn linear_rgb(rgb: [f32; 3]) -> Vec<f64> {

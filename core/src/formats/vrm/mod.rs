@@ -48,6 +48,7 @@
 mod expressions;
 mod glb;
 pub mod humanoid;
+mod images;
 pub mod import;
 pub mod limit;
 mod material;
@@ -57,6 +58,8 @@ mod springs;
 pub mod tpose;
 mod write;
 
+#[cfg(test)]
+mod corpus_tests;
 #[cfg(test)]
 mod tests;
 

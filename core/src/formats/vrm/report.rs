@@ -1,6 +1,8 @@
-//! What a VRM export wrote, and what the VRM cannot hold, in English and Japanese.
+//! What a VRM export wrote, and what the VRM cannot hold, as messages (`save.vrm.*`).
 
 use crate::formats::SaveReport;
+use crate::i18n::{Language, Message};
+use crate::texture::TextureProblem;
 
 /// What the export wrote and what it lost.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -24,15 +26,11 @@ pub struct VrmExportReport {
 }
 
 impl VrmExportReport {
-    /// The losses as a save report (English, one line each).
+    /// The losses as a save report (one message each).
     #[must_use]
     pub fn to_save_report(&self) -> SaveReport {
         SaveReport {
-            warnings: self
-                .losses
-                .iter()
-                .map(|loss| loss.message_en().into())
-                .collect(),
+            warnings: self.losses.iter().map(VrmLoss::message).collect(),
         }
     }
 }
@@ -95,7 +93,7 @@ pub enum VrmLoss {
     /// humanoid bones: written up to that bone.
     SpringChainsCut { chains: Vec<String> },
     /// A texture that could not be found or decoded.
-    TextureMissing { name: String, reason: String },
+    TextureMissing { problem: TextureProblem },
     /// Sphere maps other than additive ones (additive ones become the MToon matcap).
     SphereDropped { materials: usize },
     /// Faces repeating a corner (points and lines of PMX 2.1, degenerate triangles).
@@ -109,175 +107,118 @@ pub enum VrmLoss {
 }
 
 impl VrmLoss {
+    /// The loss as a message (keys `save.vrm.*`), rendered in the reader's language.
     #[must_use]
-    pub fn message_en(&self) -> String {
+    pub fn message(&self) -> Message {
         match self {
-            VrmLoss::SkinningAsLinear { sdef, qdef } => format!(
-                "{sdef} SDEF vertices written as BDEF2 and {qdef} QDEF vertices as linear blend weights (glTF skins are linear)"
-            ),
+            VrmLoss::SkinningAsLinear { sdef, qdef } => Message::new("save.vrm.skinning_as_linear")
+                .arg("sdef", *sdef)
+                .arg("qdef", *qdef),
             VrmLoss::WeightsNormalised { vertices } => {
-                format!("weights of {vertices} vertices normalised to sum 1")
+                Message::new("save.vrm.weights_normalised").arg("vertices", *vertices)
             }
-            VrmLoss::WeightsMoved { bones } => format!(
-                "weights of {} D-bones and twist bones moved onto the humanoid bones driving them ({}); the bones are not exported",
-                bones.len(),
-                bones.join(", ")
-            ),
-            VrmLoss::WeightsMovedToHips { weights } => format!(
-                "{weights} vertex weights on bones above the hips (センター, グルーブ...) moved onto the hips, which VRM applications move"
-            ),
+            VrmLoss::WeightsMoved { bones } => Message::new("save.vrm.weights_moved")
+                .arg("count", bones.len())
+                .arg("bones", bones.join(", ")),
+            VrmLoss::WeightsMovedToHips { weights } => {
+                Message::new("save.vrm.weights_moved_to_hips").arg("weights", *weights)
+            }
             VrmLoss::IkBonesDropped { bones } => {
-                format!("{bones} IK bones not exported (VRM applications move the humanoid bones)")
+                Message::new("save.vrm.ik_bones_dropped").arg("bones", *bones)
             }
-            VrmLoss::AppendDropped { bones } => format!(
-                "append (付与) of {bones} bones not kept (moves, local appends, ratios outside 0..1, humanoid bones): the bones are exported as plain nodes"
-            ),
+            VrmLoss::AppendDropped { bones } => {
+                Message::new("save.vrm.append_dropped").arg("bones", *bones)
+            }
             VrmLoss::HumanBoneDropped { bone, reason } => {
-                format!("humanoid bone {bone} not assigned: {reason}")
+                Message::new("save.vrm.human_bone_dropped")
+                    .arg("bone", *bone)
+                    .arg("reason", reason.clone())
             }
-            VrmLoss::HipsAdded => {
-                "hips is a new node at the pelvis (下半身's position), above 上半身 and 下半身"
-                    .into()
+            VrmLoss::HipsAdded => Message::new("save.vrm.hips_added"),
+            VrmLoss::TPoseNote { note } => {
+                Message::new("save.vrm.t_pose_note").arg("note", note.clone())
             }
-            VrmLoss::TPoseNote { note } => format!("T-pose: {note}"),
-            VrmLoss::MorphsDropped { kind, count } => {
-                format!("{count} {kind} morphs not written (VRM has no place for them)")
+            VrmLoss::MorphsDropped { kind, count } => Message::new("save.vrm.morphs_dropped")
+                .word("kind", morph_kind_key(kind))
+                .arg("count", *count),
+            VrmLoss::BoneMorphsBaked { count } => {
+                Message::new("save.vrm.bone_morphs_baked").arg("count", *count)
             }
-            VrmLoss::BoneMorphsBaked { count } => format!(
-                "{count} bone morphs written as morph targets (their vertex movement in the T-pose)"
-            ),
-            VrmLoss::MaterialMorphPartial { morph } => format!(
-                "material morph \"{morph}\": only the diffuse colour and alpha and the edge colour are kept (VRM expressions change colours, not specular, ambient, texture tints, edge alpha or edge size)"
-            ),
-            VrmLoss::UvMorphDropped { morph } => format!(
-                "UV morph \"{morph}\" not written: VRM can only shift whole materials' UVs uniformly"
-            ),
+            VrmLoss::MaterialMorphPartial { morph } => {
+                Message::new("save.vrm.material_morph_partial").arg("morph", morph)
+            }
+            VrmLoss::UvMorphDropped { morph } => {
+                Message::new("save.vrm.uv_morph_dropped").arg("morph", morph)
+            }
             VrmLoss::GroupRatioClamped { morph } => {
-                format!("group morph \"{morph}\": ratios outside 0..1 clamped")
+                Message::new("save.vrm.group_ratio_clamped").arg("morph", morph)
             }
             VrmLoss::PhysicsNotCarried {
                 dynamic_bodies,
                 static_bodies,
                 joints,
-            } => format!(
-                "not carried into spring bones: {dynamic_bodies} physics bodies, {static_bodies} follow-bone bodies (no collider), {joints} joints (links across chains and the like)"
-            ),
-            VrmLoss::SpringWithoutTail { bone } => format!(
-                "physics chain ending at \"{bone}\" has no child bone: its last bone does not swing"
-            ),
-            VrmLoss::SpringChainsCut { chains } => format!(
-                "physics chains running through IK, D- or humanoid bones written up to that bone: {}",
-                chains.join(", ")
-            ),
-            VrmLoss::TextureMissing { name, reason } => {
-                format!("texture \"{name}\" not embedded: {reason}")
+            } => Message::new("save.vrm.physics_not_carried")
+                .arg("dynamic_bodies", *dynamic_bodies)
+                .arg("static_bodies", *static_bodies)
+                .arg("joints", *joints),
+            VrmLoss::SpringWithoutTail { bone } => {
+                Message::new("save.vrm.spring_without_tail").arg("bone", bone)
             }
-            VrmLoss::SphereDropped { materials } => format!(
-                "multiplicative or sub-texture sphere maps of {materials} materials not written (only additive ones become the MToon matcap)"
-            ),
+            VrmLoss::SpringChainsCut { chains } => {
+                Message::new("save.vrm.spring_chains_cut").arg("chains", chains.join(", "))
+            }
+            VrmLoss::TextureMissing { problem } => match problem {
+                TextureProblem::NotFound { name } => {
+                    Message::new("save.vrm.texture_not_found").arg("name", name)
+                }
+                TextureProblem::Unreadable { name, message } => {
+                    Message::new("save.vrm.texture_unreadable")
+                        .arg("name", name)
+                        .arg("error", message)
+                }
+                TextureProblem::Undecodable { name, message } => {
+                    Message::new("save.vrm.texture_undecodable")
+                        .arg("name", name)
+                        .arg("error", message)
+                }
+            },
+            VrmLoss::SphereDropped { materials } => {
+                Message::new("save.vrm.sphere_dropped").arg("materials", *materials)
+            }
             VrmLoss::DegenerateFacesDropped { faces } => {
-                format!("{faces} faces with a repeated corner (points, lines) not written")
+                Message::new("save.vrm.degenerate_faces_dropped").arg("faces", *faces)
             }
             VrmLoss::AdditionalUvsDropped { channels } => {
-                format!("{channels} additional UV channels not written")
+                Message::new("save.vrm.additional_uvs_dropped").arg("channels", *channels)
             }
             VrmLoss::EdgeScalesDropped { vertices } => {
-                format!("edge scale of {vertices} vertices not written")
+                Message::new("save.vrm.edge_scales_dropped").arg("vertices", *vertices)
             }
             VrmLoss::NormalsReplaced { vertices } => {
-                format!("{vertices} zero or invalid vertex normals written as +Y")
+                Message::new("save.vrm.normals_replaced").arg("vertices", *vertices)
             }
         }
     }
 
+    /// [`Self::message`] in English.
+    #[must_use]
+    pub fn message_en(&self) -> String {
+        self.message().render(Language::English)
+    }
+
+    /// [`Self::message`] in Japanese.
     #[must_use]
     pub fn message_ja(&self) -> String {
-        match self {
-            VrmLoss::SkinningAsLinear { sdef, qdef } => format!(
-                "SDEF頂点{sdef}個はBDEF2、QDEF頂点{qdef}個は線形ブレンドとして書き出します(glTFのスキンは線形のみ)"
-            ),
-            VrmLoss::WeightsNormalised { vertices } => {
-                format!("頂点{vertices}個のウェイトを合計1に正規化しました")
-            }
-            VrmLoss::WeightsMoved { bones } => format!(
-                "D系ボーン・捩りボーン{}個のウェイトを、それを動かすヒューマノイドボーンに移しました({})。これらのボーンは書き出しません",
-                bones.len(),
-                bones.join("、")
-            ),
-            VrmLoss::WeightsMovedToHips { weights } => format!(
-                "hipsより上のボーン(センター・グルーブなど)のウェイト{weights}個をhipsに移しました(VRMのアプリが動かすのはhipsです)"
-            ),
-            VrmLoss::IkBonesDropped { bones } => format!(
-                "IKボーン{bones}個は書き出しません(VRMのアプリはヒューマノイドボーンを直接動かします)"
-            ),
-            VrmLoss::AppendDropped { bones } => format!(
-                "ボーン{bones}個の付与(移動付与・ローカル付与・0〜1外の付与率・ヒューマノイドボーン)は保持されません: 通常のノードとして書き出します"
-            ),
-            VrmLoss::HumanBoneDropped { bone, reason } => {
-                format!("ヒューマノイドボーン{bone}は割り当てません: {reason}")
-            }
-            VrmLoss::HipsAdded => {
-                "hipsは骨盤(下半身の位置)に新しいノードとして作り、上半身と下半身をその下に置きました".into()
-            }
-            VrmLoss::TPoseNote { note } => format!("Tポーズ: {note}"),
-            VrmLoss::MorphsDropped { kind, count } => format!(
-                "{}モーフ{count}個は書き出しません(VRMに対応するものがありません)",
-                kind_ja(kind)
-            ),
-            VrmLoss::BoneMorphsBaked { count } => format!(
-                "ボーンモーフ{count}個はTポーズでの頂点の動きをモーフターゲットとして書き出します"
-            ),
-            VrmLoss::MaterialMorphPartial { morph } => format!(
-                "材質モーフ「{morph}」: 拡散色(α含む)とエッジ色のみ保持します(VRMの表情はスペキュラ・環境色・テクスチャ係数・エッジのα・エッジサイズを変えられません)"
-            ),
-            VrmLoss::UvMorphDropped { morph } => format!(
-                "UVモーフ「{morph}」は書き出しません(VRMは材質全体のUVの一様な移動のみ扱えます)"
-            ),
-            VrmLoss::GroupRatioClamped { morph } => {
-                format!("グループモーフ「{morph}」: 0〜1の範囲外の係数を範囲内に収めました")
-            }
-            VrmLoss::PhysicsNotCarried {
-                dynamic_bodies,
-                static_bodies,
-                joints,
-            } => format!(
-                "スプリングボーンにならないもの: 物理剛体{dynamic_bodies}個、ボーン追従剛体{static_bodies}個(コライダーなし)、ジョイント{joints}個(チェーン間の連結など)"
-            ),
-            VrmLoss::SpringWithoutTail { bone } => format!(
-                "「{bone}」で終わる物理チェーンには子ボーンがありません: 最後のボーンは揺れません"
-            ),
-            VrmLoss::SpringChainsCut { chains } => format!(
-                "IKボーン・Dボーン・ヒューマノイドボーンを通る物理チェーンはそのボーンの手前まで書き出します: {}",
-                chains.join("、")
-            ),
-            VrmLoss::TextureMissing { name, reason } => {
-                format!("テクスチャ「{name}」は埋め込めません: {reason}")
-            }
-            VrmLoss::SphereDropped { materials } => format!(
-                "材質{materials}個の乗算・サブテクスチャのスフィアは書き出しません(加算スフィアのみMToonのmatcapにします)"
-            ),
-            VrmLoss::DegenerateFacesDropped { faces } => {
-                format!("頂点が重なる面{faces}個(点・線)は書き出しません")
-            }
-            VrmLoss::AdditionalUvsDropped { channels } => {
-                format!("追加UV{channels}チャンネルは書き出しません")
-            }
-            VrmLoss::EdgeScalesDropped { vertices } => {
-                format!("頂点{vertices}個のエッジ倍率は書き出しません")
-            }
-            VrmLoss::NormalsReplaced { vertices } => {
-                format!("長さ0または不正な頂点法線{vertices}個は+Yとして書き出します")
-            }
-        }
+        self.message().render(Language::Japanese)
     }
 }
 
-fn kind_ja(kind: &str) -> &str {
+/// The word for a morph kind [`VrmLoss::MorphsDropped`] names.
+fn morph_kind_key(kind: &str) -> &'static str {
     match kind {
-        "flip" => "フリップ",
-        "impulse" => "インパルス",
-        "additional UV" => "追加UV",
-        other => other,
+        "flip" => "save.vrm.word.flip",
+        "impulse" => "save.vrm.word.impulse",
+        _ => "save.vrm.word.additional_uv",
     }
 }
 

@@ -467,13 +467,9 @@ fn textures_are_embedded_as_png_and_set_the_alpha_mode() {
         "{shade}"
     );
     assert!(materials[0]["extensions"]["VRMC_materials_mtoon"]["shadeMultiplyTexture"].is_object());
-    assert!(
-        export
-            .report
-            .losses
-            .iter()
-            .any(|l| matches!(l, VrmLoss::TextureMissing { name, .. } if name == "missing.spa"))
-    );
+    assert!(export.report.losses.iter().any(
+        |l| matches!(l, VrmLoss::TextureMissing { problem } if problem.name() == "missing.spa")
+    ));
 }
 
 #[test]
@@ -1035,4 +1031,203 @@ fn humanoid_overrides_change_and_clear_the_mapping() {
     let map = map_bones_with(&model, &options.humanoid_overrides);
     assert_eq!(map.get(HumanBone::Neck), Some(neck));
     assert_eq!(map.get(HumanBone::Spine), Some(spine));
+}
+
+/// The hair chain with skin on its bones, and a weight (錘) bone far below its last body bone:
+/// a bone no vertex follows, carrying a heavy physics body hung on the chain by a joint, as
+/// MMD models pull cloaks and skirts down.
+fn model_with_weighted_hair_and_a_weight_bone() -> Model {
+    use crate::model::{Bone, BoneFlags, Joint, RigidBody, RigidBodyIdx, RigidMode, RigidShape};
+    use crate::model::{Vertex, Weight};
+    let mut model = model_with_hair_chain();
+    for name in ["後髪1", "後髪2"] {
+        let bone = bone_index(&model, name);
+        model.vertices.push(Vertex {
+            position: model.bones[bone].position,
+            weight: Weight::Bdef1 {
+                bone: Some(BoneIdx::new(bone)),
+            },
+            ..Vertex::default()
+        });
+    }
+    let last = bone_index(&model, "後髪2");
+    let weight_bone = model.bones.len();
+    model.bones.push(Bone {
+        name_ja: "後髪2錘".into(),
+        position: Vec3::new(0.0, -78.0, 1.5),
+        parent: Some(BoneIdx::new(last)),
+        flags: BoneFlags::ROTATABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE,
+        ..Bone::default()
+    });
+    let last_body = model
+        .rigid_bodies
+        .iter()
+        .position(|b| b.name_ja.as_str() == "後髪2")
+        .unwrap();
+    let body = model.rigid_bodies.len();
+    model.rigid_bodies.push(RigidBody {
+        name_ja: "後髪2錘".into(),
+        bone: Some(BoneIdx::new(weight_bone)),
+        group: 1,
+        non_collision_mask: 0xFFFF,
+        shape: RigidShape::Capsule,
+        size: Vec3::new(0.2, 1.7, 0.0),
+        position: Vec3::new(0.0, -78.0, 1.5),
+        mass: 5.0,
+        mode: RigidMode::Physics,
+        ..RigidBody::default()
+    });
+    model.joints.push(Joint {
+        name_ja: "後髪2錘".into(),
+        body_a: Some(RigidBodyIdx::new(last_body)),
+        body_b: Some(RigidBodyIdx::new(body)),
+        position: Vec3::new(0.0, 13.0, 1.5),
+        ..Joint::default()
+    });
+    model
+}
+
+#[test]
+fn weight_bones_are_no_spring_joints_and_the_chain_ends_at_its_skin() {
+    let model = model_with_weighted_hair_and_a_weight_bone();
+    let (json, export) = export(&model);
+    let weight_node = node_named(&json, "後髪2錘");
+    let positions = node_positions(&json);
+    let springs = json["extensions"]["VRMC_springBone"]["springs"]
+        .as_array()
+        .unwrap();
+    let joint_nodes = |spring: &Value| -> Vec<usize> {
+        spring["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["node"].as_u64().unwrap() as usize)
+            .collect()
+    };
+    for spring in springs {
+        let nodes = joint_nodes(spring);
+        assert!(!nodes.contains(&weight_node), "{spring}");
+        for pair in nodes.windows(2) {
+            let segment = positions[pair[1]].distance(positions[pair[0]]);
+            assert!(segment < 0.5, "a {segment} m segment in {spring}");
+        }
+    }
+    let hair = springs.iter().find(|s| s["name"] == "後髪1").unwrap();
+    assert_eq!(
+        joint_nodes(hair),
+        ["後髪1", "後髪2", "後髪3"].map(|n| node_named(&json, n))
+    );
+    // The weight's body is listed as not carried, not hidden.
+    assert!(export.report.losses.iter().any(|l| matches!(
+        l,
+        VrmLoss::PhysicsNotCarried { dynamic_bodies, .. } if *dynamic_bodies >= 1
+    )));
+    // Read back, no body or joint spans the 93 units down to the weight.
+    let import = read_vrm(&export.vrm, &crate::formats::LoadOptions::default()).unwrap();
+    for body in &import.model.rigid_bodies {
+        let size = body.size;
+        assert!(
+            size.x.abs().max(size.y.abs()).max(size.z.abs()) < 10.0,
+            "{} {:?}",
+            body.name_ja.as_str(),
+            body.size
+        );
+    }
+}
+
+/// The node parents of a written glTF.
+fn node_parents(json: &Value) -> Vec<Option<usize>> {
+    let nodes = json["nodes"].as_array().unwrap();
+    let mut parents = vec![None; nodes.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        for child in node["children"].as_array().into_iter().flatten() {
+            parents[child.as_u64().unwrap() as usize] = Some(i);
+        }
+    }
+    parents
+}
+
+/// The Khronos validator peer's verdict on `vrm` (`None`: the peer is not installed).
+fn khronos_validator(vrm: &[u8]) -> Option<Value> {
+    let peer = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/tools/peers/gltf-validator-peer");
+    if !peer.exists() {
+        println!("skipped the validator: {} is absent", peer.display());
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("model.vrm");
+    std::fs::write(&file, vrm).unwrap();
+    let output = std::process::Command::new(&peer).arg(&file).output().ok()?;
+    if output.status.code() == Some(2) {
+        println!("skipped the validator: not installed (run its install.sh)");
+        return None;
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or_default()).ok()
+}
+
+#[test]
+fn extra_root_bones_get_one_common_skin_root() {
+    use crate::model::{Bone, BoneFlags};
+    let mut model = sample_model();
+    for (name, x) in [("カメラ", 8.0), ("小物", -8.0)] {
+        model.bones.push(Bone {
+            name_ja: name.into(),
+            position: Vec3::new(x, 0.0, 0.0),
+            parent: None,
+            flags: BoneFlags::ROTATABLE | BoneFlags::VISIBLE | BoneFlags::OPERABLE,
+            ..Bone::default()
+        });
+    }
+    let (json, export) = export(&model);
+    let parents = node_parents(&json);
+    let root_of = |mut node: usize| {
+        while let Some(parent) = parents[node] {
+            node = parent;
+        }
+        node
+    };
+    let skin = &json["skins"][0];
+    let skeleton = skin["skeleton"].as_u64().expect("skeleton set") as usize;
+    for joint in skin["joints"].as_array().unwrap() {
+        assert_eq!(root_of(joint.as_u64().unwrap() as usize), skeleton);
+    }
+    for name in ["カメラ", "小物"] {
+        assert_eq!(parents[node_named(&json, name)], Some(skeleton));
+    }
+    if let Some(verdict) = khronos_validator(&export.vrm) {
+        assert_eq!(verdict["errors"], 0, "{verdict}");
+    }
+}
+
+#[test]
+fn a_jpeg_skin_is_embedded_as_the_same_jpeg() {
+    let dir = tempfile::tempdir().unwrap();
+    let skin = image::RgbImage::from_fn(64, 32, |x, y| image::Rgb([x as u8 * 4, y as u8 * 8, 120]));
+    let path = dir.path().join("skin.jpg");
+    skin.save_with_format(&path, image::ImageFormat::Jpeg)
+        .unwrap();
+    let jpeg = std::fs::read(&path).unwrap();
+    let mut model = sample_model();
+    model.textures = vec!["skin.jpg".into()];
+    model.materials[0].texture = Some(crate::model::TextureIdx::new(0));
+    let options = VrmExportOptions {
+        model_dir: Some(dir.path().to_owned()),
+        ..VrmExportOptions::default()
+    };
+    let export = write_vrm(&model, &options).unwrap();
+    let (json, bin) = split_glb(&export.vrm).unwrap();
+    let image = &json["images"][0];
+    assert_eq!(image["mimeType"], "image/jpeg");
+    let view = &json["bufferViews"][image["bufferView"].as_u64().unwrap() as usize];
+    let start = view["byteOffset"].as_u64().unwrap() as usize;
+    let length = view["byteLength"].as_u64().unwrap() as usize;
+    assert_eq!(&bin[start..start + length], jpeg.as_slice());
+    // Read back, the texture is the same file again.
+    let import = read_vrm(&export.vrm, &crate::formats::LoadOptions::default()).unwrap();
+    assert!(import.textures.iter().any(|t| t.bytes == jpeg));
+    if let Some(verdict) = khronos_validator(&export.vrm) {
+        assert_eq!(verdict["errors"], 0, "{verdict}");
+    }
 }

@@ -182,12 +182,12 @@ fn build_skeleton(model: &Model, map: &HumanoidMap) -> Result<Skeleton, WriteErr
     if let Some(common) = common
         && matches!(fold_name(&nodes[common].name).as_str(), "腰" | "waist")
     {
-        return Ok(Skeleton {
+        return Ok(with_common_root(Skeleton {
             nodes,
             node_of_bone,
             hips: common,
             hips_added: false,
-        });
+        }));
     }
     // The pelvis: 下半身's position, else the spine's.
     let pelvis = model
@@ -222,12 +222,34 @@ fn build_skeleton(model: &Model, map: &HumanoidMap) -> Result<Skeleton, WriteErr
             nodes[below].parent = Some(hips);
         }
     }
-    Ok(Skeleton {
+    Ok(with_common_root(Skeleton {
         nodes,
         node_of_bone,
         hips,
         hips_added: true,
-    })
+    }))
+}
+
+/// The skeleton with one root: glTF requires a skin's joints to share a root node (the
+/// validator's SKIN_NO_COMMON_ROOT), and a model's extra root bones (a second 全ての親, a
+/// camera or accessory bone) would give the skin several. A node at the origin above all of
+/// them is one more joint, which no vertex follows.
+fn with_common_root(mut skeleton: Skeleton) -> Skeleton {
+    let roots: Vec<usize> = (0..skeleton.nodes.len())
+        .filter(|&n| skeleton.nodes[n].parent.is_none())
+        .collect();
+    if roots.len() > 1 {
+        let root = skeleton.nodes.len();
+        skeleton.nodes.push(SkeletonNode {
+            name: "root".into(),
+            position: Vec3::ZERO,
+            parent: None,
+        });
+        for node in roots {
+            skeleton.nodes[node].parent = Some(root);
+        }
+    }
+    skeleton
 }
 
 /// Per-vertex joints and weights (top four, merged per node, normalised).
@@ -670,7 +692,12 @@ pub fn write_vrm(model: &Model, options: &VrmExportOptions) -> Result<VrmExport,
             .map(|i| json::Index::new(i as u32))
             .collect(),
         name: None,
-        skeleton: None,
+        // The one root node (see `with_common_root`).
+        skeleton: skeleton
+            .nodes
+            .iter()
+            .position(|node| node.parent.is_none())
+            .map(|root| json::Index::new(root as u32)),
     });
 
     let skinning = skin_vertices(model, &map, &skeleton, &mut losses);

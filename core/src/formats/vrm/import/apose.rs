@@ -16,6 +16,7 @@
 //! If the pose cannot be evaluated the model keeps its T-pose and the report says so.
 
 use super::Importer;
+use crate::i18n::Message;
 use crate::model::{BoneFlags, BoneIdx};
 use crate::pose::{Pose, pose_as_rest};
 use glam::{Quat, Vec3};
@@ -48,7 +49,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
         let location = import.gltf.at("nodes", None, "");
         import.note(
             location,
-            format!("arm angle {degrees}° is not between −90° and 90°: the model keeps its T-pose"),
+            Message::new("load.vrm.arm_angle_range").arg("degrees", degrees),
             false,
         );
         return;
@@ -107,14 +108,18 @@ pub(super) fn build(import: &mut Importer<'_>) {
             changes.apply_to(&mut import.model);
             for note in &changes.notes {
                 let location = import.gltf.at("nodes", None, "");
-                import.note(location, format!("A-pose: {note}"), false);
+                import.note(
+                    location,
+                    Message::new("load.vrm.a_pose_note").arg("note", note),
+                    false,
+                );
             }
         }
         Err(error) => {
             let location = import.gltf.at("nodes", None, "");
             import.note(
                 location,
-                format!("the A-pose could not be applied ({error}); the model keeps its T-pose"),
+                Message::new("load.vrm.a_pose_failed").arg("error", error.to_string()),
                 false,
             );
         }

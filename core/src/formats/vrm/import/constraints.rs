@@ -19,6 +19,7 @@
 //! append that MMD cannot evaluate.
 
 use super::Importer;
+use crate::i18n::Message;
 use crate::model::{BoneFlags, BoneIdx};
 use serde_json::Value;
 
@@ -74,11 +75,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
         }
         let Some(constraint) = extension.get("constraint").and_then(Value::as_object) else {
             let location = import.gltf.at("nodes", Some(node), CONSTRAINT_FIELD);
-            import.note(
-                location,
-                "the node constraint has no \"constraint\" object; skipped",
-                true,
-            );
+            import.note(location, Message::new("load.vrm.constraint_empty"), true);
             continue;
         };
         let kinds: Vec<Kind> = [Kind::Roll, Kind::Aim, Kind::Rotation]
@@ -89,10 +86,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
             let location = import.gltf.at("nodes", Some(node), CONSTRAINT_FIELD);
             import.note(
                 location,
-                format!(
-                    "a node constraint needs exactly one of roll, aim and rotation; it has {}; skipped",
-                    kinds.len()
-                ),
+                Message::new("load.vrm.constraint_kinds").arg("count", kinds.len()),
                 true,
             );
             continue;
@@ -107,10 +101,9 @@ pub(super) fn build(import: &mut Importer<'_>) {
         let Some(source) = source.filter(|&s| s < node_count) else {
             import.note(
                 location,
-                format!(
-                    "the {} constraint's source is missing or not one of the {node_count} nodes; skipped",
-                    kind.key()
-                ),
+                Message::new("load.vrm.constraint_no_source")
+                    .arg("kind", kind.key())
+                    .arg("count", node_count),
                 true,
             );
             continue;
@@ -118,10 +111,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
         if source == node {
             import.note(
                 location,
-                format!(
-                    "the {} constraint's source is its own node; skipped",
-                    kind.key()
-                ),
+                Message::new("load.vrm.constraint_own_source").arg("kind", kind.key()),
                 true,
             );
             continue;
@@ -134,10 +124,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
                 None => {
                     import.note(
                         location.clone(),
-                        format!(
-                            "the {} constraint's weight is not a number; 1 is used",
-                            kind.key()
-                        ),
+                        Message::new("load.vrm.constraint_weight").arg("kind", kind.key()),
                         true,
                     );
                     1.0
@@ -149,11 +136,12 @@ pub(super) fn build(import: &mut Importer<'_>) {
         if kind == Kind::Aim {
             import.note(
                 location,
-                format!(
-                    "the aim constraint of \"{}\" (towards \"{}\") has no PMX counterpart; the bone follows its parent only",
-                    import.model.bones[destination].name_ja,
-                    import.model.bones[source_bone].name_ja
-                ),
+                Message::new("load.vrm.constraint_aim")
+                    .arg("bone", import.model.bones[destination].name_ja.to_string())
+                    .arg(
+                        "source",
+                        import.model.bones[source_bone].name_ja.to_string(),
+                    ),
                 false,
             );
             continue;
@@ -171,11 +159,10 @@ pub(super) fn build(import: &mut Importer<'_>) {
                 .unwrap_or_default();
             import.note(
                 location,
-                format!(
-                    "\"{}\" already appends from \"{existing}\"; its {} constraint is not added",
-                    import.model.bones[destination].name_ja,
-                    kind.key()
-                ),
+                Message::new("load.vrm.constraint_already_appends")
+                    .arg("bone", import.model.bones[destination].name_ja.to_string())
+                    .arg("existing", existing.to_string())
+                    .arg("kind", kind.key()),
                 false,
             );
             continue;
@@ -183,11 +170,9 @@ pub(super) fn build(import: &mut Importer<'_>) {
         if appends_from(&import.model.bones, source_bone, destination) {
             import.note(
                 location,
-                format!(
-                    "the {} constraint would close a cycle of constraints through \"{}\"; skipped",
-                    kind.key(),
-                    import.model.bones[source_bone].name_ja
-                ),
+                Message::new("load.vrm.constraint_cycle")
+                    .arg("kind", kind.key())
+                    .arg("bone", import.model.bones[source_bone].name_ja.to_string()),
                 true,
             );
             continue;
@@ -198,10 +183,14 @@ pub(super) fn build(import: &mut Importer<'_>) {
         bone.append_ratio = weight;
         if kind == Kind::Roll {
             let axis = body.get("rollAxis").and_then(Value::as_str).unwrap_or("X");
-            let message = format!(
-                "the roll constraint of \"{}\" (about {axis}) became an append of the whole rotation of \"{}\" × {weight}",
-                import.model.bones[destination].name_ja, import.model.bones[source_bone].name_ja
-            );
+            let message = Message::new("load.vrm.constraint_roll")
+                .arg("bone", import.model.bones[destination].name_ja.to_string())
+                .arg("axis", axis)
+                .arg(
+                    "source",
+                    import.model.bones[source_bone].name_ja.to_string(),
+                )
+                .arg("weight", weight);
             import.note(location, message, false);
         }
     }

@@ -3,9 +3,17 @@
 //! or allocate more than the file's bytes justify. Errors name the JSON path
 //! (`accessors[3].bufferView`) and the byte offset (in the BIN chunk for data, the start of
 //! the JSON chunk for JSON).
+//!
+//! Where three.js's GLTFLoader (what three-vrm reads with) reads a file whose numbers are off
+//! but whose bytes are there, this reader does too, with a note in [`Gltf::notes`]: a buffer
+//! view that runs past its buffer's declared `byteLength` into bytes the BIN chunk (or the
+//! `uri`'s data) does have (GLTFLoader reads views from the whole chunk), a buffer without a
+//! `byteLength` or declaring more than is there, and joints stored as floats.
 
-use crate::formats::{LoadLimits, Location, ReadError};
+use crate::formats::{LoadLimits, LoadNote, Location, ReadError};
+use crate::i18n::Message;
 use serde_json::Value;
+use std::cell::RefCell;
 
 /// A parsed glTF: its JSON, the GLB's BIN chunk and where both are in the file.
 #[derive(Debug)]
@@ -21,6 +29,8 @@ pub(super) struct Gltf<'a> {
     pub external: &'a [Option<super::external::Resolved>],
     /// The folder of the file, where relative `uri`s (images of a text `.gltf`) are found.
     pub base_dir: Option<&'a std::path::Path>,
+    /// What was read leniently while reading accessors (see the module documentation).
+    pub notes: RefCell<Vec<LoadNote>>,
 }
 
 /// An accessor's elements, `components` values each, in one flat list.
@@ -239,6 +249,9 @@ impl<'a> Gltf<'a> {
         }
     }
 
+    /// The data of buffer `index`: all of it, whatever its `byteLength` says (GLTFLoader reads
+    /// views from the whole BIN chunk or fetched `uri`); [`Gltf::buffer_notes`] lists where
+    /// the declared length and the views disagree.
     fn buffer_bytes(
         &self,
         index: usize,
@@ -247,60 +260,107 @@ impl<'a> Gltf<'a> {
         let buffer = self.item("buffers", index, from)?;
         if buffer.get("uri").and_then(Value::as_str).is_some() {
             let external: &'a [Option<super::external::Resolved>] = self.external;
-            let bytes = match external.get(index) {
-                Some(Some(Ok(bytes))) => bytes.as_slice(),
+            return match external.get(index) {
+                Some(Some(Ok(bytes))) => Ok(bytes.as_slice()),
                 Some(Some(Err(why))) => {
-                    return Err(self.malformed("buffers", Some(index), "uri", why.clone()));
+                    Err(self.malformed("buffers", Some(index), "uri", why.clone()))
                 }
-                _ => {
-                    return Err(self.malformed(
-                        "buffers",
-                        Some(index),
-                        "uri",
-                        "the buffer's data was not read",
-                    ));
-                }
-            };
-            let declared = self
-                .index_field(buffer, "byteLength", ("buffers", Some(index), "byteLength"))?
-                .unwrap_or(0);
-            return bytes.get(..declared).ok_or_else(|| {
-                self.malformed(
+                _ => Err(self.malformed(
                     "buffers",
                     Some(index),
-                    "byteLength",
-                    format!(
-                        "byteLength {declared} is more than the {} bytes its uri holds",
-                        bytes.len()
-                    ),
-                )
-            });
+                    "uri",
+                    "the buffer's data was not read",
+                )),
+            };
         }
-        let Some(bin) = self.bin else {
-            return Err(self.malformed(
+        self.bin.ok_or_else(|| {
+            self.malformed(
                 "buffers",
                 Some(index),
                 "",
                 "the GLB has no BIN chunk for this buffer",
-            ));
+            )
+        })
+    }
+
+    /// Notes on buffers whose declared `byteLength` is not what their views use: missing, more
+    /// than the data holds, or less than views that the data does hold reach.
+    pub fn buffer_notes(&self) -> Vec<LoadNote> {
+        let mut notes = Vec::new();
+        let (Ok(buffers), Ok(views)) = (self.list("buffers"), self.list("bufferViews")) else {
+            return notes;
         };
-        let declared = self
-            .index_field(buffer, "byteLength", ("buffers", Some(index), "byteLength"))?
-            .unwrap_or(0);
-        if declared > bin.len() {
-            return Err(ReadError::Malformed {
-                location: Location {
-                    offset: self.bin_offset,
-                    ..self.at("buffers", Some(index), "byteLength")
-                },
-                message: format!(
-                    "byteLength {declared} is more than the BIN chunk's {} bytes",
-                    bin.len()
-                )
-                .into(),
-            });
+        let note = |field: &'static str, index: usize, message: Message| LoadNote {
+            location: self.at("buffers", Some(index), field),
+            message,
+            lost: false,
+        };
+        for (index, buffer) in buffers.iter().enumerate() {
+            let Ok(data) = self.buffer_bytes(index, ("buffers", Some(index), "")) else {
+                continue;
+            };
+            let available = data.len();
+            let holder = if buffer.get("uri").is_some() {
+                "load.vrm.word.uri_data"
+            } else {
+                "load.vrm.word.bin_chunk"
+            };
+            let Some(declared) = buffer
+                .get("byteLength")
+                .and_then(Value::as_u64)
+                .and_then(|n| usize::try_from(n).ok())
+            else {
+                notes.push(note(
+                    "byteLength",
+                    index,
+                    Message::new("load.vrm.buffer_no_length")
+                        .arg("available", available)
+                        .word("holder", holder),
+                ));
+                continue;
+            };
+            if declared > available {
+                notes.push(note(
+                    "byteLength",
+                    index,
+                    Message::new("load.vrm.buffer_length_over")
+                        .arg("declared", declared)
+                        .arg("available", available)
+                        .word("holder", holder),
+                ));
+            }
+            let past: Vec<String> = views
+                .iter()
+                .enumerate()
+                .filter(|(_, view)| {
+                    view.get("buffer").and_then(Value::as_u64) == Some(index as u64)
+                })
+                .filter_map(|(view_index, view)| {
+                    let field = |key: &str| {
+                        view.get(key)
+                            .and_then(Value::as_u64)
+                            .and_then(|n| usize::try_from(n).ok())
+                    };
+                    let end = field("byteOffset")
+                        .unwrap_or(0)
+                        .checked_add(field("byteLength")?)?;
+                    (end > declared && end <= available)
+                        .then(|| format!("bufferViews[{view_index}] (+{})", end - declared))
+                })
+                .collect();
+            if !past.is_empty() {
+                notes.push(note(
+                    "byteLength",
+                    index,
+                    Message::new("load.vrm.views_past_length")
+                        .arg("views", past.join(", "))
+                        .arg("declared", declared)
+                        .arg("available", available)
+                        .word("holder", holder),
+                ));
+            }
         }
-        Ok(&bin[..declared])
+        notes
     }
 
     /// The bytes of buffer view `view_index` from `offset` on, checked to hold `count`
@@ -470,12 +530,13 @@ impl<'a> Gltf<'a> {
         if want == Want::Integers
             && matches!(component, Component::F32 | Component::I8 | Component::I16)
         {
-            return Err(self.malformed(
-                "accessors",
-                Some(index),
-                "componentType",
-                "integers (unsigned byte, short or int) expected here",
-            ));
+            // GLTFLoader takes any component type as a joint or index list; whole numbers
+            // stored as floats or signed integers are what some writers produce.
+            self.notes.borrow_mut().push(LoadNote {
+                location: self.at("accessors", Some(index), "componentType"),
+                message: Message::new("load.vrm.integers_as_other_type").arg("code", code),
+                lost: false,
+            });
         }
         let kind = accessor.get("type").and_then(Value::as_str).unwrap_or("");
         let components = components_of(kind).ok_or_else(|| {
@@ -510,7 +571,14 @@ impl<'a> Gltf<'a> {
         let decode = |bytes: &[u8]| -> Raw {
             match want {
                 Want::Floats => Raw::F(component.to_f32(bytes, normalized)),
-                Want::Integers => Raw::U(component.to_u32(bytes).unwrap_or(0)),
+                Want::Integers => Raw::U(component.to_u32(bytes).unwrap_or_else(|| {
+                    let value = component.to_f32(bytes, false);
+                    if value.is_finite() && value > 0.0 {
+                        value as u32
+                    } else {
+                        0
+                    }
+                })),
             }
         };
         let mut values = match self.index_field(

@@ -5,6 +5,7 @@ use super::Importer;
 use super::gltf::Elements;
 use super::materials::Buckets;
 use crate::formats::{Location, ReadError};
+use crate::i18n::Message;
 use crate::model::{BoneIdx, Face, Vec2, Vec3, Vertex, VertexIdx, Weight};
 use glam::{Mat3, Mat4, Vec3 as GVec3};
 use serde_json::Value;
@@ -104,7 +105,12 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
                 Ok(cut) => over_four += cut,
                 Err(error) if import.recover => {
                     let location = primitive_location(import, mesh, index, "");
-                    import.note(location, format!("primitive left out: {error}"), true);
+                    import.note(
+                        location,
+                        Message::new("load.vrm.primitive_left_out")
+                            .arg("error", error.to_message()),
+                        true,
+                    );
                 }
                 Err(error) => return Err(error),
             }
@@ -114,7 +120,7 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
         let location = import.gltf.at("meshes", None, "JOINTS");
         import.note(
             location,
-            format!("{over_four} vertices have more than 4 bone influences: the 4 largest were kept and renormalised"),
+            Message::new("load.vrm.over_four_influences").arg("count", over_four),
             false,
         );
     }
@@ -170,12 +176,19 @@ fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin
                 .gltf
                 .accessor_count(accessor, ("skins", Some(skin), "inverseBindMatrices"))?;
             if count < joints.len() {
-                return Err(import.gltf.malformed(
-                    "skins",
-                    Some(skin),
-                    "inverseBindMatrices",
-                    format!("{count} matrices for {} joints", joints.len()),
-                ));
+                // GLTFLoader reads what is there; the joints without a matrix are bound
+                // where they stand (identity), as without any inverseBindMatrices.
+                import
+                    .gltf
+                    .notes
+                    .borrow_mut()
+                    .push(crate::formats::LoadNote {
+                        location: import.gltf.at("skins", Some(skin), "inverseBindMatrices"),
+                        message: Message::new("load.vrm.inverse_bind_short")
+                            .arg("count", count)
+                            .arg("joints", joints.len()),
+                        lost: false,
+                    });
             }
             let elements = import.gltf.floats(accessor)?;
             if elements.components != 16 {
@@ -190,6 +203,9 @@ fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin
                 .map(|j| {
                     let values = elements.get(j);
                     let mut array = [0.0; 16];
+                    if values.len() < 16 {
+                        return Mat4::IDENTITY;
+                    }
                     array.copy_from_slice(&values[..16]);
                     Mat4::from_cols_array(&array)
                 })
@@ -312,7 +328,7 @@ fn read_primitive(
         let location = primitive_location(import, mesh, index, "mode");
         import.note(
             location,
-            format!("points or lines (mode {mode}) are not imported (PMX draws triangles only)"),
+            Message::new("load.vrm.points_or_lines").arg("mode", mode),
             false,
         );
         return Ok(0);
@@ -428,6 +444,8 @@ fn read_primitive(
         None
     };
     let mut over_four = 0;
+    // The first vertex with a joint past the skin's list, and that joint.
+    let mut past_skin: Option<(usize, usize)> = None;
     let mut blends: Vec<Mat4> = Vec::with_capacity(count.min(3 * triangles.len()));
     for &v in &used_vertices {
         kept[v] = blends.len();
@@ -439,18 +457,10 @@ fn read_primitive(
                 if weight > 0.0 && weight.is_finite() {
                     let joint = joints.get(v)[k] as usize;
                     if joint >= skin_bones {
-                        return Err(ReadError::Malformed {
-                            location: primitive_location(
-                                import,
-                                mesh,
-                                index,
-                                "attributes.JOINTS_0",
-                            ),
-                            message: format!(
-                                "joint {joint} of vertex {v} is past the skin's {skin_bones} joints"
-                            )
-                            .into(),
-                        });
+                        // GLTFLoader draws such a vertex with whatever the shader finds;
+                        // here the influence is left out and the others renormalised.
+                        past_skin.get_or_insert((v, joint));
+                        continue;
                     }
                     weights.push((joint, weight));
                 }
@@ -560,6 +570,17 @@ fn read_primitive(
         )?;
     }
     buckets.add(material, faces);
+    if let Some((vertex, joint)) = past_skin {
+        let location = primitive_location(import, mesh, index, "attributes.JOINTS_0");
+        import.note(
+            location,
+            Message::new("load.vrm.joint_past_skin")
+                .arg("joint", joint)
+                .arg("vertex", vertex)
+                .arg("joints", skin_bones),
+            true,
+        );
+    }
     Ok(over_four)
 }
 

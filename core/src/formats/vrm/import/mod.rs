@@ -72,6 +72,8 @@ mod external;
 mod frames;
 mod glb;
 mod gltf;
+#[cfg(test)]
+mod leniency_tests;
 mod materials;
 mod mesh;
 mod morphs;
@@ -82,6 +84,7 @@ pub use glb::GLB_MAGIC;
 
 use super::HumanBone;
 use crate::formats::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
+use crate::i18n::Message;
 use crate::model::{Model, Vec3};
 use glam::{Mat4, Quat, Vec3 as GVec3};
 use gltf::Gltf;
@@ -271,20 +274,27 @@ pub fn read_vrm_in(
         limits: options.limits,
         external: &external,
         base_dir,
+        notes: std::cell::RefCell::new(chunks.notes),
     };
     if !gltf.json.is_object() {
         return Err(gltf.malformed("json", None, "", "the glTF JSON must be an object"));
     }
     check_required_extensions(&gltf)?;
+    let buffer_notes = gltf.buffer_notes();
+    gltf.notes.borrow_mut().extend(buffer_notes);
     let mut import = Importer::new(gltf, options.recover, options.vrm.unwrap_or_default())?;
     import.run()?;
     let Importer {
         model,
-        notes,
+        notes: import_notes,
         version,
         textures,
+        gltf,
         ..
     } = import;
+    // The container's and the buffers' notes first: they come from the bytes under the rest.
+    let mut notes = gltf.notes.into_inner();
+    notes.extend(import_notes);
     Ok(VrmImport {
         model,
         report: LoadReport {
@@ -395,11 +405,7 @@ impl<'a> Importer<'a> {
     fn run(&mut self) -> Result<(), ReadError> {
         if self.version == VrmVersion::Gltf {
             let location = self.gltf.at("extensions", None, "");
-            self.note(
-                location,
-                "no VRM extension (VRMC_vrm or VRM): read as plain glTF, without humanoid bones",
-                false,
-            );
+            self.note(location, Message::new("load.vrm.no_vrm_extension"), false);
         }
         self.read_nodes()?;
         if self.nodes.is_empty() {
@@ -505,7 +511,7 @@ impl<'a> Importer<'a> {
                     let location = self.gltf.at("nodes", Some(index), "children");
                     self.note(
                         location,
-                        format!("node {child} is a child of two nodes; kept under the first"),
+                        Message::new("load.vrm.node_two_parents").arg("node", child),
                         true,
                     );
                 } else {
@@ -543,11 +549,7 @@ impl<'a> Importer<'a> {
                 break;
             }
             let location = self.gltf.at("nodes", Some(next_unseen), "children");
-            self.note(
-                location,
-                "the node hierarchy has a cycle here; it was cut",
-                true,
-            );
+            self.note(location, Message::new("load.vrm.node_cycle"), true);
             parents[next_unseen] = None;
             starts.push(next_unseen);
         }
@@ -617,11 +619,7 @@ impl<'a> Importer<'a> {
         else {
             if self.version != VrmVersion::Gltf {
                 let location = self.gltf.at("extensions", None, "humanoid");
-                self.note(
-                    location,
-                    "the VRM has no humanoid: no MMD standard bones",
-                    true,
-                );
+                self.note(location, Message::new("load.vrm.no_humanoid"), true);
             }
             return Ok(());
         };
@@ -651,7 +649,7 @@ impl<'a> Importer<'a> {
                 let location = self.gltf.at("extensions", None, "humanoid.humanBones");
                 self.note(
                     location,
-                    "humanBones is missing or of the wrong shape",
+                    Message::new("load.vrm.human_bones_malformed"),
                     true,
                 );
             }
@@ -662,7 +660,7 @@ impl<'a> Importer<'a> {
                     let location = self.gltf.at("extensions", None, "humanoid.humanBones");
                     self.note(
                         location,
-                        format!("unknown humanoid bone \"{name}\" ignored"),
+                        Message::new("load.vrm.unknown_human_bone").arg("name", &name),
                         true,
                     );
                 }
@@ -679,20 +677,22 @@ impl<'a> Importer<'a> {
                     let location = self.gltf.at("extensions", None, "humanoid.humanBones");
                     self.note(
                         location,
-                        format!(
-                            "humanoid bone \"{name}\": node {node} is already another humanoid bone"
-                        ),
+                        Message::new("load.vrm.human_bone_taken")
+                            .arg("name", &name)
+                            .arg("node", node),
                         true,
                     );
                 }
                 None => {
                     let location = self.gltf.at("extensions", None, "humanoid.humanBones");
-                    let shown = node.map_or_else(|| "no node".to_owned(), |n| format!("node {n}"));
-                    self.note(
-                        location,
-                        format!("humanoid bone \"{name}\" points at {shown}, which does not exist ({node_count} nodes); ignored"),
-                        true,
-                    );
+                    let message = match node {
+                        Some(node) => Message::new("load.vrm.human_bone_no_node")
+                            .arg("name", &name)
+                            .arg("node", node)
+                            .arg("count", node_count),
+                        None => Message::new("load.vrm.human_bone_without_node").arg("name", &name),
+                    };
+                    self.note(location, message, true);
                 }
             }
         }

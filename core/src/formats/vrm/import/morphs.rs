@@ -23,6 +23,7 @@ use super::materials::{UvTransform, floats, srgb, toon_dark};
 use super::{Importer, VrmVersion, unique_name};
 use crate::formats::ReadError;
 use crate::formats::vrm::PRESET_TABLE;
+use crate::i18n::Message;
 use crate::model::{
     GroupMorphOffset, MaterialIdx, MaterialMorphOffset, MaterialMorphOp, Morph, MorphIdx,
     MorphOffsets, MorphPanel, UvMorphOffset, Vec3, Vec4, VertexIdx, VertexMorphOffset,
@@ -449,9 +450,7 @@ pub(super) fn build(import: &mut Importer<'_>) -> Result<(), ReadError> {
         let location = import.gltf.at("extensions", None, "expressions");
         import.note(
             location,
-            format!(
-                "{missing_binds} expression binds name a morph target that does not exist; ignored"
-            ),
+            Message::new("load.vrm.binds_missing_target").arg("count", missing_binds),
             true,
         );
     }
@@ -481,10 +480,7 @@ impl BindTally {
         if self.broken > 0 {
             import.note(
                 location.clone(),
-                format!(
-                    "{} expression binds name a material or target that does not exist, or are incomplete; ignored",
-                    self.broken
-                ),
+                Message::new("load.vrm.binds_broken").arg("count", self.broken),
                 true,
             );
         }
@@ -492,19 +488,14 @@ impl BindTally {
         if dropped > 0 {
             import.note(
                 location.clone(),
-                format!(
-                    "{dropped} material binds change nothing a PMX material has (rim colour, other 0.x properties, a matcap without sphere map, or a material no mesh draws); left out"
-                ),
+                Message::new("load.vrm.material_binds_dropped").arg("count", dropped),
                 false,
             );
         }
         if self.approximated > 0 {
             import.note(
                 location.clone(),
-                format!(
-                    "{} shade / emission colour binds approximated as toon tint / ambient offsets",
-                    self.approximated
-                ),
+                Message::new("load.vrm.colour_binds_approximated").arg("count", self.approximated),
                 false,
             );
         }

@@ -7,6 +7,7 @@
 //! its standard models.
 
 use super::{HumanBone, Importer, unique_name};
+use crate::i18n::Message;
 use crate::model::{AngleLimits, Bone, BoneFlags, BoneIdx, Ik, IkLink, Vec3};
 use std::collections::HashSet;
 
@@ -146,10 +147,9 @@ pub(super) fn build(import: &mut Importer<'_>) {
             let location = import.gltf.at("extensions", None, "humanoid.humanBones");
             import.note(
                 location,
-                format!(
-                    "no {} bone: {name_ja} was made at the base of the arm (it carries no vertices)",
-                    missing.vrm_name()
-                ),
+                Message::new("load.vrm.shoulder_made")
+                    .arg("bone", missing.vrm_name())
+                    .arg("name", name_ja),
                 false,
             );
         }
@@ -206,11 +206,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
             upper_body_2 = Some(bones.len());
             bones.push(stand_in);
             let location = import.gltf.at("extensions", None, "humanoid.humanBones");
-            import.note(
-                location,
-                "no chest bone: 上半身2 was made between 上半身 and the neck (it carries no vertices)",
-                false,
-            );
+            import.note(location, Message::new("load.vrm.chest_made"), false);
         }
         if human == Some(H::Head)
             && let (Some(&left), Some(&right)) = (
@@ -415,9 +411,9 @@ fn leg_ik(
                 let location = import.gltf.at("extensions", None, "humanoid.humanBones");
                 import.note(
                     location,
-                    format!(
-                        "no {side_word} toes bone: {side_ja}つま先 was made in front of the foot for {side_ja}つま先ＩＫ"
-                    ),
+                    Message::new("load.vrm.toes_made")
+                        .arg("side", side_word)
+                        .arg("name", format!("{side_ja}つま先")),
                     false,
                 );
                 bones.push(tip);
