@@ -111,8 +111,9 @@ fn strings(language: Language) -> &'static HashMap<String, String> {
 /// Text that has no key yet ([`Message::untranslated`], and every `String` turned into a
 /// message) renders the same in both languages; [`Message::is_translated`] finds it, so the
 /// tests can hold every reader's notes to keys.
+// Boxed: errors carry one beside their location, and a `Result` stays small.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message(MessageBody);
+pub struct Message(Box<MessageBody>);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum MessageBody {
@@ -146,32 +147,32 @@ impl Message {
     /// The message `key`, its arguments added with [`Message::arg`].
     #[must_use]
     pub fn new(key: &'static str) -> Self {
-        Self(MessageBody::Key {
+        Self(Box::new(MessageBody::Key {
             key,
             args: Vec::new(),
-        })
+        }))
     }
 
     /// Text with no key: the same in every language. For text that is not the editor's own
     /// words (a peer library's error); the editor's own words get a key.
     #[must_use]
     pub fn untranslated(text: impl Into<String>) -> Self {
-        Self(MessageBody::Untranslated(text.into()))
+        Self(Box::new(MessageBody::Untranslated(text.into())))
     }
 
     /// Text given in both languages.
     #[must_use]
     pub fn both(en: impl Into<String>, ja: impl Into<String>) -> Self {
-        Self(MessageBody::Both {
+        Self(Box::new(MessageBody::Both {
             en: en.into(),
             ja: ja.into(),
-        })
+        }))
     }
 
     /// Adds the argument that fills `{name}`.
     #[must_use]
     pub fn arg(mut self, name: &'static str, value: impl Into<MessageArg>) -> Self {
-        if let MessageBody::Key { args, .. } = &mut self.0 {
+        if let MessageBody::Key { args, .. } = self.0.as_mut() {
             args.push((name, value.into()));
         }
         self
@@ -186,7 +187,7 @@ impl Message {
     /// The message key (`None` for untranslated text).
     #[must_use]
     pub fn key(&self) -> Option<&'static str> {
-        match &self.0 {
+        match self.0.as_ref() {
             MessageBody::Key { key, .. } => Some(key),
             MessageBody::Untranslated(_) | MessageBody::Both { .. } => None,
         }
@@ -195,7 +196,7 @@ impl Message {
     /// Whether the message and every message inside it have keys.
     #[must_use]
     pub fn is_translated(&self) -> bool {
-        match &self.0 {
+        match self.0.as_ref() {
             MessageBody::Key { args, .. } => args.iter().all(|(_, arg)| match arg {
                 MessageArg::Message(inner) => inner.is_translated(),
                 _ => true,
@@ -210,7 +211,7 @@ impl Message {
     #[must_use]
     pub fn keys(&self) -> Vec<&'static str> {
         let mut keys = Vec::new();
-        if let MessageBody::Key { key, args } = &self.0 {
+        if let MessageBody::Key { key, args } = self.0.as_ref() {
             keys.push(*key);
             for (_, arg) in args {
                 match arg {
@@ -226,7 +227,7 @@ impl Message {
     /// The message in `lang`.
     #[must_use]
     pub fn render(&self, lang: Language) -> String {
-        match &self.0 {
+        match self.0.as_ref() {
             MessageBody::Key { key, args } => {
                 let rendered: Vec<(&str, String)> = args
                     .iter()
@@ -249,23 +250,24 @@ impl Message {
     /// Bytes the message holds on the heap (for the history's memory count).
     #[must_use]
     pub fn heap_size(&self) -> usize {
-        match &self.0 {
-            MessageBody::Key { args, .. } => {
-                args.capacity() * std::mem::size_of::<(&str, MessageArg)>()
-                    + args
-                        .iter()
-                        .map(|(_, arg)| match arg {
-                            MessageArg::Text(text) => text.capacity(),
-                            MessageArg::Message(inner) => {
-                                std::mem::size_of::<Message>() + inner.heap_size()
-                            }
-                            MessageArg::Number(_) | MessageArg::Key(_) => 0,
-                        })
-                        .sum::<usize>()
+        std::mem::size_of::<MessageBody>()
+            + match self.0.as_ref() {
+                MessageBody::Key { args, .. } => {
+                    args.capacity() * std::mem::size_of::<(&str, MessageArg)>()
+                        + args
+                            .iter()
+                            .map(|(_, arg)| match arg {
+                                MessageArg::Text(text) => text.capacity(),
+                                MessageArg::Message(inner) => {
+                                    std::mem::size_of::<Message>() + inner.heap_size()
+                                }
+                                MessageArg::Number(_) | MessageArg::Key(_) => 0,
+                            })
+                            .sum::<usize>()
+                }
+                MessageBody::Untranslated(text) => text.capacity(),
+                MessageBody::Both { en, ja } => en.capacity() + ja.capacity(),
             }
-            MessageBody::Untranslated(text) => text.capacity(),
-            MessageBody::Both { en, ja } => en.capacity() + ja.capacity(),
-        }
     }
 
     /// Whether the English text contains `needle` (for tests and for callers that look for a

@@ -701,14 +701,6 @@ fn touched_ranges_coalesce_and_cap() {
 }
 
 #[test]
-fn labels_count_nicely() {
-    assert_eq!(count_label(1, "vertex"), "1 vertex");
-    assert_eq!(count_label(1000, "vertex"), "1,000 vertices");
-    assert_eq!(count_label(2, "rigid_body"), "2 rigid bodies");
-    assert_eq!(count_label(3, "display_frame"), "3 display frames");
-}
-
-#[test]
 fn pose_as_rest_is_one_undoable_step_equal_to_the_direct_result() {
     let original = model();
     let mut pose = crate::pose::Pose::new(&original);

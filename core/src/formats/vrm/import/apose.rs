@@ -110,7 +110,7 @@ pub(super) fn build(import: &mut Importer<'_>) {
                 let location = import.gltf.at("nodes", None, "");
                 import.note(
                     location,
-                    Message::new("load.vrm.a_pose_note").arg("note", note),
+                    Message::new("load.vrm.a_pose_note").arg("note", note.clone()),
                     false,
                 );
             }
