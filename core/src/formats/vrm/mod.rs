@@ -54,6 +54,7 @@ mod material;
 mod meta_json;
 mod report;
 mod springs;
+mod toon;
 pub mod tpose;
 mod write;
 
