@@ -544,9 +544,13 @@ impl Document {
 
     /// Writes the model to `path` with `settings`, atomically; on success the document is
     /// saved there. Returns the writer's warnings (what a PMD file could not hold).
-    pub fn save_to(&mut self, path: &Path, settings: SaveSettings) -> Result<Vec<String>, String> {
+    pub fn save_to(
+        &mut self,
+        path: &Path,
+        settings: SaveSettings,
+    ) -> Result<Vec<pmx_core::i18n::Message>, pmx_core::i18n::Message> {
         let report = formats::save_path(&self.model, path, &settings.to_options())
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| e.to_message())?;
         let mut warnings = report.warnings;
         if let Some(unpacked) = &self.unpacked {
             // The images the model came with go beside it, where its texture paths point; a
@@ -554,7 +558,10 @@ impl Document {
             let folder = formats::folder_of(path);
             match formats::write_embedded_files(&unpacked.files, folder, false) {
                 Ok(_) => self.unpacked = None,
-                Err(error) => warnings.push(format!("images not written: {error}")),
+                Err(error) => warnings.push(
+                    pmx_core::i18n::Message::new("save.images_not_written")
+                        .arg("error", error.to_string()),
+                ),
             }
         }
         self.format = FileFormat::from_extension(path).unwrap_or(FileFormat::Pmx);
@@ -672,7 +679,7 @@ impl LoadProgress {
 pub struct LoadFailure {
     pub path: PathBuf,
     /// The reader's message: section, element, field and byte offset.
-    pub message: String,
+    pub message: pmx_core::i18n::Message,
     /// Whether loading in recovery mode may get part of the model (the bytes were read but did
     /// not parse).
     pub recoverable: bool,
@@ -780,7 +787,7 @@ impl LoadJob {
             Err(TryRecvError::Empty) => None,
             Err(TryRecvError::Disconnected) => Some(Err(LoadFailure {
                 path: self.path.clone(),
-                message: "the loading thread stopped without a result".to_owned(),
+                message: pmx_core::i18n::Message::new("load.thread_stopped"),
                 recoverable: false,
             })),
         }
@@ -807,12 +814,13 @@ fn load_with_progress(
     progress: &LoadProgress,
     wake: &(dyn Fn() + Send + Sync),
 ) -> Result<Loaded, LoadFailure> {
-    let failure = |message: String, recoverable: bool| LoadFailure {
+    let failure = |message: pmx_core::i18n::Message, recoverable: bool| LoadFailure {
         path: path.to_owned(),
         message,
         recoverable,
     };
-    let io_failure = |e: std::io::Error| failure(format!("{}: {e}", path.display()), false);
+    let io_failure =
+        |e: std::io::Error| failure(formats::FileError::io(path)(e).to_message(), false);
     if let Some((file, len)) = formats::open_pmx(path).map_err(io_failure)? {
         // Straight from the disk through the reader's window: the file is never a second time
         // in memory, and reading and parsing are one pass.
@@ -836,12 +844,15 @@ fn load_with_progress(
             Some(&progress.cancelled),
         );
         if progress.cancelled.load(Ordering::Relaxed) {
-            return Err(failure("cancelled".to_owned(), false));
+            return Err(failure(
+                pmx_core::i18n::Message::new("load.cancelled"),
+                false,
+            ));
         }
         // What the disk did not give (as opposed to bytes that do not parse) recovery cannot help.
         let (model, report) = read.map_err(|e| {
             let recoverable = !matches!(e, pmx_core::formats::error::ReadError::Io { .. });
-            failure(format!("{}: {e}", path.display()), recoverable)
+            failure(formats::FileError::read(path)(e).to_message(), recoverable)
         })?;
         progress.set(LoadPhase::Parsing, len as u64);
         return Ok(Loaded {
@@ -858,7 +869,10 @@ fn load_with_progress(
     let mut chunk = vec![0u8; READ_CHUNK];
     loop {
         if progress.cancelled.load(Ordering::Relaxed) {
-            return Err(failure("cancelled".to_owned(), false));
+            return Err(failure(
+                pmx_core::i18n::Message::new("load.cancelled"),
+                false,
+            ));
         }
         let read = file.read(&mut chunk).map_err(io_failure)?;
         if read == 0 {
@@ -874,14 +888,18 @@ fn load_with_progress(
         let unknown = formats::FileError::UnknownFormat {
             path: path.to_owned(),
         };
-        return Err(failure(unknown.to_string(), false));
+        return Err(failure(unknown.to_message(), false));
     };
     // Every PMX with a PMX magic was read from the disk above: what is left (a `.pmx` without
     // one fails at its first bytes) and the other formats are read from memory at once; an
     // MQO's `.mqx` and a glTF's buffers from beside the file.
     let spec = format.spec();
-    let loaded = (spec.read)(&bytes, Some(path), &options)
-        .map_err(|e| failure(format!("{}: {e}", path.display()), spec.offers_recovery))?;
+    let loaded = (spec.read)(&bytes, Some(path), &options).map_err(|e| {
+        failure(
+            formats::FileError::read(path)(e).to_message(),
+            spec.offers_recovery,
+        )
+    })?;
     progress.set(LoadPhase::Parsing, bytes.len() as u64);
     Ok(loaded)
 }
@@ -930,6 +948,14 @@ mod tests {
             .expect_err("a cut file fails");
         assert!(failure.recoverable);
         assert!(failure.message.contains("at byte"), "{}", failure.message);
+        assert!(
+            failure
+                .message
+                .render(pmx_core::i18n::Language::Japanese)
+                .contains("バイト目"),
+            "{}",
+            failure.message
+        );
         let recovered = wait(LoadJob::start(path, true, Arc::new(|| {}))).expect("recovers");
         assert!(recovered.report.recovered_from.is_some());
     }

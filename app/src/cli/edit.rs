@@ -82,7 +82,7 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
     };
     let saved = formats::save_path(&model, &args.output, &options)?;
     for warning in &saved.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", super::say(warning));
     }
 
     if args.json {
