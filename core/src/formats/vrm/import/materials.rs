@@ -40,6 +40,7 @@
 use super::{ImportedTexture, Importer, VrmVersion, external, unique_name};
 use crate::formats::ReadError;
 use crate::formats::vrm::toon;
+use crate::i18n::Message;
 use crate::model::{DrawFlags, Face, Material, SphereMode, TextureIdx, Toon, Vec2, Vec3, Vec4};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -536,7 +537,7 @@ pub(super) fn build(import: &mut Importer<'_>, buckets: Buckets) -> Result<(), R
         let location = import.gltf.at("materials", None, "alphaMode");
         import.note(
             location,
-            format!("{masked} materials cut out by alpha (MASK); MMD blends their alpha instead"),
+            Message::new("load.vrm.materials_masked").arg("count", masked),
             false,
         );
     }
@@ -576,7 +577,7 @@ fn texture_of(
         let location = import.gltf.at("textures", Some(texture), "source");
         import.note(
             location,
-            format!("textures[{texture}] has no image (source); the material goes without it"),
+            Message::new("load.vrm.texture_without_image").arg("texture", texture),
             true,
         );
         return Ok(None);
@@ -746,7 +747,7 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
         let location = import.gltf.at("textures", None, "source");
         import.note(
             location,
-            format!("images[{image}] does not exist; the material has no texture"),
+            Message::new("load.vrm.image_missing").arg("image", image),
             true,
         );
         return Ok(None);
@@ -789,10 +790,9 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
                 let location = import.gltf.at("images", Some(image), "uri");
                 import.note(
                     location,
-                    format!(
-                        "image \"{}\" cannot be read ({why}); the material has no texture",
-                        external::shown(uri)
-                    ),
+                    Message::new("load.vrm.image_unreadable")
+                        .arg("uri", external::shown(uri))
+                        .arg("reason", why),
                     true,
                 );
                 return Ok(None);
@@ -800,11 +800,7 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
         }
     } else {
         let location = import.gltf.at("images", Some(image), "");
-        import.note(
-            location,
-            "the image has neither a bufferView nor a uri; the material has no texture",
-            true,
-        );
+        import.note(location, Message::new("load.vrm.image_without_data"), true);
         return Ok(None);
     };
     let extension = match image::guess_format(&bytes) {
@@ -820,10 +816,9 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
                 let location = import.gltf.at("images", Some(image), "");
                 import.note(
                     location,
-                    format!(
-                        "images[{image}] ({} bytes) is not a PNG or JPEG image; the material has no texture",
-                        bytes.len()
-                    ),
+                    Message::new("load.vrm.image_not_png_or_jpeg")
+                        .arg("image", image)
+                        .arg("bytes", bytes.len()),
                     true,
                 );
                 return Ok(None);
