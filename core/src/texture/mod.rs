@@ -6,6 +6,7 @@
 //! checks a file from its header only, for the validator.
 
 pub mod dds;
+pub mod toon;
 
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};

@@ -2,11 +2,13 @@
 //!
 //! - Base colour: the diffuse colour (MMD colours are sRGB-encoded; glTF factors are linear,
 //!   so the RGB is decoded) and alpha; the texture embedded as PNG.
-//! - Shade: the diffuse colour times the darkest texel of the toon texture (its bottom row,
-//!   where MMD's toon lookup lands for surfaces facing away from the light). When the toon
-//!   cannot be read (a shared toon01–10 not shipped with the model), the ambient colour, which
-//!   is MMD's colour for unlit surfaces, or 60 % of the diffuse colour when the ambient is
-//!   black. The shade is multiplied by the base texture (`shadeMultiplyTexture`).
+//! - Shade: the toon as MToon shading (`super::toon`): the diffuse colour times the toon
+//!   ramp's shadow end, and `shadingToonyFactor` / `shadingShiftFactor` from where and how fast
+//!   the ramp turns (the shared toon01–10 from their known colours, the model's own toon image
+//!   measured on its pixels; no toon, or one that cannot be read, is white: the shade is the
+//!   lit colour). The shade is multiplied by the base texture (`shadeMultiplyTexture`), as MMD
+//!   multiplies its toon into the textured colour. A ramp's lit end is taken as white: MToon
+//!   has no other place for it than the base colour, which expressions drive too.
 //! - Outline: with the edge flag, world-coordinate outlines of `edge size × 5 mm` (VRM 0's
 //!   MToon default width at size 1) in the edge colour, unlit (MMD's edge ignores lighting).
 //! - Alpha: `BLEND` when the diffuse alpha is below 1 or the texture has partly transparent
@@ -18,7 +20,9 @@
 use super::VrmExportOptions;
 use super::glb::Builder;
 use super::report::VrmLoss;
+use super::toon::mtoon_toony_and_shift;
 use crate::model::{DrawFlags, Model, SphereMode, Toon};
+use crate::texture::toon::ToonRamp;
 use gltf_json as json;
 use json::validation::Checked;
 use serde_json::{Value, json};
@@ -62,8 +66,8 @@ struct Textures<'a> {
     options: &'a VrmExportOptions,
     sampler: Option<json::Index<json::texture::Sampler>>,
     loaded: HashMap<String, Option<LoadedTexture>>,
-    /// The darkest row colour of toon textures, by name.
-    toons: HashMap<String, Option<[f32; 3]>>,
+    /// The ramps of the model's toon images, by name (`None`: not readable, listed once).
+    toons: HashMap<String, Option<ToonRamp>>,
 }
 
 impl Textures<'_> {
@@ -144,20 +148,31 @@ impl Textures<'_> {
         loaded
     }
 
-    /// The shadow colour of a toon texture (its bottom row's centre), gamma-space.
-    fn toon_shadow(&mut self, name: &str) -> Option<[f32; 3]> {
-        if let Some(known) = self.toons.get(name) {
-            return *known;
+    /// The ramp of a material's toon: a shared toon's known colours, the model's own toon image
+    /// measured on its pixels, white for none (or one that cannot be read, listed).
+    fn toon_ramp(&mut self, toon: Toon, losses: &mut Vec<VrmLoss>) -> ToonRamp {
+        let name = match toon {
+            Toon::Shared(number) => return ToonRamp::shared(number).unwrap_or(ToonRamp::WHITE),
+            Toon::Texture(index) => match self.name(index) {
+                Some(name) => name,
+                None => return ToonRamp::WHITE,
+            },
+        };
+        if let Some(known) = self.toons.get(&name) {
+            return known.unwrap_or(ToonRamp::WHITE);
         }
-        let colour = self.image(name).ok().and_then(|image| {
-            let x = image.width / 2;
-            let y = image.height.checked_sub(1)?;
-            let at = ((y * image.width + x) * 4) as usize;
-            let texel = image.pixels.get(at..at + 3)?;
-            Some([texel[0], texel[1], texel[2]].map(|c| f32::from(c) / 255.0))
-        });
-        self.toons.insert(name.to_owned(), colour);
-        colour
+        let ramp = match self.image(&name) {
+            Ok(image) => ToonRamp::of_image(&image),
+            Err(reason) => {
+                losses.push(VrmLoss::TextureMissing {
+                    name: name.clone(),
+                    reason,
+                });
+                None
+            }
+        };
+        self.toons.insert(name, ramp);
+        ramp.unwrap_or(ToonRamp::WHITE)
     }
 }
 
@@ -216,22 +231,9 @@ pub(super) fn write_materials(
         let base = textures
             .name(material.texture)
             .and_then(|name| textures.embed(builder, &name, losses));
-        let toon_name = match material.toon {
-            Toon::Texture(index) => textures.name(index),
-            Toon::Shared(n) => Some(format!("toon{:02}.bmp", u32::from(n) + 1)),
-        };
-        let diffuse_rgb = [diffuse[0], diffuse[1], diffuse[2]];
-        let shade_gamma = match toon_name.and_then(|name| textures.toon_shadow(&name)) {
-            Some(shadow) => [0, 1, 2].map(|c| diffuse_rgb[c] * shadow[c]),
-            None => {
-                let ambient = material.ambient.to_array().map(|c| c.clamp(0.0, 1.0));
-                if ambient.iter().all(|&c| c <= 0.0) {
-                    diffuse_rgb.map(|c| c * 0.6)
-                } else {
-                    ambient
-                }
-            }
-        };
+        let ramp = textures.toon_ramp(material.toon, losses);
+        let (toony, shift) = mtoon_toony_and_shift(&ramp);
+        let shade_gamma: [f32; 3] = std::array::from_fn(|c| diffuse[c] * ramp.shadow[c]);
         let texture_alpha = base.as_ref().map_or(TextureAlpha::Opaque, |t| t.alpha);
         let alpha_mode = if diffuse[3] < 0.999 || texture_alpha == TextureAlpha::Blended {
             json::material::AlphaMode::Blend
@@ -252,8 +254,8 @@ pub(super) fn write_materials(
         if let Some(base) = &base {
             mtoon.insert("shadeMultiplyTexture".into(), texture_info(base.texture));
         }
-        mtoon.insert("shadingToonyFactor".into(), json!(0.95));
-        mtoon.insert("shadingShiftFactor".into(), json!(0.0));
+        mtoon.insert("shadingToonyFactor".into(), json!(f64::from(toony)));
+        mtoon.insert("shadingShiftFactor".into(), json!(f64::from(shift)));
         mtoon.insert("giEqualizationFactor".into(), json!(0.9));
         match material.sphere_mode {
             SphereMode::Add => {

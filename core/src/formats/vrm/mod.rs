@@ -55,6 +55,7 @@ mod material;
 mod meta_json;
 mod report;
 mod springs;
+mod toon;
 pub mod tpose;
 mod write;
 

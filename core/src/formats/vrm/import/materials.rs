@@ -16,7 +16,9 @@
 //!   shading range (`shadingToonyFactor` / `shadingShiftFactor`, 0.x `_ShadeToony` /
 //!   `_ShadeShift`). MMD multiplies the toon into the diffuse × texture colour, so the dark
 //!   end is `shade / base` per channel (clamped to 0..1; the shade itself for a white base).
-//!   This is the inverse of the export, which writes `shade = diffuse × toon's bottom row`.
+//!   This is the inverse of the export, which writes `shade = diffuse × toon's bottom row`
+//!   and the toon's turn as toony and shift (`super::super::toon`): a shade equal to the base
+//!   colour is no toon, and a shade with a shared toon's colour and range is that toon01–10.
 //! - **Edge**: an outline becomes the edge flag, colour and size. World-coordinate widths:
 //!   `edge size = width / 5 mm` ([`METRES_PER_EDGE_SIZE`], the export's factor). VRM 0.x
 //!   widths are in centimetres (× 0.01). Screen-coordinate widths (a fraction of the screen
@@ -37,6 +39,8 @@
 
 use super::{ImportedTexture, Importer, VrmVersion, external, unique_name};
 use crate::formats::ReadError;
+use crate::formats::vrm::toon;
+use crate::i18n::Message;
 use crate::model::{DrawFlags, Face, Material, SphereMode, TextureIdx, Toon, Vec2, Vec3, Vec4};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -496,7 +500,7 @@ pub(super) fn build(import: &mut Importer<'_>, buckets: Buckets) -> Result<(), R
             .shade
             .map_or([1.0; 3], |(shade, _)| toon_dark(shade, rgb));
         if let Some((_, range)) = look.shade {
-            material.toon = Toon::Texture(Some(toon_texture(import, &mut made, dark, range)));
+            material.toon = toon_of(import, &mut made, dark, rgb, range);
         }
 
         // The base texture's transform goes into the UVs (PMX has no texture transform).
@@ -533,7 +537,7 @@ pub(super) fn build(import: &mut Importer<'_>, buckets: Buckets) -> Result<(), R
         let location = import.gltf.at("materials", None, "alphaMode");
         import.note(
             location,
-            format!("{masked} materials cut out by alpha (MASK); MMD blends their alpha instead"),
+            Message::new("load.vrm.materials_masked").arg("count", masked),
             false,
         );
     }
@@ -573,7 +577,7 @@ fn texture_of(
         let location = import.gltf.at("textures", Some(texture), "source");
         import.note(
             location,
-            format!("textures[{texture}] has no image (source); the material goes without it"),
+            Message::new("load.vrm.texture_without_image").arg("texture", texture),
             true,
         );
         return Ok(None);
@@ -666,6 +670,27 @@ fn add_texture(import: &mut Importer<'_>, wanted: &str, bytes: Vec<u8>) -> Textu
     TextureIdx::new(index)
 }
 
+/// The toon that draws like an MToon shade (`dark`, the shade over the base colour `base`):
+/// none when the shade is the base colour, the shared toon the export wrote it from when the
+/// colour and range are one's, else a generated ramp.
+fn toon_of(
+    import: &mut Importer<'_>,
+    made: &mut Made,
+    dark: [f32; 3],
+    base: [f32; 3],
+    range: ShadingRange,
+) -> Toon {
+    // A black base channel is black whatever the toon: it tells nothing.
+    let compared = base.map(|c| c > 1e-3);
+    if toon::is_untoned(dark, compared) {
+        return Toon::Texture(None);
+    }
+    if let Some(number) = toon::shared_toon_of(dark, compared, (range.min, range.max)) {
+        return Toon::Shared(number);
+    }
+    Toon::Texture(Some(toon_texture(import, made, dark, range)))
+}
+
 /// The toon ramp of a shade (the dark end, over the base colour) and shading range, made once
 /// per distinct ramp.
 fn toon_texture(
@@ -722,7 +747,7 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
         let location = import.gltf.at("textures", None, "source");
         import.note(
             location,
-            format!("images[{image}] does not exist; the material has no texture"),
+            Message::new("load.vrm.image_missing").arg("image", image),
             true,
         );
         return Ok(None);
@@ -765,10 +790,9 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
                 let location = import.gltf.at("images", Some(image), "uri");
                 import.note(
                     location,
-                    format!(
-                        "image \"{}\" cannot be read ({why}); the material has no texture",
-                        external::shown(uri)
-                    ),
+                    Message::new("load.vrm.image_unreadable")
+                        .arg("uri", external::shown(uri))
+                        .arg("reason", why),
                     true,
                 );
                 return Ok(None);
@@ -776,11 +800,7 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
         }
     } else {
         let location = import.gltf.at("images", Some(image), "");
-        import.note(
-            location,
-            "the image has neither a bufferView nor a uri; the material has no texture",
-            true,
-        );
+        import.note(location, Message::new("load.vrm.image_without_data"), true);
         return Ok(None);
     };
     let extension = match image::guess_format(&bytes) {
@@ -796,10 +816,9 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
                 let location = import.gltf.at("images", Some(image), "");
                 import.note(
                     location,
-                    format!(
-                        "images[{image}] ({} bytes) is not a PNG or JPEG image; the material has no texture",
-                        bytes.len()
-                    ),
+                    Message::new("load.vrm.image_not_png_or_jpeg")
+                        .arg("image", image)
+                        .arg("bytes", bytes.len()),
                     true,
                 );
                 return Ok(None);
