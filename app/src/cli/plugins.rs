@@ -33,6 +33,8 @@ pub struct RunTarget {
     pub input: PathBuf,
     /// The file to write; its extension chooses the format (.pmx, .json).
     pub output: PathBuf,
+    #[command(flatten)]
+    pub textures: super::textures::TextureArgs,
     /// Elements the tool works on, as selection queries (`bones:3,5-9,左腕`,
     /// `vertices:0-99`, `vertices:linked:12`, `vertices:weighted:左腕>0.5`; the grammar of
     /// `pmx-studio select`); repeat for several kinds or to add to a kind's selection.
@@ -255,6 +257,9 @@ pub fn run_on_files(plugin: &dyn Plugin, target: &RunTarget) -> Result<ExitCode>
         },
         ..SaveOptions::default()
     };
+    target
+        .textures
+        .follow(&mut model, &target.input, &target.output, &[]);
     let saved = formats::save_path(&model, &target.output, &save_options)?;
     for warning in &saved.warnings {
         eprintln!("warning: {warning}");

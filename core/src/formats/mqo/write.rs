@@ -26,14 +26,17 @@
 use super::DEFAULT_MQO_UNITS_PER_PMX_UNIT;
 use super::document::{CodePage, MqoVersion};
 use super::mqx::{BONE_PLUGIN, MORPH_PLUGIN};
+use crate::formats::relocate::relative_path;
 use crate::formats::{SaveReport, WriteError, cp932};
-use crate::model::{BoneFlags, DrawFlags, ElementKind, Model, MorphOffsets, Vec3, Weight};
+use crate::model::{
+    BoneFlags, DrawFlags, ElementKind, Model, MorphOffsets, MqoObjectSettings, Vec3, Weight,
+};
 use crate::path::ModelPath;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// The spec's longest material name in bytes ("31Byte以内").
 pub const MATERIAL_NAME_MAX_BYTES: usize = 31;
@@ -363,6 +366,10 @@ fn kind_ja(kind: &str) -> &str {
 #[derive(Debug, Default)]
 struct ObjectBuild {
     name: String,
+    /// Its settings in `MqoExtras::objects`, for an object of an MQO import.
+    settings: Option<usize>,
+    /// `shading` (smooth) and `facet` read from the model's normals (`inferred_shading`).
+    shading: (bool, f32),
     /// MQO vertex positions (MQO axes and units).
     positions: Vec<[f32; 3]>,
     /// The PMX vertex each MQO vertex was first made from.
@@ -380,9 +387,13 @@ struct ObjectBuild {
 /// What welds two PMX vertices: the bits of the written position, and a hash of what else must
 /// agree (weights, morph offsets) when the MQX carries it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct WeldKey {
-    position: [u32; 3],
-    extra: u64,
+enum WeldKey {
+    Position {
+        position: [u32; 3],
+        extra: u64,
+    },
+    /// The vertex of the MQO file the model was imported from: the file's own welding.
+    FileVertex(u32),
 }
 
 /// What an export will write, short of the text: the objects, the morph targets and the losses.
@@ -500,7 +511,8 @@ fn plan(model: &Model, options: &MqoExportOptions) -> Result<Plan, WriteError> {
     collect_model_losses(model, options, write_bones, &mut losses);
 
     let weld_extra = weld_extras(model, write_bones, write_morphs);
-    let mut objects = build_objects(model, options, scale, &weld_extra);
+    let moved = write_morphs.then(|| moved_vertices(model));
+    let mut objects = build_objects(model, options, scale, &weld_extra, moved.as_deref());
     losses.extend(make_names_unique(&mut objects));
     let targets = if write_morphs {
         morph_targets(model, &vertex_morphs, &objects, scale, &mut losses)
@@ -848,6 +860,7 @@ fn build_objects(
     options: &MqoExportOptions,
     scale: f32,
     weld_extra: &[u64],
+    moved: Option<&[bool]>,
 ) -> Vec<ObjectBuild> {
     let material_of_face: Vec<Option<u32>> = {
         let mut of_face = vec![None; model.faces.len()];
@@ -916,12 +929,30 @@ fn build_objects(
         }
     }
 
+    // An MQO import's own objects, when the model still has the faces and vertices it had.
+    let mut settings_of_group: Vec<Option<usize>> = vec![None; groups.len()];
+    let mut file_vertices: Option<&[u32]> = None;
+    if options.grouping == MqoObjectGrouping::PerMaterial
+        && let Some((source_groups, sources)) = source_objects(model)
+    {
+        settings_of_group = source_groups.iter().map(|(_, _, s)| Some(*s)).collect();
+        groups = source_groups
+            .into_iter()
+            .map(|(name, faces, _)| (name, faces))
+            .collect();
+        file_vertices = Some(sources);
+    } else if let Some(moved) = moved {
+        groups = split_moved_parts(model, groups, moved);
+        settings_of_group = vec![None; groups.len()];
+    }
+
     let colors = uses_vertex_colors(model).then(|| &model.additional_uvs[0]);
     let mut local_of = vec![NONE; model.vertices.len()];
     let mut objects = Vec::with_capacity(groups.len());
-    for (name, faces) in groups {
+    for ((name, faces), settings) in groups.into_iter().zip(settings_of_group) {
         let mut object = ObjectBuild {
             name,
+            settings,
             ..ObjectBuild::default()
         };
         let mut welded: HashMap<WeldKey, u32> = HashMap::new();
@@ -933,14 +964,20 @@ fn build_objects(
                     .and_then(|m| model.materials.get(m as usize))
                     .is_some_and(|m| m.draw_flags.contains(DrawFlags::VERTEX_COLOR))
             });
+            let first_corner = object.corners.len();
             for corner in model.faces[face as usize] {
                 let source = corner.get();
                 let vertex = &model.vertices[source];
                 if local_of[source] == NONE {
                     let position = to_mqo(vertex.position, scale);
-                    let key = WeldKey {
-                        position: position.map(|c| (c + 0.0).to_bits()),
-                        extra: weld_extra[source],
+                    let key = match file_vertices.and_then(|v| v.get(source)) {
+                        Some(&file_vertex) if file_vertex != NONE => {
+                            WeldKey::FileVertex(file_vertex)
+                        }
+                        _ => WeldKey::Position {
+                            position: position.map(|c| (c + 0.0).to_bits()),
+                            extra: weld_extra[source],
+                        },
                     };
                     let local = match welded.entry(key) {
                         Entry::Occupied(entry) => *entry.get(),
@@ -954,7 +991,17 @@ fn build_objects(
                     local_of[source] = local;
                     touched.push(source);
                 }
-                object.corners.push(local_of[source]);
+                let mut local = local_of[source];
+                // A zero-area triangle whose corners weld into one MQO vertex would be read
+                // back as a line and dropped: the repeated corner gets a vertex of its own.
+                if object.corners[first_corner..].contains(&local) {
+                    local = object.positions.len() as u32;
+                    object
+                        .positions
+                        .push(object.positions[local_of[source] as usize]);
+                    object.sources.push(source as u32);
+                }
+                object.corners.push(local);
                 object.uvs.push(vertex.uv.to_array());
                 if let Some(channel) = vertex_colors {
                     let color = channel
@@ -974,9 +1021,184 @@ fn build_objects(
         if object.colors.iter().all(|&c| c == 0xFFFF_FFFF) {
             object.colors.clear();
         }
+        object.shading = inferred_shading(model, &faces, &object.corners);
+        if let Some(file_vertices) = file_vertices {
+            in_file_order(&mut object, file_vertices);
+        }
         objects.push(object);
     }
     objects
+}
+
+/// Which vertices some vertex morph moves (a non-zero offset).
+fn moved_vertices(model: &Model) -> Vec<bool> {
+    let mut moved = vec![false; model.vertices.len()];
+    for morph in &model.morphs {
+        let MorphOffsets::Vertex(offsets) = &morph.offsets else {
+            continue;
+        };
+        for offset in offsets {
+            if offset.offset.to_array().iter().any(|&c| c != 0.0)
+                && let Some(slot) = moved.get_mut(offset.vertex.get())
+            {
+                *slot = true;
+            }
+        }
+    }
+    moved
+}
+
+/// Each group split in two where morphs move part of it: the faces that touch a moved vertex
+/// (named `NAME_morph`) and the rest. A morph target is a whole copy of its base object (the
+/// morph plugin's convention, which our import and Metasequoia's read): a face morph then
+/// copies the face, not the whole body it shares a material with (Gene: 136 MB of MQO for a
+/// 2.7 MB PMX before this split).
+fn split_moved_parts(
+    model: &Model,
+    groups: Vec<(String, Vec<u32>)>,
+    moved: &[bool],
+) -> Vec<(String, Vec<u32>)> {
+    let mut split = Vec::with_capacity(groups.len());
+    for (name, faces) in groups {
+        let (morphed, still): (Vec<u32>, Vec<u32>) = faces.into_iter().partition(|&face| {
+            model.faces[face as usize]
+                .iter()
+                .any(|v| moved.get(v.get()).copied().unwrap_or(false))
+        });
+        match (morphed.is_empty(), still.is_empty()) {
+            (true, _) => split.push((name, still)),
+            (false, true) => split.push((name, morphed)),
+            (false, false) => {
+                split.push((name.clone(), still));
+                split.push((format!("{name}_morph"), morphed));
+            }
+        }
+    }
+    split
+}
+
+/// The objects of an MQO import (name, faces, index into `MqoExtras::objects`) and the file
+/// vertex of each model vertex, when the model still matches the record: the same face and
+/// vertex counts. Mirror copies (faces of no object) are left out: the object's mirror setting
+/// makes them again.
+fn source_objects(model: &Model) -> Option<(Vec<(String, Vec<u32>, usize)>, &[u32])> {
+    let extras = &model.mqo;
+    if extras.is_empty() || extras.vertex_sources.len() != model.vertices.len() {
+        return None;
+    }
+    let face_objects = extras.face_objects(model.faces.len())?;
+    let mut groups: Vec<(String, Vec<u32>, usize)> = extras
+        .objects
+        .iter()
+        .enumerate()
+        .map(|(index, settings)| (settings.name.clone(), Vec::new(), index))
+        .collect();
+    for (face, object) in face_objects.into_iter().enumerate() {
+        if let Some(object) = object {
+            groups[object as usize].1.push(face as u32);
+        }
+    }
+    groups.retain(|(_, faces, _)| !faces.is_empty());
+    Some((groups, &extras.vertex_sources))
+}
+
+/// Puts an object's vertices in the order of the file they were imported from (the vertices
+/// the import made itself last, in the order they were met), as Metasequoia and the MQX's
+/// vertex numbers had them.
+fn in_file_order(object: &mut ObjectBuild, file_vertices: &[u32]) {
+    let mut order: Vec<u32> = (0..object.positions.len() as u32).collect();
+    order.sort_by_key(|&local| {
+        let file_vertex = file_vertices
+            .get(object.sources[local as usize] as usize)
+            .copied()
+            .unwrap_or(NONE);
+        (file_vertex, local)
+    });
+    let mut new_of_old = vec![0u32; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_of_old[old as usize] = new as u32;
+    }
+    object.positions = order
+        .iter()
+        .map(|&old| object.positions[old as usize])
+        .collect();
+    object.sources = order
+        .iter()
+        .map(|&old| object.sources[old as usize])
+        .collect();
+    for corner in &mut object.corners {
+        *corner = new_of_old[*corner as usize];
+    }
+}
+
+/// The `shading` and `facet` that make the model's normals again on import, read from them:
+/// flat when every corner has its face's normal; otherwise smooth, with a smoothing angle
+/// above every angle the model smooths across at one MQO vertex and below every angle it keeps
+/// a hard edge at (Metasequoia's 59.5° when that fits). `corners` are the object's MQO
+/// vertices, three per face of `faces`.
+fn inferred_shading(model: &Model, faces: &[u32], corners: &[u32]) -> (bool, f32) {
+    const DEFAULT_FACET: f32 = 59.5;
+    // Around 0.1°: normals written as f32 and re-normalised differ by far less.
+    const SAME: f32 = 0.999_998;
+    let face_normal = |face: u32| {
+        let [a, b, c] = model.faces[face as usize].map(|v| {
+            let p = model.vertices[v.get()].position;
+            glam::Vec3::new(p.x, p.y, p.z)
+        });
+        (b - a).cross(c - a).normalize_or_zero()
+    };
+    let normals: Vec<glam::Vec3> = faces.iter().map(|&f| face_normal(f)).collect();
+    let corner_normal = |face_slot: usize, corner: usize| {
+        let vertex = model.faces[faces[face_slot] as usize][corner].get();
+        let n = model.vertices[vertex].normal;
+        glam::Vec3::new(n.x, n.y, n.z).normalize_or_zero()
+    };
+    let flat = normals.iter().enumerate().all(|(slot, normal)| {
+        *normal == glam::Vec3::ZERO
+            || (0..3).all(|c| corner_normal(slot, c).dot(*normal).abs() >= SAME)
+    });
+    if flat {
+        return (false, DEFAULT_FACET);
+    }
+    // Per MQO vertex, its corners (face slot, corner).
+    let mut at_vertex: HashMap<u32, Vec<(usize, usize)>> = HashMap::new();
+    for (index, &vertex) in corners.iter().enumerate() {
+        at_vertex
+            .entry(vertex)
+            .or_default()
+            .push((index / 3, index % 3));
+    }
+    let (mut smoothed, mut split) = (0.0f32, 180.0f32);
+    for list in at_vertex.values().filter(|list| list.len() <= 64) {
+        for (i, &(face_a, corner_a)) in list.iter().enumerate() {
+            for &(face_b, corner_b) in &list[i + 1..] {
+                let (a, b) = (normals[face_a], normals[face_b]);
+                if a == glam::Vec3::ZERO || b == glam::Vec3::ZERO {
+                    continue;
+                }
+                let angle = a.dot(b).clamp(-1.0, 1.0).acos().to_degrees();
+                if corner_normal(face_a, corner_a).dot(corner_normal(face_b, corner_b)) >= SAME {
+                    smoothed = smoothed.max(angle);
+                } else {
+                    split = split.min(angle);
+                }
+            }
+        }
+    }
+    let facet = if smoothed <= DEFAULT_FACET && DEFAULT_FACET < split {
+        DEFAULT_FACET
+    } else if split > smoothed {
+        // Whole degrees where they fit, else halfway.
+        let above = smoothed.floor() + 1.0;
+        if above < split {
+            above
+        } else {
+            (smoothed + split) / 2.0
+        }
+    } else {
+        DEFAULT_FACET
+    };
+    (true, facet)
 }
 
 /// RGBA in 0..1 as the 0xAABBGGRR of `COL`.
@@ -1085,6 +1307,11 @@ fn morph_targets(
         };
         let mut moved: Vec<(usize, Vec<[f32; 3]>)> = Vec::new();
         for offset in offsets {
+            // PmxEditor's morphs often list vertices they do not move (a zero offset): such a
+            // vertex must not make its object a target (Gene's were copies of every object).
+            if offset.offset.to_array().iter().all(|&c| c == 0.0) {
+                continue;
+            }
             let vertex = offset.vertex.get();
             let Some(&primary) = first.get(vertex) else {
                 continue;
@@ -1274,7 +1501,17 @@ fn mqo_text(
     }
     let uids = mqx_name.is_some();
     for (index, object) in objects.iter().enumerate() {
-        object_header(&mut out, &object.name, uids.then_some(index + 1), 0, true);
+        let settings = object
+            .settings
+            .and_then(|index| model.mqo.objects.get(index));
+        object_header(
+            &mut out,
+            &object.name,
+            uids.then_some(index + 1),
+            settings,
+            object.shading,
+            false,
+        );
         vertex_chunk(&mut out, &object.positions);
         face_chunk(&mut out, object);
         out.push_str("}\r\n");
@@ -1286,8 +1523,9 @@ fn mqo_text(
                 &mut out,
                 &target.name,
                 uids.then_some(objects.len() + target_index + 1),
-                1,
-                false,
+                settings,
+                object.shading,
+                true,
             );
             vertex_chunk(&mut out, &target.positions);
             face_chunk(&mut out, object);
@@ -1298,16 +1536,63 @@ fn mqo_text(
     out
 }
 
-fn object_header(out: &mut String, name: &str, uid: Option<usize>, depth: u32, visible: bool) {
+/// An object's settings: those of the MQO it was imported from, else Metasequoia's defaults
+/// with the shading read from the normals. A morph target sits one level under its base,
+/// hidden.
+fn object_header(
+    out: &mut String,
+    name: &str,
+    uid: Option<usize>,
+    settings: Option<&MqoObjectSettings>,
+    (smooth, facet): (bool, f32),
+    morph_target: bool,
+) {
     let _ = write!(out, "Object \"{name}\" {{\r\n");
     if let Some(uid) = uid {
         let _ = write!(out, "\tuid {uid}\r\n");
     }
+    let Some(settings) = settings else {
+        let _ = write!(
+            out,
+            "\tdepth {}\r\n\tfolding 0\r\n\tscale 1.000000 1.000000 1.000000\r\n\trotation 0.000000 0.000000 0.000000\r\n\ttranslation 0.000000 0.000000 0.000000\r\n\tvisible {}\r\n\tlocking 0\r\n\tshading {}\r\n\tfacet {}\r\n\tcolor 0.898 0.498 0.698\r\n\tcolor_type 0\r\n",
+            u32::from(morph_target),
+            if morph_target { 0 } else { 15 },
+            u8::from(smooth),
+            number(facet),
+        );
+        return;
+    };
+    let triple = |[x, y, z]: [f32; 3]| format!("{} {} {}", number(x), number(y), number(z));
     let _ = write!(
         out,
-        "\tdepth {depth}\r\n\tfolding 0\r\n\tscale 1.000000 1.000000 1.000000\r\n\trotation 0.000000 0.000000 0.000000\r\n\ttranslation 0.000000 0.000000 0.000000\r\n\tvisible {}\r\n\tlocking 0\r\n\tshading 1\r\n\tfacet 59.5\r\n\tcolor 0.898 0.498 0.698\r\n\tcolor_type 0\r\n",
-        if visible { 15 } else { 0 }
+        "\tdepth {}\r\n\tfolding {}\r\n\tscale {}\r\n\trotation {}\r\n\ttranslation {}\r\n\tvisible {}\r\n\tlocking {}\r\n\tshading {}\r\n\tfacet {}\r\n",
+        settings.depth + u32::from(morph_target),
+        u8::from(settings.folding),
+        triple(settings.scale),
+        triple(settings.rotation),
+        triple(settings.translation),
+        if morph_target || !settings.visible {
+            0
+        } else {
+            15
+        },
+        u8::from(settings.locked),
+        u8::from(settings.smooth_shading),
+        number(settings.facet),
     );
+    if let Some([r, g, b]) = settings.color {
+        let _ = write!(out, "\tcolor {} {} {}\r\n", unit(r), unit(g), unit(b));
+    }
+    let _ = write!(out, "\tcolor_type {}\r\n", settings.color_type);
+    if settings.mirror != 0 && !morph_target {
+        let _ = write!(
+            out,
+            "\tmirror {}\r\n\tmirror_axis {}\r\n\tmirror_dis {}\r\n",
+            settings.mirror,
+            settings.mirror_axis,
+            number(settings.mirror_distance)
+        );
+    }
 }
 
 fn vertex_chunk(out: &mut String, positions: &[[f32; 3]]) {
@@ -1355,60 +1640,23 @@ fn face_chunk(out: &mut String, object: &ObjectBuild) {
 }
 
 /// A texture path as the MQO should name it: relative to the MQO's folder when both folders
-/// are known and the path is relative to the model's.
+/// are known and the path is relative to the model's (`formats::relocate` does the arithmetic).
 fn texture_path(path: &str, options: &MqoExportOptions) -> String {
     let (Some(model_dir), Some(mqo_dir)) = (&options.model_dir, &options.mqo_dir) else {
         return path.to_owned();
     };
-    let backslashes = path.contains('\\');
     let portable = path.replace('\\', "/");
-    let as_path = Path::new(&portable);
-    if as_path.is_absolute() || portable.get(1..2) == Some(":") {
+    if Path::new(&portable).is_absolute() || portable.get(1..2) == Some(":") {
         return path.to_owned();
     }
-    let (Some(from), Some(to)) = (
-        lexical_absolute(mqo_dir),
-        lexical_absolute(&model_dir.join(as_path)),
-    ) else {
+    let Some(relative) = relative_path(mqo_dir, &model_dir.join(&portable)) else {
         return path.to_owned();
     };
-    let relative = relative_to(&from, &to);
-    if backslashes {
+    if path.contains('\\') {
         relative.replace('/', "\\")
     } else {
         relative
     }
-}
-
-/// `path` made absolute against the working folder, with `.` and `..` resolved lexically.
-fn lexical_absolute(path: &Path) -> Option<Vec<String>> {
-    let absolute = if path.is_absolute() {
-        path.to_owned()
-    } else {
-        std::env::current_dir().ok()?.join(path)
-    };
-    let mut parts: Vec<String> = Vec::new();
-    for component in absolute.components() {
-        match component {
-            Component::Prefix(prefix) => {
-                parts.push(prefix.as_os_str().to_string_lossy().into_owned());
-            }
-            Component::RootDir | Component::CurDir => {}
-            Component::ParentDir => {
-                parts.pop();
-            }
-            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
-        }
-    }
-    Some(parts)
-}
-
-/// The path from folder `from` to `to`, `/`-separated.
-fn relative_to(from: &[String], to: &[String]) -> String {
-    let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
-    let mut parts: Vec<&str> = vec![".."; from.len() - common];
-    parts.extend(to[common..].iter().map(String::as_str));
-    parts.join("/")
 }
 
 /// Text escaped for an XML attribute.
