@@ -18,7 +18,9 @@
 //!   encode, the file is written in UTF-8 with `CodePage utf8` (Metasequoia 4.6 and later).
 //! - **MQX.** Metasequoia 4's bone plugin (`BoneSet2`: positions, parents, weights in percent)
 //!   and morph plugin (`MorphSet`: each vertex morph as a hidden target object under its base
-//!   object). Objects get `uid`s for it; vertices are referred to by their 1-based position,
+//!   object, holding the base's vertex list moved by the morph, without faces). A material
+//!   part that morphs move is written as an object of its own (`NAME_morph`), so a target
+//!   copies the part a morph moves, not the whole material. Objects get `uid`s for it; vertices are referred to by their 1-based position,
 //!   which is the ID Metasequoia gives a vertex without a `vertexattr uid`.
 //!
 //! Whatever MQO cannot hold is listed in the [`MqoExportReport`], in English and Japanese.
@@ -1527,8 +1529,10 @@ fn mqo_text(
                 object.shading,
                 true,
             );
+            // Only the vertices: the morph plugin (and our import) pairs a target's vertices
+            // with its base's by position in the list; repeating the base's faces would make
+            // the targets most of the file.
             vertex_chunk(&mut out, &target.positions);
-            face_chunk(&mut out, object);
             out.push_str("}\r\n");
         }
     }
