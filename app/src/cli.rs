@@ -14,8 +14,34 @@ mod textures;
 mod uv_layout;
 
 use clap::{Parser, Subcommand};
+use pmx_core::i18n::{Language, Message};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::OnceLock;
+
+/// The language of the command line's notes, warnings and errors (`--lang`).
+static LANG: OnceLock<Language> = OnceLock::new();
+
+/// Sets the language the notes, warnings and errors are printed in: `--lang`'s, else the
+/// environment's locale (`LC_ALL`, `LC_MESSAGES`, `LANG`).
+pub fn set_lang(code: Option<&str>) {
+    let lang = code
+        .and_then(Language::from_code)
+        .unwrap_or_else(pmx_core::i18n::language_from_environment);
+    let _ = LANG.set(lang);
+}
+
+/// The language notes, warnings and errors are printed in.
+pub fn lang() -> Language {
+    LANG.get()
+        .copied()
+        .unwrap_or_else(pmx_core::i18n::language_from_environment)
+}
+
+/// `message` in the command line's language.
+pub fn say(message: &Message) -> String {
+    message.render(lang())
+}
 
 /// PMX Studio: an editor for MikuMikuDance models (PMX 2.0/2.1).
 #[derive(Debug, Parser)]
@@ -27,6 +53,10 @@ pub struct Cli {
     pub file: Option<PathBuf>,
     #[command(flatten)]
     pub window: WindowArgs,
+    /// The language of notes, warnings and errors: ja or en (default: the environment's
+    /// locale, LC_ALL / LC_MESSAGES / LANG; English when it is not Japanese).
+    #[arg(long, global = true, value_name = "ja|en", value_parser = ["ja", "en"])]
+    pub lang: Option<String>,
 }
 
 /// Options of the editor window.
@@ -130,7 +160,7 @@ pub fn run(command: Command) -> ExitCode {
 pub fn describe(error: &anyhow::Error) -> String {
     let mut text = String::new();
     for cause in error.chain() {
-        let message = cause.to_string();
+        let message = localized(cause).unwrap_or_else(|| cause.to_string());
         if text.ends_with(&message) {
             continue;
         }
@@ -140,4 +170,19 @@ pub fn describe(error: &anyhow::Error) -> String {
         text.push_str(&message);
     }
     text
+}
+
+/// A reader's or writer's error in the command line's language (other errors as they say
+/// themselves).
+fn localized(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
+    use pmx_core::formats::{FileError, ReadError, WriteError};
+    if let Some(error) = cause.downcast_ref::<FileError>() {
+        return Some(error.render(lang()));
+    }
+    if let Some(error) = cause.downcast_ref::<ReadError>() {
+        return Some(error.render(lang()));
+    }
+    cause
+        .downcast_ref::<WriteError>()
+        .map(|error| error.render(lang()))
 }

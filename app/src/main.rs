@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
+    cli::set_lang(args.lang.as_deref());
     match args.command {
         Some(command) => cli::run(command),
         None => open_window(args.file, args.window),

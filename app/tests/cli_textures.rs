@@ -14,6 +14,7 @@ use std::process::{Command, Output};
 fn ok(args: &[&str]) -> Output {
     let output = Command::new(env!("CARGO_BIN_EXE_pmx-studio"))
         .args(args)
+        .env("LC_ALL", "C")
         .output()
         .expect("pmx-studio runs");
     assert!(

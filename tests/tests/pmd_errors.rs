@@ -60,7 +60,7 @@ fn malformed(
             location.section.to_owned(),
             location.field.to_owned(),
             location.offset,
-            message,
+            message.to_string(),
         ),
         other => panic!("expected a malformed-file error, got {other:?}"),
     }
@@ -245,7 +245,7 @@ fn huge_counts_hit_the_load_limits() {
         Err(ReadError::LimitExceeded { location, message }) => {
             assert_eq!(location.path(), "vertices.count");
             assert_eq!(location.offset, layout.vertices);
-            assert_eq!(message, "6 elements is over the limit of 5");
+            assert_eq!(message.to_string(), "6 elements is over the limit of 5");
         }
         other => panic!("expected a limit error, got {other:?}"),
     }

@@ -832,8 +832,9 @@ fn save_path_writes_pmd_and_reports_losses_as_warnings() {
     let mut model = model_of(&sample_file());
     model.materials[0].memo = "note".into();
     let report = pmx_core::formats::save_path(&model, &path, &Default::default()).expect("saves");
+    let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(
-        report.warnings,
+        warnings,
         ["materials[0].memo: the memo is dropped: PMD has none"]
     );
     let loaded = pmx_core::formats::load_path(&path, &LoadOptions::default()).expect("loads");

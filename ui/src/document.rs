@@ -4,7 +4,9 @@
 use crate::selection::{Dropped, Selection, kind_slot};
 use pmx_core::edit::{Edit, History, SetField, Touched, field};
 use pmx_core::formats::pmx::{self, IndexSizeMode};
-use pmx_core::formats::{self, EmbeddedFile, FileFormat, LoadOptions, LoadReport, Loaded};
+use pmx_core::formats::{
+    self, EmbeddedFile, FileFormat, LoadOptions, LoadReport, Loaded, UnkeptTexture,
+};
 use pmx_core::model::{ElementKind, Model, PmxVersion, Text, TextEncoding};
 use std::cell::Cell;
 use std::io::Read as _;
@@ -549,7 +551,11 @@ impl Document {
     /// Into another folder, the texture paths are first rewritten to reach the images from
     /// there (`formats::relocate`), as one undoable edit; saving beside the source changes
     /// nothing.
-    pub fn save_to(&mut self, path: &Path, settings: SaveSettings) -> Result<Vec<String>, String> {
+    pub fn save_to(
+        &mut self,
+        path: &Path,
+        settings: SaveSettings,
+    ) -> Result<Vec<pmx_core::i18n::Message>, pmx_core::i18n::Message> {
         let (relocated, unkept) = self.relocate_textures_for(path)?;
         let report = match formats::save_path(&self.model, path, &settings.to_options()) {
             Ok(report) => report,
@@ -558,7 +564,7 @@ impl Document {
                     // The file was not written: the paths go back to the folder they reach.
                     let _ = self.undo();
                 }
-                return Err(error.to_string());
+                return Err(error.to_message());
             }
         };
         let mut warnings = report.warnings;
@@ -569,7 +575,10 @@ impl Document {
             let folder = formats::folder_of(path);
             match formats::write_embedded_files(&unpacked.files, folder, false) {
                 Ok(_) => self.unpacked = None,
-                Err(error) => warnings.push(format!("images not written: {error}")),
+                Err(error) => warnings.push(
+                    pmx_core::i18n::Message::new("save.images_not_written")
+                        .arg("error", error.to_string()),
+                ),
             }
         }
         self.format = FileFormat::from_extension(path).unwrap_or(FileFormat::Pmx);
@@ -589,7 +598,10 @@ impl Document {
     /// Rewrites the texture paths for a save into `path`'s folder when it is not the folder
     /// they start from, as one edit; returns whether an edit was made and the paths that could
     /// not be kept (as text for the status line).
-    fn relocate_textures_for(&mut self, path: &Path) -> Result<(bool, Vec<String>), String> {
+    fn relocate_textures_for(
+        &mut self,
+        path: &Path,
+    ) -> Result<(bool, Vec<pmx_core::i18n::Message>), pmx_core::i18n::Message> {
         let Some(from) = self.folder().map(Path::to_owned) else {
             return Ok((false, Vec::new()));
         };
@@ -610,7 +622,7 @@ impl Document {
             formats::TextureRelocation::Rewrite,
             &unpacked,
         );
-        let unkept = report.unkept.iter().map(ToString::to_string).collect();
+        let unkept = report.unkept.iter().map(UnkeptTexture::message).collect();
         let (indices, values): (Vec<usize>, Vec<Text>) = textures_only
             .textures
             .into_iter()
@@ -622,7 +634,10 @@ impl Document {
         }
         let edit = SetField::each(field::<Text>(), indices, values)
             .into_edit(&self.model)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| {
+                pmx_core::i18n::Message::new("save.textures.not_rewritten")
+                    .arg("error", e.to_string())
+            })?;
         self.apply(edit);
         Ok((true, unkept))
     }
@@ -730,7 +745,7 @@ impl LoadProgress {
 pub struct LoadFailure {
     pub path: PathBuf,
     /// The reader's message: section, element, field and byte offset.
-    pub message: String,
+    pub message: pmx_core::i18n::Message,
     /// Whether loading in recovery mode may get part of the model (the bytes were read but did
     /// not parse).
     pub recoverable: bool,
@@ -838,7 +853,7 @@ impl LoadJob {
             Err(TryRecvError::Empty) => None,
             Err(TryRecvError::Disconnected) => Some(Err(LoadFailure {
                 path: self.path.clone(),
-                message: "the loading thread stopped without a result".to_owned(),
+                message: pmx_core::i18n::Message::new("load.thread_stopped"),
                 recoverable: false,
             })),
         }
@@ -865,12 +880,13 @@ fn load_with_progress(
     progress: &LoadProgress,
     wake: &(dyn Fn() + Send + Sync),
 ) -> Result<Loaded, LoadFailure> {
-    let failure = |message: String, recoverable: bool| LoadFailure {
+    let failure = |message: pmx_core::i18n::Message, recoverable: bool| LoadFailure {
         path: path.to_owned(),
         message,
         recoverable,
     };
-    let io_failure = |e: std::io::Error| failure(format!("{}: {e}", path.display()), false);
+    let io_failure =
+        |e: std::io::Error| failure(formats::FileError::io(path)(e).to_message(), false);
     if let Some((file, len)) = formats::open_pmx(path).map_err(io_failure)? {
         // Straight from the disk through the reader's window: the file is never a second time
         // in memory, and reading and parsing are one pass.
@@ -894,12 +910,15 @@ fn load_with_progress(
             Some(&progress.cancelled),
         );
         if progress.cancelled.load(Ordering::Relaxed) {
-            return Err(failure("cancelled".to_owned(), false));
+            return Err(failure(
+                pmx_core::i18n::Message::new("load.cancelled"),
+                false,
+            ));
         }
         // What the disk did not give (as opposed to bytes that do not parse) recovery cannot help.
         let (model, report) = read.map_err(|e| {
             let recoverable = !matches!(e, pmx_core::formats::error::ReadError::Io { .. });
-            failure(format!("{}: {e}", path.display()), recoverable)
+            failure(formats::FileError::read(path)(e).to_message(), recoverable)
         })?;
         progress.set(LoadPhase::Parsing, len as u64);
         return Ok(Loaded {
@@ -916,7 +935,10 @@ fn load_with_progress(
     let mut chunk = vec![0u8; READ_CHUNK];
     loop {
         if progress.cancelled.load(Ordering::Relaxed) {
-            return Err(failure("cancelled".to_owned(), false));
+            return Err(failure(
+                pmx_core::i18n::Message::new("load.cancelled"),
+                false,
+            ));
         }
         let read = file.read(&mut chunk).map_err(io_failure)?;
         if read == 0 {
@@ -932,14 +954,18 @@ fn load_with_progress(
         let unknown = formats::FileError::UnknownFormat {
             path: path.to_owned(),
         };
-        return Err(failure(unknown.to_string(), false));
+        return Err(failure(unknown.to_message(), false));
     };
     // Every PMX with a PMX magic was read from the disk above: what is left (a `.pmx` without
     // one fails at its first bytes) and the other formats are read from memory at once; an
     // MQO's `.mqx` and a glTF's buffers from beside the file.
     let spec = format.spec();
-    let loaded = (spec.read)(&bytes, Some(path), &options)
-        .map_err(|e| failure(format!("{}: {e}", path.display()), spec.offers_recovery))?;
+    let loaded = (spec.read)(&bytes, Some(path), &options).map_err(|e| {
+        failure(
+            formats::FileError::read(path)(e).to_message(),
+            spec.offers_recovery,
+        )
+    })?;
     progress.set(LoadPhase::Parsing, bytes.len() as u64);
     Ok(loaded)
 }
@@ -988,6 +1014,14 @@ mod tests {
             .expect_err("a cut file fails");
         assert!(failure.recoverable);
         assert!(failure.message.contains("at byte"), "{}", failure.message);
+        assert!(
+            failure
+                .message
+                .render(pmx_core::i18n::Language::Japanese)
+                .contains("バイト目"),
+            "{}",
+            failure.message
+        );
         let recovered = wait(LoadJob::start(path, true, Arc::new(|| {}))).expect("recovers");
         assert!(recovered.report.recovered_from.is_some());
     }

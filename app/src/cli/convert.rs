@@ -327,9 +327,9 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
         // others' notes are for `check`, unless recovery was asked for: then what it lost or
         // corrected is news, with its place in the file.
         if loaded.format.spec().converts() {
-            eprintln!("note: {}", note.message);
+            eprintln!("note: {}", super::say(&note.message));
         } else if args.recover {
-            eprintln!("note: {note}");
+            eprintln!("note: {}", note.render(super::lang()));
         }
     }
     let mut options = args.save_options();
@@ -461,7 +461,7 @@ fn print_report(output: &Path, format: FileFormat, report: &WriteReport, options
         );
     }
     for warning in &warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", super::say(warning));
     }
 }
 

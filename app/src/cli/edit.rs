@@ -86,7 +86,7 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
         .follow(&mut model, &args.input, &args.output, &[]);
     let saved = formats::save_path(&model, &args.output, &options)?;
     for warning in &saved.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", super::say(warning));
     }
 
     if args.json {

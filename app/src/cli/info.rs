@@ -134,7 +134,7 @@ pub fn run(args: &InfoArgs) -> Result<ExitCode> {
     println!("joints:         {}", c.joints);
     println!("soft bodies:    {}", c.soft_bodies);
     for note in &loaded.report.notes {
-        println!("note: {note}");
+        println!("note: {}", note.render(super::lang()));
     }
     Ok(ExitCode::SUCCESS)
 }

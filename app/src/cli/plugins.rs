@@ -262,7 +262,7 @@ pub fn run_on_files(plugin: &dyn Plugin, target: &RunTarget) -> Result<ExitCode>
         .follow(&mut model, &target.input, &target.output, &[]);
     let saved = formats::save_path(&model, &target.output, &save_options)?;
     for warning in &saved.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", super::say(warning));
     }
     if target.json {
         let json = RunJson {

@@ -126,7 +126,7 @@ pub fn run(args: &PoseArgs) -> Result<ExitCode> {
         .follow(&mut posed, &args.input, &args.output, &[]);
     let report = formats::save_path(&posed, &args.output, &SaveOptions::default())?;
     for warning in &report.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", super::say(warning));
     }
     Ok(ExitCode::SUCCESS)
 }

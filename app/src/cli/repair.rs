@@ -110,7 +110,7 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
     let saved = formats::save_path(&loaded.model, &args.output, &SaveOptions::default())?;
     let corrected = validate::header_corrections(&loaded.report);
     for warning in &saved.warnings {
-        eprintln!("warning: {warning}");
+        eprintln!("warning: {}", super::say(warning));
     }
     let summary = Summary::of(&report.remaining);
     if args.json {

@@ -3,6 +3,7 @@
 //! them follow the file through `pmx_core::formats::relocate`, and says what it could not keep.
 
 use pmx_core::formats::{self, TextureRelocation, relocate_textures};
+use pmx_core::i18n::Message;
 use pmx_core::model::Model;
 use std::path::Path;
 
@@ -28,21 +29,20 @@ impl TextureArgs {
         };
         let to_dir = formats::folder_of(output);
         let report = relocate_textures(model, formats::folder_of(input), to_dir, mode, unpacked);
+        let folder = to_dir.display().to_string();
         if !report.copied.is_empty() {
-            eprintln!(
-                "copied {} texture image(s) under {}",
-                report.copied.len(),
-                to_dir.display()
-            );
+            let copied = Message::new("save.textures.copied")
+                .arg("count", report.copied.len())
+                .arg("folder", folder.as_str());
+            eprintln!("{}", super::say(&copied));
         } else if !report.rewritten.is_empty() {
-            eprintln!(
-                "{} texture path(s) rewritten to reach the images from {}",
-                report.rewritten.len(),
-                to_dir.display()
-            );
+            let rewritten = Message::new("save.textures.rewritten")
+                .arg("count", report.rewritten.len())
+                .arg("folder", folder.as_str());
+            eprintln!("{}", super::say(&rewritten));
         }
         for unkept in &report.unkept {
-            eprintln!("warning: {unkept}");
+            eprintln!("warning: {}", super::say(&unkept.message()));
         }
     }
 }

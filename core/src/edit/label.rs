@@ -40,6 +40,8 @@ enum Message {
     Text(String),
     /// Text given in both languages (a validator fix's label).
     Both { en: String, ja: String },
+    /// A reader's, writer's or tool's message (an open error in the status bar).
+    Shared(crate::i18n::Message),
 }
 
 /// What an edit removed or cleared besides its main change, for the label's suffix
@@ -158,7 +160,7 @@ impl EditLabel {
     pub fn key(&self) -> Option<&'static str> {
         match &self.message {
             Message::Key { key, .. } => Some(key),
-            Message::Text(_) | Message::Both { .. } => None,
+            Message::Text(_) | Message::Both { .. } | Message::Shared(_) => None,
         }
     }
 
@@ -167,6 +169,9 @@ impl EditLabel {
     #[must_use]
     pub fn keys(&self) -> Vec<String> {
         let mut keys = Vec::new();
+        if let Message::Shared(message) = &self.message {
+            keys.extend(message.keys().into_iter().map(str::to_owned));
+        }
         if let Message::Key { key, args } = &self.message {
             keys.push((*key).to_owned());
             for (_, arg) in args {
@@ -252,6 +257,7 @@ impl EditLabel {
                 Language::English => en.clone(),
                 Language::Japanese => ja.clone(),
             },
+            Message::Shared(message) => message.render(lang),
         };
         match &self.summary {
             Some(summary) => lang.format(
@@ -280,6 +286,8 @@ impl EditLabel {
             }
             Message::Text(text) => text.capacity(),
             Message::Both { en, ja } => en.capacity() + ja.capacity(),
+            // Only status messages hold one, never the history.
+            Message::Shared(_) => 0,
         };
         message
             + self.summary.as_ref().map_or(0, |s| {
@@ -475,6 +483,15 @@ fn render_arg(arg: &LabelArg, lang: Language) -> String {
 impl From<String> for EditLabel {
     fn from(text: String) -> Self {
         EditLabel::text(text)
+    }
+}
+
+impl From<crate::i18n::Message> for EditLabel {
+    fn from(message: crate::i18n::Message) -> Self {
+        Self {
+            message: Message::Shared(message),
+            summary: None,
+        }
     }
 }
 

@@ -17,6 +17,7 @@
 //! encodings, PMD's fixed-size Shift_JIS fields, VMD's optional sections, SMF's chunk tree.
 
 use super::error::{LoadNote, LoadOptions, Location, ReadError};
+use crate::i18n::Message;
 use crate::model::{Vec2, Vec3, Vec4};
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -72,7 +73,7 @@ impl Place {
         self,
         field: &'static str,
         offset: usize,
-        message: impl Into<String>,
+        message: impl Into<Message>,
     ) -> ReadError {
         ReadError::Malformed {
             location: self.at(field, offset),
@@ -186,7 +187,7 @@ impl<'a> ByteReader<'a> {
         self.place().at(field, self.pos)
     }
 
-    pub fn malformed(&self, field: &'static str, message: impl Into<String>) -> ReadError {
+    pub fn malformed(&self, field: &'static str, message: impl Into<Message>) -> ReadError {
         self.place().malformed(field, self.pos, message)
     }
 
@@ -229,10 +230,9 @@ impl<'a> ByteReader<'a> {
     fn past_end(&self, len: usize, field: &'static str) -> ReadError {
         self.malformed(
             field,
-            format!(
-                "unexpected end of file: needs {len} bytes, {} left",
-                self.remaining()
-            ),
+            Message::new("load.bytes.past_end")
+                .arg("needed", len)
+                .arg("left", self.remaining()),
         )
     }
 
@@ -251,7 +251,7 @@ impl<'a> ByteReader<'a> {
         {
             return Err(ReadError::Io {
                 location,
-                message: "cancelled".to_owned(),
+                message: Message::new("load.cancelled"),
             });
         }
         let size = len.max(WINDOW).min(self.len - at);
@@ -260,7 +260,7 @@ impl<'a> ByteReader<'a> {
         self.window_start = at;
         read_exact_at(file, &mut self.window, at as u64).map_err(|error| ReadError::Io {
             location,
-            message: error.to_string(),
+            message: Message::new("load.bytes.io").arg("error", error.to_string()),
         })
     }
 
@@ -313,24 +313,28 @@ impl<'a> ByteReader<'a> {
         let len = self.i32(field)?;
         if len < 0 {
             self.pos -= 4;
-            return Err(self.malformed(field, format!("negative text length {len}")));
+            return Err(self.malformed(
+                field,
+                Message::new("load.bytes.negative_text_length").arg("length", len),
+            ));
         }
         let len = len as usize;
         if len > max_bytes {
             self.pos -= 4;
             return Err(ReadError::LimitExceeded {
                 location: self.location(field),
-                message: format!("text of {len} bytes is over the limit of {max_bytes}"),
+                message: Message::new("load.bytes.text_over_limit")
+                    .arg("length", len)
+                    .arg("limit", max_bytes),
             });
         }
         if len > self.remaining() {
             self.pos -= 4;
             return Err(self.malformed(
                 field,
-                format!(
-                    "text length {len} runs past the end of the file ({} bytes left)",
-                    self.remaining() - 4
-                ),
+                Message::new("load.bytes.text_past_end")
+                    .arg("length", len)
+                    .arg("left", self.remaining() - 4),
             ));
         }
         Ok(len)
@@ -348,7 +352,9 @@ impl<'a> ByteReader<'a> {
             self.pos -= width;
             return Err(ReadError::LimitExceeded {
                 location: self.location(field),
-                message: format!("{count} elements is over the limit of {limit}"),
+                message: Message::new("load.bytes.count_over_limit")
+                    .arg("count", count)
+                    .arg("limit", limit),
             });
         }
         Ok(())
@@ -374,10 +380,10 @@ impl<'a> ByteReader<'a> {
             self.pos -= width;
             return Err(self.malformed(
                 field,
-                format!(
-                    "count {count} needs at least {needed} bytes but only {} are left in the file",
-                    self.remaining().saturating_sub(width)
-                ),
+                Message::new("load.bytes.count_past_end")
+                    .arg("count", count)
+                    .arg("needed", needed)
+                    .arg("left", self.remaining().saturating_sub(width)),
             ));
         }
         Ok(self.cap_count(count, width, min_size, field, notes))
@@ -404,11 +410,11 @@ impl<'a> ByteReader<'a> {
                 offset: self.pos.saturating_sub(width),
                 ..self.location(field)
             },
-            message: format!(
-                "count {count} is more than the {} bytes left can hold (at most {fits} elements of \
-                 {min_size} bytes); elements are read up to the end of the file",
-                self.remaining()
-            ),
+            message: Message::new("load.bytes.count_capped")
+                .arg("count", count)
+                .arg("left", self.remaining())
+                .arg("fits", fits)
+                .arg("size", min_size),
             // What is lost is said where reading stops, at the end of the file.
             lost: false,
         });

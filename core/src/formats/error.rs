@@ -1,5 +1,6 @@
 //! Errors and reports shared by the format readers and writers.
 
+use crate::i18n::{Language, Message};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -58,6 +59,30 @@ impl Location {
     }
 }
 
+impl Location {
+    /// Where this is, as a message ("bones[12].name at byte 40 (0x28)" / "bones[12].name（40
+    /// バイト目、0x28）"; "line 5" / "5行目").
+    #[must_use]
+    pub fn to_message(&self) -> Message {
+        if self.is_text_line() {
+            return match self.element {
+                Some(line) => Message::new("load.at_line").arg("line", line),
+                None => Message::new("load.at_whole_file"),
+            };
+        }
+        Message::new("load.at_byte")
+            .arg("path", self.path())
+            .arg("offset", self.offset)
+            .arg("hex", format!("{:x}", self.offset))
+    }
+
+    /// Where this is, in `lang`.
+    #[must_use]
+    pub fn render(&self, lang: Language) -> String {
+        self.to_message().render(lang)
+    }
+}
+
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_text_line() {
@@ -81,23 +106,36 @@ impl fmt::Display for Location {
 pub enum ReadError {
     /// The bytes do not follow the format (truncation, impossible counts, bad structure bytes).
     #[error("malformed file: {location}: {message}")]
-    Malformed { location: Location, message: String },
+    Malformed {
+        location: Location,
+        message: Message,
+    },
     /// A valid file of a version or variant this editor does not read.
     #[error("unsupported file: {location}: {message}")]
-    Unsupported { location: Location, message: String },
+    Unsupported {
+        location: Location,
+        message: Message,
+    },
     /// The file asks for more than `LoadLimits` allows.
     #[error("limit exceeded: {location}: {message}")]
-    LimitExceeded { location: Location, message: String },
+    LimitExceeded {
+        location: Location,
+        message: Message,
+    },
     /// The file could not be read from the disk at this place (its bytes were not the
     /// problem).
     #[error("cannot read the file: {location}: {message}")]
-    Io { location: Location, message: String },
+    Io {
+        location: Location,
+        message: Message,
+    },
     /// Text formats (JSON) that failed to parse.
     #[error("{format} parse error at line {line}, column {column}: {message}")]
     Parse {
         format: &'static str,
         line: usize,
         column: usize,
+        /// The parser's own words (serde_json's), as it gives them.
         message: String,
     },
 }
@@ -113,6 +151,62 @@ impl ReadError {
             | ReadError::Io { location, .. } => Some(location),
             ReadError::Parse { .. } => None,
         }
+    }
+
+    /// The message without its location.
+    #[must_use]
+    pub fn message(&self) -> Message {
+        match self {
+            ReadError::Malformed { message, .. }
+            | ReadError::Unsupported { message, .. }
+            | ReadError::LimitExceeded { message, .. }
+            | ReadError::Io { message, .. } => message.clone(),
+            ReadError::Parse { message, .. } => Message::untranslated(message.clone()),
+        }
+    }
+
+    /// The whole error as a message (what the English `Display` says, in either language).
+    #[must_use]
+    pub fn to_message(&self) -> Message {
+        let (key, location, message) = match self {
+            ReadError::Malformed { location, message } => {
+                ("load.error.malformed", location, message)
+            }
+            ReadError::Unsupported { location, message } => {
+                ("load.error.unsupported", location, message)
+            }
+            ReadError::LimitExceeded { location, message } => {
+                ("load.error.limit", location, message)
+            }
+            ReadError::Io { location, message } => ("load.error.io", location, message),
+            ReadError::Parse {
+                format,
+                line,
+                column,
+                message,
+            } => {
+                return Message::new("load.error.parse")
+                    .arg("format", *format)
+                    .arg("line", *line)
+                    .arg("column", *column)
+                    .arg("message", message.as_str());
+            }
+        };
+        Message::new(key)
+            .arg("location", location.to_message())
+            .arg("message", message.clone())
+    }
+
+    /// The whole error in `lang`.
+    #[must_use]
+    pub fn render(&self, lang: Language) -> String {
+        self.to_message().render(lang)
+    }
+
+    /// Every message key the error needs (for the tests that keep both files complete).
+    #[must_use]
+    pub fn keys(&self) -> Vec<&'static str> {
+        self.to_message().keys()
     }
 }
 
@@ -152,9 +246,35 @@ pub struct LoadOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadNote {
     pub location: Location,
-    pub message: String,
+    pub message: Message,
     /// Whether data was lost (recovery mode), as opposed to normalised or merely noted.
     pub lost: bool,
+}
+
+impl LoadNote {
+    /// A note at `location`.
+    #[must_use]
+    pub fn new(location: Location, message: impl Into<Message>, lost: bool) -> Self {
+        Self {
+            location,
+            message: message.into(),
+            lost,
+        }
+    }
+
+    /// The note with where it is, as a message.
+    #[must_use]
+    pub fn to_message(&self) -> Message {
+        Message::new("load.note")
+            .arg("location", self.location.to_message())
+            .arg("message", self.message.clone())
+    }
+
+    /// The note in `lang`, with where it is.
+    #[must_use]
+    pub fn render(&self, lang: Language) -> String {
+        self.to_message().render(lang)
+    }
 }
 
 impl fmt::Display for LoadNote {
@@ -191,7 +311,7 @@ pub enum WriteError {
     VersionViolations { violations: Vec<String> },
     /// A value that cannot be stored with the chosen settings.
     #[error("{path}: {message}")]
-    Unrepresentable { path: String, message: String },
+    Unrepresentable { path: String, message: Message },
     #[error("cannot serialize: {0}")]
     Serialize(String),
     /// The file being written could not take the bytes (disk full, ...).
@@ -220,7 +340,7 @@ fn summarize(items: &[String]) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SaveReport {
     /// Everything the target could not hold exactly, element by element.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Message>,
 }
 
 /// Why a file could not be opened or saved.
@@ -249,7 +369,55 @@ pub enum FileError {
     UnknownFormat { path: PathBuf },
 }
 
+impl WriteError {
+    /// The error as a message.
+    #[must_use]
+    pub fn to_message(&self) -> Message {
+        match self {
+            WriteError::VersionViolations { violations } => Message::new("save.error.version")
+                .arg("count", violations.len())
+                .arg("list", summarize(violations)),
+            WriteError::Unrepresentable { path, message } => Message::new("save.error.at")
+                .arg("path", path.as_str())
+                .arg("message", message.clone()),
+            WriteError::Serialize(text) => {
+                Message::new("save.error.serialize").arg("message", text.as_str())
+            }
+            WriteError::Io(text) => Message::new("save.error.io").arg("message", text.as_str()),
+            WriteError::MissingHumanoidBones { bones } => {
+                Message::new("save.error.missing_humanoid").arg("bones", bones.join(", "))
+            }
+        }
+    }
+
+    /// The error in `lang`.
+    #[must_use]
+    pub fn render(&self, lang: Language) -> String {
+        self.to_message().render(lang)
+    }
+}
+
 impl FileError {
+    /// The error as a message, starting with the file's path.
+    #[must_use]
+    pub fn to_message(&self) -> Message {
+        let (path, error) = match self {
+            FileError::Io { path, source } => (path, io_error_message(source)),
+            FileError::Read { path, source } => (path, source.to_message()),
+            FileError::Write { path, source } => (path, source.to_message()),
+            FileError::UnknownFormat { path } => (path, Message::new("load.error.unknown_format")),
+        };
+        Message::new("file.error")
+            .arg("path", path.display().to_string())
+            .arg("error", error)
+    }
+
+    /// The error in `lang`, starting with the file's path.
+    #[must_use]
+    pub fn render(&self, lang: Language) -> String {
+        self.to_message().render(lang)
+    }
+
     /// A failed read or write of the file at `path` (for `map_err`).
     pub fn io(path: &std::path::Path) -> impl Fn(std::io::Error) -> Self + '_ {
         move |source| FileError::Io {
@@ -281,4 +449,19 @@ impl FileError {
             path: path.to_owned(),
         }
     }
+}
+
+/// An operating system error as a message: the common kinds have words in both languages, the
+/// rest show the system's own text.
+#[must_use]
+pub fn io_error_message(error: &std::io::Error) -> Message {
+    let key = match error.kind() {
+        std::io::ErrorKind::NotFound => "io.not_found",
+        std::io::ErrorKind::PermissionDenied => "io.permission_denied",
+        std::io::ErrorKind::AlreadyExists => "io.already_exists",
+        std::io::ErrorKind::StorageFull => "io.storage_full",
+        std::io::ErrorKind::IsADirectory => "io.is_a_directory",
+        _ => return Message::untranslated(error.to_string()),
+    };
+    Message::new(key)
 }

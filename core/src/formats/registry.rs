@@ -196,7 +196,11 @@ pub static FORMATS: [FormatSpec; 7] = [
         read: |bytes, _, options| pmd::read(bytes, options).map(loaded(FileFormat::Pmd)),
         encode: |model, _| {
             pmd::write(model).map(|(bytes, report)| {
-                let warnings = report.losses.iter().map(ToString::to_string).collect();
+                let warnings = report
+                    .losses
+                    .iter()
+                    .map(|loss| loss.to_string().into())
+                    .collect();
                 (bytes, SaveReport { warnings })
             })
         },

@@ -13,6 +13,7 @@
 //! resolution, relative paths between folders) is the only copy of it: the MQO export uses it
 //! for its `tex` paths too.
 
+use crate::i18n::Message;
 use crate::model::Model;
 use std::path::{Component, Path, PathBuf};
 
@@ -55,29 +56,28 @@ pub struct UnkeptTexture {
     pub reason: UnkeptReason,
 }
 
+impl UnkeptTexture {
+    /// What happened to the path, for the user.
+    #[must_use]
+    pub fn message(&self) -> Message {
+        let message = match &self.reason {
+            UnkeptReason::Missing => Message::new("save.textures.missing"),
+            UnkeptReason::OtherDrive => Message::new("save.textures.other_drive"),
+            UnkeptReason::Absolute => Message::new("save.textures.absolute"),
+            UnkeptReason::Occupied => Message::new("save.textures.occupied"),
+            UnkeptReason::CopyFailed(error) => {
+                Message::new("save.textures.copy_failed").arg("error", error.as_str())
+            }
+        };
+        message
+            .arg("path", self.path.as_str())
+            .arg("written", self.written.as_str())
+    }
+}
+
 impl std::fmt::Display for UnkeptTexture {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = &self.path;
-        match &self.reason {
-            UnkeptReason::Missing => write!(f, "texture {path}: not found beside the source"),
-            UnkeptReason::OtherDrive => write!(
-                f,
-                "texture {path}: on another drive than the output, written as {}",
-                self.written
-            ),
-            UnkeptReason::Absolute => write!(f, "texture {path}: an absolute path, not copied"),
-            UnkeptReason::Occupied => write!(
-                f,
-                "texture {path}: another file is already there beside the output, pointed at \
-                 the original as {}",
-                self.written
-            ),
-            UnkeptReason::CopyFailed(message) => write!(
-                f,
-                "texture {path}: not copied ({message}), pointed at the original as {}",
-                self.written
-            ),
-        }
+        self.message().fmt(f)
     }
 }
 

@@ -91,7 +91,7 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
-    fn error(&self, field: &'static str, message: impl Into<String>) -> ReadError {
+    fn error(&self, field: &'static str, message: impl Into<crate::i18n::Message>) -> ReadError {
         ReadError::Malformed {
             location: Location {
                 section: self.section,
@@ -207,7 +207,7 @@ pub fn read(bytes: &[u8], options: &LoadOptions) -> Result<PoseFile, ReadError> 
                     field: "block",
                     offset,
                 },
-                message: format!("more than {} blocks", options.limits.max_elements),
+                message: format!("more than {} blocks", options.limits.max_elements).into(),
             });
         }
         if keyword.starts_with("Bone") {
@@ -253,7 +253,7 @@ pub fn write(file: &PoseFile) -> Result<Vec<u8>, WriteError> {
     let encode = |text: &str, path: String| {
         cp932::encode(text).ok_or_else(|| WriteError::Unrepresentable {
             path,
-            message: format!("{text:?} has characters Shift-JIS cannot hold"),
+            message: format!("{text:?} has characters Shift-JIS cannot hold").into(),
         })
     };
     let mut out = Vec::new();
@@ -295,7 +295,7 @@ fn name_bytes(name: &SjisName, path: impl Fn() -> String) -> Result<Cow<'_, [u8]
         .map(Cow::Owned)
         .ok_or_else(|| WriteError::Unrepresentable {
             path: path(),
-            message: format!("{:?} has characters Shift-JIS cannot hold", name.text),
+            message: format!("{:?} has characters Shift-JIS cannot hold", name.text).into(),
         })
 }
 

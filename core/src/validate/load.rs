@@ -5,6 +5,7 @@
 use super::{Context, Issue, Rule, Severity};
 use crate::edit::resolve_path;
 use crate::formats::{LoadNote, LoadReport, Location};
+use crate::i18n::Language;
 use crate::model::{ElementKind, Model};
 use crate::path::ModelPath;
 
@@ -45,14 +46,16 @@ impl Rule for LoadRule {
                 "E-FILE-DAMAGED",
                 path,
                 format!(
-                    "the file is damaged{offset}: {error}; everything from there on was lost \
-                     (saving writes what was recovered as a correct file)"
+                    "the file is damaged{offset}: {}; everything from there on was lost \
+                     (saving writes what was recovered as a correct file)",
+                    error.render(Language::English)
                 ),
                 format!(
-                    "ファイルが破損しています{}: {error}。以降のデータは失われました（保存すると読み込めた部分が正しいファイルとして書き出されます）",
+                    "ファイルが破損しています{}: {}。以降のデータは失われました（保存すると読み込めた部分が正しいファイルとして書き出されます）",
                     error
                         .location()
-                        .map_or(String::new(), |l| format!("（{}バイト目）", l.offset))
+                        .map_or(String::new(), |l| format!("（{}バイト目）", l.offset)),
+                    error.render(Language::Japanese)
                 ),
             ));
         }
@@ -102,19 +105,26 @@ fn header_index_size_issue(note: &LoadNote) -> Option<Issue> {
         return None;
     }
     let offset = location.offset;
+    let (en, ja) = rendered(note);
     Some(Issue::new(
         Severity::Error,
         "E-HEADER-INDEX-SIZE",
         ModelPath::header().field("index_sizes").field(kind),
         format!(
-            "the header's index size is not the one the file stores (saving writes the right header): {} (byte {offset})",
-            note.message
+            "the header's index size is not the one the file stores (saving writes the right header): {en} (byte {offset})"
         ),
         format!(
-            "ヘッダのIndexサイズがファイルの実際のサイズと違います（保存すると正しいヘッダが書き出されます）: {}（{offset}バイト目）",
-            note.message
+            "ヘッダのIndexサイズがファイルの実際のサイズと違います（保存すると正しいヘッダが書き出されます）: {ja}（{offset}バイト目）"
         ),
     ))
+}
+
+/// The note's message in English and in Japanese.
+fn rendered(note: &LoadNote) -> (String, String) {
+    (
+        note.message.render(Language::English),
+        note.message.render(Language::Japanese),
+    )
 }
 
 /// Issues about the file as a whole point at the header.
@@ -147,6 +157,7 @@ fn model_path_of(model: &Model, location: &Location) -> ModelPath {
 fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> {
     let location = &note.location;
     let path = model_path_of(model, location);
+    let (en, ja) = rendered(note);
     // Where the model path is cut back, the file's own place is said in the message.
     let place = location.path();
     let offset = location.offset;
@@ -169,11 +180,8 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
             Severity::Error,
             "E-VERSION",
             ModelPath::header().field("version"),
-            format!("{} ({at})", note.message),
-            format!(
-                "PMXのバージョンが2.0でも2.1でもありません: {}（{at_ja}）",
-                note.message
-            ),
+            format!("{en} ({at})"),
+            format!("PMXのバージョンが2.0でも2.1でもありません: {ja}（{at_ja}）"),
         ));
     }
     if location.section == "header" && location.field == "globals_count" {
@@ -181,11 +189,8 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
             Severity::Error,
             "E-HEADER-SIZE",
             file_path(),
-            format!("{} ({at})", note.message),
-            format!(
-                "ヘッダのバイト数が8ではありません: {}（{at_ja}）",
-                note.message
-            ),
+            format!("{en} ({at})"),
+            format!("ヘッダのバイト数が8ではありません: {ja}（{at_ja}）"),
         ));
     }
     if let Some(issue) = header_index_size_issue(note) {
@@ -196,7 +201,7 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
             Severity::Warning,
             "W-FILE-TRAILING",
             file_path(),
-            format!("{} (from byte {offset})", note.message),
+            format!("{en} (from byte {offset})"),
             format!(
                 "最後のセクションの後に余分なデータがあり、無視されました（{offset}バイト目から）"
             ),
@@ -211,18 +216,15 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
             Severity::Error,
             "E-FILE-LOST",
             path,
-            format!("{} ({at})", note.message),
-            format!(
-                "読み込み時にデータが失われました: {}（{at_ja}）",
-                note.message
-            ),
+            format!("{en} ({at})"),
+            format!("読み込み時にデータが失われました: {ja}（{at_ja}）"),
         ));
     }
     Some(Issue::new(
         Severity::Info,
         "I-FILE-NOTE",
         path,
-        format!("{} ({at})", note.message),
-        format!("読み込み時の注記: {}（{at_ja}）", note.message),
+        format!("{en} ({at})"),
+        format!("読み込み時の注記: {ja}（{at_ja}）"),
     ))
 }

@@ -121,7 +121,7 @@ impl EditorState {
                 FileError::Write { path, source } => {
                     format!("{}: {}", path.display(), refusal(source, lang))
                 }
-                other => other.to_string(),
+                other => other.render(lang),
             });
         self.export_finished(format.name(), path, started, result);
     }

@@ -524,7 +524,7 @@ impl Dialog for LoadErrorDialog {
         let failure = &self.0;
         ui.heading(lang.format("dialog.cannot_open", &[("name", &file_name(&failure.path))]));
         ui.add(egui::Label::new(
-            egui::RichText::new(&failure.message)
+            egui::RichText::new(failure.message.render(lang))
                 .monospace()
                 .color(ui.visuals().error_fg_color),
         ));

@@ -371,9 +371,9 @@ impl EditorState {
                 }
                 self.set_message_parts(level, text);
             }
-            Err(failure) if failure.message == "cancelled" => {}
+            Err(failure) if failure.message.key() == Some("load.cancelled") => {}
             Err(failure) => {
-                self.set_message(MessageLevel::Error, failure.message.as_str());
+                self.set_message(MessageLevel::Error, failure.message.clone());
                 self.dialog = Some(Box::new(dialogs::LoadErrorDialog(failure)));
             }
         }
@@ -594,7 +594,12 @@ impl EditorState {
                         EditLabel::new("status.save_warnings")
                             .arg("count", LabelArg::Number(warnings.len())),
                     );
-                    text.push(EditLabel::text(warnings.join("; ")));
+                    let lang = self.settings.language;
+                    let rendered: Vec<String> = warnings
+                        .iter()
+                        .map(|warning| warning.render(lang))
+                        .collect();
+                    text.push(EditLabel::text(rendered.join("; ")));
                     MessageLevel::Warning
                 } else {
                     MessageLevel::Info
@@ -603,10 +608,10 @@ impl EditorState {
                 true
             }
             Err(message) => {
-                self.set_message(MessageLevel::Error, message.as_str());
+                self.set_message(MessageLevel::Error, message.clone());
                 self.dialog = Some(Box::new(dialogs::ErrorDialog {
                     title: "dialog.save_failed",
-                    message,
+                    message: message.render(self.lang()),
                 }));
                 false
             }

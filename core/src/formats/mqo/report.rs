@@ -121,12 +121,12 @@ impl From<MqoError> for ReadError {
             MqoError::Unsupported { line, .. } | MqoError::TrialNoise { line } => {
                 ReadError::Unsupported {
                     location: location(line),
-                    message: error.to_string(),
+                    message: error.to_string().into(),
                 }
             }
             MqoError::LimitExceeded { line, .. } => ReadError::LimitExceeded {
                 location: location(line),
-                message: error.to_string(),
+                message: error.to_string().into(),
             },
             MqoError::Mqx { line, column, .. } => ReadError::Parse {
                 format: "MQX",
@@ -137,7 +137,7 @@ impl From<MqoError> for ReadError {
             MqoError::Archive { .. } | MqoError::Options { .. } | MqoError::Io { .. } => {
                 ReadError::Malformed {
                     location: location(0),
-                    message: error.to_string(),
+                    message: error.to_string().into(),
                 }
             }
         }
@@ -625,7 +625,7 @@ impl MqoReport {
                 .iter()
                 .map(|note| LoadNote {
                     location: Location::text_line(note.line()),
-                    message: note.message_en(),
+                    message: note.message_en().into(),
                     lost: false,
                 })
                 .collect(),

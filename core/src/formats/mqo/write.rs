@@ -143,7 +143,11 @@ impl MqoExportReport {
     #[must_use]
     pub fn to_save_report(&self) -> SaveReport {
         SaveReport {
-            warnings: self.losses.iter().map(MqoLoss::message_en).collect(),
+            warnings: self
+                .losses
+                .iter()
+                .map(|loss| loss.message_en().into())
+                .collect(),
         }
     }
 }
@@ -471,7 +475,7 @@ fn plan(model: &Model, options: &MqoExportOptions) -> Result<Plan, WriteError> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(WriteError::Unrepresentable {
             path: "scale".into(),
-            message: format!("the scale must be a positive number, not {scale}"),
+            message: format!("the scale must be a positive number, not {scale}").into(),
         });
     }
     for (index, face) in model.faces.iter().enumerate() {
@@ -482,7 +486,8 @@ fn plan(model: &Model, options: &MqoExportOptions) -> Result<Plan, WriteError> {
                     "names vertex {} of {}; fix the model (検証) first",
                     corner.get(),
                     model.vertices.len()
-                ),
+                )
+                .into(),
             });
         }
     }

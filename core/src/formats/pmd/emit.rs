@@ -199,7 +199,7 @@ fn check_counts(file: &PmdFile) -> Result<(), WriteError> {
         if count > max {
             Err(WriteError::Unrepresentable {
                 path: path.to_owned(),
-                message: format!("{count} elements; a PMD file holds at most {max}"),
+                message: format!("{count} elements; a PMD file holds at most {max}").into(),
             })
         } else {
             Ok(())

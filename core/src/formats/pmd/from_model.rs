@@ -48,7 +48,7 @@ pub const MAX_BONES: usize = u16::MAX as usize;
 pub fn refusal(model: &Model) -> Option<WriteError> {
     refusal_text(model).map(|(path, message, _)| WriteError::Unrepresentable {
         path: path.to_string(),
-        message,
+        message: message.into(),
     })
 }
 

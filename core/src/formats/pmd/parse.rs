@@ -44,7 +44,8 @@ pub fn parse(bytes: &[u8], options: &LoadOptions) -> Result<Parsed, ReadError> {
                     .unwrap_or_else(|| reader.input.location("")),
                 message: format!(
                     "reading stopped here; this element and everything after it is lost: {error}"
-                ),
+                )
+                .into(),
                 lost: true,
             });
             Ok(Parsed {
@@ -131,7 +132,8 @@ impl<'a> Reader<'a> {
                 message: format!(
                     "PMD version is {}; only 1.0 is known (read as if it were 1.0)",
                     file.version
-                ),
+                )
+                .into(),
                 lost: false,
             });
         }
@@ -307,7 +309,8 @@ impl<'a> Reader<'a> {
                     message: format!(
                         "{vertex_count} skin vertices is over the limit of {}",
                         self.options.limits.max_elements
-                    ),
+                    )
+                    .into(),
                 });
             }
             let needed = vertex_count.saturating_mul(record::SKIN_VERTEX);

@@ -292,7 +292,7 @@ impl Converter<'_> {
                 field,
                 offset,
             },
-            message,
+            message: message.into(),
             lost,
         });
     }

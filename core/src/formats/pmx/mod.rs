@@ -164,7 +164,8 @@ fn finish_with_counts(
                 location: error.location().cloned().unwrap_or(at),
                 message: format!(
                     "reading stopped here; this element and everything after it is lost: {error}"
-                ),
+                )
+                .into(),
                 lost: true,
             });
             report.recovered_from = Some(error);

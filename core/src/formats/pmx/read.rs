@@ -218,7 +218,7 @@ impl<'a> Reader<'a> {
         if value > 1 {
             self.report.notes.push(LoadNote {
                 location: at,
-                message: format!("flag byte {value} is neither 0 nor 1; read as 1"),
+                message: format!("flag byte {value} is neither 0 nor 1; read as 1").into(),
                 lost: false,
             });
         }
@@ -238,7 +238,8 @@ impl<'a> Reader<'a> {
                 message: format!(
                     "text is not valid {}; its raw bytes are kept",
                     self.encoding.name()
-                ),
+                )
+                .into(),
                 lost: false,
             });
         }
@@ -350,7 +351,8 @@ impl<'a> Reader<'a> {
                 message: format!(
                     "PMX version {version} is not 2.0 or 2.1; read as {}",
                     read_as.name()
-                ),
+                )
+                .into(),
                 lost: false,
             });
             read_as
@@ -358,7 +360,7 @@ impl<'a> Reader<'a> {
             self.input.pos -= 4;
             return Err(ReadError::Unsupported {
                 location: self.input.location("version"),
-                message: format!("PMX version {version} is not supported (2.0 and 2.1 are)"),
+                message: format!("PMX version {version} is not supported (2.0 and 2.1 are)").into(),
             });
         };
         let globals_at_count = self.input.location("globals_count");
@@ -380,7 +382,7 @@ impl<'a> Reader<'a> {
                 message: format!(
                     "header byte count is {globals_len}; PMX 2.0/2.1 headers have exactly 8, the {} extra bytes are skipped",
                     globals_len - 8
-                ),
+                ).into(),
                 lost: false,
             });
         }
@@ -528,7 +530,7 @@ impl<'a> Reader<'a> {
             );
             self.report.notes.push(LoadNote {
                 location: self.input.location(""),
-                message,
+                message: message.into(),
                 lost: true,
             });
         }
@@ -710,12 +712,15 @@ impl<'a> Reader<'a> {
             };
             let message = format!("face index count {index_count} is not a multiple of 3");
             if !self.options.recover {
-                return Err(ReadError::Malformed { location, message });
+                return Err(ReadError::Malformed {
+                    location,
+                    message: message.into(),
+                });
             }
             self.input.take(leftover * size, "indices")?;
             self.report.notes.push(LoadNote {
                 location,
-                message: format!("{message}; the last {leftover} index(es) are dropped"),
+                message: format!("{message}; the last {leftover} index(es) are dropped").into(),
                 lost: true,
             });
         }
@@ -1120,7 +1125,7 @@ impl<'a> Reader<'a> {
                     .to_owned();
             self.report.notes.push(LoadNote {
                 location: self.input.location("count"),
-                message,
+                message: message.into(),
                 lost: true,
             });
             return Ok(());

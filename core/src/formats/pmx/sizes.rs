@@ -116,7 +116,7 @@ pub(super) fn explain_failure(bytes: &[u8], options: &LoadOptions, error: ReadEr
         message: format!(
             "{}; read with the header's sizes, the file fails at {failure}; recovery mode reads it with the sizes it stores",
             said.join("; ")
-        ),
+        ).into(),
     }
 }
 
@@ -154,7 +154,7 @@ impl Correction {
                 "{}; read with {} (with it every section reads and the last one ends exactly at the end of the file)",
                 self.describe(),
                 self.stored
-            ),
+            ).into(),
             lost: false,
         }
     }

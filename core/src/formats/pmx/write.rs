@@ -326,10 +326,13 @@ impl Plan {
                     });
                 }
                 if !model.soft_bodies.is_empty() {
-                    report.warnings.push(format!(
-                        "{} soft bodies are not written: PMX 2.0 has no soft body section",
-                        model.soft_bodies.len()
-                    ));
+                    report.warnings.push(
+                        format!(
+                            "{} soft bodies are not written: PMX 2.0 has no soft body section",
+                            model.soft_bodies.len()
+                        )
+                        .into(),
+                    );
                 }
             }
         }
@@ -337,7 +340,7 @@ impl Plan {
         if channels > 4 {
             return Err(WriteError::Unrepresentable {
                 path: "additional_uvs".into(),
-                message: format!("{channels} additional UV channels; PMX holds at most 4"),
+                message: format!("{channels} additional UV channels; PMX holds at most 4").into(),
             });
         }
         for (channel, values) in model.additional_uvs.iter().enumerate() {
@@ -348,7 +351,8 @@ impl Plan {
                         "{} values for {} vertices",
                         values.len(),
                         model.vertices.len()
-                    ),
+                    )
+                    .into(),
                 });
             }
         }
@@ -482,7 +486,7 @@ impl<'w> Writer<'w> {
                 .put_i32(i32::try_from(m.face_index_count).map_err(|_| {
                     WriteError::Unrepresentable {
                         path: format!("{}.face_index_count", at()),
-                        message: format!("{} does not fit an int", m.face_index_count),
+                        message: format!("{} does not fit an int", m.face_index_count).into(),
                     }
                 })?);
         }
@@ -626,7 +630,7 @@ impl Writer<'_> {
     fn count(&mut self, count: usize, what: &str) -> Result<(), WriteError> {
         let count = i32::try_from(count).map_err(|_| WriteError::Unrepresentable {
             path: what.to_owned(),
-            message: format!("{count} elements do not fit PMX's int count"),
+            message: format!("{count} elements do not fit PMX's int count").into(),
         })?;
         self.out.put_i32(count);
         Ok(())
@@ -635,10 +639,13 @@ impl Writer<'_> {
     fn text(&mut self, text: &Text, path: &str) {
         let len_at = self.out.reserve_u32();
         if text.encode_into(self.encoding, &mut self.out) {
-            self.report.warnings.push(format!(
-                "{path}: undecodable text converted to {} with replacement characters",
-                self.encoding.name()
-            ));
+            self.report.warnings.push(
+                format!(
+                    "{path}: undecodable text converted to {} with replacement characters",
+                    self.encoding.name()
+                )
+                .into(),
+            );
         }
         let len = (self.out.len() - len_at - 4) as u32;
         self.out.patch_u32(len_at, len);
@@ -911,6 +918,6 @@ impl Writer<'_> {
 fn does_not_fit(path: String, raw: i64, size: u8) -> WriteError {
     WriteError::Unrepresentable {
         path,
-        message: format!("index {raw} does not fit a {size}-byte index"),
+        message: format!("index {raw} does not fit a {size}-byte index").into(),
     }
 }

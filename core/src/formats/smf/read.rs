@@ -237,7 +237,7 @@ fn records(chunk: &Chunk<'_>, stride: usize, place: Place, limit: usize) -> Res<
     if count > limit {
         return Err(ReadError::LimitExceeded {
             location: place.at("Size", chunk.offset + 4),
-            message: format!("{count} records, more than the limit of {limit}"),
+            message: format!("{count} records, more than the limit of {limit}").into(),
         });
     }
     Ok(count)
@@ -323,7 +323,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
     if guid != SMF_VERSION_GUID {
         return Err(ReadError::Unsupported {
             location: head_place.at("Guid", first.body_offset()),
-            message: format!("version 0x{guid:08X}; only 0x{SMF_VERSION_GUID:08X} is read"),
+            message: format!("version 0x{guid:08X}; only 0x{SMF_VERSION_GUID:08X} is read").into(),
         });
     }
     // Every frame, mesh and animation set is a chunk with at least its structure: counts that
@@ -350,7 +350,7 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
         if count > limit {
             return Err(ReadError::LimitExceeded {
                 location: head_place.at(field, first.body_offset() + at),
-                message: format!("{count} is more than the limit of {limit}"),
+                message: format!("{count} is more than the limit of {limit}").into(),
             });
         }
         *slot = count;
@@ -420,7 +420,8 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
             }
             other => notes.push(LoadNote {
                 location: FILE.at("Chunk", chunk.offset),
-                message: format!("unknown chunk {other:?} skipped (the engine skips it too)"),
+                message: format!("unknown chunk {other:?} skipped (the engine skips it too)")
+                    .into(),
                 lost: false,
             }),
         }
@@ -442,7 +443,8 @@ pub fn read_smf(bytes: &[u8], options: &LoadOptions) -> Result<(Model, LoadRepor
             location: FILE.at("", 0),
             message: format!(
                 "{animation_sets} animation sets (ANIS) not imported: a model holds no motion"
-            ),
+            )
+            .into(),
             lost: true,
         });
     }
@@ -1013,7 +1015,7 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], notes: &mut Vec<LoadNote>) -> 
             location: FILE.at("", 0),
             message: format!(
                 "{rotated} frames have a rotation or scale in their matrix: PMX bones keep only their position"
-            ),
+            ).into(),
             lost: true,
         });
     }
@@ -1175,7 +1177,7 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], notes: &mut Vec<LoadNote>) -> 
                 .at("C_FC", 0),
                 message: format!(
                     "collision data ({attributes} attributes, {faces} faces, {vertices} vertices) not imported: a PMX model has no collision mesh"
-                ),
+                ).into(),
                 lost: true,
             });
         }
@@ -1185,7 +1187,8 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], notes: &mut Vec<LoadNote>) -> 
             location: FILE.at("", 0),
             message: format!(
                 "{uncovered} faces belong to no MTRL: not imported (the engine does not draw them)"
-            ),
+            )
+            .into(),
             lost: true,
         });
     }

@@ -113,7 +113,11 @@ impl SmfExportReport {
     #[must_use]
     pub fn to_save_report(&self) -> SaveReport {
         SaveReport {
-            warnings: self.losses.iter().map(SmfLoss::message_en).collect(),
+            warnings: self
+                .losses
+                .iter()
+                .map(|loss| loss.message_en().into())
+                .collect(),
         }
     }
 }
@@ -552,7 +556,8 @@ pub fn write_smf(model: &Model, options: &SmfExportOptions) -> Result<SmfExport,
                     "vertex {} does not exist ({} vertices)",
                     corner.get(),
                     model.vertices.len()
-                ),
+                )
+                .into(),
             });
         }
     }
@@ -1185,7 +1190,7 @@ fn write_animation(
             .evaluate_bones(model, &pose)
             .map_err(|error| WriteError::Unrepresentable {
                 path: "motion".into(),
-                message: error.to_string(),
+                message: error.to_string().into(),
             })?;
         for (bone, track) in keys.iter_mut().enumerate() {
             let local = evaluator
@@ -1376,7 +1381,7 @@ impl ChunkWriter {
         let size = self.bytes.len() - mark.size_at - 4;
         let size = i32::try_from(size).map_err(|_| WriteError::Unrepresentable {
             path: format!("{:?} chunk", mark.id),
-            message: format!("{size} bytes: more than a chunk's size (a long) can hold"),
+            message: format!("{size} bytes: more than a chunk's size (a long) can hold").into(),
         })?;
         self.bytes.patch_i32(mark.size_at, size);
         Ok(())
@@ -1392,7 +1397,7 @@ impl ChunkWriter {
     fn count(&mut self, value: usize) -> Result<(), WriteError> {
         let value = i32::try_from(value).map_err(|_| WriteError::Unrepresentable {
             path: "count".into(),
-            message: format!("{value} does not fit a long"),
+            message: format!("{value} does not fit a long").into(),
         })?;
         self.bytes.put_i32(value);
         Ok(())

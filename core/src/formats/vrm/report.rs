@@ -28,7 +28,11 @@ impl VrmExportReport {
     #[must_use]
     pub fn to_save_report(&self) -> SaveReport {
         SaveReport {
-            warnings: self.losses.iter().map(VrmLoss::message_en).collect(),
+            warnings: self
+                .losses
+                .iter()
+                .map(|loss| loss.message_en().into())
+                .collect(),
         }
     }
 }

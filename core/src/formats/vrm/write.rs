@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap};
 
 /// `path` is a model path (`bones[3]`) or the name of a part of the export (`humanoid`).
-fn invalid(path: String, message: impl Into<String>) -> WriteError {
+fn invalid(path: String, message: impl Into<crate::i18n::Message>) -> WriteError {
     WriteError::Unrepresentable {
         path,
         message: message.into(),

@@ -55,7 +55,7 @@ pub(super) fn split(bytes: &[u8]) -> Result<GlbChunks<'_>, ReadError> {
     if version != 2 {
         return Err(ReadError::Unsupported {
             location: HEADER.at("version", 4),
-            message: format!("GLB version {version}; only version 2 (glTF 2.0) is read"),
+            message: format!("GLB version {version}; only version 2 (glTF 2.0) is read").into(),
         });
     }
     let declared = u32_at(bytes, 8).unwrap_or(0) as usize;

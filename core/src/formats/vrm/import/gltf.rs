@@ -177,7 +177,7 @@ impl<'a> Gltf<'a> {
         section: &'static str,
         element: Option<usize>,
         field: &'static str,
-        message: impl Into<String>,
+        message: impl Into<crate::i18n::Message>,
     ) -> ReadError {
         ReadError::Malformed {
             location: self.at(section, element, field),
@@ -296,7 +296,8 @@ impl<'a> Gltf<'a> {
                 message: format!(
                     "byteLength {declared} is more than the BIN chunk's {} bytes",
                     bin.len()
-                ),
+                )
+                .into(),
             });
         }
         Ok(&bin[..declared])
@@ -351,7 +352,7 @@ impl<'a> Gltf<'a> {
                 message: format!(
                     "bytes {view_offset}..{view_offset}+{view_length} are past the end of buffer {buffer_index} ({} bytes)",
                     buffer.len()
-                ),
+                ).into(),
             })?;
         if stride < element_size {
             return Err(self.malformed(
@@ -381,7 +382,7 @@ impl<'a> Gltf<'a> {
                 message: format!(
                     "{count} elements of {element_size} bytes (stride {stride}) from byte {offset} do not fit in bufferViews[{view_index}] ({} bytes)",
                     view_bytes.len()
-                ),
+                ).into(),
             });
         }
         Ok(Span {
@@ -489,7 +490,7 @@ impl<'a> Gltf<'a> {
             // Matrices of bytes and shorts pad their columns; nothing VRM uses needs them.
             return Err(ReadError::Unsupported {
                 location: self.at("accessors", Some(index), "type"),
-                message: format!("{kind} of integer components"),
+                message: format!("{kind} of integer components").into(),
             });
         }
         let normalized = accessor
@@ -502,7 +503,7 @@ impl<'a> Gltf<'a> {
         if count > self.limits.max_elements {
             return Err(ReadError::LimitExceeded {
                 location: self.at("accessors", Some(index), "count"),
-                message: format!("{count} elements (limit {})", self.limits.max_elements),
+                message: format!("{count} elements (limit {})", self.limits.max_elements).into(),
             });
         }
         let element_size = components * component.size();
@@ -554,7 +555,7 @@ impl<'a> Gltf<'a> {
                         message: format!(
                             "{count} elements without a bufferView would take {bytes} bytes, more than 4 × the file's {} bytes",
                             self.file_len
-                        ),
+                        ).into(),
                     });
                 }
                 vec![
@@ -683,7 +684,8 @@ impl<'a> Gltf<'a> {
                     },
                     message: format!(
                         "sparse index {target} is past the accessor's {count} elements"
-                    ),
+                    )
+                    .into(),
                 });
             }
             for c in 0..components {

@@ -226,7 +226,7 @@ fn attribute(
     let Some(accessor) = accessor.as_u64().and_then(|a| usize::try_from(a).ok()) else {
         return Err(ReadError::Malformed {
             location: primitive_location(import, mesh, primitive, "attributes"),
-            message: format!("{name} is not an accessor index"),
+            message: format!("{name} is not an accessor index").into(),
         });
     };
     let count = import
@@ -237,7 +237,8 @@ fn attribute(
             location: primitive_location(import, mesh, primitive, "attributes"),
             message: format!(
                 "{name} (accessors[{accessor}]) has {count} elements; POSITION has {expected}"
-            ),
+            )
+            .into(),
         });
     }
     decode(import, decoded, accessor, floats).map(Some)
@@ -396,7 +397,7 @@ fn read_primitive(
                     location: primitive_location(import, mesh, index, "indices"),
                     message: format!(
                         "index {bad} is past the primitive's {count} vertices (accessors[{accessor}])"
-                    ),
+                    ).into(),
                 });
             }
             elements.values
@@ -447,7 +448,8 @@ fn read_primitive(
                             ),
                             message: format!(
                                 "joint {joint} of vertex {v} is past the skin's {skin_bones} joints"
-                            ),
+                            )
+                            .into(),
                         });
                     }
                     weights.push((joint, weight));

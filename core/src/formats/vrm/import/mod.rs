@@ -318,7 +318,8 @@ fn check_required_extensions(gltf: &Gltf<'_>) -> Result<(), ReadError> {
         message: format!(
             "the file requires {} which this reader does not support{why}",
             unknown.join(", ")
-        ),
+        )
+        .into(),
     })
 }
 
@@ -383,7 +384,7 @@ impl<'a> Importer<'a> {
         })
     }
 
-    fn note(&mut self, location: Location, message: impl Into<String>, lost: bool) {
+    fn note(&mut self, location: Location, message: impl Into<crate::i18n::Message>, lost: bool) {
         self.notes.push(LoadNote {
             location,
             message: message.into(),
@@ -444,7 +445,7 @@ impl<'a> Importer<'a> {
         if count > self.gltf.limits.max_elements {
             return Err(ReadError::LimitExceeded {
                 location: self.gltf.at("nodes", None, ""),
-                message: format!("{count} nodes (limit {})", self.gltf.limits.max_elements),
+                message: format!("{count} nodes (limit {})", self.gltf.limits.max_elements).into(),
             });
         }
         let mut nodes = Vec::with_capacity(count);
