@@ -30,6 +30,7 @@ use super::document::{CodePage, MqoVersion};
 use super::mqx::{BONE_PLUGIN, MORPH_PLUGIN};
 use crate::formats::relocate::relative_path;
 use crate::formats::{SaveReport, WriteError, cp932};
+use crate::i18n::{Language, Message, MessageArg};
 use crate::model::{
     BoneFlags, DrawFlags, ElementKind, Model, MorphOffsets, MqoObjectSettings, Vec3, Weight,
 };
@@ -143,11 +144,7 @@ impl MqoExportReport {
     #[must_use]
     pub fn to_save_report(&self) -> SaveReport {
         SaveReport {
-            warnings: self
-                .losses
-                .iter()
-                .map(|loss| loss.message_en().into())
-                .collect(),
+            warnings: self.losses.iter().map(MqoLoss::message).collect(),
         }
     }
 }
@@ -204,168 +201,110 @@ pub enum MqoLoss {
 }
 
 impl MqoLoss {
+    /// The loss as a message of `resources/i18n` (keys `save.mqo.*`).
     #[must_use]
-    pub fn message_en(&self) -> String {
+    pub fn message(&self) -> Message {
         match self {
-            MqoLoss::Dropped { kind, count } => {
-                format!("{count} {kind}: MQO has no place for them; not written")
+            MqoLoss::Dropped { kind, count } => Message::new("save.mqo.dropped")
+                .arg("kind", word(kind))
+                .arg("count", *count),
+            MqoLoss::MorphsDropped { kind, count } => Message::new("save.mqo.morphs_dropped")
+                .arg("kind", word(kind))
+                .arg("count", *count),
+            MqoLoss::BonesDropped { bones } => {
+                Message::new("save.mqo.bones_dropped").arg("bones", *bones)
             }
-            MqoLoss::MorphsDropped { kind, count } => {
-                format!("{count} {kind} morphs not written (MQO holds only vertex morphs, as morph target objects)")
+            MqoLoss::BoneSettingsDropped { bones } => {
+                Message::new("save.mqo.bone_settings_dropped").arg("bones", *bones)
             }
-            MqoLoss::BonesDropped { bones } => format!(
-                "{bones} bones and the vertex weights not written (choose the .mqx bone data to keep them)"
-            ),
-            MqoLoss::BoneSettingsDropped { bones } => format!(
-                "{bones} bones have IK, append (付与), axis or other settings the MQX bone plugin cannot hold; their positions and parents are kept"
-            ),
-            MqoLoss::SkinningAsLinear { sdef, qdef } => format!(
-                "{sdef} SDEF and {qdef} QDEF vertices written as linear blend weights"
-            ),
+            MqoLoss::SkinningAsLinear { sdef, qdef } => Message::new("save.mqo.skinning_as_linear")
+                .arg("sdef", *sdef)
+                .arg("qdef", *qdef),
             MqoLoss::AdditionalUvsDropped { channels } => {
-                format!("{channels} additional UV channels not written")
-            }
-            MqoLoss::MaterialPropertiesDropped { property, materials } => {
-                format!("{property} of {materials} materials not written (MQO has none)")
-            }
-            MqoLoss::Clamped {
-                material,
-                property,
-                value,
-            } => format!("material \"{material}\": {property} {value} clamped to MQO's range"),
-            MqoLoss::NormalsRecomputed => {
-                "vertex normals not written: Metasequoia computes them from the faces (smoothing angle 59.5°)".into()
-            }
-            MqoLoss::EdgeScalesDropped { vertices } => {
-                format!("edge scale of {vertices} vertices not written")
-            }
-            MqoLoss::EnglishNamesDropped => {
-                "English names, the model name and comments not written (MQO has one name per element)".into()
-            }
-            MqoLoss::LongName {
-                kind,
-                name,
-                bytes,
-                limit,
-            } => format!(
-                "{kind} name \"{name}\" is {bytes} bytes, over the format's {limit}; Metasequoia 4 reads it, older versions may cut it"
-            ),
-            MqoLoss::QuoteReplaced { text } => {
-                format!("\" in \"{text}\" written as ' (MQO cannot quote it)")
-            }
-            MqoLoss::NameMadeUnique { from, to } => {
-                format!("object name \"{from}\" was taken; written as \"{to}\"")
-            }
-            MqoLoss::Utf8CodePage { example } => format!(
-                "\"{example}\" has characters Shift_JIS (cp932) cannot hold: the file is written in UTF-8 with CodePage utf8 (Metasequoia 4.6 or later)"
-            ),
-            MqoLoss::MorphsSplit { morphs, example } => format!(
-                "{morphs} morphs move several objects (e.g. \"{example}\"): written as one target object per object moved, named \"{example}:object\"; PMX Studio's import joins them"
-            ),
-        }
-    }
-
-    #[must_use]
-    pub fn message_ja(&self) -> String {
-        match self {
-            MqoLoss::Dropped { kind, count } => {
-                format!(
-                    "{}{count}個: MQOには保存できないため書き出しません",
-                    kind_ja(kind)
-                )
-            }
-            MqoLoss::MorphsDropped { kind, count } => format!(
-                "{}モーフ{count}個は書き出しません(MQOが保持できるのは頂点モーフのみ、モーフ対象オブジェクトとして)",
-                kind_ja(kind)
-            ),
-            MqoLoss::BonesDropped { bones } => format!(
-                "ボーン{bones}個とウェイトは書き出しません(残すには.mqxのボーンを選んでください)"
-            ),
-            MqoLoss::BoneSettingsDropped { bones } => format!(
-                "ボーン{bones}個のIK・付与・軸などの設定はMQXのボーンプラグインに保存できません(位置と親は保存します)"
-            ),
-            MqoLoss::SkinningAsLinear { sdef, qdef } => {
-                format!(
-                    "SDEF頂点{sdef}個とQDEF頂点{qdef}個は線形ブレンドのウェイトとして書き出します"
-                )
-            }
-            MqoLoss::AdditionalUvsDropped { channels } => {
-                format!("追加UV{channels}チャンネルは書き出しません")
+                Message::new("save.mqo.additional_uvs_dropped").arg("channels", *channels)
             }
             MqoLoss::MaterialPropertiesDropped {
                 property,
                 materials,
-            } => format!(
-                "材質{materials}個の{}は書き出しません(MQOにありません)",
-                kind_ja(property)
-            ),
+            } => Message::new("save.mqo.material_properties_dropped")
+                .arg("property", word(property))
+                .arg("materials", *materials),
             MqoLoss::Clamped {
                 material,
                 property,
                 value,
-            } => format!(
-                "材質「{material}」: {} {value} をMQOの範囲に収めました",
-                kind_ja(property)
-            ),
-            MqoLoss::NormalsRecomputed => {
-                "頂点法線は書き出しません: Metasequoiaが面から計算します(スムージング角59.5°)"
-                    .into()
-            }
+            } => Message::new("save.mqo.clamped")
+                .arg("material", material)
+                .arg("property", word(property))
+                .arg("value", *value),
+            MqoLoss::NormalsRecomputed => Message::new("save.mqo.normals_recomputed"),
             MqoLoss::EdgeScalesDropped { vertices } => {
-                format!("頂点{vertices}個のエッジ倍率は書き出しません")
+                Message::new("save.mqo.edge_scales_dropped").arg("vertices", *vertices)
             }
-            MqoLoss::EnglishNamesDropped => {
-                "英語名・モデル名・コメントは書き出しません(MQOの名前は一つだけです)".into()
-            }
+            MqoLoss::EnglishNamesDropped => Message::new("save.mqo.english_names_dropped"),
             MqoLoss::LongName {
                 kind,
                 name,
                 bytes,
                 limit,
-            } => format!(
-                "{}名「{name}」は{bytes}バイトで形式の上限{limit}バイトを超えています(Metasequoia 4は読めますが、古い版では切れることがあります)",
-                kind_ja(kind)
-            ),
+            } => Message::new("save.mqo.long_name")
+                .arg("kind", word(kind))
+                .arg("name", name)
+                .arg("bytes", *bytes)
+                .arg("limit", *limit),
             MqoLoss::QuoteReplaced { text } => {
-                format!("「{text}」の\"は'として書き出します(MQOでは引用できません)")
+                Message::new("save.mqo.quote_replaced").arg("text", text)
             }
-            MqoLoss::NameMadeUnique { from, to } => {
-                format!("オブジェクト名「{from}」は使用済みのため「{to}」として書き出します")
+            MqoLoss::NameMadeUnique { from, to } => Message::new("save.mqo.name_made_unique")
+                .arg("from", from)
+                .arg("to", to),
+            MqoLoss::Utf8CodePage { example } => {
+                Message::new("save.mqo.utf8_code_page").arg("example", example)
             }
-            MqoLoss::Utf8CodePage { example } => format!(
-                "「{example}」にShift_JIS(cp932)で表せない文字があるため、UTF-8(CodePage utf8、Metasequoia 4.6以降)で書き出します"
-            ),
-            MqoLoss::MorphsSplit { morphs, example } => format!(
-                "モーフ{morphs}個(例:「{example}」)は複数のオブジェクトを動かすため、オブジェクトごとのモーフ対象(「{example}:オブジェクト」)として書き出します(PMX Studioの読み込みで一つに戻ります)"
-            ),
+            MqoLoss::MorphsSplit { morphs, example } => Message::new("save.mqo.morphs_split")
+                .arg("morphs", *morphs)
+                .arg("example", example),
         }
+    }
+
+    /// The loss in English.
+    #[must_use]
+    pub fn message_en(&self) -> String {
+        self.message().render(Language::English)
+    }
+
+    /// The loss in Japanese.
+    #[must_use]
+    pub fn message_ja(&self) -> String {
+        self.message().render(Language::Japanese)
     }
 }
 
-/// Japanese for the English words the messages are built from.
-fn kind_ja(kind: &str) -> &str {
-    match kind {
-        "rigid bodies" => "剛体",
-        "joints" => "ジョイント",
-        "soft bodies" => "ソフトボディ",
-        "display frames" => "表示枠",
-        "group" => "グループ",
-        "bone" => "ボーン",
-        "UV" => "UV",
-        "additional UV" => "追加UV",
-        "material" => "材質",
-        "flip" => "フリップ",
-        "impulse" => "インパルス",
-        "vertex" => "頂点",
-        "sphere maps" => "スフィアマップ",
-        "toons" => "トゥーン",
-        "edges" => "エッジ",
-        "draw modes (points, lines)" => "描画モード(点・線)",
-        "specular power" => "反射強度",
-        "colour" => "色",
-        "object" => "オブジェクト",
-        other => other,
-    }
+/// An element kind or property the losses name, as a word of the resources.
+fn word(kind: &str) -> MessageArg {
+    let key = match kind {
+        "rigid bodies" => "save.mqo.word.rigid_bodies",
+        "joints" => "save.mqo.word.joints",
+        "soft bodies" => "save.mqo.word.soft_bodies",
+        "display frames" => "save.mqo.word.display_frames",
+        "group" => "save.mqo.word.group",
+        "bone" => "save.mqo.word.bone",
+        "UV" => "save.mqo.word.uv",
+        "additional UV" => "save.mqo.word.additional_uv",
+        "material" => "save.mqo.word.material",
+        "flip" => "save.mqo.word.flip",
+        "impulse" => "save.mqo.word.impulse",
+        "vertex" => "save.mqo.word.vertex",
+        "sphere maps" => "save.mqo.word.sphere_maps",
+        "toons" => "save.mqo.word.toons",
+        "edges" => "save.mqo.word.edges",
+        "draw modes (points, lines)" => "save.mqo.word.draw_modes_points_lines",
+        "specular power" => "save.mqo.word.specular_power",
+        "colour" => "save.mqo.word.colour",
+        "object" => "save.mqo.word.object",
+        other => return MessageArg::Text(other.to_owned()),
+    };
+    MessageArg::Key(key)
 }
 
 /// One MQO object being built.
