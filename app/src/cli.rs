@@ -10,6 +10,7 @@ mod pose;
 mod render;
 mod repair;
 mod select;
+mod textures;
 mod uv_layout;
 
 use clap::{Parser, Subcommand};

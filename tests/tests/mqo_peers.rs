@@ -45,7 +45,7 @@ fn written(dir: &Path) -> Vec<(String, PathBuf, usize, usize)> {
                 std::fs::write(dir.join(mqx_name), bytes).unwrap();
             }
             let objects = export.report.objects + export.report.morph_targets;
-            // Morph targets repeat their base object's faces.
+            // Morph targets hold vertices only: every face line is a base object's.
             let text = String::from_utf8_lossy(&export.mqo).into_owned();
             let faces = text
                 .lines()

@@ -2,10 +2,12 @@
 //! background loading that produces it.
 
 use crate::selection::{Dropped, Selection, kind_slot};
-use pmx_core::edit::{Edit, History, Touched};
+use pmx_core::edit::{Edit, History, SetField, Touched, field};
 use pmx_core::formats::pmx::{self, IndexSizeMode};
-use pmx_core::formats::{self, EmbeddedFile, FileFormat, LoadOptions, LoadReport, Loaded};
-use pmx_core::model::{ElementKind, Model, PmxVersion, TextEncoding};
+use pmx_core::formats::{
+    self, EmbeddedFile, FileFormat, LoadOptions, LoadReport, Loaded, UnkeptTexture,
+};
+use pmx_core::model::{ElementKind, Model, PmxVersion, Text, TextEncoding};
 use std::cell::Cell;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -546,15 +548,30 @@ impl Document {
     }
 
     /// Writes the model to `path` with `settings`, atomically; on success the document is
-    /// saved there. Returns the writer's warnings (what a PMD file could not hold).
+    /// saved there. Returns the writer's warnings (what a PMD file could not hold) and the
+    /// texture paths that could not be kept pointing at their images.
+    ///
+    /// Into another folder, the texture paths are first rewritten to reach the images from
+    /// there (`formats::relocate`), as one undoable edit; saving beside the source changes
+    /// nothing.
     pub fn save_to(
         &mut self,
         path: &Path,
         settings: SaveSettings,
     ) -> Result<Vec<pmx_core::i18n::Message>, pmx_core::i18n::Message> {
-        let report = formats::save_path(&self.model, path, &settings.to_options())
-            .map_err(|e| e.to_message())?;
+        let (relocated, unkept) = self.relocate_textures_for(path)?;
+        let report = match formats::save_path(&self.model, path, &settings.to_options()) {
+            Ok(report) => report,
+            Err(error) => {
+                if relocated {
+                    // The file was not written: the paths go back to the folder they reach.
+                    let _ = self.undo();
+                }
+                return Err(error.to_message());
+            }
+        };
         let mut warnings = report.warnings;
+        warnings.extend(unkept);
         if let Some(unpacked) = &self.unpacked {
             // The images the model came with go beside it, where its texture paths point; a
             // file already there with other contents is kept, and the user told.
@@ -577,6 +594,55 @@ impl Document {
         // The file on disk is now a correct one: what the reader noticed no longer applies.
         self.load_report = None;
         Ok(warnings)
+    }
+}
+
+impl Document {
+    /// Rewrites the texture paths for a save into `path`'s folder when it is not the folder
+    /// they start from, as one edit; returns whether an edit was made and the paths that could
+    /// not be kept (as text for the status line).
+    fn relocate_textures_for(
+        &mut self,
+        path: &Path,
+    ) -> Result<(bool, Vec<pmx_core::i18n::Message>), pmx_core::i18n::Message> {
+        let Some(from) = self.folder().map(Path::to_owned) else {
+            return Ok((false, Vec::new()));
+        };
+        let unpacked: Vec<&str> = self
+            .unpacked
+            .iter()
+            .flat_map(|u| u.files.iter().map(|f| f.path.as_str()))
+            .collect();
+        // Only the texture list is relocated, on a copy: the model changes through the edit.
+        let mut textures_only = Model {
+            textures: self.model.textures.clone(),
+            ..Model::default()
+        };
+        let report = formats::relocate_textures(
+            &mut textures_only,
+            &from,
+            formats::folder_of(path),
+            formats::TextureRelocation::Rewrite,
+            &unpacked,
+        );
+        let unkept = report.unkept.iter().map(UnkeptTexture::message).collect();
+        let (indices, values): (Vec<usize>, Vec<Text>) = textures_only
+            .textures
+            .into_iter()
+            .enumerate()
+            .filter(|(index, text)| self.model.textures.get(*index) != Some(text))
+            .unzip();
+        if indices.is_empty() {
+            return Ok((false, unkept));
+        }
+        let edit = SetField::each(field::<Text>(), indices, values)
+            .into_edit(&self.model)
+            .map_err(|e| {
+                pmx_core::i18n::Message::new("save.textures.not_rewritten")
+                    .arg("error", e.to_string())
+            })?;
+        self.apply(edit);
+        Ok((true, unkept))
     }
 }
 

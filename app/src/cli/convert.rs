@@ -2,8 +2,9 @@
 //! [--recover] [--scale] [--skip-hidden-objects] [--mqo-objects] [--mqx] [--vmd MOTION.vmd]
 //! [--collision-materials LIST] [--alpha-test auto|none|LIST] [--alpha-boundary N]
 //! [--vrm-meta META.json] [--no-spring-bones] [--keep-t-pose] [--arm-angle DEGREES] [--no-physics]
-//! [--csv-encoding utf8|sjis]`.
+//! [--csv-encoding utf8|sjis] [--copy-textures]`.
 
+use super::textures::TextureArgs;
 use anyhow::{Context as _, Result, bail};
 use pmx_core::formats::csv::{CsvEncoding, CsvSaveOptions};
 use pmx_core::formats::mqo::{
@@ -92,6 +93,8 @@ pub struct ConvertArgs {
     /// PmxEditor writes it (characters it cannot hold escaped).
     #[arg(long, value_parser = ["utf8", "sjis"], default_value = "utf8")]
     pub csv_encoding: String,
+    #[command(flatten)]
+    pub textures: TextureArgs,
 }
 
 impl ConvertArgs {
@@ -318,7 +321,7 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
         recover: args.recover,
         ..LoadOptions::default()
     };
-    let loaded = formats::load_path(&args.input, &load)?;
+    let mut loaded = formats::load_path(&args.input, &load)?;
     for note in &loaded.report.notes {
         // The readers of conversions (MQO, SMF, VRM) say what they made of the file; the
         // others' notes are for `check`, unless recovery was asked for: then what it lost or
@@ -357,6 +360,18 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
         if !written.is_empty() {
             eprintln!("wrote {} image(s) under {}", written.len(), dir.display());
         }
+    }
+    if format != FileFormat::Vrm {
+        // The VRM export embeds the images it finds from the input's folder; every other
+        // format names them by path, which must reach them from the output's folder.
+        let unpacked: Vec<&str> = loaded
+            .embedded_files
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect();
+        args.textures
+            .follow(&mut loaded.model, &args.input, &args.output, &unpacked);
+        options.mqo.model_dir = Some(formats::folder_of(&args.output).to_owned());
     }
     if format == FileFormat::Smf {
         options.smf = args.smf_options(&loaded.model)?;

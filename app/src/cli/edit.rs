@@ -28,6 +28,8 @@ pub struct EditArgs {
     /// 2.0 file that already uses them can be edited and written as it came.
     #[arg(long)]
     pub allow_version_violations: bool,
+    #[command(flatten)]
+    pub textures: super::textures::TextureArgs,
 }
 
 /// The JSON shape of `edit --json`.
@@ -80,6 +82,8 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
         },
         ..SaveOptions::default()
     };
+    args.textures
+        .follow(&mut model, &args.input, &args.output, &[]);
     let saved = formats::save_path(&model, &args.output, &options)?;
     for warning in &saved.warnings {
         eprintln!("warning: {}", super::say(warning));

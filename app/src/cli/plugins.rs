@@ -36,6 +36,8 @@ pub struct RunTarget {
     pub input: PathBuf,
     /// The file to write; its extension chooses the format (.pmx, .json).
     pub output: PathBuf,
+    #[command(flatten)]
+    pub textures: super::textures::TextureArgs,
     /// Elements the tool works on, as selection queries (`bones:3,5-9,左腕`,
     /// `vertices:0-99`, `vertices:linked:12`, `vertices:weighted:左腕>0.5`; the grammar of
     /// `pmx-studio select`); repeat for several kinds or to add to a kind's selection.
@@ -273,6 +275,9 @@ pub fn run_on_files(plugin: &dyn Plugin, target: &RunTarget) -> Result<ExitCode>
     let mut history = History::new();
     let touched = history.apply(&mut model, run.edit);
 
+    target
+        .textures
+        .follow(&mut model, &target.input, &target.output, &[]);
     save(&model, &target.output)?;
     if target.json {
         let json = RunJson {
@@ -329,13 +334,22 @@ fn write_unchanged(
 ) -> Result<ExitCode> {
     let same_format = FileFormat::from_extension(&target.input).is_some()
         && FileFormat::from_extension(&target.input) == FileFormat::from_extension(&target.output);
-    if same_format {
+    // Into another folder the texture paths must follow the file, so the bytes cannot stay.
+    let folder = |path: &Path| {
+        let folder = formats::folder_of(path);
+        std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_owned())
+    };
+    if same_format && folder(&target.input) == folder(&target.output) {
         let bytes = std::fs::read(&target.input)
             .with_context(|| format!("{}: cannot read the file", target.input.display()))?;
         formats::write_atomic(&target.output, &bytes)
             .with_context(|| format!("{}: cannot write the file", target.output.display()))?;
     } else {
-        save(model, &target.output)?;
+        let mut model = model.clone();
+        target
+            .textures
+            .follow(&mut model, &target.input, &target.output, &[]);
+        save(&model, &target.output)?;
     }
     let (language, name) = if target.json {
         (Language::English, info.name_en.clone())

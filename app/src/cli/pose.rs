@@ -18,6 +18,8 @@ pub struct PoseArgs {
     pub input: PathBuf,
     /// The file to write (.pmx or .json): the posed model as its new rest shape.
     pub output: PathBuf,
+    #[command(flatten)]
+    pub textures: super::textures::TextureArgs,
     /// A pose file (VPD) to apply.
     #[arg(long, value_name = "POSE.vpd")]
     pub vpd: Option<PathBuf>,
@@ -116,10 +118,12 @@ pub fn run(args: &PoseArgs) -> Result<ExitCode> {
         report_physics(simulation);
     }
 
-    let (posed, notes) = apply_pose_as_rest(&model, &pose)?;
+    let (mut posed, notes) = apply_pose_as_rest(&model, &pose)?;
     for note in &notes {
         eprintln!("warning: {note}");
     }
+    args.textures
+        .follow(&mut posed, &args.input, &args.output, &[]);
     let report = formats::save_path(&posed, &args.output, &SaveOptions::default())?;
     for warning in &report.warnings {
         eprintln!("warning: {}", super::say(warning));

@@ -21,6 +21,8 @@ pub struct RepairArgs {
     /// Read a damaged file as far as possible, then repair what was read.
     #[arg(long)]
     pub recover: bool,
+    #[command(flatten)]
+    pub textures: super::textures::TextureArgs,
     /// Print {applied, failed, remaining} as JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -103,6 +105,8 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
     );
     // Saved with the smallest index sizes that fit (the default): a header the reader found
     // wrong is written right.
+    args.textures
+        .follow(&mut loaded.model, &args.input, &args.output, &[]);
     let saved = formats::save_path(&loaded.model, &args.output, &SaveOptions::default())?;
     let corrected = validate::header_corrections(&loaded.report);
     for warning in &saved.warnings {

@@ -837,6 +837,20 @@ impl HeapSize for PmdExtras {
     }
 }
 
+impl HeapSize for MqoExtras {
+    fn heap_size(&self) -> usize {
+        let MqoExtras {
+            objects,
+            face_runs,
+            vertex_sources,
+        } = self;
+        objects.capacity() * std::mem::size_of::<MqoObjectSettings>()
+            + objects.iter().map(|o| o.name.capacity()).sum::<usize>()
+            + face_runs.capacity() * std::mem::size_of::<MqoFaceRun>()
+            + vertex_sources.capacity() * std::mem::size_of::<u32>()
+    }
+}
+
 impl HeapSize for Model {
     fn heap_size(&self) -> usize {
         let Model {
@@ -854,6 +868,7 @@ impl HeapSize for Model {
             joints,
             soft_bodies,
             pmd,
+            mqo,
         } = self;
         info.heap_size()
             + vertices.heap_size()
@@ -868,6 +883,7 @@ impl HeapSize for Model {
             + joints.heap_size()
             + soft_bodies.heap_size()
             + pmd.heap_size()
+            + mqo.heap_size()
     }
 }
 

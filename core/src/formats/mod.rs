@@ -13,6 +13,7 @@ pub mod mqo;
 pub mod pmd;
 pub mod pmx;
 pub mod registry;
+pub mod relocate;
 pub mod smf;
 pub mod vmd;
 pub mod vpd;
@@ -25,6 +26,9 @@ pub use error::{
 pub use exports::{save_csv, save_mqo, save_smf, save_vrm};
 pub use files::{EmbeddedFile, folder_of, write_atomic, write_embedded_files};
 pub use registry::{FileFormat, FormatSpec, Loaded, SaveOptions, WriteReport, mqo_import_options};
+pub use relocate::{
+    RelocationReport, TextureRelocation, UnkeptReason, UnkeptTexture, relocate_textures,
+};
 
 use crate::model::Model;
 use std::path::Path;

@@ -7,6 +7,7 @@
 pub mod facts;
 mod index;
 mod math;
+mod mqo;
 mod pmd;
 pub mod refs;
 mod text;
@@ -15,6 +16,7 @@ mod text;
 pub use crate::path::{EditTarget, ElementKind};
 pub use index::{BoneIdx, MaterialIdx, MorphIdx, RigidBodyIdx, TextureIdx, VertexIdx};
 pub use math::{Vec2, Vec3, Vec4};
+pub use mqo::{MqoExtras, MqoFaceRun, MqoObjectSettings};
 pub use pmd::{PmdExtras, PmdTextField, PmdTextSlot};
 pub use text::{Text, TextEncoding};
 
@@ -1216,6 +1218,10 @@ pub struct Model {
     /// model from any other format, and never written to PMX.
     #[serde(default, skip_serializing_if = "PmdExtras::is_empty")]
     pub pmd: PmdExtras,
+    /// What an MQO file held that the model has no place for (see [`MqoExtras`]): its objects
+    /// and their settings; empty for a model from any other format, and never written to PMX.
+    #[serde(default, skip_serializing_if = "MqoExtras::is_empty")]
+    pub mqo: MqoExtras,
 }
 
 impl Model {

@@ -372,6 +372,8 @@ macro_rules! walk_model {
             // Keyed by PMD file position and checked against the text when written: no index
             // of the model.
             pmd: _,
+            // Checked against the face and vertex counts when written: no index to follow.
+            mqo: _,
         } = $model;
 
         for (vertex, element) in vertices.into_iter().enumerate() {

@@ -2,6 +2,7 @@
 //! ([`MqoReport`]), each in English and Japanese.
 
 use crate::formats::{LoadNote, LoadReport, Location, ReadError};
+use crate::i18n::{Language, Message};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -49,41 +50,56 @@ pub enum MqoError {
 }
 
 impl MqoError {
-    /// The message in Japanese.
+    /// The error as a message of `resources/i18n` (keys `load.mqo.error.*`); the parser's
+    /// detail inside it is the format's own words.
     #[must_use]
-    pub fn message_ja(&self) -> String {
+    pub fn message(&self) -> Message {
         match self {
             MqoError::Syntax {
                 line,
                 column,
                 section,
                 message,
-            } => {
-                format!("MQOの{line}行{column}桁目（{section}）: 書式が正しくありません: {message}")
+            } => Message::new("load.mqo.error.syntax")
+                .arg("line", *line)
+                .arg("column", *column)
+                .arg("section", section)
+                .arg("message", message),
+            MqoError::Unsupported { line, message } => Message::new("load.mqo.error.unsupported")
+                .arg("line", *line)
+                .arg("message", message),
+            MqoError::TrialNoise { line } => {
+                Message::new("load.mqo.error.trial_noise").arg("line", *line)
             }
-            MqoError::Unsupported { line, message } => {
-                format!("MQOの{line}行目: 対応していない形式です: {message}")
-            }
-            MqoError::TrialNoise { line } => format!(
-                "MQOの{line}行目: TrialNoiseチャンクがあります。ユーザー登録されていない \
-                 Metasequoia 1.0 で保存されたファイルで、データが壊されています。仕様のとおり\
-                 読み込みを中止しました（読み込みを継続してもおかしなデータしか得られません）"
-            ),
-            MqoError::LimitExceeded { line, message } => {
-                format!("MQOの{line}行目: 上限を超えています: {message}")
-            }
+            MqoError::LimitExceeded { line, message } => Message::new("load.mqo.error.limit")
+                .arg("line", *line)
+                .arg("message", message),
             MqoError::Mqx {
                 file,
                 line,
                 column,
                 message,
-            } => format!("MQX {file} の{line}行{column}桁目: {message}"),
-            MqoError::Archive { message } => format!("MQOZアーカイブを読めません: {message}"),
-            MqoError::Options { message } => {
-                format!("MQO読み込みの設定が正しくありません: {message}")
+            } => Message::new("load.mqo.error.mqx")
+                .arg("file", file)
+                .arg("line", *line)
+                .arg("column", *column)
+                .arg("message", message),
+            MqoError::Archive { message } => {
+                Message::new("load.mqo.error.archive").arg("message", message)
             }
-            MqoError::Io { path, message } => format!("{}: {message}", path.display()),
+            MqoError::Options { message } => {
+                Message::new("load.mqo.error.options").arg("message", message)
+            }
+            MqoError::Io { path, message } => {
+                Message::untranslated(format!("{}: {message}", path.display()))
+            }
         }
+    }
+
+    /// The message in Japanese.
+    #[must_use]
+    pub fn message_ja(&self) -> String {
+        self.message().render(Language::Japanese)
     }
 
     /// The 1-based MQO line the error is on, when there is one.
@@ -121,12 +137,12 @@ impl From<MqoError> for ReadError {
             MqoError::Unsupported { line, .. } | MqoError::TrialNoise { line } => {
                 ReadError::Unsupported {
                     location: location(line),
-                    message: error.to_string().into(),
+                    message: error.message(),
                 }
             }
             MqoError::LimitExceeded { line, .. } => ReadError::LimitExceeded {
                 location: location(line),
-                message: error.to_string().into(),
+                message: error.message(),
             },
             MqoError::Mqx { line, column, .. } => ReadError::Parse {
                 format: "MQX",
@@ -137,7 +153,7 @@ impl From<MqoError> for ReadError {
             MqoError::Archive { .. } | MqoError::Options { .. } | MqoError::Io { .. } => {
                 ReadError::Malformed {
                     location: location(0),
-                    message: error.to_string().into(),
+                    message: error.message(),
                 }
             }
         }
@@ -242,275 +258,149 @@ pub enum MqoNote {
 }
 
 impl MqoNote {
+    /// The note as a message of `resources/i18n` (keys `load.mqo.*`).
     #[must_use]
-    pub fn message_en(&self) -> String {
+    pub fn message(&self) -> Message {
         match self {
-            MqoNote::SkippedChunk { name, line } => {
-                format!("chunk {name} (line {line}) skipped: not used by the import")
-            }
+            MqoNote::SkippedChunk { name, line } => Message::new("load.mqo.skipped_chunk")
+                .arg("name", name)
+                .arg("line", *line),
             MqoNote::UnknownAttribute { name, where_, line } => {
-                format!("unknown {where_} attribute {name} (line {line}) ignored")
+                Message::new("load.mqo.unknown_attribute")
+                    .arg("where", where_)
+                    .arg("name", name)
+                    .arg("line", *line)
             }
-            MqoNote::UnknownCodePage { value, line } => {
-                format!("unknown CodePage {value} (line {line}): names read as cp932")
-            }
+            MqoNote::UnknownCodePage { value, line } => Message::new("load.mqo.unknown_code_page")
+                .arg("value", value)
+                .arg("line", *line),
             MqoNote::NewerMinorVersion { version } => {
-                format!("format version {version} is newer than 1.1: read with the 1.1 rules")
+                Message::new("load.mqo.newer_minor_version").arg("version", version)
             }
-            MqoNote::HiddenObject { name, imported } => {
-                if *imported {
-                    format!("object \"{name}\" is hidden in Metasequoia; imported")
-                } else {
-                    format!("object \"{name}\" is hidden in Metasequoia; left out")
-                }
-            }
-            MqoNote::SkippedLines { object, count } => format!(
-                "object \"{object}\": {count} two-corner faces (lines) skipped: PMX draws no lines"
-            ),
-            MqoNote::DegenerateFaces { object, count } => format!(
-                "object \"{object}\": {count} faces with fewer than three distinct vertices skipped"
-            ),
+            MqoNote::HiddenObject { name, imported } => Message::new(if *imported {
+                "load.mqo.hidden_object_imported"
+            } else {
+                "load.mqo.hidden_object_left_out"
+            })
+            .arg("name", name),
+            MqoNote::SkippedLines { object, count } => Message::new("load.mqo.skipped_lines")
+                .arg("object", object)
+                .arg("count", *count),
+            MqoNote::DegenerateFaces { object, count } => Message::new("load.mqo.degenerate_faces")
+                .arg("object", object)
+                .arg("count", *count),
             MqoNote::Patch {
                 object,
                 patch,
                 segment,
-            } => format!(
-                "object \"{object}\" is a subdivision surface ({}, {segment} segments): imported as its control mesh",
-                patch_name_en(*patch)
-            ),
+            } => Message::new("load.mqo.patch")
+                .arg("object", object)
+                .arg("patch", patch_name(*patch))
+                .arg("segment", *segment),
             MqoNote::MirrorApplied {
                 object,
                 axes,
                 connected,
                 welded,
-            } => format!(
-                "object \"{object}\": mirror on {} applied ({}{})",
-                axes_name(*axes),
-                if *connected {
-                    "halves connected"
+            } => {
+                let message = if *connected {
+                    Message::new("load.mqo.mirror_connected").arg("welded", *welded)
                 } else {
-                    "halves separate"
-                },
-                if *connected {
-                    format!(", {welded} vertices joined on the mirror plane")
-                } else {
-                    String::new()
-                }
-            ),
+                    Message::new("load.mqo.mirror_separate")
+                };
+                message.arg("object", object).arg("axes", axes_name(*axes))
+            }
             MqoNote::LatheApplied {
                 object,
                 axis,
                 segments,
                 lathe,
-            } => format!(
-                "object \"{object}\": lathe around {} with {segments} segments applied{}",
-                axis_name(*axis),
-                if *lathe == 3 {
-                    String::new()
+            } => {
+                let message = if *lathe == 3 {
+                    Message::new("load.mqo.lathe")
                 } else {
-                    format!(
-                        " (lathe type {lathe} is not in the specification; made double-sided like 3)"
-                    )
-                }
-            ),
+                    Message::new("load.mqo.lathe_other_type").arg("lathe", *lathe)
+                };
+                message
+                    .arg("object", object)
+                    .arg("axis", axis_name(*axis))
+                    .arg("segments", *segments)
+            }
             MqoNote::MqxMissing { file, reason } => match reason {
-                MqxUnavailable::BytesOnly => format!(
-                    "bone/morph file {file} not read (only the MQO's bytes were given); no bones or morphs from it"
-                ),
-                MqxUnavailable::NotFound => format!(
-                    "bone/morph file {file} not found next to the MQO; no bones or morphs from it"
-                ),
-                MqxUnavailable::Unreadable(message) => format!(
-                    "bone/morph file {file} could not be read ({message}); no bones or morphs from it"
-                ),
-            },
-            MqoNote::RootBoneAdded { name, vertices } => format!(
-                "root bone \"{name}\" added; {vertices} vertices without bone weights are weighted to it"
-            ),
-            MqoNote::DanglingWeights { bone, count } => format!(
-                "bone \"{bone}\": {count} weights name an object or vertex that does not exist; ignored"
-            ),
-            MqoNote::BadBoneParent { bone, parent } => format!(
-                "bone \"{bone}\": parent {parent} is not a bone or closes a cycle; made a root bone"
-            ),
-            MqoNote::DuplicateBoneId { bone, id } => {
-                format!("bone \"{bone}\": id {id} is used twice; this bone was dropped")
+                MqxUnavailable::BytesOnly => Message::new("load.mqo.mqx_bytes_only"),
+                MqxUnavailable::NotFound => Message::new("load.mqo.mqx_not_found"),
+                MqxUnavailable::Unreadable(error) => {
+                    Message::new("load.mqo.mqx_unreadable").arg("error", error)
+                }
             }
-            MqoNote::WeightsTruncated { vertices } => format!(
-                "{vertices} vertices have more than four bones: the four largest weights were kept and renormalised"
-            ),
+            .arg("file", file),
+            MqoNote::RootBoneAdded { name, vertices } => Message::new("load.mqo.root_bone_added")
+                .arg("name", name)
+                .arg("vertices", *vertices),
+            MqoNote::DanglingWeights { bone, count } => Message::new("load.mqo.dangling_weights")
+                .arg("bone", bone)
+                .arg("count", *count),
+            MqoNote::BadBoneParent { bone, parent } => Message::new("load.mqo.bad_bone_parent")
+                .arg("bone", bone)
+                .arg("parent", *parent),
+            MqoNote::DuplicateBoneId { bone, id } => Message::new("load.mqo.duplicate_bone_id")
+                .arg("bone", bone)
+                .arg("id", *id),
+            MqoNote::WeightsTruncated { vertices } => {
+                Message::new("load.mqo.weights_truncated").arg("vertices", *vertices)
+            }
             MqoNote::IkNotConverted { bones } => {
-                format!(
-                    "IK settings of {bones} bones not converted (PMX IK needs its own IK bones)"
-                )
+                Message::new("load.mqo.ik_not_converted").arg("bones", *bones)
             }
-            MqoNote::OldBoneSet => {
-                "old Metasequoia 3 bone data (BoneSet) not read; only BoneSet2 is imported".into()
+            MqoNote::OldBoneSet => Message::new("load.mqo.old_bone_set"),
+            MqoNote::SkippedPlugin { name } => {
+                Message::new("load.mqo.skipped_plugin").arg("name", name)
             }
-            MqoNote::SkippedPlugin { name } => format!("MQX plugin data {name} skipped"),
-            MqoNote::MirrorKeepsWeights { object } => format!(
-                "object \"{object}\": mirrored vertices take the weights of the vertices they mirror"
-            ),
-            MqoNote::MorphTargetMismatch { base, target } => format!(
-                "morph target \"{target}\" is missing or its vertex count differs from base \"{base}\"; morph skipped"
-            ),
-            MqoNote::MissingMaterial { object, count } => format!(
-                "object \"{object}\": {count} faces name a material that does not exist; they got the default material"
-            ),
+            MqoNote::MirrorKeepsWeights { object } => {
+                Message::new("load.mqo.mirror_keeps_weights").arg("object", object)
+            }
+            MqoNote::MorphTargetMismatch { base, target } => {
+                Message::new("load.mqo.morph_target_mismatch")
+                    .arg("base", base)
+                    .arg("target", target)
+            }
+            MqoNote::MissingMaterial { object, count } => Message::new("load.mqo.missing_material")
+                .arg("object", object)
+                .arg("count", *count),
             MqoNote::MaterialMapDropped {
                 material,
                 kind,
                 value,
-            } => format!("material \"{material}\": {kind} {value} has no PMX equivalent; dropped"),
+            } => Message::new("load.mqo.material_map_dropped")
+                .arg("material", material)
+                .arg("kind", *kind)
+                .arg("value", value),
             MqoNote::UnusedMaterials { count } => {
-                format!("{count} materials used by no imported face were not imported")
+                Message::new("load.mqo.unused_materials").arg("count", *count)
             }
             MqoNote::DefaultMaterial { faces } => {
-                format!("{faces} faces without a material got an added default material")
+                Message::new("load.mqo.default_material").arg("faces", *faces)
             }
-            MqoNote::VertexColorsKept { materials } => format!(
-                "vertex colours kept in additional UV 1 (PMX 2.1 vertex colour, on in {materials} materials)"
-            ),
-            MqoNote::VertexColorsDropped => {
-                "vertex colours dropped: PMX 2.0 has none (import as PMX 2.1 to keep them)".into()
+            MqoNote::VertexColorsKept { materials } => {
+                Message::new("load.mqo.vertex_colors_kept").arg("materials", *materials)
             }
-            MqoNote::HugeFace { object, corners } => format!(
-                "object \"{object}\": a face with {corners} corners was split as a fan (too many corners for ear clipping)"
-            ),
+            MqoNote::VertexColorsDropped => Message::new("load.mqo.vertex_colors_dropped"),
+            MqoNote::HugeFace { object, corners } => Message::new("load.mqo.huge_face")
+                .arg("object", object)
+                .arg("corners", *corners),
         }
     }
 
+    /// The note in English.
+    #[must_use]
+    pub fn message_en(&self) -> String {
+        self.message().render(Language::English)
+    }
+
+    /// The note in Japanese.
     #[must_use]
     pub fn message_ja(&self) -> String {
-        match self {
-            MqoNote::SkippedChunk { name, line } => {
-                format!("チャンク {name}（{line}行目）は使わないため読み飛ばしました")
-            }
-            MqoNote::UnknownAttribute { name, where_, line } => {
-                format!("{where_}の不明な属性 {name}（{line}行目）を無視しました")
-            }
-            MqoNote::UnknownCodePage { value, line } => {
-                format!("不明な CodePage {value}（{line}行目）: 名前は cp932 として読みました")
-            }
-            MqoNote::NewerMinorVersion { version } => {
-                format!("形式バージョン {version} は 1.1 より新しいため、1.1 の規則で読みました")
-            }
-            MqoNote::HiddenObject { name, imported } => {
-                if *imported {
-                    format!("オブジェクト「{name}」は非表示です（読み込みました）")
-                } else {
-                    format!("オブジェクト「{name}」は非表示のため読み込みませんでした")
-                }
-            }
-            MqoNote::SkippedLines { object, count } => format!(
-                "オブジェクト「{object}」: 2頂点の面（線）{count}個はPMXで描けないため読み飛ばしました"
-            ),
-            MqoNote::DegenerateFaces { object, count } => format!(
-                "オブジェクト「{object}」: 異なる頂点が3つ未満の面{count}個を読み飛ばしました"
-            ),
-            MqoNote::Patch {
-                object,
-                patch,
-                segment,
-            } => format!(
-                "オブジェクト「{object}」は曲面（{}、分割数{segment}）です。制御メッシュとして読み込みました",
-                patch_name_ja(*patch)
-            ),
-            MqoNote::MirrorApplied {
-                object,
-                axes,
-                connected,
-                welded,
-            } => format!(
-                "オブジェクト「{object}」: {}の鏡面を適用しました（{}）",
-                axes_name(*axes),
-                if *connected {
-                    format!("左右を接続、鏡面上で{welded}頂点を結合")
-                } else {
-                    "左右を分離".to_owned()
-                }
-            ),
-            MqoNote::LatheApplied {
-                object,
-                axis,
-                segments,
-                lathe,
-            } => format!(
-                "オブジェクト「{object}」: {}軸の回転体（分割数{segments}）を適用しました{}",
-                axis_name(*axis),
-                if *lathe == 3 {
-                    String::new()
-                } else {
-                    format!("（回転体のタイプ{lathe}は仕様にないため、3と同じく両面にしました）")
-                }
-            ),
-            MqoNote::MqxMissing { file, reason } => match reason {
-                MqxUnavailable::BytesOnly => format!(
-                    "ボーン・モーフのファイル {file} は読めません（MQOのデータだけが渡されました）。ボーンとモーフは読み込まれません"
-                ),
-                MqxUnavailable::NotFound => format!(
-                    "ボーン・モーフのファイル {file} がMQOと同じ場所にありません。ボーンとモーフは読み込まれません"
-                ),
-                MqxUnavailable::Unreadable(message) => format!(
-                    "ボーン・モーフのファイル {file} を読めません（{message}）。ボーンとモーフは読み込まれません"
-                ),
-            },
-            MqoNote::RootBoneAdded { name, vertices } => format!(
-                "ルートボーン「{name}」を追加し、ウェイトのない{vertices}頂点を割り当てました"
-            ),
-            MqoNote::DanglingWeights { bone, count } => format!(
-                "ボーン「{bone}」: 存在しないオブジェクトか頂点を指すウェイト{count}個を無視しました"
-            ),
-            MqoNote::BadBoneParent { bone, parent } => format!(
-                "ボーン「{bone}」: 親 {parent} がボーンでないか循環するため、ルートボーンにしました"
-            ),
-            MqoNote::DuplicateBoneId { bone, id } => {
-                format!("ボーン「{bone}」: id {id} が重複しているため、このボーンを除きました")
-            }
-            MqoNote::WeightsTruncated { vertices } => format!(
-                "4つより多いボーンを持つ{vertices}頂点は、大きい順に4つのウェイトを残して正規化しました"
-            ),
-            MqoNote::IkNotConverted { bones } => format!(
-                "{bones}ボーンのIK設定は変換していません（PMXのIKには専用のIKボーンが必要です）"
-            ),
-            MqoNote::OldBoneSet => {
-                "Metasequoia 3 の旧ボーンデータ（BoneSet）は読みません（BoneSet2 のみ読み込みます）"
-                    .into()
-            }
-            MqoNote::SkippedPlugin { name } => {
-                format!("MQXのプラグインデータ {name} を読み飛ばしました")
-            }
-            MqoNote::MirrorKeepsWeights { object } => format!(
-                "オブジェクト「{object}」: 鏡面でできた頂点には元の頂点のウェイトを付けました"
-            ),
-            MqoNote::MorphTargetMismatch { base, target } => format!(
-                "モーフのターゲット「{target}」がないか、ベース「{base}」と頂点数が違うため、このモーフを除きました"
-            ),
-            MqoNote::MissingMaterial { object, count } => format!(
-                "オブジェクト「{object}」: 存在しない材質を指す面{count}個に既定の材質を付けました"
-            ),
-            MqoNote::MaterialMapDropped {
-                material,
-                kind,
-                value,
-            } => format!("材質「{material}」: {kind} {value} はPMXにないため除きました"),
-            MqoNote::UnusedMaterials { count } => {
-                format!("どの面にも使われていない材質{count}個は読み込みませんでした")
-            }
-            MqoNote::DefaultMaterial { faces } => {
-                format!("材質のない面{faces}個に既定の材質を追加して付けました")
-            }
-            MqoNote::VertexColorsKept { materials } => format!(
-                "頂点カラーを追加UV1に残しました（PMX 2.1 の頂点カラー、{materials}材質で有効）"
-            ),
-            MqoNote::VertexColorsDropped => {
-                "PMX 2.0 には頂点カラーがないため除きました（PMX 2.1 として読み込むと残せます）"
-                    .into()
-            }
-            MqoNote::HugeFace { object, corners } => format!(
-                "オブジェクト「{object}」: {corners}頂点の面は耳切りには大きすぎるため扇状に分割しました"
-            ),
-        }
+        self.message().render(Language::Japanese)
     }
 
     /// The 1-based MQO line the note is about, when it has one.
@@ -548,23 +438,14 @@ fn axes_name(axes: u8) -> String {
     names.join("+")
 }
 
-fn patch_name_en(patch: u32) -> String {
+/// The kind of subdivision surface, a word of the resources.
+fn patch_name(patch: u32) -> Message {
     match patch {
-        1 => "spline type 1".into(),
-        2 => "spline type 2".into(),
-        3 => "Catmull-Clark".into(),
-        4 => "OpenSubdiv".into(),
-        other => format!("type {other}"),
-    }
-}
-
-fn patch_name_ja(patch: u32) -> String {
-    match patch {
-        1 => "スプライン Type1".into(),
-        2 => "スプライン Type2".into(),
-        3 => "Catmull-Clark".into(),
-        4 => "OpenSubdiv".into(),
-        other => format!("タイプ{other}"),
+        1 => Message::new("load.mqo.patch_spline1"),
+        2 => Message::new("load.mqo.patch_spline2"),
+        3 => Message::new("load.mqo.patch_catmull_clark"),
+        4 => Message::new("load.mqo.patch_opensubdiv"),
+        other => Message::new("load.mqo.patch_other").arg("patch", other),
     }
 }
 
@@ -625,7 +506,7 @@ impl MqoReport {
                 .iter()
                 .map(|note| LoadNote {
                     location: Location::text_line(note.line()),
-                    message: note.message_en().into(),
+                    message: note.message(),
                     lost: false,
                 })
                 .collect(),

@@ -27,8 +27,9 @@ use super::report::{MqoError, MqoNote};
 use crate::formats::LoadLimits;
 use crate::model::{
     Bone, BoneFlags, BoneIdx, DisplayFrame, DisplayItem, DrawFlags, IndexSizes, Material, Model,
-    Morph, MorphIdx, MorphOffsets, MorphPanel, PmxVersion, Text, TextEncoding, TextureIdx, Vec2,
-    Vec3, Vec4, Vertex, VertexIdx, VertexMorphOffset, Weight,
+    Morph, MorphIdx, MorphOffsets, MorphPanel, MqoExtras, MqoFaceRun, MqoObjectSettings,
+    PmxVersion, Text, TextEncoding, TextureIdx, Vec2, Vec3, Vec4, Vertex, VertexIdx,
+    VertexMorphOffset, Weight,
 };
 use glam::{DVec3, Mat3, Mat4, Quat, Vec3 as GVec3};
 use std::collections::{HashMap, HashSet};
@@ -99,6 +100,10 @@ struct Mesh {
     /// 0xAABBGGRR per corner, or empty when colours are not kept.
     corner_color: Vec<u32>,
     keep_colors: bool,
+    /// Faces of the object itself (from the file or its lathe); those after are mirror copies.
+    own_faces: usize,
+    /// Vertices of the file; those after are lathe and mirror copies.
+    own_vertices: usize,
 }
 
 impl Mesh {
@@ -230,6 +235,31 @@ fn frames(objects: &[MqoObject]) -> Vec<Frame> {
     frames
 }
 
+/// An object's settings as `MqoExtras` keeps them.
+fn object_settings(object: &MqoObject) -> MqoObjectSettings {
+    MqoObjectSettings {
+        name: object.name.clone(),
+        depth: object.depth,
+        folding: object.folding,
+        scale: object.scale,
+        rotation: object.rotation,
+        translation: object.translation,
+        visible: object.visible,
+        locked: object.locked,
+        smooth_shading: object.smooth_shading,
+        facet: object.facet,
+        color: object.color,
+        color_type: object.color_type,
+        mirror: match object.mirror {
+            MirrorMode::None => 0,
+            MirrorMode::Separate => 1,
+            MirrorMode::Connected => 2,
+        },
+        mirror_axis: object.mirror_axis,
+        mirror_distance: object.mirror_distance,
+    }
+}
+
 /// Where each PMX vertex came from.
 #[derive(Debug, Clone, Copy)]
 struct VertexOrigin {
@@ -247,6 +277,12 @@ struct Builder<'a> {
     bucket_of_material: Vec<Option<u32>>,
     default_bucket: Option<u32>,
     bucket_triangles: Vec<Vec<[VertexIdx; 3]>>,
+    /// Per bucket, its triangles as runs by the object they came from (`MqoExtras`).
+    bucket_runs: Vec<Vec<MqoFaceRun>>,
+    /// The imported objects' settings, in import order (`MqoExtras`).
+    object_settings: Vec<MqoObjectSettings>,
+    /// Per PMX vertex: the file vertex it copies, or `NONE` for a generated one.
+    vertex_sources: Vec<u32>,
     vertices: Vec<Vertex>,
     colors: Vec<Vec4>,
     origins: Vec<VertexOrigin>,
@@ -313,6 +349,9 @@ pub(super) fn to_model(
         bucket_of_material: vec![None; document.materials.len()],
         default_bucket: None,
         bucket_triangles: Vec::new(),
+        bucket_runs: Vec::new(),
+        object_settings: Vec::new(),
+        vertex_sources: Vec::new(),
         vertices: Vec::new(),
         colors: Vec::new(),
         origins: Vec::new(),
@@ -349,8 +388,16 @@ pub(super) fn to_model(
         origins,
         transforms,
         notes,
+        bucket_runs,
+        object_settings,
+        vertex_sources,
         ..
     } = builder;
+    model.mqo = MqoExtras {
+        objects: object_settings,
+        face_runs: bucket_runs.into_iter().flatten().collect(),
+        vertex_sources,
+    };
     model.vertices = vertices;
     if keep_colors {
         model.additional_uvs = vec![colors];
@@ -424,6 +471,7 @@ impl Builder<'_> {
             });
         }
         self.bucket_triangles = vec![Vec::new(); next as usize];
+        self.bucket_runs = vec![Vec::new(); next as usize];
     }
 
     fn bucket(&self, material: Option<u32>) -> u32 {
@@ -498,6 +546,8 @@ impl Builder<'_> {
         if lathe && !lines.is_empty() {
             self.lathe(object, frame, &mut mesh, &lines)?;
         }
+        mesh.own_faces = mesh.faces.len();
+        mesh.own_vertices = if lathe { 0 } else { object.vertices.len() };
         if object.mirror != MirrorMode::None && object.mirror_axis & 7 != 0 {
             self.mirror(object, frame, &mut mesh)?;
         }
@@ -520,6 +570,8 @@ impl Builder<'_> {
                 segment: object.segment,
             });
         }
+        let settings = object_settings(object);
+        self.object_settings.push(settings);
         self.emit(index as u32, object, &mesh)?;
         self.transforms
             .insert(index as u32, std::mem::take(&mut mesh.transforms));
@@ -741,6 +793,8 @@ impl Builder<'_> {
         // A little slack, so faces at exactly the facet angle (a cube at 90°) count as within.
         let cos_facet = facet.to_radians().cos() - 1e-5;
 
+        // This object's index in `MqoExtras::objects` (its settings were pushed just before).
+        let extras_object = self.object_settings.len().saturating_sub(1) as u32;
         let first_vertex = self.vertices.len();
         if first_vertex + mesh.corner_vertex.len() > i32::MAX as usize {
             return Err(MqoError::LimitExceeded {
@@ -813,6 +867,12 @@ impl Builder<'_> {
                         source: mesh.source[vertex as usize],
                         transform: mesh.transform[vertex as usize],
                     });
+                    self.vertex_sources
+                        .push(if (vertex as usize) < mesh.own_vertices {
+                            vertex
+                        } else {
+                            NONE
+                        });
                     next.push(head[vertex as usize]);
                     head[vertex as usize] = found;
                 }
@@ -830,11 +890,23 @@ impl Builder<'_> {
                 largest_face = largest_face.max(points.len());
             }
             let bucket = &mut self.bucket_triangles[face.bucket as usize];
+            let before = bucket.len();
             for triangle in &triangles {
                 let [a, b, c] = triangle.map(|i| corner_pmx[i as usize]);
                 if a != b && b != c && a != c {
                     bucket.push([a, b, c].map(|v| VertexIdx::new(v as usize)));
                 }
+            }
+            let added = (bucket.len() - before) as u32;
+            let owner = (face_index < mesh.own_faces).then_some(extras_object);
+            let runs = &mut self.bucket_runs[face.bucket as usize];
+            match runs.last_mut() {
+                Some(run) if run.object == owner => run.faces += added,
+                _ if added == 0 => {}
+                _ => runs.push(MqoFaceRun {
+                    object: owner,
+                    faces: added,
+                }),
             }
         }
         if huge_faces > 0 {

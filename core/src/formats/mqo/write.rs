@@ -18,7 +18,9 @@
 //!   encode, the file is written in UTF-8 with `CodePage utf8` (Metasequoia 4.6 and later).
 //! - **MQX.** Metasequoia 4's bone plugin (`BoneSet2`: positions, parents, weights in percent)
 //!   and morph plugin (`MorphSet`: each vertex morph as a hidden target object under its base
-//!   object). Objects get `uid`s for it; vertices are referred to by their 1-based position,
+//!   object, holding the base's vertex list moved by the morph, without faces). A material
+//!   part that morphs move is written as an object of its own (`NAME_morph`), so a target
+//!   copies the part a morph moves, not the whole material. Objects get `uid`s for it; vertices are referred to by their 1-based position,
 //!   which is the ID Metasequoia gives a vertex without a `vertexattr uid`.
 //!
 //! Whatever MQO cannot hold is listed in the [`MqoExportReport`], in English and Japanese.
@@ -26,14 +28,18 @@
 use super::DEFAULT_MQO_UNITS_PER_PMX_UNIT;
 use super::document::{CodePage, MqoVersion};
 use super::mqx::{BONE_PLUGIN, MORPH_PLUGIN};
+use crate::formats::relocate::relative_path;
 use crate::formats::{SaveReport, WriteError, cp932};
-use crate::model::{BoneFlags, DrawFlags, ElementKind, Model, MorphOffsets, Vec3, Weight};
+use crate::i18n::{Language, Message, MessageArg};
+use crate::model::{
+    BoneFlags, DrawFlags, ElementKind, Model, MorphOffsets, MqoObjectSettings, Vec3, Weight,
+};
 use crate::path::ModelPath;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// The spec's longest material name in bytes ("31Byte以内").
 pub const MATERIAL_NAME_MAX_BYTES: usize = 31;
@@ -138,11 +144,7 @@ impl MqoExportReport {
     #[must_use]
     pub fn to_save_report(&self) -> SaveReport {
         SaveReport {
-            warnings: self
-                .losses
-                .iter()
-                .map(|loss| loss.message_en().into())
-                .collect(),
+            warnings: self.losses.iter().map(MqoLoss::message).collect(),
         }
     }
 }
@@ -199,174 +201,120 @@ pub enum MqoLoss {
 }
 
 impl MqoLoss {
+    /// The loss as a message of `resources/i18n` (keys `save.mqo.*`).
     #[must_use]
-    pub fn message_en(&self) -> String {
+    pub fn message(&self) -> Message {
         match self {
-            MqoLoss::Dropped { kind, count } => {
-                format!("{count} {kind}: MQO has no place for them; not written")
+            MqoLoss::Dropped { kind, count } => Message::new("save.mqo.dropped")
+                .arg("kind", word(kind))
+                .arg("count", *count),
+            MqoLoss::MorphsDropped { kind, count } => Message::new("save.mqo.morphs_dropped")
+                .arg("kind", word(kind))
+                .arg("count", *count),
+            MqoLoss::BonesDropped { bones } => {
+                Message::new("save.mqo.bones_dropped").arg("bones", *bones)
             }
-            MqoLoss::MorphsDropped { kind, count } => {
-                format!("{count} {kind} morphs not written (MQO holds only vertex morphs, as morph target objects)")
+            MqoLoss::BoneSettingsDropped { bones } => {
+                Message::new("save.mqo.bone_settings_dropped").arg("bones", *bones)
             }
-            MqoLoss::BonesDropped { bones } => format!(
-                "{bones} bones and the vertex weights not written (choose the .mqx bone data to keep them)"
-            ),
-            MqoLoss::BoneSettingsDropped { bones } => format!(
-                "{bones} bones have IK, append (付与), axis or other settings the MQX bone plugin cannot hold; their positions and parents are kept"
-            ),
-            MqoLoss::SkinningAsLinear { sdef, qdef } => format!(
-                "{sdef} SDEF and {qdef} QDEF vertices written as linear blend weights"
-            ),
+            MqoLoss::SkinningAsLinear { sdef, qdef } => Message::new("save.mqo.skinning_as_linear")
+                .arg("sdef", *sdef)
+                .arg("qdef", *qdef),
             MqoLoss::AdditionalUvsDropped { channels } => {
-                format!("{channels} additional UV channels not written")
-            }
-            MqoLoss::MaterialPropertiesDropped { property, materials } => {
-                format!("{property} of {materials} materials not written (MQO has none)")
-            }
-            MqoLoss::Clamped {
-                material,
-                property,
-                value,
-            } => format!("material \"{material}\": {property} {value} clamped to MQO's range"),
-            MqoLoss::NormalsRecomputed => {
-                "vertex normals not written: Metasequoia computes them from the faces (smoothing angle 59.5°)".into()
-            }
-            MqoLoss::EdgeScalesDropped { vertices } => {
-                format!("edge scale of {vertices} vertices not written")
-            }
-            MqoLoss::EnglishNamesDropped => {
-                "English names, the model name and comments not written (MQO has one name per element)".into()
-            }
-            MqoLoss::LongName {
-                kind,
-                name,
-                bytes,
-                limit,
-            } => format!(
-                "{kind} name \"{name}\" is {bytes} bytes, over the format's {limit}; Metasequoia 4 reads it, older versions may cut it"
-            ),
-            MqoLoss::QuoteReplaced { text } => {
-                format!("\" in \"{text}\" written as ' (MQO cannot quote it)")
-            }
-            MqoLoss::NameMadeUnique { from, to } => {
-                format!("object name \"{from}\" was taken; written as \"{to}\"")
-            }
-            MqoLoss::Utf8CodePage { example } => format!(
-                "\"{example}\" has characters Shift_JIS (cp932) cannot hold: the file is written in UTF-8 with CodePage utf8 (Metasequoia 4.6 or later)"
-            ),
-            MqoLoss::MorphsSplit { morphs, example } => format!(
-                "{morphs} morphs move several objects (e.g. \"{example}\"): written as one target object per object moved, named \"{example}:object\"; PMX Studio's import joins them"
-            ),
-        }
-    }
-
-    #[must_use]
-    pub fn message_ja(&self) -> String {
-        match self {
-            MqoLoss::Dropped { kind, count } => {
-                format!(
-                    "{}{count}個: MQOには保存できないため書き出しません",
-                    kind_ja(kind)
-                )
-            }
-            MqoLoss::MorphsDropped { kind, count } => format!(
-                "{}モーフ{count}個は書き出しません(MQOが保持できるのは頂点モーフのみ、モーフ対象オブジェクトとして)",
-                kind_ja(kind)
-            ),
-            MqoLoss::BonesDropped { bones } => format!(
-                "ボーン{bones}個とウェイトは書き出しません(残すには.mqxのボーンを選んでください)"
-            ),
-            MqoLoss::BoneSettingsDropped { bones } => format!(
-                "ボーン{bones}個のIK・付与・軸などの設定はMQXのボーンプラグインに保存できません(位置と親は保存します)"
-            ),
-            MqoLoss::SkinningAsLinear { sdef, qdef } => {
-                format!(
-                    "SDEF頂点{sdef}個とQDEF頂点{qdef}個は線形ブレンドのウェイトとして書き出します"
-                )
-            }
-            MqoLoss::AdditionalUvsDropped { channels } => {
-                format!("追加UV{channels}チャンネルは書き出しません")
+                Message::new("save.mqo.additional_uvs_dropped").arg("channels", *channels)
             }
             MqoLoss::MaterialPropertiesDropped {
                 property,
                 materials,
-            } => format!(
-                "材質{materials}個の{}は書き出しません(MQOにありません)",
-                kind_ja(property)
-            ),
+            } => Message::new("save.mqo.material_properties_dropped")
+                .arg("property", word(property))
+                .arg("materials", *materials),
             MqoLoss::Clamped {
                 material,
                 property,
                 value,
-            } => format!(
-                "材質「{material}」: {} {value} をMQOの範囲に収めました",
-                kind_ja(property)
-            ),
-            MqoLoss::NormalsRecomputed => {
-                "頂点法線は書き出しません: Metasequoiaが面から計算します(スムージング角59.5°)"
-                    .into()
-            }
+            } => Message::new("save.mqo.clamped")
+                .arg("material", material)
+                .arg("property", word(property))
+                .arg("value", *value),
+            MqoLoss::NormalsRecomputed => Message::new("save.mqo.normals_recomputed"),
             MqoLoss::EdgeScalesDropped { vertices } => {
-                format!("頂点{vertices}個のエッジ倍率は書き出しません")
+                Message::new("save.mqo.edge_scales_dropped").arg("vertices", *vertices)
             }
-            MqoLoss::EnglishNamesDropped => {
-                "英語名・モデル名・コメントは書き出しません(MQOの名前は一つだけです)".into()
-            }
+            MqoLoss::EnglishNamesDropped => Message::new("save.mqo.english_names_dropped"),
             MqoLoss::LongName {
                 kind,
                 name,
                 bytes,
                 limit,
-            } => format!(
-                "{}名「{name}」は{bytes}バイトで形式の上限{limit}バイトを超えています(Metasequoia 4は読めますが、古い版では切れることがあります)",
-                kind_ja(kind)
-            ),
+            } => Message::new("save.mqo.long_name")
+                .arg("kind", word(kind))
+                .arg("name", name)
+                .arg("bytes", *bytes)
+                .arg("limit", *limit),
             MqoLoss::QuoteReplaced { text } => {
-                format!("「{text}」の\"は'として書き出します(MQOでは引用できません)")
+                Message::new("save.mqo.quote_replaced").arg("text", text)
             }
-            MqoLoss::NameMadeUnique { from, to } => {
-                format!("オブジェクト名「{from}」は使用済みのため「{to}」として書き出します")
+            MqoLoss::NameMadeUnique { from, to } => Message::new("save.mqo.name_made_unique")
+                .arg("from", from)
+                .arg("to", to),
+            MqoLoss::Utf8CodePage { example } => {
+                Message::new("save.mqo.utf8_code_page").arg("example", example)
             }
-            MqoLoss::Utf8CodePage { example } => format!(
-                "「{example}」にShift_JIS(cp932)で表せない文字があるため、UTF-8(CodePage utf8、Metasequoia 4.6以降)で書き出します"
-            ),
-            MqoLoss::MorphsSplit { morphs, example } => format!(
-                "モーフ{morphs}個(例:「{example}」)は複数のオブジェクトを動かすため、オブジェクトごとのモーフ対象(「{example}:オブジェクト」)として書き出します(PMX Studioの読み込みで一つに戻ります)"
-            ),
+            MqoLoss::MorphsSplit { morphs, example } => Message::new("save.mqo.morphs_split")
+                .arg("morphs", *morphs)
+                .arg("example", example),
         }
+    }
+
+    /// The loss in English.
+    #[must_use]
+    pub fn message_en(&self) -> String {
+        self.message().render(Language::English)
+    }
+
+    /// The loss in Japanese.
+    #[must_use]
+    pub fn message_ja(&self) -> String {
+        self.message().render(Language::Japanese)
     }
 }
 
-/// Japanese for the English words the messages are built from.
-fn kind_ja(kind: &str) -> &str {
-    match kind {
-        "rigid bodies" => "剛体",
-        "joints" => "ジョイント",
-        "soft bodies" => "ソフトボディ",
-        "display frames" => "表示枠",
-        "group" => "グループ",
-        "bone" => "ボーン",
-        "UV" => "UV",
-        "additional UV" => "追加UV",
-        "material" => "材質",
-        "flip" => "フリップ",
-        "impulse" => "インパルス",
-        "vertex" => "頂点",
-        "sphere maps" => "スフィアマップ",
-        "toons" => "トゥーン",
-        "edges" => "エッジ",
-        "draw modes (points, lines)" => "描画モード(点・線)",
-        "specular power" => "反射強度",
-        "colour" => "色",
-        "object" => "オブジェクト",
-        other => other,
-    }
+/// An element kind or property the losses name, as a word of the resources.
+fn word(kind: &str) -> MessageArg {
+    let key = match kind {
+        "rigid bodies" => "save.mqo.word.rigid_bodies",
+        "joints" => "save.mqo.word.joints",
+        "soft bodies" => "save.mqo.word.soft_bodies",
+        "display frames" => "save.mqo.word.display_frames",
+        "group" => "save.mqo.word.group",
+        "bone" => "save.mqo.word.bone",
+        "UV" => "save.mqo.word.uv",
+        "additional UV" => "save.mqo.word.additional_uv",
+        "material" => "save.mqo.word.material",
+        "flip" => "save.mqo.word.flip",
+        "impulse" => "save.mqo.word.impulse",
+        "vertex" => "save.mqo.word.vertex",
+        "sphere maps" => "save.mqo.word.sphere_maps",
+        "toons" => "save.mqo.word.toons",
+        "edges" => "save.mqo.word.edges",
+        "draw modes (points, lines)" => "save.mqo.word.draw_modes_points_lines",
+        "specular power" => "save.mqo.word.specular_power",
+        "colour" => "save.mqo.word.colour",
+        "object" => "save.mqo.word.object",
+        other => return MessageArg::Text(other.to_owned()),
+    };
+    MessageArg::Key(key)
 }
 
 /// One MQO object being built.
 #[derive(Debug, Default)]
 struct ObjectBuild {
     name: String,
+    /// Its settings in `MqoExtras::objects`, for an object of an MQO import.
+    settings: Option<usize>,
+    /// `shading` (smooth) and `facet` read from the model's normals (`inferred_shading`).
+    shading: (bool, f32),
     /// MQO vertex positions (MQO axes and units).
     positions: Vec<[f32; 3]>,
     /// The PMX vertex each MQO vertex was first made from.
@@ -384,9 +332,13 @@ struct ObjectBuild {
 /// What welds two PMX vertices: the bits of the written position, and a hash of what else must
 /// agree (weights, morph offsets) when the MQX carries it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct WeldKey {
-    position: [u32; 3],
-    extra: u64,
+enum WeldKey {
+    Position {
+        position: [u32; 3],
+        extra: u64,
+    },
+    /// The vertex of the MQO file the model was imported from: the file's own welding.
+    FileVertex(u32),
 }
 
 /// What an export will write, short of the text: the objects, the morph targets and the losses.
@@ -505,7 +457,8 @@ fn plan(model: &Model, options: &MqoExportOptions) -> Result<Plan, WriteError> {
     collect_model_losses(model, options, write_bones, &mut losses);
 
     let weld_extra = weld_extras(model, write_bones, write_morphs);
-    let mut objects = build_objects(model, options, scale, &weld_extra);
+    let moved = write_morphs.then(|| moved_vertices(model));
+    let mut objects = build_objects(model, options, scale, &weld_extra, moved.as_deref());
     losses.extend(make_names_unique(&mut objects));
     let targets = if write_morphs {
         morph_targets(model, &vertex_morphs, &objects, scale, &mut losses)
@@ -853,6 +806,7 @@ fn build_objects(
     options: &MqoExportOptions,
     scale: f32,
     weld_extra: &[u64],
+    moved: Option<&[bool]>,
 ) -> Vec<ObjectBuild> {
     let material_of_face: Vec<Option<u32>> = {
         let mut of_face = vec![None; model.faces.len()];
@@ -921,12 +875,30 @@ fn build_objects(
         }
     }
 
+    // An MQO import's own objects, when the model still has the faces and vertices it had.
+    let mut settings_of_group: Vec<Option<usize>> = vec![None; groups.len()];
+    let mut file_vertices: Option<&[u32]> = None;
+    if options.grouping == MqoObjectGrouping::PerMaterial
+        && let Some((source_groups, sources)) = source_objects(model)
+    {
+        settings_of_group = source_groups.iter().map(|(_, _, s)| Some(*s)).collect();
+        groups = source_groups
+            .into_iter()
+            .map(|(name, faces, _)| (name, faces))
+            .collect();
+        file_vertices = Some(sources);
+    } else if let Some(moved) = moved {
+        groups = split_moved_parts(model, groups, moved);
+        settings_of_group = vec![None; groups.len()];
+    }
+
     let colors = uses_vertex_colors(model).then(|| &model.additional_uvs[0]);
     let mut local_of = vec![NONE; model.vertices.len()];
     let mut objects = Vec::with_capacity(groups.len());
-    for (name, faces) in groups {
+    for ((name, faces), settings) in groups.into_iter().zip(settings_of_group) {
         let mut object = ObjectBuild {
             name,
+            settings,
             ..ObjectBuild::default()
         };
         let mut welded: HashMap<WeldKey, u32> = HashMap::new();
@@ -938,14 +910,20 @@ fn build_objects(
                     .and_then(|m| model.materials.get(m as usize))
                     .is_some_and(|m| m.draw_flags.contains(DrawFlags::VERTEX_COLOR))
             });
+            let first_corner = object.corners.len();
             for corner in model.faces[face as usize] {
                 let source = corner.get();
                 let vertex = &model.vertices[source];
                 if local_of[source] == NONE {
                     let position = to_mqo(vertex.position, scale);
-                    let key = WeldKey {
-                        position: position.map(|c| (c + 0.0).to_bits()),
-                        extra: weld_extra[source],
+                    let key = match file_vertices.and_then(|v| v.get(source)) {
+                        Some(&file_vertex) if file_vertex != NONE => {
+                            WeldKey::FileVertex(file_vertex)
+                        }
+                        _ => WeldKey::Position {
+                            position: position.map(|c| (c + 0.0).to_bits()),
+                            extra: weld_extra[source],
+                        },
                     };
                     let local = match welded.entry(key) {
                         Entry::Occupied(entry) => *entry.get(),
@@ -959,7 +937,17 @@ fn build_objects(
                     local_of[source] = local;
                     touched.push(source);
                 }
-                object.corners.push(local_of[source]);
+                let mut local = local_of[source];
+                // A zero-area triangle whose corners weld into one MQO vertex would be read
+                // back as a line and dropped: the repeated corner gets a vertex of its own.
+                if object.corners[first_corner..].contains(&local) {
+                    local = object.positions.len() as u32;
+                    object
+                        .positions
+                        .push(object.positions[local_of[source] as usize]);
+                    object.sources.push(source as u32);
+                }
+                object.corners.push(local);
                 object.uvs.push(vertex.uv.to_array());
                 if let Some(channel) = vertex_colors {
                     let color = channel
@@ -979,9 +967,184 @@ fn build_objects(
         if object.colors.iter().all(|&c| c == 0xFFFF_FFFF) {
             object.colors.clear();
         }
+        object.shading = inferred_shading(model, &faces, &object.corners);
+        if let Some(file_vertices) = file_vertices {
+            in_file_order(&mut object, file_vertices);
+        }
         objects.push(object);
     }
     objects
+}
+
+/// Which vertices some vertex morph moves (a non-zero offset).
+fn moved_vertices(model: &Model) -> Vec<bool> {
+    let mut moved = vec![false; model.vertices.len()];
+    for morph in &model.morphs {
+        let MorphOffsets::Vertex(offsets) = &morph.offsets else {
+            continue;
+        };
+        for offset in offsets {
+            if offset.offset.to_array().iter().any(|&c| c != 0.0)
+                && let Some(slot) = moved.get_mut(offset.vertex.get())
+            {
+                *slot = true;
+            }
+        }
+    }
+    moved
+}
+
+/// Each group split in two where morphs move part of it: the faces that touch a moved vertex
+/// (named `NAME_morph`) and the rest. A morph target is a whole copy of its base object (the
+/// morph plugin's convention, which our import and Metasequoia's read): a face morph then
+/// copies the face, not the whole body it shares a material with (Gene: 136 MB of MQO for a
+/// 2.7 MB PMX before this split).
+fn split_moved_parts(
+    model: &Model,
+    groups: Vec<(String, Vec<u32>)>,
+    moved: &[bool],
+) -> Vec<(String, Vec<u32>)> {
+    let mut split = Vec::with_capacity(groups.len());
+    for (name, faces) in groups {
+        let (morphed, still): (Vec<u32>, Vec<u32>) = faces.into_iter().partition(|&face| {
+            model.faces[face as usize]
+                .iter()
+                .any(|v| moved.get(v.get()).copied().unwrap_or(false))
+        });
+        match (morphed.is_empty(), still.is_empty()) {
+            (true, _) => split.push((name, still)),
+            (false, true) => split.push((name, morphed)),
+            (false, false) => {
+                split.push((name.clone(), still));
+                split.push((format!("{name}_morph"), morphed));
+            }
+        }
+    }
+    split
+}
+
+/// The objects of an MQO import (name, faces, index into `MqoExtras::objects`) and the file
+/// vertex of each model vertex, when the model still matches the record: the same face and
+/// vertex counts. Mirror copies (faces of no object) are left out: the object's mirror setting
+/// makes them again.
+fn source_objects(model: &Model) -> Option<(Vec<(String, Vec<u32>, usize)>, &[u32])> {
+    let extras = &model.mqo;
+    if extras.is_empty() || extras.vertex_sources.len() != model.vertices.len() {
+        return None;
+    }
+    let face_objects = extras.face_objects(model.faces.len())?;
+    let mut groups: Vec<(String, Vec<u32>, usize)> = extras
+        .objects
+        .iter()
+        .enumerate()
+        .map(|(index, settings)| (settings.name.clone(), Vec::new(), index))
+        .collect();
+    for (face, object) in face_objects.into_iter().enumerate() {
+        if let Some(object) = object {
+            groups[object as usize].1.push(face as u32);
+        }
+    }
+    groups.retain(|(_, faces, _)| !faces.is_empty());
+    Some((groups, &extras.vertex_sources))
+}
+
+/// Puts an object's vertices in the order of the file they were imported from (the vertices
+/// the import made itself last, in the order they were met), as Metasequoia and the MQX's
+/// vertex numbers had them.
+fn in_file_order(object: &mut ObjectBuild, file_vertices: &[u32]) {
+    let mut order: Vec<u32> = (0..object.positions.len() as u32).collect();
+    order.sort_by_key(|&local| {
+        let file_vertex = file_vertices
+            .get(object.sources[local as usize] as usize)
+            .copied()
+            .unwrap_or(NONE);
+        (file_vertex, local)
+    });
+    let mut new_of_old = vec![0u32; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_of_old[old as usize] = new as u32;
+    }
+    object.positions = order
+        .iter()
+        .map(|&old| object.positions[old as usize])
+        .collect();
+    object.sources = order
+        .iter()
+        .map(|&old| object.sources[old as usize])
+        .collect();
+    for corner in &mut object.corners {
+        *corner = new_of_old[*corner as usize];
+    }
+}
+
+/// The `shading` and `facet` that make the model's normals again on import, read from them:
+/// flat when every corner has its face's normal; otherwise smooth, with a smoothing angle
+/// above every angle the model smooths across at one MQO vertex and below every angle it keeps
+/// a hard edge at (Metasequoia's 59.5° when that fits). `corners` are the object's MQO
+/// vertices, three per face of `faces`.
+fn inferred_shading(model: &Model, faces: &[u32], corners: &[u32]) -> (bool, f32) {
+    const DEFAULT_FACET: f32 = 59.5;
+    // Around 0.1°: normals written as f32 and re-normalised differ by far less.
+    const SAME: f32 = 0.999_998;
+    let face_normal = |face: u32| {
+        let [a, b, c] = model.faces[face as usize].map(|v| {
+            let p = model.vertices[v.get()].position;
+            glam::Vec3::new(p.x, p.y, p.z)
+        });
+        (b - a).cross(c - a).normalize_or_zero()
+    };
+    let normals: Vec<glam::Vec3> = faces.iter().map(|&f| face_normal(f)).collect();
+    let corner_normal = |face_slot: usize, corner: usize| {
+        let vertex = model.faces[faces[face_slot] as usize][corner].get();
+        let n = model.vertices[vertex].normal;
+        glam::Vec3::new(n.x, n.y, n.z).normalize_or_zero()
+    };
+    let flat = normals.iter().enumerate().all(|(slot, normal)| {
+        *normal == glam::Vec3::ZERO
+            || (0..3).all(|c| corner_normal(slot, c).dot(*normal).abs() >= SAME)
+    });
+    if flat {
+        return (false, DEFAULT_FACET);
+    }
+    // Per MQO vertex, its corners (face slot, corner).
+    let mut at_vertex: HashMap<u32, Vec<(usize, usize)>> = HashMap::new();
+    for (index, &vertex) in corners.iter().enumerate() {
+        at_vertex
+            .entry(vertex)
+            .or_default()
+            .push((index / 3, index % 3));
+    }
+    let (mut smoothed, mut split) = (0.0f32, 180.0f32);
+    for list in at_vertex.values().filter(|list| list.len() <= 64) {
+        for (i, &(face_a, corner_a)) in list.iter().enumerate() {
+            for &(face_b, corner_b) in &list[i + 1..] {
+                let (a, b) = (normals[face_a], normals[face_b]);
+                if a == glam::Vec3::ZERO || b == glam::Vec3::ZERO {
+                    continue;
+                }
+                let angle = a.dot(b).clamp(-1.0, 1.0).acos().to_degrees();
+                if corner_normal(face_a, corner_a).dot(corner_normal(face_b, corner_b)) >= SAME {
+                    smoothed = smoothed.max(angle);
+                } else {
+                    split = split.min(angle);
+                }
+            }
+        }
+    }
+    let facet = if smoothed <= DEFAULT_FACET && DEFAULT_FACET < split {
+        DEFAULT_FACET
+    } else if split > smoothed {
+        // Whole degrees where they fit, else halfway.
+        let above = smoothed.floor() + 1.0;
+        if above < split {
+            above
+        } else {
+            (smoothed + split) / 2.0
+        }
+    } else {
+        DEFAULT_FACET
+    };
+    (true, facet)
 }
 
 /// RGBA in 0..1 as the 0xAABBGGRR of `COL`.
@@ -1090,6 +1253,11 @@ fn morph_targets(
         };
         let mut moved: Vec<(usize, Vec<[f32; 3]>)> = Vec::new();
         for offset in offsets {
+            // PmxEditor's morphs often list vertices they do not move (a zero offset): such a
+            // vertex must not make its object a target (Gene's were copies of every object).
+            if offset.offset.to_array().iter().all(|&c| c == 0.0) {
+                continue;
+            }
             let vertex = offset.vertex.get();
             let Some(&primary) = first.get(vertex) else {
                 continue;
@@ -1279,7 +1447,17 @@ fn mqo_text(
     }
     let uids = mqx_name.is_some();
     for (index, object) in objects.iter().enumerate() {
-        object_header(&mut out, &object.name, uids.then_some(index + 1), 0, true);
+        let settings = object
+            .settings
+            .and_then(|index| model.mqo.objects.get(index));
+        object_header(
+            &mut out,
+            &object.name,
+            uids.then_some(index + 1),
+            settings,
+            object.shading,
+            false,
+        );
         vertex_chunk(&mut out, &object.positions);
         face_chunk(&mut out, object);
         out.push_str("}\r\n");
@@ -1291,11 +1469,14 @@ fn mqo_text(
                 &mut out,
                 &target.name,
                 uids.then_some(objects.len() + target_index + 1),
-                1,
-                false,
+                settings,
+                object.shading,
+                true,
             );
+            // Only the vertices: the morph plugin (and our import) pairs a target's vertices
+            // with its base's by position in the list; repeating the base's faces would make
+            // the targets most of the file.
             vertex_chunk(&mut out, &target.positions);
-            face_chunk(&mut out, object);
             out.push_str("}\r\n");
         }
     }
@@ -1303,16 +1484,63 @@ fn mqo_text(
     out
 }
 
-fn object_header(out: &mut String, name: &str, uid: Option<usize>, depth: u32, visible: bool) {
+/// An object's settings: those of the MQO it was imported from, else Metasequoia's defaults
+/// with the shading read from the normals. A morph target sits one level under its base,
+/// hidden.
+fn object_header(
+    out: &mut String,
+    name: &str,
+    uid: Option<usize>,
+    settings: Option<&MqoObjectSettings>,
+    (smooth, facet): (bool, f32),
+    morph_target: bool,
+) {
     let _ = write!(out, "Object \"{name}\" {{\r\n");
     if let Some(uid) = uid {
         let _ = write!(out, "\tuid {uid}\r\n");
     }
+    let Some(settings) = settings else {
+        let _ = write!(
+            out,
+            "\tdepth {}\r\n\tfolding 0\r\n\tscale 1.000000 1.000000 1.000000\r\n\trotation 0.000000 0.000000 0.000000\r\n\ttranslation 0.000000 0.000000 0.000000\r\n\tvisible {}\r\n\tlocking 0\r\n\tshading {}\r\n\tfacet {}\r\n\tcolor 0.898 0.498 0.698\r\n\tcolor_type 0\r\n",
+            u32::from(morph_target),
+            if morph_target { 0 } else { 15 },
+            u8::from(smooth),
+            number(facet),
+        );
+        return;
+    };
+    let triple = |[x, y, z]: [f32; 3]| format!("{} {} {}", number(x), number(y), number(z));
     let _ = write!(
         out,
-        "\tdepth {depth}\r\n\tfolding 0\r\n\tscale 1.000000 1.000000 1.000000\r\n\trotation 0.000000 0.000000 0.000000\r\n\ttranslation 0.000000 0.000000 0.000000\r\n\tvisible {}\r\n\tlocking 0\r\n\tshading 1\r\n\tfacet 59.5\r\n\tcolor 0.898 0.498 0.698\r\n\tcolor_type 0\r\n",
-        if visible { 15 } else { 0 }
+        "\tdepth {}\r\n\tfolding {}\r\n\tscale {}\r\n\trotation {}\r\n\ttranslation {}\r\n\tvisible {}\r\n\tlocking {}\r\n\tshading {}\r\n\tfacet {}\r\n",
+        settings.depth + u32::from(morph_target),
+        u8::from(settings.folding),
+        triple(settings.scale),
+        triple(settings.rotation),
+        triple(settings.translation),
+        if morph_target || !settings.visible {
+            0
+        } else {
+            15
+        },
+        u8::from(settings.locked),
+        u8::from(settings.smooth_shading),
+        number(settings.facet),
     );
+    if let Some([r, g, b]) = settings.color {
+        let _ = write!(out, "\tcolor {} {} {}\r\n", unit(r), unit(g), unit(b));
+    }
+    let _ = write!(out, "\tcolor_type {}\r\n", settings.color_type);
+    if settings.mirror != 0 && !morph_target {
+        let _ = write!(
+            out,
+            "\tmirror {}\r\n\tmirror_axis {}\r\n\tmirror_dis {}\r\n",
+            settings.mirror,
+            settings.mirror_axis,
+            number(settings.mirror_distance)
+        );
+    }
 }
 
 fn vertex_chunk(out: &mut String, positions: &[[f32; 3]]) {
@@ -1360,60 +1588,23 @@ fn face_chunk(out: &mut String, object: &ObjectBuild) {
 }
 
 /// A texture path as the MQO should name it: relative to the MQO's folder when both folders
-/// are known and the path is relative to the model's.
+/// are known and the path is relative to the model's (`formats::relocate` does the arithmetic).
 fn texture_path(path: &str, options: &MqoExportOptions) -> String {
     let (Some(model_dir), Some(mqo_dir)) = (&options.model_dir, &options.mqo_dir) else {
         return path.to_owned();
     };
-    let backslashes = path.contains('\\');
     let portable = path.replace('\\', "/");
-    let as_path = Path::new(&portable);
-    if as_path.is_absolute() || portable.get(1..2) == Some(":") {
+    if Path::new(&portable).is_absolute() || portable.get(1..2) == Some(":") {
         return path.to_owned();
     }
-    let (Some(from), Some(to)) = (
-        lexical_absolute(mqo_dir),
-        lexical_absolute(&model_dir.join(as_path)),
-    ) else {
+    let Some(relative) = relative_path(mqo_dir, &model_dir.join(&portable)) else {
         return path.to_owned();
     };
-    let relative = relative_to(&from, &to);
-    if backslashes {
+    if path.contains('\\') {
         relative.replace('/', "\\")
     } else {
         relative
     }
-}
-
-/// `path` made absolute against the working folder, with `.` and `..` resolved lexically.
-fn lexical_absolute(path: &Path) -> Option<Vec<String>> {
-    let absolute = if path.is_absolute() {
-        path.to_owned()
-    } else {
-        std::env::current_dir().ok()?.join(path)
-    };
-    let mut parts: Vec<String> = Vec::new();
-    for component in absolute.components() {
-        match component {
-            Component::Prefix(prefix) => {
-                parts.push(prefix.as_os_str().to_string_lossy().into_owned());
-            }
-            Component::RootDir | Component::CurDir => {}
-            Component::ParentDir => {
-                parts.pop();
-            }
-            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
-        }
-    }
-    Some(parts)
-}
-
-/// The path from folder `from` to `to`, `/`-separated.
-fn relative_to(from: &[String], to: &[String]) -> String {
-    let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
-    let mut parts: Vec<&str> = vec![".."; from.len() - common];
-    parts.extend(to[common..].iter().map(String::as_str));
-    parts.join("/")
 }
 
 /// Text escaped for an XML attribute.

@@ -1,0 +1,100 @@
+//! Save as into another folder (issue 39): the editor's save rewrites the model's relative
+//! texture paths so they still reach the images from the new file, as one undoable edit, and
+//! saving beside the source keeps the paths as they were.
+
+// Test code: a failed expectation is the test failing.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use egui_kittest::Harness;
+use pmx_core::LoadOptions;
+use pmx_core::formats;
+use pmx_ui::EditorState;
+use pmx_ui::command::Command;
+use pmx_ui::i18n::Language;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+mod support;
+use support::document;
+
+/// Each material's texture image bytes, found from the folder of the model at `path`.
+fn texture_bytes(path: &Path) -> Vec<Option<Vec<u8>>> {
+    let model = formats::load_path(path, &LoadOptions::default())
+        .unwrap()
+        .model;
+    let folder = formats::folder_of(path);
+    model
+        .materials
+        .iter()
+        .map(|m| {
+            let name = model.textures.get(m.texture?.get())?.as_str().into_owned();
+            std::fs::read(pmx_core::texture::resolve(folder, &name)?).ok()
+        })
+        .collect()
+}
+
+fn open(harness: &mut Harness<'_, EditorState>, path: &Path) {
+    harness.state_mut().push(Command::Open(path.to_owned()));
+    harness.run_ok();
+    let started = Instant::now();
+    while harness.state().loading.is_some() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "load did not finish"
+        );
+        harness.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    harness.run_ok();
+}
+
+fn save_to(harness: &mut Harness<'_, EditorState>, path: &Path) {
+    let settings = document(harness).save_settings;
+    harness.state_mut().push(Command::SaveTo {
+        path: path.to_owned(),
+        settings,
+        then: None,
+    });
+    harness.run_ok();
+}
+
+#[test]
+fn save_as_into_another_folder_keeps_every_texture() {
+    let dir = tempfile::tempdir().unwrap();
+    let source_dir = dir.path().join("src");
+    std::fs::create_dir_all(&source_dir).unwrap();
+    let source = pmx_core::generate::textured_model()
+        .write(&source_dir, "model.pmx")
+        .unwrap();
+    let expected = texture_bytes(&source);
+    assert!(expected.iter().all(Option::is_some));
+
+    let mut harness = support::harness_of(
+        support::editor(Language::En),
+        pmx_core::model::Model::new_empty(),
+    );
+    open(&mut harness, &source);
+
+    // Beside the source: the same paths, the same bytes.
+    let beside = source_dir.join("copy.pmx");
+    save_to(&mut harness, &beside);
+    assert_eq!(
+        std::fs::read(&beside).unwrap(),
+        std::fs::read(&source).unwrap()
+    );
+
+    // Another folder: the paths reach the same images, and the document says so too.
+    let other = dir.path().join("other/deeper/model.pmx");
+    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+    save_to(&mut harness, &other);
+    assert_eq!(texture_bytes(&other), expected);
+    let doc = document(&harness);
+    assert_eq!(doc.path.as_deref(), Some(other.as_path()));
+    assert!(!doc.is_dirty(), "the rewrite is part of what was saved");
+    assert!(
+        doc.model.textures[0].as_str().starts_with("..\\..\\src\\")
+            || doc.model.textures[0].as_str().starts_with("../../src/"),
+        "{}",
+        doc.model.textures[0].as_str()
+    );
+}
