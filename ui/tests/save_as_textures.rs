@@ -70,7 +70,7 @@ fn save_as_into_another_folder_keeps_every_texture() {
     assert!(expected.iter().all(Option::is_some));
 
     let mut harness = support::harness_of(
-        support::editor(Language::En),
+        support::editor(Language::English),
         pmx_core::model::Model::new_empty(),
     );
     open(&mut harness, &source);

@@ -82,17 +82,8 @@ impl Textures<'_> {
         (!name.is_empty()).then_some(name)
     }
 
-    fn image(&self, name: &str) -> Result<crate::texture::Image, String> {
-        crate::texture::load(self.options.model_dir.as_deref(), name).map_err(|problem| {
-            use crate::texture::TextureProblem;
-            match problem {
-                TextureProblem::NotFound { .. } => "not found".to_owned(),
-                TextureProblem::Unreadable { message, .. } => format!("cannot be read: {message}"),
-                TextureProblem::Undecodable { message, .. } => {
-                    format!("cannot be decoded: {message}")
-                }
-            }
-        })
+    fn image(&self, name: &str) -> Result<crate::texture::Image, crate::texture::TextureProblem> {
+        crate::texture::load(self.options.model_dir.as_deref(), name)
     }
 
     fn embed(
@@ -163,11 +154,8 @@ impl Textures<'_> {
         }
         let ramp = match self.image(&name) {
             Ok(image) => ToonRamp::of_image(&image),
-            Err(reason) => {
-                losses.push(VrmLoss::TextureMissing {
-                    name: name.clone(),
-                    reason,
-                });
+            Err(problem) => {
+                losses.push(VrmLoss::TextureMissing { problem });
                 None
             }
         };
