@@ -135,7 +135,7 @@ fn cases() -> Vec<Case> {
     cases
 }
 
-fn read(case: &Case, options: &LoadOptions) -> Result<(Model, pmx_core::LoadReport), String> {
+fn read(case: &Case, options: &LoadOptions) -> Result<(Model, pmx_core::formats::LoadReport), String> {
     match case.extension {
         "pmx" => pmx::read(&case.bytes, options),
         _ => pmd::read(&case.bytes, options),

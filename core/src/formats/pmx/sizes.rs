@@ -59,6 +59,11 @@ const BUDGET_FILE_READS: usize = 4;
 /// ends it remembers.
 const MAX_ATTEMPTS: usize = 512;
 
+/// A recovery reading that stops within this many bytes of the end of the file ran out of
+/// file: a field of the section needed more than was left (the largest fixed-size field read
+/// at once is 16 bytes; a text's length may ask for more).
+const END_REGION: usize = 64;
+
 /// One value per index kind, in [`RefKind::ALL`] order.
 type PerKind<T> = [T; 6];
 
@@ -599,17 +604,18 @@ impl Search<'_> {
         }
     }
 
-    /// The sizes with which `section`, read from `pos` with recovery's allowances, reaches
-    /// furthest (the first such in the search's order), and how far; within what is left of
-    /// the budget, and at least the first choice.
+    /// The sizes with which `section` is read from `pos` with recovery's allowances (the
+    /// first choice in the search's order, or the first that reads it whole or up to the end
+    /// of the file where that one does not), and whether they read it so; within what is left
+    /// of the budget, and at least the first choice.
     fn furthest_recovering(
         &mut self,
         index: usize,
         section: Section,
         pos: usize,
         recovering: &LoadOptions,
-    ) -> Option<(IndexSizes, usize)> {
-        let mut best: Option<(IndexSizes, usize)> = None;
+    ) -> Option<(IndexSizes, bool)> {
+        let mut best: Option<(IndexSizes, bool)> = None;
         let mut read: Vec<(IndexSizes, Vec<RefKind>)> = Vec::new();
         for sizes in self.choices(section) {
             let same_as_before = read.iter().any(|(before, used)| {
@@ -619,12 +625,13 @@ impl Search<'_> {
             if same_as_before {
                 continue;
             }
-            if best.is_some() && self.bytes_read >= self.budget.saturating_add(self.bytes.len())
+            if best.is_some_and(|(_, whole)| whole)
+                || best.is_some() && self.bytes_read >= self.budget.saturating_add(self.bytes.len())
             {
                 break;
             }
             self.clear_from(index);
-            let reach = match read_section(
+            let (reach, whole) = match read_section(
                 self.bytes,
                 recovering,
                 sizes,
@@ -632,15 +639,22 @@ impl Search<'_> {
                 section,
                 &mut self.model,
             ) {
-                Ok((end, _)) => end,
-                Err(error) => error.location().map_or(pos, |l| l.offset),
+                Ok((end, _)) => (end, true),
+                Err(error) => {
+                    let reach = error.location().map_or(pos, |l| l.offset);
+                    (reach, reach.saturating_add(END_REGION) >= self.bytes.len())
+                }
             };
             self.bytes_read = self.bytes_read.saturating_add(reach.saturating_sub(pos).max(1));
             // Kinds the section did not read leave it the same: only those it read tell
             // choices apart.
             read.push((sizes, kinds_used(section, &self.model)));
-            if best.is_none_or(|(_, furthest)| reach > furthest) {
-                best = Some((sizes, reach));
+            // The path's own sizes stay unless they stop on bytes that make no sense and
+            // other sizes read the section whole, or up to the end of the file (a cut, a count
+            // past the end): sizes that merely read further into bytes that make no sense are
+            // no better explanation, nor are sizes that swallow a few more bytes of a cut.
+            if best.is_none_or(|(_, best_whole)| !best_whole && whole) {
+                best = Some((sizes, whole));
             }
         }
         best
