@@ -6,10 +6,10 @@
 // Test code: a failed expectation is the test failing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use pmx_core::LoadOptions;
 use pmx_core::formats::pmx::{self, IndexSizeMode, PmxSaveOptions};
 use pmx_core::generate::feature_model;
 use pmx_core::model::{IndexSizes, Model, PmxVersion, TextEncoding};
-use pmx_core::LoadOptions;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -97,8 +97,15 @@ fn a_file_cut_in_the_faces_keeps_every_recovered_vertex() {
     std::fs::write(&input, cut).unwrap();
     let result = pmx_studio(&[&input, &output]);
     let stdout = String::from_utf8_lossy(&result.stdout);
-    assert_eq!(result.status.code(), Some(1), "part of the input was lost: {stdout}");
-    assert!(stdout.contains("recovered: 24 vertices, 5 faces"), "{stdout}");
+    assert_eq!(
+        result.status.code(),
+        Some(1),
+        "part of the input was lost: {stdout}"
+    );
+    assert!(
+        stdout.contains("recovered: 24 vertices, 5 faces"),
+        "{stdout}"
+    );
     assert!(stdout.contains("lost    "), "{stdout}");
     assert!(
         !stdout.contains("unused vertex") || stdout.contains("kept    "),

@@ -101,28 +101,47 @@ fn cases() -> Vec<Case> {
         for trailing in [vec![0u8], vec![0xFD; 7], (0..100u8).collect()] {
             let mut longer = bytes.clone();
             longer.extend_from_slice(&trailing);
-            add(format!("{tag}: {} trailing bytes", trailing.len()), "pmx", longer);
+            add(
+                format!("{tag}: {} trailing bytes", trailing.len()),
+                "pmx",
+                longer,
+            );
         }
         let (name, odd): (Vec<u8>, Vec<u8>) = match encoding {
             // An unpaired surrogate, as some tools cut UTF-16 text.
             TextEncoding::Utf16 => (
-                "ミクさん".encode_utf16().flat_map(u16::to_le_bytes).collect(),
+                "ミクさん"
+                    .encode_utf16()
+                    .flat_map(u16::to_le_bytes)
+                    .collect(),
                 vec![0x00, 0xD8],
             ),
             // Shift_JIS bytes in a UTF-8 file.
             TextEncoding::Utf8 => ("ミクさん".as_bytes().to_vec(), vec![0x83, 0x7E, 0x83]),
         };
-        add(format!("{tag}: odd text"), "pmx", overwrite(&bytes, &name, &odd));
+        add(
+            format!("{tag}: odd text"),
+            "pmx",
+            overwrite(&bytes, &name, &odd),
+        );
         let mut overrun = bytes.clone();
         let at = overrun.len() - 4;
         overrun[at..].copy_from_slice(&3i32.to_le_bytes());
-        add(format!("{tag}: joint count overruns the end"), "pmx", overrun);
+        add(
+            format!("{tag}: joint count overruns the end"),
+            "pmx",
+            overrun,
+        );
     }
     let (bytes, _) = pmd::write(&model).unwrap();
     for trailing in [vec![0u8], vec![0xFD; 7], (0..100u8).collect()] {
         let mut longer = bytes.clone();
         longer.extend_from_slice(&trailing);
-        add(format!("pmd: {} trailing bytes", trailing.len()), "pmd", longer);
+        add(
+            format!("pmd: {} trailing bytes", trailing.len()),
+            "pmd",
+            longer,
+        );
     }
     let mut odd = bytes.clone();
     // The model name (after "Pmd" and the version): bytes that are not Shift_JIS.
@@ -135,7 +154,10 @@ fn cases() -> Vec<Case> {
     cases
 }
 
-fn read(case: &Case, options: &LoadOptions) -> Result<(Model, pmx_core::formats::LoadReport), String> {
+fn read(
+    case: &Case,
+    options: &LoadOptions,
+) -> Result<(Model, pmx_core::formats::LoadReport), String> {
     match case.extension {
         "pmx" => pmx::read(&case.bytes, options),
         _ => pmd::read(&case.bytes, options),
@@ -189,10 +211,18 @@ fn what_mmd_parser_opens_opens_here_with_notes() {
         compared += 1;
         // The peer opens it: so does an ordinary open here, with notes, and it holds at least
         // what the peer read.
-        let (model, report) = read(&case, &LoadOptions::default())
-            .unwrap_or_else(|error| panic!("{}: mmd-parser opens it, we do not: {error}", case.name));
+        let (model, report) = read(&case, &LoadOptions::default()).unwrap_or_else(|error| {
+            panic!("{}: mmd-parser opens it, we do not: {error}", case.name)
+        });
         assert!(!report.notes.is_empty(), "{}: no note", case.name);
-        for what in ["vertices", "faces", "materials", "bones", "rigid_bodies", "joints"] {
+        for what in [
+            "vertices",
+            "faces",
+            "materials",
+            "bones",
+            "rigid_bodies",
+            "joints",
+        ] {
             let Some(theirs) = verdict.counts[what].as_u64() else {
                 continue;
             };

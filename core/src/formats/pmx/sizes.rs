@@ -305,7 +305,9 @@ impl Found {
                 continue;
             };
             let stored = size_of(first.sizes, kind);
-            let agreed = readers.iter().all(|step| size_of(step.sizes, kind) == stored);
+            let agreed = readers
+                .iter()
+                .all(|step| size_of(step.sizes, kind) == stored);
             if agreed && stored != declared {
                 differences.push(SizeDifference {
                     kind,
@@ -335,7 +337,10 @@ impl Found {
     }
 
     fn size_notes(&self) -> Vec<LoadNote> {
-        self.differences().iter().map(SizeDifference::note).collect()
+        self.differences()
+            .iter()
+            .map(SizeDifference::note)
+            .collect()
     }
 }
 
@@ -488,7 +493,8 @@ impl Search<'_> {
                 Ok((end, report)) => {
                     self.bytes_read = self.bytes_read.saturating_add(end.saturating_sub(pos));
                     let used = kinds_used(section, &self.model);
-                    self.path.push(self.step(section, pos, sizes, used.clone(), report));
+                    self.path
+                        .push(self.step(section, pos, sizes, used.clone(), report));
                     if self.plausible() && self.from(index + 1, end) {
                         return true;
                     }
@@ -631,21 +637,17 @@ impl Search<'_> {
                 break;
             }
             self.clear_from(index);
-            let (reach, whole) = match read_section(
-                self.bytes,
-                recovering,
-                sizes,
-                pos,
-                section,
-                &mut self.model,
-            ) {
-                Ok((end, _)) => (end, true),
-                Err(error) => {
-                    let reach = error.location().map_or(pos, |l| l.offset);
-                    (reach, reach.saturating_add(END_REGION) >= self.bytes.len())
-                }
-            };
-            self.bytes_read = self.bytes_read.saturating_add(reach.saturating_sub(pos).max(1));
+            let (reach, whole) =
+                match read_section(self.bytes, recovering, sizes, pos, section, &mut self.model) {
+                    Ok((end, _)) => (end, true),
+                    Err(error) => {
+                        let reach = error.location().map_or(pos, |l| l.offset);
+                        (reach, reach.saturating_add(END_REGION) >= self.bytes.len())
+                    }
+                };
+            self.bytes_read = self
+                .bytes_read
+                .saturating_add(reach.saturating_sub(pos).max(1));
             // Kinds the section did not read leave it the same: only those it read tell
             // choices apart.
             read.push((sizes, kinds_used(section, &self.model)));
@@ -1209,8 +1211,8 @@ mod tests {
         sections
             .into_iter()
             .map(|section| {
-                let (end, _) = read_section(bytes, &options, sizes, pos, section, &mut model)
-                    .unwrap();
+                let (end, _) =
+                    read_section(bytes, &options, sizes, pos, section, &mut model).unwrap();
                 let bounds = (section, pos, end);
                 pos = end;
                 bounds
@@ -1249,11 +1251,7 @@ mod tests {
         let mut wide = declared;
         wide.bone = stored;
         let (wide_bytes, _) = file_with(&model, wide);
-        let spliced = with_section_from(
-            (&bytes, declared),
-            (&wide_bytes, wide),
-            Section::Vertices,
-        );
+        let spliced = with_section_from((&bytes, declared), (&wide_bytes, wide), Section::Vertices);
         (spliced, expected)
     }
 
@@ -1289,7 +1287,9 @@ mod tests {
         assert_eq!(notes.len(), 1, "{:?}", report.notes);
         assert_eq!(notes[0].location.field, "bone_index_size");
         assert!(
-            notes[0].message.contains("vertices section stores 2-byte bone"),
+            notes[0]
+                .message
+                .contains("vertices section stores 2-byte bone"),
             "{}",
             notes[0].message
         );
@@ -1297,7 +1297,10 @@ mod tests {
         // A strict read refuses it and names the section.
         let error = read(&file, &LoadOptions::default()).unwrap_err();
         assert_eq!(error.location().unwrap().section, "vertices", "{error}");
-        assert!(error.to_string().contains("recovery mode reads it"), "{error}");
+        assert!(
+            error.to_string().contains("recovery mode reads it"),
+            "{error}"
+        );
         // Saved, the header's sizes hold every index: the file reads strictly.
         let saved = write(&model, &PmxSaveOptions::default()).unwrap().0;
         let (again, report) = read(&saved, &LoadOptions::default()).unwrap();
@@ -1320,8 +1323,10 @@ mod tests {
     fn vertices_with_their_own_size_in_a_cut_file_read_up_to_the_cut() {
         let (file, expected) = vertices_storing_bone_indices(2);
         let declared = IndexSizes::minimal_for(&expected);
-        let (bones_start, bones_end) =
-            bounds_of(&section_bounds(&file_with(&expected, declared).0, declared), Section::Bones);
+        let (bones_start, bones_end) = bounds_of(
+            &section_bounds(&file_with(&expected, declared).0, declared),
+            Section::Bones,
+        );
         // The spliced vertex section is longer by one byte per bone index.
         let grown = file.len() - file_with(&expected, declared).0.len();
         let cut = &file[..grown + (bones_start + bones_end) / 2];
@@ -1333,7 +1338,12 @@ mod tests {
         assert_eq!(model.materials, expected.materials);
         assert!(!model.bones.is_empty());
         assert_eq!(model.bones[..], expected.bones[..model.bones.len()]);
-        assert_eq!(section_notes(&report, "vertices").len(), 1, "{:?}", report.notes);
+        assert_eq!(
+            section_notes(&report, "vertices").len(),
+            1,
+            "{:?}",
+            report.notes
+        );
     }
 
     /// The other real writer's file: 4-byte bone indices in the vertices under a header of 1,
@@ -1347,7 +1357,10 @@ mod tests {
         let grown = file.len() - plain.len();
         let cut = &file[..materials_end + grown];
         let (model, report) = read(cut, &recovering()).unwrap();
-        assert!(report.recovered_from.is_some(), "the missing bones are lost");
+        assert!(
+            report.recovered_from.is_some(),
+            "the missing bones are lost"
+        );
         assert_eq!(model.vertices, expected.vertices);
         assert_eq!(model.faces, expected.faces);
         assert_eq!(model.textures, expected.textures);
@@ -1357,7 +1370,11 @@ mod tests {
         let notes = size_notes(&report);
         assert_eq!(notes.len(), 1, "{:?}", report.notes);
         assert_eq!(notes[0].location.section, "header");
-        assert!(notes[0].message.contains("stores 4-byte bone"), "{}", notes[0].message);
+        assert!(
+            notes[0].message.contains("stores 4-byte bone"),
+            "{}",
+            notes[0].message
+        );
         assert_eq!(model.header.index_sizes.unwrap().bone, 4);
     }
 
@@ -1401,7 +1418,12 @@ mod tests {
         assert_eq!(read_back.materials, expected.materials);
         assert_eq!(read_back.rigid_bodies, expected.rigid_bodies);
         assert_eq!(read_back.joints, expected.joints);
-        assert_eq!(section_notes(&report, "faces").len(), 1, "{:?}", report.notes);
+        assert_eq!(
+            section_notes(&report, "faces").len(),
+            1,
+            "{:?}",
+            report.notes
+        );
     }
 
     #[test]
