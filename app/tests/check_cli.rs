@@ -144,15 +144,18 @@ fn unreadable_exits_2_and_recover_reads_a_cut_file() {
             .code(),
         Some(2)
     );
+    // It exits 1: part of the input was lost, which repairing cannot restore; the report
+    // says what was recovered and what was lost.
     let output = pmx_studio(&["repair", path_str(&cut), path_str(&out), "--recover"]);
     assert_eq!(
         output.status.code(),
-        Some(0),
+        Some(1),
         "{}",
         String::from_utf8_lossy(&output.stdout)
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("fixed"), "{stdout}");
+    assert!(stdout.contains("recovered: "), "{stdout}");
+    assert!(stdout.contains("lost    "), "{stdout}");
     let (code, list) = check_json(&[path_str(&out)]);
     assert_eq!(code, 0, "{list:#?}");
     // Written atomically: no temporary file is left beside it.

@@ -1,6 +1,11 @@
 //! `pmx-studio repair IN OUT [--recover] [--json]`: applies every automatic fix, reports what it
 //! changed and writes the result (atomically). Exit code 0: the result has no error; 1: errors
-//! remain (the file is written anyway); 2: IN cannot be read at all.
+//! remain, or part of a damaged input was lost while reading (the file is written anyway);
+//! 2: IN cannot be read at all.
+//!
+//! A model recovered from a damaged file keeps what the recovery read: fixes that would delete
+//! recovered elements (vertices left unused by lost faces, say) are listed as kept, not
+//! applied, and the report says what was recovered and what was lost.
 
 use super::check::{IssueJson, UNREADABLE, summary_line};
 use anyhow::{Result, bail};
@@ -58,9 +63,63 @@ struct RepairJson<'a> {
     corrected_while_reading: Vec<IssueJson<'a>>,
     applied: Vec<FixJson<'a>>,
     failed: Vec<FixJson<'a>>,
+    /// Fixes not applied because they would delete recovered content.
+    kept: Vec<FixJson<'a>>,
     rounds: usize,
     remaining: Vec<IssueJson<'a>>,
     lost_while_reading: bool,
+    /// What the reader could not read (recovery mode): each lost part's place and why.
+    lost: Vec<LostJson>,
+    /// How many elements of each kind the output holds.
+    recovered: Recovered,
+}
+
+#[derive(Debug, Serialize)]
+struct LostJson {
+    at: String,
+    message: String,
+}
+
+/// The element counts of a model, as the report prints them.
+#[derive(Debug, Serialize)]
+struct Recovered {
+    vertices: usize,
+    faces: usize,
+    materials: usize,
+    bones: usize,
+    morphs: usize,
+    display_frames: usize,
+    rigid_bodies: usize,
+    joints: usize,
+}
+
+impl Recovered {
+    fn of(model: &pmx_core::Model) -> Self {
+        Self {
+            vertices: model.vertices.len(),
+            faces: model.faces.len(),
+            materials: model.materials.len(),
+            bones: model.bones.len(),
+            morphs: model.morphs.len(),
+            display_frames: model.display_frames.len(),
+            rigid_bodies: model.rigid_bodies.len(),
+            joints: model.joints.len(),
+        }
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "{} vertices, {} faces, {} materials, {} bones, {} morphs, {} display frames, {} rigid bodies, {} joints",
+            self.vertices,
+            self.faces,
+            self.materials,
+            self.bones,
+            self.morphs,
+            self.display_frames,
+            self.rigid_bodies,
+            self.joints
+        )
+    }
 }
 
 pub fn run(args: &RepairArgs) -> Result<ExitCode> {
@@ -113,21 +172,40 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
         eprintln!("warning: {}", super::say(warning));
     }
     let summary = Summary::of(&report.remaining);
+    let lost_while_reading = loaded.report.lost_data();
+    let lost: Vec<LostJson> = loaded
+        .report
+        .notes
+        .iter()
+        .filter(|note| note.lost)
+        .map(|note| LostJson {
+            at: note.location.to_string(),
+            message: note.message.clone(),
+        })
+        .collect();
+    let recovered = Recovered::of(&loaded.model);
     if args.json {
         let json = RepairJson {
             corrected_while_reading: corrected.iter().map(IssueJson::from).collect(),
             applied: report.applied.iter().map(FixJson::from).collect(),
             failed: report.failed.iter().map(FixJson::from).collect(),
+            kept: report.held.iter().map(FixJson::from).collect(),
             rounds: report.rounds,
             remaining: report.remaining.iter().map(IssueJson::from).collect(),
-            lost_while_reading: loaded.report.lost_data(),
+            lost_while_reading,
+            lost,
+            recovered,
         };
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        if loaded.report.lost_data() {
+        if lost_while_reading {
             println!(
                 "note: the input is damaged; what was lost while reading cannot be restored (see `pmx-studio check --recover`)"
             );
+            println!("recovered: {}", recovered.line());
+            for part in &lost {
+                println!("lost    {}: {}", part.at, part.message);
+            }
         }
         for issue in &corrected {
             println!(
@@ -141,6 +219,15 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
         for fix in &report.failed {
             println!(
                 "failed  {:<24} {}: {}: {}",
+                fix.code,
+                fix.path,
+                fix.label_en,
+                fix.error.as_deref().unwrap_or_default()
+            );
+        }
+        for fix in &report.held {
+            println!(
+                "kept    {:<24} {}: {}: {}",
                 fix.code,
                 fix.path,
                 fix.label_en,
@@ -167,7 +254,7 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
             summary_line(&summary, false)
         );
     }
-    Ok(if summary.errors > 0 {
+    Ok(if summary.errors > 0 || lost_while_reading {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

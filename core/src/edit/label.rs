@@ -639,7 +639,7 @@ mod tests {
         );
         assert!(
             link.render(Language::Japanese)
-                .contains("IK.リンク[1].ボーン"),
+                .contains("IKのリンク[1]のボーン"),
             "{}",
             link.render(Language::Japanese)
         );

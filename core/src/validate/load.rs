@@ -96,12 +96,13 @@ pub fn header_corrections(report: &LoadReport) -> Vec<Issue> {
         .collect()
 }
 
-/// A header index size the PMX reader's recovery found wrong (`formats/pmx/sizes.rs`): the model
-/// carries the size the sections really use, and saving writes a right header.
+/// A header index size the PMX reader's recovery found wrong (`formats/pmx/sizes.rs`), at the
+/// header byte or at the one section that stores another size: the model carries sizes that
+/// hold every index, and saving writes a header every section agrees with.
 fn header_index_size_issue(note: &LoadNote) -> Option<Issue> {
     let location = &note.location;
     let kind = location.field.strip_suffix("_index_size")?;
-    if location.section != "header" || location.is_text_line() {
+    if location.is_text_line() || location.element.is_some() || note.lost {
         return None;
     }
     let offset = location.offset;
@@ -209,7 +210,7 @@ fn note_issue(model: &Model, note: &LoadNote, recovered: bool) -> Option<Issue> 
     }
     if note.lost {
         // The note of the error recovery stopped at repeats `recovered_from` (reported above).
-        if recovered && note.message.starts_with("reading stopped here") {
+        if recovered && note.message.key() == Some("load.stopped_here") {
             return None;
         }
         return Some(Issue::new(

@@ -50,6 +50,10 @@ pub struct RepairReport {
     /// Fixes in the order they were applied, then those that failed.
     pub applied: Vec<AppliedFix>,
     pub failed: Vec<AppliedFix>,
+    /// Fixes not applied because they would delete what a recovery read from a damaged file
+    /// (unused vertices whose faces were lost, say): recovered content stays. Their `error`
+    /// says why.
+    pub held: Vec<AppliedFix>,
     pub rounds: usize,
     /// Issues of the repaired model (as it will be saved: issues about the damaged file
     /// itself go away with saving).
@@ -77,6 +81,10 @@ pub fn repair(
     let mut result = RepairReport::default();
     let mut edits: Vec<Edit> = Vec::new();
     let mut failed = FixSet::default();
+    // A model read from a damaged file (the reader lost part of it) keeps every element the
+    // recovery read: the fix of an issue the damage caused is never to delete what survived it.
+    let keep_recovered = report.is_some_and(LoadReport::lost_data);
+    let mut held = FixSet::default();
     for round in 0..options.max_rounds {
         let issues = registry.check(model, report, &options.check);
         let mut seen = FixSet::default();
@@ -85,7 +93,22 @@ pub fn repair(
             let Some(fix) = &issue.fix else {
                 continue;
             };
-            if failed.contains(fix) || !seen.insert(fix) {
+            if failed.contains(fix) || held.contains(fix) || !seen.insert(fix) {
+                continue;
+            }
+            if keep_recovered && deletes_recovered_content(model, fix) {
+                held.insert(fix);
+                result.held.push(AppliedFix {
+                    code: issue.code,
+                    path: issue.path.clone(),
+                    severity: issue.severity,
+                    label_en: fix.label_en.clone(),
+                    label_ja: fix.label_ja.clone(),
+                    error: Some(
+                        "not applied: the model was recovered from a damaged file, and its recovered elements are kept"
+                            .to_owned(),
+                    ),
+                });
                 continue;
             }
             candidates.push((issue, fix.clone()));
@@ -145,6 +168,26 @@ pub fn repair(
     }
     result.remaining = registry.check(model, None, &options.check);
     result
+}
+
+/// Whether `fix` deletes an element a recovery read: any deletion but that of faces whose
+/// corners point past the vertex list (those name vertices the damage lost, and cannot be
+/// drawn or written as they are).
+fn deletes_recovered_content(model: &Model, fix: &Fix) -> bool {
+    fix.steps.iter().any(|step| match step {
+        FixStep::Delete {
+            kind: ElementKind::Face,
+            indices,
+        } => indices.iter().any(|&face| {
+            model.faces.get(face).is_some_and(|corners| {
+                corners
+                    .iter()
+                    .all(|vertex| vertex.get() < model.vertices.len())
+            })
+        }),
+        FixStep::Delete { .. } => true,
+        _ => false,
+    })
 }
 
 /// Fixes already taken (several issues often share one fix), found by label first.

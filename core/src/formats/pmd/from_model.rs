@@ -189,6 +189,19 @@ impl Converter<'_> {
         same.then(|| FixedText::new(kept.text.clone()))
     }
 
+    /// The bone frame name of `slot` as read when the file held it without PMDEditor's "\n"
+    /// (MikuMikuDance's own models do) and `value` still encodes to exactly those bytes: an
+    /// unchanged name comes back as it was, not with a newline added.
+    fn kept_bare_frame_name(&self, value: &Text, slot: PmdTextSlot) -> Option<FixedText> {
+        let kept = self.kept.get(&slot)?;
+        if kept.text.ends_with(b"\n") || !value.is_decodable() {
+            return None;
+        }
+        let encoded = text::encode(&value.as_str(), field::FRAME_NAME);
+        let same = encoded.unmappable.is_empty() && !encoded.cut && encoded.bytes == kept.text;
+        same.then(|| FixedText::new(kept.text.clone()))
+    }
+
     /// Gives every text field the padding the file it was read from had there, where the
     /// converted text is still the text read (anything else keeps the default padding).
     fn keep_padding(&mut self) {
@@ -1343,7 +1356,10 @@ impl Converter<'_> {
             }
             // PMDEditor needs bone frame names to end with "\n".
             let slot = PmdTextSlot::BoneFrameName(self.file.bone_frame_names.len());
-            let name = match self.kept_full_text(&frame.name_ja, slot, b"\n") {
+            let kept = self
+                .kept_full_text(&frame.name_ja, slot, b"\n")
+                .or_else(|| self.kept_bare_frame_name(&frame.name_ja, slot));
+            let name = match kept {
                 Some(kept) => kept,
                 None => {
                     let mut name = self.text(&frame.name_ja, field::FRAME_NAME - 1, slot, || {

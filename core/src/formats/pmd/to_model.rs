@@ -252,11 +252,17 @@ pub fn to_model(file: &PmdFile) -> (Model, Vec<LoadNote>) {
 }
 
 /// The text fields whose bytes the PMD writer would not give back from the model's text alone:
-/// padding other than its default, and texts that fill their field (the writer keeps room for a
-/// terminator). They travel with the model (`Model::pmd`) so that PMD → model → PMD is exact.
+/// padding other than its default, texts that fill their field (the writer keeps room for a
+/// terminator), and bone frame names without the "\n" the writer ends them with
+/// (MikuMikuDance's own models). They travel with the model (`Model::pmd`) so that PMD → model
+/// → PMD is exact.
 fn kept_text_fields(file: &PmdFile) -> Vec<PmdTextField> {
     file.text_fields()
-        .filter(|(_, len, text)| !text.padding.is_empty() || text.bytes.len() >= *len)
+        .filter(|(slot, len, text)| {
+            let bare_frame_name =
+                matches!(slot, PmdTextSlot::BoneFrameName(_)) && !text.bytes.ends_with(b"\n");
+            !text.padding.is_empty() || text.bytes.len() >= *len || bare_frame_name
+        })
         .map(|(slot, _, text)| PmdTextField {
             slot,
             text: text.bytes.clone(),

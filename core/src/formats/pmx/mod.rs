@@ -16,7 +16,7 @@ pub use write::{
 };
 
 use crate::formats::bytes::Input;
-use crate::formats::error::{LoadNote, LoadOptions, LoadReport, ReadError};
+use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
 use crate::model::Model;
 use read::{Counted, Reading, Run, Stopped};
 use std::fs::File;
@@ -152,23 +152,21 @@ fn finish_with_counts(
         // nothing to recover (a second reader's part may be missing).
         error @ ReadError::Io { .. } => Err(error),
         error if options.recover => {
-            // A header whose index sizes are not the ones the sections use (`sizes.rs`).
-            // Not for a summary: the search reads the sections in full.
+            // Sections that store other index sizes than the header says (`sizes.rs`); taken
+            // only where it reads at least as far as the reading that stopped here. Not for a
+            // summary: the search reads the sections in full.
+            let reach = error.location().map_or(at.offset, |l| l.offset);
             if !summary
                 && let Some(bytes) = read::whole_file(input)
-                && let Some((model, report)) = sizes::read_with_corrected_sizes(&bytes, options)
+                && let Some(sized) = sizes::read_with_corrected_sizes(&bytes, options, reach)
             {
-                return Ok((model, report, counted));
+                let mut report = sized.report;
+                if let Some(error) = sized.stopped {
+                    note_stop(&mut report, error, at);
+                }
+                return Ok((sized.model, report, counted));
             }
-            report.notes.push(LoadNote {
-                location: error.location().cloned().unwrap_or(at),
-                message: format!(
-                    "reading stopped here; this element and everything after it is lost: {error}"
-                )
-                .into(),
-                lost: true,
-            });
-            report.recovered_from = Some(error);
+            note_stop(&mut report, error, at);
             Ok((model, report, counted))
         }
         error => Err(match read::whole_file(input) {
@@ -176,4 +174,15 @@ fn finish_with_counts(
             None => error,
         }),
     }
+}
+
+/// Notes the error a recovery stopped at (`at`: where the reader stood, for an error without a
+/// location of its own) and keeps it as the report's `recovered_from`.
+fn note_stop(report: &mut LoadReport, error: ReadError, at: Location) {
+    report.notes.push(LoadNote {
+        location: error.location().cloned().unwrap_or(at),
+        message: crate::i18n::Message::new("load.stopped_here").arg("error", error.to_message()),
+        lost: true,
+    });
+    report.recovered_from = Some(error);
 }
