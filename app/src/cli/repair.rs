@@ -180,7 +180,7 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
         .filter(|note| note.lost)
         .map(|note| LostJson {
             at: note.location.to_string(),
-            message: note.message.clone(),
+            message: note.message.to_string(),
         })
         .collect();
     let recovered = Recovered::of(&loaded.model);
@@ -203,8 +203,8 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
                 "note: the input is damaged; what was lost while reading cannot be restored (see `pmx-studio check --recover`)"
             );
             println!("recovered: {}", recovered.line());
-            for part in &lost {
-                println!("lost    {}: {}", part.at, part.message);
+            for note in loaded.report.notes.iter().filter(|note| note.lost) {
+                println!("lost    {}", note.render(super::lang()));
             }
         }
         for issue in &corrected {

@@ -8,6 +8,7 @@
 use super::raw::*;
 use crate::formats::bytes::{ByteReader, Input};
 use crate::formats::error::{LoadNote, LoadOptions, Location, ReadError};
+use crate::i18n::Message;
 
 /// The magic of PMD files.
 pub const MAGIC: &[u8; 3] = b"Pmd";
@@ -42,10 +43,7 @@ pub fn parse(bytes: &[u8], options: &LoadOptions) -> Result<Parsed, ReadError> {
                     .location()
                     .cloned()
                     .unwrap_or_else(|| reader.input.location("")),
-                message: format!(
-                    "reading stopped here; this element and everything after it is lost: {error}"
-                )
-                .into(),
+                message: Message::new("load.stopped_here").arg("error", error.to_message()),
                 lost: true,
             });
             Ok(Parsed {
@@ -119,7 +117,7 @@ impl<'a> Reader<'a> {
             self.input.pos = 0;
             return Err(self.input.malformed(
                 "magic",
-                format!("not a PMD file: magic is {magic:02x?}, expected \"Pmd\""),
+                Message::new("load.pmd.magic").arg("magic", format!("{magic:02x?}")),
             ));
         }
         file.version = self.input.f32("version")?;
@@ -129,11 +127,7 @@ impl<'a> Reader<'a> {
                     offset: self.input.pos - 4,
                     ..self.input.location("version")
                 },
-                message: format!(
-                    "PMD version is {}; only 1.0 is known (read as if it were 1.0)",
-                    file.version
-                )
-                .into(),
+                message: Message::new("load.pmd.version").arg("version", file.version),
                 lost: false,
             });
         }
@@ -265,11 +259,10 @@ impl<'a> Reader<'a> {
                 self.input.pos -= 7;
                 return Err(self.input.malformed(
                     "link_count",
-                    format!(
-                        "{link_count} links need {} bytes but only {} are left in the file",
-                        2 * link_count,
-                        self.input.remaining().saturating_sub(7)
-                    ),
+                    Message::new("load.pmd.links_past_end")
+                        .arg("count", link_count)
+                        .arg("needed", 2 * link_count)
+                        .arg("left", self.input.remaining().saturating_sub(7)),
                 ));
             }
             let link_count = self
@@ -306,11 +299,9 @@ impl<'a> Reader<'a> {
                 self.input.pos -= 5;
                 return Err(ReadError::LimitExceeded {
                     location: self.input.location("vertex_count"),
-                    message: format!(
-                        "{vertex_count} skin vertices is over the limit of {}",
-                        self.options.limits.max_elements
-                    )
-                    .into(),
+                    message: Message::new("load.pmd.skin_vertices_over_limit")
+                        .arg("count", vertex_count)
+                        .arg("limit", self.options.limits.max_elements),
                 });
             }
             let needed = vertex_count.saturating_mul(record::SKIN_VERTEX);
@@ -318,11 +309,10 @@ impl<'a> Reader<'a> {
                 self.input.pos -= 5;
                 return Err(self.input.malformed(
                     "vertex_count",
-                    format!(
-                        "{vertex_count} skin vertices need {needed} bytes but only {} are left \
-                         in the file",
-                        self.input.remaining().saturating_sub(5)
-                    ),
+                    Message::new("load.pmd.skin_vertices_past_end")
+                        .arg("count", vertex_count)
+                        .arg("needed", needed)
+                        .arg("left", self.input.remaining().saturating_sub(5)),
                 ));
             }
             let vertex_count = self.input.cap_count(
@@ -407,11 +397,12 @@ impl<'a> Reader<'a> {
         if needed > self.input.remaining() && !self.options.recover {
             return Err(self.input.malformed(
                 "flag",
-                format!(
-                    "the English names of {bone_count} bones, {skin_count} skins and \
-                     {frame_count} frames need {needed} bytes but only {} are left",
-                    self.input.remaining()
-                ),
+                Message::new("load.pmd.english_past_end")
+                    .arg("bones", bone_count)
+                    .arg("skins", skin_count)
+                    .arg("frames", frame_count)
+                    .arg("needed", needed)
+                    .arg("left", self.input.remaining()),
             ));
         }
         let mut english = PmdEnglish {

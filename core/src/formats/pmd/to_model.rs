@@ -8,6 +8,7 @@
 use super::raw::*;
 use super::text::{self, Decoded};
 use crate::formats::error::{LoadNote, Location};
+use crate::i18n::Message;
 use crate::model::*;
 use std::collections::HashMap;
 
@@ -242,10 +243,7 @@ pub fn to_model(file: &PmdFile) -> (Model, Vec<LoadNote>) {
             "",
             offset,
             true,
-            format!(
-                "{} bytes after the joints belong to no known PMD extension and are dropped",
-                file.trailing.len()
-            ),
+            Message::new("load.pmd.trailing").arg("count", file.trailing.len()),
         );
     }
     (conv.model, conv.notes)
@@ -288,7 +286,7 @@ impl Converter<'_> {
         field: &'static str,
         offset: usize,
         lost: bool,
-        message: String,
+        message: Message,
     ) {
         self.notes.push(LoadNote {
             location: Location {
@@ -298,7 +296,7 @@ impl Converter<'_> {
                 field,
                 offset,
             },
-            message: message.into(),
+            message,
             lost,
         });
     }
@@ -321,10 +319,7 @@ impl Converter<'_> {
                     field,
                     offset,
                     false,
-                    format!(
-                        "the text ends in half a Shift-JIS character (cut by the tool that \
-                         wrote it); read as \"{text}\""
-                    ),
+                    Message::new("load.pmd.text_cut_character").arg("text", text.as_str()),
                 );
                 text
             }
@@ -335,11 +330,9 @@ impl Converter<'_> {
                     field,
                     offset,
                     true,
-                    format!(
-                        "the text is not valid Shift-JIS; undecodable bytes {:02x?} became \
-                         U+FFFD: \"{text}\"",
-                        value.as_bytes()
-                    ),
+                    Message::new("load.pmd.text_not_sjis")
+                        .arg("bytes", format!("{:02x?}", value.as_bytes()))
+                        .arg("text", text.as_str()),
                 );
                 text
             }
@@ -413,10 +406,7 @@ impl Converter<'_> {
                 "edge_flag",
                 at,
                 true,
-                format!(
-                    "{odd_edge_flags} vertices have an edge flag other than 0 or 1; read as \
-                     \"no edge\" (edge scale 0)"
-                ),
+                Message::new("load.pmd.edge_flags").arg("count", odd_edge_flags),
             );
         }
         if heavy_weights > 0 {
@@ -426,7 +416,7 @@ impl Converter<'_> {
                 "weight",
                 at,
                 false,
-                format!("{heavy_weights} vertices have a weight above 100 (kept as above 1.0)"),
+                Message::new("load.pmd.heavy_weights").arg("count", heavy_weights),
             );
         }
     }
@@ -452,10 +442,9 @@ impl Converter<'_> {
                 "",
                 at + 4 + 2 * (indices.len() - rest),
                 true,
-                format!(
-                    "{} face vertex indices is not a multiple of 3; the last {rest} are dropped",
-                    indices.len()
-                ),
+                Message::new("load.pmx.face_indices_dropped")
+                    .arg("count", indices.len())
+                    .arg("dropped", rest),
             );
         }
     }
@@ -508,7 +497,7 @@ impl Converter<'_> {
                 "toon_index",
                 offset,
                 false,
-                format!("toon index {index} is past the 10 toon textures; kept as it is"),
+                Message::new("load.pmd.toon_index").arg("index", index),
             );
             return Toon::Shared(index);
         };
@@ -586,10 +575,7 @@ impl Converter<'_> {
                     "kind",
                     at + 24,
                     true,
-                    format!(
-                        "bone kind {} has no known meaning; read as a rotate bone",
-                        kind.to_raw()
-                    ),
+                    Message::new("load.pmd.bone_kind").arg("kind", kind.to_raw()),
                 ),
                 BoneKind::Rotate
                 | BoneKind::RotateMove
@@ -636,9 +622,7 @@ impl Converter<'_> {
                         "tail",
                         at,
                         false,
-                        "a twist bone needs a tail bone at another position to define its axis; \
-                         the fixed axis is left zero"
-                            .into(),
+                        Message::new("load.pmd.twist_axis"),
                     );
                 }
             }
@@ -659,11 +643,9 @@ impl Converter<'_> {
                     "bone",
                     at,
                     true,
-                    format!(
-                        "IK bone {} does not exist ({original_count} bones); the IK entry is \
-                         dropped",
-                        ik.bone
-                    ),
+                    Message::new("load.pmd.ik_bone_missing")
+                        .arg("bone", ik.bone)
+                        .arg("count", original_count),
                 );
                 continue;
             }
@@ -699,11 +681,10 @@ impl Converter<'_> {
                     "bone",
                     at,
                     false,
-                    format!(
-                        "bone {owner} already has an IK chain; this one goes to a new hidden \
-                         child bone {index} \"{}+\"",
-                        names[owner]
-                    ),
+                    Message::new("load.pmd.ik_second_chain")
+                        .arg("bone", owner)
+                        .arg("index", index)
+                        .arg("name", format!("{}+", names[owner])),
                 );
                 index
             } else {
@@ -739,10 +720,7 @@ impl Converter<'_> {
                     "vertices",
                     at,
                     true,
-                    format!(
-                        "{moved} entries of the base skin do not match their vertex's position \
-                         (or name no vertex); the vertex positions are kept"
-                    ),
+                    Message::new("load.pmd.base_skin_moved").arg("count", moved),
                 );
             }
         } else if !file.skins.is_empty() {
@@ -753,9 +731,7 @@ impl Converter<'_> {
                 "kind",
                 at + 2 + 24,
                 true,
-                "the first skin is not a base skin (kind 0): skin vertex indices are read as \
-                 vertex indices"
-                    .into(),
+                Message::new("load.pmd.no_base_skin"),
             );
         }
         let mut skin_to_morph = vec![None; file.skins.len()];
@@ -802,11 +778,9 @@ impl Converter<'_> {
                     "vertices",
                     at + record::SKIN_HEAD,
                     true,
-                    format!(
-                        "{dangling} entries point past the base skin's {} vertices and are \
-                         dropped",
-                        base.map_or(0, |b| b.vertices.len())
-                    ),
+                    Message::new("load.pmd.skin_dangling")
+                        .arg("count", dangling)
+                        .arg("base", base.map_or(0, |b| b.vertices.len())),
                 );
             }
             skin_to_morph[s] = Some(self.model.morphs.len());
@@ -851,11 +825,9 @@ impl Converter<'_> {
                         "skin",
                         at,
                         true,
-                        format!(
-                            "skin {skin} is the base skin or does not exist ({} skins); \
-                             dropped from the 表情 frame",
-                            file.skins.len()
-                        ),
+                        Message::new("load.pmd.frame_skin_missing")
+                            .arg("skin", skin)
+                            .arg("count", file.skins.len()),
                     );
                 }
             }
@@ -909,11 +881,9 @@ impl Converter<'_> {
                             "frame",
                             at + 2,
                             true,
-                            format!(
-                                "frame {} does not exist ({} frame names); the item is dropped",
-                                item.frame,
-                                frames.len()
-                            ),
+                            Message::new("load.pmd.frame_missing")
+                                .arg("frame", item.frame)
+                                .arg("count", frames.len()),
                         );
                     }
                 },
@@ -953,11 +923,7 @@ impl Converter<'_> {
                             "bone",
                             at + 20,
                             false,
-                            format!(
-                                "bone {} does not exist; the position is taken as relative to \
-                                 the origin",
-                                r.bone
-                            ),
+                            Message::new("load.pmd.body_bone_missing").arg("bone", r.bone),
                         );
                     }
                     Vec3::ZERO

@@ -9,6 +9,7 @@
 
 use crate::formats::bytes::{ByteReader, Input, read_exact_at};
 use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
+use crate::i18n::Message;
 use crate::model::*;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -218,7 +219,7 @@ impl<'a> Reader<'a> {
         if value > 1 {
             self.report.notes.push(LoadNote {
                 location: at,
-                message: format!("flag byte {value} is neither 0 nor 1; read as 1").into(),
+                message: Message::new("load.pmx.flag_byte").arg("value", value),
                 lost: false,
             });
         }
@@ -235,11 +236,8 @@ impl<'a> Reader<'a> {
         if !text.is_decodable() {
             self.report.notes.push(LoadNote {
                 location: at,
-                message: format!(
-                    "text is not valid {}; its raw bytes are kept",
-                    self.encoding.name()
-                )
-                .into(),
+                message: Message::new("load.pmx.text_not_decodable")
+                    .arg("encoding", self.encoding.name()),
                 lost: false,
             });
         }
@@ -253,9 +251,10 @@ impl<'a> Reader<'a> {
         let count = self.input.i32(field)?;
         if count < 0 {
             self.input.pos -= 4;
-            return Err(self
-                .input
-                .malformed(field, format!("negative count {count}")));
+            return Err(self.input.malformed(
+                field,
+                Message::new("load.pmx.negative_count").arg("count", count),
+            ));
         }
         self.input.check_count(
             count as usize,
@@ -320,16 +319,14 @@ impl<'a> Reader<'a> {
             self.input.pos = 0;
             return Err(ReadError::Unsupported {
                 location: self.input.location("magic"),
-                message:
-                    "this is a PMX 1.0 file (magic \"Pmx \"); only PMX 2.0 and 2.1 can be read"
-                        .into(),
+                message: Message::new("load.pmx.pmx10"),
             });
         }
         if &magic != MAGIC {
             self.input.pos = 0;
             return Err(self.input.malformed(
                 "magic",
-                format!("not a PMX file: magic is {magic:02x?}, expected \"PMX \""),
+                Message::new("load.pmx.magic").arg("magic", format!("{magic:02x?}")),
             ));
         }
         let version_at = self.input.location("version");
@@ -348,11 +345,9 @@ impl<'a> Reader<'a> {
             };
             self.report.notes.push(LoadNote {
                 location: version_at,
-                message: format!(
-                    "PMX version {version} is not 2.0 or 2.1; read as {}",
-                    read_as.name()
-                )
-                .into(),
+                message: Message::new("load.pmx.version_read_as")
+                    .arg("version", version)
+                    .arg("read_as", read_as.name()),
                 lost: false,
             });
             read_as
@@ -360,7 +355,7 @@ impl<'a> Reader<'a> {
             self.input.pos -= 4;
             return Err(ReadError::Unsupported {
                 location: self.input.location("version"),
-                message: format!("PMX version {version} is not supported (2.0 and 2.1 are)").into(),
+                message: Message::new("load.pmx.version_unsupported").arg("version", version),
             });
         };
         let globals_at_count = self.input.location("globals_count");
@@ -372,17 +367,14 @@ impl<'a> Reader<'a> {
                 self.input.pos -= 1;
                 return Err(self.input.malformed(
                     "globals_count",
-                    format!(
-                        "header byte count is {globals_len}; PMX 2.0/2.1 headers have exactly 8"
-                    ),
+                    Message::new("load.pmx.header_size").arg("count", globals_len),
                 ));
             }
             self.report.notes.push(LoadNote {
                 location: globals_at_count,
-                message: format!(
-                    "header byte count is {globals_len}; PMX 2.0/2.1 headers have exactly 8, the {} extra bytes are skipped",
-                    globals_len - 8
-                ).into(),
+                message: Message::new("load.pmx.header_size_skipped")
+                    .arg("count", globals_len)
+                    .arg("extra", globals_len - 8),
                 lost: false,
             });
         }
@@ -400,7 +392,7 @@ impl<'a> Reader<'a> {
                 self.input.pos = globals_at;
                 return Err(self.input.malformed(
                     "encoding",
-                    format!("text encoding byte is {other}; must be 0 (UTF-16) or 1 (UTF-8)"),
+                    Message::new("load.pmx.encoding").arg("value", other),
                 ));
             }
         };
@@ -409,7 +401,7 @@ impl<'a> Reader<'a> {
             self.input.pos = globals_at + 1;
             return Err(self.input.malformed(
                 "additional_uv_count",
-                format!("additional UV count is {additional_uv}; must be 0 to 4"),
+                Message::new("load.pmx.additional_uv").arg("count", additional_uv),
             ));
         }
         const SIZE_FIELDS: [&str; 6] = [
@@ -426,7 +418,7 @@ impl<'a> Reader<'a> {
                 self.input.pos = globals_at + 2 + i;
                 return Err(self
                     .input
-                    .malformed(field, format!("index size is {size}; must be 1, 2 or 4")));
+                    .malformed(field, Message::new("load.pmx.index_size").arg("size", size)));
             }
         }
         self.sizes = IndexSizes {
@@ -524,13 +516,11 @@ impl<'a> Reader<'a> {
         }
         if self.input.remaining() > 0 {
             self.enter("end");
-            let message = format!(
-                "{} bytes after the last section are ignored",
-                self.input.remaining()
-            );
+            let message =
+                Message::new("load.pmx.trailing_bytes").arg("count", self.input.remaining());
             self.report.notes.push(LoadNote {
                 location: self.input.location(""),
-                message: message.into(),
+                message,
                 lost: true,
             });
         }
@@ -608,9 +598,7 @@ impl<'a> Reader<'a> {
                     self.input.pos -= 1;
                     return Err(self.input.malformed(
                         "weight.type",
-                        format!(
-                            "weight type {other} is not one of 0-4 (BDEF1/BDEF2/BDEF4/SDEF/QDEF)"
-                        ),
+                        Message::new("load.pmx.weight_type").arg("value", other),
                     ));
                 }
             };
@@ -663,7 +651,7 @@ impl<'a> Reader<'a> {
                 self.input.pos -= 1;
                 return Err(self.input.malformed(
                     "weight.type",
-                    format!("weight type {other} is not one of 0-4 (BDEF1/BDEF2/BDEF4/SDEF/QDEF)"),
+                    Message::new("load.pmx.weight_type").arg("value", other),
                 ));
             }
         })
@@ -698,7 +686,9 @@ impl<'a> Reader<'a> {
             self.input.element = Some(triangles);
             return Err(self.input.malformed(
                 "indices",
-                format!("unexpected end of file: {index_count} face indices declared, {readable} present"),
+                Message::new("load.pmx.faces_past_end")
+                    .arg("declared", index_count)
+                    .arg("present", readable),
             ));
         }
         let leftover = index_count % 3;
@@ -710,17 +700,17 @@ impl<'a> Reader<'a> {
                 field: "indices",
                 offset: start + triangles * 3 * size,
             };
-            let message = format!("face index count {index_count} is not a multiple of 3");
+            let message =
+                Message::new("load.pmx.face_count_not_triangles").arg("count", index_count);
             if !self.options.recover {
-                return Err(ReadError::Malformed {
-                    location,
-                    message: message.into(),
-                });
+                return Err(ReadError::Malformed { location, message });
             }
             self.input.take(leftover * size, "indices")?;
             self.report.notes.push(LoadNote {
                 location,
-                message: format!("{message}; the last {leftover} index(es) are dropped").into(),
+                message: Message::new("load.pmx.face_indices_dropped")
+                    .arg("count", index_count)
+                    .arg("dropped", leftover),
                 lost: true,
             });
         }
@@ -780,7 +770,7 @@ impl<'a> Reader<'a> {
                     self.input.pos -= 1;
                     return Err(self.input.malformed(
                         "shared_toon_flag",
-                        format!("shared toon flag is {other}; must be 0 or 1"),
+                        Message::new("load.pmx.shared_toon_flag").arg("value", other),
                     ));
                 }
             };
@@ -790,7 +780,7 @@ impl<'a> Reader<'a> {
                 self.input.pos -= 4;
                 return Err(self.input.malformed(
                     "face_index_count",
-                    format!("negative face count {face_index_count}"),
+                    Message::new("load.pmx.negative_face_count").arg("count", face_index_count),
                 ));
             }
             model.materials.push(Material {
@@ -913,9 +903,10 @@ impl<'a> Reader<'a> {
             let kind_byte = self.input.u8("kind")?;
             let Some(kind) = MorphKind::from_raw(kind_byte) else {
                 self.input.pos -= 1;
-                return Err(self
-                    .input
-                    .malformed("kind", format!("morph kind {kind_byte} is not one of 0-10")));
+                return Err(self.input.malformed(
+                    "kind",
+                    Message::new("load.pmx.morph_kind").arg("value", kind_byte),
+                ));
             };
             let offsets = self.morph_offsets(kind)?;
             self.input.sub = None;
@@ -1038,9 +1029,7 @@ impl<'a> Reader<'a> {
                         self.input.pos -= 1;
                         return Err(self.input.malformed(
                             "target",
-                            format!(
-                                "display item target is {other}; must be 0 (bone) or 1 (morph)"
-                            ),
+                            Message::new("load.pmx.display_item_target").arg("value", other),
                         ));
                     }
                 };
@@ -1120,12 +1109,10 @@ impl<'a> Reader<'a> {
         // A 2.1 file always has the soft body count; one that ends after the joints is cut off
         // (recovery mode reads it as having no soft bodies, and says so).
         if self.input.remaining() == 0 && self.options.recover {
-            let message =
-                "the file ends after the joints, before the soft body count; read as 0 soft bodies"
-                    .to_owned();
+            let message = Message::new("load.pmx.no_soft_body_count");
             self.report.notes.push(LoadNote {
                 location: self.input.location("count"),
-                message: message.into(),
+                message,
                 lost: true,
             });
             return Ok(());

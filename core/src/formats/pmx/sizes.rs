@@ -32,9 +32,9 @@
 //! and it does not search at all when the declared sizes read the file (even with bytes left
 //! over at the end: sizes that swallow those bytes exactly would be a guess, not a finding).
 
-use crate::i18n::Message;
 use super::read::{Section, read_header, read_section};
 use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
+use crate::i18n::Message;
 use crate::model::refs::{RefKind, RefSite, RefVisitor, visit_refs};
 use crate::model::*;
 use crate::path::ElementKind;
@@ -153,19 +153,28 @@ pub(super) fn explain_failure(bytes: &[u8], options: &LoadOptions, error: ReadEr
     let Some(first) = differences.first() else {
         return error;
     };
-    let said: Vec<String> = differences.iter().map(SizeDifference::describe).collect();
+    let said = differences
+        .iter()
+        .map(SizeDifference::describe)
+        .reduce(|all, next| {
+            Message::new("load.list_joined")
+                .arg("first", all)
+                .arg("next", next)
+        })
+        .unwrap_or_else(|| first.describe());
     // The failure without its kind ("malformed file: "), which the whole error already says.
     let failure = match &error {
         ReadError::Malformed { location, message }
-        | ReadError::LimitExceeded { location, message } => format!("{location}: {message}"),
-        other => other.to_string(),
+        | ReadError::LimitExceeded { location, message } => Message::new("load.note")
+            .arg("location", location.to_message())
+            .arg("message", message.clone()),
+        other => other.to_message(),
     };
     ReadError::Malformed {
         location: first.location(),
-        message: format!(
-            "{}; read with the header's sizes, the file fails at {failure}; recovery mode reads it with the sizes it stores",
-            said.join("; ")
-        ).into(),
+        message: Message::new("load.pmx.sizes_explain")
+            .arg("problems", said)
+            .arg("failure", failure),
     }
 }
 
