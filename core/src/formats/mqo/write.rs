@@ -1027,7 +1027,11 @@ fn split_moved_parts(
 /// vertex of each model vertex, when the model still matches the record: the same face and
 /// vertex counts. Mirror copies (faces of no object) are left out: the object's mirror setting
 /// makes them again.
-fn source_objects(model: &Model) -> Option<(Vec<(String, Vec<u32>, usize)>, &[u32])> {
+/// An import's objects (name, faces, index into `MqoExtras::objects`) and each model vertex's
+/// file vertex.
+type SourceObjects<'a> = (Vec<(String, Vec<u32>, usize)>, &'a [u32]);
+
+fn source_objects(model: &Model) -> Option<SourceObjects<'_>> {
     let extras = &model.mqo;
     if extras.is_empty() || extras.vertex_sources.len() != model.vertices.len() {
         return None;

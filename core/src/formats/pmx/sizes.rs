@@ -597,10 +597,12 @@ impl Search<'_> {
                 }
                 Err(error) => {
                     // What the section read before it stopped stays, with the sizes it used.
-                    let mut report = LoadReport::default();
-                    report.face_index_count = (section == Section::Faces)
-                        .then(|| self.face_index_count_at(pos))
-                        .flatten();
+                    let report = LoadReport {
+                        face_index_count: (section == Section::Faces)
+                            .then(|| self.face_index_count_at(pos))
+                            .flatten(),
+                        ..LoadReport::default()
+                    };
                     self.path.push(self.step(section, pos, sizes, used, report));
                     stopped = Some(error);
                     break;

@@ -1289,6 +1289,10 @@ fn read_indices(
 }
 
 /// One `MTRL`; `None` when recovery cannot read it (too short for `SMF_MATERIAL`).
+#[allow(
+    clippy::collapsible_match,
+    reason = "each sub-chunk arm checks its size, then its values; a guard would hide the check"
+)]
 fn read_material(
     chunk: &Chunk<'_>,
     place: Place,
