@@ -164,7 +164,10 @@ fn convert_keeps_bytes_and_round_trips_through_json() {
         .expect("corpus dir reads")
         .filter_map(Result::ok)
     {
-        let path = entry.path();
+        // A copy beside the outputs: converting within one folder keeps the bytes (into another
+        // folder the texture paths are rewritten to follow the file; `cli_textures` tests that).
+        let path = out.path().join(entry.file_name());
+        std::fs::copy(entry.path(), &path).expect("copied");
         let original = std::fs::read(&path).expect("reads");
         let info = info_json(&path);
         let encoding = info["encoding"].as_str().unwrap_or("utf16").to_owned();
