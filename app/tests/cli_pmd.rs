@@ -35,9 +35,14 @@ fn corpus_pmd(file: &str) -> Option<PathBuf> {
 
 #[test]
 fn info_reports_pmd_and_convert_round_trips_through_pmx() {
-    let Some(original) = corpus_pmd("mmdagent_sd_mei.pmd") else {
+    let Some(corpus_file) = corpus_pmd("mmdagent_sd_mei.pmd") else {
         return;
     };
+    // A copy beside the outputs: texture paths are relative to the model's folder, and
+    // writing into another folder rewrites them so they still reach the textures.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let original = dir.path().join("original.pmd");
+    std::fs::copy(&corpus_file, &original).expect("copies");
     let output = pmx_studio(&[Path::new("info"), &original, Path::new("--json")]);
     let info: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
     assert_eq!(info["format"], "pmd");
@@ -48,7 +53,6 @@ fn info_reports_pmd_and_convert_round_trips_through_pmx() {
     assert_eq!(info["counts"]["rigid_bodies"], 41);
     assert_eq!(info["counts"]["joints"], 30);
 
-    let dir = tempfile::tempdir().expect("temp dir");
     let pmx = dir.path().join("mei.pmx");
     let back = dir.path().join("mei.pmd");
     pmx_studio(&[Path::new("convert"), &original, &pmx]);

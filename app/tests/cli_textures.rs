@@ -143,3 +143,48 @@ fn saving_beside_the_source_keeps_the_paths_and_a_missing_image_is_listed() {
         "{stderr}"
     );
 }
+
+#[test]
+fn every_command_writing_a_vrm_input_as_pmx_puts_its_images_beside_the_output() {
+    // A VRM embeds its images: `convert`, `edit`, `repair` and `pose` write them beside the
+    // PMX they make, in a folder of their own, and the PMX's paths reach them there (not the
+    // VRM's folder, where they never were files).
+    let dir = tempfile::tempdir().unwrap();
+    let source = textured_source(dir.path());
+    let vrm = dir.path().join("vrm/model.vrm");
+    std::fs::create_dir_all(vrm.parent().unwrap()).unwrap();
+    ok(&["convert", arg(&source), arg(&vrm)]);
+    let expected = material_images(&source);
+    let script = dir.path().join("script.json");
+    std::fs::write(
+        &script,
+        r#"[{"op": "set", "kind": "vertex", "indices": [0], "field": "uv", "value": [0.5, 0.5]}]"#,
+    )
+    .unwrap();
+    for (command, extra) in [
+        ("convert", vec![]),
+        ("edit", vec!["--script", arg(&script)]),
+        ("repair", vec![]),
+        ("pose", vec![]),
+    ] {
+        let output = dir.path().join(command).join("model.pmx");
+        std::fs::create_dir_all(output.parent().unwrap()).unwrap();
+        let mut args = vec![command, arg(&vrm), arg(&output)];
+        args.extend(extra);
+        let run = ok(&args);
+        let images = material_images(&output);
+        assert_eq!(images.len(), expected.len(), "{command}");
+        for (n, (got, want)) in images.iter().zip(&expected).enumerate() {
+            assert!(
+                got[0].is_some() && want[0].is_some(),
+                "{command}: material {n} has no texture: {}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+        }
+        assert!(
+            !String::from_utf8_lossy(&run.stderr).contains("not found"),
+            "{command}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+}

@@ -351,26 +351,16 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
             spring_bones: !args.no_spring_bones,
             ..VrmExportOptions::default()
         };
-    } else if !loaded.embedded_files.is_empty() {
-        // The images a VRM embeds go beside the output, where its texture paths point. A file
-        // already there with other contents is kept (nothing is lost) and the run fails.
-        let dir = formats::folder_of(&args.output);
-        let written = formats::write_embedded_files(&loaded.embedded_files, dir, false)
-            .with_context(|| format!("writing the model's images under {}", dir.display()))?;
-        if !written.is_empty() {
-            eprintln!("wrote {} image(s) under {}", written.len(), dir.display());
-        }
-    }
-    if format != FileFormat::Vrm {
+    } else {
         // The VRM export embeds the images it finds from the input's folder; every other
-        // format names them by path, which must reach them from the output's folder.
-        let unpacked: Vec<&str> = loaded
-            .embedded_files
-            .iter()
-            .map(|f| f.path.as_str())
-            .collect();
-        args.textures
-            .follow(&mut loaded.model, &args.input, &args.output, &unpacked);
+        // format names them by path, which must reach them from the output's folder (a VRM
+        // input's images are written there).
+        args.textures.carry(
+            &mut loaded.model,
+            &loaded.embedded_files,
+            &args.input,
+            &args.output,
+        )?;
         options.mqo.model_dir = Some(formats::folder_of(&args.output).to_owned());
     }
     if format == FileFormat::Smf {

@@ -53,7 +53,9 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
         .with_context(|| format!("{}: cannot read the script", args.script.display()))?;
     let script = EditScript::parse(&text)
         .with_context(|| format!("{}: invalid edit script", args.script.display()))?;
-    let mut model = formats::load_path(&args.input, &LoadOptions::default())?.model;
+    let loaded = formats::load_path(&args.input, &LoadOptions::default())?;
+    let embedded = loaded.embedded_files;
+    let mut model = loaded.model;
 
     // Merge paths in the script are relative to the script's folder.
     let base_dir = args.script.parent().map(PathBuf::from);
@@ -83,7 +85,7 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
         ..SaveOptions::default()
     };
     args.textures
-        .follow(&mut model, &args.input, &args.output, &[]);
+        .carry(&mut model, &embedded, &args.input, &args.output)?;
     let saved = formats::save_path(&model, &args.output, &options)?;
     for warning in &saved.warnings {
         eprintln!("warning: {}", super::say(warning));

@@ -240,14 +240,16 @@ pub fn run_on_files(plugin: &dyn Plugin, target: &RunTarget) -> Result<ExitCode>
         None => json!({}),
     };
     let options = pmx_plugins::Options::from_json(&info.options, &options_json)?;
-    let mut model = formats::load_path(&target.input, &LoadOptions::default())?.model;
+    let loaded = formats::load_path(&target.input, &LoadOptions::default())?;
+    let embedded = loaded.embedded_files;
+    let mut model = loaded.model;
     let mut selection = PluginSelection::new();
     for spec in &target.select {
         selection.add_spec(&model, spec)?;
     }
     let run = match run_plugin(plugin, &mut model, &selection, &options) {
         Ok(run) => run,
-        Err(PluginError::NoChange) => return write_unchanged(&info, &model, target),
+        Err(PluginError::NoChange) => return write_unchanged(&info, &model, &embedded, target),
         Err(error) => {
             let message = error.message(super::lang());
             return Err(anyhow::Error::new(error).context(format!(
@@ -277,7 +279,7 @@ pub fn run_on_files(plugin: &dyn Plugin, target: &RunTarget) -> Result<ExitCode>
 
     target
         .textures
-        .follow(&mut model, &target.input, &target.output, &[]);
+        .carry(&mut model, &embedded, &target.input, &target.output)?;
     save(&model, &target.output)?;
     if target.json {
         let json = RunJson {
@@ -330,6 +332,7 @@ fn save(model: &pmx_core::Model, output: &Path) -> Result<()> {
 fn write_unchanged(
     info: &PluginInfo,
     model: &pmx_core::Model,
+    embedded: &[formats::EmbeddedFile],
     target: &RunTarget,
 ) -> Result<ExitCode> {
     let same_format = FileFormat::from_extension(&target.input).is_some()
@@ -348,7 +351,7 @@ fn write_unchanged(
         let mut model = model.clone();
         target
             .textures
-            .follow(&mut model, &target.input, &target.output, &[]);
+            .carry(&mut model, embedded, &target.input, &target.output)?;
         save(&model, &target.output)?;
     }
     let (language, name) = if target.json {

@@ -59,6 +59,7 @@ pub fn run(args: &PoseArgs) -> Result<ExitCode> {
         );
     }
     let loaded = formats::load_path(&args.input, &LoadOptions::default())?;
+    let embedded = loaded.embedded_files;
     let model = loaded.model;
     let mut pose = Pose::new(&model);
 
@@ -123,7 +124,7 @@ pub fn run(args: &PoseArgs) -> Result<ExitCode> {
         eprintln!("warning: {note}");
     }
     args.textures
-        .follow(&mut posed, &args.input, &args.output, &[]);
+        .carry(&mut posed, &embedded, &args.input, &args.output)?;
     let report = formats::save_path(&posed, &args.output, &SaveOptions::default())?;
     for warning in &report.warnings {
         eprintln!("warning: {}", super::say(warning));

@@ -164,8 +164,12 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
     );
     // Saved with the smallest index sizes that fit (the default): a header the reader found
     // wrong is written right.
-    args.textures
-        .follow(&mut loaded.model, &args.input, &args.output, &[]);
+    args.textures.carry(
+        &mut loaded.model,
+        &loaded.embedded_files,
+        &args.input,
+        &args.output,
+    )?;
     let saved = formats::save_path(&loaded.model, &args.output, &SaveOptions::default())?;
     let corrected = validate::header_corrections(&loaded.report);
     for warning in &saved.warnings {

@@ -2,7 +2,8 @@
 //! subcommand that writes a model (`convert`, `edit`, `repair`, `pose`, `run`, `script`) makes
 //! them follow the file through `pmx_core::formats::relocate`, and says what it could not keep.
 
-use pmx_core::formats::{self, TextureRelocation, relocate_textures};
+use anyhow::{Context, Result};
+use pmx_core::formats::{self, EmbeddedFile, FileFormat, TextureRelocation, relocate_textures};
 use pmx_core::i18n::Message;
 use pmx_core::model::Model;
 use std::path::Path;
@@ -17,6 +18,32 @@ pub struct TextureArgs {
 }
 
 impl TextureArgs {
+    /// Writes the images `input` embeds (a VRM's) beside `output`, where the model's texture
+    /// paths name them, then makes the other paths follow the file as [`Self::follow`] does. A
+    /// file already there with other contents is kept (nothing is lost) and the run fails. A
+    /// VRM output embeds the images itself, so nothing is unpacked for it.
+    pub fn carry(
+        &self,
+        model: &mut Model,
+        embedded: &[EmbeddedFile],
+        input: &Path,
+        output: &Path,
+    ) -> Result<()> {
+        if embedded.is_empty() || FileFormat::from_extension(output) == Some(FileFormat::Vrm) {
+            self.follow(model, input, output, &[]);
+            return Ok(());
+        }
+        let dir = formats::folder_of(output);
+        let written = formats::write_embedded_files(embedded, dir, false)
+            .with_context(|| format!("writing the model's images under {}", dir.display()))?;
+        if !written.is_empty() {
+            eprintln!("wrote {} image(s) under {}", written.len(), dir.display());
+        }
+        let unpacked: Vec<&str> = embedded.iter().map(|f| f.path.as_str()).collect();
+        self.follow(model, input, output, &unpacked);
+        Ok(())
+    }
+
     /// Makes `model`'s texture paths (relative to `input`'s folder) reach the images from
     /// `output`'s folder, printing on stderr what was rewritten or copied and every path that
     /// could not be kept. `unpacked`: paths of images the caller writes beside the output
