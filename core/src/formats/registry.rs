@@ -199,7 +199,7 @@ pub static FORMATS: [FormatSpec; 7] = [
                 let warnings = report
                     .losses
                     .iter()
-                    .map(|loss| loss.to_string().into())
+                    .map(pmd::PmdLoss::to_message)
                     .collect();
                 (bytes, SaveReport { warnings })
             })

@@ -16,6 +16,7 @@ use super::to_model::{
     standard_toon_number, twist_axis,
 };
 use crate::formats::error::WriteError;
+use crate::i18n::Message;
 use crate::model::*;
 use crate::path::ModelPath;
 use std::collections::{BTreeSet, HashMap};
@@ -32,6 +33,17 @@ pub struct PmdLoss {
     pub message_ja: String,
 }
 
+impl PmdLoss {
+    /// The loss as a message in both languages, its element path first.
+    #[must_use]
+    pub fn to_message(&self) -> Message {
+        Message::both(
+            self.to_string(),
+            format!("{}: {}", self.path, self.message_ja),
+        )
+    }
+}
+
 impl fmt::Display for PmdLoss {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.path, self.message)
@@ -46,9 +58,9 @@ pub const MAX_BONES: usize = u16::MAX as usize;
 /// Why `model` cannot be written as PMD at all, if it cannot.
 #[must_use]
 pub fn refusal(model: &Model) -> Option<WriteError> {
-    refusal_text(model).map(|(path, message, _)| WriteError::Unrepresentable {
+    refusal_text(model).map(|(path, message, message_ja)| WriteError::Unrepresentable {
         path: path.to_string(),
-        message: message.into(),
+        message: Message::both(message, message_ja),
     })
 }
 
