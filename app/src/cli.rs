@@ -9,6 +9,7 @@ mod plugins;
 mod pose;
 mod render;
 mod repair;
+mod report;
 mod select;
 mod textures;
 mod uv_layout;
@@ -159,9 +160,15 @@ pub fn run(command: Command) -> ExitCode {
 /// with their cause's text, which `{:#}` would print a second time.
 pub fn describe(error: &anyhow::Error) -> String {
     let mut text = String::new();
+    // The previous cause's own English text: a translated error ends with its cause's text in
+    // the user's language, so the cause is recognised by its English.
+    let mut previous_english = String::new();
     for cause in error.chain() {
-        let message = localized(cause).unwrap_or_else(|| cause.to_string());
-        if text.ends_with(&message) {
+        let english = cause.to_string();
+        let message = localized(cause).unwrap_or_else(|| english.clone());
+        let said = text.ends_with(&message) || previous_english.ends_with(&english);
+        previous_english = english;
+        if said {
             continue;
         }
         if !text.is_empty() {

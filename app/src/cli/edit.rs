@@ -66,7 +66,13 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
         base_dir.as_deref(),
     )
     .with_context(|| format!("{}", args.script.display()))?;
-    let label = edit.label().to_owned();
+    // The JSON keeps English (its "label" is a contract); the text is in the command line's
+    // language.
+    let label = if args.json {
+        edit.label().to_owned()
+    } else {
+        edit.label_in(super::lang())
+    };
     let report = edit.report().clone();
 
     let mut history = History::new();
@@ -102,30 +108,9 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         println!("{label}");
-        for moved in &report.moved {
-            println!(
-                "  moved {} {} to bone {} {}",
-                moved.count, moved.what, moved.to, moved.to_name
-            );
-        }
-        for (what, count) in &report.removed_with {
-            println!("  removed {count} {what}");
-        }
-        for (what, count) in &report.switched_off {
-            let bones = if *count == 1 { "bone" } else { "bones" };
-            println!("  switched off {what} on {count} {bones}");
-        }
-        for (field, count) in &report.cleared {
-            println!("  cleared {count} {field}");
-        }
-        for example in &report.cleared_examples {
-            println!("    {example}");
-        }
-        for note in &report.notes {
-            println!("  note: {note}");
-        }
+        super::report::print_edit_report(&report, super::lang());
         if args.undo_all {
-            println!("undone");
+            println!("{}", super::lang().tr("cli.report.undone"));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -300,12 +300,7 @@ pub fn run_on_files(plugin: &dyn Plugin, target: &RunTarget) -> Result<ExitCode>
         for step in &steps {
             println!("  {step}");
         }
-        for (what, count) in &report.removed_with {
-            println!("  removed {count} {what}");
-        }
-        for (field, count) in &report.cleared {
-            println!("  cleared {count} {field}");
-        }
+        super::report::print_edit_report(&report, lang);
     }
     Ok(ExitCode::SUCCESS)
 }

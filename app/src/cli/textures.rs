@@ -37,7 +37,10 @@ impl TextureArgs {
         let written = formats::write_embedded_files(embedded, dir, false)
             .with_context(|| format!("writing the model's images under {}", dir.display()))?;
         if !written.is_empty() {
-            eprintln!("wrote {} image(s) under {}", written.len(), dir.display());
+            let unpacked = Message::new("save.textures.unpacked")
+                .arg("count", written.len())
+                .arg("folder", dir.display().to_string());
+            eprintln!("{}", super::say(&unpacked));
         }
         let unpacked: Vec<&str> = embedded.iter().map(|f| f.path.as_str()).collect();
         self.follow(model, input, output, &unpacked);

@@ -316,11 +316,7 @@ impl Summary {
             let list: Vec<String> = self
                 .removed_with
                 .iter()
-                .map(|(what, count)| match report_noun(what) {
-                    Some(noun) => count_text(lang, *count, noun),
-                    // A phrase this table does not know yet: as the report says it.
-                    None => format!("{} {what}", thousands(*count)),
-                })
+                .map(|(what, count)| report_count(lang, what, *count))
                 .collect();
             let list = list.join(lang.tr("edit.list_separator"));
             parts.push(lang.format("edit.summary_removed", &[("list", &list)]));
@@ -330,7 +326,7 @@ impl Summary {
                 .switched_off
                 .iter()
                 .map(|(what, bones)| {
-                    let setting = switched_off_key(what).map_or(what.as_str(), |k| lang.tr(k));
+                    let setting = switched_off_setting(lang, what);
                     lang.format(
                         "edit.switched_off_item",
                         &[
@@ -356,10 +352,7 @@ impl Summary {
     fn render_moved(&self, lang: Language) -> Vec<String> {
         let mut by_bone: Vec<(usize, &str, Vec<String>)> = Vec::new();
         for (what, count, to, name) in &self.moved {
-            let text = match report_noun(what) {
-                Some(noun) => count_text(lang, *count, noun),
-                None => format!("{} {what}", thousands(*count)),
-            };
+            let text = report_count(lang, what, *count);
             match by_bone
                 .iter_mut()
                 .find(|(bone, bone_name, _)| bone == to && bone_name == name)
@@ -392,6 +385,28 @@ fn switched_off_key(phrase: &str) -> Option<&'static str> {
         "tail bone" => Some("edit.setting_tail_bone"),
         _ => None,
     }
+}
+
+/// `count` things an [`EditReport`] names by `phrase` ("morph offsets"), in `lang`: "3 morph
+/// offsets", 「モーフオフセット3個」. A phrase the table does not know stays as the report says it.
+#[must_use]
+pub fn report_count(lang: Language, phrase: &str, count: usize) -> String {
+    match report_noun(phrase) {
+        Some(noun) => count_text(lang, count, noun),
+        None => format!("{} {phrase}", thousands(count)),
+    }
+}
+
+/// A setting [`EditReport::switched_off`] names ("IK", "append", "tail bone"), in `lang`.
+#[must_use]
+pub fn switched_off_setting(lang: Language, phrase: &str) -> String {
+    switched_off_key(phrase).map_or_else(|| phrase.to_owned(), |key| lang.tr(key).to_owned())
+}
+
+/// `count` bones, in `lang` ("1 bone", 「ボーン2個」).
+#[must_use]
+pub fn bone_count(lang: Language, count: usize) -> String {
+    count_text(lang, count, "bone")
 }
 
 /// The noun id of a phrase an [`EditReport`] counts by ("morph offsets" → `morph_offset`).

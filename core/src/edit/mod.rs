@@ -31,7 +31,10 @@ pub use elements::Elements;
 pub use face_ops::{reversed as reversed_face, swapped_diagonal};
 pub use field::{Unresolved, get_field, get_path, resolve_path};
 pub use history::{GestureId, History};
-pub use label::{EditLabel, LabelArg, REPORT_NOUNS, field_words, report_noun};
+pub use label::{
+    EditLabel, LabelArg, REPORT_NOUNS, bone_count, field_words, report_count, report_noun,
+    switched_off_setting,
+};
 pub use merge::MergeOptions;
 pub use morph_tools::{
     DEFAULT_THRESHOLD, GroupMember, GroupMorph, InlineBonePose, MirrorMode, MirrorMorph,

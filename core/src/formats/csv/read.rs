@@ -1412,8 +1412,14 @@ fn group_faces(
                 line,
                 2,
                 Message::new("load.csv.no_such_name")
-                    .arg("kind", "PmxFace 親材質名 → PmxMaterial")
-                    .arg("name", format!("{name:?}")),
+                    .word("kind", "noun.material")
+                    .arg(
+                        "name",
+                        format!(
+                            "{:?}",
+                            name.map(|n| n.as_str().into_owned()).unwrap_or_default()
+                        ),
+                    ),
             ));
         };
         if let Some(count) = counts.get_mut(material) {
