@@ -1267,6 +1267,28 @@ pub(super) enum Section {
     SoftBodies,
 }
 
+impl Section {
+    /// The sections after the model info, in file order, for a file of `version` (soft bodies
+    /// are PMX 2.1's).
+    pub(super) fn after_info(version: PmxVersion) -> Vec<Section> {
+        let mut sections = vec![
+            Section::Vertices,
+            Section::Faces,
+            Section::Textures,
+            Section::Materials,
+            Section::Bones,
+            Section::Morphs,
+            Section::DisplayFrames,
+            Section::RigidBodies,
+            Section::Joints,
+        ];
+        if version == PmxVersion::V2_1 {
+            sections.push(Section::SoftBodies);
+        }
+        sections
+    }
+}
+
 /// Reads the header of `bytes`: the model with its header (and its additional UV channels,
 /// empty), where the body starts and what the reader noted.
 pub(super) fn read_header(bytes: &[u8], options: &LoadOptions) -> Res<(Model, usize, LoadReport)> {

@@ -391,20 +391,7 @@ fn search_from_header(
         &mut model,
     )
     .ok()?;
-    let mut sections = vec![
-        Section::Vertices,
-        Section::Faces,
-        Section::Textures,
-        Section::Materials,
-        Section::Bones,
-        Section::Morphs,
-        Section::DisplayFrames,
-        Section::RigidBodies,
-        Section::Joints,
-    ];
-    if model.header.version == PmxVersion::V2_1 {
-        sections.push(Section::SoftBodies);
-    }
+    let sections = Section::after_info(model.header.version);
     let mut search = Search {
         bytes,
         options: strict,
@@ -1203,21 +1190,8 @@ mod tests {
     /// Where each section of `bytes` (read with `sizes`) starts and ends, in file order.
     fn section_bounds(bytes: &[u8], sizes: IndexSizes) -> Vec<(Section, usize, usize)> {
         let (mut model, mut pos, _) = read_header(bytes, &LoadOptions::default()).unwrap();
-        let mut sections = vec![
-            Section::ModelInfo,
-            Section::Vertices,
-            Section::Faces,
-            Section::Textures,
-            Section::Materials,
-            Section::Bones,
-            Section::Morphs,
-            Section::DisplayFrames,
-            Section::RigidBodies,
-            Section::Joints,
-        ];
-        if model.header.version == PmxVersion::V2_1 {
-            sections.push(Section::SoftBodies);
-        }
+        let mut sections = vec![Section::ModelInfo];
+        sections.extend(Section::after_info(model.header.version));
         let options = LoadOptions::default();
         sections
             .into_iter()
