@@ -403,6 +403,8 @@ struct Frame {
 
 #[derive(Debug, Clone, Default)]
 struct MaterialChunk {
+    /// File offset of the chunk's body.
+    at: usize,
     name: String,
     polygon_start: usize,
     polygon_count: usize,
@@ -1328,6 +1330,7 @@ fn read_material(
     let vertex_start = field(72, vertices, "VertexStart")?;
     field(76, vertices - vertex_start, "VertexCount")?;
     let mut material = MaterialChunk {
+        at: base,
         name: name_at(&body[..super::MAX_NAME_SIZE]),
         polygon_start,
         polygon_count,
@@ -1618,6 +1621,10 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], recovery: &mut Recovery) -> Re
     let mut file_vertices = 0usize;
     let mut joined = 0usize;
     let mut first_join = None;
+    // Materials continued across a mesh cut (the first of a mesh equal to the last of the one
+    // before) become one, as the export split them; said, as the vertex join is.
+    let mut materials_joined = 0usize;
+    let mut first_material_join = None;
     let mut first_uncovered = None;
     let mut second_uvs: Vec<Vec4> = Vec::new();
     let mut uncovered = 0usize;
@@ -1752,6 +1759,12 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], recovery: &mut Recovery) -> Re
                     .is_some_and(|(last, _)| same_material(last, chunk));
             let face_indices = u32::try_from(chunk.polygon_count * 3).unwrap_or(u32::MAX);
             if continues {
+                materials_joined += 1;
+                first_material_join.get_or_insert(
+                    Place::section("MESH")
+                        .with_element(mesh_index)
+                        .at("Material", chunk.at),
+                );
                 if let Some(material) = model.materials.last_mut() {
                     material.face_index_count =
                         material.face_index_count.saturating_add(face_indices);
@@ -1809,6 +1822,13 @@ fn build_model(frames: &[Frame], meshes: &[Mesh], recovery: &mut Recovery) -> Re
                 .arg("joined", joined)
                 .arg("file", file_vertices)
                 .arg("model", model.vertices.len()),
+            false,
+        );
+    }
+    if let Some(location) = first_material_join {
+        recovery.note(
+            location,
+            Message::new("load.smf.materials_joined").arg("count", materials_joined),
             false,
         );
     }
