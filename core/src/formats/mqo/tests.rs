@@ -250,7 +250,7 @@ fn corpus_includexml_with_a_missing_side_file() {
         .notes
         .iter()
         .filter_map(|n| match n {
-            MqoNote::SkippedChunk { name, line } => Some((name.as_str(), *line)),
+            MqoNote::SkippedChunk { name, line, .. } => Some((name.as_str(), *line)),
             _ => None,
         })
         .collect();
