@@ -196,7 +196,11 @@ pub static FORMATS: [FormatSpec; 7] = [
         read: |bytes, _, options| pmd::read(bytes, options).map(loaded(FileFormat::Pmd)),
         encode: |model, _| {
             pmd::write(model).map(|(bytes, report)| {
-                let warnings = report.losses.iter().map(pmd::PmdLoss::to_message).collect();
+                let warnings = report
+                    .losses
+                    .iter()
+                    .map(pmd::PmdLoss::to_message)
+                    .collect();
                 (bytes, SaveReport { warnings })
             })
         },
