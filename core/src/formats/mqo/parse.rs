@@ -27,6 +27,11 @@ enum What {
     Value(&'static str),
 }
 
+/// The declared counts of the lists.
+const VERTEX_COUNT: What = What::Word("load.mqo.what.vertex_count");
+const FACE_COUNT: What = What::Word("load.mqo.what.face_count");
+const MATERIAL_COUNT: What = What::Word("load.mqo.what.material_count");
+
 impl What {
     fn message(self) -> Message {
         match self {
@@ -41,12 +46,14 @@ fn expected_text(text: impl Into<MessageArg>) -> Message {
     Message::new("load.mqo.expected_text").arg("text", text)
 }
 
+/// "expected `what`" (a word of the resources, `load.mqo.what.*`).
+fn expected(what: Message) -> Message {
+    Message::new("load.mqo.expected").arg("what", what)
+}
+
 /// "expected an attribute such as `example`".
 fn expected_attribute(example: &str) -> Message {
-    Message::new("load.mqo.expected").arg(
-        "what",
-        Message::new("load.mqo.what.attribute").arg("example", example),
-    )
+    expected(Message::new("load.mqo.what.attribute").arg("example", example))
 }
 
 /// "`name`(...) given twice".
@@ -426,8 +433,7 @@ impl<'a> Parser<'a, '_> {
                         return Err(self.error_at(
                             &tokens,
                             "IncludeXml",
-                            Message::new("load.mqo.expected")
-                                .arg("what", Message::new("load.mqo.what.file_name")),
+                            expected(Message::new("load.mqo.what.file_name")),
                         ));
                     }
                     document.include_xml.push(self.decode(name));
@@ -615,12 +621,7 @@ impl<'a> Parser<'a, '_> {
 
     fn materials(&mut self, tokens: &mut Tokens<'a>) -> Result<Vec<MqoMaterial>, MqoError> {
         let opening = tokens.line;
-        let count = self.count(
-            tokens,
-            "Material",
-            What::Word("load.mqo.what.material_count"),
-            MIN_MATERIAL_LINE_BYTES,
-        )?;
+        let count = self.count(tokens, "Material", MATERIAL_COUNT, MIN_MATERIAL_LINE_BYTES)?;
         let mut materials = Vec::with_capacity(count);
         self.chunk_lines(opening, "Material", |parser, line| {
             let material = parser.material(line)?;
@@ -651,8 +652,7 @@ impl<'a> Parser<'a, '_> {
             self.error_at(
                 &tokens,
                 section,
-                Message::new("load.mqo.expected")
-                    .arg("what", Message::new("load.mqo.what.material_name")),
+                expected(Message::new("load.mqo.what.material_name")),
             )
         })?;
         let mut material = MqoMaterial {
@@ -934,12 +934,7 @@ impl<'a> Parser<'a, '_> {
         section: &str,
     ) -> Result<(), MqoError> {
         let opening = tokens.line;
-        let count = self.count(
-            tokens,
-            section,
-            What::Word("load.mqo.what.vertex_count"),
-            MIN_VERTEX_LINE_BYTES,
-        )?;
+        let count = self.count(tokens, section, VERTEX_COUNT, MIN_VERTEX_LINE_BYTES)?;
         let mut vertices = Vec::with_capacity(count);
         let vertex_section = format!("{section} / vertex");
         self.chunk_lines(opening, &vertex_section, |parser, line| {
@@ -977,12 +972,7 @@ impl<'a> Parser<'a, '_> {
         section: &str,
     ) -> Result<(), MqoError> {
         let opening = tokens.line;
-        let count = self.count(
-            tokens,
-            section,
-            What::Word("load.mqo.what.vertex_count"),
-            12,
-        )?;
+        let count = self.count(tokens, section, VERTEX_COUNT, 12)?;
         let section = format!("{section} / BVertex");
         let mut vertices: Option<Vec<[f32; 3]>> = None;
         self.chunk_lines(opening, &section.clone(), |parser, line| {
@@ -990,11 +980,7 @@ impl<'a> Parser<'a, '_> {
             let keyword = lowercase(tokens.word());
             match keyword.as_str() {
                 "vector" => {
-                    let declared = parser.number::<usize>(
-                        &mut tokens,
-                        &section,
-                        What::Word("load.mqo.what.vertex_count"),
-                    )?;
+                    let declared = parser.number::<usize>(&mut tokens, &section, VERTEX_COUNT)?;
                     if declared != count {
                         return Err(parser.error_at(
                             &tokens,
@@ -1008,8 +994,7 @@ impl<'a> Parser<'a, '_> {
                         return Err(parser.error_at(
                             &tokens,
                             &section,
-                            Message::new("load.mqo.expected")
-                                .arg("what", Message::new("load.mqo.what.data_size")),
+                            expected(Message::new("load.mqo.what.data_size")),
                         ));
                     };
                     if Some(size) != count.checked_mul(12) {
@@ -1168,12 +1153,7 @@ impl<'a> Parser<'a, '_> {
         section: &str,
     ) -> Result<(), MqoError> {
         let opening = tokens.line;
-        let count = self.count(
-            tokens,
-            section,
-            What::Word("load.mqo.what.face_count"),
-            MIN_FACE_LINE_BYTES,
-        )?;
+        let count = self.count(tokens, section, FACE_COUNT, MIN_FACE_LINE_BYTES)?;
         object.faces.reserve(count);
         let first_face = object.faces.len();
         let mut unknown_reported = false;
