@@ -5,6 +5,7 @@
 //! plugins are listed, not read. Positions stay in MQO units and axes.
 
 use super::report::{MqoError, MqoNote};
+use crate::i18n::Message;
 
 /// The bone plugin's plugin ID.
 pub const BONE_PLUGIN: &str = "Plugin.56A31D20.71F282AB";
@@ -68,8 +69,14 @@ pub fn parse_mqx(
     file: &str,
     notes: &mut Vec<MqoNote>,
 ) -> Result<MqxDocument, MqoError> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|error| xml_error(file, 1, 1, format!("not UTF-8 text: {error}")))?;
+    let text = std::str::from_utf8(bytes).map_err(|error| {
+        xml_error(
+            file,
+            1,
+            1,
+            Message::new("load.mqo.mqx_not_utf8").arg("offset", error.valid_up_to()),
+        )
+    })?;
     let options = roxmltree::ParsingOptions {
         allow_dtd: false,
         ..roxmltree::ParsingOptions::default()
@@ -80,7 +87,8 @@ pub fn parse_mqx(
             file,
             position.row as usize,
             position.col as usize,
-            error.to_string(),
+            // roxmltree's own words, after its position.
+            Message::new("load.mqo.mqx_not_xml").arg("detail", error.to_string()),
         )
     })?;
     let root = document.root_element();
@@ -89,10 +97,7 @@ pub fn parse_mqx(
             file,
             &document,
             root,
-            format!(
-                "the root element is <{}>, not <MetasequoiaDocument>",
-                root.tag_name().name()
-            ),
+            Message::new("load.mqo.mqx_wrong_root").arg("element", root.tag_name().name()),
         ));
     }
     let mut mqx = MqxDocument::default();
@@ -112,7 +117,7 @@ pub fn parse_mqx(
     Ok(mqx)
 }
 
-fn xml_error(file: &str, line: usize, column: usize, message: String) -> MqoError {
+fn xml_error(file: &str, line: usize, column: usize, message: Message) -> MqoError {
     MqoError::Mqx {
         file: file.to_owned(),
         line,
@@ -125,10 +130,23 @@ fn node_error(
     file: &str,
     document: &roxmltree::Document<'_>,
     node: roxmltree::Node<'_, '_>,
-    message: String,
+    message: Message,
 ) -> MqoError {
     let position = document.text_pos_at(node.range().start);
     xml_error(file, position.row as usize, position.col as usize, message)
+}
+
+/// The error for a required attribute `attribute` that `node` lacks.
+fn missing_attribute(
+    file: &str,
+    document: &roxmltree::Document<'_>,
+    node: roxmltree::Node<'_, '_>,
+    attribute: &str,
+) -> MqoError {
+    let message = Message::new("load.mqo.mqx_missing_attribute")
+        .arg("element", node.tag_name().name())
+        .arg("attribute", attribute);
+    node_error(file, document, node, message)
 }
 
 /// An attribute parsed as `T`, or `None` when absent.
@@ -146,10 +164,10 @@ fn attribute<T: std::str::FromStr>(
             file,
             document,
             node,
-            format!(
-                "<{}> attribute {name}=\"{text}\" is not a valid number",
-                node.tag_name().name()
-            ),
+            Message::new("load.mqo.mqx_bad_number")
+                .arg("element", node.tag_name().name())
+                .arg("attribute", name)
+                .arg("value", text),
         )
     })
 }
@@ -178,7 +196,10 @@ fn vector(
                     file,
                     document,
                     node,
-                    format!("attribute {name}=\"{text}\" is not three numbers x,y,z"),
+                    Message::new("load.mqo.mqx_bad_vector")
+                        .arg("element", node.tag_name().name())
+                        .arg("attribute", name)
+                        .arg("value", text),
                 ));
             }
         }
@@ -218,7 +239,7 @@ fn read_bone(
     node: roxmltree::Node<'_, '_>,
 ) -> Result<MqxBone, MqoError> {
     let id = attribute::<u32>(file, document, node, "id")?
-        .ok_or_else(|| node_error(file, document, node, "<Bone> without an id".into()))?;
+        .ok_or_else(|| missing_attribute(file, document, node, "id"))?;
     let flag = |name: &str| -> Result<bool, MqoError> {
         Ok(attribute::<i64>(file, document, node, name)?.is_some_and(|v| v != 0))
     };
@@ -237,14 +258,11 @@ fn read_bone(
         match child.tag_name().name() {
             "IK" => bone.ik_chain = attribute::<u32>(file, document, child, "chain")?,
             "W" => {
-                let object = attribute::<u32>(file, document, child, "obj")?.ok_or_else(|| {
-                    node_error(file, document, child, "<W> without an obj".into())
-                })?;
+                let object = attribute::<u32>(file, document, child, "obj")?
+                    .ok_or_else(|| missing_attribute(file, document, child, "obj"))?;
                 for weight in child.children().filter(|n| n.has_tag_name("V")) {
-                    let vertex =
-                        attribute::<u32>(file, document, weight, "v")?.ok_or_else(|| {
-                            node_error(file, document, weight, "<V> without a v".into())
-                        })?;
+                    let vertex = attribute::<u32>(file, document, weight, "v")?
+                        .ok_or_else(|| missing_attribute(file, document, weight, "v"))?;
                     let value = attribute::<f32>(file, document, weight, "w")?
                         .filter(|w| w.is_finite())
                         .unwrap_or(100.0);
@@ -269,17 +287,17 @@ fn read_morph_plugin(
 ) -> Result<(), MqoError> {
     for set in plugin.children().filter(|n| n.has_tag_name("MorphSet")) {
         for list in set.children().filter(|n| n.has_tag_name("TargetList")) {
-            let base = list.attribute("base").ok_or_else(|| {
-                node_error(file, document, list, "<TargetList> without a base".into())
-            })?;
+            let base = list
+                .attribute("base")
+                .ok_or_else(|| missing_attribute(file, document, list, "base"))?;
             let mut morphs = MqxMorphList {
                 base: base.to_owned(),
                 targets: Vec::new(),
             };
             for target in list.children().filter(|n| n.has_tag_name("Target")) {
-                let name = target.attribute("name").ok_or_else(|| {
-                    node_error(file, document, target, "<Target> without a name".into())
-                })?;
+                let name = target
+                    .attribute("name")
+                    .ok_or_else(|| missing_attribute(file, document, target, "name"))?;
                 morphs.targets.push(MqxMorphTarget {
                     name: name.to_owned(),
                     param: attribute::<i32>(file, document, target, "param")?.unwrap_or(0),

@@ -11,11 +11,76 @@ use super::document::{
 };
 use super::report::{MqoError, MqoNote};
 use crate::formats::LoadLimits;
+use crate::i18n::{Message, MessageArg};
 
 /// The fewest bytes a line of each list can take, for checking declared counts.
 const MIN_VERTEX_LINE_BYTES: usize = 6; // "0 0 0\n"
 const MIN_FACE_LINE_BYTES: usize = 9; // "2 V(0 1)\n"
 const MIN_MATERIAL_LINE_BYTES: usize = 3; // "\"\"\n"
+
+/// What a value on a line stands for; named in a message only when the value is wrong.
+#[derive(Debug, Clone, Copy)]
+enum What {
+    /// A word of the resources (`load.mqo.what.vertex_count`).
+    Word(&'static str),
+    /// The value of one of MQO's own attributes (`dif`, `lathe_seg`), named as the file names it.
+    Value(&'static str),
+}
+
+/// The declared counts of the lists.
+const VERTEX_COUNT: What = What::Word("load.mqo.what.vertex_count");
+const FACE_COUNT: What = What::Word("load.mqo.what.face_count");
+const MATERIAL_COUNT: What = What::Word("load.mqo.what.material_count");
+
+impl What {
+    fn message(self) -> Message {
+        match self {
+            What::Word(key) => Message::new(key),
+            What::Value(name) => Message::new("load.mqo.what.value").arg("name", name),
+        }
+    }
+}
+
+/// "expected `text`": punctuation or a fixed word of the format.
+fn expected_text(text: impl Into<MessageArg>) -> Message {
+    Message::new("load.mqo.expected_text").arg("text", text)
+}
+
+/// "expected `what`" (a word of the resources, `load.mqo.what.*`).
+fn expected(what: Message) -> Message {
+    Message::new("load.mqo.expected").arg("what", what)
+}
+
+/// "expected an attribute such as `example`".
+fn expected_attribute(example: &str) -> Message {
+    expected(Message::new("load.mqo.what.attribute").arg("example", example))
+}
+
+/// "`name`(...) given twice".
+fn given_twice(name: &str) -> Message {
+    Message::new("load.mqo.given_twice").arg("name", name)
+}
+
+/// A chunk that holds more elements than it declares (`elements`: a word, `load.mqo.what.faces`).
+fn holds_more(declared: usize, elements: &'static str) -> Message {
+    Message::new("load.mqo.holds_more")
+        .arg("declared", declared)
+        .word("elements", elements)
+}
+
+/// A chunk that holds fewer or more elements than it declares.
+fn holds_other(declared: usize, elements: &'static str, held: usize) -> Message {
+    Message::new("load.mqo.holds_other")
+        .arg("declared", declared)
+        .word("elements", elements)
+        .arg("held", held)
+}
+
+fn no_such_vertex(index: u32, count: usize) -> Message {
+    Message::new("load.mqo.no_such_vertex")
+        .arg("vertex", index as usize)
+        .arg("count", count)
+}
 
 /// Parses an MQO file. Notes about what was read past go to `notes`.
 pub fn parse_document(
@@ -206,23 +271,23 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// An error at the cursor of `tokens`.
-    fn error_at(&self, tokens: &Tokens<'_>, section: &str, message: impl Into<String>) -> MqoError {
+    fn error_at(&self, tokens: &Tokens<'_>, section: &str, message: Message) -> MqoError {
         let prefix = &tokens.line.text[..tokens.position.min(tokens.line.text.len())];
         let column = self.decode(prefix).chars().count() + 1;
         MqoError::Syntax {
             line: tokens.line.number,
             column,
             section: section.to_owned(),
-            message: message.into(),
+            message,
         }
     }
 
-    fn error_at_line(&self, line: usize, section: &str, message: impl Into<String>) -> MqoError {
+    fn error_at_line(&self, line: usize, section: &str, message: Message) -> MqoError {
         MqoError::Syntax {
             line,
             column: 1,
             section: section.to_owned(),
-            message: message.into(),
+            message,
         }
     }
 
@@ -231,7 +296,7 @@ impl<'a> Parser<'a, '_> {
             line: self.input.next_line,
             column: 1,
             section: section.to_owned(),
-            message: format!("the file ends before the chunk opened on line {opened} is closed"),
+            message: Message::new("load.mqo.unclosed_chunk").arg("opened", opened),
         }
     }
 
@@ -239,7 +304,7 @@ impl<'a> Parser<'a, '_> {
         &self,
         tokens: &mut Tokens<'_>,
         section: &str,
-        what: &str,
+        what: What,
     ) -> Result<T, MqoError> {
         tokens.skip_space();
         let start = tokens.position;
@@ -252,17 +317,16 @@ impl<'a> Parser<'a, '_> {
                 line: tokens.line,
                 position: start,
             };
-            let shown = String::from_utf8_lossy(word);
             let message = if word.is_empty() {
-                format!("expected {what}")
+                Message::new("load.mqo.expected")
             } else {
-                format!("expected {what}, found `{shown}`")
+                Message::new("load.mqo.expected_found").arg("found", self.decode(word))
             };
-            self.error_at(&at, section, message)
+            self.error_at(&at, section, message.arg("what", what.message()))
         })
     }
 
-    fn float(&self, tokens: &mut Tokens<'_>, section: &str, what: &str) -> Result<f32, MqoError> {
+    fn float(&self, tokens: &mut Tokens<'_>, section: &str, what: What) -> Result<f32, MqoError> {
         tokens.skip_space();
         let start = tokens.position;
         let value: f32 = self.number(tokens, section, what)?;
@@ -273,7 +337,11 @@ impl<'a> Parser<'a, '_> {
                 line: tokens.line,
                 position: start,
             };
-            Err(self.error_at(&at, section, format!("{what} is not a finite number")))
+            Err(self.error_at(
+                &at,
+                section,
+                Message::new("load.mqo.not_finite").arg("what", what.message()),
+            ))
         }
     }
 
@@ -281,7 +349,7 @@ impl<'a> Parser<'a, '_> {
         &self,
         tokens: &mut Tokens<'_>,
         section: &str,
-        what: &str,
+        what: What,
     ) -> Result<[f32; N], MqoError> {
         let mut values = [0.0; N];
         for value in &mut values {
@@ -290,7 +358,7 @@ impl<'a> Parser<'a, '_> {
         Ok(values)
     }
 
-    fn integer(&self, tokens: &mut Tokens<'_>, section: &str, what: &str) -> Result<i64, MqoError> {
+    fn integer(&self, tokens: &mut Tokens<'_>, section: &str, what: What) -> Result<i64, MqoError> {
         self.number::<i64>(tokens, section, what)
     }
 
@@ -298,7 +366,7 @@ impl<'a> Parser<'a, '_> {
         &self,
         tokens: &mut Tokens<'_>,
         section: &str,
-        what: &str,
+        what: What,
     ) -> Result<u32, MqoError> {
         self.number::<u32>(tokens, section, what)
     }
@@ -307,7 +375,7 @@ impl<'a> Parser<'a, '_> {
         if tokens.eat(byte) {
             Ok(())
         } else {
-            Err(self.error_at(tokens, section, format!("expected `{}`", byte as char)))
+            Err(self.error_at(tokens, section, expected_text(char::from(byte))))
         }
     }
 
@@ -316,7 +384,7 @@ impl<'a> Parser<'a, '_> {
         &self,
         tokens: &mut Tokens<'_>,
         section: &str,
-        what: &str,
+        what: What,
         min_line_bytes: usize,
     ) -> Result<usize, MqoError> {
         let count = self.number::<usize>(tokens, section, what)?;
@@ -324,20 +392,20 @@ impl<'a> Parser<'a, '_> {
         if count > self.limits.max_elements {
             return Err(MqoError::LimitExceeded {
                 line: tokens.line.number,
-                message: format!(
-                    "{what} {count} exceeds the limit of {}",
-                    self.limits.max_elements
-                ),
+                message: Message::new("load.mqo.count_over_limit")
+                    .arg("what", what.message())
+                    .arg("count", count)
+                    .arg("limit", self.limits.max_elements),
             });
         }
         if count > fits {
             return Err(self.error_at(
                 tokens,
                 section,
-                format!(
-                    "{what} {count} cannot fit in the {} bytes left",
-                    self.input.remaining()
-                ),
+                Message::new("load.mqo.count_does_not_fit")
+                    .arg("what", what.message())
+                    .arg("count", count)
+                    .arg("left", self.input.remaining()),
             ));
         }
         Ok(count)
@@ -362,7 +430,11 @@ impl<'a> Parser<'a, '_> {
                         None => tokens.rest(),
                     };
                     if name.is_empty() {
-                        return Err(self.error_at(&tokens, "IncludeXml", "expected a file name"));
+                        return Err(self.error_at(
+                            &tokens,
+                            "IncludeXml",
+                            expected(Message::new("load.mqo.what.file_name")),
+                        ));
                     }
                     document.include_xml.push(self.decode(name));
                 }
@@ -400,13 +472,14 @@ impl<'a> Parser<'a, '_> {
                         self.skip_chunk(line, &name)?;
                         self.notes.push(MqoNote::SkippedChunk {
                             name,
+                            object: None,
                             line: line.number,
                         });
                     } else {
                         self.skip_binary(line, &name)?;
                         self.notes.push(MqoNote::UnknownAttribute {
                             name,
-                            where_: "document".into(),
+                            where_: Message::new("load.mqo.where.document"),
                             line: line.number,
                         });
                     }
@@ -420,7 +493,7 @@ impl<'a> Parser<'a, '_> {
         let first = self
             .input
             .next_line()
-            .ok_or_else(|| self.error_at_line(1, "header", "the file is empty"))?;
+            .ok_or_else(|| self.error_at_line(1, "header", Message::new("load.mqo.empty_file")))?;
         let text = first
             .text
             .strip_prefix(b"\xEF\xBB\xBF")
@@ -430,36 +503,33 @@ impl<'a> Parser<'a, '_> {
             return Err(self.error_at_line(
                 first.number,
                 "header",
-                "not an MQO file: the first line must be `Metasequoia Document`",
+                Message::new("load.mqo.not_mqo"),
             ));
         }
-        let second = self.input.next_line().ok_or_else(|| {
-            self.error_at_line(2, "header", "expected `Format Text Ver 1.x` on line 2")
-        })?;
+        let second = self
+            .input
+            .next_line()
+            .ok_or_else(|| self.error_at_line(2, "header", expected_text("Format Text Ver 1.x")))?;
         let mut tokens = Tokens::new(second);
         if !tokens.word().eq_ignore_ascii_case(b"Format") {
-            return Err(self.error_at(&tokens, "header", "expected `Format Text Ver 1.x`"));
+            return Err(self.error_at(&tokens, "header", expected_text("Format Text Ver 1.x")));
         }
         let format = tokens.word();
         if !tokens.word().eq_ignore_ascii_case(b"Ver") {
-            return Err(self.error_at(&tokens, "header", "expected `Ver` after the format"));
+            return Err(self.error_at(&tokens, "header", expected_text("Ver")));
         }
         let version_text = String::from_utf8_lossy(tokens.word()).into_owned();
         if format.eq_ignore_ascii_case(b"Compress") {
             return Err(MqoError::Unsupported {
                 line: second.number,
-                message: "compressed MQO (`Format Compress`) is not supported; the \
-                          specification marks it as unsupported by Metasequoia itself"
-                    .into(),
+                message: Message::new("load.mqo.compressed"),
             });
         }
         if !format.eq_ignore_ascii_case(b"Text") {
             return Err(MqoError::Unsupported {
                 line: second.number,
-                message: format!(
-                    "unknown MQO format `{}` (only `Text` is read)",
-                    String::from_utf8_lossy(format)
-                ),
+                message: Message::new("load.mqo.unknown_format")
+                    .arg("format", String::from_utf8_lossy(format).into_owned()),
             });
         }
         let mut parts = version_text.splitn(2, '.');
@@ -469,16 +539,13 @@ impl<'a> Parser<'a, '_> {
             return Err(self.error_at(
                 &tokens,
                 "header",
-                format!("`{version_text}` is not a version number"),
+                Message::new("load.mqo.bad_version").arg("version", version_text),
             ));
         };
         if major != 1 {
             return Err(MqoError::Unsupported {
                 line: second.number,
-                message: format!(
-                    "MQO format version {version_text} is not supported (only 1.x); the \
-                     specification says to stop on an unknown major version"
-                ),
+                message: Message::new("load.mqo.unsupported_version").arg("version", version_text),
             });
         }
         if minor > 1 {
@@ -497,7 +564,7 @@ impl<'a> Parser<'a, '_> {
             Some(Err(())) => Err(self.error_at_line(
                 line.number,
                 section,
-                "the binary size in `[...]` is not a number",
+                Message::new("load.mqo.bad_binary_size"),
             )),
             Some(Ok(size)) => {
                 let remaining = self.input.remaining();
@@ -505,7 +572,9 @@ impl<'a> Parser<'a, '_> {
                     self.error_at_line(
                         line.number,
                         section,
-                        format!("a binary block of {size} bytes, but only {remaining} are left"),
+                        Message::new("load.mqo.binary_block_too_long")
+                            .arg("size", size)
+                            .arg("left", remaining),
                     )
                 })
             }
@@ -552,12 +621,7 @@ impl<'a> Parser<'a, '_> {
 
     fn materials(&mut self, tokens: &mut Tokens<'a>) -> Result<Vec<MqoMaterial>, MqoError> {
         let opening = tokens.line;
-        let count = self.count(
-            tokens,
-            "Material",
-            "material count",
-            MIN_MATERIAL_LINE_BYTES,
-        )?;
+        let count = self.count(tokens, "Material", MATERIAL_COUNT, MIN_MATERIAL_LINE_BYTES)?;
         let mut materials = Vec::with_capacity(count);
         self.chunk_lines(opening, "Material", |parser, line| {
             let material = parser.material(line)?;
@@ -566,7 +630,7 @@ impl<'a> Parser<'a, '_> {
                 return Err(parser.error_at_line(
                     line.number,
                     "Material",
-                    format!("the chunk declares {count} materials but holds more"),
+                    holds_more(count, "load.mqo.what.materials"),
                 ));
             }
             Ok(())
@@ -575,10 +639,7 @@ impl<'a> Parser<'a, '_> {
             return Err(self.error_at_line(
                 opening.number,
                 "Material",
-                format!(
-                    "the chunk declares {count} materials but holds {}",
-                    materials.len()
-                ),
+                holds_other(count, "load.mqo.what.materials", materials.len()),
             ));
         }
         Ok(materials)
@@ -587,9 +648,13 @@ impl<'a> Parser<'a, '_> {
     fn material(&mut self, line: Line<'a>) -> Result<MqoMaterial, MqoError> {
         let section = "Material";
         let mut tokens = Tokens::new(line);
-        let name = tokens
-            .quoted()
-            .ok_or_else(|| self.error_at(&tokens, section, "expected the material's \"name\""))?;
+        let name = tokens.quoted().ok_or_else(|| {
+            self.error_at(
+                &tokens,
+                section,
+                expected(Message::new("load.mqo.what.material_name")),
+            )
+        })?;
         let mut material = MqoMaterial {
             name: self.decode(name),
             line: line.number,
@@ -599,11 +664,7 @@ impl<'a> Parser<'a, '_> {
             let key_start = tokens.position;
             let key = lowercase(tokens.word());
             if key.is_empty() {
-                return Err(self.error_at(
-                    &tokens,
-                    section,
-                    "expected an attribute such as col(...)",
-                ));
+                return Err(self.error_at(&tokens, section, expected_attribute("col(...)")));
             }
             self.expect(&mut tokens, b'(', section)?;
             let at = Tokens {
@@ -611,29 +672,49 @@ impl<'a> Parser<'a, '_> {
                 position: key_start,
             };
             match key.as_str() {
-                "shader" => material.shader = self.integer(&mut tokens, section, "shader")? as i32,
-                "vcol" => material.vertex_color = self.integer(&mut tokens, section, "vcol")? != 0,
-                "dbls" => material.double_sided = self.integer(&mut tokens, section, "dbls")? != 0,
-                "col" => material.color = self.floats(&mut tokens, section, "colour")?,
-                "dif" => material.diffuse = self.float(&mut tokens, section, "dif")?,
-                "amb" => material.ambient = self.float(&mut tokens, section, "amb")?,
-                "emi" => material.emissive = self.float(&mut tokens, section, "emi")?,
-                "spc" => material.specular = self.float(&mut tokens, section, "spc")?,
-                "power" => material.power = self.float(&mut tokens, section, "power")?,
+                "shader" => {
+                    material.shader =
+                        self.integer(&mut tokens, section, What::Value("shader"))? as i32
+                }
+                "vcol" => {
+                    material.vertex_color =
+                        self.integer(&mut tokens, section, What::Value("vcol"))? != 0
+                }
+                "dbls" => {
+                    material.double_sided =
+                        self.integer(&mut tokens, section, What::Value("dbls"))? != 0
+                }
+                "col" => material.color = self.floats(&mut tokens, section, What::Value("col"))?,
+                "dif" => material.diffuse = self.float(&mut tokens, section, What::Value("dif"))?,
+                "amb" => material.ambient = self.float(&mut tokens, section, What::Value("amb"))?,
+                "emi" => {
+                    material.emissive = self.float(&mut tokens, section, What::Value("emi"))?
+                }
+                "spc" => {
+                    material.specular = self.float(&mut tokens, section, What::Value("spc"))?
+                }
+                "power" => {
+                    material.power = self.float(&mut tokens, section, What::Value("power"))?
+                }
                 "reflect" => {
-                    material.reflect = Some(self.float(&mut tokens, section, "reflect")?)
+                    material.reflect =
+                        Some(self.float(&mut tokens, section, What::Value("reflect"))?)
                 }
                 "refract" => {
-                    material.refract = Some(self.float(&mut tokens, section, "refract")?)
+                    material.refract =
+                        Some(self.float(&mut tokens, section, What::Value("refract"))?)
                 }
                 "amb_col" => {
-                    material.ambient_color = Some(self.floats(&mut tokens, section, "amb_col")?)
+                    material.ambient_color =
+                        Some(self.floats(&mut tokens, section, What::Value("amb_col"))?)
                 }
                 "emi_col" => {
-                    material.emissive_color = Some(self.floats(&mut tokens, section, "emi_col")?)
+                    material.emissive_color =
+                        Some(self.floats(&mut tokens, section, What::Value("emi_col"))?)
                 }
                 "spc_col" => {
-                    material.specular_color = Some(self.floats(&mut tokens, section, "spc_col")?)
+                    material.specular_color =
+                        Some(self.floats(&mut tokens, section, What::Value("spc_col"))?)
                 }
                 "tex" => material.texture = Some(self.path_argument(&mut tokens, section)?),
                 "aplane" | "alpha" => {
@@ -642,23 +723,28 @@ impl<'a> Parser<'a, '_> {
                 "bump" => material.bump_map = Some(self.path_argument(&mut tokens, section)?),
                 "proj_type" => {
                     material.projection.kind =
-                        self.integer(&mut tokens, section, "proj_type")? as i32
+                        self.integer(&mut tokens, section, What::Value("proj_type"))? as i32
                 }
                 "proj_pos" => {
-                    material.projection.position = self.floats(&mut tokens, section, "proj_pos")?
+                    material.projection.position =
+                        self.floats(&mut tokens, section, What::Value("proj_pos"))?
                 }
                 "proj_scale" => {
-                    material.projection.scale = self.floats(&mut tokens, section, "proj_scale")?
+                    material.projection.scale =
+                        self.floats(&mut tokens, section, What::Value("proj_scale"))?
                 }
                 "proj_angle" => {
-                    material.projection.angle = self.floats(&mut tokens, section, "proj_angle")?
+                    material.projection.angle =
+                        self.floats(&mut tokens, section, What::Value("proj_angle"))?
                 }
-                "uid" => material.uid = Some(self.integer(&mut tokens, section, "uid")?),
+                "uid" => {
+                    material.uid = Some(self.integer(&mut tokens, section, What::Value("uid"))?)
+                }
                 _ => {
                     self.skip_arguments(&mut tokens, section)?;
                     self.notes.push(MqoNote::UnknownAttribute {
                         name: key,
-                        where_: "material".into(),
+                        where_: Message::new("load.mqo.where.material"),
                         line: line.number,
                     });
                 }
@@ -667,9 +753,9 @@ impl<'a> Parser<'a, '_> {
                 return Err(self.error_at(
                     &tokens,
                     section,
-                    format!(
-                        "expected `)` closing the attribute that starts at column {}",
-                        self.decode(&line.text[..at.position]).chars().count() + 1
+                    Message::new("load.mqo.unclosed_attribute").arg(
+                        "column",
+                        self.decode(&line.text[..at.position]).chars().count() + 1,
                     ),
                 ));
             }
@@ -683,7 +769,7 @@ impl<'a> Parser<'a, '_> {
             return Ok(self.decode(quoted));
         }
         if tokens.peek() == Some(b'"') {
-            return Err(self.error_at(tokens, section, "the quoted path is not closed"));
+            return Err(self.error_at(tokens, section, Message::new("load.mqo.unclosed_path")));
         }
         let word = tokens.word();
         Ok(self.decode(word))
@@ -693,14 +779,14 @@ impl<'a> Parser<'a, '_> {
     fn skip_arguments(&self, tokens: &mut Tokens<'a>, section: &str) -> Result<(), MqoError> {
         loop {
             match tokens.peek() {
-                None => return Err(self.error_at(tokens, section, "expected `)`")),
+                None => return Err(self.error_at(tokens, section, expected_text(')'))),
                 Some(b')') => return Ok(()),
                 Some(b'"') => {
                     if tokens.quoted().is_none() {
                         return Err(self.error_at(
                             tokens,
                             section,
-                            "the quoted text is not closed",
+                            Message::new("load.mqo.unclosed_quote"),
                         ));
                     }
                 }
@@ -732,51 +818,72 @@ impl<'a> Parser<'a, '_> {
             let keyword = lowercase(tokens.word());
             let s = section.as_str();
             match keyword.as_str() {
-                "uid" => object.uid = Some(parser.unsigned(&mut tokens, s, "uid")?),
-                "depth" => object.depth = parser.unsigned(&mut tokens, s, "depth")?,
-                "folding" => object.folding = parser.integer(&mut tokens, s, "folding")? != 0,
-                "scale" => object.scale = parser.floats(&mut tokens, s, "scale")?,
-                "rotation" => object.rotation = parser.floats(&mut tokens, s, "rotation")?,
+                "uid" => object.uid = Some(parser.unsigned(&mut tokens, s, What::Value("uid"))?),
+                "depth" => object.depth = parser.unsigned(&mut tokens, s, What::Value("depth"))?,
+                "folding" => {
+                    object.folding = parser.integer(&mut tokens, s, What::Value("folding"))? != 0
+                }
+                "scale" => object.scale = parser.floats(&mut tokens, s, What::Value("scale"))?,
+                "rotation" => {
+                    object.rotation = parser.floats(&mut tokens, s, What::Value("rotation"))?
+                }
                 "translation" => {
-                    object.translation = parser.floats(&mut tokens, s, "translation")?
+                    object.translation =
+                        parser.floats(&mut tokens, s, What::Value("translation"))?
                 }
-                "patch" => object.patch = parser.unsigned(&mut tokens, s, "patch")?,
+                "patch" => object.patch = parser.unsigned(&mut tokens, s, What::Value("patch"))?,
                 "patchtri" => {
-                    object.patch_triangles = parser.unsigned(&mut tokens, s, "patchtri")?
+                    object.patch_triangles =
+                        parser.unsigned(&mut tokens, s, What::Value("patchtri"))?
                 }
-                "segment" => object.segment = parser.unsigned(&mut tokens, s, "segment")?,
-                "visible" => object.visible = parser.integer(&mut tokens, s, "visible")? != 0,
-                "locking" => object.locked = parser.integer(&mut tokens, s, "locking")? != 0,
+                "segment" => {
+                    object.segment = parser.unsigned(&mut tokens, s, What::Value("segment"))?
+                }
+                "visible" => {
+                    object.visible = parser.integer(&mut tokens, s, What::Value("visible"))? != 0
+                }
+                "locking" => {
+                    object.locked = parser.integer(&mut tokens, s, What::Value("locking"))? != 0
+                }
                 "shading" => {
-                    object.smooth_shading = parser.integer(&mut tokens, s, "shading")? != 0
+                    object.smooth_shading =
+                        parser.integer(&mut tokens, s, What::Value("shading"))? != 0
                 }
-                "facet" => object.facet = parser.float(&mut tokens, s, "facet")?,
-                "color" => object.color = Some(parser.floats(&mut tokens, s, "color")?),
+                "facet" => object.facet = parser.float(&mut tokens, s, What::Value("facet"))?,
+                "color" => {
+                    object.color = Some(parser.floats(&mut tokens, s, What::Value("color"))?)
+                }
                 "color_type" => {
-                    object.color_type = parser.integer(&mut tokens, s, "color_type")? as i32
+                    object.color_type =
+                        parser.integer(&mut tokens, s, What::Value("color_type"))? as i32
                 }
                 "mirror" => {
-                    object.mirror = match parser.integer(&mut tokens, s, "mirror")? {
+                    object.mirror = match parser.integer(&mut tokens, s, What::Value("mirror"))? {
                         0 => MirrorMode::None,
                         1 => MirrorMode::Separate,
                         _ => MirrorMode::Connected,
                     }
                 }
                 "mirror_axis" => {
-                    object.mirror_axis = (parser.integer(&mut tokens, s, "mirror_axis")? & 7) as u8;
+                    object.mirror_axis =
+                        (parser.integer(&mut tokens, s, What::Value("mirror_axis"))? & 7) as u8;
                 }
                 "mirror_dis" => {
-                    object.mirror_distance = parser.float(&mut tokens, s, "mirror_dis")?
+                    object.mirror_distance =
+                        parser.float(&mut tokens, s, What::Value("mirror_dis"))?
                 }
-                "lathe" => object.lathe = parser.unsigned(&mut tokens, s, "lathe")?,
+                "lathe" => object.lathe = parser.unsigned(&mut tokens, s, What::Value("lathe"))?,
                 "lathe_axis" => {
-                    object.lathe_axis = parser.unsigned(&mut tokens, s, "lathe_axis")?
+                    object.lathe_axis =
+                        parser.unsigned(&mut tokens, s, What::Value("lathe_axis"))?
                 }
                 "lathe_seg" => {
-                    object.lathe_segments = parser.unsigned(&mut tokens, s, "lathe_seg")?
+                    object.lathe_segments =
+                        parser.unsigned(&mut tokens, s, What::Value("lathe_seg"))?
                 }
                 "normal_weight" => {
-                    object.normal_weight = Some(parser.float(&mut tokens, s, "normal_weight")?);
+                    object.normal_weight =
+                        Some(parser.float(&mut tokens, s, What::Value("normal_weight"))?);
                 }
                 "vertex" if opens_chunk(line.text) => {
                     parser.vertices(&mut tokens, &mut object, s)?
@@ -798,14 +905,16 @@ impl<'a> Parser<'a, '_> {
                     if opens_chunk(line.text) {
                         parser.skip_chunk(line, s)?;
                         parser.notes.push(MqoNote::SkippedChunk {
-                            name: format!("{name} (in object \"{}\")", object.name),
+                            name,
+                            object: Some(object.name.clone()),
                             line: line.number,
                         });
                     } else {
                         parser.skip_binary(line, s)?;
                         parser.notes.push(MqoNote::UnknownAttribute {
                             name,
-                            where_: format!("object \"{}\"", object.name),
+                            where_: Message::new("load.mqo.where.object")
+                                .arg("object", &object.name),
                             line: line.number,
                         });
                     }
@@ -825,7 +934,7 @@ impl<'a> Parser<'a, '_> {
         section: &str,
     ) -> Result<(), MqoError> {
         let opening = tokens.line;
-        let count = self.count(tokens, section, "vertex count", MIN_VERTEX_LINE_BYTES)?;
+        let count = self.count(tokens, section, VERTEX_COUNT, MIN_VERTEX_LINE_BYTES)?;
         let mut vertices = Vec::with_capacity(count);
         let vertex_section = format!("{section} / vertex");
         self.chunk_lines(opening, &vertex_section, |parser, line| {
@@ -833,11 +942,15 @@ impl<'a> Parser<'a, '_> {
                 return Err(parser.error_at_line(
                     line.number,
                     &vertex_section,
-                    format!("the chunk declares {count} vertices but holds more"),
+                    holds_more(count, "load.mqo.what.vertices"),
                 ));
             }
             let mut tokens = Tokens::new(line);
-            let position = parser.floats::<3>(&mut tokens, &vertex_section, "a coordinate")?;
+            let position = parser.floats::<3>(
+                &mut tokens,
+                &vertex_section,
+                What::Word("load.mqo.what.coordinate"),
+            )?;
             vertices.push(position);
             Ok(())
         })?;
@@ -845,10 +958,7 @@ impl<'a> Parser<'a, '_> {
             return Err(self.error_at_line(
                 opening.number,
                 &vertex_section,
-                format!(
-                    "the chunk declares {count} vertices but holds {}",
-                    vertices.len()
-                ),
+                holds_other(count, "load.mqo.what.vertices", vertices.len()),
             ));
         }
         object.vertices = vertices;
@@ -862,7 +972,7 @@ impl<'a> Parser<'a, '_> {
         section: &str,
     ) -> Result<(), MqoError> {
         let opening = tokens.line;
-        let count = self.count(tokens, section, "vertex count", 12)?;
+        let count = self.count(tokens, section, VERTEX_COUNT, 12)?;
         let section = format!("{section} / BVertex");
         let mut vertices: Option<Vec<[f32; 3]>> = None;
         self.chunk_lines(opening, &section.clone(), |parser, line| {
@@ -870,26 +980,30 @@ impl<'a> Parser<'a, '_> {
             let keyword = lowercase(tokens.word());
             match keyword.as_str() {
                 "vector" => {
-                    let declared = parser.number::<usize>(&mut tokens, &section, "vertex count")?;
+                    let declared = parser.number::<usize>(&mut tokens, &section, VERTEX_COUNT)?;
                     if declared != count {
                         return Err(parser.error_at(
                             &tokens,
                             &section,
-                            format!(
-                                "Vector holds {declared} vertices but BVertex declares {count}"
-                            ),
+                            Message::new("load.mqo.vector_count_mismatch")
+                                .arg("declared", declared)
+                                .arg("count", count),
                         ));
                     }
                     let Some(Ok(size)) = binary_size(line.text) else {
-                        return Err(parser.error_at(&tokens, &section, "expected `[data size]`"));
+                        return Err(parser.error_at(
+                            &tokens,
+                            &section,
+                            expected(Message::new("load.mqo.what.data_size")),
+                        ));
                     };
                     if Some(size) != count.checked_mul(12) {
                         return Err(parser.error_at(
                             &tokens,
                             &section,
-                            format!(
-                                "data size {size} is not 12 bytes for each of {count} vertices"
-                            ),
+                            Message::new("load.mqo.vector_size_mismatch")
+                                .arg("size", size)
+                                .arg("count", count),
                         ));
                     }
                     let data = parser.skip_binary(line, &section)?.unwrap_or_default();
@@ -903,7 +1017,8 @@ impl<'a> Parser<'a, '_> {
                             return Err(parser.error_at_line(
                                 line.number,
                                 &section,
-                                format!("vertex {} is not finite", list.len()),
+                                Message::new("load.mqo.vertex_not_finite")
+                                    .arg("vertex", list.len()),
                             ));
                         }
                         list.push(position);
@@ -919,7 +1034,11 @@ impl<'a> Parser<'a, '_> {
             Ok(())
         })?;
         object.vertices = vertices.ok_or_else(|| {
-            self.error_at_line(opening.number, &section, "BVertex without a Vector block")
+            self.error_at_line(
+                opening.number,
+                &section,
+                Message::new("load.mqo.bvertex_without_vector"),
+            )
         })?;
         Ok(())
     }
@@ -935,26 +1054,26 @@ impl<'a> Parser<'a, '_> {
     ) -> Result<(), MqoError> {
         if keyword == "weit" {
             let weights = self.indexed_list(opening, section, "weit", |p, t, s| {
-                p.float(t, s, "a weight")
+                p.float(t, s, What::Word("load.mqo.what.weight"))
             })?;
             object.vertex_weights.extend(weights);
         } else {
             let colors = self.indexed_list(opening, section, "color", |p, t, s| {
-                p.unsigned(t, s, "a colour")
+                p.unsigned(t, s, What::Word("load.mqo.what.color"))
             })?;
             object.vertex_colors.extend(colors);
         }
         Ok(())
     }
 
-    /// Reads past an attribute of `where_` this importer does not know (a chunk or a binary
+    /// Reads past an attribute of the chunk `chunk` this importer does not know (a chunk or a binary
     /// block), and notes it.
     fn skip_unknown(
         &mut self,
         line: Line<'a>,
         section: &str,
         keyword: String,
-        where_: &str,
+        chunk: &str,
     ) -> Result<(), MqoError> {
         if opens_chunk(line.text) {
             self.skip_chunk(line, section)?;
@@ -963,7 +1082,7 @@ impl<'a> Parser<'a, '_> {
         }
         self.notes.push(MqoNote::UnknownAttribute {
             name: keyword,
-            where_: where_.into(),
+            where_: Message::new("load.mqo.where.chunk").arg("chunk", chunk),
             line: line.number,
         });
         Ok(())
@@ -981,7 +1100,11 @@ impl<'a> Parser<'a, '_> {
         let mut list = Vec::new();
         self.chunk_lines(opening, &section.clone(), |parser, line| {
             let mut tokens = Tokens::new(line);
-            let index = parser.unsigned(&mut tokens, &section, "a vertex index")?;
+            let index = parser.unsigned(
+                &mut tokens,
+                &section,
+                What::Word("load.mqo.what.vertex_index"),
+            )?;
             let item = value(parser, &mut tokens, &section)?;
             list.push((index, item));
             Ok(())
@@ -1005,7 +1128,11 @@ impl<'a> Parser<'a, '_> {
                     let mut uids = Vec::new();
                     parser.chunk_lines(line, &uid_section.clone(), |parser, line| {
                         let mut tokens = Tokens::new(line);
-                        uids.push(parser.unsigned(&mut tokens, &uid_section, "a vertex uid")?);
+                        uids.push(parser.unsigned(
+                            &mut tokens,
+                            &uid_section,
+                            What::Word("load.mqo.what.vertex_uid"),
+                        )?);
                         Ok(())
                     })?;
                     object.vertex_uids = uids;
@@ -1026,7 +1153,7 @@ impl<'a> Parser<'a, '_> {
         section: &str,
     ) -> Result<(), MqoError> {
         let opening = tokens.line;
-        let count = self.count(tokens, section, "face count", MIN_FACE_LINE_BYTES)?;
+        let count = self.count(tokens, section, FACE_COUNT, MIN_FACE_LINE_BYTES)?;
         object.faces.reserve(count);
         let first_face = object.faces.len();
         let mut unknown_reported = false;
@@ -1035,7 +1162,7 @@ impl<'a> Parser<'a, '_> {
                 return Err(parser.error_at_line(
                     line.number,
                     section,
-                    format!("the chunk declares {count} faces but holds more"),
+                    holds_more(count, "load.mqo.what.faces"),
                 ));
             }
             parser.face(line, object, section, &mut unknown_reported)
@@ -1045,7 +1172,7 @@ impl<'a> Parser<'a, '_> {
             return Err(self.error_at_line(
                 opening.number,
                 section,
-                format!("the chunk declares {count} faces but holds {held}"),
+                holds_other(count, "load.mqo.what.faces", held),
             ));
         }
         Ok(())
@@ -1059,12 +1186,16 @@ impl<'a> Parser<'a, '_> {
         unknown_reported: &mut bool,
     ) -> Result<(), MqoError> {
         let mut tokens = Tokens::new(line);
-        let corner_count = self.number::<usize>(&mut tokens, section, "the corner count")?;
+        let corner_count = self.number::<usize>(
+            &mut tokens,
+            section,
+            What::Word("load.mqo.what.corner_count"),
+        )?;
         if corner_count < 2 {
             return Err(self.error_at(
                 &tokens,
                 section,
-                format!("a face has at least 2 corners, not {corner_count}"),
+                Message::new("load.mqo.too_few_corners").arg("corners", corner_count),
             ));
         }
         // Each corner takes at least two bytes of `V(...)`: a larger count cannot be true.
@@ -1072,14 +1203,14 @@ impl<'a> Parser<'a, '_> {
             return Err(self.error_at(
                 &tokens,
                 section,
-                format!("{corner_count} corners cannot fit on this line"),
+                Message::new("load.mqo.corners_do_not_fit").arg("corners", corner_count),
             ));
         }
         let first_corner = object.corner_vertices.len();
         if u32::try_from(first_corner + corner_count).is_err() {
             return Err(MqoError::LimitExceeded {
                 line: line.number,
-                message: "more than 2^32 face corners in one object".into(),
+                message: Message::new("load.mqo.too_many_corners"),
             });
         }
         let mut face = MqoFace {
@@ -1096,25 +1227,25 @@ impl<'a> Parser<'a, '_> {
         while !tokens.at_end() {
             let key = tokens.word();
             if key.is_empty() {
-                return Err(self.error_at(
-                    &tokens,
-                    section,
-                    "expected an attribute such as V(...)",
-                ));
+                return Err(self.error_at(&tokens, section, expected_attribute("V(...)")));
             }
             let key = lowercase(key);
             self.expect(&mut tokens, b'(', section)?;
             match key.as_str() {
                 "v" => {
                     if has_vertices {
-                        return Err(self.error_at(&tokens, section, "V(...) given twice"));
+                        return Err(self.error_at(&tokens, section, given_twice("V")));
                     }
                     has_vertices = true;
                     for _ in 0..corner_count {
                         // The column of an index out of range is the index's, not the space's.
                         tokens.skip_space();
                         let start = tokens.position;
-                        let index = self.unsigned(&mut tokens, section, "a vertex index")?;
+                        let index = self.unsigned(
+                            &mut tokens,
+                            section,
+                            What::Word("load.mqo.what.vertex_index"),
+                        )?;
                         // Vertices come before faces in every file Metasequoia writes; a file
                         // with the face chunk first is checked when its object ends.
                         if vertex_count > 0 && index as usize >= vertex_count {
@@ -1125,16 +1256,18 @@ impl<'a> Parser<'a, '_> {
                             return Err(self.error_at(
                                 &at,
                                 section,
-                                format!(
-                                    "vertex {index} does not exist (the object has {vertex_count})"
-                                ),
+                                no_such_vertex(index, vertex_count),
                             ));
                         }
                         object.corner_vertices.push(index);
                     }
                 }
                 "m" => {
-                    let material = self.integer(&mut tokens, section, "a material index")?;
+                    let material = self.integer(
+                        &mut tokens,
+                        section,
+                        What::Word("load.mqo.what.material_index"),
+                    )?;
                     // Only -1 means "no material"; any other index out of range (-2, 2^40)
                     // names a material that does not exist, which the conversion reports.
                     face.material = match material {
@@ -1144,34 +1277,43 @@ impl<'a> Parser<'a, '_> {
                 }
                 "uv" => {
                     if face.has_uv {
-                        return Err(self.error_at(&tokens, section, "UV(...) given twice"));
+                        return Err(self.error_at(&tokens, section, given_twice("UV")));
                     }
                     face.has_uv = true;
                     object.corner_uvs.resize(first_corner, [0.0, 0.0]);
                     for _ in 0..corner_count {
-                        let uv = self.floats::<2>(&mut tokens, section, "a UV coordinate")?;
+                        let uv =
+                            self.floats::<2>(&mut tokens, section, What::Word("load.mqo.what.uv"))?;
                         object.corner_uvs.push(uv);
                     }
                 }
                 "col" => {
                     if face.has_color {
-                        return Err(self.error_at(&tokens, section, "COL(...) given twice"));
+                        return Err(self.error_at(&tokens, section, given_twice("COL")));
                     }
                     face.has_color = true;
                     object.corner_colors.resize(first_corner, u32::MAX);
                     for _ in 0..corner_count {
-                        let color = self.unsigned(&mut tokens, section, "a colour")?;
+                        let color =
+                            self.unsigned(&mut tokens, section, What::Word("load.mqo.what.color"))?;
                         object.corner_colors.push(color);
                     }
                 }
                 "crs" => {
                     object.corner_creases.resize(first_corner, 0.0);
                     for _ in 0..corner_count {
-                        let crease = self.float(&mut tokens, section, "a crease")?;
+                        let crease =
+                            self.float(&mut tokens, section, What::Word("load.mqo.what.crease"))?;
                         object.corner_creases.push(crease);
                     }
                 }
-                "uid" => face.uid = Some(self.unsigned(&mut tokens, section, "a face uid")?),
+                "uid" => {
+                    face.uid = Some(self.unsigned(
+                        &mut tokens,
+                        section,
+                        What::Word("load.mqo.what.face_uid"),
+                    )?)
+                }
                 _ => {
                     // N(...) (Metasequoia 4.8 normals) and anything newer: not needed, normals
                     // are computed from shading and facet.
@@ -1180,7 +1322,7 @@ impl<'a> Parser<'a, '_> {
                         *unknown_reported = true;
                         self.notes.push(MqoNote::UnknownAttribute {
                             name: key.to_ascii_uppercase(),
-                            where_: format!("face of object \"{}\"", object.name),
+                            where_: Message::new("load.mqo.where.face").arg("object", &object.name),
                             line: line.number,
                         });
                     }
@@ -1189,7 +1331,11 @@ impl<'a> Parser<'a, '_> {
             self.expect(&mut tokens, b')', section)?;
         }
         if !has_vertices {
-            return Err(self.error_at(&tokens, section, "the face has no V(...)"));
+            return Err(self.error_at(
+                &tokens,
+                section,
+                Message::new("load.mqo.face_without_vertices"),
+            ));
         }
         // Keep every per-corner list either empty or one entry per corner.
         let corners = first_corner + corner_count;
@@ -1215,7 +1361,7 @@ impl<'a> Parser<'a, '_> {
                 return Err(self.error_at_line(
                     face.line as usize,
                     &format!("{section} / face"),
-                    format!("vertex {index} does not exist (the object has {count})"),
+                    no_such_vertex(index, count),
                 ));
             }
         }

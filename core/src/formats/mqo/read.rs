@@ -14,6 +14,8 @@ use super::report::{MqoError, MqoNote, MqoReport, MqxUnavailable};
 /// The options live with the conversion that reads them; this is their public path too.
 pub use super::to_model::MqoImportOptions;
 use super::to_model::to_model;
+use crate::formats::error::io_error_message;
+use crate::i18n::Message;
 use crate::model::Model;
 use std::io::Read as _;
 use std::path::Path;
@@ -86,7 +88,7 @@ pub fn read_mqo_with_mqx(
 pub fn load_mqo_path(path: &Path, options: &MqoImportOptions) -> Result<MqoImport, MqoError> {
     let bytes = std::fs::read(path).map_err(|error| MqoError::Io {
         path: path.to_owned(),
-        message: error.to_string(),
+        message: io_error_message(&error),
     })?;
     let directory = path.parent().unwrap_or(Path::new("."));
     let beside = |name: &str| read_beside(directory, name);
@@ -136,7 +138,7 @@ fn read_beside(directory: &Path, name: &str) -> Result<Vec<u8>, MqxUnavailable> 
         match std::fs::read(&candidate) {
             Ok(bytes) => return Ok(bytes),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => return Err(MqxUnavailable::Unreadable(error.to_string())),
+            Err(error) => return Err(MqxUnavailable::Unreadable(io_error_message(&error))),
         }
     }
     Err(MqxUnavailable::NotFound)
@@ -167,7 +169,7 @@ fn import(
             // A broken side file costs the bones and morphs, not the mesh.
             Err(error) => notes.push(MqoNote::MqxMissing {
                 file: name.to_owned(),
-                reason: MqxUnavailable::Unreadable(error.to_string()),
+                reason: MqxUnavailable::Unreadable(error.message()),
             }),
         }
     };
@@ -202,6 +204,17 @@ fn import(
     Ok(MqoImport { model, report })
 }
 
+/// An error reading the archive: the system's reason, or the damage the zip crate found
+/// (a wrong checksum, a broken deflate stream) in its own words.
+fn archive_io_message(error: &std::io::Error) -> Message {
+    let message = io_error_message(error);
+    if message.is_translated() {
+        message
+    } else {
+        Message::new("load.mqo.archive_invalid").arg("detail", error.to_string())
+    }
+}
+
 /// The files of a `.mqoz` the import needs: the first `.mqo` and every other file by name.
 struct Archive {
     mqo: Vec<u8>,
@@ -211,7 +224,11 @@ struct Archive {
 impl Archive {
     fn read(bytes: &[u8]) -> Result<Self, MqoError> {
         let archive_error = |error: zip::result::ZipError| MqoError::Archive {
-            message: error.to_string(),
+            message: match error {
+                zip::result::ZipError::Io(error) => archive_io_message(&error),
+                // The zip crate's own words.
+                other => Message::new("load.mqo.archive_invalid").arg("detail", other.to_string()),
+            },
         };
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(archive_error)?;
         let mut mqo = None;
@@ -232,13 +249,15 @@ impl Archive {
                 .take(MAX_ARCHIVE_ENTRY_BYTES + 1)
                 .read_to_end(&mut data)
                 .map_err(|error| MqoError::Archive {
-                    message: format!("{name}: {error}"),
+                    message: Message::new("file.error")
+                        .arg("path", &name)
+                        .arg("error", archive_io_message(&error)),
                 })?;
             if data.len() as u64 > MAX_ARCHIVE_ENTRY_BYTES {
                 return Err(MqoError::Archive {
-                    message: format!(
-                        "{name} is larger than {MAX_ARCHIVE_ENTRY_BYTES} bytes unpacked"
-                    ),
+                    message: Message::new("load.mqo.archive_entry_too_large")
+                        .arg("name", name)
+                        .arg("limit", MAX_ARCHIVE_ENTRY_BYTES),
                 });
             }
             if wanted_mqo {
@@ -248,7 +267,7 @@ impl Archive {
             }
         }
         let mqo = mqo.ok_or_else(|| MqoError::Archive {
-            message: "the archive holds no .mqo file".into(),
+            message: Message::new("load.mqo.archive_without_mqo"),
         })?;
         Ok(Self { mqo, others })
     }

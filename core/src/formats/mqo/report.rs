@@ -16,11 +16,11 @@ pub enum MqoError {
         column: usize,
         /// Where the parser was: `header`, `Material`, `Object "body" / face`, ...
         section: String,
-        message: String,
+        message: Message,
     },
     /// A valid file of a kind this importer does not read (`Format Compress`, version 2.x).
     #[error("MQO line {line}: {message}")]
-    Unsupported { line: usize, message: String },
+    Unsupported { line: usize, message: Message },
     /// The file was saved by an unregistered Metasequoia 1.0 (a `TrialNoise` chunk).
     #[error(
         "MQO line {line}: TrialNoise chunk: the file was saved by an unregistered Metasequoia 1.0 \
@@ -30,28 +30,29 @@ pub enum MqoError {
     TrialNoise { line: usize },
     /// The file asks for more than the limits allow (counts, generated geometry).
     #[error("MQO line {line}: limit exceeded: {message}")]
-    LimitExceeded { line: usize, message: String },
+    LimitExceeded { line: usize, message: Message },
     /// The `.mqx` side file is not well-formed XML or holds impossible values.
     #[error("MQX {file} line {line}, column {column}: {message}")]
     Mqx {
         file: String,
         line: usize,
         column: usize,
-        message: String,
+        message: Message,
     },
     /// The `.mqoz` archive cannot be read or holds no `.mqo`.
     #[error("MQOZ archive: {message}")]
-    Archive { message: String },
+    Archive { message: Message },
     /// The options cannot be used (a scale of zero).
     #[error("MQO import options: {message}")]
-    Options { message: String },
+    Options { message: Message },
+    /// The file cannot be read (`message`: the system's reason).
     #[error("{path}: {message}")]
-    Io { path: PathBuf, message: String },
+    Io { path: PathBuf, message: Message },
 }
 
 impl MqoError {
-    /// The error as a message of `resources/i18n` (keys `load.mqo.error.*`); the parser's
-    /// detail inside it is the format's own words.
+    /// The error as a message of `resources/i18n` (keys `load.mqo.error.*`, the detail inside
+    /// it `load.mqo.*`).
     #[must_use]
     pub fn message(&self) -> Message {
         match self {
@@ -64,16 +65,16 @@ impl MqoError {
                 .arg("line", *line)
                 .arg("column", *column)
                 .arg("section", section)
-                .arg("message", message),
+                .arg("message", message.clone()),
             MqoError::Unsupported { line, message } => Message::new("load.mqo.error.unsupported")
                 .arg("line", *line)
-                .arg("message", message),
+                .arg("message", message.clone()),
             MqoError::TrialNoise { line } => {
                 Message::new("load.mqo.error.trial_noise").arg("line", *line)
             }
             MqoError::LimitExceeded { line, message } => Message::new("load.mqo.error.limit")
                 .arg("line", *line)
-                .arg("message", message),
+                .arg("message", message.clone()),
             MqoError::Mqx {
                 file,
                 line,
@@ -83,16 +84,16 @@ impl MqoError {
                 .arg("file", file)
                 .arg("line", *line)
                 .arg("column", *column)
-                .arg("message", message),
+                .arg("message", message.clone()),
             MqoError::Archive { message } => {
-                Message::new("load.mqo.error.archive").arg("message", message)
+                Message::new("load.mqo.error.archive").arg("message", message.clone())
             }
             MqoError::Options { message } => {
-                Message::new("load.mqo.error.options").arg("message", message)
+                Message::new("load.mqo.error.options").arg("message", message.clone())
             }
-            MqoError::Io { path, message } => {
-                Message::untranslated(format!("{}: {message}", path.display()))
-            }
+            MqoError::Io { path, message } => Message::new("file.error")
+                .arg("path", path.display().to_string())
+                .arg("error", message.clone()),
         }
     }
 
@@ -132,7 +133,9 @@ impl From<MqoError> for ReadError {
                 format: "MQO",
                 line,
                 column,
-                message: format!("{section}: {message}").into(),
+                message: Message::new("load.mqo.error.parse_detail")
+                    .arg("section", section)
+                    .arg("message", message.clone()),
             },
             MqoError::Unsupported { line, .. } | MqoError::TrialNoise { line } => {
                 ReadError::Unsupported {
@@ -144,11 +147,18 @@ impl From<MqoError> for ReadError {
                 location: location(line),
                 message: error.message(),
             },
-            MqoError::Mqx { line, column, .. } => ReadError::Parse {
+            MqoError::Mqx {
+                line,
+                column,
+                ref file,
+                ref message,
+            } => ReadError::Parse {
                 format: "MQX",
                 line,
                 column,
-                message: error.to_string().into(),
+                message: Message::new("load.mqo.error.parse_detail")
+                    .arg("section", file)
+                    .arg("message", message.clone()),
             },
             MqoError::Archive { .. } | MqoError::Options { .. } | MqoError::Io { .. } => {
                 ReadError::Malformed {
@@ -167,19 +177,25 @@ pub enum MqxUnavailable {
     BytesOnly,
     /// No such file next to the MQO (or in its `.mqoz`).
     NotFound,
-    /// The file exists but could not be read.
-    Unreadable(String),
+    /// The file exists but could not be read (the reason).
+    Unreadable(Message),
 }
 
 /// Something the importer read past, changed or could not carry over.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MqoNote {
     /// A chunk the importer does not use (Scene, BackImage, Blob, Thumbnail, MaterialEx2, ...).
-    SkippedChunk { name: String, line: usize },
-    /// A statement or attribute the importer does not know (`where_` says in what).
+    SkippedChunk {
+        name: String,
+        /// The object it is in, for a chunk inside an object.
+        object: Option<String>,
+        line: usize,
+    },
+    /// A statement or attribute the importer does not know (`where_` says in what:
+    /// `load.mqo.where.*`).
     UnknownAttribute {
         name: String,
-        where_: String,
+        where_: Message,
         line: usize,
     },
     /// A `CodePage` the importer does not know; names were read as cp932.
@@ -262,12 +278,15 @@ impl MqoNote {
     #[must_use]
     pub fn message(&self) -> Message {
         match self {
-            MqoNote::SkippedChunk { name, line } => Message::new("load.mqo.skipped_chunk")
-                .arg("name", name)
-                .arg("line", *line),
+            MqoNote::SkippedChunk { name, object, line } => match object {
+                None => Message::new("load.mqo.skipped_chunk"),
+                Some(object) => Message::new("load.mqo.skipped_object_chunk").arg("object", object),
+            }
+            .arg("name", name)
+            .arg("line", *line),
             MqoNote::UnknownAttribute { name, where_, line } => {
                 Message::new("load.mqo.unknown_attribute")
-                    .arg("where", where_)
+                    .arg("where", where_.clone())
                     .arg("name", name)
                     .arg("line", *line)
             }
@@ -330,7 +349,7 @@ impl MqoNote {
                 MqxUnavailable::BytesOnly => Message::new("load.mqo.mqx_bytes_only"),
                 MqxUnavailable::NotFound => Message::new("load.mqo.mqx_not_found"),
                 MqxUnavailable::Unreadable(error) => {
-                    Message::new("load.mqo.mqx_unreadable").arg("error", error)
+                    Message::new("load.mqo.mqx_unreadable").arg("error", error.clone())
                 }
             }
             .arg("file", file),

@@ -250,7 +250,7 @@ fn corpus_includexml_with_a_missing_side_file() {
         .notes
         .iter()
         .filter_map(|n| match n {
-            MqoNote::SkippedChunk { name, line } => Some((name.as_str(), *line)),
+            MqoNote::SkippedChunk { name, line, .. } => Some((name.as_str(), *line)),
             _ => None,
         })
         .collect();
@@ -1241,6 +1241,20 @@ fn error_columns_count_characters_and_unclosed_chunks_point_past_the_end() {
         "{}",
         error.message_ja()
     );
+    // The detail reads in the user's language too: what was expected and what was found.
+    assert!(
+        error
+            .message_ja()
+            .contains("colの値が必要ですが、「x」があります"),
+        "{}",
+        error.message_ja()
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("expected a value of col, found `x`"),
+        "{error}"
+    );
     // An object that is never closed: the error is on line 9, after the last line (8).
     let text =
         format!("{HEADER}Object \"o\" {{\n\tvertex 1 {{\n\t\t0 0 0\n\t}}\n\tface 0 {{\n\t}}\n");
@@ -1475,4 +1489,50 @@ fn mqx_morph_targets_become_vertex_morphs_of_their_base() {
     );
     // A morph target is not a hidden object the user should hear about.
     assert_eq!(imported.report.hidden_objects().count(), 0);
+}
+
+#[test]
+fn refusals_say_their_detail_in_both_languages() {
+    use crate::i18n::Language;
+    let vertices = ["0 0 0", "10 0 0", "0 10 0"];
+    let broken = [
+        String::new(),
+        "Hello\n".to_owned(),
+        format!("{HEADER}Object \"o\" {{\n\tvertex x {{\n"),
+        format!("{HEADER}Object \"o\" {{\n\tvertex 1 {{\n\t\t0 0 0\n\t\t0 0 0\n\t}}\n}}\n"),
+        one_object("", "", &vertices, &["3 V(0 1 7)"]),
+        one_object("", "", &vertices, &["1 V(0)"]),
+        one_object("", "", &vertices, &["3 V(0 1 2) V(0 1 2)"]),
+        one_object("", "", &vertices, &["3 M(0"]),
+        one_object("", "\tfacet nan\n", &vertices, &["3 V(0 1 2)"]),
+        format!("{HEADER}Object \"o\" {{\n\tvertex 1 {{\n\t\t0 0 0\n\t}}\n"),
+    ];
+    for text in &broken {
+        let error = import_error(text);
+        let message = error.message();
+        assert!(message.is_translated(), "{error}");
+        let japanese = message.render(Language::Japanese);
+        let english = message.render(Language::English);
+        assert!(japanese.contains("行"), "{japanese}");
+        assert!(!english.chars().any(|c| c > '\u{3000}'), "{english}");
+        assert!(
+            crate::formats::ReadError::from(error)
+                .to_message()
+                .is_translated()
+        );
+    }
+    let empty = import_error("");
+    assert!(
+        empty.message_ja().contains("ファイルが空です"),
+        "{}",
+        empty.message_ja()
+    );
+    let count = import_error(&format!("{HEADER}Object \"o\" {{\n\tvertex x {{\n"));
+    assert!(
+        count
+            .message_ja()
+            .contains("頂点数が必要ですが、「x」があります"),
+        "{}",
+        count.message_ja()
+    );
 }

@@ -25,6 +25,7 @@ use super::mesh::{Triangulation, Triangulator, VertexFaces, outward_normal, smoo
 use super::mqx::MqxDocument;
 use super::report::{MqoError, MqoNote};
 use crate::formats::LoadLimits;
+use crate::i18n::Message;
 use crate::model::{
     Bone, BoneFlags, BoneIdx, DisplayFrame, DisplayItem, DrawFlags, IndexSizes, Material, Model,
     Morph, MorphIdx, MorphOffsets, MorphPanel, MqoExtras, MqoFaceRun, MqoObjectSettings,
@@ -303,10 +304,9 @@ pub(super) fn to_model(
     let scale = options.units_per_pmx_unit;
     if !(scale.is_finite() && scale > 0.0) {
         return Err(MqoError::Options {
-            message: format!(
-                "the scale (MQO units per PMX unit) must be a positive number, not {scale} \
-                 (the default is {DEFAULT_MQO_UNITS_PER_PMX_UNIT})"
-            ),
+            message: Message::new("load.mqo.bad_scale")
+                .arg("scale", scale)
+                .arg("default", DEFAULT_MQO_UNITS_PER_PMX_UNIT),
         });
     }
     let morph_targets: HashSet<&str> = mqx
@@ -583,11 +583,10 @@ impl Builder<'_> {
         if extra > self.generated_budget {
             return Err(MqoError::LimitExceeded {
                 line: object.line,
-                message: format!(
-                    "object \"{}\": its mirror or lathe would generate {extra} more face \
-                     corners than the {} this file's size allows",
-                    object.name, self.generated_budget
-                ),
+                message: Message::new("load.mqo.generation_over_budget")
+                    .arg("object", &object.name)
+                    .arg("extra", extra)
+                    .arg("budget", self.generated_budget),
             });
         }
         self.generated_budget -= extra;
@@ -799,7 +798,7 @@ impl Builder<'_> {
         if first_vertex + mesh.corner_vertex.len() > i32::MAX as usize {
             return Err(MqoError::LimitExceeded {
                 line: object.line,
-                message: "more than 2^31 PMX vertices".into(),
+                message: Message::new("load.mqo.too_many_vertices"),
             });
         }
         // PMX vertices made from each mesh vertex, chained through `next`.
