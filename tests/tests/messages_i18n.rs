@@ -137,7 +137,7 @@ fn check(said: &[Said]) -> Vec<String> {
             }
         }
     }
-    println!("glTF/VRM import messages and MQO syntax details still without keys: {not_yet}");
+    println!("glTF/VRM import messages still without keys: {not_yet}");
     failures.sort();
     failures.dedup();
     failures
