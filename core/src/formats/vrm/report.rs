@@ -64,10 +64,7 @@ pub enum VrmLoss {
     /// ratios outside 0..1, humanoid bones, sources not exported).
     AppendDropped { bones: usize },
     /// An optional humanoid bone found by name but not usable.
-    HumanBoneDropped {
-        bone: &'static str,
-        reason: Message,
-    },
+    HumanBoneDropped { bone: &'static str, reason: Message },
     /// The model had no bone at the pelvis: `hips` is a new node there.
     HipsAdded,
     /// What the pose engine could not keep when the T-pose became the rest pose.

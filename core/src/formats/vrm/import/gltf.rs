@@ -200,12 +200,7 @@ impl<'a> Gltf<'a> {
         match self.json.get(name) {
             None | Some(Value::Null) => Ok(&[]),
             Some(Value::Array(items)) => Ok(items),
-            Some(_) => Err(self.malformed(
-                name,
-                None,
-                "",
-                Message::new("load.gltf.not_array"),
-            )),
+            Some(_) => Err(self.malformed(name, None, "", Message::new("load.gltf.not_array"))),
         }
     }
 
@@ -383,7 +378,9 @@ impl<'a> Gltf<'a> {
         let site = ("bufferViews", Some(view_index), "");
         let buffer_index = self
             .index_field(view, "buffer", ("bufferViews", Some(view_index), "buffer"))?
-            .ok_or_else(|| self.malformed(site.0, site.1, "buffer", Message::new("load.gltf.missing")))?;
+            .ok_or_else(|| {
+                self.malformed(site.0, site.1, "buffer", Message::new("load.gltf.missing"))
+            })?;
         let buffer =
             self.buffer_bytes(buffer_index, ("bufferViews", Some(view_index), "buffer"))?;
         let view_offset = self
@@ -736,12 +733,14 @@ impl<'a> Gltf<'a> {
                 "bufferView",
                 ("accessors", Some(index), "sparse.values.bufferView"),
             )?
-            .ok_or_else(|| self.malformed(
+            .ok_or_else(|| {
+                self.malformed(
                     site.0,
                     site.1,
                     "sparse.values.bufferView",
                     Message::new("load.gltf.missing"),
-                ))?;
+                )
+            })?;
         let value_offset = self
             .index_field(
                 sparse_values,

@@ -277,12 +277,7 @@ pub fn read_vrm_in(
         notes: std::cell::RefCell::new(chunks.notes),
     };
     if !gltf.json.is_object() {
-        return Err(gltf.malformed(
-            "json",
-            None,
-            "",
-            Message::new("load.gltf.json_not_object"),
-        ));
+        return Err(gltf.malformed("json", None, "", Message::new("load.gltf.json_not_object")));
     }
     check_required_extensions(&gltf)?;
     let buffer_notes = gltf.buffer_notes();
@@ -410,12 +405,9 @@ impl<'a> Importer<'a> {
         }
         self.read_nodes()?;
         if self.nodes.is_empty() {
-            return Err(self.gltf.malformed(
-                "nodes",
-                None,
-                "",
-                Message::new("load.gltf.no_nodes"),
-            ));
+            return Err(self
+                .gltf
+                .malformed("nodes", None, "", Message::new("load.gltf.no_nodes")));
         }
         self.read_info();
         self.read_humanoid()?;

@@ -669,7 +669,14 @@ impl Importer<'_> {
         });
         for (index, group) in groups.iter().enumerate() {
             let members = list(group, "colliders").unwrap_or_else(|why| {
-                found.push((at_then("load.vrm.spring.at", &format!("colliderGroups[{index}]"), why), true));
+                found.push((
+                    at_then(
+                        "load.vrm.spring.at",
+                        &format!("colliderGroups[{index}]"),
+                        why,
+                    ),
+                    true,
+                ));
                 &[]
             });
             let mut kept = Vec::new();
@@ -708,7 +715,10 @@ impl Importer<'_> {
                 ..ParsedSpring::default()
             };
             let joints = list(spring, "joints").unwrap_or_else(|why| {
-                found.push((at_then("load.vrm.spring.at", &format!("springs[{index}]"), why), true));
+                found.push((
+                    at_then("load.vrm.spring.at", &format!("springs[{index}]"), why),
+                    true,
+                ));
                 &[]
             });
             // The chain as far as its joints name nodes.
@@ -845,7 +855,11 @@ impl Importer<'_> {
                 Ok(node) => {
                     let colliders = list(group, "colliders").unwrap_or_else(|why| {
                         found.push((
-                            at_then("load.vrm.spring.at", &format!("colliderGroups[{index}]"), why),
+                            at_then(
+                                "load.vrm.spring.at",
+                                &format!("colliderGroups[{index}]"),
+                                why,
+                            ),
                             true,
                         ));
                         &[]
