@@ -132,6 +132,15 @@ mod tests {
             Ok(PathBuf::from("tex/my hair.png"))
         );
         assert!(resolve("a.bin", None).is_err_and(|why| why.contains("open the .gltf")));
+        // Every refusal says itself in the reader's language.
+        let refusal = relative_path("../outside.png").unwrap_err();
+        assert!(refusal.is_translated());
+        assert!(
+            refusal
+                .render(crate::i18n::Language::Japanese)
+                .contains("「../outside.png」"),
+            "{refusal}"
+        );
     }
 
     #[test]
