@@ -472,6 +472,15 @@ fn list<'v>(object: &'v Value, key: &str) -> Result<&'v [Value], Message> {
     }
 }
 
+/// A list field of the element at `at`; when it is not a list, a note in `found` and no
+/// items.
+fn list_or_note<'v>(object: &'v Value, key: &str, at: &str, found: &mut Found) -> &'v [Value] {
+    list(object, key).unwrap_or_else(|why| {
+        found.push((at_then("load.vrm.spring.at", at, why), true));
+        &[]
+    })
+}
+
 /// The settings of a 1.0 joint or a 0.x bone group; `stiffness_key` is `stiffiness` in 0.x.
 fn settings(object: &Value, stiffness_key: &str, defaults: Settings) -> Result<Settings, Message> {
     let stiffness = number(object, stiffness_key)?.unwrap_or(defaults.stiffness);
@@ -668,17 +677,12 @@ impl Importer<'_> {
             &[]
         });
         for (index, group) in groups.iter().enumerate() {
-            let members = list(group, "colliders").unwrap_or_else(|why| {
-                found.push((
-                    at_then(
-                        "load.vrm.spring.at",
-                        &format!("colliderGroups[{index}]"),
-                        why,
-                    ),
-                    true,
-                ));
-                &[]
-            });
+            let members = list_or_note(
+                group,
+                "colliders",
+                &format!("colliderGroups[{index}]"),
+                found,
+            );
             let mut kept = Vec::new();
             for member in members {
                 match member.as_u64().and_then(|m| usize::try_from(m).ok()) {
@@ -714,13 +718,7 @@ impl Importer<'_> {
                 groups: self.spring_groups(spring, &parsed, found, &format!("springs[{index}]")),
                 ..ParsedSpring::default()
             };
-            let joints = list(spring, "joints").unwrap_or_else(|why| {
-                found.push((
-                    at_then("load.vrm.spring.at", &format!("springs[{index}]"), why),
-                    true,
-                ));
-                &[]
-            });
+            let joints = list_or_note(spring, "joints", &format!("springs[{index}]"), found);
             // The chain as far as its joints name nodes.
             let mut nodes = Vec::with_capacity(joints.len());
             for (j, joint) in joints.iter().enumerate() {
@@ -801,10 +799,7 @@ impl Importer<'_> {
         found: &mut Found,
         at: &str,
     ) -> Vec<usize> {
-        let listed = list(spring, "colliderGroups").unwrap_or_else(|why| {
-            found.push((at_then("load.vrm.spring.at", at, why), true));
-            &[]
-        });
+        let listed = list_or_note(spring, "colliderGroups", at, found);
         let mut groups = Vec::new();
         for group in listed {
             match group.as_u64().and_then(|g| usize::try_from(g).ok()) {
@@ -853,17 +848,12 @@ impl Importer<'_> {
                     true,
                 )),
                 Ok(node) => {
-                    let colliders = list(group, "colliders").unwrap_or_else(|why| {
-                        found.push((
-                            at_then(
-                                "load.vrm.spring.at",
-                                &format!("colliderGroups[{index}]"),
-                                why,
-                            ),
-                            true,
-                        ));
-                        &[]
-                    });
+                    let colliders = list_or_note(
+                        group,
+                        "colliders",
+                        &format!("colliderGroups[{index}]"),
+                        found,
+                    );
                     for (c, collider) in colliders.iter().enumerate() {
                         let read = object_vector(collider, "offset").and_then(|offset| {
                             let radius = number(collider, "radius")?.unwrap_or(0.0);
@@ -921,10 +911,7 @@ impl Importer<'_> {
                 groups: self.spring_groups(group, &parsed, found, &at),
                 ..ParsedSpring::default()
             };
-            let roots = list(group, "bones").unwrap_or_else(|why| {
-                found.push((at_then("load.vrm.spring.at", &at, why), true));
-                &[]
-            });
+            let roots = list_or_note(group, "bones", &at, found);
             for root in roots {
                 let root = match root.as_u64().and_then(|r| usize::try_from(r).ok()) {
                     Some(r) if r < node_count => r,
