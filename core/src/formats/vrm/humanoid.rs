@@ -514,8 +514,8 @@ pub struct HumanoidMap {
     pub bones: BTreeMap<HumanBone, usize>,
     /// One role per model bone.
     pub roles: Vec<BoneRole>,
-    /// Optional humanoid bones found but not used, with the reason (English).
-    pub dropped: Vec<(HumanBone, String)>,
+    /// Optional humanoid bones found but not used, with the reason.
+    pub dropped: Vec<(HumanBone, crate::i18n::Message)>,
 }
 
 impl HumanoidMap {
@@ -712,10 +712,8 @@ fn check_ancestry(model: &Model, map: &mut HumanoidMap) {
             map.bones.remove(&bone);
             map.dropped.push((
                 bone,
-                format!(
-                    "VRM needs {} before it, which the model lacks",
-                    parent.vrm_name()
-                ),
+                crate::i18n::Message::new("save.vrm.human_bone_needs_parent")
+                    .arg("parent", parent.vrm_name()),
             ));
         }
     }
@@ -746,10 +744,9 @@ fn check_ancestry(model: &Model, map: &mut HumanoidMap) {
             map.bones.remove(&bone);
             map.dropped.push((
                 bone,
-                format!(
-                    "\"{}\" is not under \"{}\"",
-                    model.bones[index].name_ja, model.bones[wanted_index].name_ja
-                ),
+                crate::i18n::Message::new("save.vrm.human_bone_not_under")
+                    .arg("bone", model.bones[index].name_ja.to_string())
+                    .arg("parent", model.bones[wanted_index].name_ja.to_string()),
             ));
         }
     }

@@ -64,11 +64,11 @@ pub enum VrmLoss {
     /// ratios outside 0..1, humanoid bones, sources not exported).
     AppendDropped { bones: usize },
     /// An optional humanoid bone found by name but not usable.
-    HumanBoneDropped { bone: &'static str, reason: String },
+    HumanBoneDropped { bone: &'static str, reason: Message },
     /// The model had no bone at the pelvis: `hips` is a new node there.
     HipsAdded,
     /// What the pose engine could not keep when the T-pose became the rest pose.
-    TPoseNote { note: String },
+    TPoseNote { note: Message },
     /// Morphs of a kind VRM has no place for (flip, impulse, additional UV).
     MorphsDropped { kind: &'static str, count: usize },
     /// Bone morphs, baked into morph targets in the T-pose.

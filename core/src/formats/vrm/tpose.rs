@@ -103,7 +103,10 @@ fn segments(map: &HumanoidMap, side: Side) -> Vec<(usize, Toward, Vec3)> {
 
 /// The T-posed model (a copy of `model` with the pose applied as its rest) and the pose
 /// engine's notes on what the new rest could not keep.
-pub fn bake_t_pose(model: &Model, map: &HumanoidMap) -> Result<(Model, Vec<String>), PoseError> {
+pub fn bake_t_pose(
+    model: &Model,
+    map: &HumanoidMap,
+) -> Result<(Model, Vec<crate::i18n::Message>), PoseError> {
     let mut pose = Pose::new(model);
     // IK would pull the legs back to their targets; the T-pose moves arms only.
     for (bone, slot) in model.bones.iter().zip(pose.bones.iter_mut()) {
@@ -146,9 +149,7 @@ pub fn bake_t_pose(model: &Model, map: &HumanoidMap) -> Result<(Model, Vec<Strin
     if turned == 0 {
         return Ok((model.clone(), Vec::new()));
     }
-    // The loss list holds text; the notes say themselves in English there.
     apply_pose_as_rest(model, &pose)
-        .map(|(posed, notes)| (posed, notes.iter().map(ToString::to_string).collect()))
 }
 
 /// Where `bone`'s tail is in the posed model: its tail bone, or its tail offset turned with it.

@@ -7,6 +7,7 @@
 //! URL (`https:`, `file:`) is refused, so a file cannot make the reader open arbitrary paths or
 //! the network. Each file is held to [`MAX_EXTERNAL_FILE_BYTES`].
 
+use crate::i18n::Message;
 use base64::Engine as _;
 use percent_encoding::percent_decode_str;
 use std::path::{Component, Path, PathBuf};
@@ -16,7 +17,7 @@ use std::path::{Component, Path, PathBuf};
 pub(super) const MAX_EXTERNAL_FILE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
 /// The bytes a `uri` names, or why they cannot be had (shown with the JSON path).
-pub(super) type Resolved = Result<Vec<u8>, String>;
+pub(super) type Resolved = Result<Vec<u8>, Message>;
 
 /// Reads the data `uri` names: a `data:` URI's payload, or a file under `base_dir`.
 pub(super) fn resolve(uri: &str, base_dir: Option<&Path>) -> Resolved {
@@ -25,22 +26,22 @@ pub(super) fn resolve(uri: &str, base_dir: Option<&Path>) -> Resolved {
     }
     let relative = relative_path(uri)?;
     let Some(base_dir) = base_dir else {
-        return Err(format!(
-            "\"{}\" is a separate file, and the glTF was not read from a folder; open the .gltf file itself",
-            shown(uri)
-        ));
+        return Err(Message::new("load.gltf.uri_no_folder").arg("uri", shown(uri)));
     };
     let path = base_dir.join(relative);
-    let metadata = std::fs::metadata(&path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let cannot_read = |error: std::io::Error| {
+        Message::new("load.gltf.uri_cannot_read")
+            .arg("path", path.display().to_string())
+            .arg("error", error.to_string())
+    };
+    let metadata = std::fs::metadata(&path).map_err(cannot_read)?;
     if metadata.len() > MAX_EXTERNAL_FILE_BYTES {
-        return Err(format!(
-            "{} is {} bytes, more than the {MAX_EXTERNAL_FILE_BYTES} bytes read from one file",
-            path.display(),
-            metadata.len()
-        ));
+        return Err(Message::new("load.gltf.uri_too_big")
+            .arg("path", path.display().to_string())
+            .arg("bytes", metadata.len())
+            .arg("limit", MAX_EXTERNAL_FILE_BYTES));
     }
-    std::fs::read(&path).map_err(|error| format!("cannot read {}: {error}", path.display()))
+    std::fs::read(&path).map_err(cannot_read)
 }
 
 /// The first characters of a URI, for messages (a data URI can be megabytes long).
@@ -54,37 +55,28 @@ pub(super) fn shown(uri: &str) -> String {
 }
 
 /// The file name part of a relative `uri`, percent-decoded (`my%20hair.png` → `my hair.png`).
-pub(super) fn relative_path(uri: &str) -> Result<PathBuf, String> {
+pub(super) fn relative_path(uri: &str) -> Result<PathBuf, Message> {
     // A scheme (`https:`, `file:`, a Windows drive `C:`) before any slash is not a relative
     // reference.
     let first_separator = uri.find(['/', '?', '#']).unwrap_or(uri.len());
     if uri[..first_separator].contains(':') {
-        return Err(format!(
-            "\"{}\" is not a relative file reference; only data: URIs and files beside the glTF are read",
-            shown(uri)
-        ));
+        return Err(Message::new("load.gltf.uri_not_relative").arg("uri", shown(uri)));
     }
     let path_part = uri.split(['?', '#']).next().unwrap_or("");
     let decoded = percent_decode_str(path_part)
         .decode_utf8()
-        .map_err(|_| format!("\"{}\" is not UTF-8 after percent-decoding", shown(uri)))?;
+        .map_err(|_| Message::new("load.gltf.uri_not_utf8").arg("uri", shown(uri)))?;
     let path = PathBuf::from(decoded.as_ref());
     if path.as_os_str().is_empty()
         || path
             .components()
             .any(|c| matches!(c, Component::RootDir | Component::Prefix(_)))
     {
-        return Err(format!(
-            "\"{}\" is an absolute path; only files beside the glTF are read",
-            shown(uri)
-        ));
+        return Err(Message::new("load.gltf.uri_absolute").arg("uri", shown(uri)));
     }
     // `..` would leave the model's folder tree (a downloaded model naming `../../.ssh/…`).
     if path.components().any(|c| c == Component::ParentDir) {
-        return Err(format!(
-            "\"{}\" climbs out of the glTF's folder; only files in it and below are read",
-            shown(uri)
-        ));
+        return Err(Message::new("load.gltf.uri_climbs_out").arg("uri", shown(uri)));
     }
     Ok(path)
 }
@@ -92,16 +84,14 @@ pub(super) fn relative_path(uri: &str) -> Result<PathBuf, String> {
 /// `mediatype;base64,payload` → the payload's bytes.
 fn decode_data_uri(rest: &str) -> Resolved {
     let Some((header, payload)) = rest.split_once(',') else {
-        return Err("a data: URI without a comma before its data".to_owned());
+        return Err(Message::new("load.gltf.data_uri_no_comma"));
     };
     if !header.ends_with(";base64") {
-        return Err(format!(
-            "a data: URI that is not base64 (\"data:{header},…\"); glTF embeds data as base64"
-        ));
+        return Err(Message::new("load.gltf.data_uri_not_base64").arg("header", header));
     }
     base64::engine::general_purpose::STANDARD
         .decode(payload.trim())
-        .map_err(|error| format!("the base64 data does not decode: {error}"))
+        .map_err(|error| Message::new("load.gltf.base64").arg("error", error.to_string()))
 }
 
 /// The media type of a data URI (`image/png`), when `uri` is one.
@@ -142,6 +132,15 @@ mod tests {
             Ok(PathBuf::from("tex/my hair.png"))
         );
         assert!(resolve("a.bin", None).is_err_and(|why| why.contains("open the .gltf")));
+        // Every refusal says itself in the reader's language.
+        let refusal = relative_path("../outside.png").unwrap_err();
+        assert!(refusal.is_translated());
+        assert!(
+            refusal
+                .render(crate::i18n::Language::Japanese)
+                .contains("「../outside.png」"),
+            "{refusal}"
+        );
     }
 
     #[test]

@@ -187,11 +187,11 @@ impl<'a> Gltf<'a> {
         section: &'static str,
         element: Option<usize>,
         field: &'static str,
-        message: impl Into<crate::i18n::Message>,
+        message: Message,
     ) -> ReadError {
         ReadError::Malformed {
             location: self.at(section, element, field),
-            message: message.into(),
+            message,
         }
     }
 
@@ -200,7 +200,7 @@ impl<'a> Gltf<'a> {
         match self.json.get(name) {
             None | Some(Value::Null) => Ok(&[]),
             Some(Value::Array(items)) => Ok(items),
-            Some(_) => Err(self.malformed(name, None, "", "must be an array")),
+            Some(_) => Err(self.malformed(name, None, "", Message::new("load.gltf.not_array"))),
         }
     }
 
@@ -217,10 +217,9 @@ impl<'a> Gltf<'a> {
                 from.0,
                 from.1,
                 from.2,
-                format!(
-                    "{name}[{index}] does not exist ({} in the file)",
-                    items.len()
-                ),
+                Message::new("load.gltf.no_such_item")
+                    .arg("item", format!("{name}[{index}]"))
+                    .arg("count", items.len()),
             )
         })
     }
@@ -243,7 +242,9 @@ impl<'a> Gltf<'a> {
                         site.0,
                         site.1,
                         site.2,
-                        format!("`{key}` must be a non-negative integer, not {value}"),
+                        Message::new("load.gltf.not_index")
+                            .arg("key", key)
+                            .arg("value", value.to_string()),
                     )
                 }),
         }
@@ -269,7 +270,7 @@ impl<'a> Gltf<'a> {
                     "buffers",
                     Some(index),
                     "uri",
-                    "the buffer's data was not read",
+                    Message::new("load.gltf.buffer_not_read"),
                 )),
             };
         }
@@ -278,7 +279,7 @@ impl<'a> Gltf<'a> {
                 "buffers",
                 Some(index),
                 "",
-                "the GLB has no BIN chunk for this buffer",
+                Message::new("load.gltf.no_bin_chunk"),
             )
         })
     }
@@ -377,7 +378,9 @@ impl<'a> Gltf<'a> {
         let site = ("bufferViews", Some(view_index), "");
         let buffer_index = self
             .index_field(view, "buffer", ("bufferViews", Some(view_index), "buffer"))?
-            .ok_or_else(|| self.malformed(site.0, site.1, "buffer", "missing"))?;
+            .ok_or_else(|| {
+                self.malformed(site.0, site.1, "buffer", Message::new("load.gltf.missing"))
+            })?;
         let buffer =
             self.buffer_bytes(buffer_index, ("bufferViews", Some(view_index), "buffer"))?;
         let view_offset = self
@@ -409,17 +412,20 @@ impl<'a> Gltf<'a> {
                     offset: self.bin_offset.saturating_add(view_offset),
                     ..self.at("bufferViews", Some(view_index), "byteLength")
                 },
-                message: format!(
-                    "bytes {view_offset}..{view_offset}+{view_length} are past the end of buffer {buffer_index} ({} bytes)",
-                    buffer.len()
-                ).into(),
+                message: Message::new("load.gltf.view_past_buffer")
+                    .arg("offset", view_offset)
+                    .arg("length", view_length)
+                    .arg("buffer", buffer_index)
+                    .arg("size", buffer.len()),
             })?;
         if stride < element_size {
             return Err(self.malformed(
                 "bufferViews",
                 Some(view_index),
                 "byteStride",
-                format!("stride {stride} is smaller than the {element_size}-byte element"),
+                Message::new("load.gltf.stride_too_small")
+                    .arg("stride", stride)
+                    .arg("size", element_size),
             ));
         }
         let view_bytes = &buffer[view_offset..view_end];
@@ -439,10 +445,13 @@ impl<'a> Gltf<'a> {
                     offset: self.bin_offset + view_offset,
                     ..self.at(from.0, from.1, from.2)
                 },
-                message: format!(
-                    "{count} elements of {element_size} bytes (stride {stride}) from byte {offset} do not fit in bufferViews[{view_index}] ({} bytes)",
-                    view_bytes.len()
-                ).into(),
+                message: Message::new("load.gltf.elements_past_view")
+                    .arg("count", count)
+                    .arg("size", element_size)
+                    .arg("stride", stride)
+                    .arg("offset", offset)
+                    .arg("view", format!("bufferViews[{view_index}]"))
+                    .arg("length", view_bytes.len()),
             });
         }
         Ok(Span {
@@ -524,7 +533,7 @@ impl<'a> Gltf<'a> {
                 "accessors",
                 Some(index),
                 "componentType",
-                format!("unknown component type {code}"),
+                Message::new("load.gltf.unknown_component_type").arg("code", code),
             )
         })?;
         if want == Want::Integers
@@ -544,14 +553,14 @@ impl<'a> Gltf<'a> {
                 "accessors",
                 Some(index),
                 "type",
-                format!("unknown accessor type \"{kind}\""),
+                Message::new("load.gltf.unknown_accessor_type").arg("kind", kind),
             )
         })?;
         if kind.starts_with("MAT") && component != Component::F32 {
             // Matrices of bytes and shorts pad their columns; nothing VRM uses needs them.
             return Err(ReadError::Unsupported {
                 location: self.at("accessors", Some(index), "type"),
-                message: format!("{kind} of integer components").into(),
+                message: Message::new("load.gltf.integer_matrix").arg("kind", kind),
             });
         }
         let normalized = accessor
@@ -564,7 +573,9 @@ impl<'a> Gltf<'a> {
         if count > self.limits.max_elements {
             return Err(ReadError::LimitExceeded {
                 location: self.at("accessors", Some(index), "count"),
-                message: format!("{count} elements (limit {})", self.limits.max_elements).into(),
+                message: Message::new("load.bytes.count_over_limit")
+                    .arg("count", count)
+                    .arg("limit", self.limits.max_elements),
             });
         }
         let element_size = components * component.size();
@@ -620,10 +631,10 @@ impl<'a> Gltf<'a> {
                 if bytes > self.file_len.saturating_mul(4).saturating_add(4096) {
                     return Err(ReadError::LimitExceeded {
                         location: self.at("accessors", Some(index), "count"),
-                        message: format!(
-                            "{count} elements without a bufferView would take {bytes} bytes, more than 4 × the file's {} bytes",
-                            self.file_len
-                        ).into(),
+                        message: Message::new("load.gltf.no_view_too_big")
+                            .arg("count", count)
+                            .arg("bytes", bytes)
+                            .arg("file", self.file_len),
                     });
                 }
                 vec![
@@ -667,7 +678,9 @@ impl<'a> Gltf<'a> {
                 site.0,
                 site.1,
                 "sparse.count",
-                format!("{sparse_count} substitutions for {count} elements"),
+                Message::new("load.gltf.sparse_count")
+                    .arg("sparse", sparse_count)
+                    .arg("count", count),
             ));
         }
         let (Some(indices), Some(sparse_values)) = (sparse.get("indices"), sparse.get("values"))
@@ -676,7 +689,7 @@ impl<'a> Gltf<'a> {
                 site.0,
                 site.1,
                 "sparse",
-                "needs both `indices` and `values`",
+                Message::new("load.gltf.sparse_parts"),
             ));
         };
         let index_code = indices
@@ -690,7 +703,7 @@ impl<'a> Gltf<'a> {
                     site.0,
                     site.1,
                     "sparse.indices.componentType",
-                    format!("{index_code} is not an unsigned integer type"),
+                    Message::new("load.gltf.sparse_index_type").arg("code", index_code),
                 )
             })?;
         let index_view = self
@@ -700,7 +713,12 @@ impl<'a> Gltf<'a> {
                 ("accessors", Some(index), "sparse.indices.bufferView"),
             )?
             .ok_or_else(|| {
-                self.malformed(site.0, site.1, "sparse.indices.bufferView", "missing")
+                self.malformed(
+                    site.0,
+                    site.1,
+                    "sparse.indices.bufferView",
+                    Message::new("load.gltf.missing"),
+                )
             })?;
         let index_offset = self
             .index_field(
@@ -715,7 +733,14 @@ impl<'a> Gltf<'a> {
                 "bufferView",
                 ("accessors", Some(index), "sparse.values.bufferView"),
             )?
-            .ok_or_else(|| self.malformed(site.0, site.1, "sparse.values.bufferView", "missing"))?;
+            .ok_or_else(|| {
+                self.malformed(
+                    site.0,
+                    site.1,
+                    "sparse.values.bufferView",
+                    Message::new("load.gltf.missing"),
+                )
+            })?;
         let value_offset = self
             .index_field(
                 sparse_values,
@@ -750,10 +775,9 @@ impl<'a> Gltf<'a> {
                         offset: index_span.file_offset + at,
                         ..self.at("accessors", Some(index), "sparse.indices")
                     },
-                    message: format!(
-                        "sparse index {target} is past the accessor's {count} elements"
-                    )
-                    .into(),
+                    message: Message::new("load.gltf.sparse_index_past")
+                        .arg("index", target)
+                        .arg("count", count),
                 });
             }
             for c in 0..components {

@@ -156,13 +156,13 @@ fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin
             "skins",
             Some(skin),
             "joints",
-            format!(
-                "joint {} is not a node",
+            Message::new("load.gltf.joint_not_node").arg(
+                "joint",
                 if *bad == usize::MAX {
-                    "?".into()
+                    "?".to_owned()
                 } else {
                     bad.to_string()
-                }
+                },
             ),
         ));
     }
@@ -196,7 +196,7 @@ fn skin_matrices(import: &Importer<'_>, node: usize, skin: usize) -> Result<Skin
                     "skins",
                     Some(skin),
                     "inverseBindMatrices",
-                    "must be MAT4",
+                    Message::new("load.gltf.must_be_type").arg("kind", "MAT4"),
                 ));
             }
             (0..joints.len())
@@ -242,7 +242,7 @@ fn attribute(
     let Some(accessor) = accessor.as_u64().and_then(|a| usize::try_from(a).ok()) else {
         return Err(ReadError::Malformed {
             location: primitive_location(import, mesh, primitive, "attributes"),
-            message: format!("{name} is not an accessor index").into(),
+            message: Message::new("load.gltf.not_accessor_index").arg("name", name),
         });
     };
     let count = import
@@ -251,10 +251,11 @@ fn attribute(
     if count != expected {
         return Err(ReadError::Malformed {
             location: primitive_location(import, mesh, primitive, "attributes"),
-            message: format!(
-                "{name} (accessors[{accessor}]) has {count} elements; POSITION has {expected}"
-            )
-            .into(),
+            message: Message::new("load.gltf.attribute_count")
+                .arg("name", name)
+                .arg("accessor", format!("accessors[{accessor}]"))
+                .arg("count", count)
+                .arg("expected", expected),
         });
     }
     decode(import, decoded, accessor, floats).map(Some)
@@ -316,8 +317,7 @@ fn read_primitive(
     {
         return Err(ReadError::Unsupported {
             location: primitive_location(import, mesh, index, "extensions"),
-            message: "Draco-compressed mesh (KHR_draco_mesh_compression) cannot be decoded here"
-                .into(),
+            message: Message::new("load.gltf.draco_mesh"),
         });
     }
     let mode = primitive
@@ -342,14 +342,16 @@ fn read_primitive(
     else {
         return Err(ReadError::Malformed {
             location: primitive_location(import, mesh, index, "attributes.POSITION"),
-            message: "the primitive has no POSITION".into(),
+            message: Message::new("load.gltf.no_position"),
         });
     };
     let positions = decode(import, decoded, position_accessor, true)?;
     if positions.components != 3 {
         return Err(ReadError::Malformed {
             location: primitive_location(import, mesh, index, "attributes.POSITION"),
-            message: "POSITION must be VEC3".into(),
+            message: Message::new("load.gltf.attribute_type")
+                .arg("name", "POSITION")
+                .arg("kind", "VEC3"),
         });
     }
     let count = positions.count();
@@ -411,9 +413,10 @@ fn read_primitive(
             if let Some(bad) = elements.values.iter().find(|&&i| i as usize >= count) {
                 return Err(ReadError::Malformed {
                     location: primitive_location(import, mesh, index, "indices"),
-                    message: format!(
-                        "index {bad} is past the primitive's {count} vertices (accessors[{accessor}])"
-                    ).into(),
+                    message: Message::new("load.gltf.index_past_vertices")
+                        .arg("index", *bad)
+                        .arg("count", count)
+                        .arg("accessor", format!("accessors[{accessor}]")),
                 });
             }
             elements.values

@@ -277,7 +277,7 @@ pub fn read_vrm_in(
         notes: std::cell::RefCell::new(chunks.notes),
     };
     if !gltf.json.is_object() {
-        return Err(gltf.malformed("json", None, "", "the glTF JSON must be an object"));
+        return Err(gltf.malformed("json", None, "", Message::new("load.gltf.json_not_object")));
     }
     check_required_extensions(&gltf)?;
     let buffer_notes = gltf.buffer_notes();
@@ -318,18 +318,14 @@ fn check_required_extensions(gltf: &Gltf<'_>) -> Result<(), ReadError> {
     if unknown.is_empty() {
         return Ok(());
     }
-    let why = if unknown.contains(&"KHR_draco_mesh_compression") {
-        " (Draco-compressed meshes cannot be decoded here; export the model without mesh compression)"
+    let key = if unknown.contains(&"KHR_draco_mesh_compression") {
+        "load.gltf.required_extensions_draco"
     } else {
-        ""
+        "load.gltf.required_extensions"
     };
     Err(ReadError::Unsupported {
         location: gltf.at("extensionsRequired", None, ""),
-        message: format!(
-            "the file requires {} which this reader does not support{why}",
-            unknown.join(", ")
-        )
-        .into(),
+        message: Message::new(key).arg("extensions", unknown.join(", ")),
     })
 }
 
@@ -394,10 +390,10 @@ impl<'a> Importer<'a> {
         })
     }
 
-    fn note(&mut self, location: Location, message: impl Into<crate::i18n::Message>, lost: bool) {
+    fn note(&mut self, location: Location, message: Message, lost: bool) {
         self.notes.push(LoadNote {
             location,
-            message: message.into(),
+            message,
             lost,
         });
     }
@@ -409,12 +405,9 @@ impl<'a> Importer<'a> {
         }
         self.read_nodes()?;
         if self.nodes.is_empty() {
-            return Err(self.gltf.malformed(
-                "nodes",
-                None,
-                "",
-                "the file has no nodes: there is no model to import",
-            ));
+            return Err(self
+                .gltf
+                .malformed("nodes", None, "", Message::new("load.gltf.no_nodes")));
         }
         self.read_info();
         self.read_humanoid()?;
@@ -451,7 +444,9 @@ impl<'a> Importer<'a> {
         if count > self.gltf.limits.max_elements {
             return Err(ReadError::LimitExceeded {
                 location: self.gltf.at("nodes", None, ""),
-                message: format!("{count} nodes (limit {})", self.gltf.limits.max_elements).into(),
+                message: Message::new("load.bytes.count_over_limit")
+                    .arg("count", count)
+                    .arg("limit", self.gltf.limits.max_elements),
             });
         }
         let mut nodes = Vec::with_capacity(count);
@@ -468,7 +463,9 @@ impl<'a> Importer<'a> {
                                 "nodes",
                                 Some(index),
                                 "children",
-                                format!("child {child} is not a node of the {count}"),
+                                Message::new("load.gltf.child_not_node")
+                                    .arg("child", child.to_string())
+                                    .arg("count", count),
                             ));
                         }
                     }

@@ -44,6 +44,7 @@
 
 use super::{Importer, VrmVersion, unique_name};
 use crate::formats::Location;
+use crate::i18n::Message;
 use crate::model::facts::quat_to_euler;
 use crate::model::{
     BoneIdx, Joint, JointKind, RigidBody, RigidBodyIdx, RigidMode, RigidShape, Vec3,
@@ -385,10 +386,22 @@ struct Parsed {
 }
 
 /// Problems found while reading: (message, lost).
-type Found = Vec<(String, bool)>;
+type Found = Vec<(Message, bool)>;
+
+/// `{at}: {why}` and what became of the element, as message `key` says.
+fn at_then(key: &'static str, at: &str, why: Message) -> Message {
+    Message::new(key).arg("at", at).arg("why", why)
+}
+
+/// "`name` value is negative".
+fn negative(name: &str, value: f32) -> Message {
+    Message::new("load.vrm.spring.negative")
+        .arg("name", name)
+        .arg("value", value)
+}
 
 /// A number field: `Ok(None)` when absent, `Err` when present but not a finite number.
-fn number(object: &Value, key: &str) -> Result<Option<f32>, String> {
+fn number(object: &Value, key: &str) -> Result<Option<f32>, Message> {
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(value) => value
@@ -396,22 +409,26 @@ fn number(object: &Value, key: &str) -> Result<Option<f32>, String> {
             .map(|v| v as f32)
             .filter(|v| v.is_finite())
             .map(Some)
-            .ok_or_else(|| format!("`{key}` is not a finite number ({value})")),
+            .ok_or_else(|| {
+                Message::new("load.vrm.spring.not_finite")
+                    .arg("key", key)
+                    .arg("value", value.to_string())
+            }),
     }
 }
 
 /// A `[x, y, z]` field (1.0), `Err` when present but not three finite numbers.
-fn array_vector(object: &Value, key: &str) -> Result<Option<GVec3>, String> {
+fn array_vector(object: &Value, key: &str) -> Result<Option<GVec3>, Message> {
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
         value => super::gltf::numbers::<3>(value)
             .map(|v| Some(GVec3::from_array(v)))
-            .ok_or_else(|| format!("`{key}` is not three finite numbers")),
+            .ok_or_else(|| Message::new("load.vrm.spring.not_three_numbers").arg("key", key)),
     }
 }
 
 /// A `{x, y, z}` field (0.x): missing components are 0.
-fn object_vector(object: &Value, key: &str) -> Result<Option<GVec3>, String> {
+fn object_vector(object: &Value, key: &str) -> Result<Option<GVec3>, Message> {
     match object.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(value @ Value::Object(_)) => {
@@ -420,45 +437,64 @@ fn object_vector(object: &Value, key: &str) -> Result<Option<GVec3>, String> {
             let z = number(value, "z")?.unwrap_or(0.0);
             Ok(Some(GVec3::new(x, y, z)))
         }
-        Some(other) => Err(format!("`{key}` is not an {{x, y, z}} object ({other})")),
+        Some(other) => Err(Message::new("load.vrm.spring.not_xyz")
+            .arg("key", key)
+            .arg("shape", "{x, y, z}")
+            .arg("value", other.to_string())),
     }
 }
 
 /// A node index field that must name one of `node_count` nodes.
-fn node_field(object: &Value, key: &str, node_count: usize) -> Result<usize, String> {
+fn node_field(object: &Value, key: &str, node_count: usize) -> Result<usize, Message> {
     match object.get(key) {
         Some(value) => value
             .as_u64()
             .and_then(|v| usize::try_from(v).ok())
             .filter(|&v| v < node_count)
-            .ok_or_else(|| format!("`{key}` {value} is not a node ({node_count} in the file)")),
-        None => Err(format!("no `{key}`")),
+            .ok_or_else(|| {
+                Message::new("load.vrm.spring.field_not_node")
+                    .arg("key", key)
+                    .arg("value", value.to_string())
+                    .arg("count", node_count)
+            }),
+        None => Err(Message::new("load.vrm.spring.no_field").arg("key", key)),
     }
 }
 
 /// A list field (absent: empty).
-fn list<'v>(object: &'v Value, key: &str) -> Result<&'v [Value], String> {
+fn list<'v>(object: &'v Value, key: &str) -> Result<&'v [Value], Message> {
     match object.get(key) {
         None | Some(Value::Null) => Ok(&[]),
         Some(Value::Array(items)) => Ok(items),
-        Some(other) => Err(format!("`{key}` is not an array ({other})")),
+        Some(other) => Err(Message::new("load.vrm.spring.not_array")
+            .arg("key", key)
+            .arg("value", other.to_string())),
     }
 }
 
+/// A list field of the element at `at`; when it is not a list, a note in `found` and no
+/// items.
+fn list_or_note<'v>(object: &'v Value, key: &str, at: &str, found: &mut Found) -> &'v [Value] {
+    list(object, key).unwrap_or_else(|why| {
+        found.push((at_then("load.vrm.spring.at", at, why), true));
+        &[]
+    })
+}
+
 /// The settings of a 1.0 joint or a 0.x bone group; `stiffness_key` is `stiffiness` in 0.x.
-fn settings(object: &Value, stiffness_key: &str, defaults: Settings) -> Result<Settings, String> {
+fn settings(object: &Value, stiffness_key: &str, defaults: Settings) -> Result<Settings, Message> {
     let stiffness = number(object, stiffness_key)?.unwrap_or(defaults.stiffness);
     let drag = number(object, "dragForce")?.unwrap_or(defaults.drag);
     let hit_radius = number(object, "hitRadius")?.unwrap_or(defaults.hit_radius);
     number(object, "gravityPower")?;
     if stiffness < 0.0 {
-        return Err(format!("stiffness {stiffness} is negative"));
+        return Err(negative("stiffness", stiffness));
     }
     if !(0.0..=1.0).contains(&drag) {
-        return Err(format!("dragForce {drag} is outside 0..1"));
+        return Err(Message::new("load.vrm.spring.drag_range").arg("value", drag));
     }
     if hit_radius < 0.0 {
-        return Err(format!("hitRadius {hit_radius} is negative"));
+        return Err(negative("hitRadius", hit_radius));
     }
     Ok(Settings {
         stiffness,
@@ -475,19 +511,19 @@ fn has_gravity(object: &Value) -> bool {
 }
 
 /// A quaternion field (`[x, y, z, w]`), identity when absent.
-fn rotation_field(object: &Value) -> Result<Quat, String> {
+fn rotation_field(object: &Value) -> Result<Quat, Message> {
     match object.get("rotation") {
         None | Some(Value::Null) => Ok(Quat::IDENTITY),
         value => super::gltf::numbers::<4>(value)
             .map(Quat::from_array)
             .filter(|q| q.length_squared() > 1e-12)
             .map(Quat::normalize)
-            .ok_or_else(|| "`rotation` is not a quaternion".to_owned()),
+            .ok_or_else(|| Message::new("load.vrm.spring.not_quaternion")),
     }
 }
 
 /// A joint's `VRMC_springBone_limit`, `Ok(None)` without one.
-fn read_limit(joint: &Value) -> Result<Option<SpringLimit>, String> {
+fn read_limit(joint: &Value) -> Result<Option<SpringLimit>, Message> {
     let Some(extension) = joint
         .get("extensions")
         .and_then(|e| e.get("VRMC_springBone_limit"))
@@ -495,13 +531,13 @@ fn read_limit(joint: &Value) -> Result<Option<SpringLimit>, String> {
         return Ok(None);
     };
     let Some(limit) = extension.get("limit") else {
-        return Err("VRMC_springBone_limit has no `limit`".to_owned());
+        return Err(Message::new("load.vrm.spring.no_limit"));
     };
-    let angle = |object: &Value, key: &str| -> Result<f32, String> {
+    let angle = |object: &Value, key: &str| -> Result<f32, Message> {
         match number(object, key)? {
             Some(a) if a >= 0.0 => Ok(a),
-            Some(a) => Err(format!("limit `{key}` {a} is negative")),
-            None => Err(format!("limit has no `{key}`")),
+            Some(a) => Err(negative(&format!("limit `{key}`"), a)),
+            None => Err(Message::new("load.vrm.spring.limit_no_field").arg("key", key)),
         }
     };
     let (shape, object) = if let Some(cone) = limit.get("cone") {
@@ -527,7 +563,7 @@ fn read_limit(joint: &Value) -> Result<Option<SpringLimit>, String> {
             spherical,
         )
     } else {
-        return Err("the limit is neither cone, hinge nor spherical".to_owned());
+        return Err(Message::new("load.vrm.spring.limit_shape"));
     };
     Ok(Some(SpringLimit {
         shape,
@@ -540,12 +576,12 @@ fn read_collider_form(
     collider: &Value,
     found: &mut Found,
     at: &str,
-) -> Result<ColliderForm, String> {
-    let base = |shape: &Value| -> Result<Option<ColliderForm>, String> {
+) -> Result<ColliderForm, Message> {
+    let base = |shape: &Value| -> Result<Option<ColliderForm>, Message> {
         if let Some(sphere) = shape.get("sphere") {
             let radius = number(sphere, "radius")?.unwrap_or(0.0);
             if radius < 0.0 {
-                return Err(format!("sphere radius {radius} is negative"));
+                return Err(negative("sphere radius", radius));
             }
             Ok(Some(ColliderForm::Sphere {
                 offset: array_vector(sphere, "offset")?.unwrap_or(GVec3::ZERO),
@@ -554,7 +590,7 @@ fn read_collider_form(
         } else if let Some(capsule) = shape.get("capsule") {
             let radius = number(capsule, "radius")?.unwrap_or(0.0);
             if radius < 0.0 {
-                return Err(format!("capsule radius {radius} is negative"));
+                return Err(negative("capsule radius", radius));
             }
             Ok(Some(ColliderForm::Capsule {
                 offset: array_vector(capsule, "offset")?.unwrap_or(GVec3::ZERO),
@@ -575,11 +611,9 @@ fn read_collider_form(
             let normal = array_vector(plane, "normal")?
                 .unwrap_or(GVec3::Z)
                 .try_normalize()
-                .ok_or_else(|| "plane normal has no length".to_owned())?;
+                .ok_or_else(|| Message::new("load.vrm.spring.plane_normal"))?;
             found.push((
-                format!(
-                    "{at}: an extended plane collider becomes a large thin box under the plane"
-                ),
+                Message::new("load.vrm.spring.plane_collider").arg("at", at),
                 false,
             ));
             return Ok(ColliderForm::Plane {
@@ -595,23 +629,18 @@ fn read_collider_form(
                 .unwrap_or(false)
         });
         if inside && fallback.is_none() {
-            return Err(
-                "an extended \"inside\" collider (which MMD bodies cannot hold) without a base shape"
-                    .to_owned(),
-            );
+            return Err(Message::new("load.vrm.spring.inside_without_base"));
         }
         if inside {
             found.push((
-                format!(
-                    "{at}: an extended \"inside\" collider keeps springs in, which MMD bodies cannot; its base shape is used"
-                ),
+                Message::new("load.vrm.spring.inside_collider").arg("at", at),
                 false,
             ));
         } else if let Some(form) = base(extended)? {
             return Ok(form);
         }
     }
-    fallback.ok_or_else(|| "no sphere or capsule shape".to_owned())
+    fallback.ok_or_else(|| Message::new("load.vrm.spring.no_shape"))
 }
 
 impl Importer<'_> {
@@ -638,7 +667,7 @@ impl Importer<'_> {
             parsed.colliders.push(match read {
                 Ok(collider) => Some(collider),
                 Err(why) => {
-                    found.push((format!("{at}: {why}; left out"), true));
+                    found.push((at_then("load.vrm.spring.left_out", &at, why), true));
                     None
                 }
             });
@@ -648,10 +677,12 @@ impl Importer<'_> {
             &[]
         });
         for (index, group) in groups.iter().enumerate() {
-            let members = list(group, "colliders").unwrap_or_else(|why| {
-                found.push((format!("colliderGroups[{index}]: {why}"), true));
-                &[]
-            });
+            let members = list_or_note(
+                group,
+                "colliders",
+                &format!("colliderGroups[{index}]"),
+                found,
+            );
             let mut kept = Vec::new();
             for member in members {
                 match member.as_u64().and_then(|m| usize::try_from(m).ok()) {
@@ -662,10 +693,10 @@ impl Importer<'_> {
                         }
                     }
                     _ => found.push((
-                        format!(
-                            "colliderGroups[{index}].colliders: {member} is not a collider ({} in the file); left out",
-                            parsed.colliders.len()
-                        ),
+                        Message::new("load.vrm.spring.not_collider")
+                            .arg("at", format!("colliderGroups[{index}].colliders"))
+                            .arg("value", member.to_string())
+                            .arg("count", parsed.colliders.len()),
                         true,
                     )),
                 }
@@ -687,10 +718,7 @@ impl Importer<'_> {
                 groups: self.spring_groups(spring, &parsed, found, &format!("springs[{index}]")),
                 ..ParsedSpring::default()
             };
-            let joints = list(spring, "joints").unwrap_or_else(|why| {
-                found.push((format!("springs[{index}]: {why}"), true));
-                &[]
-            });
+            let joints = list_or_note(spring, "joints", &format!("springs[{index}]"), found);
             // The chain as far as its joints name nodes.
             let mut nodes = Vec::with_capacity(joints.len());
             for (j, joint) in joints.iter().enumerate() {
@@ -698,8 +726,10 @@ impl Importer<'_> {
                     Ok(node) => nodes.push(node),
                     Err(why) => {
                         found.push((
-                            format!(
-                                "springs[{index}].joints[{j}]: {why}; the chain ends before it"
+                            at_then(
+                                "load.vrm.spring.chain_ends",
+                                &format!("springs[{index}].joints[{j}]"),
+                                why,
                             ),
                             true,
                         ));
@@ -716,26 +746,30 @@ impl Importer<'_> {
                 }
                 let segment = match settings(joint, "stiffness", defaults) {
                     Err(why) => {
-                        found.push((format!("{at}: {why}; this joint does not swing"), true));
+                        found.push((at_then("load.vrm.spring.joint_still", &at, why), true));
                         None
                     }
                     Ok(_) if node == tail => {
                         found.push((
-                            format!("{at}: the next joint is the same node {node}; left out"),
+                            Message::new("load.vrm.spring.same_node")
+                                .arg("at", &at)
+                                .arg("node", node),
                             true,
                         ));
                         None
                     }
                     Ok(_) if !swinging.insert(node) => {
                         found.push((
-                            format!("{at}: node {node} already swings (in this or another spring); left out"),
+                            Message::new("load.vrm.spring.already_swings")
+                                .arg("at", &at)
+                                .arg("node", node),
                             true,
                         ));
                         None
                     }
                     Ok(settings) => {
                         let limit = read_limit(joint).unwrap_or_else(|why| {
-                            found.push((format!("{at}: {why}; the joint is left unlimited"), true));
+                            found.push((at_then("load.vrm.spring.unlimited", &at, why), true));
                             None
                         });
                         let parent = j
@@ -765,10 +799,7 @@ impl Importer<'_> {
         found: &mut Found,
         at: &str,
     ) -> Vec<usize> {
-        let listed = list(spring, "colliderGroups").unwrap_or_else(|why| {
-            found.push((format!("{at}: {why}"), true));
-            &[]
-        });
+        let listed = list_or_note(spring, "colliderGroups", at, found);
         let mut groups = Vec::new();
         for group in listed {
             match group.as_u64().and_then(|g| usize::try_from(g).ok()) {
@@ -778,10 +809,10 @@ impl Importer<'_> {
                     }
                 }
                 _ => found.push((
-                    format!(
-                        "{at}.colliderGroups: {group} is not a collider group ({} in the file); left out",
-                        parsed.groups.len()
-                    ),
+                    Message::new("load.vrm.spring.not_collider_group")
+                        .arg("at", format!("{at}.colliderGroups"))
+                        .arg("value", group.to_string())
+                        .arg("count", parsed.groups.len()),
                     true,
                 )),
             }
@@ -809,19 +840,25 @@ impl Importer<'_> {
             let mut kept = Vec::new();
             match node_field(group, "node", node_count) {
                 Err(why) => found.push((
-                    format!("colliderGroups[{index}]: {why}; its colliders are left out"),
+                    at_then(
+                        "load.vrm.spring.colliders_left_out",
+                        &format!("colliderGroups[{index}]"),
+                        why,
+                    ),
                     true,
                 )),
                 Ok(node) => {
-                    let colliders = list(group, "colliders").unwrap_or_else(|why| {
-                        found.push((format!("colliderGroups[{index}]: {why}"), true));
-                        &[]
-                    });
+                    let colliders = list_or_note(
+                        group,
+                        "colliders",
+                        &format!("colliderGroups[{index}]"),
+                        found,
+                    );
                     for (c, collider) in colliders.iter().enumerate() {
                         let read = object_vector(collider, "offset").and_then(|offset| {
                             let radius = number(collider, "radius")?.unwrap_or(0.0);
                             if radius < 0.0 {
-                                return Err(format!("radius {radius} is negative"));
+                                return Err(negative("radius", radius));
                             }
                             // UniVRM 0.x writes the offset in Unity's axes: z is the
                             // reverse of the glTF node's (as three-vrm reads it).
@@ -834,7 +871,11 @@ impl Importer<'_> {
                                 parsed.colliders.push(Some(ParsedCollider { node, form }));
                             }
                             Err(why) => found.push((
-                                format!("colliderGroups[{index}].colliders[{c}]: {why}; left out"),
+                                at_then(
+                                    "load.vrm.spring.left_out",
+                                    &format!("colliderGroups[{index}].colliders[{c}]"),
+                                    why,
+                                ),
                                 true,
                             )),
                         }
@@ -859,7 +900,7 @@ impl Importer<'_> {
             let settings = match settings(group, "stiffiness", defaults) {
                 Ok(settings) => settings,
                 Err(why) => {
-                    found.push((format!("{at}: {why}; the group does not swing"), true));
+                    found.push((at_then("load.vrm.spring.group_still", &at, why), true));
                     continue;
                 }
             };
@@ -870,16 +911,16 @@ impl Importer<'_> {
                 groups: self.spring_groups(group, &parsed, found, &at),
                 ..ParsedSpring::default()
             };
-            let roots = list(group, "bones").unwrap_or_else(|why| {
-                found.push((format!("{at}: {why}"), true));
-                &[]
-            });
+            let roots = list_or_note(group, "bones", &at, found);
             for root in roots {
                 let root = match root.as_u64().and_then(|r| usize::try_from(r).ok()) {
                     Some(r) if r < node_count => r,
                     _ => {
                         found.push((
-                            format!("{at}.bones: {root} is not a node ({node_count} in the file); left out"),
+                            Message::new("load.vrm.spring.not_node")
+                                .arg("at", format!("{at}.bones"))
+                                .arg("value", root.to_string())
+                                .arg("count", node_count),
                             true,
                         ));
                         continue;
@@ -975,7 +1016,8 @@ pub(super) fn build(import: &mut Importer<'_>) {
         };
         let Some(body) = collider_rigid_body(import, collider, bone, &mut names) else {
             found.push((
-                format!("colliders[{index}]: its shape does not fit in MMD space; left out"),
+                Message::new("load.vrm.spring.collider_too_big")
+                    .arg("at", format!("colliders[{index}]")),
                 true,
             ));
             continue;
@@ -1016,10 +1058,8 @@ pub(super) fn build(import: &mut Importer<'_>) {
                         .filter(|&p| p < bone_count)
                     else {
                         found.push((
-                            format!(
-                                "the spring bone \"{}\" has no parent bone to hang on; left out",
-                                import.model.bones[bone].name_ja
-                            ),
+                            Message::new("load.vrm.spring.no_parent_bone")
+                                .arg("bone", import.model.bones[bone].name_ja.to_string()),
                             false,
                         ));
                         continue;
@@ -1132,10 +1172,9 @@ pub(super) fn build(import: &mut Importer<'_>) {
         }
         classes.push(shared);
         found.push((
-            format!(
-                "the colliders need {} collision groups by which springs hit them, MMD has 15 besides the springs': {count} of them share one, so their springs also hit each other's colliders",
-                available - 1 + count
-            ),
+            Message::new("load.vrm.spring.groups_shared")
+                .arg("needed", available - 1 + count)
+                .arg("count", count),
             false,
         ));
     }
@@ -1164,23 +1203,28 @@ pub(super) fn build(import: &mut Importer<'_>) {
 
     let dynamic: usize = spring_bodies.iter().map(Vec::len).sum();
     if dynamic > 0 {
-        let mut approximations = vec![format!(
-            "{} springs became {dynamic} physics bodies and joints, {} colliders static bodies",
-            parsed.springs.len(),
-            collider_body.iter().flatten().count()
-        )];
+        let mut approximations = Message::new("load.vrm.spring.bodies_made")
+            .arg("springs", parsed.springs.len())
+            .arg("bodies", dynamic)
+            .arg("colliders", collider_body.iter().flatten().count());
         if parsed.with_gravity > 0 {
-            approximations.push(format!(
-                "the gravityPower / gravityDir of {} spring joints (0.x: bone groups) are not kept: MMD's gravity pulls every body straight down",
-                parsed.with_gravity
-            ));
+            approximations = Message::new("load.list_joined")
+                .arg("first", approximations)
+                .arg(
+                    "next",
+                    Message::new("load.vrm.spring.gravity_dropped")
+                        .arg("count", parsed.with_gravity),
+                );
         }
         if capped_drag > 0 {
-            approximations.push(format!(
-                "{capped_drag} joints ask for more drag than an MMD damping can hold (about dragForce 0.15 to 0.25, by segment); they are damped as much as it can"
-            ));
+            approximations = Message::new("load.list_joined")
+                .arg("first", approximations)
+                .arg(
+                    "next",
+                    Message::new("load.vrm.spring.drag_capped").arg("count", capped_drag),
+                );
         }
-        found.push((approximations.join("; "), false));
+        found.push((approximations, false));
     }
     for (message, lost) in found {
         import.note(location.clone(), message, lost);

@@ -336,7 +336,7 @@ fn leg_ik(
         (
             "左",
             "_L",
-            "left",
+            "load.vrm.word.left",
             H::LeftUpperLeg,
             H::LeftLowerLeg,
             H::LeftFoot,
@@ -345,7 +345,7 @@ fn leg_ik(
         (
             "右",
             "_R",
-            "right",
+            "load.vrm.word.right",
             H::RightUpperLeg,
             H::RightLowerLeg,
             H::RightFoot,
@@ -412,7 +412,7 @@ fn leg_ik(
                 import.note(
                     location,
                     Message::new("load.vrm.toes_made")
-                        .arg("side", side_word)
+                        .word("side", side_word)
                         .arg("name", format!("{side_ja}つま先")),
                     false,
                 );
