@@ -249,3 +249,42 @@ fn joints_stored_as_floats_read_with_a_note() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn an_image_whose_bytes_are_not_there_is_left_out_in_recovery() {
+    // A file cut inside an image's bytes: glTF viewers draw the model without that texture.
+    // Strictly it is an error; recovery reads the model whole and lists the image as lost.
+    let dir = tempfile::tempdir().unwrap();
+    let textured = crate::generate::textured_model();
+    textured.write(dir.path(), "model.pmx").unwrap();
+    let options = VrmExportOptions {
+        model_dir: Some(dir.path().to_owned()),
+        ..VrmExportOptions::default()
+    };
+    let export = write_vrm(&textured.model, &options).unwrap();
+    let (mut json, bin) = split_glb(&export.vrm).unwrap();
+    let bin = bin.to_vec();
+    let reference = read_vrm(&export.vrm, &LoadOptions::default()).unwrap();
+    let view = json["images"][0]["bufferView"].as_u64().unwrap() as usize;
+    json["bufferViews"][view]["byteOffset"] = Value::from(bin.len() as u64 - 4);
+    let damaged = glb(&json, &bin);
+    assert!(read_vrm(&damaged, &LoadOptions::default()).is_err());
+    let recovered = read_vrm(
+        &damaged,
+        &LoadOptions {
+            recover: true,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(recovered.model.vertices, reference.model.vertices);
+    assert_eq!(recovered.model.faces, reference.model.faces);
+    assert_eq!(
+        recovered.model.materials.len(),
+        reference.model.materials.len()
+    );
+    let lost: Vec<_> = recovered.report.notes.iter().filter(|n| n.lost).collect();
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    assert_eq!(lost[0].message.key(), Some("load.vrm.image_left_out"));
+    assert!(lost[0].message.is_translated());
+}

@@ -766,11 +766,26 @@ fn image_texture(import: &mut Importer<'_>, image: usize) -> Result<Option<Textu
             .gltf
             .index_field(&value, "bufferView", ("images", Some(image), "bufferView"))?
     {
-        let bytes = import
+        match import
             .gltf
-            .view_bytes(view, ("images", Some(image), "bufferView"))?
-            .to_vec();
-        (bytes, named)
+            .view_bytes(view, ("images", Some(image), "bufferView"))
+        {
+            Ok(bytes) => (bytes.to_vec(), named),
+            // As glTF viewers do, an image whose bytes are not all there is left out and
+            // the model is read without it.
+            Err(error) if import.recover => {
+                let location = import.gltf.at("images", Some(image), "bufferView");
+                import.note(
+                    location,
+                    Message::new("load.vrm.image_left_out")
+                        .arg("image", image)
+                        .arg("error", error.to_message()),
+                    true,
+                );
+                return Ok(None);
+            }
+            Err(error) => return Err(error),
+        }
     } else if let Some(uri) = value.get("uri").and_then(Value::as_str) {
         match external::resolve(uri, import.gltf.base_dir) {
             Ok(bytes) => {
