@@ -179,15 +179,23 @@ pub fn describe(error: &anyhow::Error) -> String {
     text
 }
 
-/// A reader's or writer's error in the command line's language (other errors as they say
-/// themselves).
+/// A reader's, writer's, edit's or tool's error in the command line's language (other errors
+/// as they say themselves).
 fn localized(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
+    use pmx_core::edit::EditError;
     use pmx_core::formats::{FileError, ReadError, WriteError};
+    use pmx_plugins::PluginError;
     if let Some(error) = cause.downcast_ref::<FileError>() {
         return Some(error.render(lang()));
     }
     if let Some(error) = cause.downcast_ref::<ReadError>() {
         return Some(error.render(lang()));
+    }
+    if let Some(error) = cause.downcast_ref::<EditError>() {
+        return Some(error.render(lang()));
+    }
+    if let Some(error) = cause.downcast_ref::<PluginError>() {
+        return Some(error.message(lang()));
     }
     cause
         .downcast_ref::<WriteError>()

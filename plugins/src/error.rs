@@ -4,7 +4,7 @@
 
 use crate::nouns::kind_name_ja;
 use pmx_core::edit::EditError;
-use pmx_core::i18n::Language;
+use pmx_core::i18n::{Language, Message};
 
 /// Why a plugin did not run, or its edits could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -47,16 +47,42 @@ impl PluginError {
         }
     }
 
-    /// The message in `lang` (refusals have their own Japanese; the rest are technical).
+    /// The error as a message key with typed arguments (an edit step's error nested; a
+    /// refusal in its own two languages; a script's frame keyed, the script engine's own
+    /// words as they are).
+    #[must_use]
+    pub fn to_message(&self) -> Message {
+        match self {
+            PluginError::UnknownPlugin(name) => {
+                Message::new("plugin.error.unknown_plugin").arg("name", name.as_str())
+            }
+            PluginError::NothingSelected { kind } => Message::new("plugin.error.nothing_selected")
+                .arg("kind", Message::both(*kind, kind_name_ja(kind))),
+            PluginError::BadOption { key, message } => Message::new("plugin.error.bad_option")
+                .arg("key", key.as_str())
+                .arg("message", message.as_str()),
+            PluginError::Refused { en, ja } => Message::both(en, ja),
+            PluginError::Step { step, what, source } => Message::new("plugin.error.step")
+                .arg("step", *step)
+                .arg("what", what.as_str())
+                .arg("source", source.to_message()),
+            PluginError::Script {
+                file,
+                line,
+                column,
+                message,
+            } => Message::new("plugin.error.script")
+                .arg("file", file.as_str())
+                .arg("line", *line)
+                .arg("column", *column)
+                .arg("message", message.as_str()),
+            PluginError::NoChange => Message::new("plugin.error.no_change"),
+        }
+    }
+
+    /// The message in `lang`.
     #[must_use]
     pub fn message(&self, lang: Language) -> String {
-        match (self, lang) {
-            (PluginError::Refused { ja, .. }, Language::Japanese) => ja.clone(),
-            (PluginError::NothingSelected { kind }, Language::Japanese) => {
-                format!("先に{}を選択してください", kind_name_ja(kind))
-            }
-            (PluginError::NoChange, Language::Japanese) => "変更はありません".to_owned(),
-            _ => self.to_string(),
-        }
+        self.to_message().render(lang)
     }
 }

@@ -9,6 +9,7 @@
 
 mod delete;
 mod elements;
+mod error_message;
 mod face_ops;
 mod field;
 mod handle;

@@ -9,6 +9,7 @@
 //! (old index → new index, or removed), applied by [`IndexRemap::apply`] through the same walk.
 
 use super::*;
+use crate::i18n::Message;
 use crate::path::ModelPath;
 use std::fmt;
 
@@ -752,6 +753,27 @@ pub enum RemapError {
     WrongLength { given: usize, len: usize },
     #[error("a list of more than {MAX_INDEX} elements cannot be renumbered")]
     TooLarge,
+}
+
+impl RemapError {
+    /// The error as a message key with typed arguments.
+    #[must_use]
+    pub fn to_message(&self) -> Message {
+        match self {
+            RemapError::OutOfRange { index, len } => Message::new("edit.error.remap_out_of_range")
+                .arg("index", *index)
+                .arg("len", *len),
+            RemapError::NotInjective { new_index } => {
+                Message::new("edit.error.remap_not_injective").arg("new_index", *new_index)
+            }
+            RemapError::WrongLength { given, len } => Message::new("edit.error.remap_wrong_length")
+                .arg("given", *given)
+                .arg("len", *len),
+            RemapError::TooLarge => {
+                Message::new("edit.error.remap_too_large").arg("max", MAX_INDEX)
+            }
+        }
+    }
 }
 
 /// What a remap does to one index.

@@ -442,7 +442,7 @@ impl EditorState {
                         .arg("count", LabelArg::Number(loaded.model.faces.len())),
                 );
             }
-            Err(error) => self.set_message(MessageLevel::Error, error.to_string()),
+            Err(error) => self.set_message(MessageLevel::Error, error.to_message()),
         }
     }
 
@@ -986,7 +986,7 @@ impl EditorState {
                 }
             }
             Err(error) => {
-                self.set_message(MessageLevel::Error, error.to_string());
+                self.set_message(MessageLevel::Error, error.to_message());
             }
         }
     }
