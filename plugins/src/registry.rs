@@ -31,14 +31,14 @@ impl Registry {
     #[must_use]
     pub fn with_scripts(
         folder: Option<&std::path::Path>,
-    ) -> (Self, Vec<(std::path::PathBuf, String)>) {
+    ) -> (Self, Vec<(std::path::PathBuf, pmx_core::i18n::Message)>) {
         let mut registry = Self::builtin();
         let mut failed = Vec::new();
         if let Some(folder) = folder {
             for script in crate::script::find_scripts(folder) {
                 match script {
                     Ok(script) => registry.add(Arc::new(script)),
-                    Err((path, error)) => failed.push((path, error.to_string())),
+                    Err((path, error)) => failed.push((path, error.to_message())),
                 }
             }
         }

@@ -78,7 +78,9 @@ pub struct RunArgs {
 
 /// The built-ins, then the scripts of `folder` (scripts that do not load are returned
 /// apart, with their errors).
-fn registry_with_scripts(folder: Option<&Path>) -> (Registry, Vec<(PathBuf, String)>) {
+fn registry_with_scripts(
+    folder: Option<&Path>,
+) -> (Registry, Vec<(PathBuf, pmx_core::i18n::Message)>) {
     Registry::with_scripts(folder)
 }
 
@@ -146,7 +148,7 @@ pub fn list(args: &PluginsArgs) -> Result<ExitCode> {
             "scripts_folder": folder,
             "failed_scripts": failed
                 .iter()
-                .map(|(path, error)| json!({"path": path, "error": error}))
+                .map(|(path, error)| json!({"path": path, "error": error.to_string()}))
                 .collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&json)?);
@@ -180,7 +182,7 @@ pub fn list(args: &PluginsArgs) -> Result<ExitCode> {
         println!("scripts folder: {}", folder.display());
     }
     for (path, error) in &failed {
-        eprintln!("warning: {}: {error}", path.display());
+        eprintln!("warning: {}: {}", path.display(), super::say(error));
     }
     Ok(ExitCode::SUCCESS)
 }

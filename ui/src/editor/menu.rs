@@ -358,7 +358,7 @@ impl EditorState {
         }
         for (path, error) in &self.script_errors {
             ui.colored_label(ui.visuals().error_fg_color, file_name(path))
-                .on_hover_text(error);
+                .on_hover_text(error.render(lang));
         }
         ui.separator();
     }

@@ -121,7 +121,7 @@ pub struct EditorState {
     /// The tools of the ツール menu: built-ins, then the user's scripts.
     pub plugins: pmx_plugins::Registry,
     /// The scripts of the scripts folder that did not load, with why.
-    pub script_errors: Vec<(PathBuf, String)>,
+    pub script_errors: Vec<(PathBuf, pmx_core::i18n::Message)>,
 }
 
 impl std::fmt::Debug for EditorState {
@@ -1016,13 +1016,11 @@ impl EditorState {
         let level = if failed.is_empty() {
             MessageLevel::Info
         } else {
-            parts.push(EditLabel::text(
-                failed
-                    .iter()
-                    .map(|(_, error)| error.clone())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            ));
+            // Each script's error in the UI's language, after the count.
+            for (n, (_, error)) in failed.iter().enumerate() {
+                parts.push(EditLabel::text(if n == 0 { " " } else { "; " }));
+                parts.push(EditLabel::from(error.clone()));
+            }
             MessageLevel::Warning
         };
         self.script_errors = failed;
