@@ -254,6 +254,18 @@ fn semi_standard_bones_and_its_undo_keep_exactly_the_selected_bones() {
         .push(Command::ShowPlugin("semi_standard_bones".into()));
     harness.run_ok();
     click(&mut harness, "Apply");
+    // The tool runs off the UI thread, and its name is also the dialog's title: wait for its
+    // bones, not for the label (on a loaded machine the label shows long before the edit).
+    let started = std::time::Instant::now();
+    while document(&harness).model.bones.len() == original.bones.len() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "the tool added no bones"
+        );
+        harness.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    harness.run_ok();
     wait_for_label(&mut harness, "Add semi-standard bones");
     let added = document(&harness).model.bones.len() - original.bones.len();
     assert!(added > 0, "the tool added bones");
