@@ -86,9 +86,8 @@ pub struct EditorState {
     pub validation: ValidationState,
     /// The pose pane's pose (never part of the document until applied).
     pub pose: crate::panes::pose::PoseState,
-    /// The pose generation last sent to the 3D view, and whether the view shows a pose.
-    fed_pose_generation: u64,
-    view_shows_pose: bool,
+    /// What the 3D view was last sent of the pose.
+    pose_feed: crate::panes::pose_feed::PoseFeed,
     /// While morph edit mode is on: the pose it replaced and the morph it shows.
     morph_edit_pose: Option<MorphEditPose>,
     /// The 3D view (camera, layers, the GPU copy of the model).
@@ -172,8 +171,7 @@ impl EditorState {
             message: None,
             validation: ValidationState::default(),
             pose: crate::panes::pose::PoseState::default(),
-            fed_pose_generation: 0,
-            view_shows_pose: false,
+            pose_feed: crate::panes::pose_feed::PoseFeed::default(),
             morph_edit_pose: None,
             view: crate::panes::view::ViewState::default(),
             uv: crate::panes::uv::UvState::default(),

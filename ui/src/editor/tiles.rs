@@ -206,69 +206,12 @@ impl EditorState {
         self.pose.evaluate(&document.model);
     }
 
-    /// The 3D view draws the pose pane's pose: deformed positions and normals go to the GPU
-    /// when the pose changes, and the model's own values again when it is back at rest; the
-    /// overlays (bones, rigid bodies, selected vertices, normals) and the gizmo are drawn where
-    /// the same evaluation put them. The document never changes. After a weight edit (a brush
-    /// step) only the vertices it re-skinned are copied and uploaded.
+    /// The 3D view draws the pose pane's pose ([`crate::panes::pose_feed::PoseFeed`]).
     fn feed_pose_to_view(&mut self) {
         let Some(document) = &self.document else {
             return;
         };
-        let generation = self.pose.generation();
-        // The whole mesh went up again at rest (a structural edit) under an unchanged pose:
-        // the pose goes up again too.
-        let mesh_lost_pose = self.view_shows_pose && !self.view.scene.holds_deformed();
-        if generation == self.fed_pose_generation && !mesh_lost_pose {
-            return;
-        }
-        let reskinned = self
-            .pose
-            .take_reskinned()
-            .filter(|r| r.from == self.fed_pose_generation && !mesh_lost_pose);
-        self.fed_pose_generation = generation;
-        self.view
-            .set_body_placements(self.pose.body_placements(&document.model));
-        self.view.set_bone_placements(self.pose.bone_placements());
-        // The view gives its share of the posed vertices back, so a re-skin patches them in
-        // place instead of copying a million.
-        self.view.set_vertex_placements(None);
-        let posed = self.pose.share_posed_vertices(reskinned.as_ref());
-        self.view
-            .set_vertex_placements(posed.clone().map(|posed| (generation, posed)));
-        // The view pane was drawn before the pose changed this frame; its paint runs after
-        // this, so an overlay rebuilt now is painted with the mesh uploaded below (one built
-        // in the next frame would trail the mesh by a frame while a motion or physics plays).
-        self.view.sync_overlay(document, self.document_id);
-        match posed {
-            Some(posed) => {
-                match reskinned {
-                    Some(reskinned) if self.view_shows_pose => {
-                        self.view.scene.upload_deformed_spans(
-                            &reskinned.vertices,
-                            &posed.positions,
-                            &posed.normals,
-                        )
-                    }
-                    _ => self
-                        .view
-                        .scene
-                        .upload_deformed(0, &posed.positions, &posed.normals),
-                }
-                self.view_shows_pose = true;
-            }
-            None if self.view_shows_pose => {
-                let vertices = &document.model.vertices;
-                let positions: Vec<_> = vertices.iter().map(|v| v.position.into()).collect();
-                let normals: Vec<_> = vertices.iter().map(|v| v.normal.into()).collect();
-                self.view.scene.upload_deformed(0, &positions, &normals);
-                self.view_shows_pose = false;
-            }
-            None => {}
-        }
-        // UV and material morphs: the few UVs they move, and each material's values.
-        let scene = &mut self.view.scene;
-        scene.show_posed_uvs(&document.model, self.pose.posed_uvs());
-        scene.set_material_morphs(&document.model, self.pose.posed_material_morphs());
+        self.pose_feed
+            .feed(&mut self.view, &mut self.pose, document, self.document_id);
     }
 }

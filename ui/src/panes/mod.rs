@@ -21,6 +21,7 @@ pub mod materials;
 pub mod morph_preview;
 pub mod morphs;
 pub mod pose;
+pub mod pose_feed;
 pub mod rigid_bodies;
 pub mod soft_bodies;
 pub mod textures;
