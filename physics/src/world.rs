@@ -25,6 +25,10 @@
 //!   within the X limits; Hinge (5) turns about the frame's Z (Bullet's hinge axis) within the
 //!   X rotation limits. Motors, softness and bias of the 2.1 kinds are not simulated (listed
 //!   by [`PhysicsNote`]).
+//! - **Springs** are forces of stiffness × offset computed once a step, as Bullet's are, where
+//!   that is stable for the bodies they pull ([`SolverSettings::explicit_spring_limit`]); the
+//!   stiffer ones are force-based motor rows of the solver. Joints without motor rows are
+//!   solved four at a time by rapier, which makes the forces the faster of the two.
 //! - **Steps** are a fixed 1/60 s; the same model and inputs give the same bits.
 
 use crate::placement::{self, body_bone};
