@@ -13,7 +13,6 @@
 //! Pure accounting on durations handed in: no clock is read here, so the tests run on
 //! simulated durations and the same inputs give the same steps.
 
-use crate::world::STEP_SECONDS;
 use std::collections::VecDeque;
 use std::time::Duration;
 
@@ -29,6 +28,9 @@ pub const SPEED_WINDOW: Duration = Duration::from_secs(1);
 /// One frame's real time counts for at most this much: a stall of the whole program (a
 /// minimised window, a debugger) is reported as one slow second, not as minutes lost.
 const MAX_FRAME_SECONDS: f64 = 1.0;
+/// One step of simulated time, exactly (the f32 [`crate::STEP_SECONDS`] is a little longer:
+/// 18 of it do not fit in 300 ms).
+const STEP: f64 = 1.0 / 60.0;
 /// Below this speed the physics counts as not keeping up (rounding of the carry keeps a
 /// machine that keeps up at exactly 1).
 const KEEPING_UP: f64 = 0.99;
@@ -85,7 +87,7 @@ impl PhysicsClock {
     /// of steps to run now. Time beyond what this frame and the next can run within their
     /// bound is dropped and counted against [`PhysicsClock::speed`].
     pub fn advance(&mut self, real_elapsed: Duration, step_cost: Duration) -> u32 {
-        let step = f64::from(STEP_SECONDS);
+        let step = STEP;
         let real = real_elapsed.as_secs_f64().min(MAX_FRAME_SECONDS);
         let bound = Self::steps_bound(step_cost);
         self.carry += real;
