@@ -2,6 +2,8 @@
 //! with a printed reason without it) and of a generated model of 1,001 bodies and 1,000 joints
 //! (`pmx_physics::generate::hanging_chains(100, 10)`). Each case times the world's step alone and
 //! the whole frame the pose pane runs (morphs, bones before physics, the step, the bones after).
+//! "world step" runs the editor's solver settings, "world step before issue 40" the settings it
+//! had before (every joint spring a motor row of the solver), in the same run.
 //!
 //! `cargo bench -p pmx_physics --bench step`
 
@@ -11,7 +13,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use pmx_core::model::Model;
 use pmx_core::pose::{Pose, PoseEvaluator};
-use pmx_physics::{Engine, MmdWorld, Simulation};
+use pmx_physics::{Engine, MmdWorld, Simulation, SolverSettings};
 use std::time::Duration;
 
 fn gene() -> Option<Model> {
@@ -37,15 +39,23 @@ fn bench_model(c: &mut Criterion, name: &str, model: &Model) {
     evaluator.evaluate_bones(model, &pose).unwrap();
     let globals = evaluator.skeleton.globals().to_vec();
     let impulses = vec![Default::default(); model.rigid_bodies.len()];
-    let mut world = MmdWorld::new(model);
-    world.reset(&globals);
-    let mut out = Vec::new();
-    for _ in 0..60 {
-        world.step(&globals, &impulses, &mut out);
+    for (name, settings) in [
+        ("world step", SolverSettings::default()),
+        (
+            "world step before issue 40",
+            SolverSettings::BEFORE_ISSUE_40,
+        ),
+    ] {
+        let mut world = MmdWorld::with_settings(model, settings);
+        world.reset(&globals);
+        let mut out = Vec::new();
+        for _ in 0..60 {
+            world.step(&globals, &impulses, &mut out);
+        }
+        group.bench_function(name, |b| {
+            b.iter(|| world.step(&globals, &impulses, &mut out));
+        });
     }
-    group.bench_function("world step", |b| {
-        b.iter(|| world.step(&globals, &impulses, &mut out));
-    });
     for engine in Engine::ALL {
         let mut simulation = Simulation::new(model, engine);
         let mut pose = Pose::new(model);

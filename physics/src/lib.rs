@@ -3,11 +3,15 @@
 //! spring bones the export would write, between the bones before and after physics
 //! ([`simulation`]). No GUI dependency.
 
+pub mod clock;
 pub mod generate;
 pub mod placement;
 pub mod world;
 
-pub use world::{BodyMotion, BodyState, MmdWorld, PhysicsNote, STEP_SECONDS, WorldStats};
+pub use clock::PhysicsClock;
+pub use world::{
+    BodyMotion, BodyState, MmdWorld, PhysicsNote, STEP_SECONDS, SolverSettings, WorldStats,
+};
 pub mod simulation;
 
 pub use simulation::{Engine, Simulation};

@@ -9,7 +9,7 @@
 //! bones the VRM export would write from them (`pmx_core::physics::spring_sim`), so the two
 //! can be compared on the same model before exporting.
 
-use crate::world::{MmdWorld, STEP_SECONDS};
+use crate::world::{MmdWorld, STEP_SECONDS, SolverSettings};
 use pmx_core::formats::vmd::{Binding, Motion};
 use pmx_core::model::Model;
 use pmx_core::physics::spring_sim::SpringSimulation;
@@ -82,10 +82,16 @@ impl Simulation {
     /// The simulation of `model`, at rest, not yet reset to a pose.
     #[must_use]
     pub fn new(model: &Model, engine: Engine) -> Self {
+        Self::with_settings(model, engine, SolverSettings::default())
+    }
+
+    /// [`Simulation::new`] with the MMD world solved with `settings`.
+    #[must_use]
+    pub fn with_settings(model: &Model, engine: Engine, settings: SolverSettings) -> Self {
         let mut spring_error = None;
         let mut body_offsets = Vec::new();
         let runner = match engine {
-            Engine::Mmd => Runner::Mmd(Box::new(MmdWorld::new(model))),
+            Engine::Mmd => Runner::Mmd(Box::new(MmdWorld::with_settings(model, settings))),
             Engine::SpringBones => {
                 body_offsets = crate::placement::bone_offsets(model);
                 match SpringSimulation::new(model, &plan_springs(model)) {

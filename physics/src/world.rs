@@ -25,6 +25,10 @@
 //!   within the X limits; Hinge (5) turns about the frame's Z (Bullet's hinge axis) within the
 //!   X rotation limits. Motors, softness and bias of the 2.1 kinds are not simulated (listed
 //!   by [`PhysicsNote`]).
+//! - **Springs** are forces of stiffness × offset computed once a step, as Bullet's are, where
+//!   that is stable for the bodies they pull ([`SolverSettings::explicit_spring_limit`]); the
+//!   stiffer ones are force-based motor rows of the solver. Joints without motor rows are
+//!   solved four at a time by rapier, which makes the forces the faster of the two.
 //! - **Steps** are a fixed 1/60 s; the same model and inputs give the same bits.
 
 use crate::placement::{self, body_bone};
@@ -54,6 +58,53 @@ const MAX_DAMPING: f32 = 0.9999;
 /// between a bone-following body and the rest of its chain (SD Mei's ribbons) swings 50° past
 /// its joint's limit, and a stiff joint spring settles 0.8° off its balance; 8 × 4 keeps every
 /// corpus joint within 2.6° of its limits and springs within 0.03° of the balance.
+/// How rapier solves the world: [`SolverSettings::default`] is what the editor runs;
+/// [`SolverSettings::BEFORE_ISSUE_40`] is what it ran before (kept for the step benchmark's
+/// comparison and for tuning).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SolverSettings {
+    /// Solver substeps a step (rapier's `num_solver_iterations`).
+    pub substeps: usize,
+    /// Projected Gauss-Seidel passes in each substep (`num_internal_pgs_iterations`).
+    pub pgs_iterations: usize,
+    /// Joint impulses carried from one step to the next as the solver's first guess.
+    pub warmstart_joints: bool,
+    /// Bodies at rest may sleep (rapier wakes them when something touches or moves them).
+    pub sleep: bool,
+    /// Joint springs as forces computed once a step from the joint's offset (as Bullet's 6DOF
+    /// spring is: an impulse of stiffness × offset × dt a step) instead of motor rows of
+    /// rapier's solver (which it cannot solve four joints at a time), on the axes where that
+    /// is stable: stiffness × dt² over the lightest end's smallest moment of inertia (mass,
+    /// for a move spring) at most this. 0: every spring is a motor row.
+    pub explicit_spring_limit: f32,
+}
+
+impl SolverSettings {
+    /// The settings of the first version: 8 substeps × 4 passes, no warm start, no sleep.
+    pub const BEFORE_ISSUE_40: Self = Self {
+        substeps: SOLVER_ITERATIONS,
+        pgs_iterations: PGS_ITERATIONS,
+        warmstart_joints: false,
+        sleep: false,
+        explicit_spring_limit: 0.0,
+    };
+}
+
+impl Default for SolverSettings {
+    /// [`SolverSettings::BEFORE_ISSUE_40`] with the springs that pull at most 4 (stiffness ×
+    /// dt² / inertia) as forces. Measured with `examples/tune.rs`: every hair link of the
+    /// 1,001-body model qualifies and its step takes a third of the time; the pendulum tests
+    /// and the corpus' worst joint-limit excess (2.58°) are as before. Springs pulling 35 (the
+    /// 2000 N·unit/rad pendulum spring on a bob whose own inertia is 0.016) swing off as
+    /// forces, as they would in Bullet's explicit spring, so they stay motor rows.
+    fn default() -> Self {
+        Self {
+            explicit_spring_limit: 4.0,
+            ..Self::BEFORE_ISSUE_40
+        }
+    }
+}
+
 const SOLVER_ITERATIONS: usize = 8;
 const PGS_ITERATIONS: usize = 4;
 
@@ -135,6 +186,10 @@ struct SimBody {
     bone: Option<usize>,
     /// The body in its bone's frame (model space for a body without a bone).
     offset: Transform,
+    /// Mass and smallest principal moment of inertia (infinite for a body the physics does
+    /// not move).
+    mass: f32,
+    inertia: f32,
 }
 
 /// A simulated body's state, for drawing and the readout.
@@ -159,6 +214,8 @@ pub struct MmdWorld {
     world: PhysicsWorld,
     bodies: Vec<SimBody>,
     joints: Vec<Option<ImpulseJointHandle>>,
+    /// The joint springs run as forces (see [`SolverSettings::explicit_spring_limit`]).
+    springs: Vec<JointSpring>,
     notes: Vec<PhysicsNote>,
     stats: WorldStats,
     /// Where the bones put each body this step (reused).
@@ -225,11 +282,18 @@ impl MmdWorld {
     /// The world of `model` at rest.
     #[must_use]
     pub fn new(model: &Model) -> Self {
+        Self::with_settings(model, SolverSettings::default())
+    }
+
+    /// The world of `model` at rest, solved with `settings`.
+    #[must_use]
+    pub fn with_settings(model: &Model, settings: SolverSettings) -> Self {
         let mut world = PhysicsWorld::new();
         world.gravity = rapier3d::math::Vector::new(0.0, -MMD_GRAVITY, 0.0);
         world.integration_parameters.dt = STEP_SECONDS;
-        world.integration_parameters.num_solver_iterations = SOLVER_ITERATIONS;
-        world.integration_parameters.num_internal_pgs_iterations = PGS_ITERATIONS;
+        world.integration_parameters.num_solver_iterations = settings.substeps;
+        world.integration_parameters.num_internal_pgs_iterations = settings.pgs_iterations;
+        world.integration_parameters.warmstart_joints = settings.warmstart_joints;
         let mut notes = Vec::new();
         if !model.soft_bodies.is_empty() {
             notes.push(PhysicsNote::SoftBodiesNotSimulated {
@@ -251,6 +315,8 @@ impl MmdWorld {
                     motion: BodyMotion::Absent,
                     bone,
                     offset,
+                    mass: f32::INFINITY,
+                    inertia: f32::INFINITY,
                 });
                 continue;
             }
@@ -271,13 +337,22 @@ impl MmdWorld {
                     .angular_damping(rapier_damping(body.angular_damping, STEP_SECONDS)),
             }
             .pose(pose(&rest))
-            .can_sleep(false);
+            .can_sleep(settings.sleep);
             let handle = world.bodies.insert(builder);
             let size = Vec3::from(body.size).abs().max(Vec3::splat(MIN_SIZE));
             let shape = match body.shape {
                 RigidShape::Box => ColliderBuilder::cuboid(size.x, size.y, size.z),
                 RigidShape::Capsule => ColliderBuilder::capsule_y(size.y * 0.5, size.x),
                 RigidShape::Sphere | RigidShape::Unknown(_) => ColliderBuilder::ball(size.x),
+            };
+            let (mass, inertia) = if motion == BodyMotion::FollowsBone {
+                (f32::INFINITY, f32::INFINITY)
+            } else {
+                // The shape's inertia at density 1, scaled to the body's mass.
+                let unit = shape.shape.mass_properties(1.0);
+                let scale = body.mass / unit.mass().max(f32::MIN_POSITIVE);
+                let moments = unit.principal_inertia() * scale;
+                (body.mass, moments.x.min(moments.y).min(moments.z))
             };
             let groups = InteractionGroups::new(
                 Group::from_bits_truncate(1u32 << (body.group & 15)),
@@ -301,18 +376,29 @@ impl MmdWorld {
                 motion,
                 bone,
                 offset,
+                mass,
+                inertia,
             });
         }
         let mut joints = Vec::with_capacity(model.joints.len());
+        let mut springs = Vec::new();
         for (index, joint) in model.joints.iter().enumerate() {
             joints.push(add_joint(
-                &mut world, model, &bodies, index, joint, &mut notes,
+                &mut world,
+                model,
+                &bodies,
+                index,
+                joint,
+                &mut notes,
+                (settings.explicit_spring_limit > 0.0)
+                    .then_some((&mut springs, settings.explicit_spring_limit)),
             ));
         }
         Self {
             world,
             bodies,
             joints,
+            springs,
             notes,
             stats: WorldStats::default(),
             carried: Vec::new(),
@@ -391,6 +477,7 @@ impl MmdWorld {
                 apply_impulse(rb, impulse);
             }
         }
+        self.apply_springs();
         self.world.step();
         self.stats.steps += 1;
         out.clear();
@@ -426,6 +513,56 @@ impl MmdWorld {
                 transform: bone_global,
                 rotation_only: body.motion == BodyMotion::PhysicsKeepsBonePosition,
             });
+        }
+    }
+
+    /// Each spring's force on its two bodies for this step, from where they are now.
+    fn apply_springs(&mut self) {
+        // Rapier keeps a force until it is reset: last step's springs go first.
+        for spring in &self.springs {
+            for handle in [spring.body_a, spring.body_b] {
+                if let Some(rb) = self.world.bodies.get_mut(handle) {
+                    rb.reset_forces(false);
+                    rb.reset_torques(false);
+                }
+            }
+        }
+        for spring in &self.springs {
+            let bodies = &mut self.world.bodies;
+            let (Some(a), Some(b)) = (bodies.get(spring.body_a), bodies.get(spring.body_b)) else {
+                continue;
+            };
+            let frame_a = from_pose(a.position()).compose(&spring.frame_a);
+            let frame_b = from_pose(b.position()).compose(&spring.frame_b);
+            let mut relative = (frame_a.rotation.conjugate() * frame_b.rotation).normalize();
+            if relative.w < 0.0 {
+                relative = -relative;
+            }
+            let half = Vec3::new(relative.x, relative.y, relative.z);
+            let angles = Vec3::new(
+                2.0 * half.x.atan2(relative.w),
+                2.0 * half.y.atan2(relative.w),
+                2.0 * half.z.atan2(relative.w),
+            );
+            let torque = frame_a.rotation * (-spring.angular * angles);
+            let offset = frame_a.rotation.conjugate()
+                * Vec3::from(frame_b.translation - frame_a.translation);
+            let force = frame_a.rotation * (-spring.linear * offset);
+            let point = vector(frame_b.translation);
+            for (handle, sign) in [(spring.body_b, 1.0f32), (spring.body_a, -1.0)] {
+                let Some(rb) = bodies.get_mut(handle) else {
+                    continue;
+                };
+                if !rb.is_dynamic() {
+                    continue;
+                }
+                if torque.is_finite() && torque != Vec3::ZERO {
+                    rb.add_torque(vector((torque * sign).into()), false);
+                }
+                if force.is_finite() && force != Vec3::ZERO {
+                    rb.add_force_at_point(vector((force * sign).into()), point, false);
+                }
+            }
         }
     }
 
@@ -476,6 +613,19 @@ fn apply_impulse(rb: &mut rapier3d::dynamics::RigidBody, impulse: &RigidBodyImpu
     }
 }
 
+/// A joint's springs as forces: stiffness per axis of the joint's frame (zero on axes that are
+/// locked or have no spring).
+#[derive(Debug, Clone, Copy)]
+struct JointSpring {
+    body_a: RigidBodyHandle,
+    body_b: RigidBodyHandle,
+    /// The joint's frame in each body's frame.
+    frame_a: Transform,
+    frame_b: Transform,
+    linear: Vec3,
+    angular: Vec3,
+}
+
 const LINEAR: [JointAxis; 3] = [JointAxis::LinX, JointAxis::LinY, JointAxis::LinZ];
 const ANGULAR: [JointAxis; 3] = [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ];
 const LINEAR_MASKS: [JointAxesMask; 3] = [
@@ -514,6 +664,7 @@ fn add_joint(
     index: usize,
     joint: &Joint,
     notes: &mut Vec<PhysicsNote>,
+    explicit_springs: Option<(&mut Vec<JointSpring>, f32)>,
 ) -> Option<ImpulseJointHandle> {
     let ends = [joint.body_a, joint.body_b].map(|b| {
         b.map(pmx_core::model::RigidBodyIdx::get)
@@ -609,6 +760,14 @@ fn add_joint(
         .contacts_enabled(true);
     let spring_move = v(joint.spring_move);
     let spring_rotate = v(joint.spring_rotate);
+    let mut explicit = JointSpring {
+        body_a: handle_a,
+        body_b: handle_b,
+        frame_a,
+        frame_b,
+        linear: Vec3::ZERO,
+        angular: Vec3::ZERO,
+    };
     for i in 0..3 {
         for (axis, range, stiffness) in [
             (LINEAR[i], ranges_linear[i], spring_move[i]),
@@ -617,7 +776,27 @@ fn add_joint(
             if let AxisRange::Limited(lower, upper) = range {
                 builder = builder.limits(axis, [lower, upper]);
             }
-            if springs && range != AxisRange::Locked && stiffness > 0.0 {
+            let sprung = springs && range != AxisRange::Locked && stiffness > 0.0;
+            // How hard the spring pulls on its lightest end in one step.
+            let pull = |resistance: fn(&SimBody) -> f32| {
+                let lightest = resistance(&bodies[a]).min(resistance(&bodies[b]));
+                stiffness * STEP_SECONDS * STEP_SECONDS / lightest
+            };
+            let explicit_ok = explicit_springs.as_ref().is_some_and(|(_, limit)| {
+                let pull = if LINEAR.contains(&axis) {
+                    pull(|body| body.mass)
+                } else {
+                    pull(|body| body.inertia)
+                };
+                pull <= *limit
+            });
+            if sprung && explicit_ok {
+                if LINEAR.contains(&axis) {
+                    explicit.linear[i] = stiffness;
+                } else {
+                    explicit.angular[i] = stiffness;
+                }
+            } else if sprung {
                 // Bullet's 6DOF spring pulls back to the rest pose with stiffness × offset;
                 // its damping comes from the bodies' own.
                 builder = builder
@@ -625,6 +804,11 @@ fn add_joint(
                     .motor_position(axis, 0.0, stiffness, 0.0);
             }
         }
+    }
+    if let Some((list, _)) = explicit_springs
+        && (explicit.linear != Vec3::ZERO || explicit.angular != Vec3::ZERO)
+    {
+        list.push(explicit);
     }
     Some(
         world

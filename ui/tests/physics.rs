@@ -222,3 +222,35 @@ fn playing_goes_on_while_another_tab_is_shown() {
     );
     assert!(!harness.state().pose.pose.physics.is_empty());
 }
+
+#[test]
+fn a_machine_that_cannot_keep_up_is_told_how_far_behind_the_physics_runs() {
+    let mut harness = harness_with(pendulum(), Language::English);
+    tab(&mut harness, "Pose");
+    click(&mut harness, "▶ Play");
+    let model = document(&harness).model.clone();
+    // As on a slow renderer: frames of 100 ms, a step costing 30 ms (one fits in a frame's
+    // 50 ms of physics). The physics runs a sixth of real time.
+    let ms = std::time::Duration::from_millis;
+    for _ in 0..12 {
+        harness
+            .state_mut()
+            .pose
+            .advance_by_clock(&model, ms(100), ms(30));
+    }
+    // The window's own frame (its real length unknown here) runs at the same step cost.
+    harness.state_mut().pose.physics.last_step = ms(30);
+    harness.step();
+    let speed = harness.state().pose.physics.clock().speed();
+    assert!(speed < 0.25, "speed {speed}");
+    harness.get_by_label_contains("Can't keep up: ");
+    harness.get_by_label_contains("% of real time");
+    // Paused, nothing falls behind: the warning goes.
+    click(&mut harness, "Pause");
+    assert!(
+        harness
+            .query_all_by_label_contains("Can't keep up")
+            .next()
+            .is_none()
+    );
+}

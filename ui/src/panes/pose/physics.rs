@@ -1,21 +1,21 @@
 //! The pose pane's physics row: MikuMikuDance's rigid bodies and joints, or the VRM spring bones
 //! the export would write, run live on the pose (Play / Pause / Reset / one step), also while a
 //! motion plays or is scrubbed (the motion at 30 frames a second drives the bodies that follow
-//! bones, the physics steps at 60). The result lives in the pose ([`Pose::physics`]), never in
-//! the document, so "apply pose as rest" takes the simulated pose.
+//! bones, the physics steps at 60). Playing runs by the clock ([`PhysicsClock`]): as many steps a
+//! frame as real time asks for, within what fits in 50 ms of the measured step time; when that
+//! is not enough the motion and the physics slow down together and the row says by how much.
+//! The result lives in the pose ([`Pose::physics`]), never in the document, so "apply pose as
+//! rest" takes the simulated pose.
 
 use super::PoseState;
 use crate::i18n::Language;
 use pmx_core::model::{ElementKind, Model, RigidMode};
 use pmx_core::pose::{Pose, PoseError, Transform};
 use pmx_physics::simulation::MOTION_FPS;
-use pmx_physics::{BodyMotion, Engine, STEP_SECONDS, Simulation};
+use pmx_physics::{BodyMotion, Engine, PhysicsClock, STEP_SECONDS, Simulation};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// At most this many steps run in one drawn frame (a slow frame slows the physics down
-/// instead of freezing the window with catch-up steps).
-const MAX_STEPS_PER_FRAME: u32 = 4;
 /// A scrub further than this (motion frames) or backwards starts the physics over at the new
 /// frame and lets it settle; a shorter scrub forward plays the frames in between.
 const SCRUB_PLAY_FRAMES: f32 = 60.0;
@@ -34,8 +34,8 @@ pub struct PhysicsPreview {
     /// Start over at the current pose before the next step.
     needs_reset: bool,
     last_tick: Option<Instant>,
-    /// Real time not yet simulated.
-    carry: f64,
+    /// Real time into steps while playing, and how far the physics falls behind it.
+    clock: PhysicsClock,
     /// Wall time of the last step.
     pub last_step: Duration,
     /// Body placements after the last step (model space), shared with the 3D view.
@@ -74,6 +74,13 @@ impl PhysicsPreview {
         self.simulation.as_ref()
     }
 
+    /// The clock that runs the steps while playing: [`PhysicsClock::speed`] says whether the
+    /// physics keeps up with real time.
+    #[must_use]
+    pub fn clock(&self) -> &PhysicsClock {
+        &self.clock
+    }
+
     /// Where the last step put the rigid bodies, with a generation that changes with them.
     #[must_use]
     pub fn placements(&self) -> Option<(u64, Arc<[Transform]>)> {
@@ -95,7 +102,6 @@ impl PhysicsPreview {
             // A pose made for this model always fits it (the pane rebuilds both together).
             let _ = simulation.reset(model, pose);
             self.needs_reset = false;
-            self.carry = 0.0;
         }
     }
 
@@ -144,33 +150,37 @@ impl PhysicsPreview {
 
 impl PoseState {
     /// Runs the physics for the time passed since the last frame (while playing; a loaded
-    /// motion advances with it). Returns whether anything stepped.
+    /// motion advances with it, step for step). Returns whether anything stepped.
     pub fn tick_physics(&mut self, model: &Model, now: Instant) -> bool {
         let physics = &mut self.physics;
         if !(physics.enabled && physics.playing) {
             physics.last_tick = None;
+            // A pause is not falling behind: the clock starts afresh with the next play.
+            physics.clock.reset();
             return false;
         }
         let elapsed = physics
             .last_tick
-            .map_or(0.0, |last| {
-                now.saturating_duration_since(last).as_secs_f64()
-            })
-            .min(0.25);
+            .map_or(Duration::ZERO, |last| now.saturating_duration_since(last));
         physics.last_tick = Some(now);
-        physics.carry += elapsed;
-        let step = f64::from(STEP_SECONDS);
-        let mut steps = (physics.carry / step).floor() as u32;
-        if steps > MAX_STEPS_PER_FRAME {
-            steps = MAX_STEPS_PER_FRAME;
-            physics.carry = 0.0;
-        } else {
-            physics.carry -= f64::from(steps) * step;
-        }
+        let step_cost = physics.last_step;
+        self.advance_by_clock(model, elapsed, step_cost) > 0
+    }
+
+    /// Runs the steps `real_elapsed` of real time asks for when a step costs `step_cost` (see
+    /// [`PhysicsClock::advance`]): the frame's part of [`PoseState::tick_physics`], on
+    /// durations handed in. Returns the steps run.
+    pub fn advance_by_clock(
+        &mut self,
+        model: &Model,
+        real_elapsed: Duration,
+        step_cost: Duration,
+    ) -> u32 {
+        let steps = self.physics.clock.advance(real_elapsed, step_cost);
         if steps > 0 {
             self.advance(model, steps);
         }
-        steps > 0
+        steps
     }
 
     /// `steps` steps, a loaded motion moving on by a 60th of a second before each (and round
@@ -353,6 +363,16 @@ pub(super) fn physics_ui(
                     ),
                 ],
             ));
+        }
+        let clock = state.physics.clock();
+        if state.physics.playing && clock.is_behind() {
+            // Whole percents, never 100 % while behind.
+            let percent = (clock.speed() * 100.0).floor().min(99.0);
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                lang.format("physics.behind", &[("percent", &percent)]),
+            )
+            .on_hover_text(lang.tr("physics.behind_hint"));
         }
     });
     if !state.physics.enabled {

@@ -204,3 +204,76 @@ fn a_morph_offset_edit_keeps_the_physics_and_evaluates_as_a_new_evaluator() {
     };
     assert!(!state.follow_morph_edits(&document.model, (1, 99), Some(&[&step, &moved])));
 }
+
+/// The pendulum with a 300-frame motion loaded (one morph track: only its length matters) and
+/// the physics on and playing.
+fn pendulum_playing_a_motion() -> (Model, PoseState) {
+    use pmx_core::formats::vmd::{MorphKey, MorphTrack, Motion};
+    let model = pmx_physics::generate::pendulum((-3.0, 3.0), 0.0);
+    let document = Document::from_model(model.clone(), None, None);
+    let mut state = PoseState::default();
+    state.sync(&document, 1);
+    let motion = Motion {
+        morph_tracks: vec![MorphTrack {
+            name: pmx_core::formats::cp932::SjisName::default(),
+            keys: vec![
+                MorphKey {
+                    frame: 0,
+                    weight: 0.0,
+                },
+                MorphKey {
+                    frame: 300,
+                    weight: 1.0,
+                },
+            ],
+        }],
+        ..Motion::default()
+    };
+    let binding = motion.bind(&model);
+    state.motion = Some(LoadedMotion {
+        motion,
+        binding,
+        name: "test.vmd".into(),
+        frame: 0.0,
+    });
+    state.set_physics_enabled(&model, true);
+    state.physics.playing = true;
+    (model, state)
+}
+
+#[test]
+fn playing_by_the_clock_keeps_the_motion_on_the_simulated_time() {
+    let ms = |ms: u64| std::time::Duration::from_millis(ms);
+    // A fast machine: 30 frames of 50 ms are 1.5 s, 90 steps, motion frame 45.
+    let (model, mut state) = pendulum_playing_a_motion();
+    for _ in 0..30 {
+        state.advance_by_clock(&model, ms(50), ms(1));
+    }
+    let steps = state.physics.simulation().unwrap().steps();
+    assert_eq!(steps, 90);
+    assert!((state.motion.as_ref().unwrap().frame - 45.0).abs() < 1e-3);
+    assert_eq!(state.physics.clock().speed(), 1.0);
+
+    // A machine where a step costs 30 ms: one step a frame of 100 ms. The physics runs a
+    // sixth of real time, the motion with it (half a motion frame a step), and the clock
+    // says so.
+    let (model, mut state) = pendulum_playing_a_motion();
+    for _ in 0..30 {
+        assert_eq!(state.advance_by_clock(&model, ms(100), ms(30)), 1);
+    }
+    let steps = state.physics.simulation().unwrap().steps();
+    assert_eq!(steps, 30);
+    let frame = state.motion.as_ref().unwrap().frame;
+    assert!(
+        (frame - steps as f32 * 0.5).abs() < 1e-3,
+        "motion frame {frame} after {steps} steps"
+    );
+    let speed = state.physics.clock().speed();
+    assert!((speed - 1.0 / 6.0).abs() < 0.01, "speed {speed}");
+    assert!(state.physics.clock().is_behind());
+
+    // Paused: the clock forgets; playing again starts at full speed.
+    state.physics.playing = false;
+    assert!(!state.tick_physics(&model, std::time::Instant::now()));
+    assert_eq!(state.physics.clock().speed(), 1.0);
+}
