@@ -446,7 +446,7 @@ mod tests {
                 .map(|issue| issue.path.to_string())
                 .collect::<Vec<_>>()
         };
-        assert_eq!(nan(&state), vec!["vertices[2]".to_owned()]);
+        assert_eq!(nan(&state), vec!["vertices[2].position".to_owned()]);
 
         // A move that repairs vertex 2 and breaks vertex 5, then a weight on a missing bone.
         let moved = SetField::each(
@@ -474,7 +474,7 @@ mod tests {
         assert!(rechecked.rules_run < pmx_core::validate::Registry::standard().rules().count());
         let full = pmx_core::validate::check(&document.model, None, &options);
         assert_eq!(state.issues, full);
-        assert_eq!(nan(&state), vec!["vertices[5]".to_owned()]);
+        assert_eq!(nan(&state), vec!["vertices[5].position".to_owned()]);
         assert!(
             state
                 .issues
@@ -493,7 +493,7 @@ mod tests {
             state.issues,
             pmx_core::validate::check(&document.model, None, &options)
         );
-        assert_eq!(nan(&state), vec!["vertices[2]".to_owned()]);
+        assert_eq!(nan(&state), vec!["vertices[2].position".to_owned()]);
 
         // Another target: a full check.
         state.target = Some(Target::Pmd);
