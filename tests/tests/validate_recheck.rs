@@ -248,7 +248,11 @@ fn mesh_edit(model: &Model, rng: &mut Rng) -> Option<Edit> {
         4 => {
             let normal = pick(
                 rng,
-                &[Vec3::ZERO, Vec3::new(0.0, 2.0, 0.0), Vec3::new(0.0, 1.0, 0.0)],
+                &[
+                    Vec3::ZERO,
+                    Vec3::new(0.0, 2.0, 0.0),
+                    Vec3::new(0.0, 1.0, 0.0),
+                ],
             );
             SetField::new(field::<Vertex>().normal(), chosen, normal)
                 .into_edit(model)

@@ -571,7 +571,12 @@ impl Rule for VertexRule {
             model.vertices.len(),
             &[model.vertices.len(), num_bones],
             dirty,
-            |i| model.vertices.get(i).map_or(0, |v| vertex_class(v, num_bones)),
+            |i| {
+                model
+                    .vertices
+                    .get(i)
+                    .map_or(0, |v| vertex_class(v, num_bones))
+            },
         );
         let mut zero_normals = Vec::new();
         let mut long_normals = Vec::new();

@@ -214,8 +214,12 @@ impl RuleMemo {
         dirty: Option<&Dirty>,
         classify: impl Fn(usize) -> u8,
     ) -> &[u8] {
-        self.faces
-            .update(len, key, dirty.map(|dirty| dirty.faces.as_slice()), classify)
+        self.faces.update(
+            len,
+            key,
+            dirty.map(|dirty| dirty.faces.as_slice()),
+            classify,
+        )
     }
 }
 
@@ -302,9 +306,9 @@ impl Registry {
             };
         }
         let changes: Vec<&Touched> = changes.into_iter().collect();
-        let changed = changes
-            .iter()
-            .fold(Reads::NOTHING, |all, touched| all.with(Reads::changed_by(touched)));
+        let changed = changes.iter().fold(Reads::NOTHING, |all, touched| {
+            all.with(Reads::changed_by(touched))
+        });
         let dirty = Dirty::of(changes.iter().copied());
         let rules_run = self.run(checked, model, Some(changed), dirty.as_ref());
         Recheck {
@@ -325,7 +329,9 @@ impl Registry {
         let options = checked.options.clone();
         let report = checked.report.take();
         let cx = Context::new(model, report.as_ref(), &options);
-        checked.rules.resize_with(self.rules.len(), RuleRun::default);
+        checked
+            .rules
+            .resize_with(self.rules.len(), RuleRun::default);
         let mut rules_run = 0;
         for (rule, run) in self.rules.iter().zip(&mut checked.rules) {
             if changed.is_some_and(|changed| !rule.reads().intersects(changed)) {
@@ -399,7 +405,10 @@ mod tests {
         let touched = history.apply(&mut edited, deleted);
         let changed = Reads::changed_by(&touched);
         assert!(changed.intersects(Reads::count(ElementKind::Bone)));
-        assert!(Dirty::of([&touched]).is_none(), "indices moved: look at everything");
+        assert!(
+            Dirty::of([&touched]).is_none(),
+            "indices moved: look at everything"
+        );
     }
 
     #[test]
@@ -408,7 +417,10 @@ mod tests {
         let options = CheckOptions::default();
         let mut model = broken_model();
         let mut kept = registry.check_keeping(&model, None, &options);
-        assert_eq!(kept.issues(), registry.check(&model, None, &options).as_slice());
+        assert_eq!(
+            kept.issues(),
+            registry.check(&model, None, &options).as_slice()
+        );
         let mut history = History::new();
         let moved = SetField::each(
             field::<Vertex>().position(),
@@ -443,19 +455,35 @@ mod tests {
             codes.contains(&"E-VALUE-NAN vertices[2].position".to_owned()),
             "{codes:?}"
         );
-        assert!(!codes.iter().any(|c| c.starts_with("E-VALUE-NAN vertices[0]")), "{codes:?}");
-        assert!(codes.iter().any(|c| c.starts_with("E-REF-RANGE vertices[1]")), "{codes:?}");
+        assert!(
+            !codes
+                .iter()
+                .any(|c| c.starts_with("E-VALUE-NAN vertices[0]")),
+            "{codes:?}"
+        );
+        assert!(
+            codes
+                .iter()
+                .any(|c| c.starts_with("E-REF-RANGE vertices[1]")),
+            "{codes:?}"
+        );
 
         // Undo both, then other options: a full check.
         let undone: Vec<Touched> = std::iter::from_fn(|| history.undo(&mut model)).collect();
         registry.recheck(&mut kept, &model, None, &options, &undone);
-        assert_eq!(kept.issues(), registry.check(&model, None, &options).as_slice());
+        assert_eq!(
+            kept.issues(),
+            registry.check(&model, None, &options).as_slice()
+        );
         let capped = CheckOptions {
             max_issues_per_code: 1,
             ..CheckOptions::default()
         };
         let done = registry.recheck(&mut kept, &model, None, &capped, []);
         assert!(done.full);
-        assert_eq!(kept.issues(), registry.check(&model, None, &capped).as_slice());
+        assert_eq!(
+            kept.issues(),
+            registry.check(&model, None, &capped).as_slice()
+        );
     }
 }

@@ -28,7 +28,11 @@ impl Rule for ReferenceRule {
     }
 
     fn reads(&self) -> Reads {
-        Reads::EVERYTHING.without(Reads::VERTEX_POSITIONS.with(Reads::VERTEX_UVS).with(Reads::VERTEX_OTHER))
+        Reads::EVERYTHING.without(
+            Reads::VERTEX_POSITIONS
+                .with(Reads::VERTEX_UVS)
+                .with(Reads::VERTEX_OTHER),
+        )
     }
 
     fn codes(&self) -> &'static [&'static str] {
@@ -61,16 +65,17 @@ impl Rule for ReferenceRule {
         // slots whose bone is past the end, per face the corners past the last vertex (bit
         // per slot or corner), kept between checks; then everything else.
         let (num_vertices, num_bones) = (model.vertices.len(), model.bones.len());
-        let weight_classes = memo.vertex_classes(num_vertices, &[num_vertices, num_bones], dirty, |i| {
-            model.vertices.get(i).map_or(0, |v| {
-                v.weight
-                    .bones()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, b)| b.is_some_and(|b| b.get() >= num_bones))
-                    .fold(0, |class, (slot, _)| class | (1 << slot))
-            })
-        });
+        let weight_classes =
+            memo.vertex_classes(num_vertices, &[num_vertices, num_bones], dirty, |i| {
+                model.vertices.get(i).map_or(0, |v| {
+                    v.weight
+                        .bones()
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, b)| b.is_some_and(|b| b.get() >= num_bones))
+                        .fold(0, |class, (slot, _)| class | (1 << slot))
+                })
+            });
         for (vertex, _) in weight_classes.iter().enumerate().filter(|(_, c)| **c != 0) {
             if let Some(v) = model.vertices.get(vertex) {
                 for (slot, bone) in v.weight.bones().iter().enumerate() {

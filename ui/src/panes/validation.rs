@@ -475,12 +475,8 @@ mod tests {
         let full = pmx_core::validate::check(&document.model, None, &options);
         assert_eq!(state.issues, full);
         assert_eq!(nan(&state), vec!["vertices[5].position".to_owned()]);
-        assert!(
-            state
-                .issues
-                .iter()
-                .any(|issue| issue.code == "E-REF-RANGE" && issue.path.to_string().starts_with("vertices[7]"))
-        );
+        assert!(state.issues.iter().any(|issue| issue.code == "E-REF-RANGE"
+            && issue.path.to_string().starts_with("vertices[7]")));
         assert!(state.auto_refresh);
         assert!(state.is_current(&document, 1));
 
