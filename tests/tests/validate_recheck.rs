@@ -384,7 +384,7 @@ fn run_case(seed: u64, version: PmxVersion, broken: bool) {
             }
             _ => {
                 if let Some(op) = random_op(&model, &mut rng)
-                    && let Ok(edit) = ops_to_edit(&model, &[op])
+                    && let Ok(edit) = ops_to_edit(&mut model, &[op])
                 {
                     pending.push(history.apply(&mut model, edit));
                 }
