@@ -772,7 +772,8 @@ pub struct LoadJob {
 /// frame that shows a big model does not also wait for its check.
 #[derive(Debug)]
 pub struct FirstCheck {
-    pub issues: Vec<pmx_core::validate::Issue>,
+    /// The issues, kept for re-checking only what later edits touch.
+    pub checked: pmx_core::validate::Checked,
     pub duration: std::time::Duration,
     /// The model's embedded files, unpacked for the check (the document keeps them).
     pub unpacked: Option<UnpackedFiles>,
@@ -815,7 +816,7 @@ impl LoadJob {
                         },
                         None => pmx_core::validate::CheckOptions::for_file(&worker_path),
                     };
-                    let issues = pmx_core::validate::check(
+                    let checked = pmx_core::validate::check_keeping(
                         &loaded.model,
                         Some(&loaded.report),
                         &check_options,
@@ -824,7 +825,7 @@ impl LoadJob {
                     (
                         loaded,
                         FirstCheck {
-                            issues,
+                            checked,
                             duration,
                             unpacked,
                         },

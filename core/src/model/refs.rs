@@ -354,7 +354,10 @@ pub trait RefVisitor {
 /// The walk, written once for shared and mutable access: `for x in list` and match ergonomics
 /// give `&T` or `&mut T` from the same code. Every type is destructured without `..`.
 macro_rules! walk_model {
-    ($model:expr, $visitor:expr) => {{
+    ($model:expr, $visitor:expr) => {
+        walk_model!($model, $visitor, true)
+    };
+    ($model:expr, $visitor:expr, $mesh:expr) => {{
         let visitor = $visitor;
         let Model {
             header: _,
@@ -377,7 +380,9 @@ macro_rules! walk_model {
             mqo: _,
         } = $model;
 
-        for (vertex, element) in vertices.into_iter().enumerate() {
+        // Without the mesh: neither the vertices' weights nor the faces.
+        let mesh_len = if $mesh { usize::MAX } else { 0 };
+        for (vertex, element) in vertices.into_iter().enumerate().take(mesh_len) {
             let Vertex {
                 position: _,
                 normal: _,
@@ -409,7 +414,7 @@ macro_rules! walk_model {
             }
         }
 
-        for (face, corners) in faces.into_iter().enumerate() {
+        for (face, corners) in faces.into_iter().enumerate().take(mesh_len) {
             for (corner, index) in corners.into_iter().enumerate() {
                 visitor.vertex(RefSite::Face { face, corner }, index);
             }
@@ -664,6 +669,13 @@ pub fn visit_refs_mut(model: &mut Model, visitor: &mut impl RefVisitorMut) {
 /// Visits every reference of `model` in a fixed order (the order of the file).
 pub fn visit_refs(model: &Model, visitor: &mut impl RefVisitor) {
     walk_model!(model, visitor);
+}
+
+/// Visits the references of `model` outside the mesh (all but the vertices' weight bones and
+/// the faces' vertices), in the order of [`visit_refs`]: for a check that keeps what it found
+/// in the mesh and looks again only at the vertices and faces an edit changed.
+pub fn visit_refs_outside_mesh(model: &Model, visitor: &mut impl RefVisitor) {
+    walk_model!(model, visitor, false);
 }
 
 macro_rules! per_kind_visitors {

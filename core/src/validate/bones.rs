@@ -7,7 +7,7 @@
 //! in dependency order (so the bones under a raised bone are raised with it).
 
 use super::util::{quoted, set_each_op, set_op};
-use super::{Context, Fix, Issue, Rule, Severity};
+use super::{Context, Fix, Issue, Reads, Rule, Severity};
 use crate::edit::field;
 use crate::model::*;
 use crate::path::ModelPath;
@@ -21,6 +21,10 @@ pub(crate) struct PhysicsRule;
 impl Rule for BoneRule {
     fn name(&self) -> &'static str {
         "bones"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::OUTSIDE_MESH
     }
 
     fn codes(&self) -> &'static [&'static str] {
@@ -504,6 +508,10 @@ fn layer_fix(bones: &[Bone]) -> Option<Fix> {
 impl Rule for PhysicsRule {
     fn name(&self) -> &'static str {
         "physics"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::OUTSIDE_MESH
     }
 
     fn codes(&self) -> &'static [&'static str] {

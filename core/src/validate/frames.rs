@@ -4,7 +4,7 @@
 //! `references`).
 
 use super::util::{quoted, set_op};
-use super::{Context, Fix, FixStep, Issue, Rule, Severity};
+use super::{Context, Fix, FixStep, Issue, Reads, Rule, Severity};
 use crate::edit::{Elements, field};
 use crate::model::*;
 
@@ -17,6 +17,10 @@ use crate::path::ModelPath;
 impl Rule for DisplayFrameRule {
     fn name(&self) -> &'static str {
         "display frames"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::OUTSIDE_MESH
     }
 
     fn codes(&self) -> &'static [&'static str] {

@@ -6,7 +6,7 @@
 //! build messages only for what they find.
 
 use super::util::{Finding, FixPart, Floats, emit_findings, quoted, repaired_weight, set_op};
-use super::{Context, Fix, FixStep, Issue, Rule, Severity};
+use super::{Context, Dirty, Fix, FixStep, Issue, Reads, Rule, RuleMemo, Severity};
 use crate::edit::{Element, Reflect, field, non_finite_places, replace_non_finite};
 use crate::model::*;
 use crate::path::{FieldPath, ModelPath, Segment};
@@ -32,6 +32,10 @@ const NAN_SUMMARY: (&str, &str) = (
     "NaNまたは無限大の値を含む要素があります",
 );
 
+/// Additional UV channels whose non-finite values the memo keeps (a byte per vertex: one bit
+/// for the vertex, one per channel; PMX has at most 4).
+const MEMO_CHANNELS: usize = 7;
+
 fn nan_label(n: usize) -> (String, String) {
     (
         format!("Replace NaN/infinite numbers in {n} element(s)"),
@@ -49,19 +53,65 @@ impl Rule for ValueRule {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Issue>) {
+        self.check_memo(cx, &mut RuleMemo::default(), None, out);
+    }
+
+    fn check_memo(
+        &self,
+        cx: &Context<'_>,
+        memo: &mut RuleMemo,
+        dirty: Option<&Dirty>,
+        out: &mut Vec<Issue>,
+    ) {
         let model = cx.model;
-        let mut findings = Vec::new();
-        for (i, vertex) in model.vertices.iter().enumerate() {
-            if vertex_is_finite(vertex) {
-                continue;
+        // Per vertex index: bit 0, the vertex holds a non-finite number; bit 1 + c, additional
+        // UV channel c does there (for the first MEMO_CHANNELS channels, which may be longer
+        // or shorter than the vertex list in a broken model).
+        let channel_lens: Vec<usize> = model.additional_uvs.iter().map(Vec::len).collect();
+        let len = channel_lens
+            .iter()
+            .copied()
+            .fold(model.vertices.len(), usize::max);
+        let mut key = vec![model.vertices.len()];
+        key.extend_from_slice(&channel_lens);
+        let classes = memo.vertex_classes(len, &key, dirty, |i| {
+            let mut class = u8::from(model.vertices.get(i).is_some_and(|v| !vertex_is_finite(v)));
+            for (channel, values) in model.additional_uvs.iter().enumerate().take(MEMO_CHANNELS) {
+                if values.get(i).is_some_and(|value| !value.is_finite()) {
+                    class |= 2 << channel;
+                }
             }
-            findings.push(vertex_nan_finding(i, vertex));
+            class
+        });
+        let mut findings = Vec::new();
+        for (i, _) in classes.iter().enumerate().filter(|(_, c)| **c & 1 != 0) {
+            if let Some(vertex) = model.vertices.get(i) {
+                findings.push(vertex_nan_finding(i, vertex));
+            }
         }
         for (channel, values) in model.additional_uvs.iter().enumerate() {
-            for (i, value) in values.iter().enumerate() {
-                if value.is_finite() {
+            let flagged: Box<dyn Iterator<Item = usize>> = if channel < MEMO_CHANNELS {
+                let bit = 2 << channel;
+                Box::new(
+                    classes
+                        .iter()
+                        .enumerate()
+                        .filter(move |(_, c)| **c & bit != 0)
+                        .map(|(i, _)| i),
+                )
+            } else {
+                Box::new(
+                    values
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, value)| !value.is_finite())
+                        .map(|(i, _)| i),
+                )
+            };
+            for i in flagged {
+                let Some(value) = values.get(i) else {
                     continue;
-                }
+                };
                 findings.push(nan_finding(
                     ModelPath::element(ElementKind::Vertex, i).at("additional_uvs", channel),
                     vec![FixPart::set(
@@ -505,8 +555,29 @@ impl Rule for VertexRule {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Issue>) {
+        self.check_memo(cx, &mut RuleMemo::default(), None, out);
+    }
+
+    fn check_memo(
+        &self,
+        cx: &Context<'_>,
+        memo: &mut RuleMemo,
+        dirty: Option<&Dirty>,
+        out: &mut Vec<Issue>,
+    ) {
         let model = cx.model;
         let num_bones = model.bones.len();
+        let classes = memo.vertex_classes(
+            model.vertices.len(),
+            &[model.vertices.len(), num_bones],
+            dirty,
+            |i| {
+                model
+                    .vertices
+                    .get(i)
+                    .map_or(0, |v| vertex_class(v, num_bones))
+            },
+        );
         let mut zero_normals = Vec::new();
         let mut long_normals = Vec::new();
         let mut sums = Vec::new();
@@ -516,69 +587,23 @@ impl Rule for VertexRule {
         let mut sdef_params = Vec::new();
         let mut uv_outside = 0usize;
         let mut first_uv_outside = None;
-        for (i, vertex) in model.vertices.iter().enumerate() {
-            let n = vertex.normal;
-            if n.is_finite() {
-                let length_squared = n.x * n.x + n.y * n.y + n.z * n.z;
-                if length_squared < 1e-12 {
-                    zero_normals.push(i);
-                } else if (length_squared - 1.0).abs() > 0.02 {
-                    long_normals.push(i);
-                }
+        for (i, &class) in classes.iter().enumerate().filter(|(_, c)| **c != 0) {
+            if class & ZERO_NORMAL != 0 {
+                zero_normals.push(i);
+            } else if class & LONG_NORMAL != 0 {
+                long_normals.push(i);
             }
-            let uv = vertex.uv;
-            let inside = |t: f32| (-1e-4..=1.0001).contains(&t);
-            if uv.is_finite() && !(inside(uv.x) && inside(uv.y)) {
+            if class & UV_OUTSIDE != 0 {
                 uv_outside += 1;
                 first_uv_outside.get_or_insert(i);
             }
-            let weight = &vertex.weight;
-            // Non-finite weights and bones past the end belong to other rules (their fixes
-            // come first); checking them here too would fix the same weight twice.
-            if !weight_is_finite(weight)
-                || weight
-                    .bones()
-                    .iter()
-                    .any(|b| b.is_some_and(|b| b.get() >= num_bones))
-            {
-                continue;
-            }
-            match weight {
-                Weight::Bdef1 { bone } => {
-                    if bone.is_none() {
-                        no_bones.push(i);
-                    }
-                }
-                Weight::Bdef2 { bones, weight } | Weight::Sdef { bones, weight, .. } => {
-                    if bones[0].is_some() && bones[0] == bones[1] {
-                        same_bones.push(i);
-                    } else if !(0.0..=1.0).contains(weight) {
-                        negatives.push(i);
-                    } else if (bones[0].is_none() && *weight > 1e-6)
-                        || (bones[1].is_none() && *weight < 1.0 - 1e-6)
-                    {
-                        no_bones.push(i);
-                    } else if let Weight::Sdef { c, r0, r1, .. } = &vertex.weight
-                        && *c == Vec3::ZERO
-                        && *r0 == Vec3::ZERO
-                        && *r1 == Vec3::ZERO
-                    {
-                        sdef_params.push(i);
-                    }
-                }
-                Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
-                    if weights.iter().any(|w| *w < 0.0) {
-                        negatives.push(i);
-                    } else if bones
-                        .iter()
-                        .zip(weights)
-                        .any(|(b, w)| b.is_none() && *w > 1e-6)
-                    {
-                        no_bones.push(i);
-                    } else if (weights.iter().sum::<f32>() - 1.0).abs() > 1e-3 {
-                        sums.push(i);
-                    }
-                }
+            match class & WEIGHT_MASK {
+                WEIGHT_SUM => sums.push(i),
+                WEIGHT_NEGATIVE => negatives.push(i),
+                WEIGHT_SAME_BONE => same_bones.push(i),
+                WEIGHT_NO_BONE => no_bones.push(i),
+                WEIGHT_SDEF => sdef_params.push(i),
+                _ => {}
             }
         }
         let cap = cx.options.max_issues_per_code;
@@ -769,6 +794,92 @@ impl Rule for VertexRule {
     }
 }
 
+// What `VertexRule` finds in one vertex, as bits (its memo keeps one byte per vertex).
+const ZERO_NORMAL: u8 = 1;
+const LONG_NORMAL: u8 = 2;
+const UV_OUTSIDE: u8 = 4;
+/// Bits 3..6: at most one weight finding.
+const WEIGHT_MASK: u8 = 0b111 << 3;
+const WEIGHT_SUM: u8 = 1 << 3;
+const WEIGHT_NEGATIVE: u8 = 2 << 3;
+const WEIGHT_SAME_BONE: u8 = 3 << 3;
+const WEIGHT_NO_BONE: u8 = 4 << 3;
+const WEIGHT_SDEF: u8 = 5 << 3;
+
+/// The findings of `VertexRule` in `vertex` (see the bits above).
+fn vertex_class(vertex: &Vertex, num_bones: usize) -> u8 {
+    let mut class = 0;
+    let n = vertex.normal;
+    if n.is_finite() {
+        let length_squared = n.x * n.x + n.y * n.y + n.z * n.z;
+        if length_squared < 1e-12 {
+            class |= ZERO_NORMAL;
+        } else if (length_squared - 1.0).abs() > 0.02 {
+            class |= LONG_NORMAL;
+        }
+    }
+    let uv = vertex.uv;
+    let inside = |t: f32| (-1e-4..=1.0001).contains(&t);
+    if uv.is_finite() && !(inside(uv.x) && inside(uv.y)) {
+        class |= UV_OUTSIDE;
+    }
+    let weight = &vertex.weight;
+    // Non-finite weights and bones past the end belong to other rules (their fixes come
+    // first); checking them here too would fix the same weight twice.
+    if !weight_is_finite(weight)
+        || weight
+            .bones()
+            .iter()
+            .any(|b| b.is_some_and(|b| b.get() >= num_bones))
+    {
+        return class;
+    }
+    let finding = match weight {
+        Weight::Bdef1 { bone } => {
+            if bone.is_none() {
+                WEIGHT_NO_BONE
+            } else {
+                0
+            }
+        }
+        Weight::Bdef2 { bones, weight } | Weight::Sdef { bones, weight, .. } => {
+            if bones[0].is_some() && bones[0] == bones[1] {
+                WEIGHT_SAME_BONE
+            } else if !(0.0..=1.0).contains(weight) {
+                WEIGHT_NEGATIVE
+            } else if (bones[0].is_none() && *weight > 1e-6)
+                || (bones[1].is_none() && *weight < 1.0 - 1e-6)
+            {
+                WEIGHT_NO_BONE
+            } else if let Weight::Sdef { c, r0, r1, .. } = &vertex.weight
+                && *c == Vec3::ZERO
+                && *r0 == Vec3::ZERO
+                && *r1 == Vec3::ZERO
+            {
+                WEIGHT_SDEF
+            } else {
+                0
+            }
+        }
+        Weight::Bdef4 { bones, weights } | Weight::Qdef { bones, weights } => {
+            if weights.iter().any(|w| *w < 0.0) {
+                WEIGHT_NEGATIVE
+            } else if bones
+                .iter()
+                .zip(weights)
+                .any(|(b, w)| b.is_none() && *w > 1e-6)
+            {
+                WEIGHT_NO_BONE
+            } else if (weights.iter().sum::<f32>() - 1.0).abs() > 1e-3 {
+                WEIGHT_SUM
+            } else {
+                0
+            }
+        }
+    };
+    class | finding
+}
+
 fn weight_sum(model: &Model, i: usize) -> String {
     model.vertices.get(i).map_or_else(String::new, |v| {
         let sum: f32 = v.weight.bone_weights().iter().map(|(_, w)| w).sum();
@@ -892,6 +1003,10 @@ fn normals_from_faces(model: &Model, vertices: &[usize]) -> Vec<Vec3> {
 impl Rule for FaceRule {
     fn name(&self) -> &'static str {
         "faces"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::EVERYTHING.without(Reads::VERTEX_VALUES)
     }
 
     fn codes(&self) -> &'static [&'static str] {
@@ -1290,6 +1405,10 @@ fn face_count_fix(model: &Model) -> Option<Fix> {
 impl Rule for MaterialRule {
     fn name(&self) -> &'static str {
         "materials"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::OUTSIDE_MESH
     }
 
     fn codes(&self) -> &'static [&'static str] {

@@ -3,7 +3,7 @@
 //! the two never disagree.
 
 use super::util::set_op;
-use super::{Context, Fix, Issue, Rule, Severity};
+use super::{Context, Fix, Issue, Reads, Rule, Severity};
 use crate::model::Header;
 use crate::model::{IndexSizes, index_size_fits};
 use crate::path::ModelPath;
@@ -14,6 +14,10 @@ pub(crate) struct IndexSizeRule;
 impl Rule for IndexSizeRule {
     fn name(&self) -> &'static str {
         "index sizes"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::OUTSIDE_MESH
     }
 
     fn codes(&self) -> &'static [&'static str] {

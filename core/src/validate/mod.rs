@@ -22,6 +22,7 @@ mod bones;
 mod cap;
 mod frames;
 mod geometry;
+mod incremental;
 mod index_size;
 mod load;
 mod names;
@@ -35,6 +36,7 @@ mod version;
 #[cfg(test)]
 mod tests;
 
+pub use incremental::{Checked, Dirty, Reads, Recheck, RuleMemo, check_keeping, recheck};
 pub use load::header_corrections;
 pub use repair::{AppliedFix, RepairOptions, RepairReport, repair};
 pub use target::{VMD_NAME_BYTES, mmd_name_bytes, shift_jis_bytes};
@@ -363,6 +365,25 @@ pub trait Rule: Send + Sync + fmt::Debug {
     fn codes(&self) -> &'static [&'static str];
     /// Appends what it finds to `out`.
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Issue>);
+    /// What the rule reads: after edits, [`Registry::recheck`] runs it again only when they
+    /// changed some of it. Everything unless the rule says less.
+    fn reads(&self) -> Reads {
+        Reads::EVERYTHING
+    }
+    /// Appends what it finds to `out` as [`Rule::check`] does, keeping what it finds in each
+    /// vertex or face in `memo` and looking again only at those in `dirty` (all of them when
+    /// `None`). Rules that scan the mesh implement this (and `check` through it); the others
+    /// check everything.
+    fn check_memo(
+        &self,
+        cx: &Context<'_>,
+        memo: &mut RuleMemo,
+        dirty: Option<&Dirty>,
+        out: &mut Vec<Issue>,
+    ) {
+        let _ = (memo, dirty);
+        self.check(cx, out);
+    }
 }
 
 /// The set of rules a check runs.

@@ -5,7 +5,7 @@
 //! repeat are info (two entries for one file).
 
 use super::util::{FixPart, kind_ja, parts_to_steps, set_op};
-use super::{Context, Fix, FixStep, Issue, Rule, Severity};
+use super::{Context, Fix, FixStep, Issue, Reads, Rule, Severity};
 use crate::edit::field;
 use crate::model::*;
 use crate::path::ModelPath;
@@ -20,6 +20,10 @@ pub(crate) struct NameRule;
 impl Rule for NameRule {
     fn name(&self) -> &'static str {
         "names"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::OUTSIDE_MESH
     }
 
     fn codes(&self) -> &'static [&'static str] {

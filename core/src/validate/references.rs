@@ -1,6 +1,6 @@
 //! Reference rules: every index in range, and "none" (-1) only where the spec allows it.
 //!
-//! The walk is [`visit_refs`], the one walk that knows every field holding an index (the edits
+//! The walk is [`visit_refs`](crate::model::refs::visit_refs), the one walk that knows every field holding an index (the edits
 //! renumber references through it), so no reference kind is missed here either. Fields the
 //! bone flags switch off (a tail offset's stale tail bone, IK data of a bone that is no longer
 //! IK) are not written and not checked.
@@ -12,9 +12,9 @@
 //! a soft body without a material is deleted.
 
 use super::util::{Finding, FixPart, emit_findings, repaired_weight};
-use super::{Context, Issue, Rule, Severity};
+use super::{Context, Dirty, Issue, Reads, Rule, RuleMemo, Severity};
 use crate::edit::field;
-use crate::model::refs::{RefSite, RefVisitor, visit_refs};
+use crate::model::refs::{RefSite, RefVisitor, visit_refs_outside_mesh};
 use crate::model::*;
 use crate::path::ModelPath;
 use std::collections::BTreeMap;
@@ -25,6 +25,14 @@ pub(crate) struct ReferenceRule;
 impl Rule for ReferenceRule {
     fn name(&self) -> &'static str {
         "references"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::EVERYTHING.without(
+            Reads::VERTEX_POSITIONS
+                .with(Reads::VERTEX_UVS)
+                .with(Reads::VERTEX_OTHER),
+        )
     }
 
     fn codes(&self) -> &'static [&'static str] {
@@ -38,12 +46,64 @@ impl Rule for ReferenceRule {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Issue>) {
+        self.check_memo(cx, &mut RuleMemo::default(), None, out);
+    }
+
+    fn check_memo(
+        &self,
+        cx: &Context<'_>,
+        memo: &mut RuleMemo,
+        dirty: Option<&Dirty>,
+        out: &mut Vec<Issue>,
+    ) {
         let model = cx.model;
         let mut collector = Collector {
             model,
             bad: Vec::new(),
         };
-        visit_refs(model, &mut collector);
+        // The mesh's references, in the order `visit_refs` visits them: per vertex the weight
+        // slots whose bone is past the end, per face the corners past the last vertex (bit
+        // per slot or corner), kept between checks; then everything else.
+        let (num_vertices, num_bones) = (model.vertices.len(), model.bones.len());
+        let weight_classes =
+            memo.vertex_classes(num_vertices, &[num_vertices, num_bones], dirty, |i| {
+                model.vertices.get(i).map_or(0, |v| {
+                    v.weight
+                        .bones()
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, b)| b.is_some_and(|b| b.get() >= num_bones))
+                        .fold(0, |class, (slot, _)| class | (1 << slot))
+                })
+            });
+        for (vertex, _) in weight_classes.iter().enumerate().filter(|(_, c)| **c != 0) {
+            if let Some(v) = model.vertices.get(vertex) {
+                for (slot, bone) in v.weight.bones().iter().enumerate() {
+                    collector.bone(RefSite::VertexWeight { vertex, slot }, bone);
+                }
+            }
+        }
+        let face_classes = memo.face_classes(
+            model.faces.len(),
+            &[num_vertices, model.faces.len()],
+            dirty,
+            |f| {
+                model.faces.get(f).map_or(0, |face| {
+                    face.iter()
+                        .enumerate()
+                        .filter(|(_, v)| v.get() >= num_vertices)
+                        .fold(0, |class, (corner, _)| class | (1 << corner))
+                })
+            },
+        );
+        for (face, _) in face_classes.iter().enumerate().filter(|(_, c)| **c != 0) {
+            if let Some(corners) = model.faces.get(face) {
+                for (corner, index) in corners.iter().enumerate() {
+                    collector.vertex(RefSite::Face { face, corner }, index);
+                }
+            }
+        }
+        visit_refs_outside_mesh(model, &mut collector);
         let cap = cx.options.max_issues_per_code;
         let (range, none): (Vec<Bad>, Vec<Bad>) =
             collector.bad.into_iter().partition(|bad| bad.raw.is_some());

@@ -6,7 +6,7 @@
 //! lacks cannot be named at all.
 
 use super::util::{Finding, FixPart, emit_findings, quoted};
-use super::{Context, Issue, Rule, Severity, Target};
+use super::{Context, Issue, Reads, Rule, Severity, Target};
 use crate::formats::pmd::{self, field, pmd_losses};
 use crate::model::*;
 use crate::path::ModelPath;
@@ -364,6 +364,10 @@ pub(crate) struct MmdCompatibilityRule;
 impl Rule for MmdCompatibilityRule {
     fn name(&self) -> &'static str {
         "MikuMikuDance compatibility"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::OUTSIDE_MESH
     }
 
     fn codes(&self) -> &'static [&'static str] {

@@ -7,7 +7,7 @@
 //! report). Raising the version to 2.1 is offered as the alternative.
 
 use super::util::{delete_op, set_op};
-use super::{Context, Fix, Issue, Rule, Severity, Target};
+use super::{Context, Fix, Issue, Reads, Rule, Severity, Target};
 use crate::edit::field;
 use crate::formats::pmx::{Pmx21Feature, Pmx21Use, pmx21_features};
 use crate::model::{
@@ -22,6 +22,10 @@ pub(crate) struct VersionRule;
 impl Rule for VersionRule {
     fn name(&self) -> &'static str {
         "version"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::OUTSIDE_MESH.with(Reads::VERTEX_WEIGHTS)
     }
 
     fn codes(&self) -> &'static [&'static str] {
