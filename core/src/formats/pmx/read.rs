@@ -7,7 +7,7 @@
 //! (recovery, the index size search of `sizes.rs`) is decided by the entry points in
 //! `pmx/mod.rs`, above both.
 
-use crate::formats::bytes::{ByteReader, Input, read_exact_at};
+use crate::formats::bytes::{ByteReader, Input, f32_at, i32_at, read_exact_at, u16_at, u32_at};
 use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
 use crate::i18n::Message;
 use crate::model::*;
@@ -741,9 +741,27 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// One vertex; its `channels` additional UVs go to `additional`.
+    /// One vertex; its `channels` additional UVs go to `additional`. Where the longest record
+    /// fits in the bytes left it is decoded from one block; near the end of the file, and for
+    /// a weight type that does not exist, field by field (which names the field that fails).
     #[inline]
     fn vertex_record(&mut self, channels: usize, additional: &mut [Vec4; 4]) -> Res<Vertex> {
+        let bone = self.sizes.bone as usize;
+        let longest = 32 + 16 * channels + 1 + (4 * bone + 16).max(2 * bone + 40) + 4;
+        if self.input.remaining() >= longest {
+            let at = self.input.pos;
+            let bytes = self.input.take(longest, "position")?;
+            if let Some((vertex, len)) = decode_vertex(bytes, channels, bone, additional) {
+                self.input.pos = at + len;
+                return Ok(vertex);
+            }
+            self.input.pos = at;
+        }
+        self.vertex_by_fields(channels, additional)
+    }
+
+    /// [`Reader::vertex_record`] field by field.
+    fn vertex_by_fields(&mut self, channels: usize, additional: &mut [Vec4; 4]) -> Res<Vertex> {
         let position = self.input.vec3("position")?;
         let normal = self.input.vec3("normal")?;
         let uv = self.input.vec2("uv")?;
@@ -1231,20 +1249,55 @@ impl<'a> Reader<'a> {
         Ok(match kind {
             MorphKind::Group => MorphOffsets::Group(collect!(self.group_offset()?)),
             MorphKind::Flip => MorphOffsets::Flip(collect!(self.group_offset()?)),
-            MorphKind::Vertex => MorphOffsets::Vertex(collect!(VertexMorphOffset {
-                vertex: self.vertex("vertex")?,
-                offset: self.input.vec3("offset")?,
-            })),
-            MorphKind::Bone => MorphOffsets::Bone(collect!(BoneMorphOffset {
-                bone: self.bone("bone")?,
-                translation: self.input.vec3("translation")?,
-                rotation: self.input.vec4("rotation")?,
-            })),
-            MorphKind::Uv => MorphOffsets::Uv(collect!(self.uv_offset()?)),
-            MorphKind::AdditionalUv1 => MorphOffsets::AdditionalUv1(collect!(self.uv_offset()?)),
-            MorphKind::AdditionalUv2 => MorphOffsets::AdditionalUv2(collect!(self.uv_offset()?)),
-            MorphKind::AdditionalUv3 => MorphOffsets::AdditionalUv3(collect!(self.uv_offset()?)),
-            MorphKind::AdditionalUv4 => MorphOffsets::AdditionalUv4(collect!(self.uv_offset()?)),
+            MorphKind::Vertex => {
+                let size = self.sizes.vertex as usize;
+                MorphOffsets::Vertex(self.fixed_offsets(
+                    count,
+                    offset_size,
+                    |bytes| VertexMorphOffset {
+                        vertex: VertexIdx(unsigned_at(bytes, 0, size)),
+                        offset: vec3_at(bytes, size),
+                    },
+                    |reader| {
+                        Ok(VertexMorphOffset {
+                            vertex: reader.vertex("vertex")?,
+                            offset: reader.input.vec3("offset")?,
+                        })
+                    },
+                )?)
+            }
+            MorphKind::Bone => {
+                let size = self.sizes.bone as usize;
+                MorphOffsets::Bone(self.fixed_offsets(
+                    count,
+                    offset_size,
+                    |bytes| BoneMorphOffset {
+                        bone: BoneIdx::from_raw(signed_at(bytes, 0, size)),
+                        translation: vec3_at(bytes, size),
+                        rotation: vec4_at(bytes, size + 12),
+                    },
+                    |reader| {
+                        Ok(BoneMorphOffset {
+                            bone: reader.bone("bone")?,
+                            translation: reader.input.vec3("translation")?,
+                            rotation: reader.input.vec4("rotation")?,
+                        })
+                    },
+                )?)
+            }
+            MorphKind::Uv => MorphOffsets::Uv(self.uv_offsets(count, offset_size)?),
+            MorphKind::AdditionalUv1 => {
+                MorphOffsets::AdditionalUv1(self.uv_offsets(count, offset_size)?)
+            }
+            MorphKind::AdditionalUv2 => {
+                MorphOffsets::AdditionalUv2(self.uv_offsets(count, offset_size)?)
+            }
+            MorphKind::AdditionalUv3 => {
+                MorphOffsets::AdditionalUv3(self.uv_offsets(count, offset_size)?)
+            }
+            MorphKind::AdditionalUv4 => {
+                MorphOffsets::AdditionalUv4(self.uv_offsets(count, offset_size)?)
+            }
             MorphKind::Material => MorphOffsets::Material(collect!(MaterialMorphOffset {
                 material: self.material("material")?,
                 op: MaterialMorphOp::from_raw(self.input.u8("op")?),
@@ -1265,6 +1318,48 @@ impl<'a> Reader<'a> {
                 torque: self.input.vec3("torque")?,
             })),
         })
+    }
+
+    /// `count` morph offsets of `size` bytes each: those the file holds in full decoded from
+    /// their bytes a block at a time (`decode`, which cannot fail: the block is there), any
+    /// after them (a cut file, in recovery mode) read field by field (`read`), so that the
+    /// error names the field as always.
+    fn fixed_offsets<T>(
+        &mut self,
+        count: usize,
+        size: usize,
+        decode: impl Fn(&[u8]) -> T,
+        mut read: impl FnMut(&mut Self) -> Res<T>,
+    ) -> Res<Vec<T>> {
+        const BLOCK: usize = 1 << 12;
+        let mut offsets = Vec::with_capacity(self.input.capacity(count, size));
+        let whole = count.min(self.input.remaining() / size.max(1));
+        let mut done = 0;
+        while done < whole {
+            let now = (whole - done).min(BLOCK);
+            self.input.sub = Some(("offsets", done));
+            let bytes = self.input.take(now * size, "offsets")?;
+            offsets.extend(bytes.chunks_exact(size).map(&decode));
+            done += now;
+        }
+        for j in whole..count {
+            self.input.sub = Some(("offsets", j));
+            offsets.push(read(self)?);
+        }
+        Ok(offsets)
+    }
+
+    fn uv_offsets(&mut self, count: usize, offset_size: usize) -> Res<Vec<UvMorphOffset>> {
+        let size = self.sizes.vertex as usize;
+        self.fixed_offsets(
+            count,
+            offset_size,
+            |bytes| UvMorphOffset {
+                vertex: VertexIdx(unsigned_at(bytes, 0, size)),
+                offset: vec4_at(bytes, size),
+            },
+            |reader| reader.uv_offset(),
+        )
     }
 
     fn group_offset(&mut self) -> Res<GroupMorphOffset> {
@@ -1525,6 +1620,113 @@ pub(super) fn morph_offset_size(kind: MorphKind, s: IndexSizes) -> usize {
         MorphKind::Material => s.material as usize + 1 + 16 + 12 + 4 + 12 + 16 + 4 + 16 * 3,
         MorphKind::Impulse => s.rigid_body as usize + 1 + 24,
     }
+}
+
+/// The float at `at` of a block whose size the caller has checked.
+#[inline]
+fn float_at(bytes: &[u8], at: usize) -> f32 {
+    f32_at(bytes, at).unwrap_or(0.0)
+}
+
+#[inline]
+fn vec3_at(bytes: &[u8], at: usize) -> Vec3 {
+    Vec3::new(
+        float_at(bytes, at),
+        float_at(bytes, at + 4),
+        float_at(bytes, at + 8),
+    )
+}
+
+#[inline]
+fn vec4_at(bytes: &[u8], at: usize) -> Vec4 {
+    Vec4::new(
+        float_at(bytes, at),
+        float_at(bytes, at + 4),
+        float_at(bytes, at + 8),
+        float_at(bytes, at + 12),
+    )
+}
+
+/// The unsigned index of `size` bytes at `at` of `bytes` (a vertex index; 4 bytes read as the
+/// `i32` the file stores, cast), in a block whose size the caller has checked.
+#[inline]
+fn unsigned_at(bytes: &[u8], at: usize, size: usize) -> u32 {
+    match size {
+        1 => bytes.get(at).copied().map_or(0, u32::from),
+        2 => u16_at(bytes, at).map_or(0, u32::from),
+        _ => u32_at(bytes, at).unwrap_or(0),
+    }
+}
+
+/// The signed index of `size` bytes at `at` of `bytes`.
+#[inline]
+fn signed_at(bytes: &[u8], at: usize, size: usize) -> i32 {
+    match size {
+        1 => bytes.get(at).map_or(0, |&b| b as i8 as i32),
+        2 => u16_at(bytes, at).map_or(0, |v| v as i16 as i32),
+        _ => i32_at(bytes, at).unwrap_or(0),
+    }
+}
+
+/// The vertex at the start of `bytes` (which hold the longest vertex record) with `channels`
+/// additional UVs (into `additional`) and bone indices of `bone` bytes, and its length;
+/// `None` for a weight type that does not exist.
+#[inline]
+fn decode_vertex(
+    bytes: &[u8],
+    channels: usize,
+    bone: usize,
+    additional: &mut [Vec4; 4],
+) -> Option<(Vertex, usize)> {
+    let head = 32 + 16 * channels;
+    for (channel, slot) in additional.iter_mut().take(channels).enumerate() {
+        *slot = vec4_at(bytes, 32 + 16 * channel);
+    }
+    let kind = *bytes.get(head)?;
+    let w = head + 1;
+    let bone_at = |k: usize| BoneIdx::from_raw(signed_at(bytes, w + k * bone, bone));
+    let (weight, weight_len) = match kind {
+        0 => (Weight::Bdef1 { bone: bone_at(0) }, bone),
+        1 => (
+            Weight::Bdef2 {
+                bones: [bone_at(0), bone_at(1)],
+                weight: float_at(bytes, w + 2 * bone),
+            },
+            2 * bone + 4,
+        ),
+        2 | 4 => {
+            let bones = [bone_at(0), bone_at(1), bone_at(2), bone_at(3)];
+            let weights = [0, 1, 2, 3].map(|k| float_at(bytes, w + 4 * bone + 4 * k));
+            let weight = if kind == 2 {
+                Weight::Bdef4 { bones, weights }
+            } else {
+                Weight::Qdef { bones, weights }
+            };
+            (weight, 4 * bone + 16)
+        }
+        3 => {
+            let at = w + 2 * bone;
+            (
+                Weight::Sdef {
+                    bones: [bone_at(0), bone_at(1)],
+                    weight: float_at(bytes, at),
+                    c: vec3_at(bytes, at + 4),
+                    r0: vec3_at(bytes, at + 16),
+                    r1: vec3_at(bytes, at + 28),
+                },
+                2 * bone + 40,
+            )
+        }
+        _ => return None,
+    };
+    let vertex = Vertex {
+        position: vec3_at(bytes, 0),
+        normal: vec3_at(bytes, 12),
+        uv: Vec2::new(float_at(bytes, 24), float_at(bytes, 28)),
+        weight,
+        edge_scale: float_at(bytes, w + weight_len),
+    };
+    Some((vertex, w + weight_len + 4))
 }
 
 /// The triangle in `bytes`: three indices of `size` bytes.
