@@ -120,7 +120,7 @@ fn layouts() -> Vec<(&'static str, Vec<u8>)> {
 fn every_layout_reads_in_parallel_as_on_one_thread_and_writes_back_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
     for (name, bytes) in layouts() {
-        assert!(bytes.len() > 2 << 20, "{name}: {} bytes", bytes.len());
+        assert!(bytes.len() > 1 << 20, "{name}: {} bytes", bytes.len());
         let options = LoadOptions::default();
         let (one, one_report) = pmx::read_on_one_thread(&bytes, &options).unwrap();
         let before = pmx::parallel_reads();
@@ -179,10 +179,13 @@ fn damaged_layouts_fail_and_recover_as_on_one_thread() {
             for options in [LoadOptions::default(), recover] {
                 let one = pmx::read_on_one_thread(damaged, &options);
                 let parallel = pmx::read(damaged, &options);
+                // As text: a flipped byte can make a float NaN, which is never equal to itself.
                 assert!(
-                    parallel == one,
-                    "{name}, damage {i}, recover {}",
-                    options.recover
+                    format!("{parallel:?}") == format!("{one:?}"),
+                    "{name}, damage {i}, recover {}: {:?} against {:?}",
+                    options.recover,
+                    parallel.as_ref().map(|(_, report)| report),
+                    one.as_ref().map(|(_, report)| report),
                 );
             }
         }

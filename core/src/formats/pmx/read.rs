@@ -194,16 +194,16 @@ impl Part<'_> {
     /// the workers straight into their place in the model's lists.
     fn read_bulk(&self, layout: &BulkLayout, channels: usize) -> Res<Bulk> {
         let mut vertices = Vec::with_capacity(layout.vertices);
-        vertices.par_extend(rayon::iter::repeatn(Vertex::default(), layout.vertices));
+        vertices.par_extend(rayon::iter::repeat_n(Vertex::default(), layout.vertices));
         let mut additional_uvs: Vec<Vec<Vec4>> = (0..channels)
             .map(|_| {
                 let mut channel = Vec::with_capacity(layout.vertices);
-                channel.par_extend(rayon::iter::repeatn(Vec4::ZERO, layout.vertices));
+                channel.par_extend(rayon::iter::repeat_n(Vec4::ZERO, layout.vertices));
                 channel
             })
             .collect();
         let mut faces = Vec::with_capacity(layout.triangles);
-        faces.par_extend(rayon::iter::repeatn([VertexIdx(0); 3], layout.triangles));
+        faces.par_extend(rayon::iter::repeat_n([VertexIdx(0); 3], layout.triangles));
         let mut uv_chunks: Vec<Vec<&mut [Vec4]>> = (0..layout.vertex_starts.len())
             .map(|_| Vec::with_capacity(channels))
             .collect();
