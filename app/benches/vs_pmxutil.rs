@@ -68,7 +68,10 @@ fn main() {
         let path = if layout.name == "big" {
             file.clone()
         } else {
-            let stem = file.file_stem().and_then(|stem| stem.to_str()).unwrap_or("bench");
+            let stem = file
+                .file_stem()
+                .and_then(|stem| stem.to_str())
+                .unwrap_or("bench");
             file.with_file_name(format!("{stem}-{}.pmx", layout.name))
         };
         if let Some(ratio) = bench_layout(layout, &path, temp.path(), runs) {

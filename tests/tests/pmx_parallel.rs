@@ -12,8 +12,8 @@ use pmx_core::LoadOptions;
 use pmx_core::formats::pmx;
 use pmx_core::generate::{LargeModelSpec, large_model};
 use pmx_core::model::{
-    BoneIdx, IndexSizes, Model, Morph, MorphOffsets, MorphPanel, PmxVersion, TextEncoding,
-    Vec3, VertexIdx, VertexMorphOffset, Weight,
+    BoneIdx, IndexSizes, Model, Morph, MorphOffsets, MorphPanel, PmxVersion, TextEncoding, Vec3,
+    VertexIdx, VertexMorphOffset, Weight,
 };
 use std::fs::File;
 
@@ -126,8 +126,16 @@ fn every_layout_reads_in_parallel_as_on_one_thread_and_writes_back_byte_for_byte
         let before = pmx::parallel_reads();
         let (parallel, report) = pmx::read(&bytes, &options).unwrap();
         let after = pmx::parallel_reads();
-        assert_eq!(after.bulk, before.bulk + 1, "{name}: vertices and faces in parallel");
-        assert_eq!(after.morphs, before.morphs + 1, "{name}: morphs in parallel");
+        assert_eq!(
+            after.bulk,
+            before.bulk + 1,
+            "{name}: vertices and faces in parallel"
+        );
+        assert_eq!(
+            after.morphs,
+            before.morphs + 1,
+            "{name}: morphs in parallel"
+        );
         assert!(parallel == one, "{name}: the model");
         assert_eq!(report, one_report, "{name}: the report");
 
@@ -136,7 +144,11 @@ fn every_layout_reads_in_parallel_as_on_one_thread_and_writes_back_byte_for_byte
         let file = File::open(&path).unwrap();
         let (from_disk, disk_report) =
             pmx::read_file(&file, bytes.len(), &options, &|_| {}, None).unwrap();
-        assert_eq!(pmx::parallel_reads().bulk, before.bulk + 2, "{name}: from the disk");
+        assert_eq!(
+            pmx::parallel_reads().bulk,
+            before.bulk + 2,
+            "{name}: from the disk"
+        );
         assert!(from_disk == one, "{name}: the model from the disk");
         assert_eq!(disk_report, one_report, "{name}: the report from the disk");
 
@@ -149,7 +161,11 @@ fn every_layout_reads_in_parallel_as_on_one_thread_and_writes_back_byte_for_byte
         let writes = pmx::parallel_writes();
         pmx::write_file(&parallel, &keep, &written).unwrap();
         drop(written);
-        assert_eq!(pmx::parallel_writes(), writes + 1, "{name}: written in parts");
+        assert_eq!(
+            pmx::parallel_writes(),
+            writes + 1,
+            "{name}: written in parts"
+        );
         assert!(
             std::fs::read(&written_path).unwrap() == bytes,
             "{name}: written back byte for byte"

@@ -270,7 +270,8 @@ impl Part<'_> {
         for (face, triangle) in faces.iter_mut().zip(bytes.chunks_exact(3 * size)) {
             *face = triangle_at(triangle, size);
         }
-        self.done.fetch_add(faces.len() * 3 * size, Ordering::Relaxed);
+        self.done
+            .fetch_add(faces.len() * 3 * size, Ordering::Relaxed);
         Ok(())
     }
 
@@ -279,7 +280,8 @@ impl Part<'_> {
         let mut reader = self.reader("morphs", at);
         reader.input.element = Some(index);
         let morph = reader.morph_record()?;
-        self.done.fetch_add(reader.input.pos - at, Ordering::Relaxed);
+        self.done
+            .fetch_add(reader.input.pos - at, Ordering::Relaxed);
         Ok((morph, reader.report.notes))
     }
 }
@@ -645,7 +647,8 @@ impl<'a> Reader<'a> {
     /// that does not pass the check, are read here in full instead (`None`), so a damaged file
     /// fails or recovers exactly as it would on one thread.
     fn check_bulk(&mut self, model: &mut Model) -> Res<Option<BulkLayout>> {
-        if self.summary.is_none() && self.may_hand_off() && self.input.remaining() >= PARALLEL_FROM {
+        if self.summary.is_none() && self.may_hand_off() && self.input.remaining() >= PARALLEL_FROM
+        {
             let start = self.input.pos;
             let notes = self.report.notes.len();
             self.summary = Some(Counted::default());

@@ -4,8 +4,8 @@ use crate::formats::bytes::{PutLe, write_all_at};
 use crate::formats::error::{SaveReport, WriteError};
 use crate::model::*;
 use crate::path::ModelPath;
-use std::fmt;
 use rayon::prelude::*;
+use std::fmt;
 use std::fs::File;
 
 /// How index sizes are chosen.
