@@ -7,8 +7,13 @@
 //! `PMX_BENCH_FILE=PATH` keeps the generated file there between runs instead of a temporary
 //! folder).
 //!
-//! The file is the 1,000,000-vertex benchmark model as PMX 2.0, UTF-16, with one additional UV
-//! (`pmx_core::generate::big_file_model`): 253 MB, 800 bones, 300 morphs with 10.4M offsets.
+//! The first file is the 1,000,000-vertex benchmark model as PMX 2.0, UTF-16, with one
+//! additional UV (`pmx_core::generate::big_file_model`): 253 MB, 800 bones, 300 morphs with
+//! 10.4M offsets; its lines come first, as they always did. Then the other layouts a real model
+//! has ([`LAYOUTS`]: UTF-8 with 4 additional UVs, a 60,000-vertex model with 2-byte vertex
+//! indices, QDEF and SDEF weights, 1-byte bone indices), each timed the same way, and a table
+//! of the ratios. `PMX_BENCH_LAYOUTS=big,qdef-sdef` times only those. Where PMXUtil cannot read
+//! a layout the output says so and only pmx-studio is timed.
 //!
 //! The same binary is PMXUtil's side: run as `vs_pmxutil --peer info FILE` or
 //! `--peer convert IN OUT` it does that one job with PMXUtil and exits, so both tools are timed
@@ -18,7 +23,8 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use pmx_core::formats::pmx;
-use pmx_core::generate::big_file_model;
+use pmx_core::generate::{LargeModelSpec, big_file_model, large_model};
+use pmx_core::model::{BoneIdx, Model, PmxVersion, TextEncoding, Vec3, Weight};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -30,7 +36,8 @@ fn main() {
         return;
     }
     if args.first().map(String::as_str) == Some("--generate") {
-        write_benchmark_file(Path::new(&args[1]));
+        let layout = args.get(2).map_or("big", String::as_str);
+        write_benchmark_file(Path::new(&args[1]), layout);
         return;
     }
     // `cargo test --benches` runs benchmarks once as a smoke test; this one takes minutes.
@@ -42,59 +49,231 @@ fn main() {
         .ok()
         .and_then(|runs| runs.parse().ok())
         .unwrap_or(5);
+    let chosen: Option<Vec<String>> = std::env::var("PMX_BENCH_LAYOUTS")
+        .ok()
+        .map(|names| names.split(',').map(str::to_owned).collect());
     let temp = tempfile::tempdir().expect("a temporary folder");
     let file = std::env::var_os("PMX_BENCH_FILE")
         .map(PathBuf::from)
         .unwrap_or_else(|| temp.path().join("million.pmx"));
+    let mut ratios = Vec::new();
+    for layout in LAYOUTS {
+        if chosen
+            .as_ref()
+            .is_some_and(|names| !names.iter().any(|name| name == layout.name))
+        {
+            continue;
+        }
+        // The other layouts' files sit beside the big one (kept between runs with it).
+        let path = if layout.name == "big" {
+            file.clone()
+        } else {
+            let stem = file
+                .file_stem()
+                .and_then(|stem| stem.to_str())
+                .unwrap_or("bench");
+            file.with_file_name(format!("{stem}-{}.pmx", layout.name))
+        };
+        if let Some(ratio) = bench_layout(layout, &path, temp.path(), runs) {
+            ratios.push((layout.name, ratio));
+        }
+    }
+    if ratios.len() > 1 {
+        println!("\nlayout                      info ×PMXUtil  convert ×PMXUtil");
+        for (name, (info, convert)) in &ratios {
+            let show = |ratio: &Option<f64>| {
+                ratio.map_or_else(|| "PMXUtil fails".to_owned(), |r| format!("{r:.2}×"))
+            };
+            println!("{name:<28} {:>14} {:>17}", show(info), show(convert));
+        }
+    }
+}
+
+/// A file layout the benchmark times: its name (for `PMX_BENCH_LAYOUTS`), what it is, and
+/// the model written as it is.
+struct Layout {
+    name: &'static str,
+    what: &'static str,
+    model: fn() -> Model,
+}
+
+const LAYOUTS: &[Layout] = &[
+    Layout {
+        name: "big",
+        what: "PMX 2.0, UTF-16, 1 additional UV, 1,000,000 vertices, 10.4M morph offsets",
+        model: big_file_model,
+    },
+    Layout {
+        name: "utf8-4uv-bdef4",
+        what: "PMX 2.0, UTF-8, 4 additional UVs, every weight BDEF4, 500,000 vertices",
+        model: utf8_four_uvs_bdef4,
+    },
+    Layout {
+        name: "60k-vertex-index-2",
+        what: "PMX 2.0, UTF-16, 60,000 vertices (2-byte vertex indices), a typical model",
+        model: sixty_thousand_vertices,
+    },
+    Layout {
+        name: "qdef-sdef",
+        what: "PMX 2.1, UTF-16, half QDEF half SDEF weights, 500,000 vertices",
+        model: qdef_sdef,
+    },
+    Layout {
+        name: "bone-index-1",
+        what: "PMX 2.0, UTF-16, 100 bones (1-byte bone indices), 500,000 vertices",
+        model: one_byte_bones,
+    },
+];
+
+fn utf8_four_uvs_bdef4() -> Model {
+    let mut model = large_model(&LargeModelSpec {
+        vertices: 500_000,
+        faces: 1_000_000,
+        additional_uvs: 4,
+        version: PmxVersion::V2_0,
+        ..LargeModelSpec::million()
+    });
+    model.header.encoding = TextEncoding::Utf8;
+    let bones = model.bones.len();
+    for (i, vertex) in model.vertices.iter_mut().enumerate() {
+        vertex.weight = Weight::Bdef4 {
+            bones: [0, 1, 2, 3].map(|k| Some(BoneIdx::new((i * 7 + k * 13) % bones))),
+            weights: [0.4, 0.3, 0.2, 0.1],
+        };
+    }
+    model
+}
+
+fn sixty_thousand_vertices() -> Model {
+    large_model(&LargeModelSpec {
+        vertices: 60_000,
+        faces: 110_000,
+        bones: 500,
+        morphs: 120,
+        additional_uvs: 0,
+        version: PmxVersion::V2_0,
+        ..LargeModelSpec::million()
+    })
+}
+
+fn qdef_sdef() -> Model {
+    let mut model = large_model(&LargeModelSpec {
+        vertices: 500_000,
+        faces: 1_000_000,
+        version: PmxVersion::V2_1,
+        ..LargeModelSpec::million()
+    });
+    let bones = model.bones.len();
+    for (i, vertex) in model.vertices.iter_mut().enumerate() {
+        let bone = |k: usize| Some(BoneIdx::new((i * 5 + k * 11) % bones));
+        vertex.weight = if i % 2 == 0 {
+            Weight::Qdef {
+                bones: [bone(0), bone(1), bone(2), bone(3)],
+                weights: [0.25; 4],
+            }
+        } else {
+            Weight::Sdef {
+                bones: [bone(0), bone(1)],
+                weight: 0.5,
+                c: Vec3::new(0.1, 0.2, 0.3),
+                r0: Vec3::new(0.0, 1.0, 0.0),
+                r1: Vec3::new(0.0, -1.0, 0.0),
+            }
+        };
+    }
+    model
+}
+
+fn one_byte_bones() -> Model {
+    large_model(&LargeModelSpec {
+        vertices: 500_000,
+        faces: 1_000_000,
+        bones: 100,
+        morphs: 100,
+        rigid_bodies: 100,
+        joints: 100,
+        version: PmxVersion::V2_0,
+        ..LargeModelSpec::million()
+    })
+}
+
+/// Times `info` and `convert` against PMXUtil on the file of `layout` at `file` (written
+/// first where it is not there), prints the table, and gives the ratios (PMXUtil's time over
+/// pmx-studio's; `None` where PMXUtil cannot read the file).
+fn bench_layout(
+    layout: &Layout,
+    file: &Path,
+    temp: &Path,
+    runs: usize,
+) -> Option<(Option<f64>, Option<f64>)> {
     let me = std::env::current_exe().expect("this benchmark's path");
     if !file.exists() {
         // In a process of its own: a child's peak memory counts the memory of the process it
         // was started from, so this one stays small.
         let status = Command::new(&me)
             .arg("--generate")
-            .arg(&file)
+            .arg(file)
+            .arg(layout.name)
             .status()
             .expect("the generator starts");
         assert!(status.success(), "the benchmark file is written");
     }
-    let size = std::fs::metadata(&file).expect("the file").len();
-    println!("file: {} ({:.1} MB)", file.display(), size as f64 / 1e6);
+    let size = std::fs::metadata(file).expect("the file").len();
+    if layout.name == "big" {
+        println!("file: {} ({:.1} MB)", file.display(), size as f64 / 1e6);
+    } else {
+        println!(
+            "\nlayout {}: {} ({:.1} MB, {})",
+            layout.name,
+            file.display(),
+            size as f64 / 1e6,
+            layout.what
+        );
+    }
 
     let studio = env!("CARGO_BIN_EXE_pmx-studio");
-    let out_studio = temp.path().join("studio.pmx");
-    let out_peer = temp.path().join("pmxutil.pmx");
+    let out_studio = temp.join(format!("studio-{}.pmx", layout.name));
+    let out_peer = temp.join(format!("pmxutil-{}.pmx", layout.name));
     let file_arg = file.to_str().expect("a UTF-8 path");
-    let jobs: [(&str, Vec<String>); 4] = [
-        (
-            "pmx-studio info --json",
-            argv(&[studio, "info", "--json", file_arg]),
-        ),
-        (
-            "PMXUtil parse",
-            argv(&[me.to_str().unwrap(), "--peer", "info", file_arg]),
-        ),
-        (
-            "pmx-studio convert --index-sizes keep",
-            argv(&[
-                studio,
-                "convert",
-                "--index-sizes",
-                "keep",
-                file_arg,
-                out_studio.to_str().unwrap(),
-            ]),
-        ),
-        (
-            "PMXUtil read + write",
-            argv(&[
-                me.to_str().unwrap(),
-                "--peer",
-                "convert",
-                file_arg,
-                out_peer.to_str().unwrap(),
-            ]),
-        ),
-    ];
+    let peer_info = argv(&[me.to_str().unwrap(), "--peer", "info", file_arg]);
+    let peer_convert = argv(&[
+        me.to_str().unwrap(),
+        "--peer",
+        "convert",
+        file_arg,
+        out_peer.to_str().unwrap(),
+    ]);
+    // PMXUtil does not read every layout (it panics on some): tried once, quietly.
+    let peer_reads = Command::new(&peer_info[0])
+        .args(&peer_info[1..])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !peer_reads {
+        println!("PMXUtil cannot read this layout: only pmx-studio is timed");
+    }
+    let mut jobs: Vec<(&str, Vec<String>)> = vec![(
+        "pmx-studio info --json",
+        argv(&[studio, "info", "--json", file_arg]),
+    )];
+    if peer_reads {
+        jobs.push(("PMXUtil parse", peer_info));
+    }
+    jobs.push((
+        "pmx-studio convert --index-sizes keep",
+        argv(&[
+            studio,
+            "convert",
+            "--index-sizes",
+            "keep",
+            file_arg,
+            out_studio.to_str().unwrap(),
+        ]),
+    ));
+    if peer_reads {
+        jobs.push(("PMXUtil read + write", peer_convert));
+    }
     let mut results: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); jobs.len()];
     // Interleaved, so that anything else the machine does touches every tool alike.
     for _ in 0..runs {
@@ -102,9 +281,9 @@ fn main() {
             result.push(run(&job.1));
         }
     }
-    assert_eq!(
-        std::fs::read(&out_studio).expect("pmx-studio's output"),
-        std::fs::read(&file).expect("the input"),
+    assert!(
+        std::fs::read(&out_studio).expect("pmx-studio's output")
+            == std::fs::read(file).expect("the input"),
         "pmx-studio's convert --index-sizes keep gives the file back byte for byte"
     );
     println!(
@@ -127,20 +306,33 @@ fn main() {
             peak as f64 / size as f64
         );
     }
-    println!(
-        "info: pmx-studio is {:.2}× as fast as PMXUtil; convert: {:.2}×",
-        medians[1].as_secs_f64() / medians[0].as_secs_f64(),
-        medians[3].as_secs_f64() / medians[2].as_secs_f64()
-    );
+    if !peer_reads {
+        return Some((None, None));
+    }
+    let info = medians[1].as_secs_f64() / medians[0].as_secs_f64();
+    let convert = medians[3].as_secs_f64() / medians[2].as_secs_f64();
+    if layout.name == "big" {
+        println!("info: pmx-studio is {info:.2}× as fast as PMXUtil; convert: {convert:.2}×");
+    } else {
+        println!(
+            "{}: info: pmx-studio is {info:.2}× as fast as PMXUtil; convert: {convert:.2}×",
+            layout.name
+        );
+    }
+    Some((Some(info), Some(convert)))
 }
 
 fn argv(parts: &[&str]) -> Vec<String> {
     parts.iter().map(|part| (*part).to_owned()).collect()
 }
 
-/// The file: `pmx_core::generate::big_file_model` written as it is.
-fn write_benchmark_file(path: &Path) {
-    let model = big_file_model();
+/// The file of the layout named `layout`, its model written as it is.
+fn write_benchmark_file(path: &Path, layout: &str) {
+    let layout = LAYOUTS
+        .iter()
+        .find(|known| known.name == layout)
+        .expect("a known layout");
+    let model = (layout.model)();
     let (bytes, _) = pmx::write(&model, &Default::default()).expect("the model writes");
     std::fs::write(path, bytes).expect("the benchmark file is written");
 }

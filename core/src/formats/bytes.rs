@@ -122,6 +122,9 @@ pub(crate) struct ByteReader<'a> {
     /// For a file: the bytes of `window_start..window_start + window.len()`.
     window: Vec<u8>,
     window_start: usize,
+    /// Bytes a read from the file fills the window with at least ([`WINDOW`] unless set: a
+    /// reader that skips far between small reads sets less).
+    pub window_size: usize,
     /// Once set, the next read from the file fails ("cancelled"); bytes in memory ignore it.
     pub cancel: Option<&'a AtomicBool>,
     /// The offset of the next read.
@@ -139,6 +142,7 @@ impl<'a> ByteReader<'a> {
             len: input.len(),
             window: Vec::new(),
             window_start: 0,
+            window_size: WINDOW,
             cancel: None,
             pos: 0,
             section,
@@ -254,7 +258,7 @@ impl<'a> ByteReader<'a> {
                 message: Message::new("load.cancelled"),
             });
         }
-        let size = len.max(WINDOW).min(self.len - at);
+        let size = len.max(self.window_size).min(self.len - at);
         self.window.clear();
         self.window.resize(size, 0);
         self.window_start = at;

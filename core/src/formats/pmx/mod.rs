@@ -10,9 +10,11 @@ mod sizes;
 mod write;
 
 pub use read::MAGIC;
+#[doc(hidden)]
+pub use read::{ParallelReads, parallel_reads};
 pub use write::{
-    IndexSizeMode, Pmx21Feature, Pmx21Use, PmxSaveOptions, choose_index_sizes, pmx21_features,
-    write, write_file, write_to,
+    IndexSizeMode, Pmx21Feature, Pmx21Use, PmxSaveOptions, choose_index_sizes, parallel_writes,
+    pmx21_features, write, write_file, write_to,
 };
 
 use crate::formats::bytes::Input;

@@ -7,11 +7,13 @@
 //! (recovery, the index size search of `sizes.rs`) is decided by the entry points in
 //! `pmx/mod.rs`, above both.
 
-use crate::formats::bytes::{ByteReader, Input, read_exact_at};
+use crate::formats::bytes::{ByteReader, Input, f32_at, i32_at, read_exact_at, u16_at, u32_at};
 use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
 use crate::i18n::Message;
 use crate::model::*;
+use rayon::prelude::*;
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -103,45 +105,184 @@ struct Reader<'a> {
     summary: Option<Counted>,
     /// Never hand the bulk to a second thread ([`read_on_one_thread`]).
     one_thread: bool,
-    /// For the second reader: where it is, for the first one's progress.
-    shared_position: Option<Arc<AtomicUsize>>,
-    /// For the first reader while a second one reads the vertices and faces: where that one is
-    /// and where the faces end.
+    /// While other threads read parts of the file: the bytes they have read so far, and the
+    /// bytes this reader handed them (skipped here), for the progress.
     alongside: Option<(Arc<AtomicUsize>, usize)>,
+    /// Set during the layout check of the vertices: where every [`VERTEX_CHUNK`]th vertex
+    /// starts.
+    vertex_starts: Option<Vec<usize>>,
 }
 
-/// What a second thread needs to read the vertices and faces of the file a [`Reader`] reads
-/// (the reader itself stays on its thread: its progress callback is not `Send`).
-struct SecondReader<'a> {
+/// Files (bytes left after the model info) from this size on read their vertices, faces and
+/// morphs on several threads. Small enough that every real model's file does; the threads
+/// cost far less than a megabyte's parsing.
+const PARALLEL_FROM: usize = 1 << 20;
+/// Vertices one worker reads at a time.
+const VERTEX_CHUNK: usize = 1 << 15;
+/// Triangles one worker reads at a time.
+const FACE_CHUNK: usize = 1 << 16;
+
+thread_local! {
+    /// Sections read in parallel by readings started on this thread: see [`parallel_reads`].
+    static PARALLEL_READS: Cell<ParallelReads> = const { Cell::new(ParallelReads { bulk: 0, morphs: 0 }) };
+}
+
+/// How many readings started on this thread read their vertices and faces (`bulk`) and their
+/// morphs in parallel: for the tests, which check that the parallel path engaged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ParallelReads {
+    pub bulk: usize,
+    pub morphs: usize,
+}
+
+/// [`ParallelReads`] of this thread so far.
+pub fn parallel_reads() -> ParallelReads {
+    PARALLEL_READS.with(Cell::get)
+}
+
+fn count_parallel_read(bump: impl FnOnce(&mut ParallelReads)) {
+    PARALLEL_READS.with(|reads| {
+        let mut now = reads.get();
+        bump(&mut now);
+        reads.set(now);
+    });
+}
+
+/// Where the layout check found the vertices and faces: what the workers read.
+struct BulkLayout {
+    /// Where the vertex section (its count) starts.
+    start: usize,
+    vertices: usize,
+    /// Where every [`VERTEX_CHUNK`]th vertex starts.
+    vertex_starts: Vec<usize>,
+    /// Where the first face index is.
+    faces_at: usize,
+    triangles: usize,
+    /// Where the faces end.
+    end: usize,
+}
+
+/// What the workers need to read parts of the file a [`Reader`] reads (the reader itself stays
+/// on its thread: its progress callback is not `Send`).
+#[derive(Clone, Copy)]
+struct Part<'a> {
     input: Input<'a>,
     options: LoadOptions,
     encoding: TextEncoding,
     sizes: IndexSizes,
     cancel: Option<&'a AtomicBool>,
-    /// Where the vertices start.
-    pos: usize,
-    /// Additional UVs per vertex.
-    channels: usize,
-    /// Where the second reader is, for the first one's progress reports.
-    at: Arc<AtomicUsize>,
+    /// Bytes the workers have read, for the first reader's progress.
+    done: &'a AtomicUsize,
 }
 
-impl SecondReader<'_> {
-    /// The vertices (with their additional UVs) and faces, read in full.
-    fn read_bulk(self) -> Res<Model> {
+/// The vertices, their additional UVs and the faces read by the workers.
+type Bulk = (Vec<Vertex>, Vec<Vec<Vec4>>, Vec<[VertexIdx; 3]>);
+
+impl Part<'_> {
+    /// A reader at `pos` in `section`.
+    fn reader(&self, section: &'static str, pos: usize) -> Reader<'_> {
         let mut reader = Reader::new(self.input, &self.options);
         reader.encoding = self.encoding;
         reader.sizes = self.sizes;
         reader.input.cancel = self.cancel;
-        reader.input.pos = self.pos;
-        reader.shared_position = Some(self.at);
-        let mut bulk = Model {
-            additional_uvs: vec![Vec::new(); self.channels],
-            ..Model::default()
-        };
-        reader.vertices(&mut bulk)?;
-        reader.faces(&mut bulk)?;
-        Ok(bulk)
+        reader.input.pos = pos;
+        reader.input.enter(section);
+        reader
+    }
+
+    /// The vertices (with their additional UVs) and faces the check found, read in chunks by
+    /// the workers straight into their place in the model's lists.
+    fn read_bulk(&self, layout: &BulkLayout, channels: usize) -> Res<Bulk> {
+        let mut vertices = Vec::with_capacity(layout.vertices);
+        vertices.par_extend(rayon::iter::repeat_n(Vertex::default(), layout.vertices));
+        let mut additional_uvs: Vec<Vec<Vec4>> = (0..channels)
+            .map(|_| {
+                let mut channel = Vec::with_capacity(layout.vertices);
+                channel.par_extend(rayon::iter::repeat_n(Vec4::ZERO, layout.vertices));
+                channel
+            })
+            .collect();
+        let mut faces = Vec::with_capacity(layout.triangles);
+        faces.par_extend(rayon::iter::repeat_n([VertexIdx(0); 3], layout.triangles));
+        let mut uv_chunks: Vec<Vec<&mut [Vec4]>> = (0..layout.vertex_starts.len())
+            .map(|_| Vec::with_capacity(channels))
+            .collect();
+        for channel in &mut additional_uvs {
+            for (chunk, piece) in uv_chunks.iter_mut().zip(channel.chunks_mut(VERTEX_CHUNK)) {
+                chunk.push(piece);
+            }
+        }
+        let (read_vertices, read_faces) = rayon::join(
+            || {
+                vertices
+                    .par_chunks_mut(VERTEX_CHUNK)
+                    .zip(uv_chunks.into_par_iter())
+                    .enumerate()
+                    .try_for_each(|(chunk, (vertices, mut uvs))| {
+                        self.read_vertex_chunk(layout, chunk, vertices, &mut uvs)
+                    })
+            },
+            || {
+                faces
+                    .par_chunks_mut(FACE_CHUNK)
+                    .enumerate()
+                    .try_for_each(|(chunk, faces)| self.read_face_chunk(layout, chunk, faces))
+            },
+        );
+        read_vertices?;
+        read_faces?;
+        Ok((vertices, additional_uvs, faces))
+    }
+
+    fn read_vertex_chunk(
+        &self,
+        layout: &BulkLayout,
+        chunk: usize,
+        vertices: &mut [Vertex],
+        uvs: &mut [&mut [Vec4]],
+    ) -> Res<()> {
+        let start = layout.vertex_starts[chunk];
+        let mut reader = self.reader("vertices", start);
+        let channels = uvs.len();
+        let mut additional = [Vec4::ZERO; 4];
+        for (k, vertex) in vertices.iter_mut().enumerate() {
+            reader.input.element = Some(chunk * VERTEX_CHUNK + k);
+            *vertex = reader.vertex_record(channels, &mut additional)?;
+            for (channel, value) in uvs.iter_mut().zip(additional) {
+                channel[k] = value;
+            }
+        }
+        self.done
+            .fetch_add(reader.input.pos - start, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn read_face_chunk(
+        &self,
+        layout: &BulkLayout,
+        chunk: usize,
+        faces: &mut [[VertexIdx; 3]],
+    ) -> Res<()> {
+        let size = self.sizes.vertex as usize;
+        let start = layout.faces_at + chunk * FACE_CHUNK * 3 * size;
+        let mut reader = self.reader("faces", start);
+        let bytes = reader.input.take(faces.len() * 3 * size, "indices")?;
+        for (face, triangle) in faces.iter_mut().zip(bytes.chunks_exact(3 * size)) {
+            *face = triangle_at(triangle, size);
+        }
+        self.done
+            .fetch_add(faces.len() * 3 * size, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Morph `index`, which starts at `at`, and the notes its reading made.
+    fn read_morph(&self, index: usize, at: usize) -> Res<(Morph, Vec<LoadNote>)> {
+        let mut reader = self.reader("morphs", at);
+        reader.input.element = Some(index);
+        let morph = reader.morph_record()?;
+        self.done
+            .fetch_add(reader.input.pos - at, Ordering::Relaxed);
+        Ok((morph, reader.report.notes))
     }
 }
 
@@ -168,8 +309,8 @@ impl<'a> Reader<'a> {
             progress: None,
             summary: None,
             one_thread: false,
-            shared_position: None,
             alongside: None,
+            vertex_starts: None,
         }
     }
 
@@ -193,22 +334,46 @@ impl<'a> Reader<'a> {
     }
 
     fn report_progress(&self) {
-        if let Some(at) = &self.shared_position {
-            at.store(self.input.pos, Ordering::Relaxed);
-        }
         if let Some(progress) = self.progress {
             progress(self.done());
         }
     }
 
-    /// The bytes read so far: while a second reader reads the vertices and faces, its part of
-    /// them and this reader's part after them.
+    /// The bytes read so far: while workers read parts of the file, what they have read and
+    /// what this reader read itself (the parts it handed them skipped).
     fn done(&self) -> usize {
         match &self.alongside {
-            Some((second, bulk_end)) => {
-                second.load(Ordering::Relaxed) + self.input.pos.saturating_sub(*bulk_end)
+            Some((workers, handed_off)) => {
+                workers.load(Ordering::Relaxed) + self.input.pos.saturating_sub(*handed_off)
             }
             None => self.input.pos,
+        }
+    }
+
+    /// What the workers share to read parts of this file; `done` counts their bytes.
+    fn part<'p>(&self, done: &'p AtomicUsize) -> Part<'p>
+    where
+        'a: 'p,
+    {
+        Part {
+            input: self.input.input(),
+            options: self.options,
+            encoding: self.encoding,
+            sizes: self.sizes,
+            cancel: self.input.cancel,
+            done,
+        }
+    }
+
+    /// Waits for `job` while reporting the progress of the workers.
+    fn wait_for<T>(&self, job: std::thread::ScopedJoinHandle<'_, T>) -> T {
+        while !job.is_finished() {
+            self.report_progress();
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        match job.join() {
+            Ok(result) => result,
+            Err(panic) => std::panic::resume_unwind(panic),
         }
     }
 
@@ -438,60 +603,74 @@ impl<'a> Reader<'a> {
     fn body(&mut self, model: &mut Model) -> Res<()> {
         // The model info belongs to the body: a file cut inside it still recovers (empty names).
         self.model_info(model)?;
-        let Some(bulk_at) = self.check_bulk(model)? else {
+        let Some(layout) = self.check_bulk(model)? else {
             return self.rest(model);
         };
-        // The vertices and faces are read in full by a second thread while this one reads on.
-        let second_at = Arc::new(AtomicUsize::new(bulk_at));
-        let second = SecondReader {
-            input: self.input.input(),
-            options: self.options,
-            encoding: self.encoding,
-            sizes: self.sizes,
-            cancel: self.input.cancel,
-            pos: bulk_at,
-            channels: model.additional_uvs.len(),
-            at: Arc::clone(&second_at),
-        };
+        // The vertices and faces are read in chunks by workers while this thread reads on.
+        count_parallel_read(|reads| reads.bulk += 1);
+        let workers = self.hand_off(layout.end - layout.start);
+        let part = self.part(&workers);
+        let channels = model.additional_uvs.len();
+        let layout = &layout;
         std::thread::scope(|scope| {
-            let bulk = scope.spawn(move || second.read_bulk());
-            self.alongside = Some((second_at, self.input.pos));
+            let bulk = scope.spawn(move || part.read_bulk(layout, channels));
             let rest = self.rest(model);
-            // The progress goes on while the second reader finishes.
-            while !bulk.is_finished() {
-                self.report_progress();
-                std::thread::sleep(std::time::Duration::from_millis(2));
-            }
-            self.alongside = None;
-            let bulk = match bulk.join() {
-                Ok(bulk) => bulk?,
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            model.vertices = bulk.vertices;
-            model.additional_uvs = bulk.additional_uvs;
-            model.faces = bulk.faces;
+            // The progress goes on while the workers finish.
+            let (vertices, additional_uvs, faces) = self.wait_for(bulk)?;
+            model.vertices = vertices;
+            model.additional_uvs = additional_uvs;
+            model.faces = faces;
             rest
         })
     }
 
-    /// For a big file, checks the vertices and faces the way a summary does (every vertex's
-    /// layout, the counts against the bytes left; nothing kept) and gives where they start:
-    /// the caller reads them in full on a second thread. Small files, and bulk that does not
-    /// pass the check, are read here in full instead (`None`), so a damaged file fails or
-    /// recovers exactly as it would without the second thread.
-    fn check_bulk(&mut self, model: &mut Model) -> Res<Option<usize>> {
-        const PARALLEL_FROM: usize = 16 << 20;
-        if self.summary.is_none() && !self.one_thread && self.input.remaining() >= PARALLEL_FROM {
+    /// Whether parts of the file may go to the workers: not on one thread, and not from inside
+    /// rayon's pool, where this thread's waiting for them could take the pool's last thread.
+    fn may_hand_off(&self) -> bool {
+        !self.one_thread && rayon::current_thread_index().is_none()
+    }
+
+    /// Notes that `bytes` more of the file are read by workers (their progress counts them
+    /// instead of this reader's position) and gives the count of bytes they have read.
+    fn hand_off(&mut self, bytes: usize) -> Arc<AtomicUsize> {
+        let (workers, handed_off) = self
+            .alongside
+            .get_or_insert_with(|| (Arc::new(AtomicUsize::new(0)), 0));
+        *handed_off += bytes;
+        Arc::clone(workers)
+    }
+
+    /// For a file past [`PARALLEL_FROM`], checks the vertices and faces the way a summary does
+    /// (every vertex's weight type, which decides its size, and the counts against the bytes
+    /// left; nothing kept: one byte read per vertex), noting where every [`VERTEX_CHUNK`]th
+    /// vertex starts, and gives that layout: workers read them in full. Small files, and bulk
+    /// that does not pass the check, are read here in full instead (`None`), so a damaged file
+    /// fails or recovers exactly as it would on one thread.
+    fn check_bulk(&mut self, model: &mut Model) -> Res<Option<BulkLayout>> {
+        if self.summary.is_none() && self.may_hand_off() && self.input.remaining() >= PARALLEL_FROM
+        {
             let start = self.input.pos;
             let notes = self.report.notes.len();
             self.summary = Some(Counted::default());
+            self.vertex_starts = Some(Vec::new());
             // The check is quick and the readings that follow report the progress.
             let progress = self.progress.take();
-            let checked = self.vertices(model).and_then(|()| self.faces(model));
+            let vertices = self.vertices(model);
+            // Past the face count.
+            let faces_at = self.input.pos + 4;
+            let checked = vertices.and_then(|()| self.faces(model));
             self.progress = progress;
-            self.summary = None;
+            let counted = self.summary.take().unwrap_or_default();
+            let vertex_starts = self.vertex_starts.take().unwrap_or_default();
             if checked.is_ok() {
-                return Ok(Some(start));
+                return Ok(Some(BulkLayout {
+                    start,
+                    vertices: counted.vertices,
+                    vertex_starts,
+                    faces_at,
+                    triangles: counted.faces,
+                    end: self.input.pos,
+                }));
             }
             self.input.pos = start;
             self.report.notes.truncate(notes);
@@ -555,27 +734,52 @@ impl<'a> Reader<'a> {
                 self.report_progress();
             }
             self.input.element = Some(i);
-            let position = self.input.vec3("position")?;
-            let normal = self.input.vec3("normal")?;
-            let uv = self.input.vec2("uv")?;
             let mut additional = [Vec4::ZERO; 4];
-            for slot in additional.iter_mut().take(channels) {
-                *slot = self.input.vec4("additional_uv")?;
-            }
-            let weight = self.weight()?;
-            let edge_scale = self.input.f32("edge_scale")?;
+            let vertex = self.vertex_record(channels, &mut additional)?;
             for (channel, value) in model.additional_uvs.iter_mut().zip(additional) {
                 channel.push(value);
             }
-            model.vertices.push(Vertex {
-                position,
-                normal,
-                uv,
-                weight,
-                edge_scale,
-            });
+            model.vertices.push(vertex);
         }
         Ok(())
+    }
+
+    /// One vertex; its `channels` additional UVs go to `additional`. Where the longest record
+    /// fits in the bytes left it is decoded from one block; near the end of the file, and for
+    /// a weight type that does not exist, field by field (which names the field that fails).
+    #[inline]
+    fn vertex_record(&mut self, channels: usize, additional: &mut [Vec4; 4]) -> Res<Vertex> {
+        let bone = self.sizes.bone as usize;
+        let longest = 32 + 16 * channels + 1 + (4 * bone + 16).max(2 * bone + 40) + 4;
+        if self.input.remaining() >= longest {
+            let at = self.input.pos;
+            let bytes = self.input.take(longest, "position")?;
+            if let Some((vertex, len)) = decode_vertex(bytes, channels, bone, additional) {
+                self.input.pos = at + len;
+                return Ok(vertex);
+            }
+            self.input.pos = at;
+        }
+        self.vertex_by_fields(channels, additional)
+    }
+
+    /// [`Reader::vertex_record`] field by field.
+    fn vertex_by_fields(&mut self, channels: usize, additional: &mut [Vec4; 4]) -> Res<Vertex> {
+        let position = self.input.vec3("position")?;
+        let normal = self.input.vec3("normal")?;
+        let uv = self.input.vec2("uv")?;
+        for slot in additional.iter_mut().take(channels) {
+            *slot = self.input.vec4("additional_uv")?;
+        }
+        let weight = self.weight()?;
+        let edge_scale = self.input.f32("edge_scale")?;
+        Ok(Vertex {
+            position,
+            normal,
+            uv,
+            weight,
+            edge_scale,
+        })
     }
 
     /// [`Reader::vertices`] for a summary: each vertex's layout is checked (its weight type
@@ -587,6 +791,11 @@ impl<'a> Reader<'a> {
                 self.report_progress();
             }
             self.input.element = Some(i);
+            if i % VERTEX_CHUNK == 0
+                && let Some(starts) = &mut self.vertex_starts
+            {
+                starts.push(self.input.pos);
+            }
             self.input.skip(32 + 16 * channels, "position")?;
             let kind = self.input.u8("weight.type")?;
             let weight_size = match kind {
@@ -891,49 +1100,137 @@ impl<'a> Reader<'a> {
     fn morphs(&mut self, model: &mut Model) -> Res<()> {
         self.enter("morphs");
         let count = self.count("count", 4 + 4 + 1 + 1 + 4)?;
+        if let Some(starts) = self.morph_starts(count)
+            && self.read_morphs_in_parallel(model, &starts)?
+        {
+            return Ok(());
+        }
         model.morphs.reserve_exact(self.input.capacity(count, 14));
         for i in 0..count {
             // Morphs can hold hundreds of thousands of offsets each: report every one.
             self.report_progress();
             self.input.element = Some(i);
-            self.input.sub = None;
-            let name_ja = self.text("name_ja")?;
-            let name_en = self.text("name_en")?;
-            let panel = MorphPanel::from_raw(self.input.u8("panel")?);
-            let kind_byte = self.input.u8("kind")?;
-            let Some(kind) = MorphKind::from_raw(kind_byte) else {
-                self.input.pos -= 1;
-                return Err(self.input.malformed(
-                    "kind",
-                    Message::new("load.pmx.morph_kind").arg("value", kind_byte),
-                ));
-            };
-            let offsets = self.morph_offsets(kind)?;
-            self.input.sub = None;
-            model.morphs.push(Morph {
-                name_ja,
-                name_en,
-                panel,
-                offsets,
-            });
+            model.morphs.push(self.morph_record()?);
         }
         Ok(())
     }
 
-    fn morph_offsets(&mut self, kind: MorphKind) -> Res<MorphOffsets> {
-        let s = self.sizes;
-        let offset_size = match kind {
-            MorphKind::Group | MorphKind::Flip => s.morph as usize + 4,
-            MorphKind::Vertex => s.vertex as usize + 12,
-            MorphKind::Bone => s.bone as usize + 28,
-            MorphKind::Uv
-            | MorphKind::AdditionalUv1
-            | MorphKind::AdditionalUv2
-            | MorphKind::AdditionalUv3
-            | MorphKind::AdditionalUv4 => s.vertex as usize + 16,
-            MorphKind::Material => s.material as usize + 1 + 16 + 12 + 4 + 12 + 16 + 4 + 16 * 3,
-            MorphKind::Impulse => s.rigid_body as usize + 1 + 24,
+    /// One morph (the reader's element is set).
+    fn morph_record(&mut self) -> Res<Morph> {
+        self.input.sub = None;
+        let name_ja = self.text("name_ja")?;
+        let name_en = self.text("name_en")?;
+        let panel = MorphPanel::from_raw(self.input.u8("panel")?);
+        let kind_byte = self.input.u8("kind")?;
+        let Some(kind) = MorphKind::from_raw(kind_byte) else {
+            self.input.pos -= 1;
+            return Err(self.input.malformed(
+                "kind",
+                Message::new("load.pmx.morph_kind").arg("value", kind_byte),
+            ));
         };
+        let offsets = self.morph_offsets(kind)?;
+        self.input.sub = None;
+        Ok(Morph {
+            name_ja,
+            name_en,
+            panel,
+            offsets,
+        })
+    }
+
+    /// Where each of the `count` morphs starts and where the last one ends, found by reading
+    /// only each morph's text lengths, kind and offset count (its offsets are skipped, not
+    /// read), through a small window of its own. `None`, and nothing moved or noted, for a
+    /// small section, a summary, one thread, and wherever this check finds anything a reading
+    /// on one thread would stop at or note (which then reads the morphs and fails or notes as
+    /// it always did).
+    fn morph_starts(&self, count: usize) -> Option<Vec<usize>> {
+        if !self.may_hand_off()
+            || self.summary.is_some()
+            || count < 2
+            || self.input.remaining() < PARALLEL_FROM
+        {
+            return None;
+        }
+        let mut input = ByteReader::new(self.input.input(), "morphs");
+        input.window_size = 4096;
+        input.pos = self.input.pos;
+        let mut notes = Vec::new();
+        let max_text = self.options.limits.max_text_bytes;
+        let mut starts = Vec::with_capacity(count + 1);
+        for _ in 0..count {
+            starts.push(input.pos);
+            for field in ["name_ja", "name_en"] {
+                let len = input.text_length(field, max_text).ok()?;
+                input.skip(len, field).ok()?;
+            }
+            input.skip(1, "panel").ok()?;
+            let kind = MorphKind::from_raw(input.u8("kind").ok()?)?;
+            let size = morph_offset_size(kind, self.sizes);
+            let offsets = input.i32("offset_count").ok()?;
+            let offsets = usize::try_from(offsets).ok()?;
+            let offsets = input
+                .check_count(offsets, 4, size, "offset_count", &self.options, &mut notes)
+                .ok()?;
+            if !notes.is_empty() {
+                return None;
+            }
+            input.skip(offsets.checked_mul(size)?, "offsets").ok()?;
+        }
+        starts.push(input.pos);
+        Some(starts)
+    }
+
+    /// Reads the morphs that start at `starts` (and end at its last entry) on the workers,
+    /// with this thread reporting the progress. `false`, with nothing read, where a worker
+    /// stopped on anything but the disk (which the check rules out): the caller reads them on
+    /// this thread.
+    fn read_morphs_in_parallel(&mut self, model: &mut Model, starts: &[usize]) -> Res<bool> {
+        let (Some(&first), Some(&end)) = (starts.first(), starts.last()) else {
+            return Ok(false);
+        };
+        let start = self.input.pos;
+        let workers = self.hand_off(end - first);
+        let before = workers.load(Ordering::Relaxed);
+        self.input.pos = end;
+        let part = self.part(&workers);
+        let read = std::thread::scope(|scope| {
+            let job = scope.spawn(move || {
+                starts
+                    .par_windows(2)
+                    .enumerate()
+                    .map(|(index, pair)| part.read_morph(index, pair[0]))
+                    .collect::<Res<Vec<_>>>()
+            });
+            self.wait_for(job)
+        });
+        match read {
+            Ok(morphs) => {
+                count_parallel_read(|reads| reads.morphs += 1);
+                model.morphs.reserve_exact(morphs.len());
+                for (morph, notes) in morphs {
+                    model.morphs.push(morph);
+                    self.report.notes.extend(notes);
+                }
+                self.input.element = Some(model.morphs.len().saturating_sub(1));
+                self.input.sub = None;
+                Ok(true)
+            }
+            Err(error @ ReadError::Io { .. }) => Err(error),
+            Err(_) => {
+                self.input.pos = start;
+                if let Some((workers, handed_off)) = &mut self.alongside {
+                    *handed_off -= end - first;
+                    workers.store(before, Ordering::Relaxed);
+                }
+                Ok(false)
+            }
+        }
+    }
+
+    fn morph_offsets(&mut self, kind: MorphKind) -> Res<MorphOffsets> {
+        let offset_size = morph_offset_size(kind, self.sizes);
         let count = self.count("offset_count", offset_size)?;
         if let Some(counted) = &mut self.summary {
             // Every offset of a kind has the same size: the summary checks they are there.
@@ -955,20 +1252,55 @@ impl<'a> Reader<'a> {
         Ok(match kind {
             MorphKind::Group => MorphOffsets::Group(collect!(self.group_offset()?)),
             MorphKind::Flip => MorphOffsets::Flip(collect!(self.group_offset()?)),
-            MorphKind::Vertex => MorphOffsets::Vertex(collect!(VertexMorphOffset {
-                vertex: self.vertex("vertex")?,
-                offset: self.input.vec3("offset")?,
-            })),
-            MorphKind::Bone => MorphOffsets::Bone(collect!(BoneMorphOffset {
-                bone: self.bone("bone")?,
-                translation: self.input.vec3("translation")?,
-                rotation: self.input.vec4("rotation")?,
-            })),
-            MorphKind::Uv => MorphOffsets::Uv(collect!(self.uv_offset()?)),
-            MorphKind::AdditionalUv1 => MorphOffsets::AdditionalUv1(collect!(self.uv_offset()?)),
-            MorphKind::AdditionalUv2 => MorphOffsets::AdditionalUv2(collect!(self.uv_offset()?)),
-            MorphKind::AdditionalUv3 => MorphOffsets::AdditionalUv3(collect!(self.uv_offset()?)),
-            MorphKind::AdditionalUv4 => MorphOffsets::AdditionalUv4(collect!(self.uv_offset()?)),
+            MorphKind::Vertex => {
+                let size = self.sizes.vertex as usize;
+                MorphOffsets::Vertex(self.fixed_offsets(
+                    count,
+                    offset_size,
+                    |bytes| VertexMorphOffset {
+                        vertex: VertexIdx(unsigned_at(bytes, 0, size)),
+                        offset: vec3_at(bytes, size),
+                    },
+                    |reader| {
+                        Ok(VertexMorphOffset {
+                            vertex: reader.vertex("vertex")?,
+                            offset: reader.input.vec3("offset")?,
+                        })
+                    },
+                )?)
+            }
+            MorphKind::Bone => {
+                let size = self.sizes.bone as usize;
+                MorphOffsets::Bone(self.fixed_offsets(
+                    count,
+                    offset_size,
+                    |bytes| BoneMorphOffset {
+                        bone: BoneIdx::from_raw(signed_at(bytes, 0, size)),
+                        translation: vec3_at(bytes, size),
+                        rotation: vec4_at(bytes, size + 12),
+                    },
+                    |reader| {
+                        Ok(BoneMorphOffset {
+                            bone: reader.bone("bone")?,
+                            translation: reader.input.vec3("translation")?,
+                            rotation: reader.input.vec4("rotation")?,
+                        })
+                    },
+                )?)
+            }
+            MorphKind::Uv => MorphOffsets::Uv(self.uv_offsets(count, offset_size)?),
+            MorphKind::AdditionalUv1 => {
+                MorphOffsets::AdditionalUv1(self.uv_offsets(count, offset_size)?)
+            }
+            MorphKind::AdditionalUv2 => {
+                MorphOffsets::AdditionalUv2(self.uv_offsets(count, offset_size)?)
+            }
+            MorphKind::AdditionalUv3 => {
+                MorphOffsets::AdditionalUv3(self.uv_offsets(count, offset_size)?)
+            }
+            MorphKind::AdditionalUv4 => {
+                MorphOffsets::AdditionalUv4(self.uv_offsets(count, offset_size)?)
+            }
             MorphKind::Material => MorphOffsets::Material(collect!(MaterialMorphOffset {
                 material: self.material("material")?,
                 op: MaterialMorphOp::from_raw(self.input.u8("op")?),
@@ -989,6 +1321,48 @@ impl<'a> Reader<'a> {
                 torque: self.input.vec3("torque")?,
             })),
         })
+    }
+
+    /// `count` morph offsets of `size` bytes each: those the file holds in full decoded from
+    /// their bytes a block at a time (`decode`, which cannot fail: the block is there), any
+    /// after them (a cut file, in recovery mode) read field by field (`read`), so that the
+    /// error names the field as always.
+    fn fixed_offsets<T>(
+        &mut self,
+        count: usize,
+        size: usize,
+        decode: impl Fn(&[u8]) -> T,
+        mut read: impl FnMut(&mut Self) -> Res<T>,
+    ) -> Res<Vec<T>> {
+        const BLOCK: usize = 1 << 12;
+        let mut offsets = Vec::with_capacity(self.input.capacity(count, size));
+        let whole = count.min(self.input.remaining() / size.max(1));
+        let mut done = 0;
+        while done < whole {
+            let now = (whole - done).min(BLOCK);
+            self.input.sub = Some(("offsets", done));
+            let bytes = self.input.take(now * size, "offsets")?;
+            offsets.extend(bytes.chunks_exact(size).map(&decode));
+            done += now;
+        }
+        for j in whole..count {
+            self.input.sub = Some(("offsets", j));
+            offsets.push(read(self)?);
+        }
+        Ok(offsets)
+    }
+
+    fn uv_offsets(&mut self, count: usize, offset_size: usize) -> Res<Vec<UvMorphOffset>> {
+        let size = self.sizes.vertex as usize;
+        self.fixed_offsets(
+            count,
+            offset_size,
+            |bytes| UvMorphOffset {
+                vertex: VertexIdx(unsigned_at(bytes, 0, size)),
+                offset: vec4_at(bytes, size),
+            },
+            |reader| reader.uv_offset(),
+        )
     }
 
     fn group_offset(&mut self) -> Res<GroupMorphOffset> {
@@ -1235,7 +1609,132 @@ impl<'a> Reader<'a> {
 }
 
 /// Appends the triangles of `bytes`, three `size`-byte vertex indices each.
-fn push_triangles(faces: &mut Vec<[VertexIdx; 3]>, bytes: &[u8], size: usize) {
+/// The bytes of one offset of a morph of `kind`.
+pub(super) fn morph_offset_size(kind: MorphKind, s: IndexSizes) -> usize {
+    match kind {
+        MorphKind::Group | MorphKind::Flip => s.morph as usize + 4,
+        MorphKind::Vertex => s.vertex as usize + 12,
+        MorphKind::Bone => s.bone as usize + 28,
+        MorphKind::Uv
+        | MorphKind::AdditionalUv1
+        | MorphKind::AdditionalUv2
+        | MorphKind::AdditionalUv3
+        | MorphKind::AdditionalUv4 => s.vertex as usize + 16,
+        MorphKind::Material => s.material as usize + 1 + 16 + 12 + 4 + 12 + 16 + 4 + 16 * 3,
+        MorphKind::Impulse => s.rigid_body as usize + 1 + 24,
+    }
+}
+
+/// The float at `at` of a block whose size the caller has checked.
+#[inline]
+fn float_at(bytes: &[u8], at: usize) -> f32 {
+    f32_at(bytes, at).unwrap_or(0.0)
+}
+
+#[inline]
+fn vec3_at(bytes: &[u8], at: usize) -> Vec3 {
+    Vec3::new(
+        float_at(bytes, at),
+        float_at(bytes, at + 4),
+        float_at(bytes, at + 8),
+    )
+}
+
+#[inline]
+fn vec4_at(bytes: &[u8], at: usize) -> Vec4 {
+    Vec4::new(
+        float_at(bytes, at),
+        float_at(bytes, at + 4),
+        float_at(bytes, at + 8),
+        float_at(bytes, at + 12),
+    )
+}
+
+/// The unsigned index of `size` bytes at `at` of `bytes` (a vertex index; 4 bytes read as the
+/// `i32` the file stores, cast), in a block whose size the caller has checked.
+#[inline]
+fn unsigned_at(bytes: &[u8], at: usize, size: usize) -> u32 {
+    match size {
+        1 => bytes.get(at).copied().map_or(0, u32::from),
+        2 => u16_at(bytes, at).map_or(0, u32::from),
+        _ => u32_at(bytes, at).unwrap_or(0),
+    }
+}
+
+/// The signed index of `size` bytes at `at` of `bytes`.
+#[inline]
+fn signed_at(bytes: &[u8], at: usize, size: usize) -> i32 {
+    match size {
+        1 => bytes.get(at).map_or(0, |&b| b as i8 as i32),
+        2 => u16_at(bytes, at).map_or(0, |v| v as i16 as i32),
+        _ => i32_at(bytes, at).unwrap_or(0),
+    }
+}
+
+/// The vertex at the start of `bytes` (which hold the longest vertex record) with `channels`
+/// additional UVs (into `additional`) and bone indices of `bone` bytes, and its length;
+/// `None` for a weight type that does not exist.
+#[inline]
+fn decode_vertex(
+    bytes: &[u8],
+    channels: usize,
+    bone: usize,
+    additional: &mut [Vec4; 4],
+) -> Option<(Vertex, usize)> {
+    let head = 32 + 16 * channels;
+    for (channel, slot) in additional.iter_mut().take(channels).enumerate() {
+        *slot = vec4_at(bytes, 32 + 16 * channel);
+    }
+    let kind = *bytes.get(head)?;
+    let w = head + 1;
+    let bone_at = |k: usize| BoneIdx::from_raw(signed_at(bytes, w + k * bone, bone));
+    let (weight, weight_len) = match kind {
+        0 => (Weight::Bdef1 { bone: bone_at(0) }, bone),
+        1 => (
+            Weight::Bdef2 {
+                bones: [bone_at(0), bone_at(1)],
+                weight: float_at(bytes, w + 2 * bone),
+            },
+            2 * bone + 4,
+        ),
+        2 | 4 => {
+            let bones = [bone_at(0), bone_at(1), bone_at(2), bone_at(3)];
+            let weights = [0, 1, 2, 3].map(|k| float_at(bytes, w + 4 * bone + 4 * k));
+            let weight = if kind == 2 {
+                Weight::Bdef4 { bones, weights }
+            } else {
+                Weight::Qdef { bones, weights }
+            };
+            (weight, 4 * bone + 16)
+        }
+        3 => {
+            let at = w + 2 * bone;
+            (
+                Weight::Sdef {
+                    bones: [bone_at(0), bone_at(1)],
+                    weight: float_at(bytes, at),
+                    c: vec3_at(bytes, at + 4),
+                    r0: vec3_at(bytes, at + 16),
+                    r1: vec3_at(bytes, at + 28),
+                },
+                2 * bone + 40,
+            )
+        }
+        _ => return None,
+    };
+    let vertex = Vertex {
+        position: vec3_at(bytes, 0),
+        normal: vec3_at(bytes, 12),
+        uv: Vec2::new(float_at(bytes, 24), float_at(bytes, 28)),
+        weight,
+        edge_scale: float_at(bytes, w + weight_len),
+    };
+    Some((vertex, w + weight_len + 4))
+}
+
+/// The triangle in `bytes`: three indices of `size` bytes.
+#[inline]
+fn triangle_at(bytes: &[u8], size: usize) -> [VertexIdx; 3] {
     let read_one = |chunk: &[u8]| -> VertexIdx {
         VertexIdx(match *chunk {
             [a] => a as u32,
@@ -1244,11 +1743,17 @@ fn push_triangles(faces: &mut Vec<[VertexIdx; 3]>, bytes: &[u8], size: usize) {
             _ => 0,
         })
     };
-    faces.extend(bytes.chunks_exact(size * 3).map(|triangle| {
-        let (a, rest) = triangle.split_at(size);
-        let (b, c) = rest.split_at(size);
-        [read_one(a), read_one(b), read_one(c)]
-    }));
+    let (a, rest) = bytes.split_at(size);
+    let (b, c) = rest.split_at(size);
+    [read_one(a), read_one(b), read_one(c)]
+}
+
+fn push_triangles(faces: &mut Vec<[VertexIdx; 3]>, bytes: &[u8], size: usize) {
+    faces.extend(
+        bytes
+            .chunks_exact(size * 3)
+            .map(|triangle| triangle_at(triangle, size)),
+    );
 }
 
 /// A section of the body, in file order: what [`read_section`] reads.

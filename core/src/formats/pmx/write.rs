@@ -4,6 +4,7 @@ use crate::formats::bytes::{PutLe, write_all_at};
 use crate::formats::error::{SaveReport, WriteError};
 use crate::model::*;
 use crate::path::ModelPath;
+use rayon::prelude::*;
 use std::fmt;
 use std::fs::File;
 
@@ -185,78 +186,24 @@ pub fn write_to(
     Ok(w.report)
 }
 
-/// Writes `model` as PMX into `file` (empty, just created) from its start. A big model's
-/// vertices and faces are written by a second thread at their place in the file while this one
-/// writes the morphs and the rest at theirs: the sizes of the sections before the morphs are
-/// worked out first. Fails exactly as [`write`] does.
+/// Writes `model` as PMX into `file` (empty, just created) from its start. A big model is
+/// written by several threads at once, each a part of the vertices, the faces or the morphs at
+/// its place in the file (the size of every part is worked out first), while the small sections
+/// are written from memory. Fails exactly as [`write`] does.
 pub fn write_file(
     model: &Model,
     options: &PmxSaveOptions,
     file: &File,
 ) -> Result<SaveReport, WriteError> {
-    const PARALLEL_FROM: usize = 100_000;
-    if model.vertices.len() + model.faces.len() < PARALLEL_FROM {
+    const PARALLEL_FROM: usize = 10_000;
+    let offsets: usize = model.morphs.iter().map(|morph| morph.offsets.len()).sum();
+    if model.vertices.len() + model.faces.len() + offsets < PARALLEL_FROM {
         return write_to(model, options, &mut AtOffset { file, offset: 0 });
     }
     let plan = Plan::new(model, options)?;
-    let parallel = (|| {
-        let mut head = Writer::new(&plan, None, 4096);
-        head.head(model, &plan)?;
-        let mut middle = Writer::new(&plan, None, 64 << 10);
-        middle.middle(model)?;
-        let bulk_at = head.out.len() as u64;
-        let bulk_len = vertex_section_len(model, plan.sizes)
-            + 4
-            + model.faces.len() as u64 * 3 * u64::from(plan.sizes.vertex);
-        let middle_at = bulk_at + bulk_len;
-        let tail_at = middle_at + middle.out.len() as u64;
-        let (bulk, tail) = std::thread::scope(|scope| {
-            let bulk = scope.spawn(|| -> Result<(SaveReport, u64), WriteError> {
-                let mut sink = AtOffset {
-                    file,
-                    offset: bulk_at,
-                };
-                let mut w = Writer::new(&plan, Some(&mut sink), 0);
-                w.vertices(model)?;
-                w.faces(model)?;
-                w.flush_all()?;
-                Ok((w.report, sink.offset - bulk_at))
-            });
-            let mut sink = AtOffset {
-                file,
-                offset: tail_at,
-            };
-            let tail = (|| {
-                let mut w = Writer::new(&plan, Some(&mut sink), 0);
-                w.tail(model, &plan)?;
-                w.flush_all()?;
-                Ok(w.report)
-            })();
-            let bulk = match bulk.join() {
-                Ok(bulk) => bulk,
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            (bulk, tail)
-        });
-        let (bulk_report, bulk_written) = bulk?;
-        let tail_report = tail?;
-        if bulk_written != bulk_len {
-            return Err(WriteError::Io(format!(
-                "the vertices and faces took {bulk_written} bytes, {bulk_len} were set aside"
-            )));
-        }
-        write_all_at(file, &head.out, 0).map_err(|error| WriteError::Io(error.to_string()))?;
-        write_all_at(file, &middle.out, middle_at)
-            .map_err(|error| WriteError::Io(error.to_string()))?;
-        let mut report = plan.report.clone();
-        for part in [head.report, bulk_report, middle.report, tail_report] {
-            report.warnings.extend(part.warnings);
-        }
-        Ok(report)
-    })();
-    parallel.map_err(|error| {
-        // The sections run out of order: the error to report is the first one in file order,
-        // which the sequential writer finds (without writing anywhere).
+    write_in_parts(model, &plan, file).map_err(|error| {
+        // The parts are written out of order: the error to report is the first one in file
+        // order, which the sequential writer finds (without writing anywhere).
         match write_to(model, options, &mut std::io::sink()) {
             Err(first) => first,
             Ok(_) => error,
@@ -264,12 +211,166 @@ pub fn write_file(
     })
 }
 
-/// The bytes of the vertex section, count included.
-fn vertex_section_len(model: &Model, sizes: IndexSizes) -> u64 {
-    let bone = u64::from(sizes.bone);
-    let fixed = 32 + 16 * model.additional_uvs.len() as u64 + 1 + 4;
-    let weights: u64 = model
+thread_local! {
+    /// Files written in parts by [`write_file`] on this thread: see [`parallel_writes`].
+    static PARALLEL_WRITES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many files [`write_file`] wrote in parallel parts on this thread: for the tests, which
+/// check that the parallel path engaged.
+#[doc(hidden)]
+pub fn parallel_writes() -> usize {
+    PARALLEL_WRITES.with(std::cell::Cell::get)
+}
+
+/// Vertices one worker writes at a time.
+const VERTEX_PART: usize = 1 << 15;
+/// Triangles one worker writes at a time.
+const FACE_PART: usize = 1 << 16;
+/// Bytes of morphs one worker writes at a time (at least one morph).
+const MORPH_PART: u64 = 1 << 20;
+
+/// A part of the file a worker writes: a range of the elements of one list.
+#[derive(Debug, Clone)]
+enum Part {
+    Vertices(std::ops::Range<usize>),
+    Faces(std::ops::Range<usize>),
+    Morphs(std::ops::Range<usize>),
+}
+
+/// [`write_file`]'s parallel path: the small sections written from memory (the header and
+/// model info; the textures, materials and bones; what follows the morphs; each with the count
+/// of the list after it) and [`Part`]s of the vertices, faces and morphs between them, written
+/// by the workers at offsets worked out from their sizes.
+fn write_in_parts(model: &Model, plan: &Plan, file: &File) -> Result<SaveReport, WriteError> {
+    let sizes = plan.sizes;
+    let mut head = Writer::new(plan, None, 4096);
+    head.head(model, plan)?;
+    head.count(model.vertices.len(), "vertices")?;
+    let mut faces_count = Writer::new(plan, None, 4);
+    faces_count.count(model.faces.len().saturating_mul(3), "faces")?;
+    let mut middle = Writer::new(plan, None, 64 << 10);
+    middle.middle(model)?;
+    middle.count(model.morphs.len(), "morphs")?;
+    let mut after = Writer::new(plan, None, 64 << 10);
+    after.after_morphs(model, plan)?;
+
+    // The parts in file order, each with its length in bytes.
+    let mut parts: Vec<(Part, u64)> = Vec::new();
+    let vertex_sizes: Vec<u64> = model
         .vertices
+        .par_chunks(VERTEX_PART)
+        .map(|chunk| vertices_len(chunk, model.additional_uvs.len(), sizes))
+        .collect();
+    for (chunk, len) in vertex_sizes.into_iter().enumerate() {
+        let start = chunk * VERTEX_PART;
+        let end = (start + VERTEX_PART).min(model.vertices.len());
+        parts.push((Part::Vertices(start..end), len));
+    }
+    let triangle = 3 * u64::from(sizes.vertex);
+    for start in (0..model.faces.len()).step_by(FACE_PART) {
+        let end = (start + FACE_PART).min(model.faces.len());
+        parts.push((Part::Faces(start..end), (end - start) as u64 * triangle));
+    }
+    let mut scratch = Vec::new();
+    let (mut group_start, mut group_len) = (0, 0);
+    for (i, morph) in model.morphs.iter().enumerate() {
+        group_len += morph_len(morph, plan.encoding, sizes, &mut scratch);
+        if group_len >= MORPH_PART || i + 1 == model.morphs.len() {
+            parts.push((Part::Morphs(group_start..i + 1), group_len));
+            (group_start, group_len) = (i + 1, 0);
+        }
+    }
+
+    // The offsets: a section from memory sits before the first part of the list it counts.
+    let faces_len = faces_count.out.len() as u64;
+    let middle_len = middle.out.len() as u64;
+    let mut at = head.out.len() as u64;
+    let (mut faces_at, mut middle_at) = (None, None);
+    let mut placed = Vec::with_capacity(parts.len());
+    for (part, len) in parts {
+        if !matches!(part, Part::Vertices(_)) && faces_at.is_none() {
+            faces_at = Some(at);
+            at += faces_len;
+        }
+        if matches!(part, Part::Morphs(_)) && middle_at.is_none() {
+            middle_at = Some(at);
+            at += middle_len;
+        }
+        placed.push((part, at, len));
+        at += len;
+    }
+    let faces_at = faces_at.unwrap_or_else(|| {
+        at += faces_len;
+        at - faces_len
+    });
+    let middle_at = middle_at.unwrap_or_else(|| {
+        at += middle_len;
+        at - middle_len
+    });
+    let after_at = at;
+
+    let reports = placed
+        .par_iter()
+        .map(|(part, offset, len)| write_part(model, plan, file, part, *offset, *len))
+        .collect::<Result<Vec<SaveReport>, WriteError>>()?;
+    for (bytes, offset) in [
+        (&head.out, 0),
+        (&faces_count.out, faces_at),
+        (&middle.out, middle_at),
+        (&after.out, after_at),
+    ] {
+        write_all_at(file, bytes, offset).map_err(|error| WriteError::Io(error.to_string()))?;
+    }
+    PARALLEL_WRITES.with(|writes| writes.set(writes.get() + 1));
+    let mut report = plan.report.clone();
+    report.warnings.extend(head.report.warnings);
+    report.warnings.extend(middle.report.warnings);
+    for part in reports {
+        report.warnings.extend(part.warnings);
+    }
+    report.warnings.extend(after.report.warnings);
+    Ok(report)
+}
+
+/// Writes `part` at `offset` of `file`; it must take the `len` bytes set aside for it.
+fn write_part(
+    model: &Model,
+    plan: &Plan,
+    file: &File,
+    part: &Part,
+    offset: u64,
+    len: u64,
+) -> Result<SaveReport, WriteError> {
+    let mut sink = AtOffset { file, offset };
+    let mut w = Writer::new(plan, Some(&mut sink), 0);
+    match part {
+        Part::Vertices(range) => w.vertex_records(model, range.clone())?,
+        Part::Faces(range) => w.face_records(model, range.clone())?,
+        Part::Morphs(range) => {
+            for i in range.clone() {
+                w.morph(&model.morphs[i], i)?;
+                w.flush()?;
+            }
+        }
+    }
+    w.flush_all()?;
+    let report = std::mem::take(&mut w.report);
+    drop(w);
+    let written = sink.offset - offset;
+    if written != len {
+        return Err(WriteError::Io(format!(
+            "a part took {written} bytes, {len} were set aside"
+        )));
+    }
+    Ok(report)
+}
+
+/// The bytes of `vertices` in the vertex section.
+fn vertices_len(vertices: &[Vertex], channels: usize, sizes: IndexSizes) -> u64 {
+    let bone = u64::from(sizes.bone);
+    let fixed = 32 + 16 * channels as u64 + 1 + 4;
+    let weights: u64 = vertices
         .iter()
         .map(|vertex| match vertex.weight {
             Weight::Bdef1 { .. } => bone,
@@ -278,7 +379,24 @@ fn vertex_section_len(model: &Model, sizes: IndexSizes) -> u64 {
             Weight::Sdef { .. } => 2 * bone + 4 + 36,
         })
         .sum();
-    4 + fixed * model.vertices.len() as u64 + weights
+    fixed * vertices.len() as u64 + weights
+}
+
+/// The bytes of `morph` in the file (`scratch` takes its names' encoded text).
+fn morph_len(
+    morph: &Morph,
+    encoding: TextEncoding,
+    sizes: IndexSizes,
+    scratch: &mut Vec<u8>,
+) -> u64 {
+    let mut texts = 0;
+    for text in [&morph.name_ja, &morph.name_en] {
+        scratch.clear();
+        let _lossy = text.encode_into(encoding, scratch);
+        texts += 4 + scratch.len() as u64;
+    }
+    let offset = super::read::morph_offset_size(morph.offsets.kind(), sizes) as u64;
+    texts + 1 + 1 + 4 + morph.offsets.len() as u64 * offset
 }
 
 /// A `Write` that puts its bytes at `offset` of `file` and moves on (positioned writes, so
@@ -416,7 +534,18 @@ impl<'w> Writer<'w> {
 
     fn vertices(&mut self, model: &Model) -> Result<(), WriteError> {
         self.count(model.vertices.len(), "vertices")?;
-        for (i, vertex) in model.vertices.iter().enumerate() {
+        self.vertex_records(model, 0..model.vertices.len())
+    }
+
+    /// The vertices of `range`, without the count.
+    fn vertex_records(
+        &mut self,
+        model: &Model,
+        range: std::ops::Range<usize>,
+    ) -> Result<(), WriteError> {
+        let start = range.start;
+        for (i, vertex) in model.vertices[range].iter().enumerate() {
+            let i = start + i;
             self.out.put_vec3(vertex.position);
             self.out.put_vec3(vertex.normal);
             self.out.put_vec2(vertex.uv);
@@ -433,7 +562,18 @@ impl<'w> Writer<'w> {
 
     fn faces(&mut self, model: &Model) -> Result<(), WriteError> {
         self.count(model.faces.len().saturating_mul(3), "faces")?;
-        for (i, face) in model.faces.iter().enumerate() {
+        self.face_records(model, 0..model.faces.len())
+    }
+
+    /// The triangles of `range`, without the count.
+    fn face_records(
+        &mut self,
+        model: &Model,
+        range: std::ops::Range<usize>,
+    ) -> Result<(), WriteError> {
+        let start = range.start;
+        for (i, face) in model.faces[range].iter().enumerate() {
+            let i = start + i;
             for &vertex in face {
                 self.vertex(vertex, || format!("faces[{i}]"))?;
             }
@@ -500,13 +640,17 @@ impl<'w> Writer<'w> {
 
     /// The morphs and every section after them.
     fn tail(&mut self, model: &Model, plan: &Plan) -> Result<(), WriteError> {
-        let (version, sizes) = (plan.version, self.sizes);
         self.count(model.morphs.len(), "morphs")?;
         for (i, morph) in model.morphs.iter().enumerate() {
             self.morph(morph, i)?;
             self.flush()?;
         }
+        self.after_morphs(model, plan)
+    }
 
+    /// The display frames and every section after them.
+    fn after_morphs(&mut self, model: &Model, plan: &Plan) -> Result<(), WriteError> {
+        let (version, sizes) = (plan.version, self.sizes);
         self.count(model.display_frames.len(), "display_frames")?;
         for (i, frame) in model.display_frames.iter().enumerate() {
             self.text(&frame.name_ja, &format!("display_frames[{i}].name_ja"));
