@@ -58,8 +58,7 @@ impl PoseFeed {
                         &posed.positions,
                         &posed.normals,
                     ),
-                    _ => self
-                        .view
+                    _ => view
                         .scene
                         .upload_deformed(0, &posed.positions, &posed.normals),
                 }
