@@ -379,14 +379,8 @@ mod tests {
 
     #[test]
     fn frame_ranges() {
-        assert_eq!(
-            parse_frames("2-4"),
-            Ok(FrameRange { first: 2, last: 4 })
-        );
-        assert_eq!(
-            parse_frames("7-7"),
-            Ok(FrameRange { first: 7, last: 7 })
-        );
+        assert_eq!(parse_frames("2-4"), Ok(FrameRange { first: 2, last: 4 }));
+        assert_eq!(parse_frames("7-7"), Ok(FrameRange { first: 7, last: 7 }));
         for bad in ["4-2", "2", "a-4", "2-b", "-1-3", "1-2-3", "", "1.5-3"] {
             assert!(parse_frames(bad).is_err(), "{bad:?}");
         }
