@@ -133,7 +133,7 @@ pub fn run(args: &PoseArgs) -> Result<ExitCode> {
 }
 
 /// What ran, on standard error (standard output stays free for tools that read it).
-fn report_physics(simulation: &Simulation) {
+pub(super) fn report_physics(simulation: &Simulation) {
     eprintln!(
         "physics ({}): {} steps, {:.2} s simulated",
         simulation.engine().id(),
@@ -151,11 +151,11 @@ fn report_physics(simulation: &Simulation) {
     }
 }
 
-fn read(path: &Path) -> Result<Vec<u8>> {
+pub(super) fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| path.display().to_string())
 }
 
-fn warn_unmatched(path: &Path, kind: &str, names: &[String]) {
+pub(super) fn warn_unmatched(path: &Path, kind: &str, names: &[String]) {
     if !names.is_empty() {
         eprintln!(
             "warning: {}: {} {kind} not in the model: {}",
