@@ -350,7 +350,7 @@ fn run_case(seed: u64, version: PmxVersion, broken: bool) {
         break_model(&mut model);
     }
     // Half the cases as read from a file: the load and index-size rules run too.
-    let report = (seed % 2 == 0).then(|| {
+    let report = seed.is_multiple_of(2).then(|| {
         model.header.index_sizes = Some(IndexSizes::minimal_for(&model));
         LoadReport {
             face_index_count: Some(model.faces.len() * 3 + 3),
