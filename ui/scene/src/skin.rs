@@ -89,7 +89,8 @@ impl SkinPose {
     #[must_use]
     pub fn of(evaluator: &PoseEvaluator) -> Self {
         let skeleton = &evaluator.skeleton;
-        let matrices = skeleton.skin_matrices();
+        // The skeleton's matrices for its bones (past them: nothing a vertex refers to).
+        let matrices = &skeleton.skin_matrices()[..skeleton.num_bones().min(skeleton.skin_matrices().len())];
         let globals = skeleton.globals();
         let mut palette = Vec::with_capacity((matrices.len() + 1) * BONE_TEXELS);
         for (i, matrix) in matrices.iter().enumerate() {
@@ -308,8 +309,8 @@ mod tests {
         for (k, point) in points.iter().enumerate() {
             assert_eq!(data.sdef[slot * 3 + k][..3], point.to_array());
         }
-        // I = r0 w0 + r1 w1 = (1.5, 1, 0); corrected r0 = C + r0 - I; (C + r0') / 2.
-        assert_eq!(points[1].to_array(), [0.25, 4.0, 3.0]);
+        // I = r0 w0 + r1 w1 = (1.5, 1, 0); r0' = C + r0 - I = (-0.5, 5, 3); (C + r0') / 2.
+        assert_eq!(points[1].to_array(), [0.25, 3.5, 3.0]);
         assert_eq!(info(4).0, [bones as u32; 4]);
         assert_eq!(data.vertices.weights[4], [1.0, 0.0, 0.0, 0.0]);
     }
