@@ -406,8 +406,9 @@ pub fn packed_weight(weight: &Weight, num_bones: usize) -> PackedWeight {
     let mut bones = influences.bones;
     let sdef = (kind == Kind::Sdef).then(|| {
         bones[2] = num_bones as u32;
-        sdef.first()
-            .map_or([Vec3::ZERO; 3], |p| [p.c.into(), p.cr0.into(), p.cr1.into()])
+        sdef.first().map_or([Vec3::ZERO; 3], |p| {
+            [p.c.into(), p.cr0.into(), p.cr1.into()]
+        })
     });
     PackedWeight {
         kind,

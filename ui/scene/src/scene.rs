@@ -812,7 +812,9 @@ mod tests {
         let mut pose = pmx_core::pose::Pose::new(&document.model);
         pose.bones[1].rotation = glam::Quat::from_rotation_z(0.5);
         let mut evaluator = pmx_core::pose::PoseEvaluator::new(&document.model);
-        evaluator.evaluate_bones(&document.model, &pose).expect("pose");
+        evaluator
+            .evaluate_bones(&document.model, &pose)
+            .expect("pose");
         // The first pose: the skinning data, then the palette; no vertex data.
         scene.upload_skin_pose(&document.model, &evaluator);
         let pending = scene.pending();
@@ -877,12 +879,18 @@ mod tests {
         scene.upload_deformed(0, evaluator.positions(), evaluator.normals());
         assert!(matches!(
             scene.pending()[..],
-            [Upload::SkinPose(None), Upload::Vertices(VertexPatch::Deformed { .. })]
+            [
+                Upload::SkinPose(None),
+                Upload::Vertices(VertexPatch::Deformed { .. })
+            ]
         ));
         scene.clear_pending();
         scene.upload_skin_pose(&document.model, &evaluator);
         match &scene.pending()[..] {
-            [Upload::Vertices(VertexPatch::Deformed { positions, .. }), Upload::SkinPose(Some(_))] => {
+            [
+                Upload::Vertices(VertexPatch::Deformed { positions, .. }),
+                Upload::SkinPose(Some(_)),
+            ] => {
                 let rest = crate::camera::to_world(document.model.vertices[7].position);
                 assert_eq!(positions[7], rest.to_array());
             }

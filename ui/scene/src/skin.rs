@@ -90,7 +90,8 @@ impl SkinPose {
     pub fn of(evaluator: &PoseEvaluator) -> Self {
         let skeleton = &evaluator.skeleton;
         // The skeleton's matrices for its bones (past them: nothing a vertex refers to).
-        let matrices = &skeleton.skin_matrices()[..skeleton.num_bones().min(skeleton.skin_matrices().len())];
+        let matrices =
+            &skeleton.skin_matrices()[..skeleton.num_bones().min(skeleton.skin_matrices().len())];
         let globals = skeleton.globals();
         let mut palette = Vec::with_capacity((matrices.len() + 1) * BONE_TEXELS);
         for (i, matrix) in matrices.iter().enumerate() {
@@ -207,7 +208,10 @@ impl SkinLayout {
         model: &Model,
         range: Range<usize>,
     ) -> (SkinVertices, Vec<(u32, [[f32; 4]; SDEF_TEXELS])>) {
-        let end = range.end.min(model.vertices.len()).min(self.sdef_slot.len());
+        let end = range
+            .end
+            .min(model.vertices.len())
+            .min(self.sdef_slot.len());
         let start = range.start.min(end);
         let mut out = SkinVertices {
             info: Vec::with_capacity((end - start) * VERTEX_TEXELS),

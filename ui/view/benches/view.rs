@@ -195,7 +195,9 @@ fn paint_offscreen(context: &three_d::Context, view: &ViewState, width: u32, hei
         three_d::Wrapping::ClampToEdge,
     );
     let target = three_d::RenderTarget::new(color.as_color_target(None), depth.as_depth_target());
-    target.clear(three_d::ClearState::color_and_depth(1.0, 1.0, 1.0, 1.0, 1.0));
+    target.clear(three_d::ClearState::color_and_depth(
+        1.0, 1.0, 1.0, 1.0, 1.0,
+    ));
     target
         .write::<std::convert::Infallible>(|| {
             let mut shared = view.scene.shared.lock().unwrap();
@@ -252,7 +254,12 @@ fn posed_frame(c: &mut Criterion) {
     let mut next_pose = |pose: &mut pmx_core::pose::Pose| {
         step += 1;
         let angle = 0.1 + (step % 10) as f32 * 0.02;
-        for (i, bone) in pose.bones.iter_mut().enumerate().filter(|(i, _)| i % 4 == 0) {
+        for (i, bone) in pose
+            .bones
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| i % 4 == 0)
+        {
             bone.rotation = glam::Quat::from_rotation_z(angle * ((i % 3) as f32 - 1.0));
         }
         for value in pose.morphs.iter_mut().step_by(5) {

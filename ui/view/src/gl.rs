@@ -359,11 +359,7 @@ pub const R32F: u32 = context::R32F;
 impl<T: GpuData> BufferTexture<T> {
     /// A texture buffer of `data` read as `format` (one texel per element; an empty list
     /// holds one zero element, as GL wants storage behind the texture).
-    pub fn new(
-        context: &three_d::Context,
-        data: &[T],
-        format: u32,
-    ) -> Result<Self, BufferError> {
+    pub fn new(context: &three_d::Context, data: &[T], format: u32) -> Result<Self, BufferError> {
         // SAFETY: a query of a limit on the current context.
         let max = unsafe { context.get_parameter_i32(context::MAX_TEXTURE_BUFFER_SIZE) };
         if data.len() > usize::try_from(max).unwrap_or(0) {
@@ -519,7 +515,11 @@ impl FeedbackProgram {
             gl.use_program(Some(self.id));
             vao.bind(attributes, None);
             for (index, buffer) in outputs.iter().enumerate() {
-                gl.bind_buffer_base(context::TRANSFORM_FEEDBACK_BUFFER, index as u32, Some(buffer.id));
+                gl.bind_buffer_base(
+                    context::TRANSFORM_FEEDBACK_BUFFER,
+                    index as u32,
+                    Some(buffer.id),
+                );
             }
             gl.enable(context::RASTERIZER_DISCARD);
             gl.begin_transform_feedback(context::POINTS);

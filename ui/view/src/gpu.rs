@@ -3,7 +3,9 @@
 //! [`Upload`]s the CPU side queued and draws a [`Frame`]; deciding what to upload is
 //! [`pmx_scene::scene`]'s business, so this module holds no model.
 
-use crate::gl::{self, Attribute, BufferError, BufferTexture, FeedbackProgram, GlBuffer, VertexArray};
+use crate::gl::{
+    self, Attribute, BufferError, BufferTexture, FeedbackProgram, GlBuffer, VertexArray,
+};
 use crate::shaders::{self, A_EDGE_SCALE, A_NORMAL, A_POSITION, A_UV, A_UV1, A_WEIGHT_COLOR};
 use pmx_core::texture::Image;
 pub use pmx_scene::frame::{Frame, Layers, MaterialDraw, ToonRef, Upload};
@@ -112,11 +114,7 @@ struct GpuSkinPose {
 
 impl GpuSkinPose {
     /// Takes `pose`, writing into the buffers already there when they have its size.
-    fn update(
-        old: Option<Self>,
-        context: &Context,
-        pose: &SkinPose,
-    ) -> Result<Self, BufferError> {
+    fn update(old: Option<Self>, context: &Context, pose: &SkinPose) -> Result<Self, BufferError> {
         let bone_count = pose.bone_count();
         let morph_count = pose.morph_weights.len();
         match old {

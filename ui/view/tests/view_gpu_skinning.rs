@@ -101,8 +101,12 @@ fn compare(gpu: &mut GpuScene, evaluator: &PoseEvaluator) -> (f32, f32, usize) {
     let model = |v: [f32; 3]| glam::Vec3::new(v[0], v[1], -v[2]);
     let (mut worst_position, mut worst_normal, mut worst_vertex) = (0.0f32, 0.0f32, 0);
     for v in 0..count {
-        let dp = (model(positions[v]) - evaluator.positions()[v]).abs().max_element();
-        let dn = (model(normals[v]) - evaluator.normals()[v]).abs().max_element();
+        let dp = (model(positions[v]) - evaluator.positions()[v])
+            .abs()
+            .max_element();
+        let dn = (model(normals[v]) - evaluator.normals()[v])
+            .abs()
+            .max_element();
         if dp > worst_position || dn > worst_normal {
             worst_vertex = v;
         }
@@ -140,7 +144,9 @@ fn assert_skins_as_the_cpu(gl: &Offscreen, model: Model, what: &str) {
     view.scene.upload_skin_pose(&document.model, &evaluator);
     let pending = view.scene.pending();
     assert!(
-        !pending.iter().any(|u| matches!(u, Upload::Vertices(_) | Upload::Mesh(_))),
+        !pending
+            .iter()
+            .any(|u| matches!(u, Upload::Vertices(_) | Upload::Mesh(_))),
         "{what}: a pose uploads vertex data"
     );
     draw(gl, &document, &mut view);
@@ -203,7 +209,9 @@ fn assert_skins_as_the_cpu(gl: &Offscreen, model: Model, what: &str) {
     let pending = view.scene.pending();
     assert!(
         pending.iter().any(|u| matches!(u, Upload::SkinPatch(_)))
-            && !pending.iter().any(|u| matches!(u, Upload::Skin(_) | Upload::Mesh(_))),
+            && !pending
+                .iter()
+                .any(|u| matches!(u, Upload::Skin(_) | Upload::Mesh(_))),
         "{what}: a weight edit patches the skinning data"
     );
     evaluator
@@ -288,7 +296,11 @@ fn a_pose_skinned_on_the_gpu_draws_as_the_cpu_deformed_pose() {
         let document = Document::from_model(model, None, None);
         let mut evaluator = PoseEvaluator::new(&document.model);
         evaluator.evaluate(&document.model, &pose).unwrap();
-        for layers in ["-grid", "-grid,wireframe,vertices", "-grid,-model,wireframe"] {
+        for layers in [
+            "-grid",
+            "-grid,wireframe,vertices",
+            "-grid,-model,wireframe",
+        ] {
             let mut cpu_view = ViewState::default();
             cpu_view.layers.set_from_list(layers).unwrap();
             cpu_view.sync(&document, 1);
@@ -303,9 +315,7 @@ fn a_pose_skinned_on_the_gpu_draws_as_the_cpu_deformed_pose() {
             gpu_view.sync(&document, 1);
             gpu_view.camera = cpu_view.camera;
             draw(gl, &document, &mut gpu_view);
-            gpu_view
-                .scene
-                .upload_skin_pose(&document.model, &evaluator);
+            gpu_view.scene.upload_skin_pose(&document.model, &evaluator);
             let gpu = draw(gl, &document, &mut gpu_view);
 
             let total = (cpu.width() * cpu.height()) as usize;
