@@ -34,7 +34,7 @@ pub use morph::{
     TextureTint, flip_index,
 };
 pub use rest::{PoseAsRest, apply_pose_as_rest, pose_as_bone_morph, pose_as_rest};
-pub use skin::Skinner;
+pub use skin::{Kind as WeightKind, PackedWeight, Skinner, packed_weight};
 
 use crate::model::{BoneIdx, Model, MorphIdx};
 use glam::{Quat, Vec2, Vec3, Vec4};

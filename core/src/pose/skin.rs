@@ -12,9 +12,10 @@ use rayon::prelude::*;
 /// per weight kind.
 const CHUNK: usize = 2048;
 
+/// How a vertex is skinned (its weight's kind).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
-enum Kind {
+pub enum Kind {
     Bdef1,
     Bdef2,
     Bdef4,
@@ -380,6 +381,40 @@ impl Skinner {
                 out.push(v as u32);
             }
         }
+    }
+}
+
+/// One vertex's weight as skinning reads it, for a copy of the skinning data elsewhere (the
+/// 3D view skins on the GPU): an invalid bone reference is the identity slot `num_bones`, and
+/// SDEF's points are worked out exactly as here.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PackedWeight {
+    pub kind: Kind,
+    /// Bone indices (the identity slot where there is none; SDEF: the two bones, then the
+    /// identity slot twice).
+    pub bones: [u32; 4],
+    pub weights: [f32; 4],
+    /// SDEF: C and the corrected `(C + r0) / 2`, `(C + r1) / 2` the skinning transforms.
+    pub sdef: Option<[Vec3; 3]>,
+}
+
+/// Packs `weight` as [`Skinner`] does, for a model of `num_bones` bones.
+#[must_use]
+pub fn packed_weight(weight: &Weight, num_bones: usize) -> PackedWeight {
+    let mut sdef = Vec::with_capacity(1);
+    let (kind, influences) = pack(weight, num_bones, None, &mut sdef);
+    let mut bones = influences.bones;
+    let sdef = (kind == Kind::Sdef).then(|| {
+        bones[2] = num_bones as u32;
+        sdef.first().map_or([Vec3::ZERO; 3], |p| {
+            [p.c.into(), p.cr0.into(), p.cr1.into()]
+        })
+    });
+    PackedWeight {
+        kind,
+        bones,
+        weights: influences.weights,
+        sdef,
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::mesh::{MaterialRange, MeshData, Primitive, VertexPatch};
 use crate::overlay::OverlayGeometry;
+use crate::skin::{SkinData, SkinPatch, SkinPose};
 use pmx_core::model::{DrawFlags, Material, Model, SphereMode, TextureIdx, Toon};
 use pmx_core::pose::{MaterialMorphState, MorphedMaterial, TextureTint};
 use pmx_core::texture::Image;
@@ -43,6 +44,15 @@ pub enum Upload {
         vertices: Vec<u32>,
         colors: Vec<[u8; 4]>,
     },
+    /// The model's skinning data for drawing a pose on the GPU ([`crate::skin`]): with the
+    /// mesh's first pose, again after edits of bones or morphs. A whole mesh drops it.
+    Skin(SkinData),
+    /// New skinning data of some vertices (a weight edit).
+    SkinPatch(SkinPatch),
+    /// The pose the passes draw the mesh in: a bone palette and the vertex morphs' weights
+    /// (`None`: the vertex buffers as they are, the model at rest or a pose the CPU
+    /// deformed).
+    SkinPose(Option<SkinPose>),
 }
 
 /// How one material is drawn this frame.

@@ -24,6 +24,7 @@ pub mod mesh;
 pub mod overlay;
 pub mod pick;
 pub mod scene;
+pub mod skin;
 pub mod toon;
 pub mod weight_colors;
 

@@ -9,6 +9,7 @@
 
 use crate::frame::{Frame, Upload};
 use crate::mesh::{Bounds, MeshData, VertexArrays, VertexPatch, face_indices, material_ranges};
+use crate::skin::{SkinData, SkinLayout, SkinPose};
 use pmx_core::edit::{EditTarget, Touched};
 use pmx_core::model::{ElementKind, Model, MorphOffsets};
 use pmx_core::pose::MaterialMorphState;
@@ -130,6 +131,11 @@ pub struct ViewScene {
     /// The GPU's positions and normals are the deformed ones last uploaded: no whole mesh
     /// (at rest) went up since. Partial deformed uploads only make sense on top of them.
     holds_deformed: bool,
+    /// The GPU skins the mesh in a pose ([`ViewScene::upload_skin_pose`]).
+    skin_posed: bool,
+    /// The skinning data's layout while the GPU holds the data (`None`: it does not; the next
+    /// pose uploads it).
+    skin_layout: Option<SkinLayout>,
     /// The pose's material morphs, one state per material, that each frame's material values
     /// take in (empty: none, the model's own values).
     material_morphs: Vec<MaterialMorphState>,
@@ -313,6 +319,9 @@ impl ViewScene {
         self.bounds = mesh.bounds;
         self.bounds_stale = false;
         self.holds_deformed = false;
+        // The GPU drops the skinning data and the pose with the old mesh.
+        self.skin_posed = false;
+        self.skin_layout = None;
         // The whole mesh is the model at rest: the pose's morphs are fed again with its
         // positions (the window's feed sees `holds_deformed` drop).
         self.shown_uvs = None;
@@ -404,6 +413,12 @@ impl ViewScene {
         let mut vertices = 0;
         for touched in changes {
             for range in touched.ranges(EditTarget::Vertex) {
+                if !touched.vertex_positions_only
+                    && let Some(layout) = &mut self.skin_layout
+                {
+                    // Weights may have changed: the GPU's skinning data of just these.
+                    uploads.push(Upload::SkinPatch(layout.patch(model, range.clone())));
+                }
                 if touched.vertex_weights_only {
                     // Weights only: the mesh at rest is unchanged (a posed one is re-skinned
                     // and patched by the pose's feed, the weight colours by the view).
@@ -444,6 +459,17 @@ impl ViewScene {
         if changes.iter().any(|t| t.touches(EditTarget::Material)) {
             uploads.push(Upload::MaterialRanges(material_ranges(model)));
         }
+        let skin_changed = changes.iter().any(|t| {
+            t.touches(EditTarget::Morph)
+                || t.structure.contains(&ElementKind::Bone)
+                || t.structure.contains(&ElementKind::Morph)
+        });
+        if skin_changed && self.skin_layout.is_some() {
+            // Bone indices or morph offsets moved: the skinning data goes up whole.
+            let (data, layout) = SkinData::build(model);
+            uploads.push(Upload::Skin(data));
+            self.skin_layout = Some(layout);
+        }
         vertices
     }
 
@@ -456,7 +482,48 @@ impl ViewScene {
         normals: &[glam::Vec3],
     ) {
         self.holds_deformed = true;
+        self.stop_skinning();
         self.queue([deformed_patch(first, positions, normals)]);
+    }
+
+    /// Draws the mesh in the pose `evaluator` last evaluated (its bones and morphs; its CPU
+    /// skinning need not have run), skinned by the vertex shaders: the skinning data goes up
+    /// when the GPU lacks it (the mesh's first pose, a new model), then per frame only the
+    /// bone palette and the vertex morphs' weights. `model` is the document's model (the one
+    /// the evaluator was built for). Vertex buffers a CPU-deformed pose wrote go back to rest
+    /// first. The document is unchanged.
+    pub fn upload_skin_pose(&mut self, model: &Model, evaluator: &pmx_core::pose::PoseEvaluator) {
+        let mut uploads = Vec::new();
+        if self.holds_deformed {
+            let positions: Vec<glam::Vec3> =
+                model.vertices.iter().map(|v| v.position.into()).collect();
+            let normals: Vec<glam::Vec3> = model.vertices.iter().map(|v| v.normal.into()).collect();
+            uploads.push(deformed_patch(0, &positions, &normals));
+            self.holds_deformed = false;
+        }
+        if !self.skin_layout.as_ref().is_some_and(|l| l.fits(model)) {
+            let (data, layout) = SkinData::build(model);
+            uploads.push(Upload::Skin(data));
+            self.skin_layout = Some(layout);
+        }
+        uploads.push(Upload::SkinPose(Some(SkinPose::of(evaluator))));
+        self.skin_posed = true;
+        self.queue(uploads);
+    }
+
+    /// Draws the mesh as its vertex buffers hold it again (the model at rest): the GPU stops
+    /// skinning. The skinning data stays for the next pose.
+    pub fn stop_skinning(&mut self) {
+        if self.skin_posed {
+            self.skin_posed = false;
+            self.queue([Upload::SkinPose(None)]);
+        }
+    }
+
+    /// Whether the GPU skins the mesh in a pose ([`ViewScene::upload_skin_pose`]).
+    #[must_use]
+    pub fn shows_skin_pose(&self) -> bool {
+        self.skin_posed
     }
 
     /// Uploads the deformed positions and normals (model space) of `vertices` only: what a
@@ -513,7 +580,7 @@ impl ViewScene {
     /// model, a structural edit), when a pose must be uploaded whole again.
     #[must_use]
     pub fn holds_deformed(&self) -> bool {
-        self.holds_deformed
+        self.holds_deformed || self.skin_posed
     }
 
     /// Shows the UVs of a pose's UV morphs (`None`, or every UV morph at 0: the model's own
@@ -734,6 +801,108 @@ mod tests {
         scene.clear_pending();
         assert!(scene.sync(&document, 2));
         assert_eq!(scene.last_sync, SyncKind::Full);
+    }
+
+    #[test]
+    fn a_pose_on_the_gpu_uploads_its_palette_and_weight_edits_patch_the_skin() {
+        let mut document = document();
+        let mut scene = ViewScene::default();
+        scene.sync(&document, 1);
+        scene.clear_pending();
+        let mut pose = pmx_core::pose::Pose::new(&document.model);
+        pose.bones[1].rotation = glam::Quat::from_rotation_z(0.5);
+        let mut evaluator = pmx_core::pose::PoseEvaluator::new(&document.model);
+        evaluator
+            .evaluate_bones(&document.model, &pose)
+            .expect("pose");
+        // The first pose: the skinning data, then the palette; no vertex data.
+        scene.upload_skin_pose(&document.model, &evaluator);
+        let pending = scene.pending();
+        assert_eq!(pending.len(), 2, "{pending:?}");
+        assert!(matches!(&pending[0], Upload::Skin(data) if data.vertices.len() == 200));
+        match &pending[1] {
+            Upload::SkinPose(Some(pose)) => {
+                assert_eq!(pose.bone_count(), document.model.bones.len());
+                assert_eq!(pose.morph_weights.len(), document.model.morphs.len());
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(scene.holds_deformed() && scene.shows_skin_pose());
+        // The next frames: the palette only.
+        scene.clear_pending();
+        scene.upload_skin_pose(&document.model, &evaluator);
+        assert!(matches!(scene.pending()[..], [Upload::SkinPose(Some(_))]));
+        scene.clear_pending();
+        // A weight edit: the skinning data of its vertices only.
+        document.revision += 1;
+        let touched = Touched {
+            values: vec![pmx_core::edit::TouchedRange {
+                target: EditTarget::Vertex,
+                start: 4,
+                end: 6,
+            }],
+            vertex_weights_only: true,
+            weighted_vertices: vec![4, 5],
+            ..Touched::default()
+        };
+        document.log.push((document.revision, touched));
+        scene.sync(&document, 1);
+        match &scene.pending()[..] {
+            [Upload::SkinPatch(patch)] => {
+                assert_eq!(patch.first, 4);
+                assert_eq!(patch.vertices.len(), 2);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        scene.clear_pending();
+        // An edit of a morph's offsets: the skinning data again, whole.
+        let ops: Vec<EditOp> = serde_json::from_value(serde_json::json!([
+            {"op": "set", "kind": "morph", "indices": [0], "field": "name_en", "value": "renamed"}
+        ]))
+        .expect("ops");
+        let edit = pmx_core::edit::ops_to_edit(&mut document.model, &ops).expect("edit");
+        document.apply(edit);
+        scene.sync(&document, 1);
+        assert!(scene.pending().iter().any(|u| matches!(u, Upload::Skin(_))));
+        scene.clear_pending();
+        // Back at rest: the GPU stops skinning, once.
+        scene.stop_skinning();
+        scene.stop_skinning();
+        assert!(matches!(scene.pending()[..], [Upload::SkinPose(None)]));
+        assert!(!scene.holds_deformed());
+        // A CPU-deformed pose turns the GPU's skinning off; the GPU's again puts the buffers
+        // back at rest first.
+        scene.clear_pending();
+        scene.upload_skin_pose(&document.model, &evaluator);
+        scene.clear_pending();
+        evaluator.evaluate(&document.model, &pose).expect("pose");
+        scene.upload_deformed(0, evaluator.positions(), evaluator.normals());
+        assert!(matches!(
+            scene.pending()[..],
+            [
+                Upload::SkinPose(None),
+                Upload::Vertices(VertexPatch::Deformed { .. })
+            ]
+        ));
+        scene.clear_pending();
+        scene.upload_skin_pose(&document.model, &evaluator);
+        match &scene.pending()[..] {
+            [
+                Upload::Vertices(VertexPatch::Deformed { positions, .. }),
+                Upload::SkinPose(Some(_)),
+            ] => {
+                let rest = crate::camera::to_world(document.model.vertices[7].position);
+                assert_eq!(positions[7], rest.to_array());
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        // A whole mesh drops the skinning data: the next pose sends it again.
+        scene.invalidate();
+        scene.sync(&document, 1);
+        scene.clear_pending();
+        assert!(!scene.holds_deformed());
+        scene.upload_skin_pose(&document.model, &evaluator);
+        assert!(matches!(scene.pending().first(), Some(Upload::Skin(_))));
     }
 
     #[test]

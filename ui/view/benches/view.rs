@@ -5,7 +5,10 @@
 //! offscreen GL context (EGL, Mesa) — opening the saved file to the first rendered frame
 //! (read + parse + mesh + upload + draw + read back one pixel), with the model's faces laid out
 //! as a tube of small triangles ([`pmx_core::generate::lay_out_as_tube`]).
-//! Run: `cargo bench -p pmx_view --bench view`.
+//! A posed frame of the same model as a motion plays: CPU skinning and a whole vertex upload
+//! against the GPU's skinning from a bone palette (`posed_frame`).
+//! Run: `cargo bench -p pmx_view --bench view` (only the posed frame:
+//! `cargo bench -p pmx_view --bench view -- posed_frame`).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pmx_core::edit::{Edit, EditTarget};
@@ -171,5 +174,171 @@ fn open_to_first_frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, views, open_to_first_frame);
+/// Draws what `view` queued into an offscreen `width`×`height` target and reads one pixel back
+/// (so the GPU has finished).
+fn paint_offscreen(context: &three_d::Context, view: &ViewState, width: u32, height: u32) {
+    let color = three_d::Texture2D::new_empty::<[u8; 4]>(
+        context,
+        width,
+        height,
+        three_d::Interpolation::Nearest,
+        three_d::Interpolation::Nearest,
+        None,
+        three_d::Wrapping::ClampToEdge,
+        three_d::Wrapping::ClampToEdge,
+    );
+    let depth = three_d::DepthTexture2D::new::<f32>(
+        context,
+        width,
+        height,
+        three_d::Wrapping::ClampToEdge,
+        three_d::Wrapping::ClampToEdge,
+    );
+    let target = three_d::RenderTarget::new(color.as_color_target(None), depth.as_depth_target());
+    target.clear(three_d::ClearState::color_and_depth(
+        1.0, 1.0, 1.0, 1.0, 1.0,
+    ));
+    target
+        .write::<std::convert::Infallible>(|| {
+            let mut shared = view.scene.shared.lock().unwrap();
+            pmx_view::painter::paint(
+                &mut shared,
+                || Ok(context.clone()),
+                three_d::Viewport::new_at_origo(width, height),
+                three_d::ScissorBox::new_at_origo(width, height),
+                false,
+            );
+            Ok(())
+        })
+        .unwrap();
+    let pixel: Vec<[u8; 4]> = target.read_color_partially(three_d::ScissorBox {
+        x: width as i32 / 2,
+        y: height as i32 / 2,
+        width: 1,
+        height: 1,
+    });
+    assert_eq!(pixel.len(), 1);
+}
+
+/// A posed frame of the 1,000,000-vertex model, as a motion plays: the pose evaluated, then
+/// either skinned on the CPU and every vertex uploaded (the old path) or only the bone palette
+/// and morph weights uploaded and skinned by the vertex shaders; each drawn offscreen. Prints
+/// the parts of one frame of each.
+fn posed_frame(c: &mut Criterion) {
+    let offscreen = match pmx_view::offscreen::Offscreen::new() {
+        Ok(offscreen) => offscreen,
+        Err(reason) => {
+            println!("posed_frame skipped: no offscreen GL ({reason})");
+            return;
+        }
+    };
+    let context = offscreen.context().clone();
+    let mut model = large_model(&LargeModelSpec::million());
+    pmx_core::generate::lay_out_as_tube(&mut model, 1000);
+    let document = Document::from_model(model, None, None);
+    let (width, height) = (640, 380);
+    let mut view = ViewState::default();
+    view.sync(&document, 1);
+    let size = glam::Vec2::new(width as f32, height as f32);
+    let highlight = document
+        .selection
+        .get(ElementKind::Material)
+        .indices
+        .clone();
+    view.scene
+        .set_frame(view.frame(&document.model, &highlight, size));
+    paint_offscreen(&context, &view, width, height);
+    let mut evaluator = pmx_core::pose::PoseEvaluator::new(&document.model);
+    let mut pose = pmx_core::pose::Pose::new(&document.model);
+    let mut step = 0u32;
+    let mut next_pose = |pose: &mut pmx_core::pose::Pose| {
+        step += 1;
+        let angle = 0.1 + (step % 10) as f32 * 0.02;
+        for (i, bone) in pose
+            .bones
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| i % 4 == 0)
+        {
+            bone.rotation = glam::Quat::from_rotation_z(angle * ((i % 3) as f32 - 1.0));
+        }
+        for value in pose.morphs.iter_mut().step_by(5) {
+            *value = angle;
+        }
+    };
+    let mut group = c.benchmark_group("view_1m_posed_frame");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    let mut parts = [Duration::ZERO; 3];
+    let mut frames = 0u32;
+    group.bench_function("cpu_skin_upload_draw", |b| {
+        b.iter(|| {
+            next_pose(&mut pose);
+            let started = Instant::now();
+            evaluator.evaluate(&document.model, &pose).unwrap();
+            let skinned = started.elapsed();
+            view.scene
+                .upload_deformed(0, evaluator.positions(), evaluator.normals());
+            let queued = started.elapsed();
+            paint_offscreen(&context, &view, width, height);
+            let drawn = started.elapsed();
+            parts[0] += skinned;
+            parts[1] += queued - skinned;
+            parts[2] += drawn - queued;
+            frames += 1;
+        });
+    });
+    let ms = |d: Duration| d.as_secs_f64() * 1e3 / f64::from(frames.max(1));
+    println!(
+        "posed frame, CPU skin + upload: evaluate with skinning {:.1} ms, queue upload {:.1} ms, \
+         upload + draw {:.1} ms",
+        ms(parts[0]),
+        ms(parts[1]),
+        ms(parts[2])
+    );
+    // The GPU path: the vertex buffers back at rest once, then palettes only.
+    view.scene.upload_skin_pose(&document.model, &evaluator);
+    paint_offscreen(&context, &view, width, height);
+    let mut parts = [Duration::ZERO; 3];
+    let mut frames = 0u32;
+    let mut uploaded = 0usize;
+    group.bench_function("gpu_palette_upload_draw", |b| {
+        b.iter(|| {
+            next_pose(&mut pose);
+            let started = Instant::now();
+            evaluator.evaluate_bones(&document.model, &pose).unwrap();
+            let evaluated = started.elapsed();
+            view.scene.upload_skin_pose(&document.model, &evaluator);
+            let queued = started.elapsed();
+            uploaded = view
+                .scene
+                .pending()
+                .iter()
+                .map(|u| match u {
+                    pmx_view::gpu::Upload::SkinPose(Some(p)) => {
+                        p.palette.len() * 16 + p.morph_weights.len() * 4
+                    }
+                    _ => usize::MAX / 4,
+                })
+                .sum();
+            paint_offscreen(&context, &view, width, height);
+            let drawn = started.elapsed();
+            parts[0] += evaluated;
+            parts[1] += queued - evaluated;
+            parts[2] += drawn - queued;
+            frames += 1;
+        });
+    });
+    let ms = |d: Duration| d.as_secs_f64() * 1e3 / f64::from(frames.max(1));
+    println!(
+        "posed frame, GPU palette: evaluate bones and morphs {:.1} ms, queue palette {:.2} ms \
+         ({uploaded} bytes), upload + skin + draw {:.1} ms",
+        ms(parts[0]),
+        ms(parts[1]),
+        ms(parts[2])
+    );
+    group.finish();
+}
+
+criterion_group!(benches, views, open_to_first_frame, posed_frame);
 criterion_main!(benches);

@@ -37,6 +37,7 @@ mod sealed {
     impl Sealed for u32 {}
     impl<const N: usize> Sealed for [f32; N] {}
     impl Sealed for [u8; 4] {}
+    impl Sealed for [u32; 4] {}
 }
 
 /// What a [`GlBuffer`] holds: `f32`, `u32`, arrays of `f32` or RGBA8 colours (no padding,
@@ -74,8 +75,15 @@ impl GpuData for [u8; 4] {
     const ZERO: Self = [0; 4];
 }
 
+/// Four integers (a texture buffer's RGBA32UI texel; not a vertex attribute).
+impl GpuData for [u32; 4] {
+    const COMPONENTS: i32 = 4;
+    const COMPONENT_TYPE: u32 = context::UNSIGNED_INT;
+    const ZERO: Self = [0; 4];
+}
+
 fn bytes<T: GpuData>(data: &[T]) -> &[u8] {
-    // SAFETY: GpuData is sealed to f32, u32, [f32; N] and [u8; 4]: no padding, every byte initialised;
+    // SAFETY: GpuData is sealed to f32, u32, [f32; N], [u8; 4] and [u32; 4]: no padding, every byte initialised;
     // u8 has alignment 1 and the length is the slice's size in bytes.
     unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
 }
@@ -327,3 +335,210 @@ pub fn enable_point_size(gl: &three_d::Context) {
 pub const POINTS: u32 = context::POINTS;
 pub const LINES: u32 = context::LINES;
 pub const TRIANGLES: u32 = context::TRIANGLES;
+
+/// A [`GlBuffer`] the shaders read as a texture buffer (`samplerBuffer`, `usamplerBuffer`):
+/// the skinning data and the pose's palette.
+pub struct BufferTexture<T: GpuData> {
+    buffer: GlBuffer<T>,
+    texture: context::Texture,
+}
+
+impl<T: GpuData> std::fmt::Debug for BufferTexture<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BufferTexture")
+            .field("len", &self.buffer.len)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Texture formats of buffer textures.
+pub const RGBA32F: u32 = context::RGBA32F;
+pub const RGBA32UI: u32 = context::RGBA32UI;
+pub const R32F: u32 = context::R32F;
+
+impl<T: GpuData> BufferTexture<T> {
+    /// A texture buffer of `data` read as `format` (one texel per element; an empty list
+    /// holds one zero element, as GL wants storage behind the texture).
+    pub fn new(context: &three_d::Context, data: &[T], format: u32) -> Result<Self, BufferError> {
+        // SAFETY: a query of a limit on the current context.
+        let max = unsafe { context.get_parameter_i32(context::MAX_TEXTURE_BUFFER_SIZE) };
+        if data.len() > usize::try_from(max).unwrap_or(0) {
+            return Err(BufferError::TooLarge(std::mem::size_of_val(data)));
+        }
+        let buffer = if data.is_empty() {
+            GlBuffer::new(context, &[T::ZERO])?
+        } else {
+            GlBuffer::new(context, data)?
+        };
+        // SAFETY: a new texture name bound to TEXTURE_BUFFER on the active unit, given the
+        // buffer made above, and unbound.
+        let texture = unsafe {
+            let texture = context.create_texture().map_err(BufferError::Gl)?;
+            context.bind_texture(context::TEXTURE_BUFFER, Some(texture));
+            context.tex_buffer(context::TEXTURE_BUFFER, format, Some(buffer.id));
+            context.bind_texture(context::TEXTURE_BUFFER, None);
+            texture
+        };
+        Ok(Self { buffer, texture })
+    }
+
+    /// Elements in the buffer.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.buffer.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.buffer.is_empty()
+    }
+
+    /// Replaces elements `first..first + data.len()`.
+    pub fn write(&mut self, first: usize, data: &[T]) -> Result<(), BufferError> {
+        self.buffer.write(first, data)
+    }
+
+    /// Reads elements `range` back (tests).
+    pub fn read(&self, range: Range<usize>) -> Result<Vec<T>, BufferError> {
+        self.buffer.read(range)
+    }
+
+    /// Binds the texture to texture unit `unit`, leaving unit 0 active.
+    pub fn bind(&self, unit: u32) {
+        let gl = &self.buffer.context;
+        // SAFETY: binds a texture of this context; the active unit goes back to 0, where
+        // three-d and egui expect it.
+        unsafe {
+            gl.active_texture(context::TEXTURE0 + unit);
+            gl.bind_texture(context::TEXTURE_BUFFER, Some(self.texture));
+            gl.active_texture(context::TEXTURE0);
+        }
+    }
+}
+
+impl<T: GpuData> Drop for BufferTexture<T> {
+    fn drop(&mut self) {
+        // SAFETY: created on this context, not used after this (the buffer goes after it).
+        unsafe { self.buffer.context.delete_texture(self.texture) }
+    }
+}
+
+/// A program whose vertex shader's outputs are captured (transform feedback) instead of
+/// drawn: the view reads back what its skinning shader makes of the mesh (tests).
+pub struct FeedbackProgram {
+    context: three_d::Context,
+    id: context::Program,
+}
+
+impl FeedbackProgram {
+    /// Compiles `vertex` (three-d's `#version` line is added) capturing `varyings`
+    /// (`vec3` each) into separate buffers.
+    pub fn new(
+        context: &three_d::Context,
+        vertex: &str,
+        varyings: &[&str],
+    ) -> Result<Self, BufferError> {
+        let header = "#version 330 core\n";
+        let fragment = "out vec4 color; void main() { color = vec4(1.0); }";
+        // SAFETY: shader and program objects of this context, compiled and linked here; the
+        // shaders are deleted once linked.
+        unsafe {
+            let gl = context;
+            let id = gl.create_program().map_err(BufferError::Gl)?;
+            let mut shaders = Vec::new();
+            for (kind, source) in [
+                (context::VERTEX_SHADER, vertex),
+                (context::FRAGMENT_SHADER, fragment),
+            ] {
+                let shader = gl.create_shader(kind).map_err(BufferError::Gl)?;
+                gl.shader_source(shader, &format!("{header}{source}"));
+                gl.compile_shader(shader);
+                if !gl.get_shader_compile_status(shader) {
+                    let log = gl.get_shader_info_log(shader);
+                    gl.delete_shader(shader);
+                    gl.delete_program(id);
+                    return Err(BufferError::Gl(log));
+                }
+                gl.attach_shader(id, shader);
+                shaders.push(shader);
+            }
+            gl.transform_feedback_varyings(id, varyings, context::SEPARATE_ATTRIBS);
+            gl.link_program(id);
+            for shader in shaders {
+                gl.detach_shader(id, shader);
+                gl.delete_shader(shader);
+            }
+            if !gl.get_program_link_status(id) {
+                let log = gl.get_program_info_log(id);
+                gl.delete_program(id);
+                return Err(BufferError::Gl(log));
+            }
+            Ok(Self {
+                context: context.clone(),
+                id,
+            })
+        }
+    }
+
+    /// Sets integer (or sampler) uniform `name`, if the program has it.
+    pub fn set_int(&self, name: &str, value: i32) {
+        // SAFETY: the program is this context's; it is bound only for the call.
+        unsafe {
+            self.context.use_program(Some(self.id));
+            if let Some(location) = self.context.get_uniform_location(self.id, name) {
+                self.context.uniform_1_i32(Some(&location), value);
+            }
+            self.context.use_program(None);
+        }
+    }
+
+    /// Runs the vertex shader on vertices `range` (points, gl_VertexID = the vertex index)
+    /// with `attributes` bound in `vao`, rasterising nothing, and returns each varying's
+    /// values.
+    pub fn capture(
+        &self,
+        vao: &VertexArray,
+        attributes: &[Attribute],
+        range: Range<usize>,
+        varyings: usize,
+    ) -> Result<Vec<Vec<[f32; 3]>>, BufferError> {
+        let count = range.len();
+        let zeros = vec![[0.0f32; 3]; count.max(1)];
+        let outputs: Vec<GlBuffer<[f32; 3]>> = (0..varyings)
+            .map(|_| GlBuffer::new(&self.context, &zeros))
+            .collect::<Result<_, _>>()?;
+        let first = i32::try_from(range.start).map_err(|_| BufferError::TooLarge(range.start))?;
+        // SAFETY: the outputs hold `count` vec3s each; the attributes are the mesh's buffers,
+        // as long as its vertices (the caller checks `range` against them).
+        unsafe {
+            let gl = &self.context;
+            gl.use_program(Some(self.id));
+            vao.bind(attributes, None);
+            for (index, buffer) in outputs.iter().enumerate() {
+                gl.bind_buffer_base(
+                    context::TRANSFORM_FEEDBACK_BUFFER,
+                    index as u32,
+                    Some(buffer.id),
+                );
+            }
+            gl.enable(context::RASTERIZER_DISCARD);
+            gl.begin_transform_feedback(context::POINTS);
+            gl.draw_arrays(context::POINTS, first, count as i32);
+            gl.end_transform_feedback();
+            gl.disable(context::RASTERIZER_DISCARD);
+            for index in 0..outputs.len() {
+                gl.bind_buffer_base(context::TRANSFORM_FEEDBACK_BUFFER, index as u32, None);
+            }
+            gl.bind_vertex_array(None);
+            gl.use_program(None);
+        }
+        outputs.iter().map(|buffer| buffer.read(0..count)).collect()
+    }
+}
+
+impl Drop for FeedbackProgram {
+    fn drop(&mut self) {
+        // SAFETY: created on this context, not used after this.
+        unsafe { self.context.delete_program(self.id) }
+    }
+}

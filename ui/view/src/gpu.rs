@@ -3,7 +3,9 @@
 //! [`Upload`]s the CPU side queued and draws a [`Frame`]; deciding what to upload is
 //! [`pmx_scene::scene`]'s business, so this module holds no model.
 
-use crate::gl::{self, Attribute, BufferError, GlBuffer, VertexArray};
+use crate::gl::{
+    self, Attribute, BufferError, BufferTexture, FeedbackProgram, GlBuffer, VertexArray,
+};
 use crate::shaders::{self, A_EDGE_SCALE, A_NORMAL, A_POSITION, A_UV, A_UV1, A_WEIGHT_COLOR};
 use pmx_core::texture::Image;
 pub use pmx_scene::frame::{Frame, Layers, MaterialDraw, ToonRef, Upload};
@@ -11,6 +13,7 @@ use pmx_scene::mesh::{
     MaterialRange, MeshData, Primitive, VertexArrays, VertexPatch, triangle_edges,
 };
 use pmx_scene::overlay::OverlayGeometry;
+use pmx_scene::skin::{SDEF_TEXELS, SkinData, SkinPatch, SkinPose};
 use pmx_scene::toon;
 use three_d::{
     Blend, ClearState, Context, Cull, DepthTest, Interpolation, Mipmap, Program, RenderStates,
@@ -44,6 +47,95 @@ struct GpuMesh {
     vertex_count: usize,
     materials: Vec<MaterialRange>,
     weight_colors: Option<WeightColors>,
+    /// The skinning data (uploaded with the first pose; dropped with the mesh).
+    skin: Option<GpuSkin>,
+}
+
+/// The model's skinning data on the GPU ([`pmx_scene::skin`]'s layout).
+struct GpuSkin {
+    bone_count: usize,
+    morph_count: usize,
+    vertex: BufferTexture<[u32; 4]>,
+    weights: BufferTexture<[f32; 4]>,
+    /// The SDEF points, and a copy here: a patch that gives a vertex a new slot grows it.
+    sdef: BufferTexture<[f32; 4]>,
+    sdef_copy: Vec<[f32; 4]>,
+    morphs: BufferTexture<[f32; 4]>,
+}
+
+impl GpuSkin {
+    fn new(context: &Context, data: SkinData) -> Result<Self, BufferError> {
+        Ok(Self {
+            bone_count: data.bone_count,
+            morph_count: data.morph_count,
+            vertex: BufferTexture::new(context, &data.vertices.info, gl::RGBA32UI)?,
+            weights: BufferTexture::new(context, &data.vertices.weights, gl::RGBA32F)?,
+            sdef: BufferTexture::new(context, &data.sdef, gl::RGBA32F)?,
+            sdef_copy: data.sdef,
+            morphs: BufferTexture::new(context, &data.morph_entries, gl::RGBA32F)?,
+        })
+    }
+
+    fn patch(&mut self, context: &Context, patch: SkinPatch) -> Result<(), BufferError> {
+        let SkinPatch {
+            first,
+            vertices,
+            sdef,
+        } = patch;
+        self.vertex
+            .write(first * pmx_scene::skin::VERTEX_TEXELS, &vertices.info)?;
+        self.weights.write(first, &vertices.weights)?;
+        let mut grown = false;
+        for (slot, texels) in sdef {
+            let start = slot as usize * SDEF_TEXELS;
+            if self.sdef_copy.len() < start + SDEF_TEXELS {
+                self.sdef_copy.resize(start + SDEF_TEXELS, [0.0; 4]);
+                grown = true;
+            }
+            self.sdef_copy[start..start + SDEF_TEXELS].copy_from_slice(&texels);
+            if !grown {
+                self.sdef.write(start, &texels)?;
+            }
+        }
+        if grown {
+            self.sdef = BufferTexture::new(context, &self.sdef_copy, gl::RGBA32F)?;
+        }
+        Ok(())
+    }
+}
+
+/// The pose the mesh is skinned in: the palette and the vertex morphs' weights.
+struct GpuSkinPose {
+    bone_count: usize,
+    morph_count: usize,
+    palette: BufferTexture<[f32; 4]>,
+    morph_weights: BufferTexture<f32>,
+}
+
+impl GpuSkinPose {
+    /// Takes `pose`, writing into the buffers already there when they have its size.
+    fn update(old: Option<Self>, context: &Context, pose: &SkinPose) -> Result<Self, BufferError> {
+        let bone_count = pose.bone_count();
+        let morph_count = pose.morph_weights.len();
+        match old {
+            Some(mut old)
+                if old.palette.len() == pose.palette.len().max(1)
+                    && old.morph_weights.len() == morph_count.max(1) =>
+            {
+                old.palette.write(0, &pose.palette)?;
+                old.morph_weights.write(0, &pose.morph_weights)?;
+                old.bone_count = bone_count;
+                old.morph_count = morph_count;
+                Ok(old)
+            }
+            _ => Ok(Self {
+                bone_count,
+                morph_count,
+                palette: BufferTexture::new(context, &pose.palette, gl::RGBA32F)?,
+                morph_weights: BufferTexture::new(context, &pose.morph_weights, gl::R32F)?,
+            }),
+        }
+    }
 }
 
 /// The weight view's colours on the GPU, and a copy here: a sparse patch is written into the
@@ -114,6 +206,10 @@ pub struct GpuScene {
     placeholder: Texture2D,
     toons: Vec<Texture2D>,
     overlay: Option<GpuOverlay>,
+    /// The pose the mesh is skinned in (`None`: drawn as its buffers hold it).
+    skin_pose: Option<GpuSkinPose>,
+    /// The skinning shader alone, made when first read back (tests).
+    skin_feedback: Option<FeedbackProgram>,
 }
 
 impl std::fmt::Debug for GpuScene {
@@ -163,7 +259,8 @@ impl GpuScene {
     /// Compiles the shaders and makes the built-in textures.
     pub fn new(context: Context) -> Result<Self, String> {
         gl::enable_point_size(&context);
-        let uv1_vs = format!("#define HAS_UV1\n{}", shaders::MODEL_VS);
+        let skinned = |vs: &str| format!("{}{vs}", shaders::SKIN_GLSL);
+        let uv1_vs = format!("#define HAS_UV1\n{}", skinned(shaders::MODEL_VS));
         let toons = (0..10u8)
             .filter_map(toon::shared_toon)
             .map(|pixels| {
@@ -176,12 +273,12 @@ impl GpuScene {
             })
             .collect();
         Ok(Self {
-            model_program: program(&context, shaders::MODEL_VS, shaders::MODEL_FS)?,
+            model_program: program(&context, &skinned(shaders::MODEL_VS), shaders::MODEL_FS)?,
             model_uv1_program: program(&context, &uv1_vs, shaders::MODEL_FS)?,
-            edge_program: program(&context, shaders::EDGE_VS, shaders::EDGE_FS)?,
+            edge_program: program(&context, &skinned(shaders::EDGE_VS), shaders::EDGE_FS)?,
             color_program: program(&context, shaders::COLOR_VS, shaders::COLOR_FS)?,
-            flat_program: program(&context, shaders::FLAT_VS, shaders::FLAT_FS)?,
-            weight_program: program(&context, shaders::WEIGHT_VS, shaders::WEIGHT_FS)?,
+            flat_program: program(&context, &skinned(shaders::FLAT_VS), shaders::FLAT_FS)?,
+            weight_program: program(&context, &skinned(shaders::WEIGHT_VS), shaders::WEIGHT_FS)?,
             vao: VertexArray::new(&context).map_err(|e| e.to_string())?,
             white: texture(&context, &Image::solid([255; 4]), false),
             placeholder: texture(&context, &Image::placeholder(), false),
@@ -189,6 +286,8 @@ impl GpuScene {
             textures: Vec::new(),
             mesh: None,
             overlay: None,
+            skin_pose: None,
+            skin_feedback: None,
             context,
         })
     }
@@ -211,6 +310,8 @@ impl GpuScene {
             Upload::Mesh(mesh) => {
                 // The old buffers go first: a million-vertex model need not be on the GPU twice.
                 self.mesh = None;
+                // The pose goes with the mesh: the new one is the model at rest.
+                self.skin_pose = None;
                 self.mesh = Some(self.upload_mesh(mesh)?);
             }
             Upload::Vertices(patch) => self.patch_vertices(patch)?,
@@ -265,6 +366,27 @@ impl GpuScene {
                     };
                 }
             }
+            Upload::Skin(data) => {
+                if let Some(mesh) = &mut self.mesh {
+                    mesh.skin = None;
+                    mesh.skin = Some(GpuSkin::new(&self.context, data)?);
+                }
+            }
+            Upload::SkinPatch(patch) => {
+                if let Some(skin) = self.mesh.as_mut().and_then(|m| m.skin.as_mut()) {
+                    skin.patch(&self.context, patch)?;
+                }
+            }
+            Upload::SkinPose(pose) => {
+                self.skin_pose = match pose {
+                    Some(pose) => Some(GpuSkinPose::update(
+                        self.skin_pose.take(),
+                        &self.context,
+                        &pose,
+                    )?),
+                    None => None,
+                };
+            }
             Upload::WeightColorPatch { vertices, colors } => {
                 if let Some(weight_colors) =
                     self.mesh.as_mut().and_then(|m| m.weight_colors.as_mut())
@@ -300,6 +422,7 @@ impl GpuScene {
             vertex_count: vertices.len(),
             materials,
             weight_colors: None,
+            skin: None,
         })
     }
 
@@ -383,6 +506,88 @@ impl GpuScene {
             .as_ref()
             .map(|mesh| mesh.indices.read(range))
             .transpose()
+    }
+
+    /// Whether the mesh is drawn skinned: a pose, and skinning data that fits it and the mesh.
+    fn skinning(&self) -> Option<(&GpuSkin, &GpuSkinPose)> {
+        let mesh = self.mesh.as_ref()?;
+        let skin = mesh.skin.as_ref()?;
+        let pose = self.skin_pose.as_ref()?;
+        (skin.bone_count == pose.bone_count
+            && skin.morph_count == pose.morph_count
+            && skin.weights.len() == mesh.vertex_count)
+            .then_some((skin, pose))
+    }
+
+    /// Whether the passes skin the mesh in a pose (a pose and skinning data that fit).
+    #[must_use]
+    pub fn draws_skinned(&self) -> bool {
+        self.skinning().is_some()
+    }
+
+    /// Binds the skinning data's textures (call inside a draw, before the draw call).
+    fn bind_skinning(&self) {
+        if let Some((skin, pose)) = self.skinning() {
+            let units = shaders::SKIN_UNITS;
+            skin.vertex.bind(units[0].1);
+            skin.weights.bind(units[1].1);
+            skin.sdef.bind(units[2].1);
+            skin.morphs.bind(units[3].1);
+            pose.palette.bind(units[4].1);
+            pose.morph_weights.bind(units[5].1);
+        }
+    }
+
+    /// Sets `program`'s skinning uniforms: on with a pose, off without.
+    fn use_skinning(&self, program: &Program) {
+        let on = self.skinning().is_some();
+        program.use_uniform_if_required("u_skinning", i32::from(on));
+        // Always: samplers of different types left on the same unit (0) make draws fail.
+        for (name, unit) in shaders::SKIN_UNITS {
+            program.use_uniform_if_required(name, unit as i32);
+        }
+    }
+
+    /// The mesh's vertices `range` as the passes draw them, positions and normals in world
+    /// space (skinned in the pose when there is one; normals not renormalised), read back
+    /// through transform feedback from the same skinning shader the passes run (tests).
+    /// `None`: no mesh.
+    pub fn read_skinned(
+        &mut self,
+        range: std::ops::Range<usize>,
+    ) -> Result<Option<(Vec<[f32; 3]>, Vec<[f32; 3]>)>, BufferError> {
+        let Some(count) = self.mesh.as_ref().map(|m| m.vertex_count) else {
+            return Ok(None);
+        };
+        if range.start > range.end || range.end > count {
+            return Err(BufferError::OutOfRange {
+                start: range.start,
+                end: range.end,
+                len: count,
+            });
+        }
+        if self.skin_feedback.is_none() {
+            let source = format!("{}{}", shaders::SKIN_GLSL, shaders::SKIN_FEEDBACK_VS);
+            self.skin_feedback = Some(FeedbackProgram::new(
+                &self.context,
+                &source,
+                &["skinned_position", "skinned_normal"],
+            )?);
+        }
+        let (Some(program), Some(mesh)) = (&self.skin_feedback, &self.mesh) else {
+            return Ok(None);
+        };
+        let on = self.skinning().is_some();
+        program.set_int("u_skinning", i32::from(on));
+        for (name, unit) in shaders::SKIN_UNITS {
+            program.set_int(name, unit as i32);
+        }
+        self.bind_skinning();
+        let mut captured =
+            program.capture(&self.vao, &[mesh.position(), mesh.normal()], range, 2)?;
+        let normals = captured.pop().unwrap_or_default();
+        let positions = captured.pop().unwrap_or_default();
+        Ok(Some((positions, normals)))
     }
 
     fn upload_overlay(&self, geometry: &OverlayGeometry) -> GpuOverlay {
@@ -473,6 +678,7 @@ impl GpuScene {
         program.use_uniform_if_required("u_light_color", vec3(frame.light_color));
         program.use_uniform_if_required("u_light_direction", vec3(frame.light_direction));
         program.use_uniform_if_required("u_eye", vec3(frame.eye));
+        self.use_skinning(program);
         let mut model_attributes = vec![mesh.position(), mesh.normal(), mesh.uvs.attribute(A_UV)];
         if let Some(uv1) = &mesh.uv1 {
             model_attributes.push(uv1.attribute(A_UV1));
@@ -481,6 +687,7 @@ impl GpuScene {
         edge.use_uniform_if_required("u_view_projection", view_projection);
         edge.use_uniform_if_required("u_eye", vec3(frame.eye));
         edge.use_uniform_if_required("u_pixel_factor", frame.pixel_factor);
+        self.use_skinning(edge);
         let edge_attributes = [
             mesh.position(),
             mesh.normal(),
@@ -553,6 +760,7 @@ impl GpuScene {
                     };
                     program.draw_with(states, viewport, || {
                         self.vao.bind(&model_attributes, Some(&mesh.indices));
+                        self.bind_skinning();
                         gl::draw_elements(&self.context, mode, range.first, range.count);
                     });
                 }
@@ -560,6 +768,7 @@ impl GpuScene {
                     if let Some(lines) = &mesh.line_indices {
                         program.draw_with(states, viewport, || {
                             self.vao.bind(&model_attributes, Some(lines));
+                            self.bind_skinning();
                             gl::draw_elements(
                                 &self.context,
                                 gl::LINES,
@@ -585,6 +794,7 @@ impl GpuScene {
                 };
                 edge.draw_with(states, viewport, || {
                     self.vao.bind(&edge_attributes, Some(&mesh.indices));
+                    self.bind_skinning();
                     gl::draw_elements(&self.context, gl::TRIANGLES, range.first, range.count);
                 });
             }
@@ -598,6 +808,7 @@ impl GpuScene {
         let program = &self.weight_program;
         program.use_uniform_if_required("u_view_projection", mat4(frame.view_projection));
         program.use_uniform_if_required("u_light_direction", vec3(frame.light_direction));
+        self.use_skinning(program);
         let attributes = [
             mesh.position(),
             mesh.normal(),
@@ -610,6 +821,7 @@ impl GpuScene {
         };
         program.draw_with(states, viewport, || {
             self.vao.bind(&attributes, Some(&mesh.indices));
+            self.bind_skinning();
             gl::draw_elements(
                 &self.context,
                 gl::TRIANGLES,
@@ -632,6 +844,7 @@ impl GpuScene {
         program.use_uniform_if_required("u_color", vec4(color));
         program.use_uniform_if_required("u_point_size", 3.0f32);
         program.use_uniform_if_required("u_depth_bias", 0.0005f32);
+        self.use_skinning(program);
         let attributes = [mesh.position()];
         let states = RenderStates {
             blend: Blend::TRANSPARENCY,
@@ -643,12 +856,14 @@ impl GpuScene {
             if let Some(lines) = &mesh.line_indices {
                 program.draw_with(states, viewport, || {
                     self.vao.bind(&attributes, Some(lines));
+                    self.bind_skinning();
                     gl::draw_elements(&self.context, gl::LINES, 0, lines.len() as u32);
                 });
             }
         } else {
             program.draw_with(states, viewport, || {
                 self.vao.bind(&attributes, None);
+                self.bind_skinning();
                 gl::draw_arrays(&self.context, gl::POINTS, mesh.vertex_count as u32);
             });
         }

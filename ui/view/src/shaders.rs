@@ -13,6 +13,149 @@ pub const A_UV1: u32 = 3;
 pub const A_EDGE_SCALE: u32 = 4;
 pub const A_WEIGHT_COLOR: u32 = 5;
 
+/// Texture units of the skinning data's texture buffers (above the units three-d gives the
+/// material textures).
+pub const SKIN_UNITS: [(&str, u32); 6] = [
+    ("u_skin_vertex", 8),
+    ("u_skin_weights", 9),
+    ("u_skin_sdef", 10),
+    ("u_skin_morphs", 11),
+    ("u_skin_palette", 12),
+    ("u_morph_weights", 13),
+];
+
+/// Skinning on the GPU, put before every vertex shader that draws from the mesh's buffers:
+/// `skin_vertex(position, normal)` turns the world-space rest position and normal of vertex
+/// `gl_VertexID` into the posed ones, exactly as `pmx_core::pose` does it on the CPU (vertex
+/// morph offsets, then BDEF1/2/4 as a blend of the bones' matrices, SDEF with the slerp of the
+/// two bones' rotations, QDEF with dual quaternions; normals not renormalised), when
+/// `u_skinning` is 1; at 0 it leaves them as they are (the rest pose draws exactly as without
+/// it). The data's layout is `pmx_scene::skin`'s. OpenGL ES 3.0 has no texture buffers: there
+/// the function does nothing.
+pub const SKIN_GLSL: &str = r"
+#ifndef GL_ES
+uniform int u_skinning;
+uniform usamplerBuffer u_skin_vertex;
+uniform samplerBuffer u_skin_weights;
+uniform samplerBuffer u_skin_sdef;
+uniform samplerBuffer u_skin_morphs;
+uniform samplerBuffer u_skin_palette;
+uniform samplerBuffer u_morph_weights;
+vec4 palette_row(int bone, int row) { return texelFetch(u_skin_palette, bone * 4 + row); }
+vec4 bone_rotation(int bone) { return texelFetch(u_skin_palette, bone * 4 + 3); }
+// glam's Mat3::from_quat.
+mat3 quat_matrix(vec4 q) {
+    vec3 q2 = q.xyz + q.xyz;
+    float xx = q.x * q2.x, xy = q.x * q2.y, xz = q.x * q2.z;
+    float yy = q.y * q2.y, yz = q.y * q2.z, zz = q.z * q2.z;
+    float wx = q.w * q2.x, wy = q.w * q2.y, wz = q.w * q2.z;
+    return mat3(
+        vec3(1.0 - (yy + zz), xy + wz, xz - wy),
+        vec3(xy - wz, 1.0 - (xx + zz), yz + wx),
+        vec3(xz + wy, yz - wx, 1.0 - (xx + yy)));
+}
+// The Hamilton product a * b (glam's Quat * Quat).
+vec4 quat_mul(vec4 a, vec4 b) {
+    return vec4(
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z);
+}
+// Spherical interpolation on the shorter arc (pmx_core's skin::slerp).
+vec4 slerp_short(vec4 from, vec4 to, float t) {
+    float c = dot(from, to);
+    if (c < 0.0) { c = -c; to = -to; }
+    if (c > 0.9995) { return normalize(normalize(from + (to - from) * t)); }
+    float s = sqrt(1.0 - c * c);
+    float angle = atan(s / (1.0 + c)) * 2.0;
+    float st = sin(angle * t);
+    float ct = cos(angle * t);
+    return from * ((s * ct - c * st) / s) + to * (st / s);
+}
+vec3 bone_point(int bone, vec3 p) {
+    vec4 r0 = palette_row(bone, 0), r1 = palette_row(bone, 1), r2 = palette_row(bone, 2);
+    return vec3(dot(r0.xyz, p) + r0.w, dot(r1.xyz, p) + r1.w, dot(r2.xyz, p) + r2.w);
+}
+void skin_vertex(inout vec3 position, inout vec3 normal) {
+    if (u_skinning == 0) { return; }
+    int v = gl_VertexID;
+    ivec4 bones = ivec4(texelFetch(u_skin_vertex, v * 2));
+    ivec4 info = ivec4(texelFetch(u_skin_vertex, v * 2 + 1));
+    vec4 w = texelFetch(u_skin_weights, v);
+    // World space to model space (Z mirrored) and back at the end.
+    vec3 p = vec3(position.xy, -position.z);
+    vec3 n = vec3(normal.xy, -normal.z);
+    for (int e = info.z; e < info.w; ++e) {
+        vec4 entry = texelFetch(u_skin_morphs, e);
+        p += entry.xyz * texelFetch(u_morph_weights, int(entry.w)).r;
+    }
+    if (info.x <= 2) {
+        // BDEF1, BDEF2, BDEF4: the weighted sum of the bones' matrices (unused slots are the
+        // identity at weight 0).
+        vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+        for (int k = 0; k < 4; ++k) {
+            r0 += palette_row(bones[k], 0) * w[k];
+            r1 += palette_row(bones[k], 1) * w[k];
+            r2 += palette_row(bones[k], 2) * w[k];
+        }
+        p = vec3(dot(r0.xyz, p) + r0.w, dot(r1.xyz, p) + r1.w, dot(r2.xyz, p) + r2.w);
+        n = vec3(dot(r0.xyz, n), dot(r1.xyz, n), dot(r2.xyz, n));
+    } else if (info.x == 3) {
+        vec3 c = texelFetch(u_skin_sdef, info.y * 3).xyz;
+        vec3 cr0 = texelFetch(u_skin_sdef, info.y * 3 + 1).xyz;
+        vec3 cr1 = texelFetch(u_skin_sdef, info.y * 3 + 2).xyz;
+        mat3 rotation = quat_matrix(slerp_short(bone_rotation(bones.x), bone_rotation(bones.y), w.y));
+        p = rotation * (p - c) + bone_point(bones.x, cr0) * w.x + bone_point(bones.y, cr1) * w.y;
+        n = rotation * n;
+    } else {
+        // QDEF: dual quaternions (real: the global rotation; dual: translation * real / 2),
+        // blended on the first bone's hemisphere.
+        vec4 pivot = bone_rotation(bones.x);
+        vec4 real = vec4(0.0), dual = vec4(0.0);
+        for (int k = 0; k < 4; ++k) {
+            vec4 r = bone_rotation(bones[k]);
+            vec3 t = vec3(palette_row(bones[k], 0).w, palette_row(bones[k], 1).w, palette_row(bones[k], 2).w);
+            vec4 d = quat_mul(vec4(t, 0.0), r) * 0.5;
+            float weight = dot(pivot, r) < 0.0 ? -w[k] : w[k];
+            real += r * weight;
+            dual += d * weight;
+        }
+        float len = length(real);
+        if (len > 1.1920929e-7) {
+            real /= len;
+            dual /= len;
+            vec4 t = quat_mul(dual, vec4(-real.xyz, real.w));
+            mat3 rotation = quat_matrix(real);
+            p = rotation * p + t.xyz * 2.0;
+            n = rotation * n;
+        }
+    }
+    position = vec3(p.xy, -p.z);
+    normal = vec3(n.xy, -n.z);
+}
+#else
+void skin_vertex(inout vec3 position, inout vec3 normal) {}
+#endif
+";
+
+/// The skinning shader alone, for reading back what it makes of the mesh (transform
+/// feedback; tests): the posed position and normal of each vertex, world space.
+pub const SKIN_FEEDBACK_VS: &str = r"
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_normal;
+out vec3 skinned_position;
+out vec3 skinned_normal;
+void main() {
+    vec3 position = a_position;
+    vec3 normal = a_normal;
+    skin_vertex(position, normal);
+    skinned_position = position;
+    skinned_normal = normal;
+    gl_Position = vec4(position, 1.0);
+}
+";
+
 pub const MODEL_VS: &str = r"
 uniform mat4 u_view_projection;
 uniform mat4 u_view;
@@ -28,16 +171,19 @@ out vec2 v_uv;
 out vec4 v_uv1;
 out vec3 v_position;
 void main() {
-    v_normal = a_normal;
+    vec3 position = a_position;
+    vec3 normal = a_normal;
+    skin_vertex(position, normal);
+    v_normal = normal;
     v_uv = a_uv;
 #ifdef HAS_UV1
     v_uv1 = a_uv1;
 #else
     v_uv1 = vec4(1.0);
 #endif
-    v_position = a_position;
+    v_position = position;
     gl_PointSize = u_point_size;
-    gl_Position = u_view_projection * vec4(a_position, 1.0);
+    gl_Position = u_view_projection * vec4(position, 1.0);
 }
 ";
 
@@ -119,9 +265,12 @@ layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 4) in float a_edge_scale;
 void main() {
-    float distance_to_eye = distance(u_eye, a_position);
-    vec3 n = normalize(a_normal);
-    vec3 p = a_position + n * u_edge_size * a_edge_scale * distance_to_eye * u_pixel_factor;
+    vec3 position = a_position;
+    vec3 normal = a_normal;
+    skin_vertex(position, normal);
+    float distance_to_eye = distance(u_eye, position);
+    vec3 n = normalize(normal);
+    vec3 p = position + n * u_edge_size * a_edge_scale * distance_to_eye * u_pixel_factor;
     gl_Position = u_view_projection * vec4(p, 1.0);
 }
 ";
@@ -167,8 +316,11 @@ uniform float u_point_size;
 uniform float u_depth_bias;
 layout(location = 0) in vec3 a_position;
 void main() {
+    vec3 position = a_position;
+    vec3 normal = vec3(0.0);
+    skin_vertex(position, normal);
     gl_PointSize = u_point_size;
-    gl_Position = u_view_projection * vec4(a_position, 1.0);
+    gl_Position = u_view_projection * vec4(position, 1.0);
     gl_Position.z -= u_depth_bias * gl_Position.w;
 }
 ";
@@ -191,9 +343,12 @@ layout(location = 5) in vec4 a_weight_color;
 out vec3 v_normal;
 out vec3 v_color;
 void main() {
-    v_normal = a_normal;
+    vec3 position = a_position;
+    vec3 normal = a_normal;
+    skin_vertex(position, normal);
+    v_normal = normal;
     v_color = a_weight_color.rgb;
-    gl_Position = u_view_projection * vec4(a_position, 1.0);
+    gl_Position = u_view_projection * vec4(position, 1.0);
 }
 ";
 
@@ -224,7 +379,7 @@ mod tests {
             ("float a_edge_scale", A_EDGE_SCALE),
             ("vec4 a_weight_color", A_WEIGHT_COLOR),
         ];
-        for source in [MODEL_VS, EDGE_VS, FLAT_VS, WEIGHT_VS] {
+        for source in [MODEL_VS, EDGE_VS, FLAT_VS, WEIGHT_VS, SKIN_FEEDBACK_VS] {
             for line in source.lines().filter(|l| l.contains(" in ")) {
                 let (declaration, location) = locations
                     .iter()
