@@ -70,7 +70,7 @@ pub struct SkinData {
 pub struct SkinPatch {
     pub first: usize,
     pub vertices: SkinVertices,
-    pub sdef: Vec<(u32, [[f32; 4]; SDEF_TEXELS])>,
+    pub sdef: Vec<SdefSlot>,
 }
 
 /// The pose for one frame: what goes up per frame.
@@ -200,6 +200,9 @@ impl SkinData {
     }
 }
 
+/// An SDEF vertex's slot and its points' texels.
+pub type SdefSlot = (u32, [[f32; 4]; SDEF_TEXELS]);
+
 impl SkinLayout {
     /// The per-vertex data of `range` (clamped) and the SDEF points of its SDEF vertices,
     /// giving a slot to each that has none.
@@ -207,7 +210,7 @@ impl SkinLayout {
         &mut self,
         model: &Model,
         range: Range<usize>,
-    ) -> (SkinVertices, Vec<(u32, [[f32; 4]; SDEF_TEXELS])>) {
+    ) -> (SkinVertices, Vec<SdefSlot>) {
         let end = range
             .end
             .min(model.vertices.len())

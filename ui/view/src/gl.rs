@@ -430,6 +430,12 @@ pub struct FeedbackProgram {
     id: context::Program,
 }
 
+impl std::fmt::Debug for FeedbackProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FeedbackProgram").finish_non_exhaustive()
+    }
+}
+
 impl FeedbackProgram {
     /// Compiles `vertex` (three-d's `#version` line is added) capturing `varyings`
     /// (`vec3` each) into separate buffers.

@@ -189,6 +189,9 @@ struct GpuOverlay {
     point_count: u32,
 }
 
+/// Positions and normals the GPU's skinning gave, read back.
+pub type SkinnedVertices = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
 /// The view's GPU resources.
 pub struct GpuScene {
     context: Context,
@@ -555,7 +558,7 @@ impl GpuScene {
     pub fn read_skinned(
         &mut self,
         range: std::ops::Range<usize>,
-    ) -> Result<Option<(Vec<[f32; 3]>, Vec<[f32; 3]>)>, BufferError> {
+    ) -> Result<Option<SkinnedVertices>, BufferError> {
         let Some(count) = self.mesh.as_ref().map(|m| m.vertex_count) else {
             return Ok(None);
         };
