@@ -206,11 +206,7 @@ pub type SdefSlot = (u32, [[f32; 4]; SDEF_TEXELS]);
 impl SkinLayout {
     /// The per-vertex data of `range` (clamped) and the SDEF points of its SDEF vertices,
     /// giving a slot to each that has none.
-    fn vertices(
-        &mut self,
-        model: &Model,
-        range: Range<usize>,
-    ) -> (SkinVertices, Vec<SdefSlot>) {
+    fn vertices(&mut self, model: &Model, range: Range<usize>) -> (SkinVertices, Vec<SdefSlot>) {
         let end = range
             .end
             .min(model.vertices.len())
