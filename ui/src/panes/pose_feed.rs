@@ -1,8 +1,9 @@
-//! What the 3D view draws of the pose pane's pose: deformed positions and normals go to the
-//! GPU when the pose changes, and the model's own values again when it is back at rest; the
-//! overlays (bones, rigid bodies, selected vertices, normals) and the gizmo are drawn where the
-//! same evaluation put them. The document never changes. After a weight edit (a brush step)
-//! only the vertices it re-skinned are copied and uploaded. The window's editor and
+//! What the 3D view draws of the pose pane's pose: the GPU skins the mesh, so a pose sends only
+//! the bone palette and the vertex morphs' weights ([`pmx_scene::skin`]), and at rest the GPU
+//! draws the vertex buffers as they are; the overlays (bones, rigid bodies, selected vertices,
+//! normals) and the gizmo are drawn where the same evaluation put them (the CPU's posed
+//! vertices). The document never changes. After a weight edit (a brush step) only the
+//! vertices it re-skinned are copied, and the scene's sync uploads only their skinning data. The window's editor and
 //! `pmx-studio render` feed the view through this one type.
 
 use crate::document::Document;
@@ -45,30 +46,21 @@ impl PoseFeed {
         // place instead of copying a million.
         view.set_vertex_placements(None);
         let posed = pose.share_posed_vertices(reskinned.as_ref());
-        view.set_vertex_placements(posed.clone().map(|posed| (generation, posed)));
+        view.set_vertex_placements(posed.map(|posed| (generation, posed)));
         // The view pane was drawn before the pose changed this frame; its paint runs after
         // this, so an overlay rebuilt now is painted with the mesh uploaded below (one built
         // in the next frame would trail the mesh by a frame while a motion or physics plays).
         view.sync_overlay(document, document_id);
-        match posed {
-            Some(posed) => {
-                match reskinned {
-                    Some(reskinned) if self.view_shows_pose => view.scene.upload_deformed_spans(
-                        &reskinned.vertices,
-                        &posed.positions,
-                        &posed.normals,
-                    ),
-                    _ => view
-                        .scene
-                        .upload_deformed(0, &posed.positions, &posed.normals),
-                }
+        // The mesh is skinned on the GPU: only the bone palette and the vertex morphs'
+        // weights go up (physics results are bone transforms, in the palette). A weight
+        // edit's skinning data goes up with the scene's sync of the edit.
+        match pose.evaluated().filter(|_| !pose.pose.is_rest()) {
+            Some(evaluator) => {
+                view.scene.upload_skin_pose(&document.model, evaluator);
                 self.view_shows_pose = true;
             }
             None if self.view_shows_pose => {
-                let vertices = &document.model.vertices;
-                let positions: Vec<_> = vertices.iter().map(|v| v.position.into()).collect();
-                let normals: Vec<_> = vertices.iter().map(|v| v.normal.into()).collect();
-                view.scene.upload_deformed(0, &positions, &normals);
+                view.scene.stop_skinning();
                 self.view_shows_pose = false;
             }
             None => {}

@@ -518,6 +518,27 @@ impl FeedbackProgram {
         // as long as its vertices (the caller checks `range` against them).
         unsafe {
             let gl = &self.context;
+            // A draw needs a complete framebuffer even with rasterising off, and a surfaceless
+            // context (the offscreen renderer's) has none: a 1×1 one is bound for the capture.
+            let previous = gl.get_parameter_framebuffer(context::DRAW_FRAMEBUFFER_BINDING);
+            let framebuffer = gl.create_framebuffer().map_err(BufferError::Gl)?;
+            let renderbuffer = match gl.create_renderbuffer() {
+                Ok(renderbuffer) => renderbuffer,
+                Err(error) => {
+                    gl.delete_framebuffer(framebuffer);
+                    return Err(BufferError::Gl(error));
+                }
+            };
+            gl.bind_renderbuffer(context::RENDERBUFFER, Some(renderbuffer));
+            gl.renderbuffer_storage(context::RENDERBUFFER, context::RGBA8, 1, 1);
+            gl.bind_renderbuffer(context::RENDERBUFFER, None);
+            gl.bind_framebuffer(context::DRAW_FRAMEBUFFER, Some(framebuffer));
+            gl.framebuffer_renderbuffer(
+                context::DRAW_FRAMEBUFFER,
+                context::COLOR_ATTACHMENT0,
+                context::RENDERBUFFER,
+                Some(renderbuffer),
+            );
             gl.use_program(Some(self.id));
             vao.bind(attributes, None);
             for (index, buffer) in outputs.iter().enumerate() {
@@ -537,6 +558,9 @@ impl FeedbackProgram {
             }
             gl.bind_vertex_array(None);
             gl.use_program(None);
+            gl.bind_framebuffer(context::DRAW_FRAMEBUFFER, previous);
+            gl.delete_framebuffer(framebuffer);
+            gl.delete_renderbuffer(renderbuffer);
         }
         outputs.iter().map(|buffer| buffer.read(0..count)).collect()
     }

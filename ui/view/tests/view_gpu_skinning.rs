@@ -240,7 +240,6 @@ fn assert_skins_as_the_cpu(gl: &Offscreen, model: Model, what: &str) {
 }
 
 #[test]
-#[ignore = "GPU skinning is not yet exact (BDEF4/SDEF/QDEF with morphs differ from the pose engine), so the editor's pose feed still uploads CPU-skinned vertices; run with --ignored while finishing it"]
 fn gpu_skinning_matches_the_pose_engine_on_a_generated_model() {
     with_gl(|gl| {
         let model = large_model(&LargeModelSpec::small());
@@ -259,7 +258,6 @@ fn gpu_skinning_matches_the_pose_engine_on_a_generated_model() {
 }
 
 #[test]
-#[ignore = "GPU skinning is not yet exact (BDEF4/SDEF/QDEF with morphs differ from the pose engine), so the editor's pose feed still uploads CPU-skinned vertices; run with --ignored while finishing it"]
 fn gpu_skinning_matches_the_pose_engine_on_corpus_sdef_and_qdef_files() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/pmx");
     let files = [
