@@ -300,17 +300,27 @@ fn selected_vertices_normals_weights_gizmo_and_picking_follow_a_posed_arm() {
             ramp(0.5)
         ]
     );
-    let mesh = uploads
+    // The posed mesh is skinned on the GPU (`view_gpu_skinning` reads it back against the
+    // pose engine): the pose went up as the bone palette and morph weights of this very
+    // evaluation, and no vertex data.
+    let sent = uploads
         .iter()
         .rev()
         .find_map(|upload| match upload {
-            Upload::Vertices(VertexPatch::Deformed { positions, .. }) => Some(positions.clone()),
+            Upload::SkinPose(Some(pose)) => Some(pose.clone()),
             _ => None,
         })
-        .expect("the posed mesh");
-    for (index, position) in mesh.iter().enumerate() {
-        assert!(Vec3::from(*position).distance(world(posed[index])) < 1e-5);
-    }
+        .expect("the pose as the GPU's palette");
+    assert_eq!(
+        sent,
+        pmx_scene::skin::SkinPose::of(harness.state().pose.evaluated().unwrap())
+    );
+    assert!(
+        !uploads
+            .iter()
+            .any(|upload| matches!(upload, Upload::Vertices(VertexPatch::Deformed { .. }))),
+        "a pose uploads no vertices"
+    );
 
     // The gizmo sits at the posed selection's centre.
     let pivot = harness
