@@ -101,7 +101,9 @@ pub struct VertexMorphTable {
 }
 
 impl VertexMorphTable {
-    fn new(model: &Model) -> Self {
+    /// The offsets of `model`'s vertex morphs, grouped by vertex in morph order.
+    #[must_use]
+    pub fn new(model: &Model) -> Self {
         let num_vertices = model.vertices.len();
         let vertex_offsets = || {
             model
@@ -143,6 +145,20 @@ impl VertexMorphTable {
             morph,
             offset,
         }
+    }
+}
+
+impl VertexMorphTable {
+    /// Where each vertex's entries start: vertex `v`'s are `starts()[v]..starts()[v + 1]`
+    /// (empty when no morph moves a vertex).
+    #[must_use]
+    pub fn starts(&self) -> &[u32] {
+        &self.start
+    }
+
+    /// The entries, grouped by vertex in morph order: the morph and its offset.
+    pub fn entries(&self) -> impl Iterator<Item = (u32, Vec3)> + '_ {
+        self.morph.iter().copied().zip(self.offset.iter().copied())
     }
 }
 

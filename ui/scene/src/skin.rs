@@ -20,7 +20,8 @@
 //! Everything here is in model space (the shader turns the world-space mesh into model space
 //! and back).
 
-use pmx_core::model::{Model, MorphOffsets};
+use pmx_core::model::Model;
+use pmx_core::pose::morph::VertexMorphTable;
 use pmx_core::pose::{PoseEvaluator, WeightKind, packed_weight};
 use std::ops::Range;
 
@@ -129,37 +130,20 @@ fn push_bone(palette: &mut Vec<[f32; 4]>, matrix: &glam::Affine3A, rotation: gla
     palette.push(rotation.to_array());
 }
 
-/// Where each vertex's morph entries start (`start[v]..start[v + 1]`) and the entries, grouped
-/// by vertex in morph order, as `pmx_core`'s vertex morph table groups them.
+/// Where each vertex's morph entries start (`start[v]..start[v + 1]`) and the entries: the pose
+/// engine's own table ([`VertexMorphTable`]), so the shader sums a vertex's offsets in the
+/// order the CPU does.
 fn morph_table(model: &Model) -> (Vec<u32>, Vec<[f32; 4]>) {
-    let num_vertices = model.vertices.len();
-    let offsets = || {
-        model
-            .morphs
-            .iter()
-            .enumerate()
-            .filter_map(|(m, morph)| match &morph.offsets {
-                MorphOffsets::Vertex(list) => Some((m, list)),
-                _ => None,
-            })
-            .flat_map(|(m, list)| list.iter().map(move |o| (m, o)))
-            .filter(|(_, o)| o.vertex.get() < num_vertices)
+    let table = VertexMorphTable::new(model);
+    let start = if table.starts().is_empty() {
+        vec![0; model.vertices.len() + 1]
+    } else {
+        table.starts().to_vec()
     };
-    let mut start = vec![0u32; num_vertices + 1];
-    for (_, o) in offsets() {
-        start[o.vertex.get() + 1] += 1;
-    }
-    for v in 0..num_vertices {
-        start[v + 1] += start[v];
-    }
-    let total = start[num_vertices] as usize;
-    let mut cursor = start.clone();
-    let mut entries = vec![[0.0f32; 4]; total];
-    for (m, o) in offsets() {
-        let slot = &mut cursor[o.vertex.get()];
-        entries[*slot as usize] = [o.offset.x, o.offset.y, o.offset.z, m as f32];
-        *slot += 1;
-    }
+    let entries = table
+        .entries()
+        .map(|(morph, offset)| [offset.x, offset.y, offset.z, morph as f32])
+        .collect();
     (start, entries)
 }
 
@@ -280,7 +264,9 @@ pub fn kind_number(kind: WeightKind) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pmx_core::model::{BoneIdx, PmxVersion, TextEncoding, Vec3, VertexIdx, Weight};
+    use pmx_core::model::{
+        BoneIdx, MorphOffsets, PmxVersion, TextEncoding, Vec3, VertexIdx, Weight,
+    };
 
     fn model() -> Model {
         pmx_core::generate::feature_model(PmxVersion::V2_1, TextEncoding::Utf8, 60, 2)
