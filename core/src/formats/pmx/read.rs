@@ -371,10 +371,14 @@ impl<'a> Reader<'a> {
             self.report_progress();
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
-        match job.join() {
+        let result = match job.join() {
             Ok(result) => result,
             Err(panic) => std::panic::resume_unwind(panic),
-        }
+        };
+        // The last report in the loop may be from before the workers' last chunks (a fast
+        // machine finishes them between two looks): the bar ends where the workers ended.
+        self.report_progress();
+        result
     }
 
     /// A 0/1 flag byte; other values read as `true` and are noted.
