@@ -218,6 +218,33 @@ impl<'a> ByteReader<'a> {
         }
     }
 
+    /// The bytes from the current position to the end of what is at hand (the rest of the
+    /// input in memory; the rest of the window for a file, read first where it holds fewer
+    /// than `at_least`), without moving: for a loop that hops over many small records in one
+    /// block. `at_least` must be in the input.
+    pub fn ahead(&mut self, at_least: usize, field: &'static str) -> Res<&[u8]> {
+        let at = self.pos;
+        if self.remaining() < at_least {
+            return Err(self.past_end(at_least, field));
+        }
+        match self.input {
+            Input::Bytes(bytes) => Ok(&bytes[at..self.len]),
+            Input::File(..) => {
+                let in_window = at
+                    .checked_sub(self.window_start)
+                    .filter(|offset| offset + at_least <= self.window.len());
+                let offset = match in_window {
+                    Some(offset) => offset,
+                    None => {
+                        self.fill_window(at, at_least, field)?;
+                        0
+                    }
+                };
+                Ok(&self.window[offset..])
+            }
+        }
+    }
+
     /// Moves past `len` bytes without reading them (a file is not read there at all).
     #[inline]
     pub fn skip(&mut self, len: usize, field: &'static str) -> Res<()> {
@@ -259,12 +286,24 @@ impl<'a> ByteReader<'a> {
             });
         }
         let size = len.max(self.window_size).min(self.len - at);
-        self.window.clear();
-        self.window.resize(size, 0);
+        // Only a window that grows is zeroed (and only its new part): the read overwrites
+        // every byte, and zeroing a megabyte per read was a pass over the file of its own.
+        // A new window comes zeroed from the allocator (fresh pages, no pass over them).
+        if self.window.is_empty() {
+            self.window = vec![0; size];
+        } else if self.window.len() < size {
+            self.window.resize(size, 0);
+        } else {
+            self.window.truncate(size);
+        }
         self.window_start = at;
-        read_exact_at(file, &mut self.window, at as u64).map_err(|error| ReadError::Io {
-            location,
-            message: Message::new("load.bytes.io").arg("error", error.to_string()),
+        read_exact_at(file, &mut self.window, at as u64).map_err(|error| {
+            // What a failed read left there is no part of the file.
+            self.window.clear();
+            ReadError::Io {
+                location,
+                message: Message::new("load.bytes.io").arg("error", error.to_string()),
+            }
         })
     }
 

@@ -14,8 +14,11 @@ use crate::model::*;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::mem::MaybeUninit;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The magic of PMX 2.x files.
 pub const MAGIC: &[u8; 4] = b"PMX ";
@@ -108,9 +111,10 @@ struct Reader<'a> {
     /// While other threads read parts of the file: the bytes they have read so far, and the
     /// bytes this reader handed them (skipped here), for the progress.
     alongside: Option<(Arc<AtomicUsize>, usize)>,
-    /// Set during the layout check of the vertices: where every [`VERTEX_CHUNK`]th vertex
-    /// starts.
-    vertex_starts: Option<Vec<usize>>,
+    /// Set during the layout check of the vertices and faces: where the check sends the
+    /// vertex count and each [`VERTEX_CHUNK`]th vertex's start as it finds them, so that the
+    /// workers read the chunks while it goes on.
+    bulk_messages: Option<Sender<BulkMessage>>,
 }
 
 /// Files (bytes left after the model info) from this size on read their vertices, faces and
@@ -148,18 +152,14 @@ fn count_parallel_read(bump: impl FnOnce(&mut ParallelReads)) {
     });
 }
 
-/// Where the layout check found the vertices and faces: what the workers read.
-struct BulkLayout {
-    /// Where the vertex section (its count) starts.
-    start: usize,
-    vertices: usize,
-    /// Where every [`VERTEX_CHUNK`]th vertex starts.
-    vertex_starts: Vec<usize>,
-    /// Where the first face index is.
-    faces_at: usize,
-    triangles: usize,
-    /// Where the faces end.
-    end: usize,
+/// What the layout check tells the workers, in this order: the vertex count, the start of
+/// every [`VERTEX_CHUNK`]th vertex (chunk by chunk), then where the faces are. A check that
+/// fails stops before `Faces`: the workers' readings are then dropped.
+#[derive(Debug)]
+enum BulkMessage {
+    Vertices(usize),
+    Chunk { index: usize, start: usize },
+    Faces { at: usize, triangles: usize },
 }
 
 /// What the workers need to read parts of the file a [`Reader`] reads (the reader itself stays
@@ -190,66 +190,120 @@ impl Part<'_> {
         reader
     }
 
-    /// The vertices (with their additional UVs) and faces the check found, read in chunks by
-    /// the workers straight into their place in the model's lists.
-    fn read_bulk(&self, layout: &BulkLayout, channels: usize) -> Res<Bulk> {
-        let mut vertices = Vec::with_capacity(layout.vertices);
-        vertices.par_extend(rayon::iter::repeat_n(Vertex::default(), layout.vertices));
-        let mut additional_uvs: Vec<Vec<Vec4>> = (0..channels)
-            .map(|_| {
-                let mut channel = Vec::with_capacity(layout.vertices);
-                channel.par_extend(rayon::iter::repeat_n(Vec4::ZERO, layout.vertices));
-                channel
-            })
-            .collect();
-        let mut faces = Vec::with_capacity(layout.triangles);
-        faces.par_extend(rayon::iter::repeat_n([VertexIdx(0); 3], layout.triangles));
-        let mut uv_chunks: Vec<Vec<&mut [Vec4]>> = (0..layout.vertex_starts.len())
-            .map(|_| Vec::with_capacity(channels))
-            .collect();
-        for channel in &mut additional_uvs {
-            for (chunk, piece) in uv_chunks.iter_mut().zip(channel.chunks_mut(VERTEX_CHUNK)) {
-                chunk.push(piece);
+    /// The vertices (with their additional UVs) and faces, read in chunks by the workers
+    /// straight into their place in the model's lists as the layout check finds the chunks
+    /// ([`BulkMessage`]). `None` where the check stopped before the faces (its reading is
+    /// dropped); the first error in file order where a worker failed (only the disk can make
+    /// one fail once the check has passed).
+    #[allow(unsafe_code)]
+    fn fill_bulk(&self, channels: usize, messages: &Receiver<BulkMessage>) -> Option<Res<Bulk>> {
+        let Ok(BulkMessage::Vertices(count)) = messages.recv() else {
+            return None;
+        };
+        let mut vertices: Vec<Vertex> = Vec::with_capacity(count);
+        let mut additional_uvs: Vec<Vec<Vec4>> =
+            (0..channels).map(|_| Vec::with_capacity(count)).collect();
+        let mut faces: Vec<[VertexIdx; 3]> = Vec::new();
+        // Each chunk's first error, by its place in the file.
+        let failed: Mutex<Option<(usize, ReadError)>> = Mutex::new(None);
+        let fail = |place: usize, error: ReadError| {
+            let mut first = failed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if first.as_ref().is_none_or(|(earlier, _)| place < *earlier) {
+                *first = Some((place, error));
             }
+        };
+        let chunks = count.div_ceil(VERTEX_CHUNK);
+        let vertex_slots = vertices.spare_capacity_mut()[..count].chunks_mut(VERTEX_CHUNK);
+        let uv_slots: Vec<_> = additional_uvs
+            .iter_mut()
+            .map(|channel| channel.spare_capacity_mut()[..count].chunks_mut(VERTEX_CHUNK))
+            .collect();
+        let faces_list = &mut faces;
+        let fail = &fail;
+        let (dispatched, triangles) = rayon::in_place_scope(move |scope| {
+            let (mut vertex_slots, mut uv_slots, faces) = (vertex_slots, uv_slots, faces_list);
+            let mut dispatched = 0;
+            let faces_at = loop {
+                match messages.recv() {
+                    Ok(BulkMessage::Chunk { index, start }) if index == dispatched => {
+                        let Some(slots) = vertex_slots.next() else {
+                            break None;
+                        };
+                        let mut uvs: Vec<&mut [MaybeUninit<Vec4>]> =
+                            uv_slots.iter_mut().filter_map(Iterator::next).collect();
+                        scope.spawn(move |_| {
+                            if let Err(error) = self.read_vertex_chunk(index, start, slots, &mut uvs)
+                            {
+                                fail(start, error);
+                            }
+                        });
+                        dispatched += 1;
+                    }
+                    Ok(BulkMessage::Faces { at, triangles }) => break Some((at, triangles)),
+                    _ => break None,
+                }
+            };
+            let Some((at, triangles)) = faces_at else {
+                return (dispatched, None);
+            };
+            faces.reserve_exact(triangles);
+            let size = 3 * self.sizes.vertex as usize;
+            for (chunk, slots) in faces.spare_capacity_mut()[..triangles]
+                .chunks_mut(FACE_CHUNK)
+                .enumerate()
+            {
+                let start = at + chunk * FACE_CHUNK * size;
+                scope.spawn(move |_| {
+                    if let Err(error) = self.read_face_chunk(start, slots) {
+                        fail(start, error);
+                    }
+                });
+            }
+            (dispatched, Some(triangles))
+        });
+        let triangles = triangles?;
+        if let Some((_, error)) = failed
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
+            return Some(Err(error));
         }
-        let (read_vertices, read_faces) = rayon::join(
-            || {
-                vertices
-                    .par_chunks_mut(VERTEX_CHUNK)
-                    .zip(uv_chunks.into_par_iter())
-                    .enumerate()
-                    .try_for_each(|(chunk, (vertices, mut uvs))| {
-                        self.read_vertex_chunk(layout, chunk, vertices, &mut uvs)
-                    })
-            },
-            || {
-                faces
-                    .par_chunks_mut(FACE_CHUNK)
-                    .enumerate()
-                    .try_for_each(|(chunk, faces)| self.read_face_chunk(layout, chunk, faces))
-            },
-        );
-        read_vertices?;
-        read_faces?;
-        Ok((vertices, additional_uvs, faces))
+        if dispatched != chunks {
+            // Not a file's doing: the check sends every chunk before the faces.
+            return None;
+        }
+        // SAFETY: every chunk of the vertices, of each additional UV channel and of the faces
+        // went to a worker, and a worker that returned without an error wrote every slot of
+        // its chunk (`read_vertex_chunk` and `read_face_chunk` write each slot in order or
+        // stop with an error); no error was recorded, so all `count` and `triangles` slots
+        // are written.
+        unsafe {
+            vertices.set_len(count);
+            for channel in &mut additional_uvs {
+                channel.set_len(count);
+            }
+            faces.set_len(triangles);
+        }
+        Some(Ok((vertices, additional_uvs, faces)))
     }
 
+    /// Chunk `chunk` of the vertices, which starts at `start`, into `vertices` (every slot
+    /// written unless it fails) and their additional UVs into `uvs`.
     fn read_vertex_chunk(
         &self,
-        layout: &BulkLayout,
         chunk: usize,
-        vertices: &mut [Vertex],
-        uvs: &mut [&mut [Vec4]],
+        start: usize,
+        vertices: &mut [MaybeUninit<Vertex>],
+        uvs: &mut [&mut [MaybeUninit<Vec4>]],
     ) -> Res<()> {
-        let start = layout.vertex_starts[chunk];
         let mut reader = self.reader("vertices", start);
         let channels = uvs.len();
         let mut additional = [Vec4::ZERO; 4];
         for (k, vertex) in vertices.iter_mut().enumerate() {
             reader.input.element = Some(chunk * VERTEX_CHUNK + k);
-            *vertex = reader.vertex_record(channels, &mut additional)?;
+            vertex.write(reader.vertex_record(channels, &mut additional)?);
             for (channel, value) in uvs.iter_mut().zip(additional) {
-                channel[k] = value;
+                channel[k].write(value);
             }
         }
         self.done
@@ -257,18 +311,13 @@ impl Part<'_> {
         Ok(())
     }
 
-    fn read_face_chunk(
-        &self,
-        layout: &BulkLayout,
-        chunk: usize,
-        faces: &mut [[VertexIdx; 3]],
-    ) -> Res<()> {
+    /// The triangles at `start` into `faces` (every slot written unless it fails).
+    fn read_face_chunk(&self, start: usize, faces: &mut [MaybeUninit<[VertexIdx; 3]>]) -> Res<()> {
         let size = self.sizes.vertex as usize;
-        let start = layout.faces_at + chunk * FACE_CHUNK * 3 * size;
         let mut reader = self.reader("faces", start);
         let bytes = reader.input.take(faces.len() * 3 * size, "indices")?;
         for (face, triangle) in faces.iter_mut().zip(bytes.chunks_exact(3 * size)) {
-            *face = triangle_at(triangle, size);
+            face.write(triangle_at(triangle, size));
         }
         self.done
             .fetch_add(faces.len() * 3 * size, Ordering::Relaxed);
@@ -310,7 +359,7 @@ impl<'a> Reader<'a> {
             summary: None,
             one_thread: false,
             alongside: None,
-            vertex_starts: None,
+            bulk_messages: None,
         }
     }
 
@@ -607,20 +656,78 @@ impl<'a> Reader<'a> {
     fn body(&mut self, model: &mut Model) -> Res<()> {
         // The model info belongs to the body: a file cut inside it still recovers (empty names).
         self.model_info(model)?;
-        let Some(layout) = self.check_bulk(model)? else {
-            return self.rest(model);
-        };
-        // The vertices and faces are read in chunks by workers while this thread reads on.
-        count_parallel_read(|reads| reads.bulk += 1);
-        let workers = self.hand_off(layout.end - layout.start);
-        let part = self.part(&workers);
+        if self.summary.is_none() && self.may_hand_off() && self.input.remaining() >= PARALLEL_FROM
+        {
+            return self.body_in_parallel(model);
+        }
+        self.vertices(model)?;
+        self.faces(model)?;
+        self.rest(model)
+    }
+
+    /// [`Reader::body`] of a file past [`PARALLEL_FROM`]: this thread checks the vertices and
+    /// faces the way a summary does (every vertex's weight type, which decides its size, and
+    /// the counts against the bytes left; one byte read per vertex), and sends each
+    /// [`VERTEX_CHUNK`]th vertex's start as it finds it to the workers, which read the chunks
+    /// in full meanwhile; then it reads the rest while they finish. Where the check fails, the
+    /// workers' reading is dropped and the vertices and faces are read here in full, so a
+    /// damaged file fails or recovers exactly as it would on one thread.
+    fn body_in_parallel(&mut self, model: &mut Model) -> Res<()> {
+        let start = self.input.pos;
+        let notes = self.report.notes.len();
         let channels = model.additional_uvs.len();
-        let layout = &layout;
+        let workers = self.hand_off(0);
+        let before = workers.load(Ordering::Relaxed);
+        let part = self.part(&workers);
+        let (sender, messages) = std::sync::mpsc::channel();
         std::thread::scope(|scope| {
-            let bulk = scope.spawn(move || part.read_bulk(layout, channels));
+            let bulk = scope.spawn(move || part.fill_bulk(channels, &messages));
+            self.summary = Some(Counted::default());
+            self.bulk_messages = Some(sender);
+            // The check is quick and the readings that follow report the progress.
+            let progress = self.progress.take();
+            let vertices = self.vertices(model);
+            // Past the face count.
+            let faces_at = self.input.pos + 4;
+            let checked = vertices.and_then(|()| self.faces(model));
+            self.progress = progress;
+            let counted = self.summary.take().unwrap_or_default();
+            if let Some(sender) = self.bulk_messages.take()
+                && checked.is_ok()
+            {
+                // A worker gone (it cannot be: it waits for this) shows as a missing reading.
+                let _ = sender.send(BulkMessage::Faces {
+                    at: faces_at,
+                    triangles: counted.faces,
+                });
+            }
+            if checked.is_err() {
+                // What the workers read is dropped, and their bytes no longer count.
+                let _ = self.wait_for(bulk);
+                workers.store(before, Ordering::Relaxed);
+                self.input.pos = start;
+                self.report.notes.truncate(notes);
+                self.report.face_index_count = None;
+                self.vertices(model)?;
+                self.faces(model)?;
+                return self.rest(model);
+            }
+            if let Some((_, handed_off)) = &mut self.alongside {
+                *handed_off += self.input.pos - start;
+            }
+            count_parallel_read(|reads| reads.bulk += 1);
             let rest = self.rest(model);
             // The progress goes on while the workers finish.
-            let (vertices, additional_uvs, faces) = self.wait_for(bulk)?;
+            let (vertices, additional_uvs, faces) = match self.wait_for(bulk) {
+                Some(read) => read?,
+                None => {
+                    return Err(ReadError::Io {
+                        location: self.input.location(""),
+                        message: Message::new("load.bytes.io")
+                            .arg("error", "the workers stopped before the faces"),
+                    });
+                }
+            };
             model.vertices = vertices;
             model.additional_uvs = additional_uvs;
             model.faces = faces;
@@ -642,47 +749,6 @@ impl<'a> Reader<'a> {
             .get_or_insert_with(|| (Arc::new(AtomicUsize::new(0)), 0));
         *handed_off += bytes;
         Arc::clone(workers)
-    }
-
-    /// For a file past [`PARALLEL_FROM`], checks the vertices and faces the way a summary does
-    /// (every vertex's weight type, which decides its size, and the counts against the bytes
-    /// left; nothing kept: one byte read per vertex), noting where every [`VERTEX_CHUNK`]th
-    /// vertex starts, and gives that layout: workers read them in full. Small files, and bulk
-    /// that does not pass the check, are read here in full instead (`None`), so a damaged file
-    /// fails or recovers exactly as it would on one thread.
-    fn check_bulk(&mut self, model: &mut Model) -> Res<Option<BulkLayout>> {
-        if self.summary.is_none() && self.may_hand_off() && self.input.remaining() >= PARALLEL_FROM
-        {
-            let start = self.input.pos;
-            let notes = self.report.notes.len();
-            self.summary = Some(Counted::default());
-            self.vertex_starts = Some(Vec::new());
-            // The check is quick and the readings that follow report the progress.
-            let progress = self.progress.take();
-            let vertices = self.vertices(model);
-            // Past the face count.
-            let faces_at = self.input.pos + 4;
-            let checked = vertices.and_then(|()| self.faces(model));
-            self.progress = progress;
-            let counted = self.summary.take().unwrap_or_default();
-            let vertex_starts = self.vertex_starts.take().unwrap_or_default();
-            if checked.is_ok() {
-                return Ok(Some(BulkLayout {
-                    start,
-                    vertices: counted.vertices,
-                    vertex_starts,
-                    faces_at,
-                    triangles: counted.faces,
-                    end: self.input.pos,
-                }));
-            }
-            self.input.pos = start;
-            self.report.notes.truncate(notes);
-            self.report.face_index_count = None;
-        }
-        self.vertices(model)?;
-        self.faces(model)?;
-        Ok(None)
     }
 
     /// Everything after the faces.
@@ -790,15 +856,28 @@ impl<'a> Reader<'a> {
     /// decides its size), nothing is kept.
     fn count_vertices(&mut self, count: usize, channels: usize) -> Res<()> {
         let bone = self.sizes.bone as usize;
-        for i in 0..count {
+        if let Some(messages) = &self.bulk_messages {
+            let _ = messages.send(BulkMessage::Vertices(count));
+        }
+        let mut i = 0;
+        while i < count {
+            // Where every weight type is known, hop from one to the next in the bytes at hand;
+            // the first vertex the hops cannot settle goes through the fields below.
+            let before = i;
+            i = self.hop_over_vertices(i, count, channels);
+            if i != before {
+                // A window's worth of vertices at a time.
+                self.report_progress();
+            }
+            if i == count {
+                break;
+            }
             if i % PROGRESS_EVERY == 0 {
                 self.report_progress();
             }
             self.input.element = Some(i);
-            if i % VERTEX_CHUNK == 0
-                && let Some(starts) = &mut self.vertex_starts
-            {
-                starts.push(self.input.pos);
+            if i % VERTEX_CHUNK == 0 {
+                self.send_chunk(i, self.input.pos);
             }
             self.input.skip(32 + 16 * channels, "position")?;
             let kind = self.input.u8("weight.type")?;
@@ -820,8 +899,64 @@ impl<'a> Reader<'a> {
             if let Some(counted) = &mut self.summary {
                 counted.vertices = i + 1;
             }
+            i += 1;
         }
         Ok(())
+    }
+
+    /// Tells the workers (during the layout check) that vertex `i`, the first of a chunk,
+    /// starts at `start`. A worker gone shows when the reading is collected.
+    fn send_chunk(&self, i: usize, start: usize) {
+        if let Some(messages) = &self.bulk_messages {
+            let _ = messages.send(BulkMessage::Chunk {
+                index: i / VERTEX_CHUNK,
+                start,
+            });
+        }
+    }
+
+    /// [`Reader::count_vertices`]' quick part: from vertex `i`, the vertices whose longest
+    /// possible record lies in the bytes at hand (a window of the file) and whose weight type
+    /// exists, one byte read for each. Gives the first vertex it did not pass (`i` where it
+    /// passed none: near the end of the input, or at a weight type that does not exist).
+    fn hop_over_vertices(&mut self, mut i: usize, count: usize, channels: usize) -> usize {
+        let bone = self.sizes.bone as usize;
+        let before_type = 32 + 16 * channels;
+        // The whole record after its weight type byte, by weight type (BDEF1, BDEF2, BDEF4,
+        // SDEF, QDEF), the edge scale included.
+        let after_type = [
+            bone + 4,
+            2 * bone + 4 + 4,
+            4 * bone + 16 + 4,
+            2 * bone + 40 + 4,
+            4 * bone + 16 + 4,
+        ];
+        let longest = before_type + 1 + 2 * bone + 44;
+        let start = self.input.pos;
+        let Ok(bytes) = self.input.ahead(longest, "position") else {
+            return i;
+        };
+        let mut at = 0;
+        while i < count && at + longest <= bytes.len() {
+            let Some(rest) = after_type.get(usize::from(bytes[at + before_type])) else {
+                break;
+            };
+            if i.is_multiple_of(VERTEX_CHUNK)
+                && let Some(messages) = &self.bulk_messages
+            {
+                let _ = messages.send(BulkMessage::Chunk {
+                    index: i / VERTEX_CHUNK,
+                    start: start + at,
+                });
+            }
+            at += before_type + 1 + rest;
+            i += 1;
+        }
+        self.input.pos = start + at;
+        if let Some(counted) = &mut self.summary {
+            counted.vertices = i;
+        }
+        i
     }
 
     fn weight(&mut self) -> Res<Weight> {

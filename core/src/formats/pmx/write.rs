@@ -131,6 +131,30 @@ pub fn pmx21_features(model: &Model) -> Vec<Pmx21Use> {
     found
 }
 
+/// Whether [`pmx21_features`] finds anything: the vertices (the long part) are looked at in
+/// parallel and nothing is listed, as a save of a 2.0 model that has none (the usual case)
+/// needs no list.
+fn uses_pmx21_features(model: &Model) -> bool {
+    model
+        .vertices
+        .par_iter()
+        .with_min_len(1 << 14)
+        .any(|vertex| matches!(vertex.weight, Weight::Qdef { .. }))
+        || model
+            .materials
+            .iter()
+            .any(|material| material.draw_flags.intersects(DrawFlags::PMX21_ONLY))
+        || model
+            .morphs
+            .iter()
+            .any(|morph| morph.offsets.kind().is_pmx21_only())
+        || model
+            .joints
+            .iter()
+            .any(|joint| joint.kind != JointKind::Spring6Dof)
+        || !model.soft_bodies.is_empty()
+}
+
 /// The index sizes a write with `mode` uses.
 #[must_use]
 pub fn choose_index_sizes(model: &Model, mode: IndexSizeMode) -> IndexSizes {
@@ -435,7 +459,7 @@ impl Plan {
         let version = options.version.unwrap_or(model.header.version);
         let encoding = options.encoding.unwrap_or(model.header.encoding);
         let mut report = SaveReport::default();
-        if version == PmxVersion::V2_0 {
+        if version == PmxVersion::V2_0 && uses_pmx21_features(model) {
             let violations = pmx21_features(model);
             if !violations.is_empty() {
                 if !options.allow_version_violations {
