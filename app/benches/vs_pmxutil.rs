@@ -232,8 +232,11 @@ fn bench_layout(
     }
 
     let studio = env!("CARGO_BIN_EXE_pmx-studio");
-    let out_studio = temp.join(format!("studio-{}.pmx", layout.name));
-    let out_peer = temp.join(format!("pmxutil-{}.pmx", layout.name));
+    // Beside the input: an output in another folder has its texture paths rewritten to
+    // reach the images from there, and is then not the input byte for byte.
+    let out_dir = file.parent().unwrap_or(temp);
+    let out_studio = out_dir.join(format!(".vs_pmxutil-studio-{}.pmx", layout.name));
+    let out_peer = out_dir.join(format!(".vs_pmxutil-pmxutil-{}.pmx", layout.name));
     let file_arg = file.to_str().expect("a UTF-8 path");
     let peer_info = argv(&[me.to_str().unwrap(), "--peer", "info", file_arg]);
     let peer_convert = argv(&[
@@ -281,8 +284,12 @@ fn bench_layout(
             result.push(run(&job.1));
         }
     }
+    let same = same_bytes(&out_studio, file);
+    for output in [&out_studio, &out_peer] {
+        let _ = std::fs::remove_file(output);
+    }
     assert!(
-        same_bytes(&out_studio, file),
+        same,
         "pmx-studio's convert --index-sizes keep gives the file back byte for byte"
     );
     println!(

@@ -721,6 +721,46 @@ mod tests {
     }
 
     #[test]
+    fn the_window_gives_the_bytes_of_the_file_wherever_it_moves() {
+        // Reads that grow, shrink and move the window (which keeps its memory between
+        // reads) and looks ahead, against the same bytes in memory.
+        let bytes: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bytes");
+        std::fs::write(&path, &bytes).unwrap();
+        let file = File::open(&path).unwrap();
+        let mut from_file = ByteReader::new(Input::File(&file, bytes.len()), "test");
+        from_file.window_size = 100;
+        let mut in_memory = ByteReader::new(Input::Bytes(&bytes), "test");
+        for (at, len) in [
+            (0, 10),
+            (50, 300),
+            (20, 5),
+            (9_000, 40),
+            (400, 100),
+            (9_990, 10),
+        ] {
+            from_file.pos = at;
+            in_memory.pos = at;
+            assert_eq!(
+                from_file.take(len, "take").unwrap(),
+                in_memory.take(len, "take").unwrap(),
+                "take {len} at {at}"
+            );
+            from_file.pos = at;
+            let ahead = from_file.ahead(len, "ahead").unwrap();
+            assert!(ahead.len() >= len);
+            assert_eq!(ahead, &bytes[at..at + ahead.len()], "ahead {len} at {at}");
+            in_memory.pos = at;
+            assert_eq!(in_memory.ahead(len, "ahead").unwrap(), &bytes[at..]);
+        }
+        from_file.pos = 9_995;
+        let error = from_file.ahead(10, "ahead").unwrap_err();
+        assert_eq!(error.location().unwrap().offset, 9_995);
+        assert_eq!(from_file.pos, 9_995, "a failed look ahead does not move");
+    }
+
+    #[test]
     fn a_positioned_step_is_repeated_until_everything_moved() {
         let mut calls = Vec::new();
         repeat_at(10, 100, std::io::ErrorKind::WriteZero, |done, at| {

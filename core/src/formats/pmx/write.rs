@@ -367,7 +367,9 @@ fn write_part(
     len: u64,
 ) -> Result<SaveReport, WriteError> {
     let mut sink = AtOffset { file, offset };
-    let mut w = Writer::new(plan, Some(&mut sink), 0);
+    // A part of a few kilobytes (a small model's faces, a group of morphs) takes a buffer of
+    // its size, not a megabyte of fresh memory.
+    let mut w = Writer::new(plan, Some(&mut sink), usize::try_from(len).unwrap_or(CHUNK));
     match part {
         Part::Vertices(range) => w.vertex_records(model, range.clone())?,
         Part::Faces(range) => w.face_records(model, range.clone())?,
@@ -509,10 +511,17 @@ impl Plan {
 }
 
 impl<'w> Writer<'w> {
+    /// A writer gathering `capacity` bytes in memory, or handing them to `sink` a chunk at a
+    /// time (then `capacity` is what it will write, 0 for unknown: its buffer is no larger).
     fn new(plan: &Plan, sink: Option<&'w mut dyn std::io::Write>, capacity: usize) -> Self {
         Writer {
             out: Vec::with_capacity(if sink.is_some() {
-                CHUNK + (64 << 10)
+                let chunk = if capacity == 0 {
+                    CHUNK
+                } else {
+                    capacity.min(CHUNK)
+                };
+                chunk + (64 << 10)
             } else {
                 capacity
             }),
