@@ -219,10 +219,18 @@ pub struct Touched {
     /// nothing.
     #[serde(skip)]
     pub vertex_uvs_only: bool,
+    /// Exactly the vertices whose values changed, sorted, where the edit named them (a field
+    /// edit of vertices, a weight brush) and there are at most [`Touched::MAX_EXACT`]: the
+    /// ranges in `values` cover them but may cover far more (more than
+    /// [`Touched::MAX_RANGES`] runs collapse into one). Empty: the ranges are what is known.
+    #[serde(skip)]
+    pub changed_vertices: Vec<u32>,
 }
 
 impl Touched {
     pub const MAX_RANGES: usize = 64;
+    /// The most vertices [`Touched::changed_vertices`] lists (past that the ranges stand).
+    pub const MAX_EXACT: usize = 1 << 18;
 
     #[must_use]
     pub fn structure_changed(&self) -> bool {
@@ -236,6 +244,33 @@ impl Touched {
             || target
                 .element_kind()
                 .is_some_and(|kind| self.structure.contains(&kind))
+    }
+
+    /// The vertices whose values changed, as sorted index ranges: from the exact list where
+    /// there is one ([`Touched::changed_vertices`]; runs less than `join_gap` apart joined, so
+    /// that a spread selection gives a few ranges, not a range per vertex nor one covering
+    /// the model), else the ranges.
+    #[must_use]
+    pub fn vertex_runs(&self, join_gap: usize) -> Vec<Range<usize>> {
+        if self.changed_vertices.is_empty() {
+            return self.ranges(EditTarget::Vertex).collect();
+        }
+        let mut runs: Vec<Range<usize>> = Vec::new();
+        for &vertex in &self.changed_vertices {
+            let vertex = vertex as usize;
+            match runs.last_mut() {
+                Some(run) if vertex <= run.end.saturating_add(join_gap) => {
+                    run.end = run.end.max(vertex + 1);
+                }
+                _ => runs.push(vertex..vertex + 1),
+            }
+        }
+        runs
+    }
+
+    /// Whether values of `target` changed (structure aside).
+    fn touches_values(&self, target: EditTarget) -> bool {
+        self.values.iter().any(|r| r.target == target)
     }
 
     /// Where the elements of `kind` went (`None`: their indices did not change).
@@ -261,6 +296,10 @@ impl Touched {
 
     pub(crate) fn add_range(&mut self, target: EditTarget, range: Range<usize>) {
         if range.start < range.end {
+            if target == EditTarget::Vertex {
+                // A range is not a list of vertices: from now on the ranges say it.
+                self.changed_vertices.clear();
+            }
             self.values.push(TouchedRange {
                 target,
                 start: range.start,
@@ -273,6 +312,20 @@ impl Touched {
     pub(crate) fn add_indices(&mut self, target: EditTarget, indices: &[u32]) {
         let mut sorted: Vec<u32> = indices.to_vec();
         sorted.sort_unstable();
+        sorted.dedup();
+        if target == EditTarget::Vertex && !sorted.is_empty() {
+            // The list stays exact only if every vertex changed so far is in it.
+            let exact_so_far =
+                !self.changed_vertices.is_empty() || !self.touches_values(EditTarget::Vertex);
+            let count = self.changed_vertices.len() + sorted.len();
+            if exact_so_far && count <= Self::MAX_EXACT {
+                self.changed_vertices.extend_from_slice(&sorted);
+                self.changed_vertices.sort_unstable();
+                self.changed_vertices.dedup();
+            } else {
+                self.changed_vertices.clear();
+            }
+        }
         let mut runs = sorted.into_iter().peekable();
         while let Some(start) = runs.next() {
             let mut end = start as usize + 1;
@@ -324,6 +377,24 @@ impl Touched {
         self.vertex_weights_only = both_weights_only && any_vertices;
         let uvs_only = |t: &Touched| t.vertex_uvs_only || !t.touches(EditTarget::Vertex);
         self.vertex_uvs_only = uvs_only(self) && uvs_only(&other) && any_vertices;
+        // The vertex lists add up where each side's is exact (or it changed no vertex values).
+        // (Renumbered vertices make an earlier list's indices stale.)
+        let exact = |t: &Touched| {
+            (!t.changed_vertices.is_empty() || !t.touches_values(EditTarget::Vertex))
+                && !t.structure.contains(&ElementKind::Vertex)
+        };
+        if exact(self)
+            && exact(&other)
+            && self.changed_vertices.len() + other.changed_vertices.len() <= Self::MAX_EXACT
+        {
+            let mut union = std::mem::take(&mut self.changed_vertices);
+            union.extend(&other.changed_vertices);
+            union.sort_unstable();
+            union.dedup();
+            self.changed_vertices = union;
+        } else {
+            self.changed_vertices.clear();
+        }
         if self.vertex_weights_only {
             let mut union = std::mem::take(&mut self.weighted_vertices);
             union.extend(other.weighted_vertices);

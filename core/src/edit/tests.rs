@@ -701,6 +701,54 @@ fn touched_ranges_coalesce_and_cap() {
 }
 
 #[test]
+fn touched_lists_the_exact_vertices_while_every_change_named_them() {
+    // 300 vertices far apart: the ranges collapse into one covering range, the list keeps
+    // exactly those.
+    let spread: Vec<u32> = (0..300).map(|i| i * 1_000 + 7).collect();
+    let mut touched = Touched::default();
+    touched.add_indices(EditTarget::Vertex, &spread);
+    assert_eq!(
+        touched.ranges(EditTarget::Vertex).collect::<Vec<_>>(),
+        vec![7..299_008]
+    );
+    assert_eq!(touched.changed_vertices, spread);
+    // As ranges for uploads: one per vertex 1,000 apart, joined where closer.
+    assert_eq!(touched.vertex_runs(0).len(), 300);
+    assert_eq!(touched.vertex_runs(0)[1], 1_007..1_008);
+    assert_eq!(touched.vertex_runs(1_000), vec![7..299_008]);
+    // Another named change adds to it; a later step of a batch too.
+    touched.add_indices(EditTarget::Vertex, &[3, 7]);
+    let mut next = Touched::default();
+    next.add_indices(EditTarget::Vertex, &[1]);
+    touched.extend(next);
+    let mut expected = spread.clone();
+    expected.extend([1, 3]);
+    expected.sort_unstable();
+    assert_eq!(touched.changed_vertices, expected);
+    // A range (every vertex of a header-wide change) is no list: the ranges say it.
+    let mut whole = touched.clone();
+    whole.add_range(EditTarget::Vertex, 0..400_000);
+    assert!(whole.changed_vertices.is_empty());
+    // Nor is a step whose vertex change only had ranges, or one that renumbered vertices.
+    let mut ranged = Touched::default();
+    ranged.add_range(EditTarget::Vertex, 10..20);
+    let mut merged = touched.clone();
+    merged.extend(ranged);
+    assert!(merged.changed_vertices.is_empty());
+    let mut renumbered = Touched::default();
+    renumbered.add_structure(ElementKind::Vertex);
+    let mut merged = touched.clone();
+    merged.extend(renumbered);
+    assert!(merged.changed_vertices.is_empty());
+    // A step that changed no vertex keeps the list.
+    let mut bones = Touched::default();
+    bones.add_range(EditTarget::Bone, 0..1);
+    let mut merged = touched.clone();
+    merged.extend(bones);
+    assert_eq!(merged.changed_vertices, expected);
+}
+
+#[test]
 fn pose_as_rest_is_one_undoable_step_equal_to_the_direct_result() {
     let original = model();
     let mut pose = crate::pose::Pose::new(&original);

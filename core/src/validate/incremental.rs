@@ -126,7 +126,15 @@ impl Dirty {
             if touched.structure_changed() || changed == Reads::EVERYTHING {
                 return None;
             }
-            if touched.vertex_weights_only && !touched.weighted_vertices.is_empty() {
+            if !touched.changed_vertices.is_empty() {
+                // Exactly the vertices the edit changed (its ranges may cover far more).
+                dirty.vertices.extend(
+                    touched
+                        .changed_vertices
+                        .iter()
+                        .map(|&v| v as usize..v as usize + 1),
+                );
+            } else if touched.vertex_weights_only && !touched.weighted_vertices.is_empty() {
                 // Exactly the vertices a weight brush changed (the ranges may cover more).
                 dirty.vertices.extend(
                     touched

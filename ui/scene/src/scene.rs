@@ -412,7 +412,9 @@ impl ViewScene {
     ) -> usize {
         let mut vertices = 0;
         for touched in changes {
-            for range in touched.ranges(EditTarget::Vertex) {
+            // A spread selection's vertices in a few ranges (a gap of up to 256 vertices goes
+            // up with them), not one range from the first to the last.
+            for range in touched.vertex_runs(256) {
                 if !touched.vertex_positions_only
                     && let Some(layout) = &mut self.skin_layout
                 {
@@ -750,6 +752,51 @@ mod tests {
             revision: 0,
             log: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_spread_move_uploads_its_vertices_not_the_range_between_them() {
+        // 66 vertices 300 apart: more runs than an edit's ranges keep (they collapse into one
+        // covering range of 19,501 vertices); the uploads follow the edit's exact list.
+        let mut document = Document {
+            model: pmx_core::generate::feature_model(
+                pmx_core::model::PmxVersion::V2_0,
+                pmx_core::model::TextEncoding::Utf16,
+                20_000,
+                2,
+            ),
+            revision: 0,
+            log: Vec::new(),
+        };
+        let mut scene = ViewScene::default();
+        assert!(scene.sync(&document, 1));
+        scene.clear_pending();
+        let moved: Vec<usize> = (0..66).map(|i| i * 300 + 5).collect();
+        let ops: Vec<EditOp> = serde_json::from_value(serde_json::json!([
+            {"op": "set", "kind": "vertex", "indices": moved, "field": "position.y", "value": 7.0}
+        ]))
+        .expect("ops");
+        let edit = pmx_core::edit::ops_to_edit(&mut document.model, &ops).expect("edit");
+        document.apply(edit);
+        assert!(scene.sync(&document, 1));
+        assert_eq!(scene.last_sync, SyncKind::Partial { vertices: 66 });
+        let mut uploaded = Vec::new();
+        for upload in scene.pending() {
+            match upload {
+                Upload::Vertices(VertexPatch::Positions { first, positions }) => {
+                    for (k, position) in positions.iter().enumerate() {
+                        let model_position = document.model.vertices[first + k].position;
+                        assert_eq!(
+                            *position,
+                            crate::camera::to_world(model_position).to_array()
+                        );
+                        uploaded.push(first + k);
+                    }
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(uploaded, moved);
     }
 
     #[test]
