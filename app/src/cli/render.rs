@@ -248,6 +248,11 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
     };
 
     if args.frame.is_some() || args.frames.is_some() {
+        // The GPU side starts before the first pose, so that the view knows whether this
+        // model's skinning fits the GPU (else it poses on the CPU).
+        offscreen
+            .start_scene(&view.scene.shared)
+            .map_err(|e: OffscreenError| anyhow!(e))?;
         // Framed once, at rest, and kept: a sequence does not jitter as the pose moves.
         place_camera(&mut view, &document);
         let model = &document.model;

@@ -276,17 +276,18 @@ fn vertex_nan_finding(i: usize, vertex: &Vertex) -> Finding {
     let path = ModelPath::element(ElementKind::Vertex, i)
         .field(fields.first().copied().unwrap_or("position"));
     Finding {
-        message_en: format!("{} of vertex {i} NaN or infinite", fields_en(&fields)),
+        message_en: nan_message_en(&fields, &format!("vertex {i}")),
         message_ja: format!("頂点{i}の{}がNaNまたは無限大です", fields.join("・")),
         path,
         parts,
     }
 }
 
-fn fields_en<S: std::fmt::Display>(fields: &[S]) -> String {
+/// "`fields` of `owner` is (are) NaN or infinite", the verb agreeing with the fields.
+fn nan_message_en<S: std::fmt::Display>(fields: &[S], owner: &str) -> String {
     match fields {
-        [one] => format!("{one} is"),
-        many => format!("{} are", joined(many, ", ")),
+        [one] => format!("{one} of {owner} is NaN or infinite"),
+        many => format!("{} of {owner} are NaN or infinite", joined(many, ", ")),
     }
 }
 
@@ -319,11 +320,7 @@ fn element_nans<T: Element>(
         };
         let path = ModelPath::element(kind, i).join(first);
         findings.push(Finding {
-            message_en: format!(
-                "{} of {} {i} NaN or infinite",
-                fields_en(&fields),
-                kind.name().replace('_', " ")
-            ),
+            message_en: nan_message_en(&fields, &format!("{} {i}", kind.name().replace('_', " "))),
             message_ja: format!(
                 "{}{i}の{}がNaNまたは無限大です",
                 super::util::kind_ja(kind),

@@ -90,6 +90,9 @@ pub struct SceneQueue {
     pub first_model_frame: Option<std::time::Instant>,
     /// An upload failed (the GPU copy no longer matches the model): the next sync rebuilds.
     pub upload_error: Option<String>,
+    /// The most texels one texture buffer holds on the GPU (`GL_MAX_TEXTURE_BUFFER_SIZE`),
+    /// once the GPU side started: a model whose skinning data needs more is posed on the CPU.
+    pub max_buffer_texels: Option<usize>,
 }
 
 /// Draws a [`SceneQueue`] on the GPU: the window gives the editor one (`pmx_view`'s), so this
@@ -136,6 +139,9 @@ pub struct ViewScene {
     /// The skinning data's layout while the GPU holds the data (`None`: it does not; the next
     /// pose uploads it).
     skin_layout: Option<SkinLayout>,
+    /// This mesh's skinning data needs more texels than the GPU's texture buffers hold: its
+    /// poses go up as CPU-deformed vertices ([`ViewScene::upload_skin_pose`]).
+    skin_too_large: bool,
     /// The pose's material morphs, one state per material, that each frame's material values
     /// take in (empty: none, the model's own values).
     material_morphs: Vec<MaterialMorphState>,
@@ -322,6 +328,7 @@ impl ViewScene {
         // The GPU drops the skinning data and the pose with the old mesh.
         self.skin_posed = false;
         self.skin_layout = None;
+        self.skin_too_large = false;
         // The whole mesh is the model at rest: the pose's morphs are fed again with its
         // positions (the window's feed sees `holds_deformed` drop).
         self.shown_uvs = None;
@@ -466,6 +473,10 @@ impl ViewScene {
                 || t.structure.contains(&ElementKind::Bone)
                 || t.structure.contains(&ElementKind::Morph)
         });
+        if skin_changed {
+            // The next pose finds out again whether the new skinning data fits the GPU.
+            self.skin_too_large = false;
+        }
         if skin_changed && self.skin_layout.is_some() {
             // Bone indices or morph offsets moved: the skinning data goes up whole.
             let (data, layout) = SkinData::build(model);
@@ -494,17 +505,28 @@ impl ViewScene {
     /// bone palette and the vertex morphs' weights. `model` is the document's model (the one
     /// the evaluator was built for). Vertex buffers a CPU-deformed pose wrote go back to rest
     /// first. The document is unchanged.
+    ///
+    /// Where the GPU's texture buffers cannot hold the model's skinning data
+    /// ([`SceneQueue::max_buffer_texels`]; OpenGL 3.3 promises only 65,536 texels), the pose
+    /// goes up as the evaluator's CPU-skinned vertices instead, every vertex each frame, as
+    /// before GPU skinning: the picture is the same.
     pub fn upload_skin_pose(&mut self, model: &Model, evaluator: &pmx_core::pose::PoseEvaluator) {
         let mut uploads = Vec::new();
-        if self.holds_deformed {
-            let positions: Vec<glam::Vec3> =
-                model.vertices.iter().map(|v| v.position.into()).collect();
-            let normals: Vec<glam::Vec3> = model.vertices.iter().map(|v| v.normal.into()).collect();
-            uploads.push(deformed_patch(0, &positions, &normals));
-            self.holds_deformed = false;
-        }
-        if !self.skin_layout.as_ref().is_some_and(|l| l.fits(model)) {
+        let mut skin = None;
+        if !self.skin_too_large && !self.skin_layout.as_ref().is_some_and(|l| l.fits(model)) {
             let (data, layout) = SkinData::build(model);
+            let limit = self.shared.lock().ok().and_then(|q| q.max_buffer_texels);
+            self.skin_too_large = limit.is_some_and(|limit| data.largest_texture() > limit);
+            skin = Some((data, layout));
+        }
+        if self.skin_too_large {
+            self.upload_deformed(0, evaluator.positions(), evaluator.normals());
+            return;
+        }
+        if self.holds_deformed {
+            uploads.push(self.rest_patch(model));
+        }
+        if let Some((data, layout)) = skin {
             uploads.push(Upload::Skin(data));
             self.skin_layout = Some(layout);
         }
@@ -513,7 +535,26 @@ impl ViewScene {
         self.queue(uploads);
     }
 
-    /// Draws the mesh as its vertex buffers hold it again (the model at rest): the GPU stops
+    /// The model's own positions and normals for every vertex, over deformed ones.
+    fn rest_patch(&mut self, model: &Model) -> Upload {
+        let positions: Vec<glam::Vec3> = model.vertices.iter().map(|v| v.position.into()).collect();
+        let normals: Vec<glam::Vec3> = model.vertices.iter().map(|v| v.normal.into()).collect();
+        self.holds_deformed = false;
+        deformed_patch(0, &positions, &normals)
+    }
+
+    /// Draws `model` at rest again after a pose: the GPU stops skinning, and vertices a pose
+    /// deformed on the CPU go back to the model's. The skinning data stays for the next pose.
+    pub fn show_rest(&mut self, model: &Model) {
+        if self.holds_deformed {
+            let patch = self.rest_patch(model);
+            self.queue([patch]);
+        }
+        self.stop_skinning();
+    }
+
+    /// Draws the mesh as its vertex buffers hold it again (the model at rest, unless CPU-
+    /// deformed vertices went up: [`ViewScene::show_rest`] puts those back): the GPU stops
     /// skinning. The skinning data stays for the next pose.
     pub fn stop_skinning(&mut self) {
         if self.skin_posed {

@@ -159,6 +159,24 @@ pub struct SkinLayout {
 }
 
 impl SkinData {
+    /// The texels of the largest texture buffer this data and its poses take (the per-vertex
+    /// lists, the SDEF points, the morph entries, the bone palette, the morph weights): what
+    /// must fit the GPU's `GL_MAX_TEXTURE_BUFFER_SIZE`.
+    #[must_use]
+    pub fn largest_texture(&self) -> usize {
+        [
+            self.vertices.info.len(),
+            self.vertices.weights.len(),
+            self.sdef.len(),
+            self.morph_entries.len(),
+            (self.bone_count + 1) * BONE_TEXELS,
+            self.morph_count,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0)
+    }
+
     /// The skinning data of `model`, and the layout a later patch keeps.
     #[must_use]
     pub fn build(model: &Model) -> (Self, SkinLayout) {

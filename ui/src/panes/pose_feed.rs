@@ -60,7 +60,7 @@ impl PoseFeed {
                 self.view_shows_pose = true;
             }
             None if self.view_shows_pose => {
-                view.scene.stop_skinning();
+                view.scene.show_rest(&document.model);
                 self.view_shows_pose = false;
             }
             None => {}

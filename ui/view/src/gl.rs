@@ -356,13 +356,19 @@ pub const RGBA32F: u32 = context::RGBA32F;
 pub const RGBA32UI: u32 = context::RGBA32UI;
 pub const R32F: u32 = context::R32F;
 
+/// The most texels a texture buffer holds on `context` (`GL_MAX_TEXTURE_BUFFER_SIZE`: at least
+/// 65,536 in OpenGL 3.3; Mesa and the desktop drivers give 2^27 or more).
+pub fn max_texture_buffer_texels(context: &three_d::Context) -> usize {
+    // SAFETY: a query of a limit on the current context.
+    let max = unsafe { context.get_parameter_i32(context::MAX_TEXTURE_BUFFER_SIZE) };
+    usize::try_from(max).unwrap_or(0)
+}
+
 impl<T: GpuData> BufferTexture<T> {
     /// A texture buffer of `data` read as `format` (one texel per element; an empty list
     /// holds one zero element, as GL wants storage behind the texture).
     pub fn new(context: &three_d::Context, data: &[T], format: u32) -> Result<Self, BufferError> {
-        // SAFETY: a query of a limit on the current context.
-        let max = unsafe { context.get_parameter_i32(context::MAX_TEXTURE_BUFFER_SIZE) };
-        if data.len() > usize::try_from(max).unwrap_or(0) {
+        if data.len() > max_texture_buffer_texels(context) {
             return Err(BufferError::TooLarge(std::mem::size_of_val(data)));
         }
         let buffer = if data.is_empty() {

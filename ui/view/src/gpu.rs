@@ -306,6 +306,12 @@ impl GpuScene {
         &self.context
     }
 
+    /// The most texels one of the skinning's texture buffers may hold here.
+    #[must_use]
+    pub fn max_buffer_texels(&self) -> usize {
+        gl::max_texture_buffer_texels(&self.context)
+    }
+
     /// Applies one upload. An error leaves the GPU copy out of step with the model (the
     /// caller rebuilds it).
     pub fn apply(&mut self, upload: Upload) -> Result<(), BufferError> {

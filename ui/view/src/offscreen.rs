@@ -160,6 +160,20 @@ impl Offscreen {
         &self.context
     }
 
+    /// Creates `queue`'s GPU scene now rather than on the first render, so that the view
+    /// knows the GPU's limits before it queues a pose (a model too large for GPU skinning is
+    /// then posed on the CPU from the first frame).
+    pub fn start_scene(&self, queue: &Mutex<SceneQueue>) -> Result<(), OffscreenError> {
+        let mut queue = queue
+            .lock()
+            .map_err(|_| OffscreenError::View("the view's GPU state is poisoned".to_owned()))?;
+        crate::painter::start(&mut queue, || Ok(self.context.clone()));
+        match &queue.failure {
+            Some(failure) => Err(OffscreenError::View(failure.clone())),
+            None => Ok(()),
+        }
+    }
+
     /// Applies what `queue` has pending (to its GPU scene, created on the first render) and
     /// draws the queued frame into a `width`×`height` image cleared to the view's
     /// background. The editor's view prepares the queue (`ViewState::prepare_frame`).

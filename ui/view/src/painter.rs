@@ -18,6 +18,23 @@ impl GlPainter {
     }
 }
 
+/// Creates `queue`'s GPU scene with `make_context` if it has none yet (nor a failure to start
+/// one), and tells the UI side the GPU's limits ([`SceneQueue::max_buffer_texels`]).
+pub fn start(
+    queue: &mut SceneQueue,
+    make_context: impl FnOnce() -> Result<three_d::Context, String>,
+) {
+    if queue.gpu.is_none() && queue.failure.is_none() {
+        match make_context().and_then(GpuScene::new) {
+            Ok(scene) => {
+                queue.max_buffer_texels = Some(scene.max_buffer_texels());
+                queue.gpu = Some(Box::new(scene));
+            }
+            Err(message) => queue.failure = Some(message),
+        }
+    }
+}
+
 /// Applies what `queue` has pending to its GPU scene (creating it with `make_context` the first
 /// time) and draws the queued frame: the paint callback's body, and the offscreen renderer's.
 pub fn paint(
@@ -28,12 +45,7 @@ pub fn paint(
     clear: bool,
 ) {
     let started = std::time::Instant::now();
-    if queue.gpu.is_none() && queue.failure.is_none() {
-        match make_context().and_then(GpuScene::new) {
-            Ok(scene) => queue.gpu = Some(Box::new(scene)),
-            Err(message) => queue.failure = Some(message),
-        }
-    }
+    start(queue, make_context);
     let SceneQueue {
         gpu,
         pending,

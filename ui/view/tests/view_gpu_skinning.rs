@@ -345,3 +345,67 @@ fn a_pose_skinned_on_the_gpu_draws_as_the_cpu_deformed_pose() {
         }
     });
 }
+
+#[test]
+fn a_model_too_large_for_the_gpus_texture_buffers_is_posed_on_the_cpu() {
+    with_gl(|gl| {
+        let textured = pmx_core::generate::textured_model();
+        let model = textured.model;
+        let pose = busy_pose(&model);
+        let document = Document::from_model(model, None, None);
+        let mut evaluator = PoseEvaluator::new(&document.model);
+        evaluator.evaluate(&document.model, &pose).unwrap();
+
+        // The CPU-deformed pose, uploaded whole: the reference picture.
+        let mut cpu_view = view_of(&document);
+        let rest = draw(gl, &document, &mut cpu_view);
+        cpu_view
+            .scene
+            .upload_deformed(0, evaluator.positions(), evaluator.normals());
+        let cpu = draw(gl, &document, &mut cpu_view);
+        let total = (cpu.width() * cpu.height()) as usize;
+        assert!(differing(&rest, &cpu) > total / 50, "the pose shows");
+
+        // A GPU whose texture buffers hold fewer texels than this model's skinning data (as
+        // OpenGL 3.3's minimum, 65,536, is for a big model): the view poses on the CPU.
+        let mut view = view_of(&document);
+        view.camera = cpu_view.camera;
+        draw(gl, &document, &mut view);
+        let limit = view.scene.shared.lock().unwrap().max_buffer_texels;
+        assert!(
+            limit.is_some_and(|texels| texels >= 65_536),
+            "the GPU side tells its limit: {limit:?}"
+        );
+        view.scene.shared.lock().unwrap().max_buffer_texels = Some(16);
+        view.scene.upload_skin_pose(&document.model, &evaluator);
+        let pending = view.scene.pending();
+        assert!(
+            !pending
+                .iter()
+                .any(|u| matches!(u, Upload::Skin(_) | Upload::SkinPose(Some(_)))),
+            "no skinning data goes up"
+        );
+        assert!(
+            pending
+                .iter()
+                .any(|u| matches!(u, Upload::Vertices(VertexPatch::Deformed { .. })))
+        );
+        let posed = draw(gl, &document, &mut view);
+        gpu_of(&view, |gpu| assert!(!gpu.draws_skinned()));
+        assert_eq!(differing(&posed, &cpu), 0, "the CPU-posed picture");
+        // The next frame's pose takes the same path without building the data again.
+        view.scene.upload_skin_pose(&document.model, &evaluator);
+        assert!(
+            !view
+                .scene
+                .pending()
+                .iter()
+                .any(|u| matches!(u, Upload::Skin(_) | Upload::SkinPose(Some(_))))
+        );
+        draw(gl, &document, &mut view);
+        // Back at rest, the model's own vertices again.
+        view.scene.show_rest(&document.model);
+        let back = draw(gl, &document, &mut view);
+        assert_eq!(differing(&back, &rest), 0, "back at rest");
+    });
+}
