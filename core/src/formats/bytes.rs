@@ -203,17 +203,24 @@ impl<'a> ByteReader<'a> {
         match self.input {
             Input::Bytes(bytes) => Ok(&bytes[at..at + len]),
             Input::File(..) => {
-                let in_window = at
-                    .checked_sub(self.window_start)
-                    .filter(|offset| offset + len <= self.window.len());
-                let offset = match in_window {
-                    Some(offset) => offset,
-                    None => {
-                        self.fill_window(at, len, field)?;
-                        0
-                    }
-                };
+                let offset = self.in_window(at, len, field)?;
                 Ok(&self.window[offset..offset + len])
+            }
+        }
+    }
+
+    /// Where the `len` bytes of a file at `at` are in the window, read into it first if they
+    /// are not all there.
+    #[inline]
+    fn in_window(&mut self, at: usize, len: usize, field: &'static str) -> Res<usize> {
+        let held = at
+            .checked_sub(self.window_start)
+            .filter(|offset| offset + len <= self.window.len());
+        match held {
+            Some(offset) => Ok(offset),
+            None => {
+                self.fill_window(at, len, field)?;
+                Ok(0)
             }
         }
     }
@@ -230,16 +237,7 @@ impl<'a> ByteReader<'a> {
         match self.input {
             Input::Bytes(bytes) => Ok(&bytes[at..self.len]),
             Input::File(..) => {
-                let in_window = at
-                    .checked_sub(self.window_start)
-                    .filter(|offset| offset + at_least <= self.window.len());
-                let offset = match in_window {
-                    Some(offset) => offset,
-                    None => {
-                        self.fill_window(at, at_least, field)?;
-                        0
-                    }
-                };
+                let offset = self.in_window(at, at_least, field)?;
                 Ok(&self.window[offset..])
             }
         }

@@ -280,6 +280,17 @@ fn gpu_skinning_matches_the_pose_engine_on_corpus_sdef_and_qdef_files() {
 }
 
 /// Pixels that differ by more than 2 in any channel.
+/// The generated textured model (a texture per material) and its evaluation in
+/// [`busy_pose`].
+fn posed_textured_model() -> (Document, PoseEvaluator) {
+    let model = pmx_core::generate::textured_model().model;
+    let pose = busy_pose(&model);
+    let document = Document::from_model(model, None, None);
+    let mut evaluator = PoseEvaluator::new(&document.model);
+    evaluator.evaluate(&document.model, &pose).unwrap();
+    (document, evaluator)
+}
+
 fn differing(a: &image::RgbaImage, b: &image::RgbaImage) -> usize {
     a.pixels()
         .zip(b.pixels())
@@ -290,12 +301,7 @@ fn differing(a: &image::RgbaImage, b: &image::RgbaImage) -> usize {
 #[test]
 fn a_pose_skinned_on_the_gpu_draws_as_the_cpu_deformed_pose() {
     with_gl(|gl| {
-        let textured = pmx_core::generate::textured_model();
-        let model = textured.model;
-        let pose = busy_pose(&model);
-        let document = Document::from_model(model, None, None);
-        let mut evaluator = PoseEvaluator::new(&document.model);
-        evaluator.evaluate(&document.model, &pose).unwrap();
+        let (document, evaluator) = posed_textured_model();
         for layers in [
             "-grid",
             "-grid,wireframe,vertices",
@@ -349,12 +355,7 @@ fn a_pose_skinned_on_the_gpu_draws_as_the_cpu_deformed_pose() {
 #[test]
 fn a_model_too_large_for_the_gpus_texture_buffers_is_posed_on_the_cpu() {
     with_gl(|gl| {
-        let textured = pmx_core::generate::textured_model();
-        let model = textured.model;
-        let pose = busy_pose(&model);
-        let document = Document::from_model(model, None, None);
-        let mut evaluator = PoseEvaluator::new(&document.model);
-        evaluator.evaluate(&document.model, &pose).unwrap();
+        let (document, evaluator) = posed_textured_model();
 
         // The CPU-deformed pose, uploaded whole: the reference picture.
         let mut cpu_view = view_of(&document);
