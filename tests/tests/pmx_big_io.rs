@@ -110,10 +110,21 @@ fn a_damaged_big_file_fails_and_recovers_as_on_one_thread() {
             assert!(two == one, "{what}, recover {}", options.recover);
             let (_dir, path) = file_with(damaged);
             let file = File::open(&path).unwrap();
-            let from_disk = pmx::read_file(&file, damaged.len(), &options, &|_| {}, None);
+            let reports = std::cell::RefCell::new(Vec::new());
+            let record = |at: usize| reports.borrow_mut().push(at);
+            let from_disk = pmx::read_file(&file, damaged.len(), &options, &record, None);
             assert_eq!(
                 from_disk, one,
                 "{what} from the disk, recover {}",
+                options.recover
+            );
+            // A reading that falls back to one thread does not count the workers' bytes
+            // twice: the progress still only grows and stays in the file.
+            let reports = reports.into_inner();
+            assert!(
+                reports.windows(2).all(|pair| pair[0] <= pair[1])
+                    && reports.iter().all(|&at| at <= damaged.len()),
+                "{what}, recover {}: progress {reports:?}",
                 options.recover
             );
         }

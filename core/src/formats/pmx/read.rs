@@ -711,8 +711,11 @@ impl<'a> Reader<'a> {
                 });
             }
             if checked.is_err() {
-                // What the workers read is dropped, and their bytes no longer count.
-                let _ = self.wait_for(bulk);
+                // What the workers read is dropped, and their bytes no longer count (joined
+                // without a progress report: theirs would count the vertices twice).
+                if let Err(panic) = bulk.join() {
+                    std::panic::resume_unwind(panic);
+                }
                 workers.store(before, Ordering::Relaxed);
                 self.input.pos = start;
                 self.report.notes.truncate(notes);
