@@ -229,8 +229,10 @@ pub struct Touched {
 
 impl Touched {
     pub const MAX_RANGES: usize = 64;
-    /// The most vertices [`Touched::changed_vertices`] lists (past that the ranges stand).
-    pub const MAX_EXACT: usize = 1 << 18;
+    /// The most vertices [`Touched::changed_vertices`] lists (past that the ranges stand):
+    /// 64 KB a change, so the document's log of the last 256 changes (a drag adds one a
+    /// frame) holds at most 16 MB of lists.
+    pub const MAX_EXACT: usize = 1 << 14;
 
     #[must_use]
     pub fn structure_changed(&self) -> bool {
