@@ -28,25 +28,9 @@ use pmx_ui::panes::view::ViewState;
 use pmx_ui::panes::view::camera::OrbitCamera;
 use pmx_ui::panes::view::mesh::{MeshData, VertexArrays, VertexPatch, face_indices};
 use pmx_view::gpu::{GpuScene, Upload};
-use pmx_view::offscreen::Offscreen;
+use pmx_view::offscreen::{Offscreen, with_offscreen};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::sync::Mutex;
-
-/// GL contexts are per thread and the EGL display is shared: one test at a time.
-static GL_LOCK: Mutex<()> = Mutex::new(());
-
-fn with_gl(test: impl FnOnce(&Offscreen)) {
-    let _guard = GL_LOCK
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match Offscreen::new() {
-        Ok(offscreen) => test(&offscreen),
-        Err(reason) => println!(
-            "skipped: {reason}; install libegl1 libegl-mesa0 libgl1-mesa-dri to run this test"
-        ),
-    }
-}
 
 /// A model with every vertex attribute (additional UV 1 included) and ~300 vertices.
 fn feature_model() -> Model {
@@ -55,7 +39,7 @@ fn feature_model() -> Model {
 
 #[test]
 fn partial_uploads_land_at_their_element_offset() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let mut model = feature_model();
         let vertex_count = model.vertices.len();
         let face_count = model.faces.len();
@@ -410,7 +394,7 @@ fn random_session(gl: &Offscreen, model: Model, seed: u64, steps: usize, layers:
 
 #[test]
 fn random_edits_draw_as_a_fresh_load_sample_model() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         random_session(
             gl,
             pmx_core::generate::sample_model(),
@@ -423,7 +407,7 @@ fn random_edits_draw_as_a_fresh_load_sample_model() {
 
 #[test]
 fn random_edits_draw_as_a_fresh_load_feature_model() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         // Additional UVs (a fourth vertex buffer), PMX 2.1 point and line materials, the
         // wireframe's line indices and the vertex points, and normals sized by the bounds.
         random_session(
@@ -438,7 +422,7 @@ fn random_edits_draw_as_a_fresh_load_feature_model() {
 
 #[test]
 fn random_edits_draw_as_a_fresh_load_weight_view() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         // The weight view of bone 3 (the selection is the same in the fresh view).
         let mut document = Document::from_model(pmx_core::generate::sample_model(), None, None);
         let bones = document.selection.get_mut(ElementKind::Bone);
@@ -471,7 +455,7 @@ fn random_edits_draw_as_a_fresh_load_weight_view() {
 
 #[test]
 fn normals_and_joints_are_sized_as_after_a_fresh_load_after_undo() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         // Normals and joint markers are sized by the model's bounds: moving the outermost
         // vertex far out and back must leave them as a fresh load sizes them (bounds that only
         // grow would keep them long).
@@ -508,7 +492,7 @@ fn normals_and_joints_are_sized_as_after_a_fresh_load_after_undo() {
 
 #[test]
 fn texture_edits_draw_as_a_fresh_load() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let dir = tempfile::tempdir().unwrap();
         for (name, colour) in [
             ("red.png", [220, 30, 30, 255]),
@@ -650,7 +634,7 @@ fn reweight(model: &mut Model) -> Vec<u32> {
 
 #[test]
 fn a_re_skin_patched_in_runs_draws_as_a_fresh_load_posed() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let dir = tempfile::tempdir().unwrap();
         let textured = pmx_core::generate::textured_model();
         let path = textured.write(dir.path(), "textured.pmx").unwrap();
@@ -718,7 +702,7 @@ fn a_re_skin_patched_in_runs_draws_as_a_fresh_load_posed() {
 
 #[test]
 fn weight_colours_patched_draw_as_uploaded_whole() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let model = pmx_core::generate::sample_model();
         let count = model.vertices.len();
         let document = Document::from_model(model, None, None);
@@ -763,7 +747,7 @@ fn weight_colours_patched_draw_as_uploaded_whole() {
 
 #[test]
 fn weight_colour_patches_land_at_their_vertices() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let model = feature_model();
         let count = model.vertices.len();
         let mut gpu = GpuScene::new(gl.context().clone()).unwrap();

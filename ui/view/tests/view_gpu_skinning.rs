@@ -23,24 +23,8 @@ use pmx_scene::mesh::VertexPatch;
 use pmx_ui::document::Document;
 use pmx_ui::panes::view::ViewState;
 use pmx_view::gpu::GpuScene;
-use pmx_view::offscreen::Offscreen;
+use pmx_view::offscreen::{Offscreen, with_offscreen};
 use std::path::Path;
-use std::sync::Mutex;
-
-/// GL contexts are per thread and the EGL display is shared: one test at a time.
-static GL_LOCK: Mutex<()> = Mutex::new(());
-
-fn with_gl(test: impl FnOnce(&Offscreen)) {
-    let _guard = GL_LOCK
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match Offscreen::new() {
-        Ok(offscreen) => test(&offscreen),
-        Err(reason) => println!(
-            "skipped: {reason}; install libegl1 libegl-mesa0 libgl1-mesa-dri to run this test"
-        ),
-    }
-}
 
 const TOLERANCE: f32 = 1e-4;
 
@@ -241,7 +225,7 @@ fn assert_skins_as_the_cpu(gl: &Offscreen, model: Model, what: &str) {
 
 #[test]
 fn gpu_skinning_matches_the_pose_engine_on_a_generated_model() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let model = large_model(&LargeModelSpec::small());
         let kinds = |f: fn(&Weight) -> bool| model.vertices.iter().filter(|v| f(&v.weight)).count();
         assert!(kinds(|w| matches!(w, Weight::Sdef { .. })) > 10);
@@ -269,7 +253,7 @@ fn gpu_skinning_matches_the_pose_engine_on_corpus_sdef_and_qdef_files() {
         println!("skipped: the corpus is not at {}", dir.display());
         return;
     }
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         for path in &paths {
             let loaded =
                 pmx_core::formats::load_path(path, &pmx_core::formats::LoadOptions::default())
@@ -300,7 +284,7 @@ fn differing(a: &image::RgbaImage, b: &image::RgbaImage) -> usize {
 
 #[test]
 fn a_pose_skinned_on_the_gpu_draws_as_the_cpu_deformed_pose() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let (document, evaluator) = posed_textured_model();
         for layers in [
             "-grid",
@@ -354,7 +338,7 @@ fn a_pose_skinned_on_the_gpu_draws_as_the_cpu_deformed_pose() {
 
 #[test]
 fn a_model_too_large_for_the_gpus_texture_buffers_is_posed_on_the_cpu() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let (document, evaluator) = posed_textured_model();
 
         // The CPU-deformed pose, uploaded whole: the reference picture.

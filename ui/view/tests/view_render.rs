@@ -13,14 +13,10 @@ use pmx_core::model::{
 use pmx_ui::document::Document;
 use pmx_ui::panes::view::ViewState;
 use pmx_ui::panes::view::camera::OrbitCamera;
-use pmx_view::offscreen::Offscreen;
+use pmx_view::offscreen::{Offscreen, with_offscreen};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 const SIZE: u32 = 128;
-
-/// GL contexts are per thread and the EGL display is shared: one test at a time.
-static GL_LOCK: Mutex<()> = Mutex::new(());
 
 /// Draws `model` (its textures next to `dir`) with `setup` applied to the view state.
 fn render(
@@ -76,18 +72,6 @@ fn check_golden(name: &str, image: &image::RgbaImage) {
             "{name}: {differing} pixels differ (allowed {allowed}); this run: {}",
             actual.display()
         );
-    }
-}
-
-fn with_gl(test: impl FnOnce(&Offscreen)) {
-    let _guard = GL_LOCK
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match Offscreen::new() {
-        Ok(offscreen) => test(&offscreen),
-        Err(reason) => println!(
-            "skipped: no offscreen OpenGL 3.3 ({reason}); install libegl1 libegl-mesa0 libgl1-mesa-dri"
-        ),
     }
 }
 
@@ -191,7 +175,7 @@ fn write_png(path: &Path, width: u32, height: u32, pixel: impl Fn(u32, u32) -> [
 
 #[test]
 fn textured_quad() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("Tex")).unwrap();
         // Quadrants: red, green / blue, white (a Japanese name in a folder of another case).
@@ -236,7 +220,7 @@ fn textured_quad() {
 
 #[test]
 fn sphere_maps_multiply_and_add() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let dir = tempfile::tempdir().unwrap();
         // A sphere map: light at the top, dark at the bottom; saved as BMP named .spa/.sph.
         let sphere = |path: &Path| {
@@ -299,7 +283,7 @@ fn sphere_maps_multiply_and_add() {
 
 #[test]
 fn edge_outline() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let mut model = Model::new_empty();
         let (vertices, faces) = sphere_model(12, 24, 1.0, Vec3::ZERO);
         model.vertices = vertices;
@@ -335,7 +319,7 @@ fn edge_outline() {
 
 #[test]
 fn point_and_line_modes() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let mut model = quad_model();
         model.header.version = PmxVersion::V2_1;
         // A second quad beside the first, drawn as lines; the first as points.

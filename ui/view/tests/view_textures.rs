@@ -24,25 +24,9 @@ use pmx_core::model::{ElementKind, Model, TextureIdx};
 use pmx_ui::document::Document;
 use pmx_ui::panes::view::ViewState;
 use pmx_ui::panes::view::camera::OrbitCamera;
-use pmx_view::offscreen::Offscreen;
+use pmx_view::offscreen::{Offscreen, with_offscreen};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-
-/// GL contexts are per thread and the EGL display is shared: one test at a time.
-static GL_LOCK: Mutex<()> = Mutex::new(());
-
-fn with_gl(test: impl FnOnce(&Offscreen)) {
-    let _guard = GL_LOCK
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match Offscreen::new() {
-        Ok(offscreen) => test(&offscreen),
-        Err(reason) => println!(
-            "skipped: {reason}; install libegl1 libegl-mesa0 libgl1-mesa-dri to run this test"
-        ),
-    }
-}
 
 const SIZE: u32 = 192;
 
@@ -241,7 +225,7 @@ fn model_to_merge(dir: &Path) -> PathBuf {
 
 #[test]
 fn material_and_texture_edits_draw_as_a_fresh_load_textured_model() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         let dir = tempfile::tempdir().unwrap();
         let textured = pmx_core::generate::textured_model();
         let path = textured.write(dir.path(), "textured.pmx").unwrap();
@@ -437,7 +421,7 @@ fn vrm_session(gl: &Offscreen, file: &str) {
 
 #[test]
 fn material_and_texture_edits_draw_as_a_fresh_load_corpus_vrms() {
-    with_gl(|gl| {
+    with_offscreen(|gl| {
         for file in [
             "godette_vrm0_cc_by.vrm",
             "s06_mtoon1_vrm1.vrm",
