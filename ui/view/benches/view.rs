@@ -269,8 +269,7 @@ fn posed_frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("view_1m_posed_frame");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(20));
-    let mut parts = [Duration::ZERO; 3];
-    let mut frames = 0u32;
+    let mut times = FrameTimes::default();
     group.bench_function("cpu_skin_upload_draw", |b| {
         b.iter(|| {
             next_pose(&mut pose);
@@ -281,26 +280,18 @@ fn posed_frame(c: &mut Criterion) {
                 .upload_deformed(0, evaluator.positions(), evaluator.normals());
             let queued = started.elapsed();
             paint_offscreen(&context, &view, width, height);
-            let drawn = started.elapsed();
-            parts[0] += skinned;
-            parts[1] += queued - skinned;
-            parts[2] += drawn - queued;
-            frames += 1;
+            times.add(skinned, queued, started.elapsed());
         });
     });
-    let ms = |d: Duration| d.as_secs_f64() * 1e3 / f64::from(frames.max(1));
+    let [evaluate, queue, draw] = times.mean_ms();
     println!(
-        "posed frame, CPU skin + upload: evaluate with skinning {:.1} ms, queue upload {:.1} ms, \
-         upload + draw {:.1} ms",
-        ms(parts[0]),
-        ms(parts[1]),
-        ms(parts[2])
+        "posed frame, CPU skin + upload: evaluate with skinning {evaluate:.1} ms, queue upload \
+         {queue:.1} ms, upload + draw {draw:.1} ms"
     );
     // The GPU path: the vertex buffers back at rest once, then palettes only.
     view.scene.upload_skin_pose(&document.model, &evaluator);
     paint_offscreen(&context, &view, width, height);
-    let mut parts = [Duration::ZERO; 3];
-    let mut frames = 0u32;
+    let mut times = FrameTimes::default();
     let mut uploaded = 0usize;
     group.bench_function("gpu_palette_upload_draw", |b| {
         b.iter(|| {
@@ -322,22 +313,39 @@ fn posed_frame(c: &mut Criterion) {
                 })
                 .sum();
             paint_offscreen(&context, &view, width, height);
-            let drawn = started.elapsed();
-            parts[0] += evaluated;
-            parts[1] += queued - evaluated;
-            parts[2] += drawn - queued;
-            frames += 1;
+            times.add(evaluated, queued, started.elapsed());
         });
     });
-    let ms = |d: Duration| d.as_secs_f64() * 1e3 / f64::from(frames.max(1));
+    let [evaluate, queue, draw] = times.mean_ms();
     println!(
-        "posed frame, GPU palette: evaluate bones and morphs {:.1} ms, queue palette {:.2} ms \
-         ({uploaded} bytes), upload + skin + draw {:.1} ms",
-        ms(parts[0]),
-        ms(parts[1]),
-        ms(parts[2])
+        "posed frame, GPU palette: evaluate bones and morphs {evaluate:.1} ms, queue palette \
+         {queue:.2} ms ({uploaded} bytes), upload + skin + draw {draw:.1} ms"
     );
     group.finish();
+}
+
+/// The three parts of posed frames, summed over the frames timed: evaluating the pose,
+/// queueing its upload, uploading and drawing.
+#[derive(Default)]
+struct FrameTimes {
+    parts: [Duration; 3],
+    frames: u32,
+}
+
+impl FrameTimes {
+    /// One frame, from the times since its start at which each part ended.
+    fn add(&mut self, evaluated: Duration, queued: Duration, drawn: Duration) {
+        self.parts[0] += evaluated;
+        self.parts[1] += queued - evaluated;
+        self.parts[2] += drawn - queued;
+        self.frames += 1;
+    }
+
+    /// Each part's mean, in milliseconds.
+    fn mean_ms(&self) -> [f64; 3] {
+        self.parts
+            .map(|part| part.as_secs_f64() * 1e3 / f64::from(self.frames.max(1)))
+    }
 }
 
 criterion_group!(benches, views, open_to_first_frame, posed_frame);
