@@ -341,6 +341,25 @@ impl Part<'_> {
     }
 }
 
+/// The bytes of a vertex's weight after its type byte, by weight type (BDEF1, BDEF2, BDEF4,
+/// SDEF, QDEF), with `bone`-byte bone indices.
+fn weight_sizes(bone: usize) -> [usize; 5] {
+    [
+        bone,
+        2 * bone + 4,
+        4 * bone + 16,
+        2 * bone + 40,
+        4 * bone + 16,
+    ]
+}
+
+/// The bytes of the longest vertex record there can be with `channels` additional UVs and
+/// `bone`-byte bone indices (the weight's, position to edge scale).
+fn longest_vertex(channels: usize, bone: usize) -> usize {
+    let longest_weight = weight_sizes(bone).into_iter().max().unwrap_or(0);
+    32 + 16 * channels + 1 + longest_weight + 4
+}
+
 /// The most of a morph a worker's reader holds at once.
 const MORPH_WINDOW: usize = 1 << 20;
 
@@ -832,7 +851,7 @@ impl<'a> Reader<'a> {
     #[inline]
     fn vertex_record(&mut self, channels: usize, additional: &mut [Vec4; 4]) -> Res<Vertex> {
         let bone = self.sizes.bone as usize;
-        let longest = 32 + 16 * channels + 1 + (4 * bone + 16).max(2 * bone + 40) + 4;
+        let longest = longest_vertex(channels, bone);
         if self.input.remaining() >= longest {
             let at = self.input.pos;
             let bytes = self.input.take(longest, "position")?;
@@ -893,18 +912,12 @@ impl<'a> Reader<'a> {
             }
             self.input.skip(32 + 16 * channels, "position")?;
             let kind = self.input.u8("weight.type")?;
-            let weight_size = match kind {
-                0 => bone,
-                1 => 2 * bone + 4,
-                2 | 4 => 4 * bone + 16,
-                3 => 2 * bone + 4 + 36,
-                other => {
-                    self.input.pos -= 1;
-                    return Err(self.input.malformed(
-                        "weight.type",
-                        Message::new("load.pmx.weight_type").arg("value", other),
-                    ));
-                }
+            let Some(&weight_size) = weight_sizes(bone).get(usize::from(kind)) else {
+                self.input.pos -= 1;
+                return Err(self.input.malformed(
+                    "weight.type",
+                    Message::new("load.pmx.weight_type").arg("value", kind),
+                ));
             };
             self.input.skip(weight_size, "weight")?;
             self.input.skip(4, "edge_scale")?;
@@ -934,16 +947,9 @@ impl<'a> Reader<'a> {
     fn hop_over_vertices(&mut self, mut i: usize, count: usize, channels: usize) -> usize {
         let bone = self.sizes.bone as usize;
         let before_type = 32 + 16 * channels;
-        // The whole record after its weight type byte, by weight type (BDEF1, BDEF2, BDEF4,
-        // SDEF, QDEF), the edge scale included.
-        let after_type = [
-            bone + 4,
-            2 * bone + 4 + 4,
-            4 * bone + 16 + 4,
-            2 * bone + 40 + 4,
-            4 * bone + 16 + 4,
-        ];
-        let longest = before_type + 1 + 2 * bone + 44;
+        // The whole record after its weight type byte, the edge scale included.
+        let after_type = weight_sizes(bone).map(|weight| weight + 4);
+        let longest = longest_vertex(channels, bone);
         let start = self.input.pos;
         let Ok(bytes) = self.input.ahead(longest, "position") else {
             return i;
