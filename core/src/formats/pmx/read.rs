@@ -341,6 +341,17 @@ impl Part<'_> {
     }
 }
 
+/// Tells the workers (during the layout check, when `messages` is set) that vertex `i`, the
+/// first of a chunk, starts at `start`. A worker gone shows when the reading is collected.
+fn send_chunk(messages: Option<&Sender<BulkMessage>>, i: usize, start: usize) {
+    if let Some(messages) = messages {
+        let _ = messages.send(BulkMessage::Chunk {
+            index: i / VERTEX_CHUNK,
+            start,
+        });
+    }
+}
+
 /// The bytes of a vertex's weight after its type byte, by weight type (BDEF1, BDEF2, BDEF4,
 /// SDEF, QDEF), with `bone`-byte bone indices.
 fn weight_sizes(bone: usize) -> [usize; 5] {
@@ -907,8 +918,8 @@ impl<'a> Reader<'a> {
                 self.report_progress();
             }
             self.input.element = Some(i);
-            if i % VERTEX_CHUNK == 0 {
-                self.send_chunk(i, self.input.pos);
+            if i.is_multiple_of(VERTEX_CHUNK) {
+                send_chunk(self.bulk_messages.as_ref(), i, self.input.pos);
             }
             self.input.skip(32 + 16 * channels, "position")?;
             let kind = self.input.u8("weight.type")?;
@@ -927,17 +938,6 @@ impl<'a> Reader<'a> {
             i += 1;
         }
         Ok(())
-    }
-
-    /// Tells the workers (during the layout check) that vertex `i`, the first of a chunk,
-    /// starts at `start`. A worker gone shows when the reading is collected.
-    fn send_chunk(&self, i: usize, start: usize) {
-        if let Some(messages) = &self.bulk_messages {
-            let _ = messages.send(BulkMessage::Chunk {
-                index: i / VERTEX_CHUNK,
-                start,
-            });
-        }
     }
 
     /// [`Reader::count_vertices`]' quick part: from vertex `i`, the vertices whose longest
@@ -959,13 +959,8 @@ impl<'a> Reader<'a> {
             let Some(rest) = after_type.get(usize::from(bytes[at + before_type])) else {
                 break;
             };
-            if i.is_multiple_of(VERTEX_CHUNK)
-                && let Some(messages) = &self.bulk_messages
-            {
-                let _ = messages.send(BulkMessage::Chunk {
-                    index: i / VERTEX_CHUNK,
-                    start: start + at,
-                });
+            if i.is_multiple_of(VERTEX_CHUNK) {
+                send_chunk(self.bulk_messages.as_ref(), i, start + at);
             }
             at += before_type + 1 + rest;
             i += 1;
