@@ -351,8 +351,12 @@ pub(super) fn physics_ui(
             state.physics.playing = false;
             state.step_physics_once(model);
         }
+        // The status and the warning each stay on one line: where the row is too narrow,
+        // the row wraps before them instead of breaking them in the middle.
+        let whole =
+            |text: egui::RichText| egui::Label::new(text).wrap_mode(egui::TextWrapMode::Extend);
         if let Some(simulation) = state.physics.simulation().filter(|_| state.physics.enabled) {
-            ui.weak(lang.format(
+            let status = lang.format(
                 "physics.status",
                 &[
                     ("seconds", &format!("{:.2}", simulation.seconds())),
@@ -362,16 +366,17 @@ pub(super) fn physics_ui(
                         &format!("{:.2}", state.physics.last_step.as_secs_f64() * 1e3),
                     ),
                 ],
-            ));
+            );
+            ui.add(whole(egui::RichText::new(status).weak()));
         }
         let clock = state.physics.clock();
         if state.physics.playing && clock.is_behind() {
             // Whole percents, never 100 % while behind.
             let percent = (clock.speed() * 100.0).floor().min(99.0);
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                lang.format("physics.behind", &[("percent", &percent)]),
-            )
+            let behind = lang.format("physics.behind", &[("percent", &percent)]);
+            ui.add(whole(
+                egui::RichText::new(behind).color(ui.visuals().warn_fg_color),
+            ))
             .on_hover_text(lang.tr("physics.behind_hint"));
         }
     });
