@@ -7,7 +7,9 @@
 //! (recovery, the index size search of `sizes.rs`) is decided by the entry points in
 //! `pmx/mod.rs`, above both.
 
-use crate::formats::bytes::{ByteReader, Input, f32_at, i32_at, read_exact_at, u16_at, u32_at};
+use crate::formats::bytes::{
+    ByteReader, Input, WINDOW, f32_at, i32_at, read_exact_at, u16_at, u32_at,
+};
 use crate::formats::error::{LoadNote, LoadOptions, LoadReport, Location, ReadError};
 use crate::i18n::Message;
 use crate::model::*;
@@ -318,9 +320,12 @@ impl Part<'_> {
     fn read_face_chunk(&self, start: usize, faces: &mut [MaybeUninit<[VertexIdx; 3]>]) -> Res<()> {
         let size = self.sizes.vertex as usize;
         let mut reader = self.reader("faces", start);
-        let bytes = reader.input.take(faces.len() * 3 * size, "indices")?;
-        for (face, triangle) in faces.iter_mut().zip(bytes.chunks_exact(3 * size)) {
-            face.write(triangle_at(triangle, size));
+        // A window's worth at a time: the window keeps its size (and its mapped pages).
+        for piece in faces.chunks_mut((WINDOW / (3 * size)).max(1)) {
+            let bytes = reader.input.take(piece.len() * 3 * size, "indices")?;
+            for (face, triangle) in piece.iter_mut().zip(bytes.chunks_exact(3 * size)) {
+                face.write(triangle_at(triangle, size));
+            }
         }
         self.done
             .fetch_add(faces.len() * 3 * size, Ordering::Relaxed);
