@@ -1,11 +1,16 @@
 //! `pmx-studio`: the editor window, or a command-line tool when given a subcommand.
 
 mod cli;
+mod huge_pages;
 #[cfg(feature = "gui")]
 mod window;
 
 use clap::Parser;
 use std::process::ExitCode;
+
+/// The system allocator, with a model's big lists on huge pages where Linux gives them.
+#[global_allocator]
+static ALLOCATOR: huge_pages::HugePageAllocator = huge_pages::HugePageAllocator;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
