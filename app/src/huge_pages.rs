@@ -53,15 +53,11 @@ unsafe impl GlobalAlloc for HugePageAllocator {
     }
 }
 
-/// Asks the kernel for huge pages under a block (Linux on the architectures whose
+/// Asks the kernel for huge pages under a block (Linux on x86-64 and ARM64, whose
 /// `MADV_HUGEPAGE` is the generic 14).
 #[cfg(all(
     target_os = "linux",
-    any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        target_arch = "riscv64"
-    )
+    any(target_arch = "x86_64", target_arch = "aarch64")
 ))]
 mod advice {
     use std::ffi::{c_int, c_void};
@@ -104,11 +100,7 @@ mod advice {
 /// Elsewhere blocks are the system allocator's alone.
 #[cfg(not(all(
     target_os = "linux",
-    any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        target_arch = "riscv64"
-    )
+    any(target_arch = "x86_64", target_arch = "aarch64")
 )))]
 mod advice {
     pub fn advise_huge_pages(_block: *mut u8, _size: usize) {}
