@@ -1,8 +1,9 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 //! Nothing drawn over its neighbour, at the window sizes users have (1280×800, 1920×1080) and
 //! in both languages: a long 情報 comment scrolls inside a box of bounded height above the rows
-//! below it, a long status message is cut before the summary on the right, and a hovered
-//! validation message shows one tooltip.
+//! below it, the comment labels stay beside their boxes when another model opens, a long status
+//! message is cut before the summary on the right, and a hovered validation message shows one
+//! tooltip.
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
@@ -603,4 +604,54 @@ fn the_layout_is_remembered_and_reset_from_the_view_menu() {
         .click();
     harness.run_ok();
     assert_eq!(shape(&harness.state().tree), shape(&default_tree));
+}
+
+/// Whether the label `name` sits beside the top half of the field of the same name (the label
+/// of a multi-line field goes at its top, as PmxEditor's do).
+fn label_beside_field(harness: &Harness<'_, EditorState>, name: &str) -> bool {
+    let field = text_field(harness, name).rect();
+    let label = harness.get_by_role_and_label(Role::Label, name).rect();
+    label.center().y >= field.top() && label.center().y <= field.center().y + 1.0
+}
+
+#[test]
+fn the_comment_labels_stay_beside_their_boxes_when_another_model_opens() {
+    // A model with long comments (8-line boxes), then one with one-line comments, as a big
+    // model opened after the window started: the grid's rows shrink, and each label must stay
+    // beside its own box, not drift down over the next row from the taller rows before.
+    for language in LANGUAGES {
+        let names = info_names(language);
+        let mut tall = sample_model();
+        tall.info.comment_ja = long_comment().as_str().into();
+        tall.info.comment_en = long_comment().as_str().into();
+        let mut harness = editor_harness(language, WINDOW_SIZES[0], Some(tall));
+        tab(&mut harness, names.tab);
+        for name in [names.comment, names.comment_en] {
+            assert!(
+                label_beside_field(&harness, name),
+                "{language:?}: {name}, tall"
+            );
+        }
+        let mut short = sample_model();
+        short.info.comment_ja = "ベンチマーク用に生成".into();
+        short.info.comment_en = "generated for benchmarks".into();
+        harness
+            .state_mut()
+            .open_document(Document::from_model(short, None, None));
+        // One frame, as the window draws once when a loaded model arrives.
+        harness.step();
+        for name in [names.comment, names.comment_en] {
+            assert!(
+                label_beside_field(&harness, name),
+                "{language:?}: {name} beside its one-line box in the first frame"
+            );
+        }
+        harness.run_ok();
+        for name in [names.comment, names.comment_en] {
+            assert!(
+                label_beside_field(&harness, name),
+                "{language:?}: {name}, settled"
+            );
+        }
+    }
 }

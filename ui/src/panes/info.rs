@@ -60,7 +60,18 @@ pub fn info_pane_ui(ui: &mut egui::Ui, pane: &mut PaneCx<'_>) {
                         ),
                     ];
                     for (title, handle, value, multiline) in fields {
-                        ui.label(cx.tr(title));
+                        if multiline {
+                            // At the top of its box, as PmxEditor has it. Centred, the
+                            // grid centres it in the row's height of the last frame: the
+                            // first frame after a model with longer comments put it one
+                            // row down, over バージョン.
+                            ui.vertical(|ui| {
+                                ui.add_space(TEXT_FIELD_FRAME_HEIGHT / 2.0 - 2.0);
+                                ui.label(cx.tr(title));
+                            });
+                        } else {
+                            ui.label(cx.tr(title));
+                        }
                         let value = value.as_str();
                         let id = ui
                             .scope_id()
