@@ -516,7 +516,8 @@ impl Plan {
 
 impl<'w> Writer<'w> {
     /// A writer gathering `capacity` bytes in memory, or handing them to `sink` a chunk at a
-    /// time (then `capacity` is what it will write, 0 for unknown: its buffer is no larger).
+    /// time (then `capacity` is what it will write, 0 for unknown: a new buffer is no larger;
+    /// the thread's spare, already mapped, may be).
     fn new(plan: &Plan, sink: Option<&'w mut dyn std::io::Write>, capacity: usize) -> Self {
         let out = if sink.is_some() {
             let chunk = if capacity == 0 {
