@@ -1,7 +1,9 @@
 //! Whole processes on the issues' big file, against PMXUtil 0.9 (the fastest correct Rust PMX
 //! crate) in the same run: `pmx-studio info --json` vs PMXUtil parsing every section, and
 //! `pmx-studio convert --index-sizes keep` vs PMXUtil reading and writing the file back. Wall
-//! time (median of the runs) and peak resident memory (`ru_maxrss` of the child) of each.
+//! time (median of the runs) and peak resident memory (`ru_maxrss` of the child) of each. The
+//! convert ratio is also given paired run by run (the median of each run's PMXUtil time over
+//! pmx-studio's), which a machine that changes speed during the runs moves less.
 //!
 //! `cargo bench -p pmx_studio --bench vs_pmxutil` (`PMX_BENCH_RUNS=N`, default 5;
 //! `PMX_BENCH_FILE=PATH` keeps the generated file there between runs instead of a temporary
@@ -16,8 +18,9 @@
 //! a layout the output says so and only pmx-studio is timed.
 //!
 //! The same binary is PMXUtil's side: run as `vs_pmxutil --peer info FILE` or
-//! `--peer convert IN OUT` it does that one job with PMXUtil and exits, so both tools are timed
-//! as whole processes started the same way.
+//! `--peer convert IN OUT` it does that one job with PMXUtil (`pmxutil_peer`, a crate of its
+//! own so that PMXUtil's code does not change with this file's) and exits, so both tools are
+//! timed as whole processes started the same way.
 
 // A benchmark: a failure here is a bug to see at once, not input to handle.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -79,12 +82,17 @@ fn main() {
         }
     }
     if ratios.len() > 1 {
-        println!("\nlayout                      info ×PMXUtil  convert ×PMXUtil");
-        for (name, (info, convert)) in &ratios {
-            let show = |ratio: &Option<f64>| {
+        println!("\nlayout                      info ×PMXUtil  convert ×PMXUtil  convert paired");
+        for (name, ratio) in &ratios {
+            let show = |ratio: Option<f64>| {
                 ratio.map_or_else(|| "PMXUtil fails".to_owned(), |r| format!("{r:.2}×"))
             };
-            println!("{name:<28} {:>14} {:>17}", show(info), show(convert));
+            println!(
+                "{name:<28} {:>14} {:>17} {:>15}",
+                show(ratio.info),
+                show(ratio.convert),
+                show(ratio.convert_paired)
+            );
         }
     }
 }
@@ -200,12 +208,7 @@ fn one_byte_bones() -> Model {
 /// Times `info` and `convert` against PMXUtil on the file of `layout` at `file` (written
 /// first where it is not there), prints the table, and gives the ratios (PMXUtil's time over
 /// pmx-studio's; `None` where PMXUtil cannot read the file).
-fn bench_layout(
-    layout: &Layout,
-    file: &Path,
-    temp: &Path,
-    runs: usize,
-) -> Option<(Option<f64>, Option<f64>)> {
+fn bench_layout(layout: &Layout, file: &Path, temp: &Path, runs: usize) -> Option<Ratios> {
     let me = std::env::current_exe().expect("this benchmark's path");
     if !file.exists() {
         // In a process of its own: a child's peak memory counts the memory of the process it
@@ -313,19 +316,54 @@ fn bench_layout(
         );
     }
     if !peer_reads {
-        return Some((None, None));
+        return Some(Ratios {
+            info: None,
+            convert: None,
+            convert_paired: None,
+        });
     }
     let info = medians[1].as_secs_f64() / medians[0].as_secs_f64();
     let convert = medians[3].as_secs_f64() / medians[2].as_secs_f64();
+    let paired = paired_ratio(&results[3], &results[2]);
     if layout.name == "big" {
-        println!("info: pmx-studio is {info:.2}× as fast as PMXUtil; convert: {convert:.2}×");
+        println!(
+            "info: pmx-studio is {info:.2}× as fast as PMXUtil; convert: {convert:.2}× \
+             (paired: {paired:.2}×)"
+        );
     } else {
         println!(
-            "{}: info: pmx-studio is {info:.2}× as fast as PMXUtil; convert: {convert:.2}×",
+            "{}: info: pmx-studio is {info:.2}× as fast as PMXUtil; convert: {convert:.2}× \
+             (paired: {paired:.2}×)",
             layout.name
         );
     }
-    Some((Some(info), Some(convert)))
+    Some(Ratios {
+        info: Some(info),
+        convert: Some(convert),
+        convert_paired: Some(paired),
+    })
+}
+
+/// The median over the runs of `slower`'s time over `faster`'s in the same run: the two ran
+/// one after the other, so a stretch when the machine was slower for both cancels out (the
+/// ratio of the two medians can pair one tool's quiet run with the other's noisy one).
+fn paired_ratio(slower: &[(Duration, u64)], faster: &[(Duration, u64)]) -> f64 {
+    let mut ratios: Vec<f64> = slower
+        .iter()
+        .zip(faster)
+        .map(|((slow, _), (fast, _))| slow.as_secs_f64() / fast.as_secs_f64())
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
+}
+
+/// PMXUtil's times over pmx-studio's for one layout (`None` where PMXUtil cannot read it):
+/// `info` and `convert` as ratios of the medians, and `convert` paired run by run.
+#[derive(Clone, Copy)]
+struct Ratios {
+    info: Option<f64>,
+    convert: Option<f64>,
+    convert_paired: Option<f64>,
 }
 
 fn argv(parts: &[&str]) -> Vec<String> {
@@ -371,56 +409,9 @@ fn wait_with_rusage(pid: u32) -> (i32, u64) {
     (status, usage.ru_maxrss as u64 * 1024)
 }
 
-/// PMXUtil's side of a job.
+/// PMXUtil's side of a job (see `pmxutil_peer`).
 fn peer(args: &[String]) {
-    use PMXUtil::reader::ModelInfoStage;
-    let stages = ModelInfoStage::open(&args[1]).expect("PMXUtil opens the file");
-    let header = stages.get_header();
-    let (info, stage) = stages.read();
-    let (vertices, stage) = stage.read();
-    let (faces, stage) = stage.read();
-    let (textures, stage) = stage.read();
-    let (materials, stage) = stage.read();
-    let (bones, stage) = stage.read();
-    let (morphs, stage) = stage.read();
-    let (frames, stage) = stage.read();
-    let (rigid_bodies, stage) = stage.read();
-    let (joints, soft_stage) = stage.read();
-    let soft_bodies = soft_stage.map(|stage| stage.read()).unwrap_or_default();
-    match args[0].as_str() {
-        "info" => println!(
-            "{} vertices, {} faces, {} bones, {} morphs, {} rigid bodies, {} joints",
-            vertices.len(),
-            faces.len(),
-            bones.len(),
-            morphs.len(),
-            rigid_bodies.len(),
-            joints.len()
-        ),
-        "convert" => {
-            use PMXUtil::types::Encode;
-            let mut writer =
-                PMXUtil::writer::Writer::begin_writer(matches!(header.encode, Encode::Utf16Le));
-            writer.set_model_info(&info);
-            writer
-                .set_additional_uv(header.additional_uv)
-                .expect("0 to 4 additional UVs");
-            writer.add_vertices(&vertices);
-            writer.add_faces(&faces);
-            writer.add_textures(&textures);
-            writer.add_materials(&materials);
-            writer.add_bones(&bones);
-            writer.add_morphs(&morphs);
-            writer.add_frames(&frames);
-            writer.add_rigid_bodies(&rigid_bodies);
-            writer.add_joints(&joints);
-            writer.add_soft_bodies(&soft_bodies);
-            writer
-                .write_to_path(&args[2])
-                .expect("PMXUtil writes the file");
-        }
-        other => panic!("unknown peer job {other}"),
-    }
+    pmxutil_peer::run(args);
 }
 
 /// Whether two files hold the same bytes, compared a megabyte at a time: reading them whole
