@@ -335,9 +335,10 @@ impl Part<'_> {
     /// Morph `index`, which starts at `at` and ends at `end`, and the notes its reading made.
     fn read_morph(&self, index: usize, at: usize, end: usize) -> Res<(Morph, Vec<LoadNote>)> {
         let mut reader = self.reader("morphs", at);
-        // The window holds this morph, not a megabyte of the ones after it (a reader per
-        // morph: 300 morphs read 300 MB from the disk cache with whole windows).
-        reader.input.window_size = end.saturating_sub(at).min(MORPH_WINDOW);
+        // The window holds this morph (a window's worth at most), not the ones after it (a
+        // reader per morph: 300 morphs read 300 MB from the disk cache with whole windows).
+        // At most a window, it is also the thread's spare for the next morph.
+        reader.input.window_size = end.saturating_sub(at).min(WINDOW);
         reader.input.element = Some(index);
         let morph = reader.morph_record()?;
         self.done
@@ -358,8 +359,8 @@ fn send_chunk(messages: Option<&Sender<BulkMessage>>, i: usize, start: usize) {
 }
 
 /// The bytes of a vertex's weight after its type byte, by weight type (BDEF1, BDEF2, BDEF4,
-/// SDEF, QDEF), with `bone`-byte bone indices.
-fn weight_sizes(bone: usize) -> [usize; 5] {
+/// SDEF, QDEF: indexed by [`WeightKind`]), with `bone`-byte bone indices.
+pub(super) fn weight_sizes(bone: usize) -> [usize; 5] {
     [
         bone,
         2 * bone + 4,
@@ -375,9 +376,6 @@ fn longest_vertex(channels: usize, bone: usize) -> usize {
     let longest_weight = weight_sizes(bone).into_iter().max().unwrap_or(0);
     32 + 16 * channels + 1 + longest_weight + 4
 }
-
-/// The most of a morph a worker's reader holds at once.
-const MORPH_WINDOW: usize = 1 << 20;
 
 /// Elements between two progress reports inside a section.
 const PROGRESS_EVERY: usize = 1 << 14;

@@ -396,16 +396,12 @@ fn write_part(
 
 /// The bytes of `vertices` in the vertex section.
 fn vertices_len(vertices: &[Vertex], channels: usize, sizes: IndexSizes) -> u64 {
-    let bone = u64::from(sizes.bone);
+    // The reader's table: the two sides cannot disagree on a record's size.
+    let weight_sizes = super::read::weight_sizes(usize::from(sizes.bone));
     let fixed = 32 + 16 * channels as u64 + 1 + 4;
     let weights: u64 = vertices
         .iter()
-        .map(|vertex| match vertex.weight {
-            Weight::Bdef1 { .. } => bone,
-            Weight::Bdef2 { .. } => 2 * bone + 4,
-            Weight::Bdef4 { .. } | Weight::Qdef { .. } => 4 * bone + 16,
-            Weight::Sdef { .. } => 2 * bone + 4 + 36,
-        })
+        .map(|vertex| weight_sizes[vertex.weight.kind() as usize] as u64)
         .sum();
     fixed * vertices.len() as u64 + weights
 }
@@ -525,11 +521,13 @@ impl<'w> Writer<'w> {
             } else {
                 capacity.min(CHUNK)
             };
+            // A chunk and room for the element that crosses its end.
+            let wanted = chunk + (64 << 10);
             // The thread's spare buffer where it is large enough: its pages are mapped.
             let mut spare = take_spare();
             spare.clear();
-            if spare.capacity() < chunk + (64 << 10) {
-                spare = Vec::with_capacity(chunk + (64 << 10));
+            if spare.capacity() < wanted {
+                spare = Vec::with_capacity(wanted);
             }
             spare
         } else {
