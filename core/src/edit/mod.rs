@@ -275,6 +275,12 @@ impl Touched {
         self.values.iter().any(|r| r.target == target)
     }
 
+    /// Whether [`Touched::changed_vertices`] holds every vertex whose values changed (or no
+    /// vertex value changed at all).
+    fn vertex_list_exact(&self) -> bool {
+        !self.changed_vertices.is_empty() || !self.touches_values(EditTarget::Vertex)
+    }
+
     /// Where the elements of `kind` went (`None`: their indices did not change).
     #[must_use]
     pub fn remap(&self, kind: ElementKind) -> Option<&Reindex> {
@@ -317,10 +323,8 @@ impl Touched {
         sorted.dedup();
         if target == EditTarget::Vertex && !sorted.is_empty() {
             // The list stays exact only if every vertex changed so far is in it.
-            let exact_so_far =
-                !self.changed_vertices.is_empty() || !self.touches_values(EditTarget::Vertex);
             let count = self.changed_vertices.len() + sorted.len();
-            if exact_so_far && count <= Self::MAX_EXACT {
+            if self.vertex_list_exact() && count <= Self::MAX_EXACT {
                 self.changed_vertices.extend_from_slice(&sorted);
                 self.changed_vertices.sort_unstable();
                 self.changed_vertices.dedup();
@@ -381,10 +385,8 @@ impl Touched {
         self.vertex_uvs_only = uvs_only(self) && uvs_only(&other) && any_vertices;
         // The vertex lists add up where each side's is exact (or it changed no vertex values).
         // (Renumbered vertices make an earlier list's indices stale.)
-        let exact = |t: &Touched| {
-            (!t.changed_vertices.is_empty() || !t.touches_values(EditTarget::Vertex))
-                && !t.structure.contains(&ElementKind::Vertex)
-        };
+        let exact =
+            |t: &Touched| t.vertex_list_exact() && !t.structure.contains(&ElementKind::Vertex);
         if exact(self)
             && exact(&other)
             && self.changed_vertices.len() + other.changed_vertices.len() <= Self::MAX_EXACT

@@ -126,24 +126,20 @@ impl Dirty {
             if touched.structure_changed() || changed == Reads::EVERYTHING {
                 return None;
             }
-            if !touched.changed_vertices.is_empty() {
-                // Exactly the vertices the edit changed (its ranges may cover far more).
-                dirty.vertices.extend(
-                    touched
-                        .changed_vertices
-                        .iter()
-                        .map(|&v| v as usize..v as usize + 1),
-                );
+            // Exactly the vertices the edit changed where it listed them (a field edit, a
+            // weight brush): its ranges may cover far more.
+            let listed = if !touched.changed_vertices.is_empty() {
+                Some(&touched.changed_vertices)
             } else if touched.vertex_weights_only && !touched.weighted_vertices.is_empty() {
-                // Exactly the vertices a weight brush changed (the ranges may cover more).
-                dirty.vertices.extend(
-                    touched
-                        .weighted_vertices
-                        .iter()
-                        .map(|&v| v as usize..v as usize + 1),
-                );
+                Some(&touched.weighted_vertices)
             } else {
-                dirty.vertices.extend(touched.ranges(EditTarget::Vertex));
+                None
+            };
+            match listed {
+                Some(list) => dirty
+                    .vertices
+                    .extend(list.iter().map(|&v| v as usize..v as usize + 1)),
+                None => dirty.vertices.extend(touched.ranges(EditTarget::Vertex)),
             }
             dirty.faces.extend(touched.ranges(EditTarget::Face));
         }
