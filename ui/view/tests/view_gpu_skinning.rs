@@ -263,7 +263,6 @@ fn gpu_skinning_matches_the_pose_engine_on_corpus_sdef_and_qdef_files() {
     });
 }
 
-/// Pixels that differ by more than 2 in any channel.
 /// The generated textured model (a texture per material) and its evaluation in
 /// [`busy_pose`].
 fn posed_textured_model() -> (Document, PoseEvaluator) {
@@ -275,6 +274,7 @@ fn posed_textured_model() -> (Document, PoseEvaluator) {
     (document, evaluator)
 }
 
+/// Pixels that differ by more than 2 in any channel.
 fn differing(a: &image::RgbaImage, b: &image::RgbaImage) -> usize {
     a.pixels()
         .zip(b.pixels())
