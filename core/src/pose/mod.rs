@@ -30,11 +30,11 @@ mod tests;
 
 pub use bone::{ManipulationFrame, Skeleton, Transform, deform_order, scale_rotation};
 pub use morph::{
-    MaterialMorphState, MaterialValues, MorphEvaluator, MorphedMaterial, RigidBodyImpulse,
-    TextureTint, flip_index,
+    MaterialMorphState, MaterialValues, MorphEvaluator, MorphSnapshot, MorphedMaterial,
+    RigidBodyImpulse, TextureTint, flip_index,
 };
 pub use rest::{PoseAsRest, apply_pose_as_rest, pose_as_bone_morph, pose_as_rest};
-pub use skin::{Kind as WeightKind, PackedWeight, Skinner, packed_weight};
+pub use skin::{Kind as WeightKind, PackedWeight, SkinJob, Skinner, packed_weight};
 
 use crate::model::{BoneIdx, Model, MorphIdx};
 use glam::{Quat, Vec2, Vec3, Vec4};
@@ -262,6 +262,16 @@ impl PoseEvaluator {
         self.evaluate_bones(model, pose)?;
         self.skinner.skin_all(self.morphs.positions());
         Ok(())
+    }
+
+    /// The skinning of the last evaluation (bones and morphs: [`PoseEvaluator::evaluate_bones`]
+    /// or more) as a job to run when the vertices are needed, if ever. Cheap: the per-vertex
+    /// data is shared, the bone transforms and morph weights copied. Its output equals what
+    /// [`PoseEvaluator::evaluate`] leaves in [`PoseEvaluator::positions`] and
+    /// [`PoseEvaluator::normals`], bit for bit.
+    #[must_use]
+    pub fn skin_job(&self) -> SkinJob {
+        self.skinner.job(self.morphs.snapshot())
     }
 
     /// Morphs and bones, then skinning of `vertices` only (written into the full output

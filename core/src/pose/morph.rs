@@ -210,6 +210,22 @@ impl<'a> MorphedPositions<'a> {
     }
 }
 
+/// One frame's [`MorphedPositions`], owned: see [`MorphEvaluator::snapshot`].
+#[derive(Debug, Clone)]
+pub struct MorphSnapshot {
+    rest: std::sync::Arc<[Vec3]>,
+    table: std::sync::Arc<VertexMorphTable>,
+    weights: Vec<f32>,
+}
+
+impl MorphSnapshot {
+    /// The morphed positions, as the evaluation they were taken from gave them.
+    #[must_use]
+    pub fn positions(&self) -> MorphedPositions<'_> {
+        MorphedPositions::new(&self.rest, &self.table, &self.weights)
+    }
+}
+
 /// The material values a material morph changes, as one set (the multiply set starts at 1,
 /// the add set at 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -415,8 +431,9 @@ pub fn flip_index(count: usize, value: f32) -> Option<usize> {
 #[derive(Debug, Clone)]
 pub struct MorphEvaluator {
     values: Vec<f32>,
-    rest_positions: Vec<Vec3>,
-    vertex_table: VertexMorphTable,
+    /// Shared with the [`MorphSnapshot`]s taken for skinning later: built once per model.
+    rest_positions: std::sync::Arc<[Vec3]>,
+    vertex_table: std::sync::Arc<VertexMorphTable>,
     /// Total weight each vertex and UV morph gets this frame (its value plus what groups add).
     weights: Vec<f32>,
     uvs: UvChannel<Vec2>,
@@ -428,7 +445,7 @@ pub struct MorphEvaluator {
 impl MorphEvaluator {
     #[must_use]
     pub fn new(model: &Model) -> Self {
-        let positions = model
+        let positions: std::sync::Arc<[Vec3]> = model
             .vertices
             .iter()
             .map(|v| Vec3::from(v.position))
@@ -475,7 +492,7 @@ impl MorphEvaluator {
         Self {
             values: vec![0.0; model.morphs.len()],
             rest_positions: positions,
-            vertex_table: VertexMorphTable::new(model),
+            vertex_table: std::sync::Arc::new(VertexMorphTable::new(model)),
             weights: vec![0.0; model.morphs.len()],
             uvs,
             additional_uvs,
@@ -651,6 +668,18 @@ impl MorphEvaluator {
             rest: &self.rest_positions,
             table: &self.vertex_table,
             weights: &self.weights,
+        }
+    }
+
+    /// This frame's morphed positions as a value of their own, for skinning them later
+    /// ([`super::SkinJob`]): the rest positions and offsets are shared, the morph weights
+    /// copied.
+    #[must_use]
+    pub fn snapshot(&self) -> MorphSnapshot {
+        MorphSnapshot {
+            rest: std::sync::Arc::clone(&self.rest_positions),
+            table: std::sync::Arc::clone(&self.vertex_table),
+            weights: self.weights.clone(),
         }
     }
 

@@ -6,6 +6,7 @@ use super::morph::MorphedPositions;
 use crate::model::{Model, Weight};
 use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// Vertices per parallel task: large enough to amortise scheduling, small enough to balance
 /// two to many cores and for a task's vertices to stay in cache while it goes over them once
@@ -75,10 +76,11 @@ fn dual_quaternion(matrix: &Affine3A, rotation: Quat) -> (Quat, Quat) {
     (rotation, dual)
 }
 
-/// Deforms vertices by the skeleton. Holds the packed weights and the output buffers, which it
-/// reuses every frame.
+/// What skinning reads of each vertex, made once per model: the packed weights and the rest
+/// normals. Shared (not copied) between the [`Skinner`] and the [`SkinJob`]s taken from it;
+/// a weight edit copies it only while a job that has not run still holds it.
 #[derive(Debug, Clone)]
-pub struct Skinner {
+struct SkinData {
     kinds: Vec<Kind>,
     influences: Vec<Influences>,
     sdef: Vec<SdefParams>,
@@ -87,12 +89,161 @@ pub struct Skinner {
     chunk_order: Vec<u16>,
     /// ...and where each kind starts in them (`NUM_KINDS + 1` bounds).
     chunk_kinds: Vec<[u16; NUM_KINDS + 1]>,
-    bones: BoneData,
     has_qdef: bool,
+}
+
+impl SkinData {
+    fn context<'a>(&'a self, bones: &'a BoneData, positions: MorphedPositions<'a>) -> Context<'a> {
+        Context {
+            kinds: &self.kinds,
+            influences: &self.influences,
+            sdef: &self.sdef,
+            bones,
+            positions,
+            normals: &self.rest_normals,
+        }
+    }
+
+    /// Skins every vertex from `positions` into the outputs (as long as the vertex list;
+    /// otherwise nothing is written).
+    fn skin_all_into(
+        &self,
+        bones: &BoneData,
+        positions: MorphedPositions<'_>,
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) {
+        let count = self.kinds.len();
+        if positions.len() != count || out_positions.len() != count || out_normals.len() != count {
+            return;
+        }
+        let context = self.context(bones, positions);
+        let order = &self.chunk_order;
+        let bounds = &self.chunk_kinds;
+        out_positions
+            .par_chunks_mut(CHUNK)
+            .zip(out_normals.par_chunks_mut(CHUNK))
+            .enumerate()
+            .for_each(|(chunk, (out_positions, out_normals))| {
+                let base = chunk * CHUNK;
+                let order = &order[base..base + out_positions.len()];
+                let bounds = &bounds[chunk];
+                let span = |k: usize| &order[bounds[k] as usize..bounds[k + 1] as usize];
+                let (p, n) = (&mut *out_positions, &mut *out_normals);
+                skin_span(span(0), base, p, n, |v| context.bdef1(v));
+                skin_span(span(1), base, p, n, |v| context.bdef2(v));
+                skin_span(span(2), base, p, n, |v| context.bdef4(v));
+                skin_span(span(3), base, p, n, |v| context.sdef(v));
+                skin_span(span(4), base, p, n, |v| context.qdef(v));
+            });
+    }
+
+    /// Skins `vertices` into outputs parallel to them (indices past the end are skipped).
+    fn skin_vertices_into(
+        &self,
+        bones: &BoneData,
+        vertices: &[u32],
+        positions: MorphedPositions<'_>,
+        out_positions: &mut [Vec3],
+        out_normals: &mut [Vec3],
+    ) {
+        if positions.len() != self.kinds.len() {
+            return;
+        }
+        let context = self.context(bones, positions);
+        let len = vertices
+            .len()
+            .min(out_positions.len())
+            .min(out_normals.len());
+        vertices[..len]
+            .par_chunks(CHUNK)
+            .zip(out_positions[..len].par_chunks_mut(CHUNK))
+            .zip(out_normals[..len].par_chunks_mut(CHUNK))
+            .for_each(|((indices, out_positions), out_normals)| {
+                for ((&v, out_position), out_normal) in
+                    indices.iter().zip(out_positions).zip(out_normals)
+                {
+                    if (v as usize) < context.kinds.len() {
+                        let (p, n) = context.skin(v as usize);
+                        *out_position = p.into();
+                        *out_normal = n.into();
+                    }
+                }
+            });
+    }
+}
+
+/// Deforms vertices by the skeleton. Holds the packed weights and the output buffers, which it
+/// reuses every frame.
+#[derive(Debug, Clone)]
+pub struct Skinner {
+    data: Arc<SkinData>,
+    bones: BoneData,
     positions: Vec<Vec3>,
     normals: Vec<Vec3>,
     subset_positions: Vec<Vec3>,
     subset_normals: Vec<Vec3>,
+}
+
+/// One evaluation's skinning, taken apart from the evaluator ([`PoseEvaluator::skin_job`]):
+/// the packed weights (shared), this frame's bone transforms and vertex morph weights
+/// (copied: a few kilobytes). Skins the vertices when, and only if, they are asked for: the
+/// 3D view skins on the GPU, so the CPU's posed vertices are made only for what picks or
+/// draws overlays on them.
+///
+/// [`PoseEvaluator::skin_job`]: super::PoseEvaluator::skin_job
+#[derive(Debug, Clone)]
+pub struct SkinJob {
+    data: Arc<SkinData>,
+    bones: BoneData,
+    morphs: super::morph::MorphSnapshot,
+}
+
+impl SkinJob {
+    /// How many vertices the job skins.
+    #[must_use]
+    pub fn vertex_count(&self) -> usize {
+        self.data.kinds.len()
+    }
+
+    /// Every vertex's skinned position and normal, written into `positions` and `normals`
+    /// (resized to the vertex count; pass last frame's lists to reuse their memory). The
+    /// same values, bit for bit, as [`Skinner::skin_all`] of the evaluation the job was taken
+    /// from.
+    pub fn skin_all_into(&self, positions: &mut Vec<Vec3>, normals: &mut Vec<Vec3>) {
+        let count = self.vertex_count();
+        positions.resize(count, Vec3::ZERO);
+        normals.resize(count, Vec3::ZERO);
+        self.data
+            .skin_all_into(&self.bones, self.morphs.positions(), positions, normals);
+    }
+
+    /// Skins only `vertices` (sorted or not; past the end: skipped) and writes each at its
+    /// index in `positions` and `normals` (every vertex's lists), leaving the others.
+    pub fn skin_vertices_in_place(
+        &self,
+        vertices: &[u32],
+        positions: &mut [Vec3],
+        normals: &mut [Vec3],
+    ) {
+        let mut subset_positions = vec![Vec3::ZERO; vertices.len()];
+        let mut subset_normals = vec![Vec3::ZERO; vertices.len()];
+        self.data.skin_vertices_into(
+            &self.bones,
+            vertices,
+            self.morphs.positions(),
+            &mut subset_positions,
+            &mut subset_normals,
+        );
+        for ((&v, p), n) in vertices.iter().zip(subset_positions).zip(subset_normals) {
+            if let (Some(position), Some(normal)) =
+                (positions.get_mut(v as usize), normals.get_mut(v as usize))
+            {
+                *position = p;
+                *normal = n;
+            }
+        }
+    }
 }
 
 impl Skinner {
@@ -129,19 +280,21 @@ impl Skinner {
             chunk_kinds.push(order_by_kind(chunk, &mut chunk_order[base..]));
         }
         Self {
-            chunk_order,
-            chunk_kinds,
-            kinds,
-            influences,
-            sdef,
-            normals: rest_normals.clone(),
-            rest_normals,
+            data: Arc::new(SkinData {
+                chunk_order,
+                chunk_kinds,
+                kinds,
+                influences,
+                sdef,
+                rest_normals: rest_normals.clone(),
+                has_qdef,
+            }),
+            normals: rest_normals,
             bones: BoneData {
                 matrices: vec![Affine3A::IDENTITY; num_bones + 1],
                 rotations: vec![Quat::IDENTITY; num_bones + 1],
                 duals: vec![(Quat::IDENTITY, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)); num_bones + 1],
             },
-            has_qdef,
             positions,
             subset_positions: Vec::new(),
             subset_normals: Vec::new(),
@@ -161,36 +314,38 @@ impl Skinner {
         positions: MorphedPositions<'_>,
     ) {
         let num_bones = self.bones.matrices.len().saturating_sub(1);
+        // Copies the data only if a job taken before the edit still holds it.
+        let data = Arc::make_mut(&mut self.data);
         let mut chunks: Vec<usize> = Vec::new();
         for &v in vertices {
             let v = v as usize;
-            let (Some(vertex), Some(kind)) = (model.vertices.get(v), self.kinds.get(v)) else {
+            let (Some(vertex), Some(kind)) = (model.vertices.get(v), data.kinds.get(v)) else {
                 continue;
             };
             // An SDEF vertex that stays SDEF keeps its slot; one that leaves it leaves the
             // slot unused (a new skinner would not have it; nothing reads it).
-            let own_slot = (*kind == Kind::Sdef).then_some(self.influences[v].bones[2]);
-            let (new_kind, packed) = pack(&vertex.weight, num_bones, own_slot, &mut self.sdef);
-            if new_kind == Kind::Qdef && !self.has_qdef {
+            let own_slot = (*kind == Kind::Sdef).then_some(data.influences[v].bones[2]);
+            let (new_kind, packed) = pack(&vertex.weight, num_bones, own_slot, &mut data.sdef);
+            if new_kind == Kind::Qdef && !data.has_qdef {
                 // The first QDEF vertex: the bones' dual quaternions are needed from now on.
-                self.has_qdef = true;
+                data.has_qdef = true;
                 self.bones.refresh_duals();
             }
             if new_kind != *kind {
-                self.kinds[v] = new_kind;
+                data.kinds[v] = new_kind;
                 if chunks.last() != Some(&(v / CHUNK)) {
                     chunks.push(v / CHUNK);
                 }
             }
-            self.influences[v] = packed;
+            data.influences[v] = packed;
         }
         chunks.sort_unstable();
         chunks.dedup();
         for chunk in chunks {
             let base = chunk * CHUNK;
-            let end = (base + CHUNK).min(self.kinds.len());
-            self.chunk_kinds[chunk] =
-                order_by_kind(&self.kinds[base..end], &mut self.chunk_order[base..end]);
+            let end = (base + CHUNK).min(data.kinds.len());
+            data.chunk_kinds[chunk] =
+                order_by_kind(&data.kinds[base..end], &mut data.chunk_order[base..end]);
         }
         self.update_vertices(vertices, positions);
     }
@@ -204,53 +359,20 @@ impl Skinner {
             self.bones.matrices[i] = *matrix;
             let rotation = globals.get(i).map_or(Quat::IDENTITY, |g| g.rotation);
             self.bones.rotations[i] = rotation;
-            if self.has_qdef {
+            if self.data.has_qdef {
                 self.bones.duals[i] = dual_quaternion(matrix, rotation);
             }
         }
     }
 
-    fn context<'a>(&'a self, positions: MorphedPositions<'a>) -> Context<'a> {
-        Context {
-            kinds: &self.kinds,
-            influences: &self.influences,
-            sdef: &self.sdef,
-            bones: &self.bones,
-            positions,
-            normals: &self.rest_normals,
-        }
-    }
-
     /// Skins every vertex from `positions` (rest positions with vertex morphs applied).
     pub fn skin_all(&mut self, positions: MorphedPositions<'_>) {
-        if positions.len() != self.kinds.len() {
-            return;
-        }
-        let mut out_positions = std::mem::take(&mut self.positions);
-        let mut out_normals = std::mem::take(&mut self.normals);
-        {
-            let context = self.context(positions);
-            let order = &self.chunk_order;
-            let bounds = &self.chunk_kinds;
-            out_positions
-                .par_chunks_mut(CHUNK)
-                .zip(out_normals.par_chunks_mut(CHUNK))
-                .enumerate()
-                .for_each(|(chunk, (out_positions, out_normals))| {
-                    let base = chunk * CHUNK;
-                    let order = &order[base..base + out_positions.len()];
-                    let bounds = &bounds[chunk];
-                    let span = |k: usize| &order[bounds[k] as usize..bounds[k + 1] as usize];
-                    let (p, n) = (&mut *out_positions, &mut *out_normals);
-                    skin_span(span(0), base, p, n, |v| context.bdef1(v));
-                    skin_span(span(1), base, p, n, |v| context.bdef2(v));
-                    skin_span(span(2), base, p, n, |v| context.bdef4(v));
-                    skin_span(span(3), base, p, n, |v| context.sdef(v));
-                    skin_span(span(4), base, p, n, |v| context.qdef(v));
-                });
-        }
-        self.positions = out_positions;
-        self.normals = out_normals;
+        self.data.skin_all_into(
+            &self.bones,
+            positions,
+            &mut self.positions,
+            &mut self.normals,
+        );
     }
 
     /// Skins only `vertices` (for the preview, when a few bones or morphs changed) into
@@ -263,29 +385,18 @@ impl Skinner {
         out_positions: &mut [Vec3],
         out_normals: &mut [Vec3],
     ) {
-        if positions.len() != self.kinds.len() {
-            return;
+        self.data
+            .skin_vertices_into(&self.bones, vertices, positions, out_positions, out_normals);
+    }
+
+    /// This frame's skinning as a job of its own, to be run later or never (see [`SkinJob`]).
+    #[must_use]
+    pub fn job(&self, morphs: super::morph::MorphSnapshot) -> SkinJob {
+        SkinJob {
+            data: Arc::clone(&self.data),
+            bones: self.bones.clone(),
+            morphs,
         }
-        let context = self.context(positions);
-        let len = vertices
-            .len()
-            .min(out_positions.len())
-            .min(out_normals.len());
-        vertices[..len]
-            .par_chunks(CHUNK)
-            .zip(out_positions[..len].par_chunks_mut(CHUNK))
-            .zip(out_normals[..len].par_chunks_mut(CHUNK))
-            .for_each(|((indices, out_positions), out_normals)| {
-                for ((&v, out_position), out_normal) in
-                    indices.iter().zip(out_positions).zip(out_normals)
-                {
-                    if (v as usize) < context.kinds.len() {
-                        let (p, n) = context.skin(v as usize);
-                        *out_position = p.into();
-                        *out_normal = n.into();
-                    }
-                }
-            });
     }
 
     /// Skins only `vertices` and writes them into the full output buffers
@@ -318,11 +429,13 @@ impl Skinner {
         position: Vec3,
         normal: Vec3,
     ) -> Option<(Vec3, Vec3)> {
-        if vertex >= self.kinds.len() {
+        if vertex >= self.data.kinds.len() {
             return None;
         }
         let no_morphs = super::morph::VertexMorphTable::default();
-        let context = self.context(MorphedPositions::new(&[], &no_morphs, &[]));
+        let context = self
+            .data
+            .context(&self.bones, MorphedPositions::new(&[], &no_morphs, &[]));
         let (p, n) = context.skin_point(vertex, position.into(), normal.into());
         Some((p.into(), n.into()))
     }
@@ -356,7 +469,7 @@ impl Skinner {
     #[must_use]
     pub fn unit_normal(&self, vertex: usize) -> Option<Vec3> {
         let normal = *self.normals.get(vertex)?;
-        Some(normal.normalize_or(self.rest_normals[vertex]))
+        Some(normal.normalize_or(self.data.rest_normals[vertex]))
     }
 
     /// The vertices whose weights refer to any bone for which `moved(bone)` is true (a
@@ -364,7 +477,13 @@ impl Skinner {
     pub fn vertices_using_bones(&self, moved: impl Fn(usize) -> bool, out: &mut Vec<u32>) {
         out.clear();
         let num_bones = self.bones.matrices.len().saturating_sub(1);
-        for (v, (kind, influences)) in self.kinds.iter().zip(&self.influences).enumerate() {
+        for (v, (kind, influences)) in self
+            .data
+            .kinds
+            .iter()
+            .zip(&self.data.influences)
+            .enumerate()
+        {
             let used = match kind {
                 Kind::Bdef1 => 1,
                 Kind::Bdef2 | Kind::Sdef => 2,

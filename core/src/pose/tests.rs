@@ -1257,9 +1257,33 @@ fn check_weight_updates(mut model: Model) {
             let old = model.vertices[v].weight.clone();
             model.vertices[v].weight = changed_weight(v + round as usize, &old, num_bones);
         }
+        // A job taken before the edit keeps skinning the weights it was taken with.
+        let (positions_before, normals_before) =
+            (evaluator.positions().to_vec(), evaluator.normals().to_vec());
+        let job_before = evaluator.skin_job();
         assert_eq!(evaluator.update_weights(&model, &changed), Ok(()));
         let mut fresh = PoseEvaluator::new(&model);
         assert_eq!(fresh.evaluate(&model, &pose), Ok(()));
+        let (mut positions, mut normals) = (Vec::new(), Vec::new());
+        job_before.skin_all_into(&mut positions, &mut normals);
+        assert_eq!(
+            positions, positions_before,
+            "round {round}: the earlier job"
+        );
+        assert_eq!(normals, normals_before, "round {round}: the earlier job");
+        // A job taken after it skins the new weights, whole or only the changed vertices
+        // over the earlier output.
+        let job_after = evaluator.skin_job();
+        job_after.skin_vertices_in_place(&changed, &mut positions, &mut normals);
+        assert_eq!(
+            positions,
+            fresh.positions(),
+            "round {round}: changed vertices"
+        );
+        assert_eq!(normals, fresh.normals(), "round {round}: changed vertices");
+        job_after.skin_all_into(&mut positions, &mut normals);
+        assert_eq!(positions, fresh.positions(), "round {round}: the later job");
+        assert_eq!(normals, fresh.normals(), "round {round}: the later job");
         for v in 0..model.vertices.len() {
             assert_eq!(
                 evaluator.positions()[v].to_array().map(f32::to_bits),
@@ -1273,10 +1297,21 @@ fn check_weight_updates(mut model: Model) {
                 "round {round}: normal of vertex {v}"
             );
         }
-        // The next frame skins everything from the new weights too.
+        // The next frame skins everything from the new weights too, and a job taken after
+        // only the bones and morphs were evaluated skins them as the whole evaluation does.
         pose.bones[1].rotation = Quat::from_rotation_z(0.1 * round as f32);
+        assert_eq!(evaluator.evaluate_bones(&model, &pose), Ok(()));
+        evaluator
+            .skin_job()
+            .skin_all_into(&mut positions, &mut normals);
         assert_eq!(evaluator.evaluate(&model, &pose), Ok(()));
         assert_eq!(fresh.evaluate(&model, &pose), Ok(()));
+        assert_eq!(
+            positions,
+            fresh.positions(),
+            "round {round}: bones-only job"
+        );
+        assert_eq!(normals, fresh.normals(), "round {round}: bones-only job");
         assert_eq!(evaluator.positions(), fresh.positions(), "round {round}");
         assert_eq!(evaluator.normals(), fresh.normals(), "round {round}");
     }
