@@ -701,7 +701,12 @@ fn posing_changes_nothing_until_applied_as_rest_or_saved_as_a_bone_morph() {
     }
     harness.run_ok();
     // Posed and evaluated, but the document is untouched.
-    let posed = harness.state().pose.deformed_positions().unwrap().to_vec();
+    let posed = harness
+        .state_mut()
+        .pose
+        .deformed_positions()
+        .unwrap()
+        .to_vec();
     assert_eq!(posed.len(), original.vertices.len());
     assert!(
         posed
@@ -815,7 +820,7 @@ fn pose_pane_scrubs_a_vmd_motion() {
     let moving = (1..=last).find(|&f| at(&mut harness, f as f32) != start);
     let moving = moving.unwrap_or_else(|| panic!("the nod moves within its {last} frames"));
     at(&mut harness, moving as f32);
-    assert!(harness.state().pose.deformed_positions().is_some());
+    assert!(harness.state_mut().pose.deformed_positions().is_some());
     assert!(!document(&harness).is_dirty());
 }
 

@@ -241,10 +241,15 @@ fn a_corpus_motion_puts_the_bone_heads_where_the_skinned_mesh_is() {
         };
         assert_eq!(drawn_points(&harness), heads, "frame {frame}");
         harness.run_ok();
-        let editor = harness.state();
-        let Some(positions) = editor.pose.deformed_positions() else {
+        let Some(positions) = harness
+            .state_mut()
+            .pose
+            .deformed_positions()
+            .map(<[Vec3]>::to_vec)
+        else {
             continue;
         };
+        let editor = harness.state();
         posed_frames += 1;
         let globals = editor.pose.evaluated().unwrap().skeleton.globals();
         let mut checked = 0;

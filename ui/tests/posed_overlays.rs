@@ -2,7 +2,8 @@
 //! selected vertices and the normals are drawn where the skinned mesh has them, the weight
 //! colours ride on the deformed mesh, the gizmo sits at the posed selection's centre, and
 //! vertices are picked (click and rectangle) where they are drawn. At rest everything is where
-//! it was. Posing never changes the document.
+//! it was. Posing never changes the document. The GPU skins the mesh: the CPU skins a pose's
+//! vertices only when a pick, a brush or a vertex overlay needs them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -11,6 +12,7 @@ use glam::{Vec2, Vec3};
 use pmx_core::model::{
     Bone, BoneFlags, BoneIdx, ElementKind, Material, Model, Vertex, VertexIdx, Weight,
 };
+use pmx_core::pose::PoseEvaluator;
 use pmx_scene::frame::Upload;
 use pmx_scene::mesh::VertexPatch;
 use pmx_scene::overlay::OverlayGeometry;
@@ -53,8 +55,8 @@ fn drawn_points(harness: &Harness<'_, EditorState>) -> Vec<Vec3> {
 
 /// The vertex positions the view's mesh shows now (model space): the pose's skinned ones, or
 /// the model's at rest.
-fn shown_positions(harness: &Harness<'_, EditorState>) -> Vec<Vec3> {
-    let editor = harness.state();
+fn shown_positions(harness: &mut Harness<'_, EditorState>) -> Vec<Vec3> {
+    let editor = harness.state_mut();
     match editor.pose.deformed_positions() {
         Some(posed) => posed.to_vec(),
         None => editor
@@ -214,7 +216,7 @@ fn selected_vertices_normals_weights_gizmo_and_picking_follow_a_posed_arm() {
     }
     let selected = [1, 3, 5];
     select_vertices(&mut harness, &selected);
-    let rest: Vec<Vec3> = shown_positions(&harness);
+    let rest: Vec<Vec3> = shown_positions(&mut harness);
     let rest_points: Vec<Vec3> = selected.iter().map(|&i| world(rest[i])).collect();
     assert_eq!(drawn_points(&harness), rest_points);
     let rest_pivot = harness
@@ -233,7 +235,7 @@ fn selected_vertices_normals_weights_gizmo_and_picking_follow_a_posed_arm() {
         .pose
         .set_bone_rotation(&original, 0, Vec3::new(0.0, 0.0, 90.0));
     harness.run_ok();
-    let posed = shown_positions(&harness);
+    let posed = shown_positions(&mut harness);
     assert!(
         posed[3].distance(rest[3]) > 5.0,
         "the forearm moved: {}",
@@ -252,7 +254,14 @@ fn selected_vertices_normals_weights_gizmo_and_picking_follow_a_posed_arm() {
     }
     // Normals start at the posed vertices and turn with them (the grid is off: only they are
     // depth lines).
-    let evaluated_normals: Vec<Vec3> = harness.state().pose.evaluated().unwrap().normals().to_vec();
+    let evaluated_normals: Vec<Vec3> = harness
+        .state_mut()
+        .pose
+        .share_posed_vertices(None)
+        .unwrap()
+        .get()
+        .normals
+        .clone();
     let lines = drawn_overlay(&harness).depth_lines;
     assert_eq!(lines.len(), 2 * original.vertices.len());
     for (index, pair) in lines.chunks(2).enumerate() {
@@ -404,6 +413,74 @@ fn selected_vertices_normals_weights_gizmo_and_picking_follow_a_posed_arm() {
     assert!(document(&harness).history.is_empty());
 }
 
+/// The vertices of `harness`'s pose as a new pose engine skins them (model space), apart
+/// from the editor (asking the editor would skin them there).
+fn engine_positions(harness: &Harness<'_, EditorState>, model: &Model) -> Vec<Vec3> {
+    let mut engine = PoseEvaluator::new(model);
+    engine
+        .evaluate(model, &harness.state().pose.pose)
+        .expect("the pose fits");
+    engine.positions().to_vec()
+}
+
+#[test]
+fn a_pose_skins_no_vertices_on_the_cpu_until_a_click_or_an_overlay_needs_them() {
+    let original = arm();
+    let mut harness = harness_with(original.clone(), Language::English);
+    {
+        let view = &mut harness.state_mut().view;
+        view.layers.grid = false;
+        view.layers.normals = false;
+        view.gizmo.mode = GizmoMode::Off;
+        view.camera.frame(Vec3::new(-3.5, 13.0, 0.0), 9.0);
+    }
+    select_vertices(&mut harness, &[]);
+    tab(&mut harness, "Pose");
+    let turn = |harness: &mut Harness<'_, EditorState>, degrees: f32| {
+        harness
+            .state_mut()
+            .pose
+            .set_bone_rotation(&original, 0, Vec3::new(0.0, 0.0, degrees));
+        harness.run_ok();
+    };
+    turn(&mut harness, 90.0);
+    assert_eq!(
+        harness.state().view.posed_vertices_made(),
+        Some(false),
+        "posed, and nothing skinned on the CPU"
+    );
+    // The pointer moving over the view skins nothing either.
+    let posed = engine_positions(&harness, &original);
+    let over_forearm = screen_point(&harness, world(posed[3]));
+    harness.event(egui::Event::PointerMoved(
+        over_forearm + egui::vec2(40.0, 0.0),
+    ));
+    harness.run_ok();
+    assert_eq!(harness.state().view.posed_vertices_made(), Some(false));
+    // A click picks the vertex where the posed mesh draws it: skinned for the pick.
+    click_in_view(&mut harness, world(posed[3]));
+    assert_eq!(selected_vertices(&harness), vec![3]);
+    assert_eq!(harness.state().view.posed_vertices_made(), Some(true));
+    // With a vertex selected, its overlay needs the vertices of every new pose.
+    turn(&mut harness, 60.0);
+    assert_eq!(harness.state().view.posed_vertices_made(), Some(true));
+    let posed = engine_positions(&harness, &original);
+    let points = drawn_points(&harness);
+    assert_eq!(points.len(), 1);
+    assert!(
+        points[0].distance(world(posed[3])) < 1e-5,
+        "the selected vertex is drawn at {}, the pose engine has it at {}",
+        points[0],
+        world(posed[3])
+    );
+    // Nothing selected, no normals: the next pose is skinned on the GPU only again.
+    select_vertices(&mut harness, &[]);
+    turn(&mut harness, 30.0);
+    assert_eq!(harness.state().view.posed_vertices_made(), Some(false));
+    assert!(document(&harness).model == original);
+    assert!(document(&harness).history.is_empty());
+}
+
 #[test]
 fn a_corpus_motion_draws_the_selected_vertices_and_the_pivot_on_the_skinned_mesh() {
     let Some((original, motion_path)) = gene_and_nod_motion() else {
@@ -421,8 +498,8 @@ fn a_corpus_motion_draws_the_selected_vertices_and_the_pivot_on_the_skinned_mesh
         harness.state_mut().pose.set_frame(frame as f32);
         // One frame: what is painted with this frame's mesh comes from the same pose.
         harness.step();
-        let shown = shown_positions(&harness);
-        if harness.state().pose.deformed_positions().is_some() {
+        let shown = shown_positions(&mut harness);
+        if harness.state_mut().pose.deformed_positions().is_some() {
             posed_frames += 1;
         }
         let expected: Vec<Vec3> = selected.iter().map(|&i| world(shown[i])).collect();

@@ -275,11 +275,10 @@ fn painting_the_bent_elbow_of_gene_lands_on_the_posed_arm_and_re_deforms_it() {
     // Picked on the posed mesh: the painted vertices are drawn near the bent forearm's
     // point, not where the forearm is at rest.
     let posed: Vec<Vec3> = harness
-        .state()
+        .state_mut()
         .pose
-        .evaluated()
+        .deformed_positions()
         .unwrap()
-        .positions()
         .to_vec();
     let target_model = Vec3::new(target.x, target.y, -target.z);
     let rest_target = rest_elbow + (rest_wrist - rest_elbow) * 0.3;
@@ -361,11 +360,10 @@ fn painting_the_bent_elbow_of_gene_lands_on_the_posed_arm_and_re_deforms_it() {
         "undo gives back exactly"
     );
     let restored: Vec<Vec3> = harness
-        .state()
+        .state_mut()
         .pose
-        .evaluated()
+        .deformed_positions()
         .unwrap()
-        .positions()
         .to_vec();
     let mut fresh = PoseEvaluator::new(&original);
     fresh

@@ -7,6 +7,8 @@ use crate::camera::to_world;
 use crate::pick::{Shape, Solid};
 use glam::{Quat, Vec3};
 use pmx_core::model::{Bone, BoneFlags, Model, RigidBody, RigidMode, RigidShape, Weight};
+use pmx_core::pose::SkinJob;
+use std::sync::{Mutex, OnceLock};
 
 /// A coloured vertex (world position, linear RGBA).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -586,6 +588,87 @@ impl PosedVertices {
     #[must_use]
     pub fn fits(&self, model: &Model) -> bool {
         self.positions.len() == model.vertices.len() && self.normals.len() == model.vertices.len()
+    }
+}
+
+/// A pose's [`PosedVertices`], skinned on the CPU the first time something asks for them (a
+/// pick, a brush, an overlay on vertices) and never otherwise: the view's mesh is skinned on
+/// the GPU, so a motion playing under no vertex overlay costs no CPU skinning at all. Holds
+/// the evaluation's [`SkinJob`] until then, which gives the same vertices, bit for bit, as
+/// skinning at once would have.
+#[derive(Debug)]
+pub struct LazyPosedVertices {
+    vertex_count: usize,
+    made: OnceLock<PosedVertices>,
+    /// The skinning to run when first asked, and the lists to run it into (last frame's,
+    /// reused); taken then.
+    job: Mutex<Option<(SkinJob, PosedVertices)>>,
+}
+
+impl LazyPosedVertices {
+    /// Vertices `job` skins into `lists` (any length: resized; pass the lists of an earlier
+    /// frame to reuse their memory) when first asked for.
+    #[must_use]
+    pub fn new(job: SkinJob, lists: PosedVertices) -> Self {
+        Self {
+            vertex_count: job.vertex_count(),
+            made: OnceLock::new(),
+            job: Mutex::new(Some((job, lists))),
+        }
+    }
+
+    /// Vertices already skinned.
+    #[must_use]
+    pub fn made(posed: PosedVertices) -> Self {
+        Self {
+            vertex_count: posed.positions.len(),
+            made: OnceLock::from(posed),
+            job: Mutex::new(None),
+        }
+    }
+
+    /// How many vertices the pose has (known without skinning them).
+    #[must_use]
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_count
+    }
+
+    /// Whether the vertices have been skinned.
+    #[must_use]
+    pub fn is_made(&self) -> bool {
+        self.made.get().is_some()
+    }
+
+    /// The posed vertices, skinned now if this is the first time they are asked for.
+    pub fn get(&self) -> &PosedVertices {
+        self.made.get_or_init(|| {
+            let taken = match self.job.lock() {
+                Ok(mut job) => job.take(),
+                Err(poisoned) => poisoned.into_inner().take(),
+            };
+            // Without a job (a skinning that panicked) the lists are empty, which no model
+            // fits: the view then shows the vertices at rest rather than anything wrong.
+            taken.map_or_else(PosedVertices::default, |(job, mut lists)| {
+                job.skin_all_into(&mut lists.positions, &mut lists.normals);
+                lists
+            })
+        })
+    }
+
+    /// The skinned vertices if they were made, else the lists the job would have filled
+    /// (their memory, for the next frame's job).
+    #[must_use]
+    pub fn into_lists(self) -> (bool, PosedVertices) {
+        match self.made.into_inner() {
+            Some(made) => (true, made),
+            None => {
+                let job = match self.job.into_inner() {
+                    Ok(job) => job,
+                    Err(poisoned) => poisoned.into_inner(),
+                };
+                (false, job.map(|(_, lists)| lists).unwrap_or_default())
+            }
+        }
     }
 }
 

@@ -508,8 +508,10 @@ impl ViewScene {
     ///
     /// Where the GPU's texture buffers cannot hold the model's skinning data
     /// ([`SceneQueue::max_buffer_texels`]; OpenGL 3.3 promises only 65,536 texels), the pose
-    /// goes up as the evaluator's CPU-skinned vertices instead, every vertex each frame, as
-    /// before GPU skinning: the picture is the same.
+    /// goes up as CPU-skinned vertices instead (the evaluation's [`SkinJob`], run here), every
+    /// vertex each frame, as before GPU skinning: the picture is the same.
+    ///
+    /// [`SkinJob`]: pmx_core::pose::SkinJob
     pub fn upload_skin_pose(&mut self, model: &Model, evaluator: &pmx_core::pose::PoseEvaluator) {
         let mut uploads = Vec::new();
         let mut skin = None;
@@ -520,7 +522,11 @@ impl ViewScene {
             skin = Some((data, layout));
         }
         if self.skin_too_large {
-            self.upload_deformed(0, evaluator.positions(), evaluator.normals());
+            let (mut positions, mut normals) = (Vec::new(), Vec::new());
+            evaluator
+                .skin_job()
+                .skin_all_into(&mut positions, &mut normals);
+            self.upload_deformed(0, &positions, &normals);
             return;
         }
         if self.holds_deformed {

@@ -14,7 +14,7 @@ use pmx_core::formats::{LoadOptions, vmd, vpd};
 use pmx_core::model::facts::{euler_degrees_to_quat, quat_to_euler_degrees};
 use pmx_core::model::{BoneFlags, BoneIdx, ElementKind, Model, MorphIdx, MorphPanel};
 use pmx_core::pose::{ManipulationFrame, Pose, PoseEvaluator, Transform};
-use pmx_scene::overlay::PosedVertices;
+use pmx_scene::overlay::{LazyPosedVertices, PosedVertices};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -69,7 +69,7 @@ pub struct PoseState {
     reskinned: Option<Reskinned>,
     /// The posed vertices shared with the view, and the generation they are of
     /// ([`PoseState::share_posed_vertices`]).
-    posed: Option<(u64, Arc<PosedVertices>)>,
+    posed: Option<(u64, Arc<LazyPosedVertices>)>,
 }
 
 /// Vertices a weight edit re-skinned: the posed vertices of generation `to` differ from those
@@ -229,7 +229,9 @@ impl PoseState {
         self.stale = true;
     }
 
-    /// Evaluates the pose if it changed (morphs, bones, skinning).
+    /// Evaluates the pose if it changed: morphs and bones. The vertices are skinned on the
+    /// GPU for the view and on the CPU only when something asks for them
+    /// ([`PoseState::share_posed_vertices`]).
     pub fn evaluate(&mut self, model: &Model) {
         if !self.stale {
             return;
@@ -244,11 +246,11 @@ impl PoseState {
         let evaluator = self
             .evaluator
             .get_or_insert_with(|| PoseEvaluator::new(model));
-        if evaluator.evaluate(model, &self.pose).is_err() {
+        if evaluator.evaluate_bones(model, &self.pose).is_err() {
             // The model changed under the evaluator: build it again.
             *evaluator = PoseEvaluator::new(model);
             // A pose made for this model always fits a new evaluator of it.
-            let _ = evaluator.evaluate(model, &self.pose);
+            let _ = evaluator.evaluate_bones(model, &self.pose);
         }
         self.last_evaluation = started.elapsed();
         self.stale = false;
@@ -315,6 +317,13 @@ impl PoseState {
             // Nothing evaluated yet: the evaluation to come reads the new weights.
             return true;
         };
+        // The shared vertices of the pose before the edit are made now, from the weights
+        // they were evaluated with: their job then lets go of the skinning data (which the
+        // edit would otherwise copy whole), and the view's copy is patched at the edited
+        // vertices only.
+        if let Some((_, posed)) = &self.posed {
+            posed.get();
+        }
         if evaluator.update_weights(model, &vertices).is_err() {
             return false;
         }
@@ -352,16 +361,17 @@ impl PoseState {
             .filter(|reskinned| reskinned.to == self.generation)
     }
 
-    /// The posed vertices (positions and normals, model space) of the current generation, as a
-    /// list shared with the view (`None` at rest or before an evaluation). Made once per
-    /// generation: after a weight edit (`reskinned`, from [`PoseState::take_reskinned`]) only
-    /// those vertices are copied into the list made before, in place when nothing else holds
-    /// it (the view gives its share back first), so a brush step on a million vertices copies
-    /// a few thousand.
+    /// The posed vertices (positions and normals, model space) of the current generation,
+    /// shared with the view and skinned on the CPU when first asked for (`None` at rest or
+    /// before an evaluation). Made once per generation, into the lists of the generation
+    /// before when nothing else holds them (the view gives its share back first). After a
+    /// weight edit (`reskinned`, from [`PoseState::take_reskinned`]) on lists already made,
+    /// only the edited vertices are skinned into them, so a brush step on a million vertices
+    /// skins a few thousand.
     pub fn share_posed_vertices(
         &mut self,
         reskinned: Option<&Reskinned>,
-    ) -> Option<Arc<PosedVertices>> {
+    ) -> Option<Arc<LazyPosedVertices>> {
         let generation = self.generation;
         let Some(evaluator) = self
             .evaluator
@@ -371,38 +381,36 @@ impl PoseState {
             self.posed = None;
             return None;
         };
-        let (positions, normals) = (evaluator.positions(), evaluator.normals());
-        match &mut self.posed {
-            Some((made, shared)) if *made == generation => return Some(shared.clone()),
-            Some((made, shared))
-                if reskinned.is_some_and(|r| r.from == *made && r.to == generation)
-                    && shared.positions.len() == positions.len() =>
-            {
-                let list = Arc::make_mut(shared);
-                for &v in reskinned.map_or(&[][..], |r| &r.vertices) {
-                    let v = v as usize;
-                    if let (Some(p), Some(n)) = (positions.get(v), normals.get(v)) {
-                        list.positions[v] = *p;
-                        list.normals[v] = *n;
-                    }
-                }
-                *made = generation;
-            }
-            Some((made, shared)) if shared.positions.len() == positions.len() => {
-                // Anything may have moved: every vertex, into the list's own memory when
-                // nothing else holds it.
-                match Arc::get_mut(shared) {
-                    Some(list) => {
-                        list.positions.copy_from_slice(positions);
-                        list.normals.copy_from_slice(normals);
-                    }
-                    None => *shared = Arc::new(posed_copy(positions, normals)),
-                }
-                *made = generation;
-            }
-            _ => self.posed = Some((generation, Arc::new(posed_copy(positions, normals)))),
+        if let Some((made, shared)) = &self.posed
+            && *made == generation
+        {
+            return Some(shared.clone());
         }
-        self.posed.as_ref().map(|(_, shared)| shared.clone())
+        let job = evaluator.skin_job();
+        let earlier = self.posed.take().and_then(|(made, shared)| {
+            Arc::try_unwrap(shared)
+                .ok()
+                .map(|posed| (made, posed.into_lists()))
+        });
+        let posed = match (earlier, reskinned) {
+            (Some((made, (true, mut lists))), Some(reskinned))
+                if reskinned.from == made
+                    && reskinned.to == generation
+                    && lists.positions.len() == job.vertex_count() =>
+            {
+                job.skin_vertices_in_place(
+                    &reskinned.vertices,
+                    &mut lists.positions,
+                    &mut lists.normals,
+                );
+                LazyPosedVertices::made(lists)
+            }
+            (Some((_, (_, lists))), _) => LazyPosedVertices::new(job, lists),
+            (None, _) => LazyPosedVertices::new(job, PosedVertices::default()),
+        };
+        let shared = Arc::new(posed);
+        self.posed = Some((generation, shared.clone()));
+        Some(shared)
     }
 
     /// Changes whenever the evaluated pose does.
@@ -411,16 +419,17 @@ impl PoseState {
         self.generation
     }
 
-    /// The posed vertex positions, once evaluated (for the 3D preview).
-    #[must_use]
-    pub fn deformed_positions(&self) -> Option<&[Vec3]> {
-        self.evaluator
+    /// The posed vertex positions, once evaluated (skinned on the CPU now if nothing asked
+    /// for them yet: see [`PoseState::share_posed_vertices`]).
+    pub fn deformed_positions(&mut self) -> Option<&[Vec3]> {
+        self.share_posed_vertices(None)?;
+        self.posed
             .as_ref()
-            .filter(|_| !self.stale && !self.pose.is_rest())
-            .map(PoseEvaluator::positions)
+            .map(|(_, posed)| posed.get().positions.as_slice())
     }
 
-    /// The evaluator of the current pose (bone transforms, skinned vertices), once evaluated.
+    /// The evaluator of the current pose (bone transforms, morphs), once evaluated. Its own
+    /// skinned vertices are not kept up: ask [`PoseState::share_posed_vertices`] for them.
     #[must_use]
     pub fn evaluated(&self) -> Option<&PoseEvaluator> {
         self.evaluator.as_ref().filter(|_| !self.stale)
@@ -662,13 +671,6 @@ fn weight_edit_vertices(changes: &[&Touched]) -> Option<Vec<u32>> {
     vertices.sort_unstable();
     vertices.dedup();
     Some(vertices)
-}
-
-fn posed_copy(positions: &[Vec3], normals: &[Vec3]) -> PosedVertices {
-    PosedVertices {
-        positions: positions.to_vec(),
-        normals: normals.to_vec(),
-    }
 }
 
 /// The pane: tools on top, the bone list and the selected bone's fields on the left, the morph

@@ -1,10 +1,13 @@
 //! What the 3D view draws of the pose pane's pose: the GPU skins the mesh, so a pose sends only
 //! the bone palette and the vertex morphs' weights ([`pmx_scene::skin`]), and at rest the GPU
 //! draws the vertex buffers as they are; the overlays (bones, rigid bodies, selected vertices,
-//! normals) and the gizmo are drawn where the same evaluation put them (the CPU's posed
-//! vertices). The document never changes. After a weight edit (a brush step) only the
-//! vertices it re-skinned are copied, and the scene's sync uploads only their skinning data. The window's editor and
-//! `pmx-studio render` feed the view through this one type.
+//! normals) and the gizmo are drawn where the same evaluation put them. The CPU skins the
+//! vertices of a pose only when something asks for them (a pick, a brush, an overlay on
+//! vertices: [`pmx_scene::overlay::LazyPosedVertices`]), so a motion playing under no vertex
+//! overlay skins nothing on the CPU. The document never changes. After a weight edit (a
+//! brush step) only the vertices it re-skinned are skinned again, and the scene's sync
+//! uploads only their skinning data. The window's editor and `pmx-studio render` feed the
+//! view through this one type.
 
 use crate::document::Document;
 use crate::panes::pose::PoseState;
@@ -42,8 +45,9 @@ impl PoseFeed {
         self.fed_generation = generation;
         view.set_body_placements(pose.body_placements(&document.model));
         view.set_bone_placements(pose.bone_placements());
-        // The view gives its share of the posed vertices back, so a re-skin patches them in
-        // place instead of copying a million.
+        // The view gives its share of the posed vertices back, so the next generation's go
+        // into the same memory, and a re-skin patches them in place instead of skinning a
+        // million.
         view.set_vertex_placements(None);
         let posed = pose.share_posed_vertices(reskinned.as_ref());
         view.set_vertex_placements(posed.map(|posed| (generation, posed)));

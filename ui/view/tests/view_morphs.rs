@@ -144,9 +144,11 @@ fn draw(
         // The window's feed (`feed_pose_to_view`): posed vertices, UVs and material states.
         let model = &document.model;
         match pose.share_posed_vertices(None) {
-            Some(posed) => view
-                .scene
-                .upload_deformed(0, &posed.positions, &posed.normals),
+            Some(posed) => {
+                let posed = posed.get();
+                view.scene
+                    .upload_deformed(0, &posed.positions, &posed.normals);
+            }
             None => {
                 let positions: Vec<_> = model.vertices.iter().map(|v| v.position.into()).collect();
                 let normals: Vec<_> = model.vertices.iter().map(|v| v.normal.into()).collect();

@@ -74,7 +74,9 @@ fn a_weight_edit_keeps_the_evaluator_and_the_physics_and_re_skins() {
     let (mut document, mut state) = posed_with_physics();
     let before = state.generation();
     let shared = state.share_posed_vertices(None).expect("posed");
-    let shared_at = Arc::as_ptr(&shared);
+    // The evaluation skinned nothing on the CPU: the list is made when first asked for.
+    assert!(!shared.is_made());
+    let lists_at = shared.get().positions.as_ptr();
     drop(shared);
     // A brush step: new weights on three vertices.
     let model = &mut document.model;
@@ -95,9 +97,6 @@ fn a_weight_edit_keeps_the_evaluator_and_the_physics_and_re_skins() {
     assert_eq!(state.generation(), before + 1);
     let mut fresh = PoseEvaluator::new(&document.model);
     fresh.evaluate(&document.model, &state.pose).unwrap();
-    let evaluated = state.evaluated().unwrap();
-    assert_eq!(evaluated.positions(), fresh.positions());
-    assert_eq!(evaluated.normals(), fresh.normals());
     // The view is told what was re-skinned, once, and the shared list is patched in place.
     let reskinned = state.take_reskinned().expect("re-skinned");
     assert_eq!(
@@ -110,9 +109,11 @@ fn a_weight_edit_keeps_the_evaluator_and_the_physics_and_re_skins() {
     );
     assert_eq!(state.take_reskinned(), None);
     let shared = state.share_posed_vertices(Some(&reskinned)).unwrap();
-    assert_eq!(Arc::as_ptr(&shared), shared_at);
-    assert_eq!(shared.positions, fresh.positions());
-    assert_eq!(shared.normals, fresh.normals());
+    assert!(shared.is_made(), "patched, not left to skin every vertex");
+    let posed = shared.get();
+    assert_eq!(posed.positions.as_ptr(), lists_at, "the same memory");
+    assert_eq!(posed.positions, fresh.positions());
+    assert_eq!(posed.normals, fresh.normals());
 
     // Two steps before the view looks: one note of both.
     for step in [weight_step(&[2]), weight_step(&[7, 9])] {
@@ -126,6 +127,28 @@ fn a_weight_edit_keeps_the_evaluator_and_the_physics_and_re_skins() {
     state.set_morph(0, 0.5);
     state.evaluate(&document.model);
     assert_eq!(state.take_reskinned(), None);
+    // Not yet made when the weights change: made then from the weights before (and
+    // patched), so the edit does not copy the skinning data the job holds.
+    let step = weight_step(&[3]);
+    document.model.vertices[3].weight = Weight::Bdef1 {
+        bone: Some(BoneIdx::new(2)),
+    };
+    let key = (1, 200);
+    state.set_morph(0, 0.25);
+    state.evaluate(&document.model);
+    let unmade = state.share_posed_vertices(None).unwrap();
+    assert!(!unmade.is_made());
+    assert!(state.follow_weight_edits(&document.model, key, Some(&[&step])));
+    assert!(unmade.is_made());
+    drop(unmade);
+    let reskinned = state.take_reskinned().unwrap();
+    let shared = state.share_posed_vertices(Some(&reskinned)).unwrap();
+    assert!(shared.is_made());
+    fresh = PoseEvaluator::new(&document.model);
+    fresh.evaluate(&document.model, &state.pose).unwrap();
+    assert_eq!(shared.get().positions, fresh.positions());
+    assert_eq!(shared.get().normals, fresh.normals());
+    drop(shared);
 }
 
 #[test]
@@ -190,9 +213,9 @@ fn a_morph_offset_edit_keeps_the_physics_and_evaluates_as_a_new_evaluator() {
     state.evaluate(&document.model);
     let mut fresh = PoseEvaluator::new(&document.model);
     fresh.evaluate(&document.model, &state.pose).unwrap();
-    let evaluated = state.evaluated().unwrap();
-    assert_eq!(evaluated.positions(), fresh.positions());
-    assert_eq!(evaluated.normals(), fresh.normals());
+    let shared = state.share_posed_vertices(None).unwrap();
+    assert_eq!(shared.get().positions, fresh.positions());
+    assert_eq!(shared.get().normals, fresh.normals());
     // Anything else (a vertex moved) is no morph edit.
     let moved = Touched {
         values: vec![TouchedRange {

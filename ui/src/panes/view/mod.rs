@@ -445,13 +445,24 @@ impl ViewState {
     }
 
     /// Draws and picks the vertices where a pose put them (`None`: at rest): the skinned
-    /// positions and normals the mesh shows, model space. `generation` must change whenever
-    /// they do.
+    /// positions and normals the mesh shows, model space, skinned when first used. `generation`
+    /// must change whenever they do.
     pub fn set_vertex_placements(
         &mut self,
-        placements: Option<(u64, Arc<overlay::PosedVertices>)>,
+        placements: Option<(u64, Arc<overlay::LazyPosedVertices>)>,
     ) {
         self.placements.vertices = placements;
+    }
+
+    /// Whether the pose's vertices have been skinned on the CPU (`None`: none are set, at
+    /// rest): for tests that the view skins them only when something needs them.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn posed_vertices_made(&self) -> Option<bool> {
+        self.placements
+            .vertices
+            .as_ref()
+            .map(|(_, posed)| posed.is_made())
     }
 
     /// Where vertex `index` is drawn and picked, in world space (Z mirrored).
@@ -590,7 +601,16 @@ impl ViewState {
             geometry.extend(overlay::grid_and_axes(5.0, 10));
         }
         let placements = self.placements.bodies_for(model);
-        let posed = self.placements.vertices_for(model);
+        let selected_vertices = &selection.get(ElementKind::Vertex).indices;
+        let selected_faces = &selection.get(ElementKind::Face).indices;
+        // The posed vertices are skinned on the CPU only for what is drawn on them: a pose or
+        // motion under no vertex overlay skins nothing here.
+        let posed =
+            if self.layers.normals || !selected_vertices.is_empty() || !selected_faces.is_empty() {
+                self.placements.vertices_for(model)
+            } else {
+                None
+            };
         if self.layers.rigid_bodies {
             geometry.extend(overlay::rigid_bodies_placed(
                 model,
@@ -618,18 +638,8 @@ impl ViewState {
             let length = bounds.sphere().map_or(0.3, |(_, r)| r * 0.02);
             geometry.extend(overlay::normals_placed(model, length, posed));
         }
-        overlay::add_selected_vertices_placed(
-            &mut geometry,
-            model,
-            &selection.get(ElementKind::Vertex).indices,
-            posed,
-        );
-        overlay::add_selected_faces_placed(
-            &mut geometry,
-            model,
-            &selection.get(ElementKind::Face).indices,
-            posed,
-        );
+        overlay::add_selected_vertices_placed(&mut geometry, model, selected_vertices, posed);
+        overlay::add_selected_faces_placed(&mut geometry, model, selected_faces, posed);
         geometry
     }
 

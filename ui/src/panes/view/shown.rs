@@ -95,8 +95,9 @@ impl SelectShape {
 /// count are ignored until the pose follows the edit.
 #[derive(Debug, Clone, Default)]
 pub struct Placements {
-    /// The skinned positions and normals the mesh was deformed with (model space).
-    pub(super) vertices: Option<(u64, Arc<overlay::PosedVertices>)>,
+    /// The skinned positions and normals the mesh was deformed with (model space), skinned
+    /// on the CPU when first asked for ([`Placements::vertices_for`]).
+    pub(super) vertices: Option<(u64, Arc<overlay::LazyPosedVertices>)>,
     /// Each bone's global transform (model space), the ones the mesh was skinned with.
     pub(super) bones: Option<(u64, Arc<[Placement]>)>,
     /// Each rigid body's transform (model space).
@@ -104,12 +105,14 @@ pub struct Placements {
 }
 
 impl Placements {
-    /// The posed vertices, if they fit `model`.
+    /// The posed vertices, if they fit `model`: skinned now if nothing asked for them since
+    /// the pose changed (so ask only where they are used).
     #[must_use]
     pub fn vertices_for(&self, model: &Model) -> Option<&overlay::PosedVertices> {
         self.vertices
             .as_ref()
-            .map(|(_, posed)| &**posed)
+            .filter(|(_, posed)| posed.vertex_count() == model.vertices.len())
+            .map(|(_, posed)| posed.get())
             .filter(|posed| posed.fits(model))
     }
 
@@ -130,8 +133,11 @@ impl Placements {
     #[must_use]
     pub fn generations_for(&self, model: &Model) -> [Option<u64>; 3] {
         [
-            self.vertices_for(model)
-                .and(self.vertices.as_ref().map(|(g, _)| *g)),
+            // Without skinning them: the count says whether they fit.
+            self.vertices
+                .as_ref()
+                .filter(|(_, posed)| posed.vertex_count() == model.vertices.len())
+                .map(|(g, _)| *g),
             self.bones_for(model)
                 .and(self.bones.as_ref().map(|(g, _)| *g)),
             self.bodies_for(model)
