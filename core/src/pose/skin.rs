@@ -171,6 +171,34 @@ impl SkinData {
                 }
             });
     }
+
+    /// Skins only `vertices` and writes each at its index in `positions` and `normals`
+    /// (every vertex's lists), leaving the others; `subset` holds the skinned vertices in
+    /// between (the caller's lists, kept to reuse their memory).
+    fn skin_vertices_in_place(
+        &self,
+        bones: &BoneData,
+        vertices: &[u32],
+        morphed: MorphedPositions<'_>,
+        [subset_positions, subset_normals]: [&mut Vec<Vec3>; 2],
+        positions: &mut [Vec3],
+        normals: &mut [Vec3],
+    ) {
+        subset_positions.resize(vertices.len(), Vec3::ZERO);
+        subset_normals.resize(vertices.len(), Vec3::ZERO);
+        self.skin_vertices_into(bones, vertices, morphed, subset_positions, subset_normals);
+        for ((&v, position), normal) in vertices
+            .iter()
+            .zip(&*subset_positions)
+            .zip(&*subset_normals)
+        {
+            if let (Some(p), Some(n)) = (positions.get_mut(v as usize), normals.get_mut(v as usize))
+            {
+                *p = *position;
+                *n = *normal;
+            }
+        }
+    }
 }
 
 /// Deforms vertices by the skeleton. Holds the packed weights and the output buffers, which it
@@ -226,23 +254,14 @@ impl SkinJob {
         positions: &mut [Vec3],
         normals: &mut [Vec3],
     ) {
-        let mut subset_positions = vec![Vec3::ZERO; vertices.len()];
-        let mut subset_normals = vec![Vec3::ZERO; vertices.len()];
-        self.data.skin_vertices_into(
+        self.data.skin_vertices_in_place(
             &self.bones,
             vertices,
             self.morphs.positions(),
-            &mut subset_positions,
-            &mut subset_normals,
+            [&mut Vec::new(), &mut Vec::new()],
+            positions,
+            normals,
         );
-        for ((&v, p), n) in vertices.iter().zip(subset_positions).zip(subset_normals) {
-            if let (Some(position), Some(normal)) =
-                (positions.get_mut(v as usize), normals.get_mut(v as usize))
-            {
-                *position = p;
-                *normal = n;
-            }
-        }
     }
 }
 
@@ -402,22 +421,14 @@ impl Skinner {
     /// Skins only `vertices` and writes them into the full output buffers
     /// ([`Skinner::positions`], [`Skinner::normals`]).
     pub fn update_vertices(&mut self, vertices: &[u32], positions: MorphedPositions<'_>) {
-        let mut out_positions = std::mem::take(&mut self.subset_positions);
-        let mut out_normals = std::mem::take(&mut self.subset_normals);
-        out_positions.resize(vertices.len(), Vec3::ZERO);
-        out_normals.resize(vertices.len(), Vec3::ZERO);
-        self.skin_vertices_into(vertices, positions, &mut out_positions, &mut out_normals);
-        for ((&v, position), normal) in vertices.iter().zip(&out_positions).zip(&out_normals) {
-            if let (Some(p), Some(n)) = (
-                self.positions.get_mut(v as usize),
-                self.normals.get_mut(v as usize),
-            ) {
-                *p = *position;
-                *n = *normal;
-            }
-        }
-        self.subset_positions = out_positions;
-        self.subset_normals = out_normals;
+        self.data.skin_vertices_in_place(
+            &self.bones,
+            vertices,
+            positions,
+            [&mut self.subset_positions, &mut self.subset_normals],
+            &mut self.positions,
+            &mut self.normals,
+        );
     }
 
     /// Deforms an arbitrary `position` and `normal` the way `vertex` deforms (its weights and
