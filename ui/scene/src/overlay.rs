@@ -8,7 +8,7 @@ use crate::pick::{Shape, Solid};
 use glam::{Quat, Vec3};
 use pmx_core::model::{Bone, BoneFlags, Model, RigidBody, RigidMode, RigidShape, Weight};
 use pmx_core::pose::SkinJob;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// A coloured vertex (world position, linear RGBA).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -642,10 +642,11 @@ impl LazyPosedVertices {
     /// The posed vertices, skinned now if this is the first time they are asked for.
     pub fn get(&self) -> &PosedVertices {
         self.made.get_or_init(|| {
-            let taken = match self.job.lock() {
-                Ok(mut job) => job.take(),
-                Err(poisoned) => poisoned.into_inner().take(),
-            };
+            let taken = self
+                .job
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
             // Without a job (a skinning that panicked) the lists are empty, which no model
             // fits: the view then shows the vertices at rest rather than anything wrong.
             taken.map_or_else(PosedVertices::default, |(job, mut lists)| {
@@ -662,10 +663,10 @@ impl LazyPosedVertices {
         match self.made.into_inner() {
             Some(made) => (true, made),
             None => {
-                let job = match self.job.into_inner() {
-                    Ok(job) => job,
-                    Err(poisoned) => poisoned.into_inner(),
-                };
+                let job = self
+                    .job
+                    .into_inner()
+                    .unwrap_or_else(PoisonError::into_inner);
                 (false, job.map(|(_, lists)| lists).unwrap_or_default())
             }
         }
