@@ -194,6 +194,20 @@ impl<'f> JobEnd<'f> {
     }
 }
 
+/// Spawns `job` on `scope` holding a [`JobEnd`] of `ended`, for [`Reader::wait_for`] on this
+/// thread.
+fn spawn_watched<'scope, 'env, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    ended: &'env AtomicBool,
+    job: impl FnOnce() -> T + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, T> {
+    let end = JobEnd::new(ended);
+    scope.spawn(move || {
+        let _end = end;
+        job()
+    })
+}
+
 impl Drop for JobEnd<'_> {
     fn drop(&mut self) {
         self.ended.store(true, Ordering::Release);
@@ -480,9 +494,9 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Waits for `job` while reporting the progress of the workers every 2 ms; `ended` is
-    /// the flag of the [`JobEnd`] the job holds, which wakes this thread the moment the job
-    /// ends (a sleep of 2 ms between looks cost a small file up to 2 ms a wait).
+    /// Waits for `job` while reporting the progress of the workers every 2 ms; `ended` is the
+    /// flag `job` was spawned with ([`spawn_watched`]), which wakes this thread the moment the
+    /// job ends (a sleep of 2 ms between looks cost a small file up to 2 ms a wait).
     fn wait_for<T>(&self, job: std::thread::ScopedJoinHandle<'_, T>, ended: &AtomicBool) -> T {
         while !ended.load(Ordering::Acquire) {
             self.report_progress();
@@ -750,12 +764,8 @@ impl<'a> Reader<'a> {
         let part = self.part(&workers);
         let (sender, messages) = std::sync::mpsc::channel();
         let ended = AtomicBool::new(false);
-        let job_end = JobEnd::new(&ended);
         std::thread::scope(|scope| {
-            let bulk = scope.spawn(move || {
-                let _job_end = job_end;
-                part.fill_bulk(channels, &messages)
-            });
+            let bulk = spawn_watched(scope, &ended, move || part.fill_bulk(channels, &messages));
             self.summary = Some(Counted::default());
             self.bulk_messages = Some(sender);
             // The check is quick and the readings that follow report the progress.
@@ -1383,10 +1393,8 @@ impl<'a> Reader<'a> {
         self.input.pos = end;
         let part = self.part(&workers);
         let ended = AtomicBool::new(false);
-        let job_end = JobEnd::new(&ended);
         let read = std::thread::scope(|scope| {
-            let job = scope.spawn(move || {
-                let _job_end = job_end;
+            let job = spawn_watched(scope, &ended, move || {
                 starts
                     .par_windows(2)
                     .enumerate()
