@@ -2,6 +2,7 @@
 
 use crate::formats::bytes::{PutLe, keep_spare, take_spare, write_all_at};
 use crate::formats::error::{SaveReport, WriteError};
+use crate::formats::files::start_writeback;
 use crate::model::*;
 use crate::path::ModelPath;
 use rayon::prelude::*;
@@ -433,6 +434,7 @@ struct AtOffset<'f> {
 impl std::io::Write for AtOffset<'_> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         write_all_at(self.file, bytes, self.offset)?;
+        start_writeback(self.file, self.offset, bytes.len());
         self.offset += bytes.len() as u64;
         Ok(bytes.len())
     }
