@@ -354,3 +354,44 @@ fn every_command_says_a_read_error_once() {
         );
     }
 }
+
+/// The program's allocator maps blocks from 1 MB on itself (`src/huge_pages.rs`), some with
+/// their last huge page whole and some without: a model whose lists are of both kinds goes
+/// through `convert` byte for byte, as this test process (the system allocator) wrote it.
+#[test]
+fn convert_keeps_the_bytes_of_a_model_with_large_lists() {
+    use pmx_core::generate::{LargeModelSpec, large_model};
+    use pmx_core::model::{PmxVersion, Vertex};
+    let model = large_model(&LargeModelSpec {
+        vertices: 120_000,
+        faces: 200_000,
+        additional_uvs: 2,
+        version: PmxVersion::V2_0,
+        ..LargeModelSpec::small()
+    });
+    let mib = 1 << 20;
+    // 10.6 MB of vertices: the last huge page taken whole; 2.4 MB of faces: not.
+    assert!(model.vertices.len() * std::mem::size_of::<Vertex>() > 10 * mib);
+    assert!(model.faces.len() * 12 > 2 * mib);
+    let out = tempfile::tempdir().expect("temp dir");
+    let input = out.path().join("large.pmx");
+    let (bytes, _) = pmx_core::formats::pmx::write(&model, &Default::default()).expect("writes");
+    std::fs::write(&input, &bytes).expect("written");
+    let output = out.path().join("converted.pmx");
+    let done = pmx_studio()
+        .arg("convert")
+        .arg(&input)
+        .arg(&output)
+        .args(["--index-sizes", "keep"])
+        .output()
+        .expect("pmx-studio runs");
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(
+        std::fs::read(&output).expect("output") == bytes,
+        "convert changed the bytes"
+    );
+}
