@@ -189,9 +189,9 @@ mod pages {
     }
 
     /// The block [`map`] made for `old` bytes, resized to hold `new` (its first bytes kept):
-    /// in place where its span stays or shrinks, else moved (its pages, not
-    /// its bytes: the kernel moves the page tables). Null, with the old block untouched, when
-    /// the system has no memory for it.
+    /// in place where its span stays or shrinks, else moved (its pages, not its bytes: the
+    /// kernel moves the page tables). Null, with the old block untouched, when the system has
+    /// no memory for it.
     ///
     /// # Safety
     /// `block` came from [`map`] or [`remap`] with `old` bytes; on success it is replaced by
