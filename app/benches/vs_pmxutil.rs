@@ -17,6 +17,13 @@
 //! of the ratios. `PMX_BENCH_LAYOUTS=big,qdef-sdef` times only those. Where PMXUtil cannot read
 //! a layout the output says so and only pmx-studio is timed.
 //!
+//! Each layout also times a floor (`vs_pmxutil --floor IN OUT`, [`floor`]): the file copied
+//! as a convert must at the least, read into fresh memory, copied once more, written to a
+//! temporary file, synced and renamed over the output, with nothing parsed, on one thread.
+//! On a small file, PMXUtil's time over the floor's ("floor paired") is about the most that
+//! any convert saving the way pmx-studio does (atomically, synced) can be ahead of PMXUtil on
+//! this machine; a big file's convert on several threads can beat the floor.
+//!
 //! The same binary is PMXUtil's side: run as `vs_pmxutil --peer info FILE` or
 //! `--peer convert IN OUT` it does that one job with PMXUtil (`pmxutil_peer`, a crate of its
 //! own so that PMXUtil's code does not change with this file's) and exits, so both tools are
@@ -36,6 +43,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--peer") {
         peer(&args[1..]);
+        return;
+    }
+    if args.first().map(String::as_str) == Some("--floor") {
+        floor(&args[1..]);
         return;
     }
     if args.first().map(String::as_str) == Some("--generate") {
@@ -82,16 +93,19 @@ fn main() {
         }
     }
     if ratios.len() > 1 {
-        println!("\nlayout                      info ×PMXUtil  convert ×PMXUtil  convert paired");
+        println!(
+            "\nlayout                      info ×PMXUtil  convert ×PMXUtil  convert paired  floor paired"
+        );
         for (name, ratio) in &ratios {
             let show = |ratio: Option<f64>| {
                 ratio.map_or_else(|| "PMXUtil fails".to_owned(), |r| format!("{r:.2}×"))
             };
             println!(
-                "{name:<28} {:>14} {:>17} {:>15}",
+                "{name:<28} {:>14} {:>17} {:>15} {:>13}",
                 show(ratio.info),
                 show(ratio.convert),
-                show(ratio.convert_paired)
+                show(ratio.convert_paired),
+                show(ratio.ceiling)
             );
         }
     }
@@ -240,6 +254,7 @@ fn bench_layout(layout: &Layout, file: &Path, temp: &Path, runs: usize) -> Optio
     let out_dir = file.parent().unwrap_or(temp);
     let out_studio = out_dir.join(format!(".vs_pmxutil-studio-{}.pmx", layout.name));
     let out_peer = out_dir.join(format!(".vs_pmxutil-pmxutil-{}.pmx", layout.name));
+    let out_floor = out_dir.join(format!(".vs_pmxutil-floor-{}.pmx", layout.name));
     let file_arg = file.to_str().expect("a UTF-8 path");
     let peer_info = argv(&[me.to_str().unwrap(), "--peer", "info", file_arg]);
     let peer_convert = argv(&[
@@ -280,6 +295,16 @@ fn bench_layout(layout: &Layout, file: &Path, temp: &Path, runs: usize) -> Optio
     if peer_reads {
         jobs.push(("PMXUtil read + write", peer_convert));
     }
+    let floor_job = jobs.len();
+    jobs.push((
+        "floor: copy + sync + rename, no parsing",
+        argv(&[
+            me.to_str().unwrap(),
+            "--floor",
+            file_arg,
+            out_floor.to_str().unwrap(),
+        ]),
+    ));
     let mut results: Vec<Vec<(Duration, u64)>> = vec![Vec::new(); jobs.len()];
     // Interleaved, so that anything else the machine does touches every tool alike.
     for _ in 0..runs {
@@ -288,7 +313,7 @@ fn bench_layout(layout: &Layout, file: &Path, temp: &Path, runs: usize) -> Optio
         }
     }
     let same = same_bytes(&out_studio, file);
-    for output in [&out_studio, &out_peer] {
+    for output in [&out_studio, &out_peer, &out_floor] {
         let _ = std::fs::remove_file(output);
     }
     assert!(
@@ -320,11 +345,19 @@ fn bench_layout(layout: &Layout, file: &Path, temp: &Path, runs: usize) -> Optio
             info: None,
             convert: None,
             convert_paired: None,
+            ceiling: None,
         });
     }
     let info = medians[1].as_secs_f64() / medians[0].as_secs_f64();
     let convert = medians[3].as_secs_f64() / medians[2].as_secs_f64();
     let paired = paired_ratio(&results[3], &results[2]);
+    // On a small file no convert that saves as pmx-studio does (a temporary file, synced,
+    // renamed over the output) can be much further ahead of PMXUtil than the floor is.
+    let ceiling = paired_ratio(&results[3], &results[floor_job]);
+    println!(
+        "{}: a convert that parses nothing would be {ceiling:.2}× as fast as PMXUtil (paired)",
+        layout.name
+    );
     if layout.name == "big" {
         println!(
             "info: pmx-studio is {info:.2}× as fast as PMXUtil; convert: {convert:.2}× \
@@ -341,6 +374,7 @@ fn bench_layout(layout: &Layout, file: &Path, temp: &Path, runs: usize) -> Optio
         info: Some(info),
         convert: Some(convert),
         convert_paired: Some(paired),
+        ceiling: Some(ceiling),
     })
 }
 
@@ -364,6 +398,9 @@ struct Ratios {
     info: Option<f64>,
     convert: Option<f64>,
     convert_paired: Option<f64>,
+    /// PMXUtil's convert over the floor's ([`floor`]), paired: on a small file, about the
+    /// most any convert that saves atomically and synced can be.
+    ceiling: Option<f64>,
 }
 
 fn argv(parts: &[&str]) -> Vec<String> {
@@ -407,6 +444,101 @@ fn wait_with_rusage(pid: u32) -> (i32, u64) {
     let waited = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
     assert!(waited == pid as libc::pid_t, "wait4 failed");
     (status, usage.ru_maxrss as u64 * 1024)
+}
+
+/// The least a convert of the file `args[0]` into `args[1]` costs on this machine, whatever
+/// its reader and writer: the file read whole into fresh memory, copied once into more fresh
+/// memory (a model's worth), written to a temporary file beside the output, synced and renamed
+/// over it, as pmx-studio saves; both buffers on huge pages, as pmx-studio's big lists are.
+/// Nothing is parsed or checked, and nothing runs in parallel: on a small file PMXUtil's time
+/// over this one is about the most any convert that saves that way can be ahead of PMXUtil; on
+/// a big one a convert that reads and writes on several threads can beat it.
+fn floor(args: &[String]) {
+    use std::io::{Read as _, Write as _};
+    let mut input = std::fs::File::open(&args[0]).expect("the file opens");
+    let len = usize::try_from(input.metadata().expect("its size").len()).expect("a size");
+    let mut read = HugeBuffer::new(len);
+    input.read_exact(read.bytes()).expect("the file reads");
+    let mut copy = HugeBuffer::new(len);
+    copy.bytes().copy_from_slice(read.bytes());
+    let output = Path::new(&args[1]);
+    let temp = output.with_extension("floor-tmp");
+    let mut file = std::fs::File::create(&temp).expect("the temporary file");
+    // 8 MB at a time, each started on its way to the disk at once, as pmx-studio's saves do:
+    // the sync then waits only for the last piece.
+    let mut at = 0;
+    for piece in copy.bytes().chunks(8 << 20) {
+        file.write_all(piece).expect("written");
+        // SAFETY: integer arguments and the open file's descriptor.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::sync_file_range(
+                std::os::fd::AsRawFd::as_raw_fd(&file),
+                at,
+                piece.len() as i64,
+                libc::SYNC_FILE_RANGE_WRITE,
+            );
+        }
+        at += piece.len() as i64;
+    }
+    file.sync_all().expect("synced");
+    drop(file);
+    std::fs::rename(&temp, output).expect("renamed");
+}
+
+/// Fresh memory (zeros) on a 2 MB boundary in whole 2 MB pages, advised to use huge pages: a
+/// mapping of its own, as pmx-studio's allocator gives its big lists.
+struct HugeBuffer {
+    mapping: *mut libc::c_void,
+    mapped: usize,
+    start: *mut u8,
+    len: usize,
+}
+
+impl HugeBuffer {
+    const HUGE_PAGE: usize = 2 << 20;
+
+    #[allow(unsafe_code)]
+    fn new(len: usize) -> Self {
+        let span = len.max(1).next_multiple_of(Self::HUGE_PAGE);
+        let mapped = span + Self::HUGE_PAGE;
+        // SAFETY: a new private anonymous mapping; unmapped whole on drop.
+        let mapping = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                mapped,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert!(mapping != libc::MAP_FAILED, "memory for the file");
+        let start = (mapping as usize).next_multiple_of(Self::HUGE_PAGE) as *mut u8;
+        // SAFETY: `start..start + span` lies inside the mapping.
+        unsafe { libc::madvise(start.cast(), span, libc::MADV_HUGEPAGE) };
+        Self {
+            mapping,
+            mapped,
+            start,
+            len,
+        }
+    }
+
+    #[allow(unsafe_code)]
+    fn bytes(&mut self) -> &mut [u8] {
+        // SAFETY: `len` bytes from `start` lie inside the mapping, which reads as zeros until
+        // written, and only this buffer uses them.
+        unsafe { std::slice::from_raw_parts_mut(self.start, self.len) }
+    }
+}
+
+impl Drop for HugeBuffer {
+    #[allow(unsafe_code)]
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, whole.
+        unsafe { libc::munmap(self.mapping, self.mapped) };
+    }
 }
 
 /// PMXUtil's side of a job (see `pmxutil_peer`).
