@@ -446,13 +446,13 @@ fn wait_with_rusage(pid: u32) -> (i32, u64) {
     (status, usage.ru_maxrss as u64 * 1024)
 }
 
-/// The least a convert of the file `args[0]` into `args[1]` costs on this machine, whatever
-/// its reader and writer: the file read whole into fresh memory, copied once into more fresh
-/// memory (a model's worth), written to a temporary file beside the output, synced and renamed
-/// over it, as pmx-studio saves; both buffers on huge pages, as pmx-studio's big lists are.
-/// Nothing is parsed or checked, and nothing runs in parallel: on a small file PMXUtil's time
-/// over this one is about the most any convert that saves that way can be ahead of PMXUtil; on
-/// a big one a convert that reads and writes on several threads can beat it.
+/// What a convert of the file `args[0]` into `args[1]` costs at the least on this machine
+/// when it works on one thread, whatever its reader and writer: the file read whole into fresh
+/// memory, copied once into more fresh memory (a model's worth), written to a temporary file
+/// beside the output, synced and renamed over it, as pmx-studio saves; both buffers on huge
+/// pages, as pmx-studio's big lists are. Nothing is parsed or checked: on a small file
+/// PMXUtil's time over this one is about the most any convert that saves that way can be ahead
+/// of PMXUtil; on a big one a convert that reads and writes on several threads can beat it.
 fn floor(args: &[String]) {
     use std::io::{Read as _, Write as _};
     let mut input = std::fs::File::open(&args[0]).expect("the file opens");
