@@ -32,6 +32,13 @@
 // A benchmark: a failure here is a bug to see at once, not input to handle.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+// pmx-studio's allocator, compiled in here too: the floor's buffers take the memory
+// pmx-studio's big lists take (PMXUtil's side keeps the system allocator, this binary's global
+// one). Its unit tests' helpers come along without the tests, which run in the program's.
+#[path = "../src/huge_pages.rs"]
+#[allow(dead_code, unused_imports)]
+mod huge_pages;
+
 use pmx_core::formats::pmx;
 use pmx_core::generate::{LargeModelSpec, big_file_model, large_model};
 use pmx_core::model::{BoneIdx, Model, PmxVersion, TextEncoding, Vec3, Weight};
@@ -486,58 +493,44 @@ fn floor(args: &[String]) {
     std::fs::rename(&temp, output).expect("renamed");
 }
 
-/// Fresh memory (zeros) on a 2 MB boundary in whole 2 MB pages, advised to use huge pages: a
-/// mapping of its own, as pmx-studio's allocator gives its big lists.
+/// Fresh memory (zeros) from pmx-studio's allocator ([`huge_pages::HugePageAllocator`]): a
+/// large buffer is a mapping of its own on huge pages, as pmx-studio's big lists are.
 struct HugeBuffer {
-    mapping: *mut libc::c_void,
-    mapped: usize,
-    start: *mut u8,
-    len: usize,
+    block: *mut u8,
+    layout: std::alloc::Layout,
 }
 
 impl HugeBuffer {
-    const HUGE_PAGE: usize = 2 << 20;
-
     #[allow(unsafe_code)]
     fn new(len: usize) -> Self {
-        let span = len.max(1).next_multiple_of(Self::HUGE_PAGE);
-        let mapped = span + Self::HUGE_PAGE;
-        // SAFETY: a new private anonymous mapping; unmapped whole on drop.
-        let mapping = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                mapped,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
+        let layout = std::alloc::Layout::from_size_align(len.max(1), 1).expect("a layout");
+        // SAFETY: a non-zero layout; the block is freed with it on drop.
+        let block = unsafe {
+            std::alloc::GlobalAlloc::alloc_zeroed(&huge_pages::HugePageAllocator, layout)
         };
-        assert!(mapping != libc::MAP_FAILED, "memory for the file");
-        let start = (mapping as usize).next_multiple_of(Self::HUGE_PAGE) as *mut u8;
-        // SAFETY: `start..start + span` lies inside the mapping.
-        unsafe { libc::madvise(start.cast(), span, libc::MADV_HUGEPAGE) };
-        Self {
-            mapping,
-            mapped,
-            start,
-            len,
-        }
+        assert!(!block.is_null(), "memory for the file");
+        Self { block, layout }
     }
 
     #[allow(unsafe_code)]
     fn bytes(&mut self) -> &mut [u8] {
-        // SAFETY: `len` bytes from `start` lie inside the mapping, which reads as zeros until
-        // written, and only this buffer uses them.
-        unsafe { std::slice::from_raw_parts_mut(self.start, self.len) }
+        // SAFETY: the block holds the layout's bytes, zeroed or written, and only this buffer
+        // uses them.
+        unsafe { std::slice::from_raw_parts_mut(self.block, self.layout.size()) }
     }
 }
 
 impl Drop for HugeBuffer {
     #[allow(unsafe_code)]
     fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, whole.
-        unsafe { libc::munmap(self.mapping, self.mapped) };
+        // SAFETY: allocated in `new` by the same allocator with this layout.
+        unsafe {
+            std::alloc::GlobalAlloc::dealloc(
+                &huge_pages::HugePageAllocator,
+                self.block,
+                self.layout,
+            )
+        };
     }
 }
 
