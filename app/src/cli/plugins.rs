@@ -29,7 +29,8 @@ pub struct PluginsArgs {
     pub scripts: Option<PathBuf>,
 }
 
-/// What `run` and `script` share: the files, the selection and the options.
+// What `run` and `script` share: the files, the selection and the options. Not a doc comment:
+// clap would make it the `--help` text of both (see `TextureArgs`).
 #[derive(Debug, clap::Args)]
 pub struct RunTarget {
     /// The model to read.

@@ -8,7 +8,9 @@ use pmx_core::i18n::Message;
 use pmx_core::model::Model;
 use std::path::Path;
 
-/// The flag every subcommand with an output file takes.
+// The flag every subcommand with an output file takes. Not a doc comment: clap would make it
+// the `--help` text of every subcommand that flattens this (their arguments are built late,
+// `defer` in `cli.rs`, after the subcommand's own text is set).
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct TextureArgs {
     /// When the output is in another folder than the input: copy the textures beside it
