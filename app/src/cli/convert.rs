@@ -369,6 +369,7 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
     let report = formats::write_path(&loaded.model, &args.output, format, &options)?;
     drop(scratch);
     print_report(&args.output, format, &report, &options);
+    super::leave_for_exit(loaded);
     Ok(ExitCode::SUCCESS)
 }
 
