@@ -12,7 +12,7 @@
 //! anywhere, and only the whole 2 MB pages inside a block can be huge, so a 5.3 MB vertex list
 //! had one huge page and 800 small ones. A block mapped here starts on a 2 MB boundary, and
 //! its last 2 MB page is taken whole too where the part left unused is at most a quarter of
-//! the block, or the block is under 2 MB ([`pages::span`]), so all of it is huge. Blocks from
+//! the block, or the block is 1.25-2 MB ([`pages::span`]), so all of it is huge. Blocks from
 //! 1 MB on are mapped here ([`pages::WHOLE_FROM`]); smaller ones are the system allocator's.
 //!
 //! Most desktop kernels give huge pages only where asked
@@ -102,10 +102,10 @@ mod pages {
     pub const WHOLE_FROM: usize = 1 << 20;
 
     /// A block's last huge page is taken whole only where the part of it the block does not
-    /// use is at most this fraction of the block (or the block is under 2 MB: see [`span`]):
+    /// use is at most this fraction of the block (or the block is 1.25-2 MB: see [`span`]):
     /// the memory a model's lists take grows by a quarter at the very most (0.7 MB on a 5.3 MB
     /// vertex list; 4 MB, 1.4%, on the 253 MB benchmark model, whose many 2-4 MB morph lists
-    /// mostly keep small pages at their ends), or by less than 1 MB for a list under 2 MB.
+    /// mostly keep small pages at their ends), or by at most 0.75 MB for a list under 2 MB.
     const MOST_UNUSED: usize = 4;
 
     /// A multiple of the small page size of every Linux port (4, 16 or 64 KB): the ends of
@@ -115,6 +115,11 @@ mod pages {
     /// The size (and alignment) of a transparent huge page on x86-64 and most ARM64 kernels.
     const HUGE_PAGE: usize = 2 << 20;
 
+    /// Blocks from this size to [`HUGE_PAGE`] take one huge page whole. Not from 1 MB: a
+    /// 512 × 512 texture decoded to RGBA (1 MB, common in MMD models) would take twice its
+    /// memory.
+    const ONE_PAGE_FROM: usize = HUGE_PAGE / 8 * 5;
+
     /// Whether a block of `size` bytes aligned to `align` is mapped here.
     pub fn takes(size: usize, align: usize) -> bool {
         size >= WHOLE_FROM && align <= HUGE_PAGE
@@ -123,13 +128,13 @@ mod pages {
     /// The bytes mapped for a block of `size` (`None` past the address space): whole huge
     /// pages where the rest of the last one is at most a quarter of the block, else whole
     /// small pages (the end of the block, past its last whole huge page, then stays on small
-    /// ones). A block of 1-2 MB takes one huge page whole: one fault instead of up to 512,
-    /// for less than 1 MB more (a 4.4 MB model's 1.3 MB face list took 323 faults, 4% of its
-    /// convert; the 253 MB model, whose lists are all larger, peaks no higher). A function of
-    /// the size alone: freeing and resizing find the same span.
+    /// ones). A block of 1.25-2 MB takes one huge page whole ([`ONE_PAGE_FROM`]): one fault
+    /// instead of up to 512, for at most 0.75 MB more (a 4.4 MB model's 1.3 MB face list took
+    /// 323 faults, 4% of its convert; the 253 MB model, whose lists are all larger, peaks no
+    /// higher). A function of the size alone: freeing and resizing find the same span.
     pub fn span(size: usize) -> Option<usize> {
         let whole = size.checked_next_multiple_of(HUGE_PAGE)?;
-        if (whole - size) <= size / MOST_UNUSED || whole == HUGE_PAGE {
+        if (whole - size) <= size / MOST_UNUSED || (whole == HUGE_PAGE && size >= ONE_PAGE_FROM) {
             Some(whole)
         } else {
             size.checked_next_multiple_of(SMALL_PAGES)
@@ -370,9 +375,12 @@ mod tests {
         let mib = 1 << 20;
         // The 60,000-vertex benchmark model's vertices: 0.7 MB of 6 MB unused.
         assert_eq!(pages::span(5_283_840), Some(6 * mib));
-        // Its faces: under 2 MB, one huge page whole.
+        // Its faces: 1.25-2 MB, one huge page whole.
         assert_eq!(pages::span(1_320_000), Some(2 * mib));
-        assert_eq!(pages::span(mib), Some(2 * mib));
+        assert_eq!(pages::span(mib / 4 * 5), Some(2 * mib));
+        // A 512 x 512 RGBA texture would take twice its memory: small pages.
+        assert_eq!(pages::span(mib), Some(mib));
+        assert_eq!(pages::span(mib / 4 * 5 - 1), Some(mib / 4 * 5));
         assert_eq!(pages::span(2 * mib - 1), Some(2 * mib));
         // 2.6 MB: 1.4 MB unused of a second huge page is more than a quarter.
         assert_eq!(pages::span(2_600_000), Some(2_621_440));
