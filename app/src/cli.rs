@@ -229,7 +229,7 @@ mod tests {
                 (sub.get_name().to_owned(), about)
             })
             .collect();
-        assert_eq!(declared.len(), 13);
+        assert!(declared.len() >= 13, "{} subcommands", declared.len());
         for (name, about) in declared {
             assert!(!about.is_empty(), "{name} has no help text");
             let mut command = Cli::command();

@@ -183,7 +183,8 @@ pub(super) fn atomic<T, E>(
 /// name and handle go: without the handle, the rename itself freed the old file (its pages in
 /// the cache, its blocks on the disk: 56 ms of a 253 MB model's save, 1.3 ms of a 4.4 MB
 /// one's, on a disk mounted with `discard`), and the save, the editor's window with it, waited
-/// for that. Linux only; elsewhere the rename frees the file as before.
+/// for that. (A command that saves and ends still waits for it: a process ends once all its
+/// threads have.) Linux only; elsewhere the rename frees the file as before.
 struct ReplacedFile {
     #[cfg(target_os = "linux")]
     _renamed: std::sync::mpsc::Sender<()>,
