@@ -283,12 +283,10 @@ fn write_in_parts(model: &Model, plan: &Plan, file: &File) -> Result<SaveReport,
     // The parts in file order, each with its length in bytes.
     let mut parts: Vec<(Part, u64)> = Vec::new();
     let vertex_chunks: Vec<&[Vertex]> = model.vertices.chunks(VERTEX_PART).collect();
-    let vertex_sizes: Vec<u64> = on_caller_and_helpers(vertex_chunks.len(), |i| {
+    let in_file_order: Vec<usize> = (0..vertex_chunks.len()).collect();
+    let vertex_sizes = on_caller_and_helpers(&in_file_order, |i| {
         vertices_len(vertex_chunks[i], model.additional_uvs.len(), sizes)
-    })
-    .into_iter()
-    .map(Option::unwrap_or_default)
-    .collect();
+    });
     for (chunk, len) in vertex_sizes.into_iter().enumerate() {
         let start = chunk * VERTEX_PART;
         let end = (start + VERTEX_PART).min(model.vertices.len());
@@ -341,19 +339,12 @@ fn write_in_parts(model: &Model, plan: &Plan, file: &File) -> Result<SaveReport,
     // model's morphs, last in the file, took a millisecond after both threads' vertices).
     let mut order: Vec<usize> = (0..placed.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(placed[i].2));
-    let mut reports = vec![None; placed.len()];
-    for (i, report) in order.iter().zip(on_caller_and_helpers(order.len(), |n| {
-        let (part, offset, len) = &placed[order[n]];
+    let reports = on_caller_and_helpers(&order, |i| {
+        let (part, offset, len) = &placed[i];
         write_part(model, plan, file, part, *offset, *len)
-    })) {
-        reports[*i] = report;
-    }
-    let reports = reports
-        .into_iter()
-        .map(|report| {
-            report.unwrap_or_else(|| Err(WriteError::Io("a part was not written".into())))
-        })
-        .collect::<Result<Vec<SaveReport>, WriteError>>()?;
+    })
+    .into_iter()
+    .collect::<Result<Vec<SaveReport>, WriteError>>()?;
     for (bytes, offset) in [
         (&head.out, 0),
         (&faces_count.out, faces_at),
@@ -373,40 +364,43 @@ fn write_in_parts(model: &Model, plan: &Plan, file: &File) -> Result<SaveReport,
     Ok(report)
 }
 
-/// `job(i)` for every `i` in `0..count`, on this thread and on as many helper threads as the
-/// pool has threads besides (rayon's count: `RAYON_NUM_THREADS` is heeded), each taking the
-/// next `i` not yet taken; the results in order (`None` only for a job that never ran: a panic,
-/// passed on, would be why). Fresh threads rather than the pool's, and this thread working
-/// rather than waiting: a sleeping pool thread, woken, was often queued behind the waker on
-/// its core, and started a millisecond late on two cores (a quarter of a 4.4 MB model's save);
-/// a new thread goes to an idle core at once.
-fn on_caller_and_helpers<T: Send>(count: usize, job: impl Fn(usize) -> T + Sync) -> Vec<Option<T>> {
+/// `job(i)` for every `i` in `order` (each index of `0..order.len()` once), taken in that
+/// order by this thread and by as many helper threads as the pool has threads besides
+/// (rayon's count: `RAYON_NUM_THREADS` is heeded); the results by `i`, from 0 up. A panic in a
+/// job is passed on. Fresh threads rather than the pool's, and this thread working rather
+/// than waiting: a sleeping pool thread, woken, was often queued behind the waker on its core,
+/// and started a millisecond late on two cores (a quarter of a 4.4 MB model's save); a new
+/// thread goes to an idle core at once.
+fn on_caller_and_helpers<T: Send>(order: &[usize], job: impl Fn(usize) -> T + Sync) -> Vec<T> {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::{Mutex, PoisonError};
     let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<T>>> = (0..count).map(|_| Mutex::new(None)).collect();
+    // Each thread's results with their indices.
     let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(slot) = results.get(i) else {
-                break;
-            };
-            let result = job(i);
-            *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        let mut done = Vec::new();
+        while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            done.push((i, job(i)));
         }
+        done
     };
-    let helpers = rayon::current_num_threads().min(count).saturating_sub(1);
-    std::thread::scope(|scope| {
-        for _ in 0..helpers {
-            // Where no thread can be made, the others (this one at least) do its share.
-            let _ = std::thread::Builder::new().spawn_scoped(scope, work);
+    let helpers = rayon::current_num_threads()
+        .min(order.len())
+        .saturating_sub(1);
+    let mut done = std::thread::scope(|scope| {
+        // Where no thread can be made, the others (this one at least) do its share.
+        let helpers: Vec<_> = (0..helpers)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
+            .collect();
+        let mut done = work();
+        for helper in helpers {
+            match helper.join() {
+                Ok(theirs) => done.extend(theirs),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
         }
-        work();
+        done
     });
-    results
-        .into_iter()
-        .map(|slot| slot.into_inner().unwrap_or_else(PoisonError::into_inner))
-        .collect()
+    done.sort_unstable_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, result)| result).collect()
 }
 
 /// Writes `part` at `offset` of `file`; it must take the `len` bytes set aside for it.
