@@ -1,5 +1,9 @@
 //! The command line: `pmx-studio [FILE]` opens the editor; subcommands work on files.
 
+// First: its `outln!` and `errln!` are for the modules below.
+#[macro_use]
+mod output;
+
 mod check;
 mod convert;
 mod edit;
@@ -153,7 +157,7 @@ pub fn run(command: Command) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {}", describe(&error));
+            errln!("error: {}", describe(&error));
             ExitCode::from(1)
         }
     }

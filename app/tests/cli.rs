@@ -395,3 +395,57 @@ fn convert_keeps_the_bytes_of_a_model_with_large_lists() {
         "convert changed the bytes"
     );
 }
+
+/// A reader that stops reading (`pmx-studio check M.pmx | head -3`) does not make a command
+/// panic: it stops printing, does its job (a convert still writes its file) and ends with its
+/// own exit code. Standard output (and, for the convert, standard error) is a pipe whose
+/// reading end is closed before the command starts, so every line it prints fails.
+#[test]
+fn commands_whose_output_is_closed_finish_without_a_panic() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../resources/sample/sample.pmx");
+    let closed_pipe = || {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        writer
+    };
+    let runs: [&[&str]; 4] = [
+        &["info"],
+        &["info", "--json"],
+        &["check"],
+        &["get", "header", "bones"],
+    ];
+    for args in runs {
+        let output = pmx_studio()
+            .arg(args[0])
+            .arg(&sample)
+            .args(&args[1..])
+            .stdout(closed_pipe())
+            .output()
+            .expect("pmx-studio runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            output.status.code().is_some_and(|code| code < 100),
+            "{args:?} ended with {:?}: {stderr}",
+            output.status
+        );
+        assert!(
+            stderr.is_empty(),
+            "{args:?} said more than nothing: {stderr}"
+        );
+    }
+
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out = dir.path().join("sample.pmd");
+    let status = pmx_studio()
+        .arg("convert")
+        .arg(&sample)
+        .arg(&out)
+        .stdout(closed_pipe())
+        .stderr(closed_pipe())
+        .status()
+        .expect("pmx-studio runs");
+    assert!(status.success(), "convert ended with {status:?}");
+    let pmd = std::fs::read(&out).expect("the convert wrote its file");
+    assert!(pmd.starts_with(b"Pmd"), "a PMD file");
+}

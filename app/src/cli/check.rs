@@ -73,9 +73,9 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
     let loaded = match formats::load_path(&args.file, &options) {
         Ok(loaded) => loaded,
         Err(error) => {
-            eprintln!("error: cannot read the model: {error}");
+            errln!("error: cannot read the model: {error}");
             if !args.recover {
-                eprintln!("hint: --recover reads as much of a damaged file as it can");
+                errln!("hint: --recover reads as much of a damaged file as it can");
             }
             return Ok(ExitCode::from(UNREADABLE));
         }
@@ -103,7 +103,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
     let summary = Summary::of(&issues);
     if args.json {
         let list: Vec<IssueJson<'_>> = issues.iter().map(IssueJson::from).collect();
-        println!("{}", serde_json::to_string_pretty(&list)?);
+        outln!("{}", serde_json::to_string_pretty(&list)?);
     } else {
         // `--lang` is the command line's own (global) option.
         let japanese = super::lang() == pmx_core::i18n::Language::Japanese;
@@ -118,14 +118,14 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode> {
             } else {
                 ""
             };
-            println!(
+            outln!(
                 "{:<7} {:<24} {}: {message}{fixable}",
                 issue.severity.name(),
                 issue.code,
                 issue.path
             );
         }
-        println!("{}", summary_line(&summary, japanese));
+        outln!("{}", summary_line(&summary, japanese));
     }
     Ok(if summary.errors > 0 {
         ExitCode::from(1)

@@ -327,9 +327,9 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode> {
         // others' notes are for `check`, unless recovery was asked for: then what it lost or
         // corrected is news, with its place in the file.
         if loaded.format.spec().converts() {
-            eprintln!("note: {}", super::say(&note.message));
+            errln!("note: {}", super::say(&note.message));
         } else if args.recover {
-            eprintln!("note: {}", note.render(super::lang()));
+            errln!("note: {}", note.render(super::lang()));
         }
     }
     let mut options = args.save_options();
@@ -378,7 +378,7 @@ fn print_report(output: &Path, format: FileFormat, report: &WriteReport, options
     let output = output.display();
     match report {
         WriteReport::Saved(_) => {}
-        WriteReport::Mqo { report, mqx_file } => eprintln!(
+        WriteReport::Mqo { report, mqx_file } => errln!(
             "wrote {output}: {} objects, {} vertices, {} faces, {} morph targets{}",
             report.objects,
             report.vertices,
@@ -391,7 +391,7 @@ fn print_report(output: &Path, format: FileFormat, report: &WriteReport, options
         ),
         WriteReport::Smf(report) => {
             let smf = &options.smf;
-            eprintln!(
+            errln!(
                 "wrote {output}: {} frames, {} meshes (largest bone palette {} of {}), {} vertices, {} faces{}{}",
                 report.frames,
                 report.meshes,
@@ -417,7 +417,7 @@ fn print_report(output: &Path, format: FileFormat, report: &WriteReport, options
             );
         }
         WriteReport::Vrm(report) => {
-            eprintln!(
+            errln!(
                 "wrote {output}: {} humanoid bones, {} nodes, {} meshes ({} primitives), {} morph targets, {} preset and {} custom expressions, {} materials, {} images",
                 report.humanoid_bones,
                 report.joints,
@@ -430,7 +430,7 @@ fn print_report(output: &Path, format: FileFormat, report: &WriteReport, options
                 report.images,
             );
             let springs = &report.springs;
-            eprintln!(
+            errln!(
                 "spring bones: {} springs, {} spring joints, {} colliders in {} groups; limits: {} cone, {} hinge, {} spherical; {} node constraints",
                 springs.springs,
                 springs.joints,
@@ -445,14 +445,14 @@ fn print_report(output: &Path, format: FileFormat, report: &WriteReport, options
     }
     let warnings = report.save_report().warnings;
     if !format.spec().lossless && !warnings.is_empty() {
-        eprintln!(
+        errln!(
             "{} things the {} file cannot hold (written as described):",
             warnings.len(),
             format.name().to_ascii_uppercase()
         );
     }
     for warning in &warnings {
-        eprintln!("warning: {}", super::say(warning));
+        errln!("warning: {}", super::say(warning));
     }
 }
 
@@ -465,7 +465,7 @@ fn read_vrm_meta(path: Option<&Path>) -> Result<VrmMeta> {
         .with_context(|| format!("{}: cannot read the VRM meta", path.display()))?;
     let parsed = parse_meta_json(&text).with_context(|| path.display().to_string())?;
     for warning in &parsed.warnings {
-        eprintln!("warning: {}: {warning}", path.display());
+        errln!("warning: {}: {warning}", path.display());
     }
     Ok(parsed.meta)
 }

@@ -94,7 +94,7 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
         .carry(&mut model, &embedded, &args.input, &args.output)?;
     let saved = formats::save_path(&model, &args.output, &options)?;
     for warning in &saved.warnings {
-        eprintln!("warning: {}", super::say(warning));
+        errln!("warning: {}", super::say(warning));
     }
 
     if args.json {
@@ -105,12 +105,12 @@ pub fn run(args: &EditArgs) -> Result<ExitCode> {
             report: &report,
             touched: &touched,
         };
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        println!("{label}");
+        outln!("{label}");
         super::report::print_edit_report(&report, super::lang());
         if args.undo_all {
-            println!("{}", super::lang().tr("cli.report.undone"));
+            outln!("{}", super::lang().tr("cli.report.undone"));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -7,7 +7,6 @@ use anyhow::{Context, Result};
 use pmx_core::edit::get_path;
 use pmx_core::formats::{self, LoadOptions};
 use pmx_core::path::ModelPath;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -48,7 +47,7 @@ pub fn run(args: &GetArgs) -> Result<ExitCode> {
         match resolved {
             Ok(value) => values.push(value),
             Err(message) => {
-                eprintln!("error: {message}");
+                errln!("error: {message}");
                 failed = true;
             }
         }
@@ -56,14 +55,13 @@ pub fn run(args: &GetArgs) -> Result<ExitCode> {
     if failed {
         return Ok(ExitCode::from(UNRESOLVED));
     }
-    let mut out = std::io::stdout().lock();
     for value in &values {
         let text = if args.pretty {
             serde_json::to_string_pretty(value)?
         } else {
             serde_json::to_string(value)?
         };
-        writeln!(out, "{text}")?;
+        outln!("{text}");
     }
     Ok(ExitCode::SUCCESS)
 }

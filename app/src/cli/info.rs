@@ -107,34 +107,41 @@ pub fn run(args: &InfoArgs) -> Result<ExitCode> {
         loaded.faces,
     );
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&info)?);
+        outln!("{}", serde_json::to_string_pretty(&info)?);
         return Ok(ExitCode::SUCCESS);
     }
     let s = &info.index_sizes;
     let c = &info.counts;
-    println!("file:           {}", args.file.display());
-    println!("name:           {} / {}", info.name_ja, info.name_en);
-    println!(
+    outln!("file:           {}", args.file.display());
+    outln!("name:           {} / {}", info.name_ja, info.name_en);
+    outln!(
         "format:         {} {:.1}, {}",
-        info.format, info.version, info.encoding
+        info.format,
+        info.version,
+        info.encoding
     );
-    println!("additional UVs: {}", info.additional_uv);
-    println!(
+    outln!("additional UVs: {}", info.additional_uv);
+    outln!(
         "index sizes:    vertex {}, texture {}, material {}, bone {}, morph {}, rigid body {}",
-        s.vertex, s.texture, s.material, s.bone, s.morph, s.rigid_body
+        s.vertex,
+        s.texture,
+        s.material,
+        s.bone,
+        s.morph,
+        s.rigid_body
     );
-    println!("vertices:       {}", c.vertices);
-    println!("faces:          {}", c.faces);
-    println!("textures:       {}", c.textures);
-    println!("materials:      {}", c.materials);
-    println!("bones:          {}", c.bones);
-    println!("morphs:         {}", c.morphs);
-    println!("display frames: {}", c.display_frames);
-    println!("rigid bodies:   {}", c.rigid_bodies);
-    println!("joints:         {}", c.joints);
-    println!("soft bodies:    {}", c.soft_bodies);
+    outln!("vertices:       {}", c.vertices);
+    outln!("faces:          {}", c.faces);
+    outln!("textures:       {}", c.textures);
+    outln!("materials:      {}", c.materials);
+    outln!("bones:          {}", c.bones);
+    outln!("morphs:         {}", c.morphs);
+    outln!("display frames: {}", c.display_frames);
+    outln!("rigid bodies:   {}", c.rigid_bodies);
+    outln!("joints:         {}", c.joints);
+    outln!("soft bodies:    {}", c.soft_bodies);
     for note in &loaded.report.notes {
-        println!("note: {}", note.render(super::lang()));
+        outln!("note: {}", note.render(super::lang()));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -152,7 +152,7 @@ pub fn list(args: &PluginsArgs) -> Result<ExitCode> {
                 .map(|(path, error)| json!({"path": path, "error": error.to_string()}))
                 .collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(ExitCode::SUCCESS);
     }
     for group in pmx_plugins::PluginGroup::ALL {
@@ -160,16 +160,16 @@ pub fn list(args: &PluginsArgs) -> Result<ExitCode> {
         if infos.is_empty() {
             continue;
         }
-        println!(
+        outln!(
             "{} ({})",
             group.name(Language::English),
             group.name(Language::Japanese)
         );
         for info in infos {
-            println!("  {:<24} {} / {}", info.id, info.name_en, info.name_ja);
-            println!("  {:<24} {}", "", info.description_en);
+            outln!("  {:<24} {} / {}", info.id, info.name_en, info.name_ja);
+            outln!("  {:<24} {}", "", info.description_en);
             for spec in &info.options {
-                println!(
+                outln!(
                     "  {:<24}   --options {{\"{}\": {}}}  {}",
                     "",
                     spec.key,
@@ -180,10 +180,10 @@ pub fn list(args: &PluginsArgs) -> Result<ExitCode> {
         }
     }
     if let Some(folder) = &folder {
-        println!("scripts folder: {}", folder.display());
+        outln!("scripts folder: {}", folder.display());
     }
     for (path, error) in &failed {
-        eprintln!("warning: {}: {}", path.display(), super::say(error));
+        errln!("warning: {}: {}", path.display(), super::say(error));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -294,14 +294,14 @@ pub fn run_on_files(plugin: &dyn Plugin, target: &RunTarget) -> Result<ExitCode>
             report: &report,
             touched: &touched,
         };
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        println!("{label}");
+        outln!("{label}");
         for note in &notes {
-            println!("  {note}");
+            outln!("  {note}");
         }
         for step in &steps {
-            println!("  {step}");
+            outln!("  {step}");
         }
         super::report::print_edit_report(&report, lang);
     }
@@ -320,7 +320,7 @@ fn save(model: &pmx_core::Model, output: &Path) -> Result<()> {
     };
     let saved = formats::save_path(model, output, &save_options)?;
     for warning in &saved.warnings {
-        eprintln!("warning: {}", super::say(warning));
+        errln!("warning: {}", super::say(warning));
     }
     Ok(())
 }
@@ -368,9 +368,9 @@ fn write_unchanged(
             report: &EditReport::default(),
             touched: &Touched::default(),
         };
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
-        println!("{message}");
+        outln!("{message}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -121,20 +121,20 @@ pub fn run(args: &PoseArgs) -> Result<ExitCode> {
 
     let (mut posed, notes) = apply_pose_as_rest(&model, &pose)?;
     for note in &notes {
-        eprintln!("warning: {note}");
+        errln!("warning: {note}");
     }
     args.textures
         .carry(&mut posed, &embedded, &args.input, &args.output)?;
     let report = formats::save_path(&posed, &args.output, &SaveOptions::default())?;
     for warning in &report.warnings {
-        eprintln!("warning: {}", super::say(warning));
+        errln!("warning: {}", super::say(warning));
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// What ran, on standard error (standard output stays free for tools that read it).
 pub(super) fn report_physics(simulation: &Simulation) {
-    eprintln!(
+    errln!(
         "physics ({}): {} steps, {:.2} s simulated",
         simulation.engine().id(),
         simulation.steps(),
@@ -142,11 +142,11 @@ pub(super) fn report_physics(simulation: &Simulation) {
     );
     if let Some(world) = simulation.mmd_world() {
         for note in world.notes() {
-            eprintln!("note: {note}");
+            errln!("note: {note}");
         }
         let recovered = world.stats().recovered_bodies;
         if recovered > 0 {
-            eprintln!("warning: {recovered} times a body ran away and was put back on its bone");
+            errln!("warning: {recovered} times a body ran away and was put back on its bone");
         }
     }
 }
@@ -157,7 +157,7 @@ pub(super) fn read(path: &Path) -> Result<Vec<u8>> {
 
 pub(super) fn warn_unmatched(path: &Path, kind: &str, names: &[String]) {
     if !names.is_empty() {
-        eprintln!(
+        errln!(
             "warning: {}: {} {kind} not in the model: {}",
             path.display(),
             names.len(),

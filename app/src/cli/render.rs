@@ -123,7 +123,7 @@ fn parse_size(text: &str) -> Result<(u32, u32)> {
 
 #[cfg(not(feature = "gui"))]
 pub fn run(_args: &RenderArgs) -> Result<ExitCode> {
-    eprintln!(
+    errln!(
         "error: this pmx-studio was built without the 3D view (feature \"gui\"): no OpenGL rendering"
     );
     Ok(ExitCode::from(2))
@@ -212,7 +212,7 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
     let offscreen = match Offscreen::new() {
         Ok(offscreen) => offscreen,
         Err(error) => {
-            eprintln!(
+            errln!(
                 "error: {error}; rendering needs OpenGL 3.3 through EGL (on Debian/Ubuntu: \
                  apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri)"
             );
@@ -243,7 +243,7 @@ pub fn run(args: &RenderArgs) -> Result<ExitCode> {
     };
     let warn_textures = |view: &ViewState| {
         for problem in &view.scene.texture_problems {
-            eprintln!("warning: {problem}");
+            errln!("warning: {problem}");
         }
     };
 

@@ -136,9 +136,9 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
     let mut loaded = match formats::load_path(&args.input, &options) {
         Ok(loaded) => loaded,
         Err(error) => {
-            eprintln!("error: cannot read the model: {error}");
+            errln!("error: cannot read the model: {error}");
             if !args.recover {
-                eprintln!("hint: --recover reads as much of a damaged file as it can");
+                errln!("hint: --recover reads as much of a damaged file as it can");
             }
             return Ok(ExitCode::from(UNREADABLE));
         }
@@ -173,7 +173,7 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
     let saved = formats::save_path(&loaded.model, &args.output, &SaveOptions::default())?;
     let corrected = validate::header_corrections(&loaded.report);
     for warning in &saved.warnings {
-        eprintln!("warning: {}", super::say(warning));
+        errln!("warning: {}", super::say(warning));
     }
     let summary = Summary::of(&report.remaining);
     let lost_while_reading = loaded.report.lost_data();
@@ -200,28 +200,30 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
             lost,
             recovered,
         };
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        outln!("{}", serde_json::to_string_pretty(&json)?);
     } else {
         if lost_while_reading {
-            println!(
+            outln!(
                 "note: the input is damaged; what was lost while reading cannot be restored (see `pmx-studio check --recover`)"
             );
-            println!("recovered: {}", recovered.line());
+            outln!("recovered: {}", recovered.line());
             for note in loaded.report.notes.iter().filter(|note| note.lost) {
-                println!("lost    {}", note.render(super::lang()));
+                outln!("lost    {}", note.render(super::lang()));
             }
         }
         for issue in &corrected {
-            println!(
+            outln!(
                 "fixed   {:<24} {}: {}",
-                issue.code, issue.path, issue.message_en
+                issue.code,
+                issue.path,
+                issue.message_en
             );
         }
         for fix in &report.applied {
-            println!("fixed   {:<24} {}: {}", fix.code, fix.path, fix.label_en);
+            outln!("fixed   {:<24} {}: {}", fix.code, fix.path, fix.label_en);
         }
         for fix in &report.failed {
-            println!(
+            outln!(
                 "failed  {:<24} {}: {}: {}",
                 fix.code,
                 fix.path,
@@ -230,7 +232,7 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
             );
         }
         for fix in &report.held {
-            println!(
+            outln!(
                 "kept    {:<24} {}: {}: {}",
                 fix.code,
                 fix.path,
@@ -239,19 +241,21 @@ pub fn run(args: &RepairArgs) -> Result<ExitCode> {
             );
         }
         if report.applied.is_empty() && corrected.is_empty() {
-            println!("nothing to fix");
+            outln!("nothing to fix");
         }
         for issue in report
             .remaining
             .iter()
             .filter(|i| i.severity == Severity::Error)
         {
-            println!(
+            outln!(
                 "left    {:<24} {}: {}",
-                issue.code, issue.path, issue.message_en
+                issue.code,
+                issue.path,
+                issue.message_en
             );
         }
-        println!(
+        outln!(
             "{} fix(es) in {} round(s); remaining: {}",
             report.applied.len(),
             report.rounds,

@@ -17,11 +17,11 @@ pub fn print_edit_report(report: &EditReport, lang: Language) {
                 ("name", &moved.to_name),
             ],
         );
-        println!("  {line}");
+        outln!("  {line}");
     }
     for (what, count) in &report.removed_with {
         let items = report_count(lang, what, *count);
-        println!(
+        outln!(
             "  {}",
             lang.format("cli.report.removed", &[("items", &items)])
         );
@@ -33,20 +33,20 @@ pub fn print_edit_report(report: &EditReport, lang: Language) {
             "cli.report.switched_off",
             &[("what", &setting), ("bones", &bones)],
         );
-        println!("  {line}");
+        outln!("  {line}");
     }
     for (field, count) in &report.cleared {
         let items = report_count(lang, field, *count);
-        println!(
+        outln!(
             "  {}",
             lang.format("cli.report.cleared", &[("items", &items)])
         );
     }
     for example in &report.cleared_examples {
-        println!("    {example}");
+        outln!("    {example}");
     }
     for note in &report.notes {
         let note = note.render(lang);
-        println!("  {}", lang.format("cli.report.note", &[("note", &note)]));
+        outln!("  {}", lang.format("cli.report.note", &[("note", &note)]));
     }
 }

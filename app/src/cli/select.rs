@@ -9,7 +9,6 @@
 use anyhow::{Context, Result};
 use pmx_core::formats::{self, LoadOptions};
 use pmx_core::select::{format_ranges, parse_query};
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -41,7 +40,7 @@ pub fn run(args: &SelectArgs) -> Result<ExitCode> {
         match parse_query(&model, query) {
             Ok((_, indices)) => answers.push(indices),
             Err(error) => {
-                eprintln!("error: {error}");
+                errln!("error: {error}");
                 failed = true;
             }
         }
@@ -49,12 +48,11 @@ pub fn run(args: &SelectArgs) -> Result<ExitCode> {
     if failed {
         return Ok(ExitCode::from(BAD_QUERY));
     }
-    let mut out = std::io::stdout().lock();
     for indices in &answers {
         if args.json {
-            writeln!(out, "{}", serde_json::to_string(indices)?)?;
+            outln!("{}", serde_json::to_string(indices)?);
         } else {
-            writeln!(out, "{}", format_ranges(indices))?;
+            outln!("{}", format_ranges(indices));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -42,7 +42,7 @@ impl TextureArgs {
             let unpacked = Message::new("save.textures.unpacked")
                 .arg("count", written.len())
                 .arg("folder", dir.display().to_string());
-            eprintln!("{}", super::say(&unpacked));
+            errln!("{}", super::say(&unpacked));
         }
         let unpacked: Vec<&str> = embedded.iter().map(|f| f.path.as_str()).collect();
         self.follow(model, input, output, &unpacked);
@@ -66,15 +66,15 @@ impl TextureArgs {
             let copied = Message::new("save.textures.copied")
                 .arg("count", report.copied.len())
                 .arg("folder", folder.as_str());
-            eprintln!("{}", super::say(&copied));
+            errln!("{}", super::say(&copied));
         } else if !report.rewritten.is_empty() {
             let rewritten = Message::new("save.textures.rewritten")
                 .arg("count", report.rewritten.len())
                 .arg("folder", folder.as_str());
-            eprintln!("{}", super::say(&rewritten));
+            errln!("{}", super::say(&rewritten));
         }
         for unkept in &report.unkept {
-            eprintln!("warning: {}", super::say(&unkept.message()));
+            errln!("warning: {}", super::say(&unkept.message()));
         }
     }
 }
