@@ -100,6 +100,65 @@ fn convert_with_copy_textures_copies_the_images_beside_the_output() {
     assert_eq!(material_images(&output), expected);
 }
 
+/// A PMD's texture field holds 20 bytes of Shift-JIS: where the rewritten paths would not fit
+/// it (`../../src/tex/hair.png` is 22 bytes where `tex/hair.png` was 12), the images are copied
+/// beside the PMD instead, so that every texture its source reached is still reached; where
+/// they fit, the paths are rewritten as for any other format.
+#[test]
+fn convert_to_pmd_copies_the_images_where_rewritten_paths_would_not_fit_its_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = textured_source(dir.path());
+    let source = pmx_core::formats::load_path(&input, &LoadOptions::default())
+        .unwrap()
+        .model;
+    // Materials with a sphere map name `texture*sphere`, longer than 20 bytes already in the
+    // source: the PMD writer cuts those wherever the file goes.
+    let fitting: Vec<usize> = source
+        .materials
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.sphere_texture.is_none() && m.texture.is_some())
+        .map(|(i, _)| i)
+        .collect();
+    assert!(
+        fitting.len() >= 2,
+        "materials whose field fits: {fitting:?}"
+    );
+    let expected = material_images(&input);
+    let textures = |path: &Path| -> Vec<Option<Vec<u8>>> {
+        let images = material_images(path);
+        fitting.iter().map(|&i| images[i][0].clone()).collect()
+    };
+    let want: Vec<Option<Vec<u8>>> = fitting.iter().map(|&i| expected[i][0].clone()).collect();
+    assert!(want.iter().all(Option::is_some));
+
+    let deep = dir.path().join("out/deeper/model.pmd");
+    std::fs::create_dir_all(deep.parent().unwrap()).unwrap();
+    let run = ok(&["convert", arg(&input), arg(&deep)]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("20-byte texture field"), "{stderr}");
+    assert!(
+        !stderr.contains("cut to 20 bytes (the field holds 20): \"../"),
+        "{stderr}"
+    );
+    assert_eq!(textures(&deep), want);
+    assert!(
+        deep.parent().unwrap().join("tex/hair.png").is_file(),
+        "copied beside it"
+    );
+
+    // One folder up, `../src/tex/hair.png` (19 bytes) fits: rewritten, nothing copied.
+    let near = dir.path().join("out/model.pmd");
+    let run = ok(&["convert", arg(&input), arg(&near)]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("rewritten"), "{stderr}");
+    assert!(
+        !near.parent().unwrap().join("tex").exists(),
+        "nothing copied"
+    );
+    assert_eq!(textures(&near), want);
+}
+
 #[test]
 fn pmx_to_mqo_to_pmx_in_three_folders_keeps_every_texture() {
     let dir = tempfile::tempdir().unwrap();

@@ -599,8 +599,10 @@ impl Document {
 
 impl Document {
     /// Rewrites the texture paths for a save into `path`'s folder when it is not the folder
-    /// they start from, as one edit; returns whether an edit was made and the paths that could
-    /// not be kept (as text for the status line).
+    /// they start from, as one edit (a PMD whose 20-byte texture fields the rewritten paths
+    /// would not fit gets the images copied beside it instead: `formats::relocation_for`);
+    /// returns whether an edit was made and, as text for the status line, the paths that
+    /// could not be kept and why the images were copied.
     fn relocate_textures_for(
         &mut self,
         path: &Path,
@@ -618,14 +620,24 @@ impl Document {
             textures: self.model.textures.clone(),
             ..Model::default()
         };
-        let report = formats::relocate_textures(
-            &mut textures_only,
-            &from,
-            formats::folder_of(path),
-            formats::TextureRelocation::Rewrite,
-            &unpacked,
-        );
-        let unkept = report.unkept.iter().map(UnkeptTexture::message).collect();
+        let to = formats::folder_of(path);
+        let asked = formats::TextureRelocation::Rewrite;
+        let mode = match FileFormat::from_extension(path) {
+            Some(format) => {
+                formats::relocation_for(&self.model, &from, to, format, asked, &unpacked)
+            }
+            None => asked,
+        };
+        let report = formats::relocate_textures(&mut textures_only, &from, to, mode, &unpacked);
+        let mut unkept: Vec<pmx_core::i18n::Message> =
+            report.unkept.iter().map(UnkeptTexture::message).collect();
+        if mode != asked {
+            unkept.insert(
+                0,
+                pmx_core::i18n::Message::new("save.textures.copied_for_pmd")
+                    .arg("folder", to.display().to_string()),
+            );
+        }
         let (indices, values): (Vec<usize>, Vec<Text>) = textures_only
             .textures
             .into_iter()

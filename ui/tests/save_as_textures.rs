@@ -98,3 +98,45 @@ fn save_as_into_another_folder_keeps_every_texture() {
         doc.model.textures[0].as_str()
     );
 }
+
+/// Save as PMD into a folder from which the rewritten paths would not fit PMD's 20-byte
+/// texture field (`../../src/tex/hair.png`): the images are copied beside the file instead, so
+/// every material whose field fitted in the source still shows its texture.
+#[test]
+fn save_as_pmd_far_away_copies_the_images_its_fields_could_not_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    let source_dir = dir.path().join("src");
+    std::fs::create_dir_all(&source_dir).unwrap();
+    let source = pmx_core::generate::textured_model()
+        .write(&source_dir, "model.pmx")
+        .unwrap();
+    let model = formats::load_path(&source, &LoadOptions::default())
+        .unwrap()
+        .model;
+    // `texture*sphere` is over 20 bytes in the source already: cut wherever the file goes.
+    let fitting: Vec<usize> = model
+        .materials
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.sphere_texture.is_none() && m.texture.is_some())
+        .map(|(i, _)| i)
+        .collect();
+    assert!(fitting.len() >= 2);
+    let expected = texture_bytes(&source);
+
+    let mut harness = support::harness_of(
+        support::editor(Language::English),
+        pmx_core::model::Model::new_empty(),
+    );
+    open(&mut harness, &source);
+    let other = dir.path().join("other/deeper/model.pmd");
+    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+    save_to(&mut harness, &other);
+    let saved = texture_bytes(&other);
+    for &i in &fitting {
+        assert!(expected[i].is_some());
+        assert_eq!(saved[i], expected[i], "material {i}");
+    }
+    assert!(other.parent().unwrap().join("tex/hair.png").is_file());
+    assert_eq!(document(&harness).path.as_deref(), Some(other.as_path()));
+}

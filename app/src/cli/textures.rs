@@ -3,7 +3,9 @@
 //! them follow the file through `pmx_core::formats::relocate`, and says what it could not keep.
 
 use anyhow::{Context, Result};
-use pmx_core::formats::{self, EmbeddedFile, FileFormat, TextureRelocation, relocate_textures};
+use pmx_core::formats::{
+    self, EmbeddedFile, FileFormat, TextureRelocation, relocate_textures, relocation_for,
+};
 use pmx_core::i18n::Message;
 use pmx_core::model::Model;
 use std::path::Path;
@@ -50,18 +52,28 @@ impl TextureArgs {
     }
 
     /// Makes `model`'s texture paths (relative to `input`'s folder) reach the images from
-    /// `output`'s folder, printing on stderr what was rewritten or copied and every path that
-    /// could not be kept. `unpacked`: paths of images the caller writes beside the output
+    /// `output`'s folder (copies instead of rewritten paths for a PMD whose texture fields
+    /// those would not fit: `relocation_for`), printing on stderr what was rewritten or copied
+    /// and every path that could not be kept. `unpacked`: paths of images the caller writes beside the output
     /// itself (a VRM's). Nothing changes when both files are in one folder.
     pub fn follow(&self, model: &mut Model, input: &Path, output: &Path, unpacked: &[&str]) {
-        let mode = if self.copy_textures {
+        let asked = if self.copy_textures {
             TextureRelocation::Copy
         } else {
             TextureRelocation::Rewrite
         };
-        let to_dir = formats::folder_of(output);
-        let report = relocate_textures(model, formats::folder_of(input), to_dir, mode, unpacked);
+        let (from_dir, to_dir) = (formats::folder_of(input), formats::folder_of(output));
         let folder = to_dir.display().to_string();
+        // A PMD's 20-byte texture fields may not hold the rewritten paths: copies keep them.
+        let mode = match FileFormat::from_extension(output) {
+            Some(format) => relocation_for(model, from_dir, to_dir, format, asked, unpacked),
+            None => asked,
+        };
+        if mode != asked {
+            let why = Message::new("save.textures.copied_for_pmd").arg("folder", folder.as_str());
+            errln!("{}", super::say(&why));
+        }
+        let report = relocate_textures(model, from_dir, to_dir, mode, unpacked);
         if !report.copied.is_empty() {
             let copied = Message::new("save.textures.copied")
                 .arg("count", report.copied.len())

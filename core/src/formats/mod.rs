@@ -28,6 +28,7 @@ pub use files::{EmbeddedFile, folder_of, write_atomic, write_embedded_files};
 pub use registry::{FileFormat, FormatSpec, Loaded, SaveOptions, WriteReport, mqo_import_options};
 pub use relocate::{
     RelocationReport, TextureRelocation, UnkeptReason, UnkeptTexture, relocate_textures,
+    relocation_for,
 };
 
 use crate::model::Model;

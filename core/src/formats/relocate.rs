@@ -149,6 +149,71 @@ pub fn relocate_textures(
     report
 }
 
+/// The relocation to use for `model` written from `from_dir` into `to_dir` as `format` when
+/// `asked` is: [`TextureRelocation::Copy`] where rewritten paths would make some PMD texture
+/// field (`texture*sphere`, 20 bytes of Shift-JIS) too long that the model's own paths fit
+/// (`../../textures/face.png` does not fit where `face.png` did: the PMD writer would cut it
+/// and the file would name no image), since the images copied beside the file keep their short
+/// names; `asked` otherwise. `unpacked` as for [`relocate_textures`].
+#[must_use]
+pub fn relocation_for(
+    model: &Model,
+    from_dir: &Path,
+    to_dir: &Path,
+    format: crate::formats::FileFormat,
+    asked: TextureRelocation,
+    unpacked: &[&str],
+) -> TextureRelocation {
+    if format != crate::formats::FileFormat::Pmd || asked == TextureRelocation::Copy {
+        return asked;
+    }
+    let mut rewritten = Model {
+        textures: model.textures.clone(),
+        ..Model::default()
+    };
+    relocate_textures(
+        &mut rewritten,
+        from_dir,
+        to_dir,
+        TextureRelocation::Rewrite,
+        unpacked,
+    );
+    let cut_by_rewrite = model.materials.iter().any(|material| {
+        !pmd_texture_field_fits(material, &rewritten.textures)
+            && pmd_texture_field_fits(material, &model.textures)
+    });
+    if cut_by_rewrite {
+        TextureRelocation::Copy
+    } else {
+        asked
+    }
+}
+
+/// Whether `material`'s PMD texture field, with `textures` as the texture list, holds its
+/// text whole: the texture, `*` and the sphere map where it has both (a sphere map with its
+/// mode off is not written), in at most 20 bytes of Shift-JIS.
+fn pmd_texture_field_fits(
+    material: &crate::model::Material,
+    textures: &[crate::model::Text],
+) -> bool {
+    use crate::model::SphereMode;
+    let name = |index: Option<crate::model::TextureIdx>| {
+        index
+            .and_then(|index| textures.get(index.get()))
+            .map(|text| text.as_str().into_owned())
+    };
+    let sphere = match material.sphere_mode {
+        SphereMode::Multiply | SphereMode::Add => name(material.sphere_texture),
+        _ => None,
+    };
+    let field = match (name(material.texture), sphere) {
+        (Some(texture), Some(sphere)) => format!("{texture}*{sphere}"),
+        (Some(name), None) | (None, Some(name)) => name,
+        (None, None) => return true,
+    };
+    crate::validate::shift_jis_bytes(&field).0.len() <= crate::formats::pmd::field::TEXTURE
+}
+
 /// One texture path: what to write, why it could not be kept (if so), and the copy made.
 fn relocate_one(
     path: &str,
@@ -301,6 +366,61 @@ mod tests {
         let mut model = Model::new_empty();
         model.textures = textures.iter().map(|&t| t.into()).collect();
         model
+    }
+
+    #[test]
+    fn pmd_gets_copies_where_rewritten_paths_would_not_fit_its_texture_field() {
+        use crate::formats::FileFormat;
+        use crate::model::{Material, SphereMode, TextureIdx};
+        let root = tempfile::tempdir().unwrap();
+        let source = root.path().join("a");
+        std::fs::create_dir_all(source.join("tex")).unwrap();
+        std::fs::write(source.join("tex/face.png"), b"png").unwrap();
+        let (near, far) = (root.path().join("b"), root.path().join("b/c/d"));
+        std::fs::create_dir_all(&far).unwrap();
+        let mut model = model_with(&["tex/face.png", "tex/sphere_of_the_face.spa"]);
+        model.materials.push(Material {
+            texture: Some(TextureIdx::new(0)),
+            ..Material::default()
+        });
+        let relocation = |model: &Model, to: &Path, format| {
+            relocation_for(model, &source, to, format, TextureRelocation::Rewrite, &[])
+        };
+        // `../a/tex/face.png`: 17 bytes, fits. `../../../a/tex/face.png`: 23, does not.
+        assert_eq!(
+            relocation(&model, &near, FileFormat::Pmd),
+            TextureRelocation::Rewrite
+        );
+        assert_eq!(
+            relocation(&model, &far, FileFormat::Pmd),
+            TextureRelocation::Copy
+        );
+        assert_eq!(
+            relocation(&model, &far, FileFormat::Pmx),
+            TextureRelocation::Rewrite
+        );
+        let copy = relocation_for(
+            &model,
+            &source,
+            &far,
+            FileFormat::Pmd,
+            TextureRelocation::Copy,
+            &[],
+        );
+        assert_eq!(copy, TextureRelocation::Copy);
+        // A field too long in the source already (texture and sphere) is cut wherever it goes.
+        model.materials[0].sphere_texture = Some(TextureIdx::new(1));
+        model.materials[0].sphere_mode = SphereMode::Add;
+        assert_eq!(
+            relocation(&model, &far, FileFormat::Pmd),
+            TextureRelocation::Rewrite
+        );
+        // With its sphere mode off, the sphere is not written: the texture alone counts.
+        model.materials[0].sphere_mode = SphereMode::Disabled;
+        assert_eq!(
+            relocation(&model, &far, FileFormat::Pmd),
+            TextureRelocation::Copy
+        );
     }
 
     #[test]
