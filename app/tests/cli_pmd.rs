@@ -101,3 +101,83 @@ fn convert_to_pmd_prints_the_loss_report() {
     assert_eq!(info["format"], "pmd");
     assert_eq!(info["counts"]["vertices"], 40);
 }
+
+/// MMD picks a PMD sphere map's mode from its extension (`.spa` adds, anything else
+/// multiplies): a PMX material that adds `s.png` or `es.sph`, or multiplies `m.spa`, is written
+/// naming a copy under the extension of its mode, made beside the PMD, so that the PMD read
+/// back has every material's sphere mode and image of the PMX. A sphere map with no texture
+/// reads back as one only as `.sph` or `.spa`.
+#[test]
+fn convert_to_pmd_writes_sphere_maps_under_the_extension_of_their_mode() {
+    use pmx_core::model::{Material, SphereMode, TextureIdx};
+    let dir = tempfile::tempdir().unwrap();
+    let images: [(&str, &[u8]); 6] = [
+        ("a.png", b"texture"),
+        ("s.png", b"added"),
+        ("es.sph", b"added too"),
+        ("m.spa", b"multiplied"),
+        ("alone.bmp", b"multiplied alone"),
+        ("kept.bmp", b"multiplied, read as it is"),
+    ];
+    for (name, bytes) in images {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let mut model = pmx_core::generate::sample_model();
+    model.textures = images.iter().map(|(name, _)| (*name).into()).collect();
+    let spheres = [
+        (Some(0), 1, SphereMode::Add),
+        (Some(0), 2, SphereMode::Add),
+        (Some(0), 3, SphereMode::Multiply),
+        (None, 4, SphereMode::Multiply),
+        (Some(0), 5, SphereMode::Multiply),
+    ];
+    let template = model.materials[0].clone();
+    let faces = model.faces.len() as u32 * 3;
+    model.materials = spheres
+        .iter()
+        .map(|&(texture, sphere, mode)| Material {
+            texture: texture.map(TextureIdx::new),
+            sphere_texture: Some(TextureIdx::new(sphere)),
+            sphere_mode: mode,
+            face_index_count: 0,
+            ..template.clone()
+        })
+        .collect();
+    model.materials[0].face_index_count = faces;
+    let pmx = dir.path().join("model.pmx");
+    pmx_core::formats::save_path(&model, &pmx, &Default::default()).unwrap();
+    let pmd = dir.path().join("model.pmd");
+    let run = pmx_studio(&[Path::new("convert"), &pmx, &pmd]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains(r#"written as "s.spa", a copy of "s.png""#),
+        "{stderr}"
+    );
+
+    let back = pmx_core::formats::load_path(&pmd, &Default::default())
+        .unwrap()
+        .model;
+    let image = |model: &pmx_core::Model, index: Option<TextureIdx>| -> Option<Vec<u8>> {
+        let name = model.textures.get(index?.get())?.as_str().into_owned();
+        std::fs::read(pmx_core::texture::resolve(dir.path(), &name)?).ok()
+    };
+    for (i, (before, after)) in model.materials.iter().zip(&back.materials).enumerate() {
+        assert_eq!(after.sphere_mode, before.sphere_mode, "material {i}");
+        assert_eq!(
+            image(&back, after.sphere_texture),
+            image(&model, before.sphere_texture),
+            "material {i}'s sphere map"
+        );
+        assert_eq!(image(&back, after.texture), image(&model, before.texture));
+    }
+    let names: Vec<String> = back
+        .materials
+        .iter()
+        .map(|m| {
+            back.textures[m.sphere_texture.unwrap().get()]
+                .as_str()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(names, ["s.spa", "es.spa", "m.sph", "alone.sph", "kept.bmp"]);
+}

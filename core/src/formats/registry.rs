@@ -12,6 +12,7 @@ use super::error::{FileError, LoadOptions, LoadReport, ReadError, SaveReport, Wr
 use super::exports::{save_mqo, save_smf, save_vrm};
 use super::files::{EmbeddedFile, atomic, write_atomic};
 use super::{csv, json, mqo, pmd, pmx, smf, vrm};
+use crate::i18n::Message;
 use crate::model::Model;
 use std::path::Path;
 
@@ -200,7 +201,7 @@ pub static FORMATS: [FormatSpec; 7] = [
                 (bytes, SaveReport { warnings })
             })
         },
-        write: None,
+        write: Some(write_pmd),
     },
     FormatSpec {
         format: FileFormat::Mqo,
@@ -455,6 +456,34 @@ fn write_pmx(model: &Model, path: &Path, options: &SaveOptions) -> WriteResult {
         FileError::io(path),
     )
     .map(WriteReport::Saved)
+}
+
+/// A PMD file, and beside it the copies of the sphere maps it names under the extension MMD
+/// reads their mode from ([`pmd::spheres`]), each written atomically after the file. A copy
+/// that cannot be written is a warning: the file names an image that is not there.
+fn write_pmd(model: &Model, path: &Path, _options: &SaveOptions) -> WriteResult {
+    let dir = super::folder_of(path);
+    let (spheres, copies) = pmd::spheres::plan_copies(model, dir);
+    let (bytes, report) =
+        pmd::write_with_spheres(model, &spheres).map_err(FileError::write(path))?;
+    write_atomic(path, &bytes).map_err(FileError::io(path))?;
+    let mut warnings: Vec<Message> = report.losses.iter().map(pmd::PmdLoss::to_message).collect();
+    for copy in &copies {
+        let target = dir.join(copy.written.replace('\\', "/"));
+        let written = target
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| write_atomic(&target, &copy.bytes));
+        if let Err(error) = written {
+            warnings.push(
+                Message::new("save.pmd_sphere_copy_failed")
+                    .arg("written", copy.written.as_str())
+                    .arg("original", copy.original.as_str())
+                    .arg("error", error.to_string()),
+            );
+        }
+    }
+    Ok(WriteReport::Saved(SaveReport { warnings }))
 }
 
 impl FormatSpec {

@@ -9,6 +9,7 @@
 //! percentages, and a rotation-motion bone's append ratio is a whole percentage.
 
 use super::raw::*;
+use super::spheres::SphereNames;
 use super::text;
 use super::to_model::{
     IK_LIMIT_FACTOR, add, generated_material_name, implied_bone_flags, implied_draw_flags, is_knee,
@@ -99,11 +100,20 @@ pub fn refusal_text(model: &Model) -> Option<(ModelPath, String, String)> {
     None
 }
 
-/// Converts `model` to a raw PMD file and lists what PMD cannot hold.
+/// Converts `model` to a raw PMD file and lists what PMD cannot hold. Sphere maps keep their
+/// names (a mode their extension does not give is a loss): see [`from_model_with_spheres`].
 #[must_use]
 pub fn from_model(model: &Model) -> (PmdFile, Vec<PmdLoss>) {
+    from_model_with_spheres(model, &SphereNames::new())
+}
+
+/// [`from_model`] with the sphere maps of `spheres` under their names there, copies MMD reads
+/// in the material's mode ([`super::spheres`]).
+#[must_use]
+pub fn from_model_with_spheres(model: &Model, spheres: &SphereNames) -> (PmdFile, Vec<PmdLoss>) {
     let mut conv = Converter {
         model,
+        spheres,
         losses: Vec::new(),
         kept: model
             .pmd
@@ -148,6 +158,8 @@ pub fn from_model(model: &Model) -> (PmdFile, Vec<PmdLoss>) {
 
 struct Converter<'a> {
     model: &'a Model,
+    /// Sphere maps written under another name (copies the save writes beside the file).
+    spheres: &'a SphereNames,
     losses: Vec<PmdLoss>,
     /// The text fields the PMD file the model was read from held beyond their text.
     kept: HashMap<PmdTextSlot, &'a PmdTextField>,
@@ -687,51 +699,81 @@ impl Converter<'_> {
         let at = |field: &'static str| ModelPath::element(ElementKind::Material, i).field(field);
         let texture = self.texture_name(m.texture, || at("texture"));
         let sphere = self.texture_name(m.sphere_texture, || at("sphere_texture"));
-        let sphere =
-            match (sphere, m.sphere_mode) {
-                (None, _) => None,
-                (Some(sphere), SphereMode::Multiply | SphereMode::Add) => {
-                    let stored = sphere_mode_of(&sphere);
-                    if stored != m.sphere_mode {
-                        self.loss(
+        // The name a save writes instead, a copy MMD reads in the material's mode.
+        let renamed = m
+            .sphere_texture
+            .and_then(|index| {
+                self.spheres
+                    .get(&(index.get(), m.sphere_mode, m.texture.is_none()))
+            })
+            .cloned();
+        let sphere = match (sphere, m.sphere_mode, renamed) {
+            (None, _, _) => None,
+            (Some(sphere), SphereMode::Multiply | SphereMode::Add, Some(written)) => {
+                self.loss(
+                        at("sphere_texture"),
+                        format!(
+                            "MMD picks the sphere mode from the file extension (.spa adds, others \
+                             multiply): written as \"{written}\", a copy of \"{sphere}\" beside the \
+                             file"
+                        ),
+                        format!(
+                            "MMDはスフィアモードを拡張子で決めます（.spaは加算、それ以外は乗算）。\
+                             「{sphere}」のコピー「{written}」としてファイルの隣に書き込みます"
+                        ),
+                    );
+                Some(written)
+            }
+            (Some(sphere), SphereMode::Multiply | SphereMode::Add, None) => {
+                let stored = sphere_mode_of(&sphere);
+                if stored != m.sphere_mode {
+                    self.loss(
                         at("sphere_mode"),
                         format!(
                             "MMD picks the sphere mode from the file extension (.spa adds, others \
                              multiply): \"{sphere}\" will be used as {}",
-                            if stored == SphereMode::Add { "add" } else { "multiply" }
+                            if stored == SphereMode::Add {
+                                "add"
+                            } else {
+                                "multiply"
+                            }
                         ),
                         format!(
                             "MMDはスフィアモードを拡張子で決めます（.spaは加算、それ以外は乗算）。\
                              「{sphere}」は{}として使われます",
-                            if stored == SphereMode::Add { "加算" } else { "乗算" }
+                            if stored == SphereMode::Add {
+                                "加算"
+                            } else {
+                                "乗算"
+                            }
                         ),
                     );
-                    }
-                    Some(sphere)
                 }
-                (Some(sphere), SphereMode::Disabled) => {
-                    self.loss(
-                        at("sphere_texture"),
-                        format!("sphere map \"{sphere}\" is dropped: the sphere mode is off"),
-                        format!("スフィアモードが無効のため、スフィア「{sphere}」は削除されます"),
-                    );
-                    None
-                }
-                (Some(sphere), mode) => {
-                    self.loss(
-                        at("sphere_mode"),
-                        format!(
-                            "sphere mode {mode:?} (PMX 2.1 sub-texture or unknown) is not stored: \
+                Some(sphere)
+            }
+            (Some(sphere), SphereMode::Disabled, _) => {
+                self.loss(
+                    at("sphere_texture"),
+                    format!("sphere map \"{sphere}\" is dropped: the sphere mode is off"),
+                    format!("スフィアモードが無効のため、スフィア「{sphere}」は削除されます"),
+                );
+                None
+            }
+            (Some(sphere), mode, _) => {
+                self.loss(
+                    at("sphere_mode"),
+                    format!(
+                        "sphere mode {mode:?} (PMX 2.1 sub-texture or unknown) is not stored: \
                          \"{sphere}\" is dropped"
-                        ),
-                        format!(
-                            "スフィアモード{mode:?}（PMX 2.1のサブテクスチャまたは不明な値）は\
+                    ),
+                    format!(
+                        "スフィアモード{mode:?}（PMX 2.1のサブテクスチャまたは不明な値）は\
                              保存されません。「{sphere}」は削除されます"
-                        ),
-                    );
-                    None
-                }
-            };
+                    ),
+                );
+                None
+            }
+        };
         let field_text = match (texture, sphere) {
             (Some(texture), Some(sphere)) => format!("{texture}*{sphere}"),
             (Some(texture), None) => {

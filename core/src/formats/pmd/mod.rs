@@ -15,7 +15,9 @@
 //! The mapping, both ways:
 //! - Vertices: weight 0..100 of bone 1 → BDEF2 (BDEF1 for `(bone, 0, 100)`, PmxEditor's and
 //!   MMD's single-bone form); edge flag 1 → edge scale 0, 0 → 1.
-//! - Materials: `tex.bmp*sphere.sph` (`.spa`: add) → texture + sphere map; toon index → shared
+//! - Materials: `tex.bmp*sphere.sph` (`.spa`: add) → texture + sphere map (a save to a file
+//!   names a sphere map whose extension gives another mode than the material's after a copy
+//!   under the right one, written beside the file: [`spheres`]); toon index → shared
 //!   toon for the standard names of the toon list, else a texture; draw flags from alpha (< 1:
 //!   double-sided; 0.98: no self shadow) and the edge flag (edge + ground shadow); names
 //!   `材質N` / `MaterialN`.
@@ -33,13 +35,16 @@ mod emit;
 mod from_model;
 mod parse;
 mod raw;
+pub mod spheres;
 mod text;
 mod to_model;
 
 #[cfg(test)]
 mod tests;
 
-pub use from_model::{MAX_BONES, MAX_VERTICES, PmdLoss, from_model, refusal, refusal_text};
+pub use from_model::{
+    MAX_BONES, MAX_VERTICES, PmdLoss, from_model, from_model_with_spheres, refusal, refusal_text,
+};
 pub use parse::MAGIC;
 pub use raw::*;
 pub use to_model::{IK_LIMIT_FACTOR, knee_limits, split_texture_field, to_model};
@@ -96,9 +101,24 @@ pub fn write(model: &Model) -> Result<(Vec<u8>, PmdLossReport), WriteError> {
     Ok((bytes, PmdLossReport { losses }))
 }
 
-/// Everything of `model` a PMD file cannot hold, element by element (what [`write`] reports,
-/// plus the reasons it would refuse).
+/// [`write`] with the sphere maps of `spheres` under their names there
+/// ([`spheres::plan_copies`]: the caller writes the copies beside the file).
+pub fn write_with_spheres(
+    model: &Model,
+    spheres: &spheres::SphereNames,
+) -> Result<(Vec<u8>, PmdLossReport), WriteError> {
+    if let Some(error) = refusal(model) {
+        return Err(error);
+    }
+    let (file, losses) = from_model_with_spheres(model, spheres);
+    let bytes = write_file(&file)?;
+    Ok((bytes, PmdLossReport { losses }))
+}
+
+/// Everything of `model` a PMD file cannot hold, element by element, as a save to a file
+/// writes it (what [`write_with_spheres`] reports, sphere maps renamed by
+/// [`spheres::names_by_rule`], plus the reasons it would refuse).
 #[must_use]
 pub fn pmd_losses(model: &Model) -> Vec<PmdLoss> {
-    from_model(model).1
+    from_model_with_spheres(model, &spheres::names_by_rule(model)).1
 }
