@@ -711,17 +711,16 @@ impl Converter<'_> {
             (None, _, _) => None,
             (Some(sphere), SphereMode::Multiply | SphereMode::Add, Some(written)) => {
                 self.loss(
-                        at("sphere_texture"),
-                        format!(
-                            "MMD picks the sphere mode from the file extension (.spa adds, others \
-                             multiply): written as \"{written}\", a copy of \"{sphere}\" beside the \
-                             file"
-                        ),
-                        format!(
-                            "MMDはスフィアモードを拡張子で決めます（.spaは加算、それ以外は乗算）。\
-                             「{sphere}」のコピー「{written}」としてファイルの隣に書き込みます"
-                        ),
-                    );
+                    at("sphere_texture"),
+                    format!(
+                        "MMD picks the sphere mode from the file extension (.spa adds, others \
+                         multiply): written as \"{written}\", a copy of \"{sphere}\" beside the file"
+                    ),
+                    format!(
+                        "MMDはスフィアモードを拡張子で決めます（.spaは加算、それ以外は乗算）。\
+                         「{sphere}」のコピー「{written}」としてファイルの隣に書き込みます"
+                    ),
+                );
                 Some(written)
             }
             (Some(sphere), SphereMode::Multiply | SphereMode::Add, None) => {
@@ -768,7 +767,7 @@ impl Converter<'_> {
                     ),
                     format!(
                         "スフィアモード{mode:?}（PMX 2.1のサブテクスチャまたは不明な値）は\
-                             保存されません。「{sphere}」は削除されます"
+                         保存されません。「{sphere}」は削除されます"
                     ),
                 );
                 None
