@@ -54,8 +54,8 @@ impl TextureArgs {
     /// Makes `model`'s texture paths (relative to `input`'s folder) reach the images from
     /// `output`'s folder (copies instead of rewritten paths for a PMD whose texture fields
     /// those would not fit: `relocation_for`), printing on stderr what was rewritten or copied
-    /// and every path that could not be kept. `unpacked`: paths of images the caller writes beside the output
-    /// itself (a VRM's). Nothing changes when both files are in one folder.
+    /// and every path that could not be kept. `unpacked`: paths of images the caller writes
+    /// beside the output itself (a VRM's). Nothing changes when both files are in one folder.
     pub fn follow(&self, model: &mut Model, input: &Path, output: &Path, unpacked: &[&str]) {
         let asked = if self.copy_textures {
             TextureRelocation::Copy

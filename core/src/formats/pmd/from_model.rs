@@ -714,7 +714,8 @@ impl Converter<'_> {
                     at("sphere_texture"),
                     format!(
                         "MMD picks the sphere mode from the file extension (.spa adds, others \
-                         multiply): written as \"{written}\", a copy of \"{sphere}\" beside the file"
+                         multiply): written as \"{written}\", a copy of \"{sphere}\" beside \
+                         the file"
                     ),
                     format!(
                         "MMDはスフィアモードを拡張子で決めます（.spaは加算、それ以外は乗算）。\
