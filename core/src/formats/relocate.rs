@@ -211,7 +211,7 @@ fn pmd_texture_field_fits(
         (Some(name), None) | (None, Some(name)) => name,
         (None, None) => return true,
     };
-    crate::validate::shift_jis_bytes(&field).0.len() <= crate::formats::pmd::field::TEXTURE
+    crate::formats::pmd::fits_texture_field(&field)
 }
 
 /// One texture path: what to write, why it could not be kept (if so), and the copy made.

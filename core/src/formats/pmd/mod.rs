@@ -101,6 +101,13 @@ pub fn write(model: &Model) -> Result<(Vec<u8>, PmdLossReport), WriteError> {
     Ok((bytes, PmdLossReport { losses }))
 }
 
+/// Whether `text` fits a PMD material's texture field whole: 20 bytes of Shift-JIS, which the
+/// writer fills to the last byte.
+#[must_use]
+pub fn fits_texture_field(text: &str) -> bool {
+    !text::encode(text, field::TEXTURE).cut
+}
+
 /// [`write`] with the sphere maps of `spheres` under their names there
 /// ([`spheres::plan_copies`]: the caller writes the copies beside the file).
 pub fn write_with_spheres(
