@@ -99,7 +99,7 @@ pub fn plan_copies(model: &Model, dir: &Path) -> (SphereNames, Vec<SphereCopy>) 
             .map(|t| t.as_str().into_owned())
             .unwrap_or_default();
         let Some(bytes) =
-            crate::texture::resolve(dir, &original).and_then(|image| std::fs::read(image).ok())
+            crate::texture::resolve(dir, &original).and_then(|image| read_image(&image))
         else {
             continue;
         };
@@ -112,7 +112,7 @@ pub fn plan_copies(model: &Model, dir: &Path) -> (SphereNames, Vec<SphereCopy>) 
             let on_disk = || crate::texture::resolve(dir, &written);
             let same = match (planned, on_disk()) {
                 (Some(copy), _) => copy.bytes == bytes,
-                (None, Some(existing)) => std::fs::read(existing).is_ok_and(|b| b == bytes),
+                (None, Some(existing)) => read_image(&existing).is_some_and(|b| b == bytes),
                 (None, None) => {
                     copies.push(SphereCopy {
                         original: original.clone(),
@@ -132,6 +132,19 @@ pub fn plan_copies(model: &Model, dir: &Path) -> (SphereNames, Vec<SphereCopy>) 
         }
     }
     (names, copies)
+}
+
+/// The most a sphere map copied here may hold: an image of 4096 × 4096 RGBA is 64 MiB. A path
+/// that names something bigger (a model naming any file at all) keeps its name.
+const MAX_IMAGE_BYTES: u64 = 64 << 20;
+
+/// The bytes of the image at `path`, if it is a file of at most [`MAX_IMAGE_BYTES`].
+fn read_image(path: &Path) -> Option<Vec<u8>> {
+    let metadata = std::fs::metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() > MAX_IMAGE_BYTES {
+        return None;
+    }
+    std::fs::read(path).ok()
 }
 
 /// `name` with `_N` before its extension for `n` of 2 and more.
