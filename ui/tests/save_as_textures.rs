@@ -33,6 +33,15 @@ fn texture_bytes(path: &Path) -> Vec<Option<Vec<u8>>> {
         .collect()
 }
 
+/// The textured model written in `dir/src`.
+fn textured_source(dir: &Path) -> std::path::PathBuf {
+    let source_dir = dir.join("src");
+    std::fs::create_dir_all(&source_dir).unwrap();
+    pmx_core::generate::textured_model()
+        .write(&source_dir, "model.pmx")
+        .unwrap()
+}
+
 fn open(harness: &mut Harness<'_, EditorState>, path: &Path) {
     harness.state_mut().push(Command::Open(path.to_owned()));
     harness.run_ok();
@@ -61,11 +70,8 @@ fn save_to(harness: &mut Harness<'_, EditorState>, path: &Path) {
 #[test]
 fn save_as_into_another_folder_keeps_every_texture() {
     let dir = tempfile::tempdir().unwrap();
-    let source_dir = dir.path().join("src");
-    std::fs::create_dir_all(&source_dir).unwrap();
-    let source = pmx_core::generate::textured_model()
-        .write(&source_dir, "model.pmx")
-        .unwrap();
+    let source = textured_source(dir.path());
+    let source_dir = source.parent().unwrap();
     let expected = texture_bytes(&source);
     assert!(expected.iter().all(Option::is_some));
 
@@ -105,11 +111,7 @@ fn save_as_into_another_folder_keeps_every_texture() {
 #[test]
 fn save_as_pmd_far_away_copies_the_images_its_fields_could_not_reach() {
     let dir = tempfile::tempdir().unwrap();
-    let source_dir = dir.path().join("src");
-    std::fs::create_dir_all(&source_dir).unwrap();
-    let source = pmx_core::generate::textured_model()
-        .write(&source_dir, "model.pmx")
-        .unwrap();
+    let source = textured_source(dir.path());
     let model = formats::load_path(&source, &LoadOptions::default())
         .unwrap()
         .model;
