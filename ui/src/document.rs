@@ -622,12 +622,7 @@ impl Document {
         };
         let to = formats::folder_of(path);
         let asked = formats::TextureRelocation::Rewrite;
-        let mode = match FileFormat::from_extension(path) {
-            Some(format) => {
-                formats::relocation_for(&self.model, &from, to, format, asked, &unpacked)
-            }
-            None => asked,
-        };
+        let mode = formats::relocation_for(&self.model, &from, path, asked, &unpacked);
         let report = formats::relocate_textures(&mut textures_only, &from, to, mode, &unpacked);
         let mut unkept: Vec<pmx_core::i18n::Message> =
             report.unkept.iter().map(UnkeptTexture::message).collect();

@@ -21,8 +21,8 @@ pub(crate) fn stdout_line(line: fmt::Arguments<'_>) {
     if STDOUT_GONE.load(Ordering::Relaxed) {
         return;
     }
-    let mut out = std::io::stdout().lock();
-    if let Err(error) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+    // Standard output is line-buffered: the line goes out (or fails) here.
+    if let Err(error) = writeln!(std::io::stdout().lock(), "{line}") {
         STDOUT_GONE.store(true, Ordering::Relaxed);
         if error.kind() != std::io::ErrorKind::BrokenPipe {
             stderr_line(format_args!(

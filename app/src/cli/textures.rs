@@ -65,10 +65,7 @@ impl TextureArgs {
         let (from_dir, to_dir) = (formats::folder_of(input), formats::folder_of(output));
         let folder = to_dir.display().to_string();
         // A PMD's 20-byte texture fields may not hold the rewritten paths: copies keep them.
-        let mode = match FileFormat::from_extension(output) {
-            Some(format) => relocation_for(model, from_dir, to_dir, format, asked, unpacked),
-            None => asked,
-        };
+        let mode = relocation_for(model, from_dir, output, asked, unpacked);
         if mode != asked {
             let why = Message::new("save.textures.copied_for_pmd").arg("folder", folder.as_str());
             errln!("{}", super::say(&why));

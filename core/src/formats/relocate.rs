@@ -13,6 +13,7 @@
 //! resolution, relative paths between folders) is the only copy of it: the MQO export uses it
 //! for its `tex` paths too.
 
+use super::{FileFormat, pmd};
 use crate::i18n::Message;
 use crate::model::Model;
 use std::path::{Component, Path, PathBuf};
@@ -149,22 +150,23 @@ pub fn relocate_textures(
     report
 }
 
-/// The relocation to use for `model` written from `from_dir` into `to_dir` as `format` when
-/// `asked` is: [`TextureRelocation::Copy`] where rewritten paths would make some PMD texture
-/// field (`texture*sphere`, 20 bytes of Shift-JIS) too long that the model's own paths fit
-/// (`../../textures/face.png` does not fit where `face.png` did: the PMD writer would cut it
-/// and the file would name no image), since the images copied beside the file keep their short
-/// names; `asked` otherwise. `unpacked` as for [`relocate_textures`].
+/// The relocation to use for `model` written from `from_dir` to `output` (its format by its
+/// extension) when `asked` is: [`TextureRelocation::Copy`] where rewritten paths would make
+/// some PMD texture field (`texture*sphere`, 20 bytes of Shift-JIS) too long that the model's
+/// own paths fit (`../../textures/face.png` does not fit where `face.png` did: the PMD writer
+/// would cut it and the file would name no image), since the images copied beside the file
+/// keep their short names; `asked` otherwise. `unpacked` as for [`relocate_textures`].
 #[must_use]
 pub fn relocation_for(
     model: &Model,
     from_dir: &Path,
-    to_dir: &Path,
-    format: crate::formats::FileFormat,
+    output: &Path,
     asked: TextureRelocation,
     unpacked: &[&str],
 ) -> TextureRelocation {
-    if format != crate::formats::FileFormat::Pmd || asked == TextureRelocation::Copy {
+    if FileFormat::from_extension(output) != Some(FileFormat::Pmd)
+        || asked == TextureRelocation::Copy
+    {
         return asked;
     }
     let mut rewritten = Model {
@@ -174,44 +176,19 @@ pub fn relocation_for(
     relocate_textures(
         &mut rewritten,
         from_dir,
-        to_dir,
+        super::folder_of(output),
         TextureRelocation::Rewrite,
         unpacked,
     );
     let cut_by_rewrite = model.materials.iter().any(|material| {
-        !pmd_texture_field_fits(material, &rewritten.textures)
-            && pmd_texture_field_fits(material, &model.textures)
+        !pmd::texture_field_fits(material, &rewritten.textures)
+            && pmd::texture_field_fits(material, &model.textures)
     });
     if cut_by_rewrite {
         TextureRelocation::Copy
     } else {
         asked
     }
-}
-
-/// Whether `material`'s PMD texture field, with `textures` as the texture list, holds its
-/// text whole: the texture, `*` and the sphere map where it has both (a sphere map with its
-/// mode off is not written), in at most 20 bytes of Shift-JIS.
-fn pmd_texture_field_fits(
-    material: &crate::model::Material,
-    textures: &[crate::model::Text],
-) -> bool {
-    use crate::model::SphereMode;
-    let name = |index: Option<crate::model::TextureIdx>| {
-        index
-            .and_then(|index| textures.get(index.get()))
-            .map(|text| text.as_str().into_owned())
-    };
-    let sphere = match material.sphere_mode {
-        SphereMode::Multiply | SphereMode::Add => name(material.sphere_texture),
-        _ => None,
-    };
-    let field = match (name(material.texture), sphere) {
-        (Some(texture), Some(sphere)) => format!("{texture}*{sphere}"),
-        (Some(name), None) | (None, Some(name)) => name,
-        (None, None) => return true,
-    };
-    crate::formats::pmd::fits_texture_field(&field)
 }
 
 /// One texture path: what to write, why it could not be kept (if so), and the copy made.
@@ -297,7 +274,7 @@ fn is_shared_toon_name(path: &str) -> bool {
 }
 
 /// An absolute path on any system: `/x`, `\x`, `C:...`.
-fn is_absolute_text(path: &str) -> bool {
+pub(crate) fn is_absolute_text(path: &str) -> bool {
     let path = path.trim();
     path.starts_with('/') || path.starts_with('\\') || path.get(1..2) == Some(":")
 }
@@ -370,7 +347,6 @@ mod tests {
 
     #[test]
     fn pmd_gets_copies_where_rewritten_paths_would_not_fit_its_texture_field() {
-        use crate::formats::FileFormat;
         use crate::model::{Material, SphereMode, TextureIdx};
         let root = tempfile::tempdir().unwrap();
         let source = root.path().join("a");
@@ -383,27 +359,18 @@ mod tests {
             texture: Some(TextureIdx::new(0)),
             ..Material::default()
         });
-        let relocation = |model: &Model, to: &Path, format| {
-            relocation_for(model, &source, to, format, TextureRelocation::Rewrite, &[])
+        let relocation = |model: &Model, to: &Path, extension: &str| {
+            let output = to.join(format!("model.{extension}"));
+            relocation_for(model, &source, &output, TextureRelocation::Rewrite, &[])
         };
         // `../a/tex/face.png`: 17 bytes, fits. `../../../a/tex/face.png`: 23, does not.
-        assert_eq!(
-            relocation(&model, &near, FileFormat::Pmd),
-            TextureRelocation::Rewrite
-        );
-        assert_eq!(
-            relocation(&model, &far, FileFormat::Pmd),
-            TextureRelocation::Copy
-        );
-        assert_eq!(
-            relocation(&model, &far, FileFormat::Pmx),
-            TextureRelocation::Rewrite
-        );
+        assert_eq!(relocation(&model, &near, "pmd"), TextureRelocation::Rewrite);
+        assert_eq!(relocation(&model, &far, "pmd"), TextureRelocation::Copy);
+        assert_eq!(relocation(&model, &far, "pmx"), TextureRelocation::Rewrite);
         let copy = relocation_for(
             &model,
             &source,
-            &far,
-            FileFormat::Pmd,
+            &far.join("model.pmd"),
             TextureRelocation::Copy,
             &[],
         );
@@ -411,16 +378,10 @@ mod tests {
         // A field too long in the source already (texture and sphere) is cut wherever it goes.
         model.materials[0].sphere_texture = Some(TextureIdx::new(1));
         model.materials[0].sphere_mode = SphereMode::Add;
-        assert_eq!(
-            relocation(&model, &far, FileFormat::Pmd),
-            TextureRelocation::Rewrite
-        );
+        assert_eq!(relocation(&model, &far, "pmd"), TextureRelocation::Rewrite);
         // With its sphere mode off, the sphere is not written: the texture alone counts.
         model.materials[0].sphere_mode = SphereMode::Disabled;
-        assert_eq!(
-            relocation(&model, &far, FileFormat::Pmd),
-            TextureRelocation::Copy
-        );
+        assert_eq!(relocation(&model, &far, "pmd"), TextureRelocation::Copy);
     }
 
     #[test]

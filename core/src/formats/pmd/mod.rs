@@ -101,11 +101,31 @@ pub fn write(model: &Model) -> Result<(Vec<u8>, PmdLossReport), WriteError> {
     Ok((bytes, PmdLossReport { losses }))
 }
 
-/// Whether `text` fits a PMD material's texture field whole: 20 bytes of Shift-JIS, which the
-/// writer fills to the last byte.
+/// Whether `material`'s texture field, with `textures` as the model's texture list, holds its
+/// text whole as the writer composes it: the texture, `*` and the sphere map where it has
+/// both (a sphere map whose mode MMD has none of is not written), in the field's 20 bytes of
+/// Shift-JIS, which the writer fills to the last byte.
 #[must_use]
-pub fn fits_texture_field(text: &str) -> bool {
-    !text::encode(text, field::TEXTURE).cut
+pub fn texture_field_fits(
+    material: &crate::model::Material,
+    textures: &[crate::model::Text],
+) -> bool {
+    use crate::model::SphereMode;
+    let name = |index: Option<crate::model::TextureIdx>| {
+        index
+            .and_then(|index| textures.get(index.get()))
+            .map(|text| text.as_str().into_owned())
+    };
+    let sphere = match material.sphere_mode {
+        SphereMode::Multiply | SphereMode::Add => name(material.sphere_texture),
+        _ => None,
+    };
+    let field = match (name(material.texture), sphere) {
+        (Some(texture), Some(sphere)) => format!("{texture}*{sphere}"),
+        (Some(name), None) | (None, Some(name)) => name,
+        (None, None) => return true,
+    };
+    !text::encode(&field, field::TEXTURE).cut
 }
 
 /// [`write`] with the sphere maps of `spheres` under their names there

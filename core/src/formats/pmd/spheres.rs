@@ -6,6 +6,8 @@
 //! to a file therefore names such a sphere map `hair_s.spa` and writes that file beside the PMD
 //! as a copy of the image ([`plan_copies`], carried out by the registry's PMD writer).
 
+use super::to_model::{is_sphere_name, sphere_mode_of};
+use crate::formats::relocate::is_absolute_text;
 use crate::model::{Model, SphereMode};
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,17 +33,16 @@ pub struct SphereCopy {
 /// goes beside the PMD. `None`: `name` is read as it should be, or the mode is none MMD has.
 #[must_use]
 pub fn sphere_name_for(name: &str, mode: SphereMode, alone: bool) -> Option<String> {
-    let lower = name.to_ascii_lowercase();
     let extension = match mode {
-        SphereMode::Add if !lower.ends_with(".spa") => "spa",
-        SphereMode::Multiply if lower.ends_with(".spa") => "sph",
-        SphereMode::Multiply if alone && !lower.ends_with(".sph") => "sph",
+        SphereMode::Add => "spa",
+        SphereMode::Multiply => "sph",
         _ => return None,
     };
+    if sphere_mode_of(name) == mode && (is_sphere_name(name) || !alone) {
+        return None;
+    }
     let portable = name.trim().replace('\\', "/");
-    let leaves_folder = portable.starts_with('/')
-        || portable.get(1..2) == Some(":")
-        || portable.split('/').any(|part| part == "..");
+    let leaves_folder = is_absolute_text(&portable) || portable.split('/').any(|part| part == "..");
     let kept = if leaves_folder {
         portable.rsplit('/').next().unwrap_or(&portable).to_owned()
     } else {
@@ -60,12 +61,16 @@ pub fn sphere_name_for(name: &str, mode: SphereMode, alone: bool) -> Option<Stri
 /// hold as it is).
 #[must_use]
 pub fn names_by_rule(model: &Model) -> SphereNames {
-    wanted_names(model).into_iter().collect()
+    wanted_names(model)
+        .into_iter()
+        .map(|(key, _, written)| (key, written))
+        .collect()
 }
 
-/// The names [`names_by_rule`] gives, in the order of the materials, each key once.
-fn wanted_names(model: &Model) -> Vec<((usize, SphereMode, bool), String)> {
-    let mut wanted: Vec<((usize, SphereMode, bool), String)> = Vec::new();
+/// The names [`names_by_rule`] gives, in the order of the materials, each key once, with the
+/// model's name of the image.
+fn wanted_names(model: &Model) -> Vec<((usize, SphereMode, bool), String, String)> {
+    let mut wanted: Vec<((usize, SphereMode, bool), String, String)> = Vec::new();
     for material in &model.materials {
         let Some(index) = material.sphere_texture.map(|t| t.get()) else {
             continue;
@@ -74,11 +79,11 @@ fn wanted_names(model: &Model) -> Vec<((usize, SphereMode, bool), String)> {
         let Some(name) = model.textures.get(index).map(|t| t.as_str().into_owned()) else {
             continue;
         };
-        if wanted.iter().any(|(known, _)| *known == key) {
+        if wanted.iter().any(|(known, _, _)| *known == key) {
             continue;
         }
         if let Some(written) = sphere_name_for(&name, key.1, key.2) {
-            wanted.push((key, written));
+            wanted.push((key, name, written));
         }
     }
     wanted
@@ -92,12 +97,7 @@ fn wanted_names(model: &Model) -> Vec<((usize, SphereMode, bool), String)> {
 pub fn plan_copies(model: &Model, dir: &Path) -> (SphereNames, Vec<SphereCopy>) {
     let mut names = SphereNames::new();
     let mut copies: Vec<SphereCopy> = Vec::new();
-    for (key, wanted) in wanted_names(model) {
-        let original = model
-            .textures
-            .get(key.0)
-            .map(|t| t.as_str().into_owned())
-            .unwrap_or_default();
+    for (key, original, wanted) in wanted_names(model) {
         let Some(bytes) =
             crate::texture::resolve(dir, &original).and_then(|image| read_image(&image))
         else {
@@ -109,18 +109,17 @@ pub fn plan_copies(model: &Model, dir: &Path) -> (SphereNames, Vec<SphereCopy>) 
             let planned = copies
                 .iter()
                 .find(|copy| copy.written.eq_ignore_ascii_case(&written));
-            let on_disk = || crate::texture::resolve(dir, &written);
-            let same = match (planned, on_disk()) {
-                (Some(copy), _) => copy.bytes == bytes,
-                (None, Some(existing)) => read_image(&existing).is_some_and(|b| b == bytes),
-                (None, None) => {
-                    copies.push(SphereCopy {
-                        original: original.clone(),
-                        written: written.clone(),
-                        bytes: bytes.clone(),
-                    });
-                    true
-                }
+            let same = if let Some(copy) = planned {
+                copy.bytes == bytes
+            } else if let Some(existing) = crate::texture::resolve(dir, &written) {
+                read_image(&existing).is_some_and(|b| b == bytes)
+            } else {
+                copies.push(SphereCopy {
+                    original: original.clone(),
+                    written: written.clone(),
+                    bytes: bytes.clone(),
+                });
+                true
             };
             if same {
                 chosen = Some(written);
