@@ -6,6 +6,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use pmx_core::LoadOptions;
 use pmx_core::formats;
 use pmx_ui::EditorState;
@@ -141,4 +142,7 @@ fn save_as_pmd_far_away_copies_the_images_its_fields_could_not_reach() {
     }
     assert!(other.parent().unwrap().join("tex/hair.png").is_file());
     assert_eq!(document(&harness).path.as_deref(), Some(other.as_path()));
+    // The status line says why the images are there, beside the count of what PMD lost.
+    harness.run_ok();
+    harness.get_by_label_contains("do not fit PMD's 20-byte texture field");
 }

@@ -582,26 +582,32 @@ impl EditorState {
                 } else {
                     0
                 };
-                let level = if pmd && lost > 0 {
+                let mut level = MessageLevel::Info;
+                if pmd && lost > 0 {
                     text.push(
                         EditLabel::new("status.pmd_lost").arg("count", LabelArg::Number(lost)),
                     );
-                    MessageLevel::Warning
-                } else if !pmd && !warnings.is_empty() {
-                    text.push(
-                        EditLabel::new("status.save_warnings")
-                            .arg("count", LabelArg::Number(warnings.len())),
-                    );
-                    let lang = self.settings.language;
-                    let rendered: Vec<String> = warnings
-                        .iter()
-                        .map(|warning| warning.render(lang))
-                        .collect();
+                    level = MessageLevel::Warning;
+                }
+                // Every warning for other formats; for a PMD the ones beside its losses (the
+                // writer's are untranslated texts, these keyed): where its textures went, what
+                // could not be kept, a sphere map copy not written.
+                let lang = self.settings.language;
+                let rendered: Vec<String> = warnings
+                    .iter()
+                    .filter(|warning| !pmd || warning.key().is_some())
+                    .map(|warning| warning.render(lang))
+                    .collect();
+                if !rendered.is_empty() {
+                    if !pmd {
+                        text.push(
+                            EditLabel::new("status.save_warnings")
+                                .arg("count", LabelArg::Number(warnings.len())),
+                        );
+                    }
                     text.push(EditLabel::text(rendered.join("; ")));
-                    MessageLevel::Warning
-                } else {
-                    MessageLevel::Info
-                };
+                    level = MessageLevel::Warning;
+                }
                 self.set_message_parts(level, text);
                 true
             }
