@@ -599,12 +599,10 @@ impl EditorState {
                     .map(|warning| warning.render(lang))
                     .collect();
                 if !rendered.is_empty() {
-                    if !pmd {
-                        text.push(
-                            EditLabel::new("status.save_warnings")
-                                .arg("count", LabelArg::Number(warnings.len())),
-                        );
-                    }
+                    text.push(
+                        EditLabel::new("status.save_warnings")
+                            .arg("count", LabelArg::Number(rendered.len())),
+                    );
                     text.push(EditLabel::text(rendered.join("; ")));
                     level = MessageLevel::Warning;
                 }
